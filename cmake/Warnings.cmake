@@ -1,0 +1,24 @@
+# Warning flags for every orch target, probed so an older or newer compiler
+# never fails on an option it does not know.
+include(CheckCCompilerFlag)
+set(ORCH_WARNING_FLAGS)
+foreach(flag -Wall -Wextra -Wpedantic -Wshadow -Wformat=2 -Wformat-security
+             -Wstrict-prototypes -Wmissing-prototypes -Wold-style-definition
+             -Wpointer-arith -Wcast-qual -Wwrite-strings -Wundef
+             -Wvla -Wnull-dereference -Wimplicit-fallthrough -Wno-unused-parameter)
+  string(MAKE_C_IDENTIFIER "HAVE_FLAG${flag}" var)
+  check_c_compiler_flag(${flag} ${var})
+  if(${var})
+    list(APPEND ORCH_WARNING_FLAGS ${flag})
+  endif()
+endforeach()
+option(ORCH_WERROR "treat warnings as errors" OFF)
+if(ORCH_WERROR)
+  list(APPEND ORCH_WARNING_FLAGS -Werror)
+endif()
+
+# orch_target_defaults(TARGET): warnings, POSIX feature level.
+function(orch_target_defaults target)
+  target_compile_options(${target} PRIVATE ${ORCH_WARNING_FLAGS})
+  target_compile_definitions(${target} PRIVATE _POSIX_C_SOURCE=200809L _DEFAULT_SOURCE)
+endfunction()

@@ -1,0 +1,25 @@
+#ifndef ORCH_CMD_H
+#define ORCH_CMD_H
+/*
+ * The subcommands. Each takes the arguments after its name (argv[0] is the
+ * subcommand name), prints its own usage and errors, and returns the
+ * process exit code (DESIGN.md "Exit codes"). Only main.c and cmd_*.c exit
+ * or print usage.
+ */
+int cmd_run(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_boards(int argc, char **argv);
+int cmd_boot(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_ports(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+
+/* Exit codes */
+#define EXIT_OK 0
+#define EXIT_TEST_FAILED 1
+#define EXIT_USAGE 2
+#define EXIT_INFRA 3
+#define EXIT_INTERRUPTED 130
+
+#endif

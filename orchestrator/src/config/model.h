@@ -1,0 +1,197 @@
+#ifndef ORCH_CONFIG_MODEL_H
+#define ORCH_CONFIG_MODEL_H
+/*
+ * The typed model of an inventory (boards) and a scenario (tests), as loaded
+ * and validated from YAML (DESIGN.md "Inventory", "Scenario"). Loaded models
+ * own every string; the planner, scheduler and executors borrow them. All
+ * defaults are already applied and paths already resolved: nothing below the
+ * loader looks at YAML or fills in a default again.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/regex.h"
+
+/* Where a thing was written, for messages that point at the user's file. */
+struct src_pos {
+	const char *file;   /* borrowed from the owning inventory/scenario */
+	int line;
+	int col;
+};
+
+enum host_key_policy {
+	HOST_KEY_STRICT = 0,   /* known_hosts must hold a matching key */
+	HOST_KEY_ACCEPT_NEW,   /* unknown hosts are added; a changed key is refused */
+	HOST_KEY_OFF,          /* no check at all; warned about on every run */
+};
+
+struct board_ssh {
+	bool present;             /* the board has an ssh: section */
+	char *host;               /* NULL: the board name is used (may be a ~/.ssh/config alias) */
+	int port;                 /* 0: from ~/.ssh/config, else 22 */
+	char *user;               /* NULL: from ~/.ssh/config, else the local user */
+	char *identity;           /* resolved path, or NULL */
+	char *password_env;       /* name of the variable holding the password, or NULL */
+	enum host_key_policy host_key;
+	char *known_hosts;        /* resolved path; default ~/.ssh/known_hosts */
+	int64_t connect_timeout_ms;  /* default 10 s */
+};
+
+enum serial_parity { PARITY_NONE = 0, PARITY_ODD, PARITY_EVEN };
+enum serial_flow { FLOW_NONE = 0, FLOW_RTSCTS, FLOW_XONXOFF };
+
+struct board_serial {
+	bool present;
+	char *port;               /* device path, or NULL */
+	char *usb;                /* "VID:PID[:SERIAL]", or NULL */
+	char *url;                /* "tcp://host:port" or "rfc2217://host:port", or NULL */
+	int baud;                 /* default 115200 */
+	int data_bits;            /* default 8 */
+	enum serial_parity parity;
+	int stop_bits;            /* default 1 */
+	enum serial_flow flow;
+	/* serial as a command transport */
+	char *login_user;         /* default "root" */
+	char *password_env;
+	int64_t char_delay_us;    /* per-character delay when typing; default 0 */
+};
+
+struct board_power {
+	char *on;                 /* shell commands run on the controller, or NULL */
+	char *off;
+	char *cycle;
+};
+
+enum board_transport {
+	TRANSPORT_KIND_SSH = 0,
+	TRANSPORT_KIND_SERIAL,
+	TRANSPORT_KIND_LOCAL,
+	TRANSPORT_KIND_NONE,      /* neither ssh nor serial nor local: only power */
+};
+
+struct board {
+	char *name;
+	char *arch;               /* NULL: detected with uname -m when needed */
+	char **tags;
+	size_t n_tags;
+	bool local;               /* runs on the controller, no SSH */
+	char *workdir;            /* default "/tmp/orch" */
+	enum board_transport transport;  /* for commands: explicit, else ssh > local > serial */
+	struct board_ssh ssh;
+	struct board_serial serial;
+	struct board_power power;
+	struct src_pos pos;
+};
+
+struct inventory {
+	char *path;               /* as given; src_pos.file points here */
+	char *dir;                /* directory of path, for resolving */
+	struct board *boards;
+	size_t n_boards;
+};
+
+enum metric_better { BETTER_HIGHER = 0, BETTER_LOWER };
+
+struct metric_spec {          /* metrics: pulled out of a command's output */
+	char *name;
+	char *regex_src;
+	struct orch_regex regex;  /* group 1 is the value (whole match if none) */
+	char *unit;               /* "" when unitless */
+	enum metric_better better;
+	struct src_pos pos;
+};
+
+struct expectation {          /* expect: { metric: { min: X, max: Y } } */
+	char *metric;
+	bool has_min;
+	bool has_max;
+	double min;
+	double max;
+	char *unit;               /* unit written with the bound, "" if none */
+	struct src_pos pos;
+};
+
+enum boot_trigger { BOOT_TRIGGER_POWER_CYCLE = 0, BOOT_TRIGGER_REBOOT, BOOT_TRIGGER_NONE };
+
+struct boot_phase {
+	char *name;
+	char *until_src;
+	struct orch_regex until;
+	int64_t max_ms;           /* 0: no budget */
+	struct src_pos pos;
+};
+
+struct boot_spec {
+	enum boot_trigger trigger;
+	int64_t timeout_ms;       /* default: the test's timeout */
+	char *base_src;           /* time base pattern, or NULL: the trigger instant */
+	struct orch_regex base;
+	struct boot_phase *phases;
+	size_t n_phases;
+};
+
+struct role {                 /* roles: { server: vm, client: each } */
+	char *name;               /* "server" */
+	char *selector;           /* "vm", "tag:x", or "each" */
+	bool each;                /* each selected board in turn */
+	struct src_pos pos;
+};
+
+struct step {
+	char *on;                 /* role name */
+	char *run;                /* command, with {role.field} substitutions */
+	char *bench;              /* or a remote-bench program */
+	char **args;
+	size_t n_args;
+	bool background;
+	char *ready_src;          /* regex on a background step's output, or NULL */
+	struct orch_regex ready;
+	int64_t ready_timeout_ms; /* default 30 s */
+	int64_t timeout_ms;       /* default: the test's timeout */
+	char *parse;              /* "iperf3-json", "remote-bench", or NULL */
+	struct src_pos pos;
+};
+
+enum test_kind { TEST_RUN = 0, TEST_BENCH, TEST_BOOT, TEST_MULTI };
+
+struct test {
+	char *name;
+	enum test_kind kind;
+	char *run;                /* TEST_RUN: shell command */
+	char *bench;              /* TEST_BENCH: program name (cpu, mem, ...) */
+	char **args;              /* TEST_BENCH arguments */
+	size_t n_args;
+	char *parse;              /* TEST_RUN: "iperf3-json", "remote-bench" (JSON lines) or NULL */
+	int repeat;               /* >= 1 */
+	bool repeat_auto;         /* repeat: auto, up to repeat_max */
+	int repeat_max;           /* cap for auto; default 10 */
+	int64_t timeout_ms;
+	struct metric_spec *metrics;
+	size_t n_metrics;
+	struct expectation *expects;
+	size_t n_expects;
+	struct boot_spec boot;    /* TEST_BOOT */
+	struct role *roles;       /* TEST_MULTI */
+	size_t n_roles;
+	struct step *steps;
+	size_t n_steps;
+	struct src_pos pos;
+};
+
+struct scenario {
+	char *path;
+	char *dir;
+	char *name;
+	char *inventory_path;     /* resolved against dir, or NULL */
+	char **board_selectors;   /* default: ["all"] */
+	size_t n_board_selectors;
+	int64_t default_timeout_ms;  /* default 5 min */
+	int default_repeat;
+	char *baseline;           /* run folder, "latest", or NULL */
+	double threshold_pct;     /* regression threshold; default 5 */
+	struct test *tests;
+	size_t n_tests;
+};
+
+#endif

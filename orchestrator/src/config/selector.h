@@ -1,0 +1,29 @@
+#ifndef ORCH_CONFIG_SELECTOR_H
+#define ORCH_CONFIG_SELECTOR_H
+/*
+ * Board selectors (DESIGN.md): "NAME", "tag:TAG", "all", and "!" before
+ * either to exclude. A list selects the union of its positive selectors
+ * (all boards when there are only exclusions) minus every exclusion.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config/model.h"
+#include "util/diag.h"
+
+/* Whether sel is well formed and names a board or tag of inv; if not, the
+ * reason goes to err. */
+bool selector_valid(const struct inventory *inv, const char *sel, char *err, size_t errlen);
+
+/*
+ * Marks selected[i] for every board i of inv that sels selects. When
+ * limits (orch run -l) are given, the selection is further narrowed to the
+ * boards the limits select (Ansible's --limit). Returns 0, or -1 with a
+ * message in err for an invalid selector.
+ */
+int selector_resolve(const struct inventory *inv,
+		     const char *const *sels, size_t n_sels,
+		     const char *const *limits, size_t n_limits,
+		     bool *selected, char *err, size_t errlen);
+
+#endif

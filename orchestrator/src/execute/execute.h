@@ -1,0 +1,63 @@
+#ifndef ORCH_EXECUTE_EXECUTE_H
+#define ORCH_EXECUTE_EXECUTE_H
+/*
+ * Executing one plan item: a command test, a remote-bench test, a boot test
+ * or a multi-host test, on a board reached through its transport. The
+ * executor writes the test's logs into ctx->test_dir and fills a
+ * test_result; it never decides exit codes or writes run-level files.
+ *
+ * Status rules: a command that ran and failed (non-zero exit, timeout,
+ * missed expectation, boot phase over budget) is STATUS_FAIL; a board that
+ * cannot be reached, a push or power command that failed, a serial port that
+ * is missing is STATUS_ERROR.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config/model.h"
+#include "plan/plan.h"
+#include "result/result.h"
+#include "transport/transport.h"
+
+/*
+ * A board's connection for the commands of its tests: opened on first use,
+ * reused by every later test of the board, and reopened once if it was lost.
+ * Owned by one worker thread at a time.
+ */
+struct board_conn {
+	const struct board *board;
+	struct transport *transport;   /* NULL until connected */
+	char *arch;                    /* board arch: inventory, or `uname -m` once */
+	bool bench_dir_ready;          /* workdir created on the board */
+};
+
+void board_conn_init(struct board_conn *bc, const struct board *board);
+/* The transport, connecting if needed: 0, or -1 with the reason in err. */
+int board_conn_get(struct board_conn *bc, struct transport **out, char *err, size_t errlen);
+/* Drops a broken connection so the next board_conn_get() reconnects. */
+void board_conn_reset(struct board_conn *bc);
+void board_conn_release(struct board_conn *bc);
+
+/* A new connection to board through its configured transport (ssh, local,
+ * serial); caller frees. NULL with the reason in err. */
+struct transport *board_connect(const struct board *board, char *err, size_t errlen);
+
+struct exec_context {
+	const struct plan_item *item;  /* board, test, roles */
+	struct board_conn *conn;       /* the item's board's connection */
+	const char *test_dir;          /* absolute: logs go here */
+	const char *bench_dir;         /* remote-bench binaries: BENCH_DIR/ARCH/NAME */
+	int repeat_index;              /* 0-based, for repeat: N */
+};
+
+/* Runs ctx->item once per repeat into tr (whose board/test names are set).
+ * Returns 0; all outcomes are expressed in tr->status and tr->message. */
+int execute_item(struct exec_context *ctx, struct test_result *tr);
+
+/* The executors, one per test kind; each is one run (one repeat). */
+int execute_run(struct exec_context *ctx, struct test_result *tr);
+int execute_bench(struct exec_context *ctx, struct test_result *tr);
+int execute_boot(struct exec_context *ctx, struct test_result *tr);
+int execute_multi(struct exec_context *ctx, struct test_result *tr);
+
+#endif

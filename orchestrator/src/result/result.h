@@ -1,0 +1,106 @@
+#ifndef ORCH_RESULT_RESULT_H
+#define ORCH_RESULT_RESULT_H
+/*
+ * The result model: what a run produced, board x test. Executors fill it,
+ * the store writes it, reports render it, compare and merge read it back
+ * from results.json. It knows nothing of transports or YAML: names and
+ * numbers only, all strings owned by the struct that holds them.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum result_status { STATUS_PASS = 0, STATUS_FAIL, STATUS_ERROR, STATUS_SKIP };
+
+const char *result_status_name(enum result_status st);     /* "pass", ... */
+int result_status_parse(const char *name, enum result_status *st);
+
+struct metric_result {
+	char *name;               /* "mem.memcpy" */
+	char *unit;               /* "MiB/s", "" */
+	bool higher_is_better;
+	double *samples;          /* one per repeat, in run order */
+	size_t n_samples;
+	/* statistics over samples, filled by metric_result_summarize() */
+	double median;
+	double min;
+	double max;
+	double mean;
+	double stddev;            /* sample standard deviation; 0 for one sample */
+};
+
+struct phase_result {
+	char *name;
+	bool reached;
+	double offset_s;          /* from the time base to the phase's line */
+	double duration_s;        /* from the previous phase (or base) */
+	double max_s;             /* budget, 0 when none */
+	bool over_budget;
+	char *line;               /* the console line that ended the phase */
+};
+
+struct test_result {
+	char *board;
+	char *test;
+	enum result_status status;
+	char *message;            /* why it failed / errored, or NULL */
+	int exit_code;            /* of the (last) command; -1 when none ran */
+	int64_t start_wall_us;    /* wall clock, for timelines and overlap checks */
+	int64_t end_wall_us;
+	double duration_s;
+	int attempts;             /* repeats actually run */
+	struct metric_result *metrics;
+	size_t n_metrics;
+	struct phase_result *phases;
+	size_t n_phases;
+	char *last_line;          /* boot tests: last console line seen */
+	char *log_dir;            /* relative to the run folder: "board/test" */
+	/* baseline comparison, when the run had one */
+	bool regressed;
+	char *comparison;         /* "mem.memcpy 12.0% slower than baseline", or NULL */
+};
+
+struct run_result {
+	char *scenario;           /* scenario name */
+	char *run_id;             /* "20261202-165000" */
+	char *orch_version;
+	char *host;               /* controller hostname */
+	int64_t start_wall_us;
+	int64_t end_wall_us;
+	int exit_code;
+	bool interrupted;
+	char *baseline;           /* baseline run folder, or NULL */
+	struct test_result *results;
+	size_t n_results;
+	size_t cap_results;
+};
+
+/* Appends a zeroed result for board/test (exit_code -1) and returns it;
+ * the pointer is valid until the next append. */
+struct test_result *run_result_add(struct run_result *run, const char *board, const char *test);
+/* Moves src into run (src is zeroed). */
+void run_result_take(struct run_result *run, struct test_result *src);
+const struct test_result *run_result_find(const struct run_result *run,
+					  const char *board, const char *test);
+void run_result_release(struct run_result *run);
+
+/* Adds a sample to metric name (created with unit/direction if absent). */
+struct metric_result *test_result_add_sample(struct test_result *tr, const char *name,
+					     const char *unit, bool higher_is_better,
+					     double value);
+struct metric_result *test_result_find_metric(struct test_result *tr, const char *name);
+void test_result_set_message(struct test_result *tr, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void test_result_release(struct test_result *tr);
+
+void metric_result_summarize(struct metric_result *m);
+/* Relative standard deviation in percent (stddev / |mean| * 100); 0 if mean is 0. */
+double metric_result_rsd_pct(const struct metric_result *m);
+
+/*
+ * The exit code DESIGN.md defines: 130 when interrupted; else 1 if any
+ * result failed or regressed; else 3 if any errored; else 0.
+ */
+int run_result_exit_code(const struct run_result *run);
+
+#endif

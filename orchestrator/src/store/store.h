@@ -1,0 +1,40 @@
+#ifndef ORCH_STORE_STORE_H
+#define ORCH_STORE_STORE_H
+/*
+ * The run folder (DESIGN.md "A run folder"):
+ *   RUNS_DIR/SCENARIO/YYYYMMDD-HHMMSS/   (a "-2", "-3" suffix if taken)
+ *     run.json results.json junit.xml summary.txt report.html
+ *     BOARD/TEST/ stdout.log stderr.log result.json ...
+ *   RUNS_DIR/SCENARIO/latest -> YYYYMMDD-HHMMSS
+ * Every file is written whole (fs_write_atomic). results.json is rewritten
+ * after each finished test, so whatever finished before a crash or Ctrl-C
+ * is on disk and valid. An existing folder is never written into.
+ * Thread-safe: the scheduler's workers call it concurrently.
+ */
+#include <jansson.h>
+
+#include "result/result.h"
+
+struct store;
+
+/* Creates the run folder. Returns the store (caller frees with store_close)
+ * or NULL with a message in err. run->run_id is set from the folder name. */
+struct store *store_create(const char *runs_dir, const char *scenario_name,
+			   struct run_result *run, char *err, size_t errlen);
+const char *store_path(const struct store *st);   /* the run folder */
+
+/* Creates and returns BOARD/TEST/ inside the run folder (caller frees);
+ * names are made path-safe. Sets tr->log_dir when tr is not NULL. */
+char *store_test_dir(struct store *st, const char *board, const char *test, char *err, size_t errlen);
+
+/* Writes BOARD/TEST/result.json and rewrites results.json with run. */
+int store_save_test(struct store *st, const struct run_result *run, const struct test_result *tr,
+		    char *err, size_t errlen);
+/* Writes run.json (takes a reference to run_json, which must hold no secrets). */
+int store_save_run_json(struct store *st, json_t *run_json, char *err, size_t errlen);
+/* Final results.json, then the latest link (reports are written by the
+ * caller with report_write_all(), into store_path()). */
+int store_finish(struct store *st, const struct run_result *run, char *err, size_t errlen);
+void store_close(struct store *st);
+
+#endif

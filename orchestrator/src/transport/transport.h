@@ -1,0 +1,71 @@
+#ifndef ORCH_TRANSPORT_TRANSPORT_H
+#define ORCH_TRANSPORT_TRANSPORT_H
+/*
+ * A transport runs shell commands on one board and moves bytes: ssh
+ * (libssh), local (fork/exec on the controller) and serial (a logged-in
+ * console) behind one table of functions. It knows nothing of scenarios,
+ * tests or run folders.
+ *
+ * Output is handed to a callback as it arrives, never collected whole.
+ * Every exec has a timeout; when it expires, or when interrupt_requested()
+ * becomes true, the remote process group is killed (TERM, then KILL) and
+ * the exec returns with timed_out or interrupted set.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct transport;
+
+enum transport_stream { TRANSPORT_STDOUT = 1, TRANSPORT_STDERR = 2 };
+
+/* Called with each chunk of output; return < 0 to stop the command (it is
+ * then killed like on a timeout, and the exec reports stopped). */
+typedef int (*transport_output_fn)(void *ctx, enum transport_stream stream,
+				   const char *data, size_t len);
+
+struct transport_exec {
+	const char *command;       /* run by the board's /bin/sh */
+	int64_t timeout_ms;        /* <= 0: no timeout (still interruptible) */
+	int stdin_fd;              /* read to EOF and sent as stdin; -1: none (stdin is empty) */
+	transport_output_fn on_output;  /* may be NULL: output discarded */
+	void *ctx;
+};
+
+struct transport_status {
+	int exit_code;             /* 0-255; -1 when it died of a signal or was killed */
+	int signal;                /* signal number, if known */
+	bool timed_out;
+	bool interrupted;          /* Ctrl-C */
+	bool stopped;              /* on_output asked to stop */
+	int64_t duration_us;
+};
+
+struct transport_ops {
+	const char *name;          /* "ssh", "local", "serial" */
+	int (*exec)(struct transport *t, const struct transport_exec *req,
+		    struct transport_status *st, char *err, size_t errlen);
+	void (*free)(struct transport *t);
+};
+
+struct transport {
+	const struct transport_ops *ops;
+	char *description;         /* "root@127.0.0.2:2222", for messages */
+};
+
+/*
+ * Runs req->command. Returns 0 when the command ran (whatever its exit
+ * status, timeout included: see st), or -1 when the transport failed (lost
+ * connection, channel refused) with a message in err.
+ */
+int transport_exec(struct transport *t, const struct transport_exec *req,
+		   struct transport_status *st, char *err, size_t errlen);
+const char *transport_describe(const struct transport *t);
+void transport_free(struct transport *t);   /* closes; accepts NULL */
+
+/* Runs a command collecting at most max bytes of stdout into *out (caller
+ * frees; NUL-terminated); for short probes like `uname -m`. */
+int transport_capture(struct transport *t, const char *command, int64_t timeout_ms,
+		      size_t max, char **out, int *exit_code, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,45 @@
+#ifndef ORCH_TRANSPORT_SSH_H
+#define ORCH_TRANSPORT_SSH_H
+/*
+ * The ssh transport (libssh). One session per board, opened once and reused
+ * for every command; each command is its own exec channel. ~/.ssh/config
+ * is honoured (Host aliases, HostName, Port, User, IdentityFile,
+ * ProxyCommand, ProxyJump) for what the inventory leaves unset.
+ *
+ * Every command runs as `echo $$; exec /bin/sh -c CMD` so the first stdout
+ * line carries the pid of the remote process group leader (sshd and dropbear
+ * start each command in its own session); on a timeout a second channel runs
+ * `kill -TERM -PGID`, then `kill -KILL -PGID`.
+ */
+#include <stdint.h>
+
+#include "transport/transport.h"
+
+enum ssh_host_key_check { SSH_HOSTKEY_STRICT = 0, SSH_HOSTKEY_ACCEPT_NEW, SSH_HOSTKEY_OFF };
+
+struct ssh_target {
+	const char *name;          /* board name, for messages ("connect to NAME (host:port)") */
+	const char *host;          /* host name, address, or ~/.ssh/config alias */
+	int port;                  /* 0: config or 22 */
+	const char *user;          /* NULL: config or local user */
+	const char *identity;      /* private key file, or NULL (agent, config, defaults) */
+	const char *password;      /* the password itself (from password_env), or NULL */
+	enum ssh_host_key_check host_key;
+	const char *known_hosts;   /* NULL: ~/.ssh/known_hosts */
+	const char *ssh_config;    /* NULL: ~/.ssh/config; "" to read none */
+	int64_t connect_timeout_ms;
+};
+
+/*
+ * Connects and authenticates (publickey from identity/agent/defaults, then
+ * password when one is given). Returns the transport (caller frees with
+ * transport_free) or NULL with a message in err, e.g.
+ *   "connect to bifferboard (192.168.1.50:22): connection refused"
+ *   "host key for bifferboard (127.0.0.2:22) does not match known_hosts ..."
+ */
+struct transport *transport_ssh_new(const struct ssh_target *target, char *err, size_t errlen);
+
+/* Calls libssh's global init once; safe from any thread before the first connect. */
+void transport_ssh_global_init(void);
+
+#endif

@@ -1,0 +1,32 @@
+#ifndef ORCH_UTIL_DIAG_H
+#define ORCH_UTIL_DIAG_H
+/*
+ * Diagnostics: the list of problems found in the user's files, each with
+ * its place, so all of them are reported at once as "file:line:col: message".
+ * line and col are 1-based; 0 means unknown (then only "file: message").
+ */
+#include <stddef.h>
+#include <stdio.h>
+
+struct diag {
+	char *file;
+	int line;
+	int col;
+	char *message;
+};
+
+struct diag_list {
+	struct diag *items;
+	size_t n;
+	size_t cap;
+};
+
+#define DIAG_LIST_INIT { NULL, 0, 0 }
+
+void diag_add(struct diag_list *dl, const char *file, int line, int col, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* Prints every diagnostic, one per line, "file:line:col: error: message". */
+void diag_print(const struct diag_list *dl, FILE *out);
+void diag_list_release(struct diag_list *dl);
+
+#endif

@@ -1,0 +1,32 @@
+#ifndef ORCH_UTIL_UNITS_H
+#define ORCH_UTIL_UNITS_H
+/*
+ * Numbers with units as users write them in YAML.
+ *   durations: "250ms", "30s", "5m", "1h", "1m30s", a bare number = seconds
+ *   sizes:     "4M", "512K", "1G", "4MiB", "100" (bytes); K/M/G are 1024-based
+ *   quantities (expect: thresholds): "20MiB/s", "1.5 Gbit/s", "300ms", "42"
+ * Each returns 0, or -1 when the text is not of that form.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+int units_parse_duration_ms(const char *text, int64_t *ms);
+int units_parse_size(const char *text, uint64_t *bytes);
+
+struct quantity {
+	double value;
+	char unit[24];    /* as written, trimmed; "" when unitless */
+};
+int units_parse_quantity(const char *text, struct quantity *q);
+
+/*
+ * Converts value from unit `from` into unit `to` when both belong to one
+ * family (bytes, bytes/s, bits/s, seconds, Hz, plain); byte and bit rates
+ * convert into each other. Returns 0, or -1 when they do not.
+ */
+int units_convert(double value, const char *from, const char *to, double *out);
+
+/* "1m30s", "250ms", "2.5s": a duration for people. buf >= 32 bytes. */
+void units_format_duration(int64_t ms, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,35 @@
+#ifndef ORCH_TESTSUPPORT_H
+#define ORCH_TESTSUPPORT_H
+/*
+ * Helpers shared by the cmocka tests: scratch directories, running commands
+ * (orch itself, lab scripts) with their output captured, reading files.
+ * Paths: ORCH_SOURCE_DIR, ORCH_BINARY_DIR and ORCH_BIN are compiled in.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdbool.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+/* A fresh empty directory under $ORCH_TEST_TMP (or /tmp); caller frees. */
+char *ts_mkdtemp(const char *prefix);
+/* rm -rf dir (refuses anything outside the test tmp areas). */
+void ts_rmrf(const char *dir);
+
+/* Writes text to dir/name; returns the full path (caller frees). */
+char *ts_write_file(const char *dir, const char *name, const char *text);
+/* Whole file as a string, or NULL; caller frees. */
+char *ts_read_file(const char *path);
+bool ts_file_exists(const char *path);
+
+/* Runs a shell command; its stdout and stderr (merged, at most 1 MiB) go to
+ * *output when output is not NULL (caller frees). Returns the exit status,
+ * or 128+N for a signal. */
+int ts_run(char **output, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Whether we are root (lab tests that need root skip otherwise). */
+bool ts_is_root(void);
+
+#endif
