@@ -1,0 +1,153 @@
+/* orch compare RUN_A RUN_B: the per-metric change table between two runs. */
+#include "cmd.h"
+#include "compare/compare.h"
+#include "result/result_json.h"
+#include "util/strbuf.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: orch compare RUN_A RUN_B [--threshold PCT] [--format table|json] [--only-changes]\n"
+		"\n"
+		"Compares two run folders, A (old) and B (new): every board x test x metric\n"
+		"(median of the repeats), every boot phase, and status changes. Boards, tests\n"
+		"and metrics on one side only are listed as \"only in A\" / \"only in B\".\n"
+		"\n"
+		"A change no larger than the runs' own spread (2 x the combined standard\n"
+		"deviation, or overlapping min-max ranges) is \"within noise\". A worse change\n"
+		"outside noise and beyond the threshold is a regression, as is pass -> fail.\n"
+		"\n"
+		"The table is this command's product, so it goes to stdout (unlike other\n"
+		"commands, which print for people on stderr); --format json prints the same\n"
+		"rows as JSON on stdout.\n"
+		"\n"
+		"options:\n"
+		"  -t, --threshold PCT   regression threshold in percent (default %g)\n"
+		"  -f, --format FORMAT   table (default) or json\n"
+		"  -c, --only-changes    leave out unchanged rows and rows within noise\n"
+		"  -h, --help            this text\n"
+		"\n"
+		"exit: 0 no regression, 1 at least one regression, 2 usage error or\n"
+		"an unreadable run folder\n",
+		COMPARE_DEFAULT_THRESHOLD_PCT);
+}
+
+static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int bad_usage(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("orch compare: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\ntry 'orch compare --help'\n", stderr);
+	return EXIT_USAGE;
+}
+
+static bool stdout_color(void)
+{
+	const char *nc = getenv("NO_COLOR");
+	return isatty(STDOUT_FILENO) && !(nc && *nc);
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "threshold", required_argument, NULL, 't' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "only-changes", no_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	double threshold = COMPARE_DEFAULT_THRESHOLD_PCT;
+	bool json = false, only_changes = false;
+	int opt;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":t:f:ch", opts, NULL)) != -1) {
+		switch (opt) {
+		case 't': {
+			char *end;
+			errno = 0;
+			threshold = strtod(optarg, &end);
+			if (end != optarg && *end == '%')
+				end++;
+			if (errno || end == optarg || *end || !isfinite(threshold) || threshold < 0)
+				return bad_usage("bad threshold '%s' (a percentage like 5 or 2.5)", optarg);
+			break;
+		}
+		case 'f':
+			if (strcmp(optarg, "json") == 0)
+				json = true;
+			else if (strcmp(optarg, "table") == 0)
+				json = false;
+			else
+				return bad_usage("unknown format '%s' (table or json)", optarg);
+			break;
+		case 'c':
+			only_changes = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		case ':':
+			return bad_usage("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return bad_usage("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 2)
+		return bad_usage("%s", argc - optind < 2 ? "needs two run folders, RUN_A and RUN_B"
+							 : "too many arguments");
+
+	int ret = EXIT_USAGE;
+	struct run_result a, b;
+	struct compare_result cr;
+	char err[512];
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	memset(&cr, 0, sizeof(cr));
+	if (run_result_load(argv[optind], &a, err, sizeof(err)) < 0 ||
+	    run_result_load(argv[optind + 1], &b, err, sizeof(err)) < 0) {
+		fprintf(stderr, "orch compare: %s\n", err);
+		goto out;
+	}
+
+	compare_runs(&a, &b, threshold, &cr);
+	if (json) {
+		json_t *o = compare_to_json(&cr, only_changes);
+		json_object_set_new(o, "a", json_pack("{s:s, s:s?, s:s?}", "path", argv[optind],
+						       "scenario", a.scenario, "run_id", a.run_id));
+		json_object_set_new(o, "b", json_pack("{s:s, s:s?, s:s?}", "path", argv[optind + 1],
+						       "scenario", b.scenario, "run_id", b.run_id));
+		char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		json_decref(o);
+		printf("%s\n", text);
+		free(text);
+	} else {
+		char *table = compare_format_table(&cr, only_changes, stdout_color());
+		printf("A: %s\nB: %s\n\n%s", argv[optind], argv[optind + 1], table);
+		free(table);
+	}
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "orch compare: cannot write the output: %s\n", strerror(errno));
+		goto out;
+	}
+	ret = cr.n_regressions ? EXIT_TEST_FAILED : EXIT_OK;
+out:
+	compare_result_release(&cr);
+	run_result_release(&a);
+	run_result_release(&b);
+	return ret;
+}
