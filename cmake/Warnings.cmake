@@ -17,8 +17,9 @@ if(ORCH_WERROR)
   list(APPEND ORCH_WARNING_FLAGS -Werror)
 endif()
 
-# orch_target_defaults(TARGET): warnings, POSIX feature level.
+# orch_target_defaults(TARGET): warnings; the GNU/Linux API (orch is Linux-only:
+# ptys, /proc, pipe2, network namespaces).
 function(orch_target_defaults target)
   target_compile_options(${target} PRIVATE ${ORCH_WARNING_FLAGS})
-  target_compile_definitions(${target} PRIVATE _POSIX_C_SOURCE=200809L _DEFAULT_SOURCE)
+  target_compile_definitions(${target} PRIVATE _GNU_SOURCE)
 endfunction()

@@ -17,6 +17,7 @@
 #include "config/model.h"
 #include "plan/plan.h"
 #include "result/result.h"
+#include "transport/serial_port.h"
 #include "transport/transport.h"
 
 /*
@@ -28,11 +29,14 @@ struct board_conn {
 	const struct board *board;
 	struct transport *transport;   /* NULL until connected */
 	char *arch;                    /* board arch: inventory, or `uname -m` once */
+	char *connect_error;           /* set once connecting failed: not retried */
 	bool bench_dir_ready;          /* workdir created on the board */
 };
 
 void board_conn_init(struct board_conn *bc, const struct board *board);
-/* The transport, connecting if needed: 0, or -1 with the reason in err. */
+/* The transport, connecting if needed: 0, or -1 with the reason in err. A
+ * board that could not be reached is not tried again in this run (its later
+ * tests error at once with the same reason); a connection lost later is. */
 int board_conn_get(struct board_conn *bc, struct transport **out, char *err, size_t errlen);
 /* Drops a broken connection so the next board_conn_get() reconnects. */
 void board_conn_reset(struct board_conn *bc);
@@ -41,18 +45,27 @@ void board_conn_release(struct board_conn *bc);
 /* A new connection to board through its configured transport (ssh, local,
  * serial); caller frees. NULL with the reason in err. */
 struct transport *board_connect(const struct board *board, char *err, size_t errlen);
+/* The serial console as a command transport (connect_serial.c). */
+struct transport *board_connect_serial(const struct board *board, char *err, size_t errlen);
+/* The board's serial: section as a transport-level target (strings borrowed). */
+void board_serial_target(const struct board *board, struct serial_target *t);
 
 struct exec_context {
 	const struct plan_item *item;  /* board, test, roles */
 	struct board_conn *conn;       /* the item's board's connection */
 	const char *test_dir;          /* absolute: logs go here */
 	const char *bench_dir;         /* remote-bench binaries: BENCH_DIR/ARCH/NAME */
+	const char *inventory_dir;     /* power commands run here */
 	int repeat_index;              /* 0-based, for repeat: N */
 };
 
 /* Runs ctx->item once per repeat into tr (whose board/test names are set).
  * Returns 0; all outcomes are expressed in tr->status and tr->message. */
 int execute_item(struct exec_context *ctx, struct test_result *tr);
+
+/* remote-bench's arch folder name (x86_64, i586, armv5, armhf, aarch64) for
+ * a `uname -m` or inventory arch; NULL when there is no build for it. */
+const char *bench_arch_name(const char *machine);
 
 /* The executors, one per test kind; each is one run (one repeat). */
 int execute_run(struct exec_context *ctx, struct test_result *tr);

@@ -6,6 +6,7 @@
  * place and an interrupt (Ctrl-C) is noticed within DEADLINE_TICK_MS.
  */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define DEADLINE_NONE INT64_MAX

@@ -8,6 +8,7 @@
  * Each returns 0, or -1 when the text is not of that form.
  */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 int units_parse_duration_ms(const char *text, int64_t *ms);

@@ -1,0 +1,217 @@
+/*
+ * `bench:` tests: pick the remote-bench binary for the board's arch, push
+ * it unless the board already has the same file, run it, and read its JSON
+ * metric lines. The push needs nothing on the board but a POSIX shell and
+ * cat: no SFTP, no scp.
+ */
+#include "execute/command.h"
+#include "execute/execute.h"
+#include "execute/metrics.h"
+#include "util/deadline.h"
+#include "util/fsutil.h"
+#include "util/sha256.h"
+#include "util/shquote.h"
+#include "util/strbuf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PROBE_TIMEOUT_MS 30000
+#define PUSH_TIMEOUT_MS 300000
+
+const char *bench_arch_name(const char *m)
+{
+	if (!strcmp(m, "x86_64") || !strcmp(m, "amd64"))
+		return "x86_64";
+	if (!strcmp(m, "aarch64") || !strcmp(m, "arm64"))
+		return "aarch64";
+	if ((m[0] == 'i' && strlen(m) == 4 && m[2] == '8' && m[3] == '6') || !strcmp(m, "x86"))
+		return "i586";
+	if (!strncmp(m, "armv5", 5) || !strncmp(m, "armv6", 5) || !strcmp(m, "armel") ||
+	    !strcmp(m, "arm"))
+		return "armv5";
+	if (!strncmp(m, "armv7", 5) || !strcmp(m, "armhf") || !strncmp(m, "armv8l", 6))
+		return "armhf";
+	return NULL;
+}
+
+static int board_arch(struct board_conn *bc, struct transport *t, const char **arch,
+		      char *err, size_t errlen)
+{
+	if (!bc->arch) {
+		char *out = NULL;
+		int code;
+		if (transport_capture(t, "uname -m", PROBE_TIMEOUT_MS, 64, &out, &code, err,
+				      errlen) < 0)
+			return -1;
+		out[strcspn(out, "\r\n")] = '\0';
+		bc->arch = out;
+	}
+	*arch = bench_arch_name(bc->arch);
+	if (!*arch) {
+		snprintf(err, errlen, "%s: no remote-bench build for arch '%s'", bc->board->name,
+			 bc->arch);
+		return -1;
+	}
+	return 0;
+}
+
+/* The board's SHA-256 of path: "" when the file is absent, "?" when the
+ * board has no sha256sum. */
+static int remote_sha256(struct transport *t, const char *path, char hex[65], char *err,
+			 size_t errlen)
+{
+	char *q = shquote(path);
+	char *cmd = xasprintf("f=%s; if [ ! -f \"$f\" ]; then echo none; "
+			      "elif command -v sha256sum >/dev/null 2>&1; then sha256sum \"$f\"; "
+			      "elif busybox sha256sum \"$f\" 2>/dev/null; then :; "
+			      "else echo unknown; fi", q);
+	char *out = NULL;
+	int code;
+	int ret = transport_capture(t, cmd, PROBE_TIMEOUT_MS, 256, &out, &code, err, errlen);
+	if (ret == 0) {
+		if (!strncmp(out, "none", 4))
+			hex[0] = '\0';
+		else if (strlen(out) >= 64 && strspn(out, "0123456789abcdef") >= 64)
+			snprintf(hex, 65, "%.64s", out);
+		else
+			strcpy(hex, "?");
+	}
+	free(out);
+	free(cmd);
+	free(q);
+	return ret;
+}
+
+static int push_file(struct exec_context *ctx, struct transport *t, const char *local,
+		     const char *remote, struct test_result *tr, char *err, size_t errlen)
+{
+	int fd = open(local, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open '%s': %s", local, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	fstat(fd, &st);
+	char *dir = fs_dirname(remote);
+	char *qdir = shquote(dir), *qpart = NULL, *qfile = shquote(remote);
+	char *part = xasprintf("%s.part", remote);
+	qpart = shquote(part);
+	char *cmd = xasprintf("mkdir -p %s && cat > %s && chmod 755 %s && mv -f %s %s",
+			      qdir, qpart, qpart, qpart, qfile);
+	struct command_spec spec = {
+		.command = cmd, .timeout_ms = PUSH_TIMEOUT_MS, .stdin_fd = fd,
+		.dir = ctx->test_dir, .stdout_name = NULL, .stderr_name = "push.log",
+	};
+	struct command_outcome out;
+	int64_t start = clock_mono_us();
+	int ret = command_run(t, &spec, &out);
+	double secs = (double)(clock_mono_us() - start) / 1e6;
+	if (ret < 0)
+		snprintf(err, errlen, "push to %s failed: %s", ctx->conn->board->name, out.err);
+	else if (out.st.timed_out || out.st.interrupted || out.st.exit_code != 0) {
+		snprintf(err, errlen, "push of %s to %s:%s failed (%s; see push.log)", local,
+			 ctx->conn->board->name, remote,
+			 out.st.timed_out ? "timed out" : out.st.interrupted ? "interrupted"
+						       : "remote command failed");
+		ret = -1;
+	} else if (secs > 0) {
+		test_result_add_sample(tr, "ssh.push", "KiB/s", true,
+				       (double)st.st_size / 1024.0 / secs);
+	}
+	close(fd);
+	free(cmd);
+	free(part);
+	free(qfile);
+	free(qpart);
+	free(qdir);
+	free(dir);
+	return ret;
+}
+
+/* Makes sure the board has the binary; returns its remote path (caller frees). */
+static char *ensure_binary(struct exec_context *ctx, struct transport *t, struct test_result *tr,
+			   char *err, size_t errlen)
+{
+	const struct test *test = ctx->item->test;
+	const char *arch;
+	if (board_arch(ctx->conn, t, &arch, err, errlen) < 0)
+		return NULL;
+	char *local = xasprintf("%s/%s/remote-bench-%s", ctx->bench_dir, arch, test->bench);
+	char *remote = xasprintf("%s/bin/remote-bench-%s", ctx->conn->board->workdir, test->bench);
+	char want[65], have[65];
+	if (sha256_file_hex(local, want) < 0) {
+		snprintf(err, errlen, "no remote-bench program '%s' for %s: cannot read '%s' "
+			 "(build it with scripts/build-remote-bench.sh)", test->bench, arch, local);
+		goto fail;
+	}
+	if (remote_sha256(t, remote, have, err, errlen) < 0)
+		goto fail;
+	if (!strcmp(want, have))
+		goto out;   /* the board already has this exact binary */
+	if (push_file(ctx, t, local, remote, tr, err, errlen) < 0 ||
+	    remote_sha256(t, remote, have, err, errlen) < 0)
+		goto fail;
+	if (strcmp(have, "?") && strcmp(want, have)) {
+		snprintf(err, errlen, "push of %s to %s: checksum mismatch after transfer "
+			 "(local %.12s, board %.12s)", local, ctx->conn->board->name, want, have);
+		goto fail;
+	}
+out:
+	free(local);
+	return remote;
+fail:
+	free(local);
+	free(remote);
+	return NULL;
+}
+
+int execute_bench(struct exec_context *ctx, struct test_result *tr)
+{
+	const struct test *test = ctx->item->test;
+	struct transport *t;
+	char err[512];
+	char *remote = NULL;
+	if (board_conn_get(ctx->conn, &t, err, sizeof(err)) < 0 ||
+	    !(remote = ensure_binary(ctx, t, tr, err, sizeof(err)))) {
+		tr->status = STATUS_ERROR;
+		test_result_set_message(tr, "%s", err);
+		return 0;
+	}
+	struct strbuf cmd = STRBUF_INIT;
+	strbuf_shquote(&cmd, remote);
+	for (size_t i = 0; i < test->n_args; i++) {
+		strbuf_putc(&cmd, ' ');
+		strbuf_shquote(&cmd, test->args[i]);
+	}
+	struct metric_collector mc;
+	metric_collector_init(&mc, test, true);
+	struct command_spec spec = {
+		.command = strbuf_str(&cmd), .timeout_ms = test->timeout_ms, .stdin_fd = -1,
+		.dir = ctx->test_dir, .stdout_name = "stdout.log", .stderr_name = "stderr.log",
+		.line_fn = metric_collector_line, .line_ctx = &mc,
+	};
+	struct command_outcome out;
+	if (command_run(t, &spec, &out) < 0)
+		board_conn_reset(ctx->conn);
+	if (command_judge(&out, test->timeout_ms, test->bench, mc.last_stderr, tr)) {
+		const char *missing;
+		if (metric_collector_commit(&mc, tr, &missing)) {
+			tr->status = STATUS_FAIL;
+			test_result_set_message(tr, "metric '%s' not found in the output", missing);
+		} else if (!mc.n_values) {
+			tr->status = STATUS_FAIL;
+			test_result_set_message(tr, "remote-bench %s printed no metric lines",
+						test->bench);
+		}
+	}
+	metric_collector_release(&mc);
+	strbuf_release(&cmd);
+	free(remote);
+	return 0;
+}

@@ -1,0 +1,45 @@
+#ifndef ORCH_EXECUTE_COMMAND_H
+#define ORCH_EXECUTE_COMMAND_H
+/*
+ * One command on a board, its output into the test's log files and through
+ * a line callback, and the verdict in result terms: what every executor
+ * (run, bench, multi-host steps) shares.
+ */
+#include <stdint.h>
+
+#include "execute/output.h"
+#include "result/result.h"
+#include "transport/transport.h"
+
+struct command_spec {
+	const char *command;
+	int64_t timeout_ms;
+	int stdin_fd;                  /* -1: none */
+	const char *dir;               /* log folder */
+	const char *stdout_name;       /* "stdout.log"; NULL discards */
+	const char *stderr_name;
+	output_line_fn line_fn;        /* may be NULL */
+	void *line_ctx;
+};
+
+struct command_outcome {
+	int ret;                       /* transport_exec's: -1 = infrastructure failure */
+	struct transport_status st;
+	char err[512];                 /* for ret < 0 */
+};
+
+/* Runs spec on t. Returns outcome.ret. A log file that cannot be opened is
+ * an infrastructure failure too. */
+int command_run(struct transport *t, const struct command_spec *spec,
+		struct command_outcome *out);
+
+/*
+ * The verdict for a command that was expected to exit 0: sets tr->status,
+ * exit_code and message ("exit status 3: <last stderr line>", "timed out
+ * after 5s; remote process group killed", ...) and returns true when it
+ * passed. what names the command in messages.
+ */
+bool command_judge(const struct command_outcome *out, int64_t timeout_ms, const char *what,
+		   const char *last_stderr, struct test_result *tr);
+
+#endif

@@ -1,0 +1,54 @@
+#ifndef ORCH_EXECUTE_METRICS_H
+#define ORCH_EXECUTE_METRICS_H
+/*
+ * Metrics out of a command's output, line by line as it arrives: the
+ * test's `metrics:` regexes (the first matching line gives the value) and,
+ * for remote-bench programs and `parse: remote-bench`, JSON lines
+ * {"metric","value","unit","better"}. One collector per run of a command;
+ * metric_collector_commit() adds its values to the result as one sample.
+ * Then expectations are checked against the samples' medians.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config/model.h"
+#include "result/result.h"
+#include "transport/transport.h"
+
+struct collected_metric {
+	char *name;
+	char *unit;
+	bool higher_is_better;
+	double value;
+};
+
+struct metric_collector {
+	const struct metric_spec *specs;
+	size_t n_specs;
+	bool *spec_seen;
+	bool json_lines;               /* parse remote-bench JSON lines */
+	struct collected_metric *values;
+	size_t n_values;
+	char last_stderr[256];         /* for failure messages */
+	int bad_json_lines;            /* lines that looked like JSON but were not metrics */
+};
+
+void metric_collector_init(struct metric_collector *mc, const struct test *test, bool json_lines);
+/* An output_line_fn (ctx is the collector). */
+int metric_collector_line(void *ctx, enum transport_stream stream, const char *line);
+/* Adds every collected value as a sample to tr. Returns the number of
+ * declared metrics never seen, naming the first in missing (may be NULL). */
+size_t metric_collector_commit(struct metric_collector *mc, struct test_result *tr,
+			       const char **missing);
+void metric_collector_release(struct metric_collector *mc);
+
+/* Checks test->expects against tr's metrics (medians; summarized first).
+ * Returns the number of missed expectations; the first is described in tr's
+ * message. */
+size_t metrics_check_expectations(const struct test *test, struct test_result *tr);
+
+/* Parses one remote-bench JSON line; 0 and *out (caller releases the
+ * strings), or -1 when the line is not one. */
+int metrics_parse_json_line(const char *line, struct collected_metric *out);
+
+#endif

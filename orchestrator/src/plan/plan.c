@@ -1,0 +1,203 @@
+#include "plan/plan.h"
+#include "config/selector.h"
+#include "util/strbuf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int plan_parse_shard(const char *text, int *k, int *n)
+{
+	char *end;
+	long kk = strtol(text, &end, 10);
+	if (end == text || *end != '/')
+		return -1;
+	const char *ns = end + 1;
+	long nn = strtol(ns, &end, 10);
+	if (end == ns || *end || nn < 1 || nn > 1000 || kk < 1 || kk > nn)
+		return -1;
+	*k = (int)kk;
+	*n = (int)nn;
+	return 0;
+}
+
+/* Shards split the selected boards by position in name order, so the same
+ * board lands in the same shard whatever the inventory's order. */
+static void apply_shard(const struct inventory *inv, bool *selected, int k, int n)
+{
+	for (size_t i = 0; i < inv->n_boards; i++) {
+		if (!selected[i])
+			continue;
+		size_t rank = 0;
+		for (size_t j = 0; j < inv->n_boards; j++)
+			if (selected[j] && strcmp(inv->boards[j].name, inv->boards[i].name) < 0)
+				rank++;
+		if ((int)(rank % (size_t)n) != k - 1)
+			selected[i] = false;
+	}
+}
+
+static int bind_roles(const struct test *test, const struct inventory *inv,
+		      const struct board *each_board, struct plan_item *item, char *err,
+		      size_t errlen)
+{
+	item->roles = xcalloc(test->n_roles, sizeof(*item->roles));
+	item->n_roles = test->n_roles;
+	bool *match = xcalloc(inv->n_boards ? inv->n_boards : 1, sizeof(bool));
+	int ret = 0;
+	for (size_t r = 0; r < test->n_roles; r++) {
+		const struct role *role = &test->roles[r];
+		struct role_binding *rb = &item->roles[r];
+		rb->role = role;
+		rb->boards = xcalloc(inv->n_boards ? inv->n_boards : 1, sizeof(*rb->boards));
+		if (role->each) {
+			rb->boards[rb->n_boards++] = each_board;
+			continue;
+		}
+		const char *sel = role->selector;
+		if (selector_resolve(inv, &sel, 1, NULL, 0, match, err, errlen) < 0) {
+			ret = -1;
+			break;
+		}
+		for (size_t i = 0; i < inv->n_boards; i++)
+			if (match[i])
+				rb->boards[rb->n_boards++] = &inv->boards[i];
+		if (!rb->n_boards) {
+			snprintf(err, errlen, "test '%s': role '%s' (%s) matches no board", test->name,
+				 role->name, role->selector);
+			ret = -1;
+			break;
+		}
+	}
+	free(match);
+	return ret;
+}
+
+/* Whether board i plays a fixed (non-each) role of test: such a board
+ * serves the test's clients and gets no item of its own for it. */
+static bool plays_fixed_role(const struct test *test, const struct inventory *inv, size_t i)
+{
+	bool *match = xcalloc(inv->n_boards ? inv->n_boards : 1, sizeof(bool));
+	bool found = false;
+	char err[256];
+	for (size_t r = 0; r < test->n_roles && !found; r++) {
+		if (test->roles[r].each)
+			continue;
+		const char *sel = test->roles[r].selector;
+		if (selector_resolve(inv, &sel, 1, NULL, 0, match, err, sizeof(err)) == 0 && match[i])
+			found = true;
+	}
+	free(match);
+	return found;
+}
+
+static bool has_each_role(const struct test *test)
+{
+	for (size_t r = 0; r < test->n_roles; r++)
+		if (test->roles[r].each)
+			return true;
+	return false;
+}
+
+int plan_build(const struct scenario *sc, const struct inventory *inv,
+	       const struct plan_options *opts, struct plan **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	bool *selected = xcalloc(inv->n_boards ? inv->n_boards : 1, sizeof(bool));
+	struct plan *p = xcalloc(1, sizeof(*p));
+	int ret = -1;
+	if (selector_resolve(inv, (const char *const *)sc->board_selectors, sc->n_board_selectors,
+			     opts ? opts->limits : NULL, opts ? opts->n_limits : 0, selected, err,
+			     errlen) < 0)
+		goto out;
+	if (opts && opts->shard_n > 0)
+		apply_shard(inv, selected, opts->shard_k, opts->shard_n);
+	p->boards = xcalloc(inv->n_boards ? inv->n_boards : 1, sizeof(*p->boards));
+	for (size_t i = 0; i < inv->n_boards; i++) {
+		if (!selected[i])
+			continue;
+		struct plan_board *pb = &p->boards[p->n_boards++];
+		pb->board = &inv->boards[i];
+		pb->items = xcalloc(sc->n_tests ? sc->n_tests : 1, sizeof(*pb->items));
+		for (size_t t = 0; t < sc->n_tests; t++) {
+			const struct test *test = &sc->tests[t];
+			if (test->kind == TEST_MULTI &&
+			    (plays_fixed_role(test, inv, i) || !has_each_role(test)))
+				continue;
+			struct plan_item *item = &pb->items[pb->n_items++];
+			item->board = pb->board;
+			item->test = test;
+			if (test->kind == TEST_MULTI &&
+			    bind_roles(test, inv, pb->board, item, err, errlen) < 0)
+				goto out;
+			p->n_items++;
+		}
+	}
+	if (!p->n_boards) {
+		snprintf(err, errlen, "no board selected%s", opts && opts->shard_n > 1 ?
+			 " in this shard" : " (check the scenario's boards: and -l)");
+		if (!(opts && opts->shard_n > 1))
+			goto out;
+	}
+	*out = p;
+	p = NULL;
+	ret = 0;
+out:
+	plan_free(p);
+	free(selected);
+	return ret;
+}
+
+static const char *kind_name(enum test_kind k)
+{
+	switch (k) {
+	case TEST_RUN: return "run";
+	case TEST_BENCH: return "bench";
+	case TEST_BOOT: return "boot";
+	case TEST_MULTI: return "multi-host";
+	}
+	return "?";
+}
+
+void plan_print(const struct plan *p, FILE *out)
+{
+	fprintf(out, "plan: %zu board%s, %zu test run%s\n", p->n_boards, p->n_boards == 1 ? "" : "s",
+		p->n_items, p->n_items == 1 ? "" : "s");
+	for (size_t b = 0; b < p->n_boards; b++) {
+		const struct plan_board *pb = &p->boards[b];
+		fprintf(out, "  %s\n", pb->board->name);
+		for (size_t i = 0; i < pb->n_items; i++) {
+			const struct plan_item *it = &pb->items[i];
+			const struct test *t = it->test;
+			fprintf(out, "    %-20s %-10s", t->name, kind_name(t->kind));
+			if (t->repeat_auto)
+				fprintf(out, " repeat auto (max %d)", t->repeat_max);
+			else if (t->repeat > 1)
+				fprintf(out, " repeat %d", t->repeat);
+			for (size_t r = 0; r < it->n_roles; r++) {
+				const struct role_binding *rb = &it->roles[r];
+				fprintf(out, " %s=", rb->role->name);
+				for (size_t k = 0; k < rb->n_boards; k++)
+					fprintf(out, "%s%s", k ? "," : "", rb->boards[k]->name);
+			}
+			fputc('\n', out);
+		}
+	}
+}
+
+void plan_free(struct plan *p)
+{
+	if (!p)
+		return;
+	for (size_t b = 0; b < p->n_boards; b++) {
+		struct plan_board *pb = &p->boards[b];
+		for (size_t i = 0; i < pb->n_items; i++) {
+			for (size_t r = 0; r < pb->items[i].n_roles; r++)
+				free(pb->items[i].roles[r].boards);
+			free(pb->items[i].roles);
+		}
+		free(pb->items);
+	}
+	free(p->boards);
+	free(p);
+}

@@ -1,0 +1,180 @@
+#include "schedule/schedule.h"
+#include "execute/execute.h"
+#include "util/interrupt.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct scheduler {
+	const struct plan *plan;
+	const struct schedule_options *opts;
+	struct store *store;
+	struct run_result *run;
+	pthread_mutex_t lock;          /* next_board, run, store, hooks */
+	size_t next_board;
+	pthread_mutex_t *role_locks;   /* one per inventory board */
+	char store_error[512];
+};
+
+static size_t board_index(const struct scheduler *s, const struct board *b)
+{
+	return (size_t)(b - s->opts->inventory->boards);
+}
+
+static int compare_ptr(const void *a, const void *b)
+{
+	const struct board *x = *(const struct board *const *)a;
+	const struct board *y = *(const struct board *const *)b;
+	return (x > y) - (x < y);
+}
+
+/* The fixed-role boards of item, sorted (a global lock order: no deadlock). */
+static size_t role_boards(const struct plan_item *item, const struct board **out)
+{
+	size_t n = 0;
+	for (size_t r = 0; r < item->n_roles; r++) {
+		if (item->roles[r].role->each)
+			continue;
+		for (size_t k = 0; k < item->roles[r].n_boards; k++) {
+			const struct board *b = item->roles[r].boards[k];
+			bool dup = false;
+			for (size_t j = 0; j < n; j++)
+				dup |= out[j] == b;
+			if (!dup && b != item->board)
+				out[n++] = b;
+		}
+	}
+	qsort(out, n, sizeof(*out), compare_ptr);
+	return n;
+}
+
+static void record(struct scheduler *s, const struct plan_item *item, struct test_result *tr)
+{
+	pthread_mutex_lock(&s->lock);
+	run_result_take(s->run, tr);
+	const struct test_result *stored = &s->run->results[s->run->n_results - 1];
+	char err[512];
+	if (store_save_test(s->store, s->run, stored, err, sizeof(err)) < 0 && !s->store_error[0])
+		snprintf(s->store_error, sizeof(s->store_error), "%s", err);
+	if (s->opts->hooks.item_finished)
+		s->opts->hooks.item_finished(s->opts->hooks.ctx, item, stored);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void run_item(struct scheduler *s, struct board_conn *bc, const struct plan_item *item)
+{
+	struct test_result tr;
+	memset(&tr, 0, sizeof(tr));
+	tr.board = xstrdup(item->board->name);
+	tr.test = xstrdup(item->test->name);
+	tr.exit_code = -1;
+	char err[512];
+	pthread_mutex_lock(&s->lock);
+	char *dir = store_test_dir(s->store, item->board->name, item->test->name, err, sizeof(err));
+	if (dir && s->opts->hooks.item_started)
+		s->opts->hooks.item_started(s->opts->hooks.ctx, item);
+	pthread_mutex_unlock(&s->lock);
+	if (!dir) {
+		tr.status = STATUS_ERROR;
+		test_result_set_message(&tr, "%s", err);
+		record(s, item, &tr);
+		return;
+	}
+	tr.log_dir = store_log_dir(item->board->name, item->test->name);
+
+	const struct board **locked = xcalloc(s->opts->inventory->n_boards + 1, sizeof(*locked));
+	size_t n_locked = role_boards(item, locked);
+	for (size_t i = 0; i < n_locked; i++)
+		pthread_mutex_lock(&s->role_locks[board_index(s, locked[i])]);
+
+	struct exec_context ctx = {
+		.item = item,
+		.conn = bc,
+		.test_dir = dir,
+		.bench_dir = s->opts->bench_dir,
+		.inventory_dir = s->opts->inventory_dir,
+	};
+	execute_item(&ctx, &tr);
+
+	for (size_t i = n_locked; i-- > 0;)
+		pthread_mutex_unlock(&s->role_locks[board_index(s, locked[i])]);
+	free(locked);
+	free(dir);
+	record(s, item, &tr);
+}
+
+static void skip_item(struct scheduler *s, const struct plan_item *item)
+{
+	struct test_result tr;
+	memset(&tr, 0, sizeof(tr));
+	tr.board = xstrdup(item->board->name);
+	tr.test = xstrdup(item->test->name);
+	tr.exit_code = -1;
+	tr.status = STATUS_SKIP;
+	test_result_set_message(&tr, "interrupted before it ran");
+	record(s, item, &tr);
+}
+
+static void *worker(void *arg)
+{
+	struct scheduler *s = arg;
+	for (;;) {
+		pthread_mutex_lock(&s->lock);
+		size_t b = s->next_board++;
+		pthread_mutex_unlock(&s->lock);
+		if (b >= s->plan->n_boards)
+			break;
+		const struct plan_board *pb = &s->plan->boards[b];
+		struct board_conn bc;
+		board_conn_init(&bc, pb->board);
+		for (size_t i = 0; i < pb->n_items; i++) {
+			if (interrupt_requested())
+				skip_item(s, &pb->items[i]);
+			else
+				run_item(s, &bc, &pb->items[i]);
+		}
+		board_conn_release(&bc);
+	}
+	return NULL;
+}
+
+int schedule_run(const struct plan *p, struct store *st, struct run_result *run,
+		 const struct schedule_options *opts, char *err, size_t errlen)
+{
+	struct scheduler s = { .plan = p, .opts = opts, .store = st, .run = run };
+	size_t n_inv = opts->inventory->n_boards;
+	pthread_mutex_init(&s.lock, NULL);
+	s.role_locks = xcalloc(n_inv ? n_inv : 1, sizeof(*s.role_locks));
+	for (size_t i = 0; i < n_inv; i++)
+		pthread_mutex_init(&s.role_locks[i], NULL);
+
+	size_t jobs = opts->jobs > 0 ? (size_t)opts->jobs : SCHEDULE_MAX_JOBS;
+	if (jobs > SCHEDULE_MAX_JOBS)
+		jobs = SCHEDULE_MAX_JOBS;
+	if (jobs > p->n_boards)
+		jobs = p->n_boards;
+	pthread_t *threads = xcalloc(jobs ? jobs : 1, sizeof(*threads));
+	size_t started = 0;
+	for (; started < jobs; started++)
+		if (pthread_create(&threads[started], NULL, worker, &s) != 0)
+			break;
+	if (started == 0 && p->n_boards)
+		worker(&s);   /* could not start threads: run on this one */
+	for (size_t i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+
+	free(threads);
+	for (size_t i = 0; i < n_inv; i++)
+		pthread_mutex_destroy(&s.role_locks[i]);
+	free(s.role_locks);
+	pthread_mutex_destroy(&s.lock);
+	if (s.store_error[0]) {
+		snprintf(err, errlen, "%s", s.store_error);
+		return -1;
+	}
+	return 0;
+}
