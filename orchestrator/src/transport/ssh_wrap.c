@@ -1,0 +1,29 @@
+#include "transport/ssh_wrap.h"
+#include "util/shquote.h"
+#include "util/strbuf.h"
+
+/* d: pids of $P and all its descendants, from /proc (no ps on small boards). */
+const char SSH_WRAP_KILL_SCRIPT[] =
+	"d() { l=\" $P \"; n=1; while [ $n = 1 ]; do n=0; "
+	"for f in /proc/[0-9]*/stat; do read -r s <\"$f\" 2>/dev/null || continue; "
+	"set -- ${s##*) }; p=${f#/proc/}; p=${p%/stat}; "
+	"case \"$l\" in *\" $2 \"*) case \"$l\" in *\" $p \"*) ;; *) l=\"$l$p \"; n=1;; esac;; esac; "
+	"done; done; echo $l; }; "
+	"if kill -TERM -$P 2>/dev/null; then sleep 1; kill -KILL -$P 2>/dev/null; "
+	"else L=$(d); kill -TERM $L 2>/dev/null; sleep 1; kill -KILL $L 2>/dev/null; fi; exit 0";
+
+char *ssh_wrap_command(const char *command)
+{
+	struct strbuf inner = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT;
+	strbuf_puts(&inner, "echo $$; exec /bin/sh -c ");
+	strbuf_shquote(&inner, command);
+	strbuf_puts(&out, "if [ -r /proc/$$/stat ] && "
+		    "[ \"$(cut -d' ' -f5 /proc/$$/stat)\" != \"$$\" ] && "
+		    "command -v setsid >/dev/null 2>&1; then exec setsid /bin/sh -c ");
+	strbuf_shquote(&out, strbuf_str(&inner));
+	strbuf_puts(&out, "; fi; ");
+	strbuf_puts(&out, strbuf_str(&inner));
+	strbuf_release(&inner);
+	return strbuf_detach(&out);
+}

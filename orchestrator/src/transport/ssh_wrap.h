@@ -1,0 +1,26 @@
+#ifndef ORCH_TRANSPORT_SSH_WRAP_H
+#define ORCH_TRANSPORT_SSH_WRAP_H
+/*
+ * The shell text the ssh transport sends around each command (private to
+ * transport_ssh.c). The wrapper prints the pid of the process that becomes
+ * the command's shell on the first stdout line, and makes sure that pid
+ * leads its own process group:
+ *   - OpenSSH starts every exec channel in a new session (setsid), so the
+ *     wrapper shell already leads its group;
+ *   - dropbear does not: all commands of one connection share the group of
+ *     dropbear's connection process, so `kill -PGID` there would kill
+ *     dropbear itself. The wrapper then runs `setsid` (util-linux, busybox),
+ *     which, since the shell is not a group leader, calls setsid() without
+ *     forking and keeps the pid.
+ * Without /proc/$$/stat or setsid, the pid still names the command's shell,
+ * and the kill script falls back to killing that pid and its descendants.
+ */
+
+/* `... echo $$; exec /bin/sh -c 'CMD'`; caller frees. */
+char *ssh_wrap_command(const char *command);
+
+/* Kills process group $P (TERM, 1 s, KILL), or the tree under pid $P when
+ * there is no such group. Prefix with "P=PGID; ". */
+extern const char SSH_WRAP_KILL_SCRIPT[];
+
+#endif
