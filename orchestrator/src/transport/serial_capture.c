@@ -1,0 +1,418 @@
+#include "transport/serial_capture.h"
+#include <stddef.h>
+#include "util/deadline.h"
+#include "util/strbuf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { ESC_NONE = 0, ESC_START, ESC_CSI, ESC_OSC, ESC_OSC_ESC };
+
+void serial_linebuf_init(struct serial_linebuf *lb)
+{
+	memset(lb, 0, sizeof(*lb));
+}
+
+static void emit(struct serial_linebuf *lb, bool partial, serial_line_fn fn, void *ctx)
+{
+	lb->line[lb->len] = '\0';
+	struct serial_line l = { lb->line, lb->len, lb->mono_us, lb->wall_us, partial };
+	if (fn)
+		fn(ctx, &l);
+	if (!partial) {
+		lb->lines++;
+		lb->len = 0;
+		lb->open = false;
+	}
+}
+
+static void add_char(struct serial_linebuf *lb, unsigned char c)
+{
+	switch (lb->esc) {
+	case ESC_START:
+		lb->esc = c == '[' ? ESC_CSI : c == ']' ? ESC_OSC : ESC_NONE;
+		return;
+	case ESC_CSI:
+		if (c >= 0x40 && c <= 0x7e)
+			lb->esc = ESC_NONE;
+		return;
+	case ESC_OSC:
+		if (c == 0x07)
+			lb->esc = ESC_NONE;
+		else if (c == 0x1b)
+			lb->esc = ESC_OSC_ESC;
+		return;
+	case ESC_OSC_ESC:
+		lb->esc = c == '\\' ? ESC_NONE : ESC_OSC;
+		return;
+	default:
+		break;
+	}
+	if (c == 0x1b) {
+		lb->esc = ESC_START;
+	} else if (c == '\b') {
+		if (lb->len > 0)
+			lb->len--;
+	} else if (c == '\t' || (c >= 0x20 && c != 0x7f)) {
+		lb->line[lb->len++] = (char)c;
+	}
+}
+
+void serial_linebuf_feed(struct serial_linebuf *lb, const char *data, size_t len,
+			 int64_t mono_us, int64_t wall_us, serial_line_fn fn, void *ctx)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)data[i];
+		unsigned char prev = lb->prev;
+		lb->prev = c;
+		/* the LF of a CRLF, and the second CR of CRCR, end nothing new */
+		if ((c == '\n' || c == '\r') && prev == '\r')
+			continue;
+		if (!lb->open) {
+			lb->open = true;
+			lb->mono_us = mono_us;
+			lb->wall_us = wall_us;
+			lb->esc = ESC_NONE;
+		}
+		if (c == '\n' || c == '\r') {
+			lb->esc = ESC_NONE;
+			emit(lb, false, fn, ctx);
+			continue;
+		}
+		add_char(lb, c);
+		if (lb->len >= SERIAL_CAPTURE_MAX_LINE)
+			emit(lb, false, fn, ctx);
+	}
+	if (lb->open && lb->len > 0)
+		emit(lb, true, fn, ctx);
+}
+
+void serial_linebuf_flush(struct serial_linebuf *lb, serial_line_fn fn, void *ctx)
+{
+	if (lb->open && lb->len > 0)
+		emit(lb, false, fn, ctx);
+	lb->open = false;
+	lb->len = 0;
+}
+
+void serial_capture_format_stamp(int64_t wall_us, int64_t rel_us, char *buf, size_t len)
+{
+	time_t secs = (time_t)(wall_us / 1000000);
+	struct tm tm;
+	localtime_r(&secs, &tm);
+	char day[32];
+	strftime(day, sizeof(day), "%Y-%m-%d %H:%M:%S", &tm);
+	int64_t a = rel_us < 0 ? -rel_us : rel_us;
+	snprintf(buf, len, "[%s.%06d %s%lld.%06lld] ", day, (int)(wall_us % 1000000),
+		 rel_us < 0 ? "-" : "", (long long)(a / 1000000), (long long)(a % 1000000));
+}
+
+/* --- the capture --- */
+
+enum rec_kind { REC_RAW, REC_LINE };
+
+struct rec {
+	struct rec *next;
+	enum rec_kind kind;
+	int64_t wall_us;
+	int64_t rel_us;
+	size_t len;
+	char data[];
+};
+
+struct serial_capture {
+	struct serial_port *port;
+	serial_line_fn user_fn;
+	void *user_ctx;
+	FILE *log;
+	FILE *raw;
+	int wake[2];               /* wakes the reader to stop */
+
+	pthread_t reader;
+	pthread_t writer;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct rec *head;
+	struct rec *tail;
+	size_t queued;
+	size_t queue_max;
+	bool reader_done;
+
+	int64_t base_mono_us;      /* under mu */
+	uint64_t bytes;
+	uint64_t dropped;
+	bool port_lost;
+	char error[256];
+	char file_error[256];
+
+	struct serial_linebuf lb;
+};
+
+static void enqueue(struct serial_capture *c, enum rec_kind kind, const char *data, size_t len,
+		    int64_t wall_us, int64_t rel_us)
+{
+	size_t cost = sizeof(struct rec) + len;
+	pthread_mutex_lock(&c->mu);
+	if (c->queued + cost > c->queue_max) {
+		c->dropped += len;
+		pthread_mutex_unlock(&c->mu);
+		return;
+	}
+	pthread_mutex_unlock(&c->mu);
+	struct rec *r = xmalloc(cost);
+	r->next = NULL;
+	r->kind = kind;
+	r->wall_us = wall_us;
+	r->rel_us = rel_us;
+	r->len = len;
+	memcpy(r->data, data, len);
+	pthread_mutex_lock(&c->mu);
+	if (c->tail)
+		c->tail->next = r;
+	else
+		c->head = r;
+	c->tail = r;
+	c->queued += cost;
+	pthread_cond_signal(&c->cv);
+	pthread_mutex_unlock(&c->mu);
+}
+
+static void on_cut_line(void *ctx, const struct serial_line *l)
+{
+	struct serial_capture *c = ctx;
+	if (c->user_fn)
+		c->user_fn(c->user_ctx, l);
+	if (l->partial || !c->log)
+		return;
+	pthread_mutex_lock(&c->mu);
+	int64_t base = c->base_mono_us;
+	pthread_mutex_unlock(&c->mu);
+	enqueue(c, REC_LINE, l->text, l->len, l->wall_us, l->mono_us - base);
+}
+
+static void *reader_main(void *arg)
+{
+	struct serial_capture *c = arg;
+	char buf[4096];
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = serial_port_fd(c->port), .events = POLLIN },
+			{ .fd = c->wake[0], .events = POLLIN },
+		};
+		int r = poll(pfd, 2, DEADLINE_TICK_MS);
+		int64_t mono = clock_mono_us();
+		int64_t wall = clock_wall_us();
+		if (pfd[1].revents)
+			break;
+		if (r < 0 && errno != EINTR) {
+			pthread_mutex_lock(&c->mu);
+			snprintf(c->error, sizeof(c->error), "poll: %s", strerror(errno));
+			c->port_lost = true;
+			pthread_mutex_unlock(&c->mu);
+			break;
+		}
+		if (r <= 0 || !pfd[0].revents)
+			continue;
+		char err[256] = "";
+		ssize_t n = serial_port_read(c->port, buf, sizeof(buf), err, sizeof(err));
+		if (n < 0) {
+			pthread_mutex_lock(&c->mu);
+			snprintf(c->error, sizeof(c->error), "%s", err);
+			c->port_lost = true;
+			pthread_mutex_unlock(&c->mu);
+			break;
+		}
+		if (n == 0)
+			continue;
+		pthread_mutex_lock(&c->mu);
+		c->bytes += (uint64_t)n;
+		pthread_mutex_unlock(&c->mu);
+		if (c->raw)
+			enqueue(c, REC_RAW, buf, (size_t)n, wall, 0);
+		serial_linebuf_feed(&c->lb, buf, (size_t)n, mono, wall, on_cut_line, c);
+	}
+	serial_linebuf_flush(&c->lb, on_cut_line, c);
+	pthread_mutex_lock(&c->mu);
+	c->reader_done = true;
+	pthread_cond_signal(&c->cv);
+	pthread_mutex_unlock(&c->mu);
+	return NULL;
+}
+
+static void write_rec(struct serial_capture *c, const struct rec *r)
+{
+	FILE *f = r->kind == REC_RAW ? c->raw : c->log;
+	int bad = 0;
+	if (r->kind == REC_LINE) {
+		char stamp[96];
+		serial_capture_format_stamp(r->wall_us, r->rel_us, stamp, sizeof(stamp));
+		bad = fputs(stamp, f) < 0 || fwrite(r->data, 1, r->len, f) != r->len ||
+		      fputc('\n', f) == EOF;
+	} else {
+		bad = fwrite(r->data, 1, r->len, f) != r->len;
+	}
+	if (bad && !c->file_error[0])
+		snprintf(c->file_error, sizeof(c->file_error), "write %s: %s",
+			 r->kind == REC_RAW ? "raw console log" : "console log", strerror(errno));
+}
+
+static void *writer_main(void *arg)
+{
+	struct serial_capture *c = arg;
+	pthread_mutex_lock(&c->mu);
+	for (;;) {
+		while (!c->head && !c->reader_done)
+			pthread_cond_wait(&c->cv, &c->mu);
+		struct rec *batch = c->head;
+		if (!batch && c->reader_done)
+			break;
+		c->head = c->tail = NULL;
+		pthread_mutex_unlock(&c->mu);
+		size_t freed = 0;
+		while (batch) {
+			struct rec *next = batch->next;
+			write_rec(c, batch);
+			freed += sizeof(struct rec) + batch->len;
+			free(batch);
+			batch = next;
+		}
+		if (c->log)
+			fflush(c->log);
+		if (c->raw)
+			fflush(c->raw);
+		pthread_mutex_lock(&c->mu);
+		c->queued -= freed;
+	}
+	pthread_mutex_unlock(&c->mu);
+	return NULL;
+}
+
+static FILE *open_out(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "we");
+	if (!f)
+		snprintf(err, errlen, "open %s: %s", path, strerror(errno));
+	return f;
+}
+
+struct serial_capture *serial_capture_start(struct serial_port *port,
+					    const struct serial_capture_options *opt,
+					    char *err, size_t errlen)
+{
+	struct serial_capture *c = xcalloc(1, sizeof(*c));
+	c->port = port;
+	c->user_fn = opt->on_line;
+	c->user_ctx = opt->ctx;
+	c->queue_max = opt->queue_max ? opt->queue_max : 4u << 20;
+	c->base_mono_us = opt->base_mono_us ? opt->base_mono_us : clock_mono_us();
+	c->wake[0] = c->wake[1] = -1;
+	serial_linebuf_init(&c->lb);
+	pthread_mutex_init(&c->mu, NULL);
+	pthread_cond_init(&c->cv, NULL);
+	if ((opt->log_path && !(c->log = open_out(opt->log_path, err, errlen))) ||
+	    (opt->raw_path && !(c->raw = open_out(opt->raw_path, err, errlen))))
+		goto fail;
+	if (pipe(c->wake) < 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	fcntl(c->wake[0], F_SETFD, FD_CLOEXEC);
+	fcntl(c->wake[1], F_SETFD, FD_CLOEXEC);
+	if (pthread_create(&c->writer, NULL, writer_main, c) != 0) {
+		snprintf(err, errlen, "cannot start the console writer thread");
+		goto fail;
+	}
+	if (pthread_create(&c->reader, NULL, reader_main, c) != 0) {
+		snprintf(err, errlen, "cannot start the console reader thread");
+		pthread_mutex_lock(&c->mu);
+		c->reader_done = true;
+		pthread_cond_signal(&c->cv);
+		pthread_mutex_unlock(&c->mu);
+		pthread_join(c->writer, NULL);
+		goto fail;
+	}
+	return c;
+fail:
+	if (c->log)
+		fclose(c->log);
+	if (c->raw)
+		fclose(c->raw);
+	if (c->wake[0] >= 0) {
+		close(c->wake[0]);
+		close(c->wake[1]);
+	}
+	pthread_mutex_destroy(&c->mu);
+	pthread_cond_destroy(&c->cv);
+	free(c);
+	return NULL;
+}
+
+void serial_capture_set_base(struct serial_capture *c, int64_t mono_us)
+{
+	pthread_mutex_lock(&c->mu);
+	c->base_mono_us = mono_us;
+	pthread_mutex_unlock(&c->mu);
+}
+
+bool serial_capture_port_lost(struct serial_capture *c, char *err, size_t errlen)
+{
+	pthread_mutex_lock(&c->mu);
+	bool lost = c->port_lost;
+	if (lost && err)
+		snprintf(err, errlen, "%s", c->error);
+	pthread_mutex_unlock(&c->mu);
+	return lost;
+}
+
+uint64_t serial_capture_bytes(struct serial_capture *c)
+{
+	pthread_mutex_lock(&c->mu);
+	uint64_t n = c->bytes;
+	pthread_mutex_unlock(&c->mu);
+	return n;
+}
+
+int serial_capture_stop(struct serial_capture *c, struct serial_capture_stats *st,
+			char *err, size_t errlen)
+{
+	if (!c)
+		return 0;
+	char one = 1;
+	ssize_t w = write(c->wake[1], &one, 1);
+	(void)w;
+	pthread_join(c->reader, NULL);
+	pthread_join(c->writer, NULL);
+	int ret = 0;
+	if (c->log && fclose(c->log) != 0 && !c->file_error[0])
+		snprintf(c->file_error, sizeof(c->file_error), "close console log: %s",
+			 strerror(errno));
+	if (c->raw && fclose(c->raw) != 0 && !c->file_error[0])
+		snprintf(c->file_error, sizeof(c->file_error), "close raw console log: %s",
+			 strerror(errno));
+	if (c->file_error[0]) {
+		snprintf(err, errlen, "%s", c->file_error);
+		ret = -1;
+	}
+	if (st) {
+		memset(st, 0, sizeof(*st));
+		st->bytes = c->bytes;
+		st->lines = c->lb.lines;
+		st->dropped_bytes = c->dropped;
+		st->port_lost = c->port_lost;
+		snprintf(st->error, sizeof(st->error), "%s",
+			 c->error[0] ? c->error : c->file_error);
+	}
+	close(c->wake[0]);
+	close(c->wake[1]);
+	pthread_mutex_destroy(&c->mu);
+	pthread_cond_destroy(&c->cv);
+	free(c);
+	return ret;
+}

@@ -1,0 +1,111 @@
+#ifndef ORCH_TRANSPORT_SERIAL_CAPTURE_H
+#define ORCH_TRANSPORT_SERIAL_CAPTURE_H
+/*
+ * Console capture: a reader thread that takes every byte from a serial
+ * port as it arrives, cuts it into lines and stamps each line with
+ * CLOCK_MONOTONIC (and the wall clock) at the arrival of the line's FIRST
+ * byte, like grabserial. Lines end at LF, CR or CRLF; ANSI escape sequences
+ * and other control characters are removed from the line text.
+ *
+ * The reader never waits for a disk: lines and raw bytes go through a
+ * bounded queue to a writer thread that appends them to the log files.
+ * When the queue is full the bytes are dropped from the files (counted and
+ * reported by serial_capture_stop), never held in unbounded memory; the line
+ * callback still sees every line.
+ *
+ * The log has one line per console line:
+ *   [2026-12-02 16:50:01.123456 12.345678] text
+ * local wall-clock time of the first byte, then seconds relative to the
+ * time base (negative for lines before it). The raw file holds the bytes
+ * exactly as read (telnet commands excepted).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "transport/serial_port.h"
+
+#define SERIAL_CAPTURE_MAX_LINE 8192
+
+struct serial_line {
+	const char *text;          /* NUL-terminated, no terminator, no escapes */
+	size_t len;
+	int64_t mono_us;           /* CLOCK_MONOTONIC at the arrival of its first byte */
+	int64_t wall_us;           /* CLOCK_REALTIME at the same instant */
+	bool partial;              /* no end of line yet (a "login: " prompt): the
+				      callback is called again as it grows and once
+				      complete, with the same stamp */
+};
+
+/* Called from the reader thread, in order: must be quick and must not
+ * block (a regex match, a flag under a mutex, one write to stderr). */
+typedef void (*serial_line_fn)(void *ctx, const struct serial_line *line);
+
+struct serial_capture_options {
+	const char *log_path;      /* timestamped lines, or NULL */
+	const char *raw_path;      /* raw bytes, or NULL */
+	int64_t base_mono_us;      /* time base for relative times; 0: capture start */
+	size_t queue_max;          /* bytes waiting for the disk; 0: 4 MiB */
+	serial_line_fn on_line;    /* may be NULL */
+	void *ctx;
+};
+
+struct serial_capture_stats {
+	uint64_t bytes;            /* read from the port */
+	uint64_t lines;            /* complete lines */
+	uint64_t dropped_bytes;    /* not written because the writer fell behind */
+	bool port_lost;            /* the port went away: see error */
+	char error[256];           /* why the port was lost or a file failed, or "" */
+};
+
+struct serial_capture;
+
+/* Opens the files (truncated) and starts the reader and writer threads on
+ * port, which it borrows until serial_capture_stop. Returns the capture, or
+ * NULL with the reason in err. */
+struct serial_capture *serial_capture_start(struct serial_port *port,
+					    const struct serial_capture_options *opt,
+					    char *err, size_t errlen);
+/* Moves the time base: lines whose first byte arrives from now on are
+ * written relative to mono_us. Thread-safe (call it from on_line). */
+void serial_capture_set_base(struct serial_capture *c, int64_t mono_us);
+/* Whether the reader has stopped because the port went away (or failed);
+ * the reason is copied to err. Thread-safe. */
+bool serial_capture_port_lost(struct serial_capture *c, char *err, size_t errlen);
+/* Bytes read so far. Thread-safe. */
+uint64_t serial_capture_bytes(struct serial_capture *c);
+
+/*
+ * Stops reading, hands a last unterminated line to the callback and the log,
+ * drains the queue to disk, closes the files and frees c (NULL is accepted).
+ * st may be NULL. Returns 0, or -1 when a file could not be written (err).
+ */
+int serial_capture_stop(struct serial_capture *c, struct serial_capture_stats *st,
+			char *err, size_t errlen);
+
+/*
+ * The line cutter on its own (the reader uses it; tests and the serial
+ * transport may too): feed it chunks with the instant they arrived; it calls
+ * fn for every line (and for the partial line at the end of a chunk).
+ */
+struct serial_linebuf {
+	char line[SERIAL_CAPTURE_MAX_LINE + 1];
+	size_t len;
+	bool open;                 /* a line has begun */
+	int64_t mono_us;
+	int64_t wall_us;
+	unsigned char prev;        /* previous byte, for CRLF */
+	int esc;                   /* escape-sequence state */
+	uint64_t lines;
+};
+
+void serial_linebuf_init(struct serial_linebuf *lb);
+void serial_linebuf_feed(struct serial_linebuf *lb, const char *data, size_t len,
+			 int64_t mono_us, int64_t wall_us, serial_line_fn fn, void *ctx);
+/* Emits the open line, if any, as complete. */
+void serial_linebuf_flush(struct serial_linebuf *lb, serial_line_fn fn, void *ctx);
+
+/* "[2026-12-02 16:50:01.123456 12.345678] " for a line; buf >= 64. */
+void serial_capture_format_stamp(int64_t wall_us, int64_t rel_us, char *buf, size_t len);
+
+#endif
