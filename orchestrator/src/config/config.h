@@ -6,22 +6,43 @@
  * ssh", "invalid duration '5 minutes'", ...) with the place it was written,
  * and returns a model only when there were none.
  */
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "config/model.h"
 #include "util/diag.h"
 
 /* 0 and *out (caller frees with inventory_free), or -1 with diags filled. */
 int inventory_load(const char *path, struct inventory **out, struct diag_list *diags);
 void inventory_free(struct inventory *inv);
+/* As inventory_load, from len bytes of data; name stands for the file
+ * (messages, resolving relative paths). For tests and fuzzing. */
+int inventory_load_buffer(const char *name, const char *data, size_t len, struct inventory **out,
+			  struct diag_list *diags);
+/* The board called name, or NULL; borrowed from inv. */
 const struct board *inventory_find(const struct inventory *inv, const char *name);
 
 /* 0 and *out (caller frees with scenario_free), or -1 with diags filled.
  * Board selectors are checked later, against the inventory (selector.h). */
 int scenario_load(const char *path, struct scenario **out, struct diag_list *diags);
+int scenario_load_buffer(const char *name, const char *data, size_t len, struct scenario **out,
+			 struct diag_list *diags);
 void scenario_free(struct scenario *sc);
 
 /* Checks what needs both files: selectors name existing boards and tags,
  * roles refer to boards that exist, steps name roles that exist. */
 int scenario_check_against(const struct scenario *sc, const struct inventory *inv,
 			   struct diag_list *diags);
+
+/*
+ * The scenario and inventory as resolved (defaults applied, paths
+ * resolved), for run.json. Holds no secret: password_env is only the name
+ * of a variable. selected (may be NULL) marks the boards of inv that run;
+ * each board then carries "selected". sc or inv may be NULL. Returns a new
+ * reference the caller owns.
+ */
+json_t *config_to_json(const struct scenario *sc, const struct inventory *inv,
+		       const bool *selected);
 
 #endif

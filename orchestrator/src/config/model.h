@@ -163,7 +163,7 @@ struct test {
 	char **args;              /* TEST_BENCH arguments */
 	size_t n_args;
 	char *parse;              /* TEST_RUN: "iperf3-json", "remote-bench" (JSON lines) or NULL */
-	int repeat;               /* >= 1 */
+	int repeat;               /* >= 1; with repeat_auto: the runs always made, min(3, repeat_max) */
 	bool repeat_auto;         /* repeat: auto, up to repeat_max */
 	int repeat_max;           /* cap for auto; default 10 */
 	int64_t timeout_ms;
@@ -186,6 +186,7 @@ struct scenario {
 	char *inventory_path;     /* resolved against dir, or NULL */
 	char **board_selectors;   /* default: ["all"] */
 	size_t n_board_selectors;
+	struct src_pos *board_selector_pos;  /* where each was written (0:0 for the default) */
 	int64_t default_timeout_ms;  /* default 5 min */
 	int default_repeat;
 	char *baseline;           /* run folder, "latest", or NULL */

@@ -11,6 +11,10 @@
 #include "config/model.h"
 #include "util/diag.h"
 
+/* Whether sel has a selector's form (needs no inventory); if not, the
+ * reason goes to err. */
+bool selector_well_formed(const char *sel, char *err, size_t errlen);
+
 /* Whether sel is well formed and names a board or tag of inv; if not, the
  * reason goes to err. */
 bool selector_valid(const struct inventory *inv, const char *sel, char *err, size_t errlen);

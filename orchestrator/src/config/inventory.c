@@ -1,0 +1,534 @@
+/*
+ * inventory_load(): an inventory file (boards/NAME.yaml) -> struct inventory.
+ *
+ * `defaults:` takes every key a board takes. Plain values (workdir, arch,
+ * tags, local, transport) apply to every board that does not set them;
+ * section values (ssh, serial, power) are merged key by key into the boards
+ * that have that section (`ssh: {}` takes the defaults as they are), so a
+ * default ssh user does not give an ssh connection to a serial-only or a
+ * local board. The board's own value always wins.
+ */
+#include "config/cfg_read.h"
+#include "config/config.h"
+#include "util/fsutil.h"
+#include "util/strbuf.h"
+#include "util/units.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const board_keys[] = { "arch", "tags", "local", "workdir", "transport",
+					  "ssh", "serial", "power", NULL };
+static const char *const top_keys[] = { "defaults", "boards", NULL };
+static const char *const ssh_keys[] = { "host", "port", "user", "identity", "password_env",
+					"host_key", "known_hosts", "connect_timeout", NULL };
+static const char *const serial_keys[] = { "port", "usb", "url", "baud", "data_bits", "parity",
+					   "stop_bits", "flow", "user", "password_env",
+					   "char_delay", NULL };
+static const char *const power_keys[] = { "on", "off", "cycle", NULL };
+static const char *const host_key_names[] = { "strict", "accept-new", "off", NULL };
+static const char *const parity_names[] = { "none", "odd", "even", NULL };
+static const char *const flow_names[] = { "none", "rtscts", "xonxoff", NULL };
+static const char *const transport_names[] = { "ssh", "serial", "local", "none", NULL };
+
+/* A board while it is being read: the model plus what was written where. */
+struct draft {
+	struct board b;
+	int transport;                    /* -1: not written */
+	const struct ynode *transport_at;
+};
+
+static void ssh_release(struct board_ssh *s)
+{
+	free(s->host);
+	free(s->user);
+	free(s->identity);
+	free(s->password_env);
+	free(s->known_hosts);
+	memset(s, 0, sizeof(*s));
+}
+
+static void serial_release(struct board_serial *s)
+{
+	free(s->port);
+	free(s->usb);
+	free(s->url);
+	free(s->login_user);
+	free(s->password_env);
+	memset(s, 0, sizeof(*s));
+}
+
+static void power_release(struct board_power *p)
+{
+	free(p->on);
+	free(p->off);
+	free(p->cycle);
+	memset(p, 0, sizeof(*p));
+}
+
+static void board_release(struct board *b)
+{
+	free(b->name);
+	free(b->arch);
+	cfg_strv_free(b->tags, b->n_tags);
+	free(b->workdir);
+	ssh_release(&b->ssh);
+	serial_release(&b->serial);
+	power_release(&b->power);
+	memset(b, 0, sizeof(*b));
+}
+
+static void board_init(struct board *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->ssh.host_key = HOST_KEY_STRICT;
+	b->ssh.connect_timeout_ms = 10000;
+	b->serial.baud = 115200;
+	b->serial.data_bits = 8;
+	b->serial.stop_bits = 1;
+}
+
+/* A deep copy of the template's settings (not its name or place). */
+static void board_copy(struct board *dst, const struct board *src)
+{
+	*dst = *src;
+	dst->name = NULL;
+	dst->arch = xstrdup(src->arch);
+	dst->tags = xcalloc(src->n_tags ? src->n_tags : 1, sizeof(char *));
+	for (size_t i = 0; i < src->n_tags; i++)
+		dst->tags[i] = xstrdup(src->tags[i]);
+	dst->workdir = xstrdup(src->workdir);
+	dst->ssh.host = xstrdup(src->ssh.host);
+	dst->ssh.user = xstrdup(src->ssh.user);
+	dst->ssh.identity = xstrdup(src->ssh.identity);
+	dst->ssh.password_env = xstrdup(src->ssh.password_env);
+	dst->ssh.known_hosts = xstrdup(src->ssh.known_hosts);
+	dst->serial.port = xstrdup(src->serial.port);
+	dst->serial.usb = xstrdup(src->serial.usb);
+	dst->serial.url = xstrdup(src->serial.url);
+	dst->serial.login_user = xstrdup(src->serial.login_user);
+	dst->serial.password_env = xstrdup(src->serial.password_env);
+	dst->power.on = xstrdup(src->power.on);
+	dst->power.off = xstrdup(src->power.off);
+	dst->power.cycle = xstrdup(src->power.cycle);
+}
+
+static bool env_name_ok(const char *s)
+{
+	if (!s || !(isalpha((unsigned char)*s) || *s == '_'))
+		return false;
+	for (; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '_'))
+			return false;
+	return true;
+}
+
+static void read_env_name(struct cfg *c, const struct ynode *n, const char *key, char **out)
+{
+	char *v = NULL;
+	char f[96];
+	if (cfg_str(c, n, key, &v) <= 0)
+		return;
+	if (!env_name_ok(v)) {
+		cfg_error(c, n, "invalid environment variable name for '%s', found %s", key,
+			  cfg_found(n, f, sizeof(f)));
+		free(v);
+		return;
+	}
+	free(*out);
+	*out = v;
+}
+
+static void read_path(struct cfg *c, const struct ynode *n, const char *key, const char *dir,
+		      char **out)
+{
+	char *v = NULL;
+	char f[96];
+	if (cfg_str(c, n, key, &v) <= 0)
+		return;
+	if (v[0] == '~' && v[1] != '/' && v[1] != '\0') {
+		cfg_error(c, n, "'%s' only expands '~/', found %s", key, cfg_found(n, f, sizeof(f)));
+		free(v);
+		return;
+	}
+	free(*out);
+	*out = fs_resolve_path(v, dir);
+	free(v);
+}
+
+static bool hex_field(const char *s, size_t len)
+{
+	if (len < 1 || len > 4)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+/* "VID:PID" or "VID:PID:SERIAL" with 1-4 hex digits each. */
+static bool usb_ok(const char *s)
+{
+	const char *c1 = strchr(s, ':');
+	if (!c1 || !hex_field(s, (size_t)(c1 - s)))
+		return false;
+	const char *c2 = strchr(c1 + 1, ':');
+	size_t pid_len = c2 ? (size_t)(c2 - c1 - 1) : strlen(c1 + 1);
+	if (!hex_field(c1 + 1, pid_len))
+		return false;
+	return !c2 || (c2[1] != '\0');
+}
+
+/* "tcp://host:port" or "rfc2217://host:port"; host may be "[v6]". */
+static bool url_ok(const char *s, const char **why)
+{
+	const char *rest;
+	if (strncmp(s, "tcp://", 6) == 0) {
+		rest = s + 6;
+	} else if (strncmp(s, "rfc2217://", 10) == 0) {
+		rest = s + 10;
+	} else {
+		*why = "use tcp://HOST:PORT or rfc2217://HOST:PORT";
+		return false;
+	}
+	const char *colon;
+	if (*rest == '[') {
+		const char *close = strchr(rest, ']');
+		if (!close || close == rest + 1 || close[1] != ':') {
+			*why = "expected [ADDRESS]:PORT";
+			return false;
+		}
+		colon = close + 1;
+	} else {
+		colon = strrchr(rest, ':');
+		if (!colon || colon == rest) {
+			*why = "expected HOST:PORT";
+			return false;
+		}
+		for (const char *p = rest; p < colon; p++)
+			if (*p == '/' || *p == ':' || isspace((unsigned char)*p)) {
+				*why = "expected HOST:PORT";
+				return false;
+			}
+	}
+	const char *port = colon + 1;
+	long v = 0;
+	if (!*port || strlen(port) > 5) {
+		*why = "port must be 1..65535";
+		return false;
+	}
+	for (const char *p = port; *p; p++) {
+		if (!isdigit((unsigned char)*p)) {
+			*why = "port must be 1..65535";
+			return false;
+		}
+		v = v * 10 + (*p - '0');
+	}
+	if (v < 1 || v > 65535) {
+		*why = "port must be 1..65535";
+		return false;
+	}
+	return true;
+}
+
+static void read_ssh(struct cfg *c, const struct ynode *m, const char *dir, struct board_ssh *s)
+{
+	int e;
+	if (!cfg_want_map(c, m, "ssh"))
+		return;
+	cfg_check_keys(c, m, ssh_keys, "ssh");
+	cfg_str(c, ymap_get(m, "host"), "host", &s->host);
+	cfg_int(c, ymap_get(m, "port"), "port", 1, 65535, &s->port);
+	cfg_str(c, ymap_get(m, "user"), "user", &s->user);
+	read_path(c, ymap_get(m, "identity"), "identity", dir, &s->identity);
+	read_env_name(c, ymap_get(m, "password_env"), "password_env", &s->password_env);
+	if (cfg_enum(c, ymap_get(m, "host_key"), "host_key", host_key_names, &e) > 0)
+		s->host_key = (enum host_key_policy)e;
+	read_path(c, ymap_get(m, "known_hosts"), "known_hosts", dir, &s->known_hosts);
+	cfg_duration(c, ymap_get(m, "connect_timeout"), "connect_timeout", &s->connect_timeout_ms);
+}
+
+/* char_delay: "500us", "2ms", "0"; at most 10 s. */
+static void read_char_delay(struct cfg *c, const struct ynode *n, int64_t *us)
+{
+	char f[96];
+	char *v = NULL;
+	if (cfg_str(c, n, "char_delay", &v) <= 0)
+		return;
+	size_t len = strlen(v);
+	int64_t ms;
+	if (len > 2 && strcmp(v + len - 2, "us") == 0) {
+		char *end;
+		long long x = strtoll(v, &end, 10);
+		if (end == v + len - 2 && x >= 0 && x <= 10000000 && isdigit((unsigned char)v[0])) {
+			*us = x;
+			goto out;
+		}
+	} else if (strcmp(v, "0") == 0) {
+		*us = 0;
+		goto out;
+	} else if (units_parse_duration_ms(v, &ms) == 0 && ms <= 10000) {
+		*us = ms * 1000;
+		goto out;
+	}
+	cfg_error(c, n, "invalid duration for 'char_delay', found %s (use 500us, 2ms)",
+		  cfg_found(n, f, sizeof(f)));
+out:
+	free(v);
+}
+
+static void read_serial(struct cfg *c, const struct ynode *m, struct board_serial *s)
+{
+	char f[96];
+	int e;
+	const char *why = NULL;
+	if (!cfg_want_map(c, m, "serial"))
+		return;
+	cfg_check_keys(c, m, serial_keys, "serial");
+	cfg_str(c, ymap_get(m, "port"), "port", &s->port);
+	char *usb = NULL;
+	const struct ynode *n = ymap_get(m, "usb");
+	if (cfg_str(c, n, "usb", &usb) > 0) {
+		if (!usb_ok(usb)) {
+			cfg_error(c, n, "invalid value for 'usb', found %s (use VID:PID or VID:PID:SERIAL, hex)",
+				  cfg_found(n, f, sizeof(f)));
+			free(usb);
+		} else {
+			free(s->usb);
+			s->usb = usb;
+		}
+	}
+	char *url = NULL;
+	n = ymap_get(m, "url");
+	if (cfg_str(c, n, "url", &url) > 0) {
+		if (!url_ok(url, &why)) {
+			cfg_error(c, n, "invalid value for 'url', found %s (%s)",
+				  cfg_found(n, f, sizeof(f)), why);
+			free(url);
+		} else {
+			free(s->url);
+			s->url = url;
+		}
+	}
+	cfg_int(c, ymap_get(m, "baud"), "baud", 50, 16000000, &s->baud);
+	cfg_int(c, ymap_get(m, "data_bits"), "data_bits", 5, 8, &s->data_bits);
+	if (cfg_enum(c, ymap_get(m, "parity"), "parity", parity_names, &e) > 0)
+		s->parity = (enum serial_parity)e;
+	cfg_int(c, ymap_get(m, "stop_bits"), "stop_bits", 1, 2, &s->stop_bits);
+	if (cfg_enum(c, ymap_get(m, "flow"), "flow", flow_names, &e) > 0)
+		s->flow = (enum serial_flow)e;
+	cfg_str(c, ymap_get(m, "user"), "user", &s->login_user);
+	read_env_name(c, ymap_get(m, "password_env"), "password_env", &s->password_env);
+	read_char_delay(c, ymap_get(m, "char_delay"), &s->char_delay_us);
+}
+
+static void read_power(struct cfg *c, const struct ynode *m, struct board_power *p)
+{
+	if (!cfg_want_map(c, m, "power"))
+		return;
+	cfg_check_keys(c, m, power_keys, "power");
+	cfg_str(c, ymap_get(m, "on"), "on", &p->on);
+	cfg_str(c, ymap_get(m, "off"), "off", &p->off);
+	cfg_str(c, ymap_get(m, "cycle"), "cycle", &p->cycle);
+}
+
+/* Reads what map sets into d (a board or the defaults), over what d holds. */
+static void read_board_fields(struct cfg *c, const struct ynode *m, const char *dir, struct draft *d)
+{
+	const struct ynode *n;
+	char f[96];
+	int e;
+
+	cfg_str(c, ymap_get(m, "arch"), "arch", &d->b.arch);
+	n = ymap_get(m, "tags");
+	if (cfg_str_list(c, n, "tags", &d->b.tags, &d->b.n_tags, NULL) > 0) {
+		for (size_t i = 0; i < d->b.n_tags; i++)
+			if (!cfg_safe_name(d->b.tags[i]))
+				cfg_error(c, n->kind == YNODE_SEQ ? n->items[i] : n,
+					  "invalid tag name, found %s (use letters, digits, '.', '_', '-')",
+					  cfg_found(n->kind == YNODE_SEQ ? n->items[i] : n, f, sizeof(f)));
+	}
+	cfg_bool(c, ymap_get(m, "local"), "local", &d->b.local);
+	n = ymap_get(m, "workdir");
+	if (cfg_str(c, n, "workdir", &d->b.workdir) > 0 && d->b.workdir[0] == '\0')
+		cfg_error(c, n, "'workdir' must not be empty");
+	n = ymap_get(m, "transport");
+	if (cfg_enum(c, n, "transport", transport_names, &e) > 0) {
+		d->transport = e;
+		d->transport_at = n;
+	}
+	if ((n = ymap_get(m, "ssh")) && !ynode_is_null(n))
+		read_ssh(c, n, dir, &d->b.ssh);
+	if ((n = ymap_get(m, "serial")) && !ynode_is_null(n))
+		read_serial(c, n, &d->b.serial);
+	if ((n = ymap_get(m, "power")) && !ynode_is_null(n))
+		read_power(c, n, &d->b.power);
+}
+
+static void finish_board(struct cfg *c, const struct ynode *key, const struct ynode *m,
+			 struct draft *d)
+{
+	struct board *b = &d->b;
+	const struct ynode *ssh_n = ymap_get(m, "ssh");
+	const struct ynode *serial_n = ymap_get(m, "serial");
+
+	b->ssh.present = ssh_n != NULL;
+	b->serial.present = serial_n != NULL;
+	if (!b->ssh.present) {
+		ssh_release(&b->ssh);
+	} else if (!b->ssh.known_hosts) {
+		b->ssh.known_hosts = fs_resolve_path("~/.ssh/known_hosts", NULL);
+	}
+	if (!b->serial.present) {
+		serial_release(&b->serial);
+	} else {
+		int n_dev = (b->serial.port != NULL) + (b->serial.usb != NULL) + (b->serial.url != NULL);
+		if (n_dev == 0)
+			cfg_error(c, serial_n, "serial of board '%s' needs one of 'port', 'usb' or 'url'",
+				  b->name);
+		else if (n_dev > 1)
+			cfg_error(c, serial_n,
+				  "serial of board '%s' has more than one of 'port', 'usb' and 'url'",
+				  b->name);
+		if (!b->serial.login_user)
+			b->serial.login_user = xstrdup("root");
+	}
+	if (!ymap_get(m, "power"))
+		power_release(&b->power);
+	if (!b->workdir)
+		b->workdir = xstrdup("/tmp/orch");
+
+	if (d->transport < 0) {
+		b->transport = b->ssh.present ? TRANSPORT_KIND_SSH
+			       : b->local     ? TRANSPORT_KIND_LOCAL
+			       : b->serial.present ? TRANSPORT_KIND_SERIAL
+						   : TRANSPORT_KIND_NONE;
+	} else {
+		b->transport = (enum board_transport)d->transport;
+		if (b->transport == TRANSPORT_KIND_SSH && !b->ssh.present)
+			cfg_error(c, d->transport_at, "board '%s' has transport 'ssh' but no ssh section",
+				  b->name);
+		else if (b->transport == TRANSPORT_KIND_SERIAL && !b->serial.present)
+			cfg_error(c, d->transport_at,
+				  "board '%s' has transport 'serial' but no serial section", b->name);
+		else if (b->transport == TRANSPORT_KIND_LOCAL)
+			b->local = true;
+	}
+	(void)key;
+}
+
+static int load_tree(struct cfg *c, const struct ynode *root, struct inventory *inv)
+{
+	char f[96];
+	struct draft tmpl;
+	board_init(&tmpl.b);
+	tmpl.transport = -1;
+	tmpl.transport_at = NULL;
+
+	if (!root || ynode_is_null(root)) {
+		cfg_error(c, NULL, "empty inventory (expected 'boards:')");
+		goto out;
+	}
+	if (!cfg_want_map(c, root, "an inventory"))
+		goto out;
+	cfg_check_keys(c, root, top_keys, "the inventory");
+	const struct ynode *defs = ymap_get(root, "defaults");
+	if (defs && !ynode_is_null(defs) && cfg_want_map(c, defs, "defaults")) {
+		cfg_check_keys(c, defs, board_keys, "defaults");
+		read_board_fields(c, defs, inv->dir, &tmpl);
+	}
+	const struct ynode *boards = ymap_get(root, "boards");
+	if (!boards || ynode_is_null(boards)) {
+		cfg_error(c, boards ? boards : root, "no boards in the inventory (expected 'boards:')");
+		goto out;
+	}
+	if (!cfg_want_map(c, boards, "boards"))
+		goto out;
+	inv->boards = xcalloc(boards->n ? boards->n : 1, sizeof(*inv->boards));
+	for (size_t i = 0; i < boards->n; i++) {
+		const struct ynode *key = boards->pairs[i].key;
+		const struct ynode *m = boards->pairs[i].value;
+		struct draft d;
+		board_copy(&d.b, &tmpl.b);
+		d.transport = tmpl.transport;
+		d.transport_at = tmpl.transport_at;
+		d.b.name = xstrdup(key->value);
+		d.b.pos = cfg_pos(c, key);
+		if (!cfg_safe_name(key->value))
+			cfg_error(c, key, "invalid board name, found %s (use letters, digits, '.', '_', '-')",
+				  cfg_found(key, f, sizeof(f)));
+		else if (strcmp(key->value, "all") == 0 || strcmp(key->value, "each") == 0)
+			cfg_error(c, key, "board name '%s' is reserved for selectors", key->value);
+		if (ynode_is_null(m)) {
+			m = NULL;
+		} else if (!cfg_want_map(c, m, "a board")) {
+			board_release(&d.b);
+			continue;
+		}
+		if (m) {
+			cfg_check_keys(c, m, board_keys, "a board");
+			read_board_fields(c, m, inv->dir, &d);
+		}
+		finish_board(c, key, m, &d);
+		inv->boards[inv->n_boards++] = d.b;
+	}
+	if (boards->n == 0)
+		cfg_error(c, boards, "no boards in the inventory");
+out:
+	board_release(&tmpl.b);
+	return cfg_failed(c) ? -1 : 0;
+}
+
+static int load(const char *path, const char *data, size_t len, struct inventory **out,
+		struct diag_list *diags)
+{
+	struct ynode *root = NULL;
+	struct inventory *inv = xcalloc(1, sizeof(*inv));
+	inv->path = xstrdup(path);
+	inv->dir = fs_dirname(path);
+	struct cfg c = { inv->path, diags, diags->n };
+	int rc = data ? ytree_parse(path, data, len, &root, diags)
+		      : ytree_load_file(path, &root, diags);
+	if (rc == 0)
+		rc = load_tree(&c, root, inv);
+	ynode_free(root);
+	if (rc < 0 || cfg_failed(&c)) {
+		inventory_free(inv);
+		*out = NULL;
+		return -1;
+	}
+	*out = inv;
+	return 0;
+}
+
+int inventory_load(const char *path, struct inventory **out, struct diag_list *diags)
+{
+	return load(path, NULL, 0, out, diags);
+}
+
+int inventory_load_buffer(const char *name, const char *data, size_t len, struct inventory **out,
+			  struct diag_list *diags)
+{
+	return load(name, data ? data : "", len, out, diags);
+}
+
+void inventory_free(struct inventory *inv)
+{
+	if (!inv)
+		return;
+	for (size_t i = 0; i < inv->n_boards; i++)
+		board_release(&inv->boards[i]);
+	free(inv->boards);
+	free(inv->path);
+	free(inv->dir);
+	free(inv);
+}
+
+const struct board *inventory_find(const struct inventory *inv, const char *name)
+{
+	for (size_t i = 0; inv && name && i < inv->n_boards; i++)
+		if (strcmp(inv->boards[i].name, name) == 0)
+			return &inv->boards[i];
+	return NULL;
+}

@@ -1,0 +1,662 @@
+/*
+ * scenario_load(): a scenario file (scenarios/NAME.yaml) -> struct scenario, every default
+ * filled in (DESIGN.md "Scenario"), every regex compiled, every problem
+ * reported at the place it was written.
+ */
+#include "config/cfg_read.h"
+#include "config/config.h"
+#include "config/selector.h"
+#include "util/fsutil.h"
+#include "util/strbuf.h"
+#include "util/units.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const top_keys[] = { "name", "inventory", "boards", "defaults", "baseline",
+					"threshold", "tests", NULL };
+static const char *const defaults_keys[] = { "timeout", "repeat", NULL };
+static const char *const test_keys[] = { "name", "run", "bench", "boot", "steps", "roles", "args",
+					 "repeat", "repeat_max", "timeout", "metrics", "expect",
+					 "parse", NULL };
+static const char *const metric_keys[] = { "name", "regex", "unit", "better", NULL };
+static const char *const bound_keys[] = { "min", "max", NULL };
+static const char *const boot_keys[] = { "trigger", "timeout", "base", "phases", NULL };
+static const char *const phase_keys[] = { "name", "until", "max", NULL };
+static const char *const step_keys[] = { "on", "run", "bench", "args", "background", "ready",
+					 "ready_timeout", "timeout", "parse", NULL };
+static const char *const better_names[] = { "higher", "lower", NULL };
+static const char *const trigger_names[] = { "power-cycle", "reboot", "none", NULL };
+static const char *const parse_names[] = { "iperf3-json", "remote-bench", NULL };
+static const char *const kind_keys[] = { "run", "bench", "boot", "steps", NULL };
+
+#define REPEAT_MAX_LIMIT 10000
+
+static void read_parse(struct cfg *c, const struct ynode *n, char **out)
+{
+	int e;
+	if (cfg_enum(c, n, "parse", parse_names, &e) > 0) {
+		free(*out);
+		*out = xstrdup(parse_names[e]);
+	}
+}
+
+static void read_bench(struct cfg *c, const struct ynode *n, char **out)
+{
+	char f[96];
+	if (cfg_str(c, n, "bench", out) > 0 && !cfg_safe_name(*out))
+		cfg_error(c, n, "invalid remote-bench program name, found %s",
+			  cfg_found(n, f, sizeof(f)));
+}
+
+/* repeat: N or "auto". */
+static void read_repeat(struct cfg *c, const struct ynode *n, int *repeat, bool *is_auto)
+{
+	char f[96];
+	if (!n)
+		return;
+	if (n->kind == YNODE_SCALAR && strcmp(n->value, "auto") == 0) {
+		*is_auto = true;
+		return;
+	}
+	if (n->kind == YNODE_SCALAR && !ynode_is_null(n)) {
+		char *end;
+		long v = strtol(n->value, &end, 10);
+		if (end != n->value && !*end && isdigit((unsigned char)n->value[0])) {
+			if (v >= 1 && v <= REPEAT_MAX_LIMIT) {
+				*repeat = (int)v;
+				*is_auto = false;
+				return;
+			}
+			cfg_error(c, n, "'repeat' out of range, found %s (use 1..%d or auto)",
+				  cfg_found(n, f, sizeof(f)), REPEAT_MAX_LIMIT);
+			return;
+		}
+	}
+	cfg_error(c, n, "invalid value for 'repeat', found %s (use a count or auto)",
+		  cfg_found(n, f, sizeof(f)));
+}
+
+/* Checks {X.field} substitutions in a step's command name a role or the board. */
+static void check_substitutions(struct cfg *c, const struct ynode *n, const char *cmd,
+				const struct test *t)
+{
+	for (const char *p = strchr(cmd, '{'); p; p = strchr(p + 1, '{')) {
+		const char *q = p + 1;
+		while (isalnum((unsigned char)*q) || *q == '_' || *q == '-')
+			q++;
+		if (q == p + 1 || *q != '.')
+			continue;
+		const char *r = q + 1;
+		while (isalnum((unsigned char)*r) || *r == '_')
+			r++;
+		if (r == q + 1 || *r != '}')
+			continue;
+		size_t len = (size_t)(q - p - 1);
+		if (len == 5 && strncmp(p + 1, "board", 5) == 0)
+			continue;
+		bool found = false;
+		for (size_t i = 0; i < t->n_roles; i++)
+			if (strlen(t->roles[i].name) == len && strncmp(t->roles[i].name, p + 1, len) == 0)
+				found = true;
+		if (!found)
+			cfg_error(c, n, "unknown role '%.*s' in '%.*s' of test '%s'", (int)len, p + 1,
+				  (int)(r - p + 1), p, t->name ? t->name : "");
+	}
+}
+
+static void read_metrics(struct cfg *c, const struct ynode *n, struct test *t)
+{
+	char f[96];
+	if (!cfg_want_seq(c, n, "metrics"))
+		return;
+	t->metrics = xcalloc(n->n ? n->n : 1, sizeof(*t->metrics));
+	for (size_t i = 0; i < n->n; i++) {
+		const struct ynode *m = n->items[i];
+		if (!cfg_want_map(c, m, "a metric"))
+			continue;
+		struct metric_spec *ms = &t->metrics[t->n_metrics++];
+		ms->pos = cfg_pos(c, m);
+		cfg_check_keys(c, m, metric_keys, "a metric");
+		const struct ynode *name = ymap_get(m, "name");
+		if (!name)
+			cfg_error(c, m, "metric needs a 'name'");
+		else if (cfg_str(c, name, "name", &ms->name) > 0) {
+			for (size_t j = 0; j + 1 < t->n_metrics; j++)
+				if (t->metrics[j].name && strcmp(t->metrics[j].name, ms->name) == 0)
+					cfg_error(c, name, "duplicate metric %s in test '%s'",
+						  cfg_found(name, f, sizeof(f)), t->name ? t->name : "");
+		}
+		const struct ynode *rx = ymap_get(m, "regex");
+		if (!rx)
+			cfg_error(c, m, "metric needs a 'regex'");
+		else
+			cfg_regex(c, rx, "regex", &ms->regex_src, &ms->regex);
+		cfg_str(c, ymap_get(m, "unit"), "unit", &ms->unit);
+		if (!ms->unit)
+			ms->unit = xstrdup("");
+		int e;
+		if (cfg_enum(c, ymap_get(m, "better"), "better", better_names, &e) > 0)
+			ms->better = (enum metric_better)e;
+	}
+}
+
+static bool read_bound(struct cfg *c, const struct ynode *n, const char *key, struct quantity *q)
+{
+	char f[96];
+	if (!n)
+		return false;
+	if (n->kind == YNODE_SCALAR && !ynode_is_null(n) && units_parse_quantity(n->value, q) == 0)
+		return true;
+	cfg_error(c, n, "invalid quantity for '%s', found %s (use 20MiB/s, 1.5 Gbit/s, 300ms, 42)", key,
+		  cfg_found(n, f, sizeof(f)));
+	return false;
+}
+
+static void read_expect(struct cfg *c, const struct ynode *n, struct test *t)
+{
+	if (!cfg_want_map(c, n, "expect"))
+		return;
+	t->expects = xcalloc(n->n ? n->n : 1, sizeof(*t->expects));
+	for (size_t i = 0; i < n->n; i++) {
+		const struct ynode *key = n->pairs[i].key;
+		const struct ynode *m = n->pairs[i].value;
+		struct expectation *x = &t->expects[t->n_expects++];
+		x->metric = xstrdup(key->value);
+		x->pos = cfg_pos(c, key);
+		x->unit = xstrdup("");
+		char what[128];
+		snprintf(what, sizeof(what), "expect for '%.100s'", key->value);
+		if (!cfg_want_map(c, m, what))
+			continue;
+		cfg_check_keys(c, m, bound_keys, what);
+		struct quantity qmin, qmax;
+		const struct ynode *nmin = ymap_get(m, "min"), *nmax = ymap_get(m, "max");
+		x->has_min = read_bound(c, nmin, "min", &qmin);
+		x->has_max = read_bound(c, nmax, "max", &qmax);
+		if (!nmin && !nmax) {
+			cfg_error(c, m, "%s needs 'min' or 'max'", what);
+			continue;
+		}
+		if (x->has_min) {
+			x->min = qmin.value;
+			free(x->unit);
+			x->unit = xstrdup(qmin.unit);
+		}
+		if (x->has_max) {
+			x->max = qmax.value;
+			if (!x->has_min || !qmin.unit[0]) {
+				free(x->unit);
+				x->unit = xstrdup(qmax.unit);
+			} else if (qmax.unit[0] &&
+				   units_convert(qmax.value, qmax.unit, qmin.unit, &x->max) < 0) {
+				cfg_error(c, nmax, "unit '%s' of 'max' does not convert to '%s' of 'min'",
+					  qmax.unit, qmin.unit);
+				x->has_max = false;
+			}
+		}
+		if (x->has_min && x->has_max && x->min > x->max)
+			cfg_error(c, nmin, "'min' is above 'max' in %s", what);
+	}
+}
+
+static void read_boot(struct cfg *c, const struct ynode *n, struct test *t)
+{
+	char f[96];
+	struct boot_spec *b = &t->boot;
+	int e;
+	b->timeout_ms = t->timeout_ms;
+	if (!cfg_want_map(c, n, "boot"))
+		return;
+	cfg_check_keys(c, n, boot_keys, "boot");
+	if (cfg_enum(c, ymap_get(n, "trigger"), "trigger", trigger_names, &e) > 0)
+		b->trigger = (enum boot_trigger)e;
+	cfg_duration(c, ymap_get(n, "timeout"), "timeout", &b->timeout_ms);
+	cfg_regex(c, ymap_get(n, "base"), "base", &b->base_src, &b->base);
+	const struct ynode *ph = ymap_get(n, "phases");
+	if (!ph) {
+		cfg_error(c, n, "boot needs 'phases'");
+		return;
+	}
+	if (!cfg_want_seq(c, ph, "phases"))
+		return;
+	if (ph->n == 0)
+		cfg_error(c, ph, "boot needs at least one phase");
+	b->phases = xcalloc(ph->n ? ph->n : 1, sizeof(*b->phases));
+	for (size_t i = 0; i < ph->n; i++) {
+		const struct ynode *m = ph->items[i];
+		if (!cfg_want_map(c, m, "a boot phase"))
+			continue;
+		struct boot_phase *p = &b->phases[b->n_phases++];
+		p->pos = cfg_pos(c, m);
+		cfg_check_keys(c, m, phase_keys, "a boot phase");
+		const struct ynode *name = ymap_get(m, "name");
+		if (!name) {
+			cfg_error(c, m, "boot phase needs a 'name'");
+		} else if (cfg_str(c, name, "name", &p->name) > 0) {
+			if (!cfg_safe_name(p->name))
+				cfg_error(c, name,
+					  "invalid phase name, found %s (use letters, digits, '.', '_', '-')",
+					  cfg_found(name, f, sizeof(f)));
+			for (size_t j = 0; j + 1 < b->n_phases; j++)
+				if (b->phases[j].name && strcmp(b->phases[j].name, p->name) == 0)
+					cfg_error(c, name, "duplicate boot phase %s",
+						  cfg_found(name, f, sizeof(f)));
+		}
+		const struct ynode *until = ymap_get(m, "until");
+		if (!until)
+			cfg_error(c, m, "boot phase needs 'until'");
+		else
+			cfg_regex(c, until, "until", &p->until_src, &p->until);
+		cfg_duration(c, ymap_get(m, "max"), "max", &p->max_ms);
+	}
+}
+
+static void read_roles(struct cfg *c, const struct ynode *n, struct test *t)
+{
+	char f[96];
+	char err[160];
+	if (!cfg_want_map(c, n, "roles"))
+		return;
+	if (n->n == 0)
+		cfg_error(c, n, "roles must name at least one role");
+	t->roles = xcalloc(n->n ? n->n : 1, sizeof(*t->roles));
+	const struct ynode *each_at = NULL;
+	for (size_t i = 0; i < n->n; i++) {
+		const struct ynode *key = n->pairs[i].key;
+		const struct ynode *v = n->pairs[i].value;
+		struct role *r = &t->roles[t->n_roles++];
+		r->name = xstrdup(key->value);
+		r->pos = cfg_pos(c, v);
+		if (!cfg_safe_name(key->value))
+			cfg_error(c, key, "invalid role name, found %s (use letters, digits, '.', '_', '-')",
+				  cfg_found(key, f, sizeof(f)));
+		else if (strcmp(key->value, "board") == 0)
+			cfg_error(c, key, "role name 'board' is reserved for {board.field}");
+		if (cfg_str(c, v, key->value, &r->selector) <= 0)
+			continue;
+		if (strcmp(r->selector, "each") == 0) {
+			r->each = true;
+			if (each_at)
+				cfg_error(c, v, "only one role can be 'each' (first at line %d)",
+					  each_at->line);
+			each_at = v;
+		} else if (!selector_well_formed(r->selector, err, sizeof(err))) {
+			cfg_error(c, v, "invalid selector for role '%s', found %s: %s", r->name,
+				  cfg_found(v, f, sizeof(f)), err);
+		}
+	}
+}
+
+static const struct role *find_role(const struct test *t, const char *name)
+{
+	for (size_t i = 0; i < t->n_roles; i++)
+		if (strcmp(t->roles[i].name, name) == 0)
+			return &t->roles[i];
+	return NULL;
+}
+
+static void read_steps(struct cfg *c, const struct ynode *n, struct test *t)
+{
+	char f[96];
+	if (!cfg_want_seq(c, n, "steps"))
+		return;
+	if (n->n == 0)
+		cfg_error(c, n, "steps must hold at least one step");
+	t->steps = xcalloc(n->n ? n->n : 1, sizeof(*t->steps));
+	const char **role_names = xcalloc(t->n_roles + 1, sizeof(char *));
+	for (size_t i = 0; i < t->n_roles; i++)
+		role_names[i] = t->roles[i].name;
+	for (size_t i = 0; i < n->n; i++) {
+		const struct ynode *m = n->items[i];
+		if (!cfg_want_map(c, m, "a step"))
+			continue;
+		struct step *s = &t->steps[t->n_steps++];
+		s->pos = cfg_pos(c, m);
+		s->ready_timeout_ms = 30000;
+		s->timeout_ms = t->timeout_ms;
+		cfg_check_keys(c, m, step_keys, "a step");
+		const struct ynode *on = ymap_get(m, "on");
+		if (!on) {
+			cfg_error(c, m, "step needs 'on' (a role of the test)");
+		} else if (cfg_str(c, on, "on", &s->on) > 0 && !find_role(t, s->on)) {
+			const char *sug = cfg_suggest(s->on, role_names);
+			if (sug)
+				cfg_error(c, on, "unknown role %s in 'on' (did you mean '%s'?)",
+					  cfg_found(on, f, sizeof(f)), sug);
+			else
+				cfg_error(c, on, "unknown role %s in 'on' (roles are declared in 'roles:')",
+					  cfg_found(on, f, sizeof(f)));
+		}
+		const struct ynode *run = ymap_get(m, "run"), *bench = ymap_get(m, "bench");
+		if (!run && !bench)
+			cfg_error(c, m, "step needs 'run' or 'bench'");
+		else if (run && bench)
+			cfg_error(c, ymap_key(m, "bench"), "step has both 'run' and 'bench'; use one");
+		if (cfg_str(c, run, "run", &s->run) > 0)
+			check_substitutions(c, run, s->run, t);
+		read_bench(c, bench, &s->bench);
+		const struct ynode *args = ymap_get(m, "args");
+		if (args && !bench)
+			cfg_error(c, ymap_key(m, "args"), "'args' only goes with 'bench'");
+		else
+			cfg_str_list(c, args, "args", &s->args, &s->n_args, NULL);
+		cfg_bool(c, ymap_get(m, "background"), "background", &s->background);
+		const struct ynode *ready = ymap_get(m, "ready");
+		if (ready && !s->background)
+			cfg_error(c, ymap_key(m, "ready"), "'ready' needs 'background: true'");
+		cfg_regex(c, ready, "ready", &s->ready_src, &s->ready);
+		cfg_duration(c, ymap_get(m, "ready_timeout"), "ready_timeout", &s->ready_timeout_ms);
+		cfg_duration(c, ymap_get(m, "timeout"), "timeout", &s->timeout_ms);
+		read_parse(c, ymap_get(m, "parse"), &s->parse);
+	}
+	free(role_names);
+}
+
+static void read_test(struct cfg *c, const struct ynode *m, const struct scenario *sc, struct test *t)
+{
+	char f[96];
+	t->pos = cfg_pos(c, m);
+	t->repeat = sc->default_repeat;
+	t->repeat_max = 10;
+	t->timeout_ms = sc->default_timeout_ms;
+	cfg_check_keys(c, m, test_keys, "a test");
+
+	const struct ynode *name = ymap_get(m, "name");
+	if (!name)
+		cfg_error(c, m, "test needs a 'name'");
+	else if (cfg_str(c, name, "name", &t->name) > 0 && !cfg_safe_name(t->name))
+		cfg_error(c, name, "invalid test name, found %s (use letters, digits, '.', '_', '-')",
+			  cfg_found(name, f, sizeof(f)));
+	const char *tn = t->name ? t->name : "?";
+
+	cfg_duration(c, ymap_get(m, "timeout"), "timeout", &t->timeout_ms);
+	read_repeat(c, ymap_get(m, "repeat"), &t->repeat, &t->repeat_auto);
+	const struct ynode *rmax = ymap_get(m, "repeat_max");
+	cfg_int(c, rmax, "repeat_max", 1, REPEAT_MAX_LIMIT, &t->repeat_max);
+	if (rmax && !t->repeat_auto)
+		cfg_error(c, ymap_key(m, "repeat_max"), "'repeat_max' only goes with 'repeat: auto'");
+	if (t->repeat_auto)
+		t->repeat = t->repeat_max < 3 ? t->repeat_max : 3;
+
+	const struct ynode *kind_at = NULL;
+	int n_kinds = 0;
+	for (int i = 0; kind_keys[i]; i++) {
+		const struct ynode *k = ymap_key(m, kind_keys[i]);
+		if (!k)
+			continue;
+		if (n_kinds++ == 0) {
+			kind_at = k;
+			t->kind = (enum test_kind)i;
+		} else {
+			cfg_error(c, k, "test '%s' has both '%s' and '%s'; use one", tn, kind_at->value,
+				  k->value);
+		}
+	}
+	if (n_kinds == 0)
+		cfg_error(c, m, "test '%s' needs one of 'run', 'bench', 'boot' or 'steps'", tn);
+
+	cfg_str(c, ymap_get(m, "run"), "run", &t->run);
+	read_bench(c, ymap_get(m, "bench"), &t->bench);
+	const struct ynode *args = ymap_get(m, "args");
+	if (args && !ymap_get(m, "bench"))
+		cfg_error(c, ymap_key(m, "args"), "'args' only goes with 'bench'");
+	else
+		cfg_str_list(c, args, "args", &t->args, &t->n_args, NULL);
+	const struct ynode *parse = ymap_get(m, "parse");
+	if (parse && !ymap_get(m, "run"))
+		cfg_error(c, ymap_key(m, "parse"), "'parse' only goes with 'run' (and in steps)");
+	else
+		read_parse(c, parse, &t->parse);
+
+	const struct ynode *metrics = ymap_get(m, "metrics");
+	if (metrics && ymap_get(m, "boot"))
+		cfg_error(c, ymap_key(m, "metrics"), "'metrics' does not go with 'boot' (phases are its metrics)");
+	else if (metrics)
+		read_metrics(c, metrics, t);
+	const struct ynode *expect = ymap_get(m, "expect");
+	if (expect)
+		read_expect(c, expect, t);
+
+	const struct ynode *boot = ymap_get(m, "boot");
+	if (boot)
+		read_boot(c, boot, t);
+	else
+		t->boot.timeout_ms = t->timeout_ms;
+
+	const struct ynode *roles = ymap_get(m, "roles"), *steps = ymap_get(m, "steps");
+	if (roles && !steps)
+		cfg_error(c, ymap_key(m, "roles"), "'roles' only goes with 'steps'");
+	else if (steps && !roles)
+		cfg_error(c, ymap_key(m, "steps"), "test '%s' has 'steps' but no 'roles'", tn);
+	if (roles)
+		read_roles(c, roles, t);
+	if (steps && roles)
+		read_steps(c, steps, t);
+}
+
+static char *default_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	size_t len = strlen(base);
+	if (len > 5 && strcmp(base + len - 5, ".yaml") == 0)
+		len -= 5;
+	else if (len > 4 && strcmp(base + len - 4, ".yml") == 0)
+		len -= 4;
+	return xstrndup(base, len);
+}
+
+static void read_threshold(struct cfg *c, const struct ynode *n, double *out)
+{
+	char f[96];
+	if (!n)
+		return;
+	if (n->kind == YNODE_SCALAR && !ynode_is_null(n)) {
+		char *end;
+		double v = strtod(n->value, &end);
+		if (end != n->value && (*end == '\0' || strcmp(end, "%") == 0) && isfinite(v) &&
+		    v >= 0 && (isdigit((unsigned char)n->value[0]) || n->value[0] == '.')) {
+			*out = v;
+			return;
+		}
+	}
+	cfg_error(c, n, "invalid percentage for 'threshold', found %s (use 5 or 2.5%%)",
+		  cfg_found(n, f, sizeof(f)));
+}
+
+static void load_tree(struct cfg *c, const struct ynode *root, struct scenario *sc)
+{
+	char f[96];
+	char err[160];
+
+	if (!root || ynode_is_null(root)) {
+		cfg_error(c, NULL, "empty scenario (expected 'tests:')");
+		return;
+	}
+	if (!cfg_want_map(c, root, "a scenario"))
+		return;
+	cfg_check_keys(c, root, top_keys, "the scenario");
+
+	const struct ynode *n = ymap_get(root, "name");
+	if (cfg_str(c, n, "name", &sc->name) > 0 && !cfg_safe_name(sc->name))
+		cfg_error(c, n, "invalid scenario name, found %s (use letters, digits, '.', '_', '-')",
+			  cfg_found(n, f, sizeof(f)));
+	if (!sc->name) {
+		sc->name = default_name(sc->path);
+		if (!cfg_safe_name(sc->name))
+			cfg_error(c, NULL,
+				  "the file name does not make a valid scenario name; set 'name:' "
+				  "(letters, digits, '.', '_', '-')");
+	}
+
+	char *inv = NULL;
+	if (cfg_str(c, ymap_get(root, "inventory"), "inventory", &inv) > 0) {
+		sc->inventory_path = fs_resolve_path(inv, sc->dir);
+		free(inv);
+	}
+
+	n = ymap_get(root, "boards");
+	if (cfg_str_list(c, n, "boards", &sc->board_selectors, &sc->n_board_selectors,
+			 &sc->board_selector_pos) > 0) {
+		for (size_t i = 0; i < sc->n_board_selectors; i++) {
+			const struct ynode *it = n->kind == YNODE_SEQ ? n->items[i] : n;
+			if (!selector_well_formed(sc->board_selectors[i], err, sizeof(err)))
+				cfg_error(c, it, "invalid selector in 'boards', found %s: %s",
+					  cfg_found(it, f, sizeof(f)), err);
+		}
+		if (sc->n_board_selectors == 0)
+			cfg_error(c, n, "'boards' is empty (use all, a name or tag:NAME)");
+	}
+	if (!sc->board_selectors) {
+		sc->board_selectors = xcalloc(1, sizeof(char *));
+		sc->board_selectors[0] = xstrdup("all");
+		sc->n_board_selectors = 1;
+		sc->board_selector_pos = xcalloc(1, sizeof(*sc->board_selector_pos));
+		sc->board_selector_pos[0].file = sc->path;
+	}
+
+	n = ymap_get(root, "defaults");
+	if (n && !ynode_is_null(n) && cfg_want_map(c, n, "defaults")) {
+		cfg_check_keys(c, n, defaults_keys, "defaults");
+		cfg_duration(c, ymap_get(n, "timeout"), "timeout", &sc->default_timeout_ms);
+		cfg_int(c, ymap_get(n, "repeat"), "repeat", 1, REPEAT_MAX_LIMIT, &sc->default_repeat);
+	}
+
+	char *baseline = NULL;
+	if (cfg_str(c, ymap_get(root, "baseline"), "baseline", &baseline) > 0) {
+		if (strcmp(baseline, "latest") == 0)
+			sc->baseline = xstrdup(baseline);
+		else
+			sc->baseline = fs_resolve_path(baseline, sc->dir);
+		free(baseline);
+	}
+	read_threshold(c, ymap_get(root, "threshold"), &sc->threshold_pct);
+
+	n = ymap_get(root, "tests");
+	if (!n || ynode_is_null(n)) {
+		cfg_error(c, n ? n : root, "scenario has no 'tests'");
+		return;
+	}
+	if (!cfg_want_seq(c, n, "tests"))
+		return;
+	if (n->n == 0)
+		cfg_error(c, n, "'tests' is empty");
+	sc->tests = xcalloc(n->n ? n->n : 1, sizeof(*sc->tests));
+	for (size_t i = 0; i < n->n; i++) {
+		const struct ynode *m = n->items[i];
+		if (!cfg_want_map(c, m, "a test"))
+			continue;
+		struct test *t = &sc->tests[sc->n_tests++];
+		read_test(c, m, sc, t);
+		if (!t->name)
+			continue;
+		for (size_t j = 0; j + 1 < sc->n_tests; j++) {
+			if (sc->tests[j].name && strcmp(sc->tests[j].name, t->name) == 0) {
+				cfg_error(c, ymap_get(m, "name"), "duplicate test name '%s' (first at line %d)",
+					  t->name, sc->tests[j].pos.line);
+				break;
+			}
+		}
+	}
+}
+
+static int load(const char *path, const char *data, size_t len, struct scenario **out,
+		struct diag_list *diags)
+{
+	struct ynode *root = NULL;
+	struct scenario *sc = xcalloc(1, sizeof(*sc));
+	sc->path = xstrdup(path);
+	sc->dir = fs_dirname(path);
+	sc->default_timeout_ms = 5 * 60 * 1000;
+	sc->default_repeat = 1;
+	sc->threshold_pct = 5.0;
+	struct cfg c = { sc->path, diags, diags->n };
+	int rc = data ? ytree_parse(path, data, len, &root, diags)
+		      : ytree_load_file(path, &root, diags);
+	if (rc == 0)
+		load_tree(&c, root, sc);
+	ynode_free(root);
+	if (rc < 0 || cfg_failed(&c)) {
+		scenario_free(sc);
+		*out = NULL;
+		return -1;
+	}
+	*out = sc;
+	return 0;
+}
+
+int scenario_load(const char *path, struct scenario **out, struct diag_list *diags)
+{
+	return load(path, NULL, 0, out, diags);
+}
+
+int scenario_load_buffer(const char *name, const char *data, size_t len, struct scenario **out,
+			 struct diag_list *diags)
+{
+	return load(name, data ? data : "", len, out, diags);
+}
+
+static void test_release(struct test *t)
+{
+	free(t->name);
+	free(t->run);
+	free(t->bench);
+	cfg_strv_free(t->args, t->n_args);
+	free(t->parse);
+	for (size_t i = 0; i < t->n_metrics; i++) {
+		free(t->metrics[i].name);
+		free(t->metrics[i].regex_src);
+		orch_regex_free(&t->metrics[i].regex);
+		free(t->metrics[i].unit);
+	}
+	free(t->metrics);
+	for (size_t i = 0; i < t->n_expects; i++) {
+		free(t->expects[i].metric);
+		free(t->expects[i].unit);
+	}
+	free(t->expects);
+	free(t->boot.base_src);
+	orch_regex_free(&t->boot.base);
+	for (size_t i = 0; i < t->boot.n_phases; i++) {
+		free(t->boot.phases[i].name);
+		free(t->boot.phases[i].until_src);
+		orch_regex_free(&t->boot.phases[i].until);
+	}
+	free(t->boot.phases);
+	for (size_t i = 0; i < t->n_roles; i++) {
+		free(t->roles[i].name);
+		free(t->roles[i].selector);
+	}
+	free(t->roles);
+	for (size_t i = 0; i < t->n_steps; i++) {
+		struct step *s = &t->steps[i];
+		free(s->on);
+		free(s->run);
+		free(s->bench);
+		cfg_strv_free(s->args, s->n_args);
+		free(s->ready_src);
+		orch_regex_free(&s->ready);
+		free(s->parse);
+	}
+	free(t->steps);
+}
+
+void scenario_free(struct scenario *sc)
+{
+	if (!sc)
+		return;
+	for (size_t i = 0; i < sc->n_tests; i++)
+		test_release(&sc->tests[i]);
+	free(sc->tests);
+	free(sc->path);
+	free(sc->dir);
+	free(sc->name);
+	free(sc->inventory_path);
+	cfg_strv_free(sc->board_selectors, sc->n_board_selectors);
+	free(sc->board_selector_pos);
+	free(sc->baseline);
+	free(sc);
+}

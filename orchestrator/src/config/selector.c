@@ -1,0 +1,116 @@
+#include "config/selector.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+static bool name_chars_ok(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '.' || *s == '_' || *s == '-'))
+			return false;
+	return true;
+}
+
+bool selector_well_formed(const char *sel, char *err, size_t errlen)
+{
+	if (!sel || !*sel) {
+		snprintf(err, errlen, "empty selector");
+		return false;
+	}
+	const char *s = sel[0] == '!' ? sel + 1 : sel;
+	if (strcmp(s, "all") == 0) {
+		if (s != sel) {
+			snprintf(err, errlen, "'!all' excludes every board");
+			return false;
+		}
+		return true;
+	}
+	if (strncmp(s, "tag:", 4) == 0) {
+		if (!name_chars_ok(s + 4)) {
+			snprintf(err, errlen, "expected tag:NAME with letters, digits, '.', '_', '-'");
+			return false;
+		}
+		return true;
+	}
+	if (!name_chars_ok(s)) {
+		snprintf(err, errlen, "expected a board name, tag:NAME or all, with '!' to exclude");
+		return false;
+	}
+	return true;
+}
+
+static bool board_has_tag(const struct board *b, const char *tag)
+{
+	for (size_t i = 0; i < b->n_tags; i++)
+		if (strcmp(b->tags[i], tag) == 0)
+			return true;
+	return false;
+}
+
+/* Whether the positive part of sel (no '!') selects board b. */
+static bool matches(const char *s, const struct board *b)
+{
+	if (strcmp(s, "all") == 0)
+		return true;
+	if (strncmp(s, "tag:", 4) == 0)
+		return board_has_tag(b, s + 4);
+	return strcmp(s, b->name) == 0;
+}
+
+bool selector_valid(const struct inventory *inv, const char *sel, char *err, size_t errlen)
+{
+	if (!selector_well_formed(sel, err, errlen))
+		return false;
+	const char *s = sel[0] == '!' ? sel + 1 : sel;
+	if (strcmp(s, "all") == 0)
+		return true;
+	for (size_t i = 0; i < inv->n_boards; i++)
+		if (matches(s, &inv->boards[i]))
+			return true;
+	if (strncmp(s, "tag:", 4) == 0)
+		snprintf(err, errlen, "no board has tag '%s'", s + 4);
+	else
+		snprintf(err, errlen, "no board named '%s' in the inventory", s);
+	return false;
+}
+
+/* Union of the positive selectors (every board when there is none) minus the exclusions. */
+static bool selects(const char *const *sels, size_t n, const struct board *b)
+{
+	bool any_positive = false, in = false;
+	for (size_t j = 0; j < n; j++) {
+		if (sels[j][0] == '!')
+			continue;
+		any_positive = true;
+		if (matches(sels[j], b))
+			in = true;
+	}
+	if (!any_positive)
+		in = true;
+	for (size_t j = 0; j < n && in; j++)
+		if (sels[j][0] == '!' && matches(sels[j] + 1, b))
+			in = false;
+	return in;
+}
+
+int selector_resolve(const struct inventory *inv,
+		     const char *const *sels, size_t n_sels,
+		     const char *const *limits, size_t n_limits,
+		     bool *selected, char *err, size_t errlen)
+{
+	for (size_t j = 0; j < n_sels; j++)
+		if (!selector_valid(inv, sels[j], err, errlen))
+			return -1;
+	for (size_t j = 0; limits && j < n_limits; j++)
+		if (!selector_valid(inv, limits[j], err, errlen))
+			return -1;
+	for (size_t i = 0; i < inv->n_boards; i++) {
+		const struct board *b = &inv->boards[i];
+		selected[i] = selects(sels, n_sels, b) &&
+			      (!limits || n_limits == 0 || selects(limits, n_limits, b));
+	}
+	return 0;
+}

@@ -1,0 +1,53 @@
+#ifndef ORCH_CONFIG_YAML_TREE_H
+#define ORCH_CONFIG_YAML_TREE_H
+/*
+ * A YAML document as a small tree of scalars, sequences and mappings, each
+ * node with the 1-based line:col where it was written, so every later
+ * message can point at the user's text. Built from libyaml's event API.
+ * Duplicate keys, non-scalar keys, aliases and multiple documents are
+ * rejected; anchors and tags are ignored. Private to config/.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/diag.h"
+
+enum ynode_kind { YNODE_SCALAR, YNODE_SEQ, YNODE_MAP };
+
+struct ynode;
+
+struct ypair {
+	struct ynode *key;     /* always a scalar */
+	struct ynode *value;
+};
+
+struct ynode {
+	enum ynode_kind kind;
+	int line;
+	int col;
+	char *value;           /* YNODE_SCALAR: the text, never NULL */
+	bool plain;            /* YNODE_SCALAR: written unquoted (so may be null) */
+	struct ynode **items;  /* YNODE_SEQ */
+	struct ypair *pairs;   /* YNODE_MAP, in file order */
+	size_t n;              /* number of items or pairs */
+};
+
+/*
+ * Parses data (len bytes; name is used in messages). Returns 0 and *root
+ * (NULL for an empty document; free with ynode_free), or -1 with every
+ * problem found added to diags.
+ */
+int ytree_parse(const char *name, const char *data, size_t len, struct ynode **root,
+		struct diag_list *diags);
+/* Reads and parses a file; as ytree_parse, plus "cannot read" errors. */
+int ytree_load_file(const char *path, struct ynode **root, struct diag_list *diags);
+void ynode_free(struct ynode *n);
+
+/* The value for key in a mapping, or NULL (also when n is not a mapping). */
+const struct ynode *ymap_get(const struct ynode *map, const char *key);
+/* The key node for key, or NULL. */
+const struct ynode *ymap_key(const struct ynode *map, const char *key);
+/* Whether a scalar is YAML's null: an unquoted "", "~", "null". */
+bool ynode_is_null(const struct ynode *n);
+
+#endif
