@@ -1,0 +1,268 @@
+/* orch boards: list the inventory's boards; --check probes each one. */
+#include "cmd.h"
+#include "cmd_common.h"
+#include "config/selector.h"
+#include "execute/execute.h"
+#include "transport/serial_port.h"
+#include "util/strbuf.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+	"usage: orch boards [-i INVENTORY] [-l SELECTOR]... [--check] [--format json]\n"
+	"\n"
+	"Lists the boards of the inventory: name, arch, tags, how orch reaches them.\n"
+	"  -i, --inventory FILE   boards file (default: $ORCH_INVENTORY)\n"
+	"  -l, --limit SELECTOR   only these boards (NAME, tag:TAG, !NAME ...)\n"
+	"      --check            connect to each board's ssh (and run 'true') and open its\n"
+	"                         serial console; prints ok or why not\n"
+	"      --format json      machine-readable, on stdout\n"
+	"Exit: 0, or with --check 3 when a board could not be reached; 2 bad input.\n";
+
+struct board_check {
+	const struct board *board;
+	char ssh[512];                 /* "ok", "-" (none), or the error */
+	char serial[512];
+	bool ok;
+};
+
+static void check_ssh(struct board_check *bc)
+{
+	const struct board *b = bc->board;
+	if (b->transport != TRANSPORT_KIND_SSH && b->transport != TRANSPORT_KIND_LOCAL) {
+		snprintf(bc->ssh, sizeof(bc->ssh), "-");
+		return;
+	}
+	char err[512];
+	struct transport *t = board_connect(b, err, sizeof(err));
+	if (!t) {
+		snprintf(bc->ssh, sizeof(bc->ssh), "%s", err);
+		bc->ok = false;
+		return;
+	}
+	char *out = NULL;
+	int code = -1;
+	if (transport_capture(t, "true", 15000, 64, &out, &code, err, sizeof(err)) < 0) {
+		snprintf(bc->ssh, sizeof(bc->ssh), "%s", err);
+		bc->ok = false;
+	} else if (code != 0) {
+		snprintf(bc->ssh, sizeof(bc->ssh), "connected, but 'true' exited %d", code);
+		bc->ok = false;
+	} else {
+		snprintf(bc->ssh, sizeof(bc->ssh), "ok");
+	}
+	free(out);
+	transport_free(t);
+}
+
+static void check_serial(struct board_check *bc)
+{
+	if (!bc->board->serial.present) {
+		snprintf(bc->serial, sizeof(bc->serial), "-");
+		return;
+	}
+	struct serial_target t;
+	board_serial_target(bc->board, &t);
+	char err[512];
+	if (serial_port_probe(&t, err, sizeof(err)) < 0) {
+		snprintf(bc->serial, sizeof(bc->serial), "%s", err);
+		bc->ok = false;
+	} else {
+		snprintf(bc->serial, sizeof(bc->serial), "ok");
+	}
+}
+
+static void *check_board(void *arg)
+{
+	struct board_check *bc = arg;
+	bc->ok = true;
+	check_ssh(bc);
+	check_serial(bc);
+	return NULL;
+}
+
+static char *describe_ssh(const struct board *b)
+{
+	if (b->local)
+		return xstrdup("local");
+	if (!b->ssh.present)
+		return xstrdup("-");
+	struct strbuf sb = STRBUF_INIT;
+	if (b->ssh.user)
+		strbuf_printf(&sb, "%s@", b->ssh.user);
+	strbuf_puts(&sb, b->ssh.host ? b->ssh.host : b->name);
+	if (b->ssh.port)
+		strbuf_printf(&sb, ":%d", b->ssh.port);
+	return strbuf_detach(&sb);
+}
+
+static char *describe_serial(const struct board *b)
+{
+	if (!b->serial.present)
+		return xstrdup("-");
+	const struct board_serial *s = &b->serial;
+	if (s->url)
+		return xstrdup(s->url);
+	if (s->usb)
+		return xasprintf("usb:%s %d", s->usb, s->baud);
+	return xasprintf("%s %d", s->port ? s->port : "?", s->baud);
+}
+
+static char *join_tags(const struct board *b)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < b->n_tags; i++)
+		strbuf_printf(&sb, "%s%s", i ? "," : "", b->tags[i]);
+	if (!b->n_tags)
+		strbuf_puts(&sb, "-");
+	return strbuf_detach(&sb);
+}
+
+static json_t *board_json(const struct board *b, const struct board_check *chk)
+{
+	json_t *j = json_object();
+	char *ssh = describe_ssh(b), *serial = describe_serial(b);
+	json_object_set_new(j, "name", json_string(b->name));
+	json_object_set_new(j, "arch", b->arch ? json_string(b->arch) : json_null());
+	json_t *tags = json_array();
+	for (size_t i = 0; i < b->n_tags; i++)
+		json_array_append_new(tags, json_string(b->tags[i]));
+	json_object_set_new(j, "tags", tags);
+	json_object_set_new(j, "ssh", json_string(ssh));
+	json_object_set_new(j, "serial", json_string(serial));
+	json_object_set_new(j, "power", json_boolean(b->power.cycle || b->power.on));
+	if (chk) {
+		json_object_set_new(j, "ssh_check", json_string(chk->ssh));
+		json_object_set_new(j, "serial_check", json_string(chk->serial));
+		json_object_set_new(j, "ok", json_boolean(chk->ok));
+	}
+	free(ssh);
+	free(serial);
+	return j;
+}
+
+static void print_table(const struct inventory *inv, const bool *selected,
+			const struct board_check *checks, bool tty)
+{
+	const char *fmt = tty ? "%-14s %-8s %-20s %-28s %-24s %s\n" : "%s\t%s\t%s\t%s\t%s\t%s\n";
+	if (tty)
+		printf(fmt, "BOARD", "ARCH", "TAGS", "SSH", "SERIAL", checks ? "CHECK" : "POWER");
+	for (size_t i = 0; i < inv->n_boards; i++) {
+		if (!selected[i])
+			continue;
+		const struct board *b = &inv->boards[i];
+		char *tags = join_tags(b), *ssh = describe_ssh(b), *serial = describe_serial(b);
+		char *extra;
+		if (checks)
+			extra = xasprintf("ssh: %s; serial: %s", checks[i].ssh, checks[i].serial);
+		else
+			extra = xstrdup(b->power.cycle || b->power.on ? "yes" : "-");
+		printf(fmt, b->name, b->arch ? b->arch : "?", tags, ssh, serial, extra);
+		free(tags);
+		free(ssh);
+		free(serial);
+		free(extra);
+	}
+}
+
+int cmd_boards(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "inventory", required_argument, NULL, 'i' },
+		{ "limit", required_argument, NULL, 'l' },
+		{ "check", no_argument, NULL, 'c' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *inventory = NULL;
+	const char *limits[64];
+	size_t n_limits = 0;
+	bool check = false, json = false;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":i:l:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i': inventory = optarg; break;
+		case 'l':
+			if (n_limits < 64)
+				limits[n_limits++] = optarg;
+			break;
+		case 'c': check = true; break;
+		case 'f':
+			if (strcmp(optarg, "json") && strcmp(optarg, "text")) {
+				fprintf(stderr, "orch boards: --format takes json or text, found '%s'\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			json = !strcmp(optarg, "json");
+			break;
+		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		default:
+			fprintf(stderr, "orch boards: %s '%s'\nsee 'orch boards --help'\n",
+				c == ':' ? "option needs a value:" : "unknown option", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "orch boards: unexpected argument '%s'\n", argv[optind]);
+		return EXIT_USAGE;
+	}
+	struct inventory *inv;
+	int ret = cmd_load_inventory(inventory, &inv);
+	if (ret != EXIT_OK)
+		return ret;
+	bool *selected = xcalloc(inv->n_boards + 1, sizeof(bool));
+	const char *all = "all";
+	char err[512];
+	if (selector_resolve(inv, &all, 1, limits, n_limits, selected, err, sizeof(err)) < 0) {
+		fprintf(stderr, "orch boards: %s\n", err);
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	struct board_check *checks = NULL;
+	if (check) {
+		checks = xcalloc(inv->n_boards + 1, sizeof(*checks));
+		pthread_t *threads = xcalloc(inv->n_boards + 1, sizeof(*threads));
+		bool *started = xcalloc(inv->n_boards + 1, sizeof(bool));
+		for (size_t i = 0; i < inv->n_boards; i++) {
+			checks[i].board = &inv->boards[i];
+			if (selected[i])
+				started[i] = pthread_create(&threads[i], NULL, check_board, &checks[i]) == 0;
+			if (selected[i] && !started[i])
+				check_board(&checks[i]);
+		}
+		for (size_t i = 0; i < inv->n_boards; i++) {
+			if (started[i])
+				pthread_join(threads[i], NULL);
+			if (selected[i] && !checks[i].ok)
+				ret = EXIT_INFRA;
+		}
+		free(threads);
+		free(started);
+	}
+	if (json) {
+		json_t *arr = json_array();
+		for (size_t i = 0; i < inv->n_boards; i++)
+			if (selected[i])
+				json_array_append_new(arr, board_json(&inv->boards[i],
+								      checks ? &checks[i] : NULL));
+		json_dumpf(arr, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+		json_decref(arr);
+	} else {
+		print_table(inv, selected, checks, isatty(STDOUT_FILENO));
+	}
+	free(checks);
+out:
+	free(selected);
+	inventory_free(inv);
+	return ret;
+}

@@ -1,0 +1,60 @@
+#include "cmd_common.h"
+#include "cmd.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int print_diags(struct diag_list *diags)
+{
+	diag_print(diags, stderr);
+	if (diags->n > 1)
+		fprintf(stderr, "orch: %zu errors; nothing was run\n", diags->n);
+	diag_list_release(diags);
+	return EXIT_USAGE;
+}
+
+int cmd_load_inventory(const char *inventory_path, struct inventory **inv)
+{
+	*inv = NULL;
+	if (!inventory_path)
+		inventory_path = getenv("ORCH_INVENTORY");
+	if (!inventory_path) {
+		fprintf(stderr, "orch: no inventory: give -i INVENTORY.yaml (or set ORCH_INVENTORY)\n");
+		return EXIT_USAGE;
+	}
+	struct diag_list diags = DIAG_LIST_INIT;
+	if (inventory_load(inventory_path, inv, &diags) < 0)
+		return print_diags(&diags);
+	diag_list_release(&diags);
+	return EXIT_OK;
+}
+
+int cmd_load_scenario(const char *scenario_path, const char *inventory_path,
+		      struct scenario **sc, struct inventory **inv)
+{
+	struct diag_list diags = DIAG_LIST_INIT;
+	*sc = NULL;
+	*inv = NULL;
+	if (scenario_load(scenario_path, sc, &diags) < 0)
+		return print_diags(&diags);
+	if (!inventory_path)
+		inventory_path = (*sc)->inventory_path;
+	if (!inventory_path) {
+		fprintf(stderr, "%s: error: no inventory: add 'inventory: FILE' to the scenario "
+			"or give -i INVENTORY.yaml\n", scenario_path);
+		goto fail;
+	}
+	if (inventory_load(inventory_path, inv, &diags) < 0 ||
+	    scenario_check_against(*sc, *inv, &diags) < 0) {
+		print_diags(&diags);
+		goto fail;
+	}
+	diag_list_release(&diags);
+	return EXIT_OK;
+fail:
+	scenario_free(*sc);
+	inventory_free(*inv);
+	*sc = NULL;
+	*inv = NULL;
+	return EXIT_USAGE;
+}

@@ -1,0 +1,397 @@
+/* orch run: the main job. Load, plan, schedule, store, report, exit code. */
+#include "cmd.h"
+#include "cmd_common.h"
+#include "compare/compare.h"
+#include "config/config.h"
+#include "plan/plan.h"
+#include "report/report.h"
+#include "result/result_json.h"
+#include "schedule/schedule.h"
+#include "store/store.h"
+#include "ui/progress.h"
+#include "util/deadline.h"
+#include "util/fsutil.h"
+#include "util/interrupt.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+#include "version.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+	"usage: orch run SCENARIO.yaml [options]\n"
+	"\n"
+	"Runs every test of the scenario on every selected board and stores a run\n"
+	"folder RUNS_DIR/SCENARIO/YYYYMMDD-HHMMSS (and a 'latest' link beside it).\n"
+	"\n"
+	"  -i, --inventory FILE   boards file (default: the scenario's inventory:)\n"
+	"  -l, --limit SELECTOR   only these boards: NAME, tag:TAG, all, !NAME, !tag:TAG;\n"
+	"                         repeatable; narrows the scenario's boards:\n"
+	"  -j, --jobs N           boards at once (default: all selected, at most 64)\n"
+	"  -o, --runs-dir DIR     where run folders go (default: ./runs)\n"
+	"      --repeat N         run every test N times (overrides the scenario)\n"
+	"      --baseline RUN     mark regressions against this run folder (or 'latest')\n"
+	"      --threshold PCT    regression threshold in percent (default: scenario, 5)\n"
+	"      --shard K/N        run only shard K of N of the selected boards\n"
+	"      --bench-dir DIR    remote-bench binaries, DIR/ARCH/remote-bench-NAME\n"
+	"                         (default: $ORCH_BENCH_DIR, else next to the orch binary)\n"
+	"      --dry-run          print the plan; contact nothing\n"
+	"      --format json      print results.json to stdout at the end\n"
+	"  -q, --quiet            no progress lines, only the summary\n"
+	"  -h, --help             this text\n"
+	"\n"
+	"Exit: 0 all passed, 1 a test failed or regressed, 2 invalid input (nothing ran),\n"
+	"3 infrastructure error and no test failed, 130 interrupted (partial results kept).\n";
+
+struct run_options {
+	const char *scenario;
+	const char *inventory;
+	const char **limits;
+	size_t n_limits;
+	int jobs;
+	const char *runs_dir;
+	int repeat;
+	const char *baseline;
+	double threshold;
+	bool has_threshold;
+	int shard_k, shard_n;
+	const char *bench_dir;
+	bool dry_run;
+	bool json;
+	bool quiet;
+};
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "orch run: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\nsee 'orch run --help'\n");
+	va_end(ap);
+	return EXIT_USAGE;
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_options(int argc, char **argv, struct run_options *o)
+{
+	enum { OPT_REPEAT = 256, OPT_BASELINE, OPT_THRESHOLD, OPT_SHARD, OPT_BENCH_DIR,
+	       OPT_DRY_RUN, OPT_FORMAT };
+	static const struct option longopts[] = {
+		{ "inventory", required_argument, NULL, 'i' },
+		{ "limit", required_argument, NULL, 'l' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "runs-dir", required_argument, NULL, 'o' },
+		{ "repeat", required_argument, NULL, OPT_REPEAT },
+		{ "baseline", required_argument, NULL, OPT_BASELINE },
+		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+		{ "shard", required_argument, NULL, OPT_SHARD },
+		{ "bench-dir", required_argument, NULL, OPT_BENCH_DIR },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	o->runs_dir = "runs";
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":i:l:j:o:qh", longopts, NULL)) != -1) {
+		char *end;
+		switch (c) {
+		case 'i': o->inventory = optarg; break;
+		case 'l':
+			o->limits = xrealloc(o->limits, (o->n_limits + 1) * sizeof(*o->limits));
+			o->limits[o->n_limits++] = optarg;
+			break;
+		case 'j':
+			if (parse_int(optarg, 1, SCHEDULE_MAX_JOBS, &o->jobs) < 0)
+				return usage_error("-j takes a number from 1 to 64, found '%s'", optarg);
+			break;
+		case 'o': o->runs_dir = optarg; break;
+		case OPT_REPEAT:
+			if (parse_int(optarg, 1, 1000, &o->repeat) < 0)
+				return usage_error("--repeat takes a number from 1 to 1000, found '%s'",
+						   optarg);
+			break;
+		case OPT_BASELINE: o->baseline = optarg; break;
+		case OPT_THRESHOLD:
+			o->threshold = strtod(optarg, &end);
+			if (end == optarg || *end || o->threshold < 0)
+				return usage_error("--threshold takes a percentage, found '%s'", optarg);
+			o->has_threshold = true;
+			break;
+		case OPT_SHARD:
+			if (plan_parse_shard(optarg, &o->shard_k, &o->shard_n) < 0)
+				return usage_error("--shard takes K/N with 1 <= K <= N, found '%s'",
+						   optarg);
+			break;
+		case OPT_BENCH_DIR: o->bench_dir = optarg; break;
+		case OPT_DRY_RUN: o->dry_run = true; break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "json") && strcmp(optarg, "text"))
+				return usage_error("--format takes json or text, found '%s'", optarg);
+			o->json = !strcmp(optarg, "json");
+			break;
+		case 'q': o->quiet = true; break;
+		case 'h': fputs(usage_text, stdout); return -1;
+		case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
+		default: return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return usage_error("%s", optind >= argc ? "which scenario? give SCENARIO.yaml"
+							: "give exactly one SCENARIO.yaml");
+	o->scenario = argv[optind];
+	return 0;
+}
+
+/* Default remote-bench folder: $ORCH_BENCH_DIR, else remote-bench/bin
+ * beside the orch binary (where the build puts them). */
+static char *default_bench_dir(void)
+{
+	const char *env = getenv("ORCH_BENCH_DIR");
+	if (env && *env)
+		return xstrdup(env);
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return xstrdup("remote-bench/bin");
+	exe[n] = '\0';
+	char *dir = fs_dirname(exe);
+	char *bench = fs_path_join(dir, "remote-bench/bin");
+	free(dir);
+	return bench;
+}
+
+static void warn_insecure(const struct plan *p)
+{
+	for (size_t i = 0; i < p->n_boards; i++) {
+		const struct board *b = p->boards[i].board;
+		if (b->transport == TRANSPORT_KIND_SSH && b->ssh.host_key == HOST_KEY_OFF)
+			log_warn("%s: host key checking is off (host_key: off); anyone on the path "
+				 "can impersonate this board", b->name);
+	}
+}
+
+struct progress_hooks {
+	struct progress *progress;
+};
+
+static void on_started(void *ctx, const struct plan_item *item)
+{
+	struct progress_hooks *h = ctx;
+	if (h->progress)
+		progress_started(h->progress, item->board->name, item->test->name);
+}
+
+static void on_finished(void *ctx, const struct plan_item *item, const struct test_result *tr)
+{
+	struct progress_hooks *h = ctx;
+	(void)item;
+	if (h->progress)
+		progress_finished(h->progress, tr);
+}
+
+static json_t *make_run_json(const struct run_options *o, const struct scenario *sc,
+			     const struct inventory *inv, const struct run_result *run)
+{
+	json_t *j = json_object();
+	char ts[40];
+	json_object_set_new(j, "orch_version", json_string(ORCH_VERSION));
+	json_object_set_new(j, "host", json_string(run->host));
+	json_object_set_new(j, "run_id", json_string(run->run_id));
+	clock_format_iso8601(run->start_wall_us, ts, sizeof(ts));
+	json_object_set_new(j, "start", json_string(ts));
+	if (run->end_wall_us) {
+		clock_format_iso8601(run->end_wall_us, ts, sizeof(ts));
+		json_object_set_new(j, "end", json_string(ts));
+		json_object_set_new(j, "exit_code", json_integer(run->exit_code));
+		json_object_set_new(j, "interrupted", json_boolean(run->interrupted));
+	}
+	json_t *opts = json_object();
+	json_object_set_new(opts, "scenario_file", json_string(o->scenario));
+	json_t *limits = json_array();
+	for (size_t i = 0; i < o->n_limits; i++)
+		json_array_append_new(limits, json_string(o->limits[i]));
+	json_object_set_new(opts, "limits", limits);
+	json_object_set_new(opts, "jobs", json_integer(o->jobs));
+	if (o->repeat)
+		json_object_set_new(opts, "repeat", json_integer(o->repeat));
+	if (o->shard_n)
+		json_object_set_new(opts, "shard", json_sprintf("%d/%d", o->shard_k, o->shard_n));
+	if (run->baseline)
+		json_object_set_new(opts, "baseline", json_string(run->baseline));
+	json_object_set_new(j, "options", opts);
+	json_object_set_new(j, "config", config_to_json(sc, inv, NULL));
+	return j;
+}
+
+static void apply_repeat_override(struct scenario *sc, int repeat)
+{
+	for (size_t i = 0; repeat && i < sc->n_tests; i++) {
+		sc->tests[i].repeat = repeat;
+		sc->tests[i].repeat_auto = false;
+	}
+}
+
+static int load_baseline(const struct run_options *o, const struct scenario *sc,
+			 const char *current_run, struct run_result *baseline, char **path)
+{
+	const char *spec = o->baseline ? o->baseline : sc->baseline;
+	*path = NULL;
+	if (!spec)
+		return 0;
+	*path = compare_resolve_baseline(o->runs_dir, sc->name, spec);
+	char err[512];
+	if (!*path || (current_run && !strcmp(*path, current_run))) {
+		log_warn("no baseline run found for '%s'; comparing against nothing", spec);
+		free(*path);
+		*path = NULL;
+		return 0;
+	}
+	if (run_result_load(*path, baseline, err, sizeof(err)) < 0) {
+		log_error("baseline: %s", err);
+		free(*path);
+		*path = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_options o = { 0 };
+	struct scenario *sc = NULL;
+	struct inventory *inv = NULL;
+	struct plan *plan = NULL;
+	struct store *st = NULL;
+	struct run_result run = { 0 }, baseline = { 0 };
+	struct progress_hooks hooks = { NULL };
+	char *bench_dir = NULL, *inv_dir = NULL, *baseline_path = NULL;
+	char err[1024];
+	int ret = parse_options(argc, argv, &o);
+	if (ret != 0) {
+		ret = ret < 0 ? EXIT_OK : EXIT_USAGE;   /* -1: --help was printed */
+		goto out;
+	}
+	ret = cmd_load_scenario(o.scenario, o.inventory, &sc, &inv);
+	if (ret != EXIT_OK)
+		goto out;
+	apply_repeat_override(sc, o.repeat);
+	struct plan_options popts = { o.limits, o.n_limits, o.shard_k, o.shard_n };
+	if (plan_build(sc, inv, &popts, &plan, err, sizeof(err)) < 0) {
+		fprintf(stderr, "orch run: %s\n", err);
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (o.dry_run) {
+		plan_print(plan, stdout);
+		ret = EXIT_OK;
+		goto out;
+	}
+	warn_insecure(plan);
+	interrupt_install();
+
+	char host[256] = "unknown";
+	gethostname(host, sizeof(host) - 1);
+	run.scenario = xstrdup(sc->name);
+	run.orch_version = xstrdup(ORCH_VERSION);
+	run.host = xstrdup(host);
+	run.start_wall_us = clock_wall_us();
+	st = store_create(o.runs_dir, sc->name, &run, err, sizeof(err));
+	if (!st) {
+		log_error("%s", err);
+		ret = EXIT_INFRA;
+		goto out;
+	}
+	if (load_baseline(&o, sc, store_path(st), &baseline, &baseline_path) < 0) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	run.baseline = xstrdup(baseline_path);
+	if (store_save_run_json(st, make_run_json(&o, sc, inv, &run), err, sizeof(err)) < 0)
+		log_warn("%s", err);
+	if (!o.quiet) {
+		log_info("run %s: %zu board%s, %zu test run%s -> %s", sc->name, plan->n_boards,
+			 plan->n_boards == 1 ? "" : "s", plan->n_items, plan->n_items == 1 ? "" : "s",
+			 store_path(st));
+		hooks.progress = progress_new(stderr, isatty(STDERR_FILENO), log_use_color(),
+					      plan->n_items);
+	}
+
+	bench_dir = o.bench_dir ? xstrdup(o.bench_dir) : default_bench_dir();
+	inv_dir = fs_dirname(inv->path);
+	struct schedule_options sopts = {
+		.jobs = o.jobs,
+		.bench_dir = bench_dir,
+		.inventory_dir = inv_dir,
+		.inventory = inv,
+		.hooks = { on_started, on_finished, &hooks },
+	};
+	int sched_ret = schedule_run(plan, st, &run, &sopts, err, sizeof(err));
+	progress_free(hooks.progress);
+	hooks.progress = NULL;
+	if (sched_ret < 0)
+		log_error("storing results: %s", err);
+
+	if (baseline_path)
+		compare_apply_baseline(&run, &baseline,
+				       o.has_threshold ? o.threshold : sc->threshold_pct);
+	run.interrupted = interrupt_requested();
+	run.end_wall_us = clock_wall_us();
+	run.exit_code = run_result_exit_code(&run);
+	if (sched_ret < 0 && run.exit_code == EXIT_OK)
+		run.exit_code = EXIT_INFRA;
+	ret = run.exit_code;
+
+	if (store_finish(st, &run, err, sizeof(err)) < 0 ||
+	    report_write_all(&run, store_path(st), err, sizeof(err)) < 0 ||
+	    store_save_run_json(st, make_run_json(&o, sc, inv, &run), err, sizeof(err)) < 0) {
+		log_error("%s", err);
+		if (ret == EXIT_OK)
+			ret = EXIT_INFRA;
+	}
+	char *summary = report_summary(&run, log_use_color());
+	fputs(summary, stderr);
+	free(summary);
+	fprintf(stderr, "run folder: %s\n", store_path(st));
+	if (run.interrupted)
+		fprintf(stderr, "orch: interrupted; partial results were written\n");
+	if (o.json) {
+		json_t *j = run_result_to_json(&run);
+		json_dumpf(j, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+		json_decref(j);
+	}
+out:
+	store_close(st);
+	run_result_release(&run);
+	run_result_release(&baseline);
+	plan_free(plan);
+	scenario_free(sc);
+	inventory_free(inv);
+	free(o.limits);
+	free(bench_dir);
+	free(inv_dir);
+	free(baseline_path);
+	return ret;
+}

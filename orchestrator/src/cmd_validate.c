@@ -1,0 +1,80 @@
+/* orch validate: load and check a scenario and its inventory, contact nothing. */
+#include "cmd.h"
+#include "cmd_common.h"
+#include "plan/plan.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char usage_text[] =
+	"usage: orch validate SCENARIO.yaml [-i INVENTORY] [-l SELECTOR]...\n"
+	"\n"
+	"Checks the scenario and its inventory as 'orch run' would: unknown keys,\n"
+	"wrong types, bad durations, sizes and regexes, unknown boards in selectors.\n"
+	"Every problem is reported as FILE:LINE:COL. Nothing is contacted.\n"
+	"  -i, --inventory FILE   boards file (default: the scenario's inventory:)\n"
+	"  -l, --limit SELECTOR   check the selection these limits give, too\n"
+	"      --plan             also print the plan (as 'orch run --dry-run')\n"
+	"Exit: 0 valid, 2 invalid.\n";
+
+int cmd_validate(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "inventory", required_argument, NULL, 'i' },
+		{ "limit", required_argument, NULL, 'l' },
+		{ "plan", no_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *inventory = NULL;
+	const char *limits[64];
+	size_t n_limits = 0;
+	int show_plan = 0;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":i:l:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i': inventory = optarg; break;
+		case 'l':
+			if (n_limits < 64)
+				limits[n_limits++] = optarg;
+			break;
+		case 'p': show_plan = 1; break;
+		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		default:
+			fprintf(stderr, "orch validate: %s '%s'\nsee 'orch validate --help'\n",
+				c == ':' ? "option needs a value:" : "unknown option", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "orch validate: give exactly one SCENARIO.yaml\n"
+				"see 'orch validate --help'\n");
+		return EXIT_USAGE;
+	}
+	struct scenario *sc;
+	struct inventory *inv;
+	int ret = cmd_load_scenario(argv[optind], inventory, &sc, &inv);
+	if (ret != EXIT_OK)
+		return ret;
+	struct plan *plan = NULL;
+	struct plan_options popts = { limits, n_limits, 0, 0 };
+	char err[512];
+	if (plan_build(sc, inv, &popts, &plan, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s: error: %s\n", argv[optind], err);
+		ret = EXIT_USAGE;
+	} else {
+		fprintf(stderr, "%s: ok: %zu test%s, %zu board%s selected of %zu, %zu test run%s\n",
+			argv[optind], sc->n_tests, sc->n_tests == 1 ? "" : "s", plan->n_boards,
+			plan->n_boards == 1 ? "" : "s", inv->n_boards, plan->n_items,
+			plan->n_items == 1 ? "" : "s");
+		if (show_plan)
+			plan_print(plan, stdout);
+	}
+	plan_free(plan);
+	scenario_free(sc);
+	inventory_free(inv);
+	return ret;
+}

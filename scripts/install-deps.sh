@@ -1,0 +1,45 @@
+#!/bin/sh
+# Installs what orch needs on Debian 12, as root (or through sudo):
+#   install-deps.sh [build] [lab] [qemu] [netns] [cross] [report] [bench] | all
+# build: compiler, CMake and the libraries orch links; lab: the servers its
+# tests start (OpenSSH, dropbear, socat, ser2net, iperf3); qemu: a kernel
+# booting under qemu-system for serial boot timing; netns: wireguard-go for the
+# multi-host lab; cross: musl cross toolchains and qemu-user for remote-bench;
+# report: headless Chromium and xmllint for the report checks; bench: the
+# reference tools the benchmarks are compared against (mbw, grabserial).
+set -eu
+
+[ $# -gt 0 ] || set -- build lab
+[ "$*" = all ] && set -- build lab qemu netns cross report bench
+
+pkgs=""
+arches=""
+for group in "$@"; do
+	case $group in
+	build) pkgs="$pkgs build-essential cmake pkg-config git ca-certificates
+		libyaml-dev libssh-dev libserialport-dev libjansson-dev libcmocka-dev
+		valgrind clang" ;;
+	lab) pkgs="$pkgs openssh-server openssh-client dropbear-bin socat ser2net
+		iperf3 procps psmisc iproute2 passwd" ;;
+	qemu) pkgs="$pkgs qemu-system-x86 busybox-static cpio gzip xz-utils
+		linux-image-amd64 dropbear-bin" ;;
+	netns) pkgs="$pkgs wireguard-go wireguard-tools iproute2 iperf3" ;;
+	cross) pkgs="$pkgs musl-tools gcc-i686-linux-gnu gcc-arm-linux-gnueabi
+		gcc-arm-linux-gnueabihf gcc-aarch64-linux-gnu qemu-user-static
+		musl-dev:i386 musl-dev:armel musl-dev:armhf musl-dev:arm64"
+		arches="i386 armel armhf arm64" ;;
+	report) pkgs="$pkgs chromium libxml2-utils" ;;
+	bench) pkgs="$pkgs mbw grabserial hyperfine" ;;
+	*) echo "install-deps: unknown group '$group'" >&2; exit 2 ;;
+	esac
+done
+
+sudo=""
+[ "$(id -u)" = 0 ] || sudo=sudo
+for a in $arches; do
+	dpkg --print-foreign-architectures | grep -qx "$a" || $sudo dpkg --add-architecture "$a"
+done
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+# shellcheck disable=SC2086
+$sudo apt-get install -y -q --no-install-recommends $pkgs

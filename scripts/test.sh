@@ -1,0 +1,25 @@
+#!/bin/sh
+# The test command (README, .ci/run): installs what the tests need, builds
+# orch twice (warnings as errors; then ASan + UBSan) and runs the whole
+# ctest suite on the sanitizer build. Every server a test talks to (sshd,
+# dropbear, socat, ser2net, qemu, wireguard-go) is started by that test.
+#   scripts/test.sh [--no-install] [ctest args...]
+set -eu
+cd "$(dirname "$0")/.."
+
+install=1
+if [ "${1:-}" = --no-install ]; then install=0; shift; fi
+if [ $install = 1 ]; then
+	scripts/install-deps.sh all
+fi
+
+jobs=$(nproc 2>/dev/null || echo 2)
+cmake -S . -B build-werror -DCMAKE_BUILD_TYPE=RelWithDebInfo -DORCH_WERROR=ON -DORCH_BUILD_TESTS=ON
+cmake --build build-werror -j"$jobs"
+
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DORCH_SANITIZE=ON
+cmake --build build-asan -j"$jobs"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+cd build-asan
+ctest --output-on-failure -j"$jobs" --timeout 900 "$@"
