@@ -30,6 +30,10 @@ struct transport_exec {
 	int stdin_fd;              /* read to EOF and sent as stdin; -1: none (stdin is empty) */
 	transport_output_fn on_output;  /* may be NULL: output discarded */
 	void *ctx;
+	/* NULL, or a flag another thread may set: once *cancel is non-zero the
+	 * command is stopped within DEADLINE_TICK_MS like when on_output returns
+	 * < 0 (process group killed, st->stopped set), even while it is silent. */
+	const volatile int *cancel;
 };
 
 struct transport_status {

@@ -169,7 +169,7 @@ static int local_exec(struct transport *t, const struct transport_exec *req,
 			st->timed_out = true;
 			break;
 		}
-		if (stop) {
+		if (stop || (req->cancel && *req->cancel)) {
 			st->stopped = true;
 			break;
 		}
