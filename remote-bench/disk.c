@@ -1,0 +1,457 @@
+/*
+ * remote-bench-disk: the figures bonnie++ reports, in a few seconds: a
+ * file's sequential write (fsync'd), rewrite and read; random seeks with a
+ * read; small file create, read and delete rates. Works in its own fresh
+ * directory under --dir and removes it at the end, on error, and on
+ * SIGINT/SIGTERM/SIGHUP (then dies of that signal).
+ */
+#include "harness.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#define DISK_MIB (1024.0 * 1024.0)
+#define DISK_SEEK_BLOCK 4096
+
+struct disk_opts {
+	const char *dir;
+	uint64_t size;
+	uint64_t block;
+	unsigned long files;
+	uint64_t file_size;
+	double seek_time;
+};
+
+static volatile sig_atomic_t disk_stop;
+
+static void disk_on_signal(int sig)
+{
+	disk_stop = sig;
+}
+
+static int disk_stopped(void)
+{
+	if (disk_stop)
+		errno = EINTR;
+	return disk_stop != 0;
+}
+
+static int disk_write_all(int fd, const char *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		if (disk_stopped())
+			return -1;
+		n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			return -1;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Reads up to len bytes; returns the count (short only at end of file) or -1. */
+static ssize_t disk_read_full(int fd, char *buf, size_t len)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		if (disk_stopped())
+			return -1;
+		n = read(fd, buf + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+/* Removes every entry of the work directory, then the directory itself. It
+ * only ever holds this program's flat files. */
+static void disk_cleanup(const char *work)
+{
+	char path[4096 + 260];
+	struct dirent *de;
+	DIR *d;
+
+	d = opendir(work);
+	if (d) {
+		while ((de = readdir(d)) != NULL) {
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", work, de->d_name);
+			unlink(path);
+		}
+		closedir(d);
+	}
+	if (rmdir(work) < 0 && errno != ENOENT)
+		rb_note("cannot remove %s: %s", work, strerror(errno));
+}
+
+static int disk_seq_write(const char *path, const struct disk_opts *o, char *buf, double *secs)
+{
+	double t0 = rb_now();
+	uint64_t done;
+	size_t n;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	for (done = 0; done < o->size; done += n) {
+		n = o->size - done < o->block ? (size_t)(o->size - done) : (size_t)o->block;
+		buf[0] = (char)(done / o->block);
+		if (disk_write_all(fd, buf, n) < 0)
+			goto fail;
+	}
+	if (fsync(fd) < 0)
+		goto fail;
+	if (close(fd) < 0)
+		return -1;
+	*secs = rb_now() - t0;
+	return 0;
+fail:
+	close(fd);
+	return -1;
+}
+
+/* bonnie++'s rewrite: read a block, change it, seek back, write it. */
+static int disk_rewrite(const char *path, const struct disk_opts *o, char *buf, double *secs)
+{
+	double t0 = rb_now();
+	uint64_t done;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	for (done = 0; done < o->size; done += (uint64_t)n) {
+		n = disk_read_full(fd, buf, (size_t)o->block);
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			goto fail;
+		}
+		buf[n - 1]++;
+		if (lseek(fd, -(off_t)n, SEEK_CUR) < 0 || disk_write_all(fd, buf, (size_t)n) < 0)
+			goto fail;
+	}
+	if (fsync(fd) < 0)
+		goto fail;
+	if (close(fd) < 0)
+		return -1;
+	*secs = rb_now() - t0;
+	return 0;
+fail:
+	close(fd);
+	return -1;
+}
+
+/* Reads the whole file after asking the kernel to drop its cached pages
+ * (they are clean after the fsync), so the read comes from the device. */
+static int disk_seq_read(const char *path, const struct disk_opts *o, char *buf, double *secs)
+{
+	double t0;
+	uint64_t done = 0;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	t0 = rb_now();
+	for (;;) {
+		n = disk_read_full(fd, buf, (size_t)o->block);
+		if (n < 0)
+			goto fail;
+		if (n == 0)
+			break;
+		done += (uint64_t)n;
+	}
+	*secs = rb_now() - t0;
+	close(fd);
+	if (done != o->size) {
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+fail:
+	close(fd);
+	return -1;
+}
+
+/* Random 4 KiB reads at 4 KiB-aligned offsets for --seek-time; read-ahead is
+ * off and each block read is dropped from the cache again, so every seek
+ * goes to the device (where the file system honours the advice). */
+static int disk_seeks(const char *path, const struct disk_opts *o, char *buf, double *rate)
+{
+	uint64_t blocks = o->size / DISK_SEEK_BLOCK, count = 0, x = 0x9e3779b97f4a7c15ull;
+	double t0, t = 0;
+	off_t off;
+	ssize_t n;
+	int fd;
+
+	if (blocks == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	t0 = rb_now();
+	while (t < o->seek_time) {
+		if (disk_stopped())
+			goto fail;
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		off = (off_t)((x % blocks) * DISK_SEEK_BLOCK);
+		n = pread(fd, buf, DISK_SEEK_BLOCK, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != DISK_SEEK_BLOCK) {
+			if (n >= 0)
+				errno = EIO;
+			goto fail;
+		}
+		posix_fadvise(fd, off, DISK_SEEK_BLOCK, POSIX_FADV_DONTNEED);
+		count++;
+		t = rb_now() - t0;
+	}
+	close(fd);
+	*rate = (double)count / t;
+	return 0;
+fail:
+	close(fd);
+	return -1;
+}
+
+enum disk_phase { DISK_CREATE, DISK_READ, DISK_DELETE };
+
+/* One pass over the small files; returns 0 and the seconds taken, or -1. */
+static int disk_files_pass(const char *work, const struct disk_opts *o, enum disk_phase phase,
+			   char *buf, double *secs)
+{
+	char path[4096 + 32];
+	double t0 = rb_now();
+	unsigned long i;
+	ssize_t n;
+	int fd;
+
+	for (i = 0; i < o->files; i++) {
+		if (disk_stopped())
+			return -1;
+		snprintf(path, sizeof(path), "%s/f%06lu", work, i);
+		switch (phase) {
+		case DISK_CREATE:
+			fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+			if (fd < 0)
+				return -1;
+			if (o->file_size > 0 && disk_write_all(fd, buf, (size_t)o->file_size) < 0) {
+				close(fd);
+				return -1;
+			}
+			if (close(fd) < 0)
+				return -1;
+			break;
+		case DISK_READ:
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				return -1;
+			n = disk_read_full(fd, buf, (size_t)o->file_size + 1);
+			close(fd);
+			if (n != (ssize_t)o->file_size) {
+				if (n >= 0)
+					errno = EIO;
+				return -1;
+			}
+			break;
+		case DISK_DELETE:
+			if (unlink(path) < 0)
+				return -1;
+			break;
+		}
+	}
+	*secs = rb_now() - t0;
+	return 0;
+}
+
+static void disk_usage(void)
+{
+	printf("Usage: remote-bench-disk [OPTIONS]\n"
+	       "Measures the file system under --dir as bonnie++ does, in a work directory\n"
+	       "it creates there and always removes.\n"
+	       "\n"
+	       "  --dir DIR          where to work (default: the current directory)\n"
+	       "  --size SIZE        size of the big file (default 8M; K/M/G)\n"
+	       "  --block SIZE       read/write size for the big file (default 64K)\n"
+	       "  --files N          small files to create, read, delete (default 256)\n"
+	       "  --file-size SIZE   bytes per small file (default 0)\n"
+	       "  --seek-time SECS   time spent on random seeks (default 0.5)\n"
+	       "  --help             this text\n"
+	       "\n"
+	       "Prints JSON lines: disk.seq_write (MiB/s, write+fsync), disk.rewrite (MiB/s,\n"
+	       "read-modify-write+fsync), disk.seq_read (MiB/s, cache dropped first),\n"
+	       "disk.seeks (random 4 KiB reads/s), disk.create, disk.read, disk.delete\n"
+	       "(small files/s, no fsync).\n");
+}
+
+static int disk_parse(int argc, char **argv, struct disk_opts *o)
+{
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "size", required_argument, NULL, 's' },
+		{ "block", required_argument, NULL, 'b' },
+		{ "files", required_argument, NULL, 'f' },
+		{ "file-size", required_argument, NULL, 'F' },
+		{ "seek-time", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			o->dir = optarg;
+			break;
+		case 's':
+			if (rb_parse_size(optarg, DISK_SEEK_BLOCK, (uint64_t)1 << 40, &o->size) < 0)
+				return rb_usage_error("bad --size '%s' (4K to 1T, e.g. 8M)", optarg);
+			break;
+		case 'b':
+			if (rb_parse_size(optarg, 512, (uint64_t)16 << 20, &o->block) < 0)
+				return rb_usage_error("bad --block '%s' (512 to 16M, e.g. 64K)", optarg);
+			break;
+		case 'f':
+			if (rb_parse_count(optarg, 1, 1000000, &o->files) < 0)
+				return rb_usage_error("bad --files '%s' (1 to 1000000)", optarg);
+			break;
+		case 'F':
+			if (rb_parse_size(optarg, 0, (uint64_t)1 << 20, &o->file_size) < 0)
+				return rb_usage_error("bad --file-size '%s' (0 to 1M)", optarg);
+			break;
+		case 't':
+			if (rb_parse_seconds(optarg, 0.001, 3600, &o->seek_time) < 0)
+				return rb_usage_error("bad --seek-time '%s' (seconds)", optarg);
+			break;
+		case 'h':
+			disk_usage();
+			return -1;
+		default:
+			return rb_usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return rb_usage_error("unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct disk_opts o = {
+		.dir = ".", .size = 8u << 20, .block = 64u << 10, .files = 256,
+		.file_size = 0, .seek_time = 0.5,
+	};
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	char work[4096], data[4200];
+	struct sigaction sa;
+	struct statvfs vfs;
+	double secs, rate;
+	char *buf = NULL;
+	size_t buflen, i;
+	int ret;
+
+	rb_init("remote-bench-disk");
+	ret = disk_parse(argc, argv, &o);
+	if (ret != 0)
+		return ret < 0 ? 0 : ret;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = disk_on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+
+	if (statvfs(o.dir, &vfs) < 0)
+		return rb_error("cannot use --dir %s: %s", o.dir, strerror(errno));
+	if ((uint64_t)vfs.f_bavail * vfs.f_frsize < o.size + o.files * (o.file_size + 4096) + (1u << 20))
+		return rb_error("not enough free space in %s for --size %llu", o.dir,
+				(unsigned long long)o.size);
+	if (snprintf(work, sizeof(work), "%s/remote-bench-disk.XXXXXX", o.dir) >= (int)sizeof(work))
+		return rb_error("--dir too long");
+	if (!mkdtemp(work))
+		return rb_error("cannot create a directory in %s: %s", o.dir, strerror(errno));
+	snprintf(data, sizeof(data), "%s/data", work);
+
+	ret = 1;
+	buflen = (size_t)(o.block > o.file_size + 1 ? o.block : o.file_size + 1);
+	if (buflen < DISK_SEEK_BLOCK)
+		buflen = DISK_SEEK_BLOCK;
+	if (posix_memalign((void **)&buf, 4096, buflen) != 0) {
+		buf = NULL;
+		rb_error("cannot allocate %zu bytes", buflen);
+		goto out;
+	}
+	memset(buf, 0x5a, buflen);
+
+#define DISK_STEP(call, what)                                                     \
+	do {                                                                      \
+		if ((call) < 0) {                                                 \
+			if (!disk_stop)                                           \
+				rb_error("%s in %s: %s", what, work, strerror(errno)); \
+			goto out;                                                 \
+		}                                                                 \
+	} while (0)
+
+	DISK_STEP(disk_seq_write(data, &o, buf, &secs), "sequential write");
+	rb_emit("disk.seq_write", (double)o.size / DISK_MIB / secs, "MiB/s", "higher");
+	DISK_STEP(disk_rewrite(data, &o, buf, &secs), "rewrite");
+	rb_emit("disk.rewrite", (double)o.size / DISK_MIB / secs, "MiB/s", "higher");
+	DISK_STEP(disk_seq_read(data, &o, buf, &secs), "sequential read");
+	rb_emit("disk.seq_read", (double)o.size / DISK_MIB / secs, "MiB/s", "higher");
+	DISK_STEP(disk_seeks(data, &o, buf, &rate), "seeks");
+	rb_emit("disk.seeks", rate, "ops/s", "higher");
+	unlink(data);
+	DISK_STEP(disk_files_pass(work, &o, DISK_CREATE, buf, &secs), "creating files");
+	rb_emit("disk.create", (double)o.files / secs, "ops/s", "higher");
+	DISK_STEP(disk_files_pass(work, &o, DISK_READ, buf, &secs), "reading files");
+	rb_emit("disk.read", (double)o.files / secs, "ops/s", "higher");
+	DISK_STEP(disk_files_pass(work, &o, DISK_DELETE, buf, &secs), "deleting files");
+	rb_emit("disk.delete", (double)o.files / secs, "ops/s", "higher");
+	ret = 0;
+out:
+	free(buf);
+	disk_cleanup(work);
+	if (disk_stop) {
+		signal(disk_stop, SIG_DFL);
+		raise(disk_stop);
+	}
+	return ret;
+}

@@ -1,0 +1,210 @@
+#include "harness.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *harness_prog = "remote-bench";
+
+void rb_init(const char *prog)
+{
+	harness_prog = prog;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
+double rb_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int rb_emit(const char *metric, double value, const char *unit, const char *better)
+{
+	if (!isfinite(value)) {
+		rb_note("%s: no finite value measured, not reported", metric);
+		return -1;
+	}
+	/* Whole numbers (KiB counts) print without a fraction; the rest keep
+	 * three decimals, enough for slow boards without faking precision. */
+	if (value == floor(value) && fabs(value) < 1e15)
+		printf("{\"metric\":\"%s\",\"value\":%.0f,\"unit\":\"%s\",\"better\":\"%s\"}\n",
+		       metric, value, unit, better);
+	else
+		printf("{\"metric\":\"%s\",\"value\":%.3f,\"unit\":\"%s\",\"better\":\"%s\"}\n",
+		       metric, value, unit, better);
+	fflush(stdout);
+	return 0;
+}
+
+static void harness_vmsg(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", harness_prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int rb_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	harness_vmsg(fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try '%s --help' for more information.\n", harness_prog);
+	return 2;
+}
+
+int rb_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	harness_vmsg(fmt, ap);
+	va_end(ap);
+	return 1;
+}
+
+void rb_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	harness_vmsg(fmt, ap);
+	va_end(ap);
+}
+
+int rb_parse_size(const char *text, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	uint64_t mult = 1;
+
+	if (!text || *text < '0' || *text > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': mult = 1024ULL; end++; break;
+	case 'm': case 'M': mult = 1024ULL * 1024; end++; break;
+	case 'g': case 'G': mult = 1024ULL * 1024 * 1024; end++; break;
+	default: break;
+	}
+	if (mult > 1) {
+		if (*end == 'i')
+			end++;
+		if (*end == 'B')
+			end++;
+	} else if (*end == 'B') {
+		end++;
+	}
+	if (*end || v > max / mult)
+		return -1;
+	v *= mult;
+	if (v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int rb_parse_seconds(const char *text, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	if (!text || ((*text < '0' || *text > '9') && *text != '.'))
+		return -1;
+	errno = 0;
+	v = strtod(text, &end);
+	if (errno || end == text)
+		return -1;
+	if (strcmp(end, "ms") == 0)
+		v /= 1000.0;
+	else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
+		v *= 60.0;
+	else if (*end && strcmp(end, "s") != 0)
+		return -1;
+	if (!(v >= min && v <= max))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int rb_parse_count(const char *text, unsigned long min, unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!text || *text < '0' || *text > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(text, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int harness_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+int rb_measure_rate(rb_work_fn fn, void *ctx, double seconds, int repeats,
+		    struct rb_rate *out)
+{
+	double rates[64];
+	double target, t0, t;
+	uint64_t n = 1;
+	int i;
+
+	if (repeats < 1)
+		repeats = 1;
+	if (repeats > 64)
+		repeats = 64;
+	target = seconds / repeats;
+	/* Calibrate: grow n until a run takes a quarter of the target; that
+	 * run also warms caches, the branch predictor and the CPU clock. */
+	for (;;) {
+		t0 = rb_now();
+		fn(ctx, n);
+		t = rb_now() - t0;
+		if (t >= target / 4 || n >= UINT64_MAX / 16)
+			break;
+		n *= t < target / 100 ? 8 : 2;
+	}
+	if (t <= 0)
+		return -1;
+	if (t < target) {
+		double scaled = (double)n * target / t;
+
+		n = scaled > (double)(UINT64_MAX / 2) ? UINT64_MAX / 2 : (uint64_t)scaled;
+		if (n == 0)
+			n = 1;
+	}
+	for (i = 0; i < repeats; i++) {
+		t0 = rb_now();
+		fn(ctx, n);
+		t = rb_now() - t0;
+		if (t <= 0)
+			return -1;
+		rates[i] = (double)n / t;
+	}
+	qsort(rates, (size_t)repeats, sizeof(rates[0]), harness_cmp_double);
+	out->worst = rates[0];
+	out->best = rates[repeats - 1];
+	out->median = repeats % 2 ? rates[repeats / 2]
+				  : (rates[repeats / 2 - 1] + rates[repeats / 2]) / 2;
+	out->runs = repeats;
+	out->n = n;
+	return 0;
+}

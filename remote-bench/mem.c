@@ -1,0 +1,314 @@
+/*
+ * remote-bench-mem: memory copy bandwidth three ways, as mbw measures it
+ * (libc memcpy of the whole array, a word-at-a-time loop, memcpy in blocks),
+ * the write rate to a tmpfs file, and free/available memory.
+ */
+#include "harness.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#define MEM_TMPFS_MAGIC 0x01021994
+#define MEM_MIB (1024.0 * 1024.0)
+
+struct mem_opts {
+	uint64_t size;
+	uint64_t block;
+	unsigned long loops;
+	double max_time;
+	const char *tmpfs_dir;
+	int tmpfs_dir_given;
+};
+
+/* The destination is written through a volatile pointer so that the compiler
+ * neither turns the loop into a memcpy call nor vectorises it: one machine
+ * word per iteration, as the metric's name says. */
+static void mem_copy_words(unsigned long *dst, const unsigned long *src, size_t words)
+{
+	volatile unsigned long *d = dst;
+	size_t i;
+
+	for (i = 0; i < words; i++)
+		d[i] = src[i];
+}
+
+static void mem_copy_blocks(char *dst, const char *src, size_t size, size_t block)
+{
+	size_t off, n;
+
+	for (off = 0; off < size; off += n) {
+		n = size - off < block ? size - off : block;
+		memcpy(dst + off, src + off, n);
+	}
+}
+
+enum mem_method { MEM_MEMCPY, MEM_WORD, MEM_BLOCK };
+
+static void mem_copy(enum mem_method m, char *dst, const char *src, const struct mem_opts *o)
+{
+	switch (m) {
+	case MEM_MEMCPY:
+		memcpy(dst, src, o->size);
+		break;
+	case MEM_WORD:
+		mem_copy_words((unsigned long *)(void *)dst, (const unsigned long *)(const void *)src,
+			       o->size / sizeof(unsigned long));
+		break;
+	case MEM_BLOCK:
+		mem_copy_blocks(dst, src, o->size, o->block);
+		break;
+	}
+}
+
+/* MiB copied per second over the loops run: one untimed warm-up copy, then
+ * up to --loops timed copies, stopping early after --max-time. */
+static double mem_copy_rate(enum mem_method m, char *dst, char *src, const struct mem_opts *o)
+{
+	double total = 0, t0;
+	unsigned long i;
+
+	mem_copy(m, dst, src, o);
+	for (i = 0; i < o->loops; i++) {
+		t0 = rb_now();
+		mem_copy(m, dst, src, o);
+		total += rb_now() - t0;
+		src[i % o->size]++;
+		if (total >= o->max_time)
+			break;
+	}
+	if (i < o->loops)
+		i++;
+	if (total <= 0)
+		return -1;
+	return (double)o->size * (double)i / MEM_MIB / total;
+}
+
+static int mem_write_file(const char *path, const char *buf, uint64_t size, double *secs)
+{
+	double t0 = rb_now();
+	uint64_t done = 0;
+	ssize_t n;
+	size_t chunk;
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	while (done < size) {
+		chunk = size - done < 65536 ? (size_t)(size - done) : 65536;
+		n = write(fd, buf + done % (1024 * 1024), chunk);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ret = -1;
+			break;
+		}
+		done += (uint64_t)n;
+	}
+	if (close(fd) < 0)
+		ret = -1;
+	*secs = rb_now() - t0;
+	return ret;
+}
+
+/* MiB/s writing a file of --size in 64 KiB writes to a tmpfs (open, write,
+ * close timed; the file is removed between loops). Returns 0, 1 when there
+ * is no tmpfs to measure (noted), -1 on error. */
+static int mem_tmpfs_rate(const struct mem_opts *o, const char *buf, double *rate)
+{
+	struct statfs sfs;
+	char path[4096];
+	double total = 0, t;
+	unsigned long i;
+
+	if (statfs(o->tmpfs_dir, &sfs) < 0) {
+		if (!o->tmpfs_dir_given)
+			rb_note("no %s: mem.tmpfs_write not measured", o->tmpfs_dir);
+		return o->tmpfs_dir_given ? -1 : 1;
+	}
+	if ((unsigned long)sfs.f_type != MEM_TMPFS_MAGIC) {
+		rb_note("%s is not a tmpfs: mem.tmpfs_write not measured", o->tmpfs_dir);
+		return 1;
+	}
+	if ((uint64_t)sfs.f_bavail * (uint64_t)sfs.f_bsize < o->size + (1u << 20)) {
+		rb_note("%s has too little room: mem.tmpfs_write not measured", o->tmpfs_dir);
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/remote-bench-mem.%ld", o->tmpfs_dir, (long)getpid());
+	if (mem_write_file(path, buf, o->size, &t) < 0)
+		goto fail;
+	unlink(path);
+	for (i = 0; i < o->loops; i++) {
+		if (mem_write_file(path, buf, o->size, &t) < 0)
+			goto fail;
+		unlink(path);
+		total += t;
+		if (total >= o->max_time)
+			break;
+	}
+	if (i < o->loops)
+		i++;
+	*rate = (double)o->size * (double)i / MEM_MIB / total;
+	return 0;
+fail:
+	unlink(path);
+	rb_error("writing %s: %s", path, strerror(errno));
+	return -1;
+}
+
+/* Emits mem.total, mem.free, mem.available (KiB) from /proc/meminfo. */
+static int mem_meminfo(void)
+{
+	static const struct {
+		const char *key, *metric;
+	} keys[] = {
+		{ "MemTotal:", "mem.total" },
+		{ "MemFree:", "mem.free" },
+		{ "MemAvailable:", "mem.available" },
+	};
+	char line[256];
+	unsigned long long kib;
+	size_t i, klen;
+	FILE *f;
+	int ret = 0;
+
+	f = fopen("/proc/meminfo", "re");
+	if (!f) {
+		rb_note("no /proc/meminfo: memory sizes not reported");
+		return 0;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+			klen = strlen(keys[i].key);
+			if (strncmp(line, keys[i].key, klen) == 0 &&
+			    sscanf(line + klen, "%llu", &kib) == 1 &&
+			    rb_emit(keys[i].metric, (double)kib, "KiB", "higher") < 0)
+				ret = -1;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+static void mem_usage(void)
+{
+	printf("Usage: remote-bench-mem [OPTIONS]\n"
+	       "Measures memory copy bandwidth (as mbw does), tmpfs write rate, free memory.\n"
+	       "\n"
+	       "  --size SIZE       bytes per array, two arrays are used (default 4M; K/M/G)\n"
+	       "  --loops N         timed copies per method (default 10)\n"
+	       "  --block SIZE      block size for the block copy (default 256K)\n"
+	       "  --max-time SECS   stop a method's loops after this much time (default 1)\n"
+	       "  --tmpfs-dir DIR   tmpfs directory for the write test (default /dev/shm)\n"
+	       "  --help            this text\n"
+	       "\n"
+	       "Prints JSON lines (MiB/s are MiB copied per second, mean over the loops):\n"
+	       "mem.memcpy, mem.word (one unsigned long per iteration), mem.block (memcpy\n"
+	       "in --block pieces), mem.tmpfs_write (MiB/s), mem.total, mem.free,\n"
+	       "mem.available (KiB, from /proc/meminfo).\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ "loops", required_argument, NULL, 'l' },
+		{ "block", required_argument, NULL, 'b' },
+		{ "max-time", required_argument, NULL, 't' },
+		{ "tmpfs-dir", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct {
+		enum mem_method m;
+		const char *metric;
+	} methods[] = {
+		{ MEM_MEMCPY, "mem.memcpy" },
+		{ MEM_WORD, "mem.word" },
+		{ MEM_BLOCK, "mem.block" },
+	};
+	struct mem_opts o = {
+		.size = 4u << 20, .block = 256u << 10, .loops = 10, .max_time = 1.0,
+		.tmpfs_dir = "/dev/shm",
+	};
+	char *src = NULL, *dst = NULL;
+	double rate;
+	size_t i;
+	int opt, r, ret = 0;
+
+	rb_init("remote-bench-mem");
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			if (rb_parse_size(optarg, 4096, (uint64_t)1 << 30, &o.size) < 0)
+				return rb_usage_error("bad --size '%s' (4K to 1G, e.g. 4M)", optarg);
+			break;
+		case 'l':
+			if (rb_parse_count(optarg, 1, 100000, &o.loops) < 0)
+				return rb_usage_error("bad --loops '%s' (1 to 100000)", optarg);
+			break;
+		case 'b':
+			if (rb_parse_size(optarg, 64, (uint64_t)1 << 30, &o.block) < 0)
+				return rb_usage_error("bad --block '%s' (64 to 1G, e.g. 256K)", optarg);
+			break;
+		case 't':
+			if (rb_parse_seconds(optarg, 0.001, 3600, &o.max_time) < 0)
+				return rb_usage_error("bad --max-time '%s' (seconds)", optarg);
+			break;
+		case 'd':
+			o.tmpfs_dir = optarg;
+			o.tmpfs_dir_given = 1;
+			break;
+		case 'h':
+			mem_usage();
+			return 0;
+		default:
+			return rb_usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return rb_usage_error("unexpected argument '%s'", argv[optind]);
+	o.size -= o.size % sizeof(unsigned long);
+	if (o.block > o.size)
+		o.block = o.size;
+
+	src = malloc(o.size);
+	dst = malloc(o.size);
+	if (!src || !dst) {
+		ret = rb_error("cannot allocate 2 x %llu bytes", (unsigned long long)o.size);
+		goto out;
+	}
+	/* Touch every page first so that page faults are not timed. */
+	for (i = 0; i < o.size; i++)
+		src[i] = (char)(i * 31);
+	memset(dst, 0, o.size);
+
+	for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
+		rate = mem_copy_rate(methods[i].m, dst, src, &o);
+		if (rate < 0)
+			ret = rb_error("%s: clock did not advance", methods[i].metric);
+		else if (rb_emit(methods[i].metric, rate, "MiB/s", "higher") < 0)
+			ret = 1;
+	}
+	free(dst);
+	dst = NULL;
+	r = mem_tmpfs_rate(&o, src, &rate);
+	if (r < 0)
+		ret = 1;
+	else if (r == 0 && rb_emit("mem.tmpfs_write", rate, "MiB/s", "higher") < 0)
+		ret = 1;
+	if (mem_meminfo() < 0)
+		ret = 1;
+out:
+	free(src);
+	free(dst);
+	return ret;
+}
