@@ -92,6 +92,13 @@ struct metric_result *test_result_find_metric(struct test_result *tr, const char
 void test_result_set_message(struct test_result *tr, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void test_result_release(struct test_result *tr);
+/* Deep copy of src into dst (dst is overwritten, not released; caller
+ * releases it with test_result_release). */
+void test_result_copy(struct test_result *dst, const struct test_result *src);
+/* Appends a zeroed phase called name and returns it (valid until the next append). */
+struct phase_result *test_result_add_phase(struct test_result *tr, const char *name);
+void metric_result_release(struct metric_result *m);
+void phase_result_release(struct phase_result *ph);
 
 void metric_result_summarize(struct metric_result *m);
 /* Relative standard deviation in percent (stddev / |mean| * 100); 0 if mean is 0. */

@@ -1,0 +1,262 @@
+#include "result/result.h"
+#include "util/strbuf.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const status_names[] = {
+	[STATUS_PASS] = "pass",
+	[STATUS_FAIL] = "fail",
+	[STATUS_ERROR] = "error",
+	[STATUS_SKIP] = "skip",
+};
+
+const char *result_status_name(enum result_status st)
+{
+	if ((unsigned)st < sizeof(status_names) / sizeof(status_names[0]))
+		return status_names[st];
+	return "unknown";
+}
+
+int result_status_parse(const char *name, enum result_status *st)
+{
+	for (size_t i = 0; name && i < sizeof(status_names) / sizeof(status_names[0]); i++) {
+		if (strcmp(name, status_names[i]) == 0) {
+			*st = (enum result_status)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static struct test_result *run_result_grow(struct run_result *run)
+{
+	if (run->n_results == run->cap_results) {
+		run->cap_results = run->cap_results ? run->cap_results * 2 : 16;
+		run->results = xrealloc(run->results, run->cap_results * sizeof(*run->results));
+	}
+	struct test_result *tr = &run->results[run->n_results++];
+	memset(tr, 0, sizeof(*tr));
+	return tr;
+}
+
+struct test_result *run_result_add(struct run_result *run, const char *board, const char *test)
+{
+	struct test_result *tr = run_result_grow(run);
+	tr->board = xstrdup(board);
+	tr->test = xstrdup(test);
+	tr->exit_code = -1;
+	return tr;
+}
+
+void run_result_take(struct run_result *run, struct test_result *src)
+{
+	struct test_result *tr = run_result_grow(run);
+	*tr = *src;
+	memset(src, 0, sizeof(*src));
+}
+
+const struct test_result *run_result_find(const struct run_result *run,
+					  const char *board, const char *test)
+{
+	for (size_t i = 0; i < run->n_results; i++) {
+		const struct test_result *tr = &run->results[i];
+		if (tr->board && tr->test && strcmp(tr->board, board) == 0 &&
+		    strcmp(tr->test, test) == 0)
+			return tr;
+	}
+	return NULL;
+}
+
+void run_result_release(struct run_result *run)
+{
+	if (!run)
+		return;
+	for (size_t i = 0; i < run->n_results; i++)
+		test_result_release(&run->results[i]);
+	free(run->results);
+	free(run->scenario);
+	free(run->run_id);
+	free(run->orch_version);
+	free(run->host);
+	free(run->baseline);
+	memset(run, 0, sizeof(*run));
+}
+
+struct metric_result *test_result_find_metric(struct test_result *tr, const char *name)
+{
+	for (size_t i = 0; i < tr->n_metrics; i++)
+		if (strcmp(tr->metrics[i].name, name) == 0)
+			return &tr->metrics[i];
+	return NULL;
+}
+
+struct metric_result *test_result_add_sample(struct test_result *tr, const char *name,
+					     const char *unit, bool higher_is_better,
+					     double value)
+{
+	struct metric_result *m = test_result_find_metric(tr, name);
+	if (!m) {
+		tr->metrics = xrealloc(tr->metrics, (tr->n_metrics + 1) * sizeof(*tr->metrics));
+		m = &tr->metrics[tr->n_metrics++];
+		memset(m, 0, sizeof(*m));
+		m->name = xstrdup(name);
+		m->unit = xstrdup(unit ? unit : "");
+		m->higher_is_better = higher_is_better;
+	}
+	m->samples = xrealloc(m->samples, (m->n_samples + 1) * sizeof(*m->samples));
+	m->samples[m->n_samples++] = value;
+	metric_result_summarize(m);
+	return m;
+}
+
+void test_result_set_message(struct test_result *tr, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vprintf(&sb, fmt, ap);
+	va_end(ap);
+	free(tr->message);
+	tr->message = strbuf_detach(&sb);
+}
+
+void metric_result_release(struct metric_result *m)
+{
+	if (!m)
+		return;
+	free(m->name);
+	free(m->unit);
+	free(m->samples);
+	memset(m, 0, sizeof(*m));
+}
+
+void phase_result_release(struct phase_result *ph)
+{
+	if (!ph)
+		return;
+	free(ph->name);
+	free(ph->line);
+	memset(ph, 0, sizeof(*ph));
+}
+
+void test_result_release(struct test_result *tr)
+{
+	if (!tr)
+		return;
+	for (size_t i = 0; i < tr->n_metrics; i++)
+		metric_result_release(&tr->metrics[i]);
+	for (size_t i = 0; i < tr->n_phases; i++)
+		phase_result_release(&tr->phases[i]);
+	free(tr->metrics);
+	free(tr->phases);
+	free(tr->board);
+	free(tr->test);
+	free(tr->message);
+	free(tr->last_line);
+	free(tr->log_dir);
+	free(tr->comparison);
+	memset(tr, 0, sizeof(*tr));
+}
+
+void test_result_copy(struct test_result *dst, const struct test_result *src)
+{
+	*dst = *src;
+	dst->board = xstrdup(src->board);
+	dst->test = xstrdup(src->test);
+	dst->message = xstrdup(src->message);
+	dst->last_line = xstrdup(src->last_line);
+	dst->log_dir = xstrdup(src->log_dir);
+	dst->comparison = xstrdup(src->comparison);
+	dst->metrics = NULL;
+	dst->phases = NULL;
+	if (src->n_metrics) {
+		dst->metrics = xcalloc(src->n_metrics, sizeof(*dst->metrics));
+		for (size_t i = 0; i < src->n_metrics; i++) {
+			const struct metric_result *s = &src->metrics[i];
+			struct metric_result *d = &dst->metrics[i];
+			*d = *s;
+			d->name = xstrdup(s->name);
+			d->unit = xstrdup(s->unit);
+			d->samples = NULL;
+			if (s->n_samples) {
+				d->samples = xmalloc(s->n_samples * sizeof(*d->samples));
+				memcpy(d->samples, s->samples, s->n_samples * sizeof(*d->samples));
+			}
+		}
+	}
+	if (src->n_phases) {
+		dst->phases = xcalloc(src->n_phases, sizeof(*dst->phases));
+		for (size_t i = 0; i < src->n_phases; i++) {
+			dst->phases[i] = src->phases[i];
+			dst->phases[i].name = xstrdup(src->phases[i].name);
+			dst->phases[i].line = xstrdup(src->phases[i].line);
+		}
+	}
+}
+
+struct phase_result *test_result_add_phase(struct test_result *tr, const char *name)
+{
+	tr->phases = xrealloc(tr->phases, (tr->n_phases + 1) * sizeof(*tr->phases));
+	struct phase_result *ph = &tr->phases[tr->n_phases++];
+	memset(ph, 0, sizeof(*ph));
+	ph->name = xstrdup(name);
+	return ph;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+void metric_result_summarize(struct metric_result *m)
+{
+	size_t n = m->n_samples;
+	m->median = m->min = m->max = m->mean = m->stddev = 0;
+	if (!n)
+		return;
+	double *sorted = xmalloc(n * sizeof(*sorted));
+	memcpy(sorted, m->samples, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_double);
+	m->min = sorted[0];
+	m->max = sorted[n - 1];
+	m->median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+	double sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += m->samples[i];
+	m->mean = sum / (double)n;
+	if (n > 1) {
+		double ss = 0;
+		for (size_t i = 0; i < n; i++)
+			ss += (m->samples[i] - m->mean) * (m->samples[i] - m->mean);
+		m->stddev = sqrt(ss / (double)(n - 1));
+	}
+	free(sorted);
+}
+
+double metric_result_rsd_pct(const struct metric_result *m)
+{
+	if (m->mean == 0)
+		return 0;
+	return m->stddev / fabs(m->mean) * 100.0;
+}
+
+int run_result_exit_code(const struct run_result *run)
+{
+	if (run->interrupted)
+		return 130;
+	bool failed = false, errored = false;
+	for (size_t i = 0; i < run->n_results; i++) {
+		const struct test_result *tr = &run->results[i];
+		if (tr->status == STATUS_FAIL || tr->regressed)
+			failed = true;
+		else if (tr->status == STATUS_ERROR)
+			errored = true;
+	}
+	if (failed)
+		return 1;
+	return errored ? 3 : 0;
+}

@@ -1,0 +1,523 @@
+#include "result/result_json.h"
+#include "util/fsutil.h"
+#include "util/strbuf.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+/* ---- ISO 8601 UTC times ---------------------------------------------- */
+
+char *result_time_iso(int64_t wall_us)
+{
+	time_t secs = (time_t)(wall_us / 1000000);
+	long us = (long)(wall_us % 1000000);
+	if (us < 0) {
+		us += 1000000;
+		secs -= 1;
+	}
+	struct tm tm;
+	if (!gmtime_r(&secs, &tm))
+		return xstrdup("1970-01-01T00:00:00Z");
+	char buf[64];
+	size_t n = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	if (us)
+		snprintf(buf + n, sizeof(buf) - n, ".%06ldZ", us);
+	else
+		snprintf(buf + n, sizeof(buf) - n, "Z");
+	return xstrdup(buf);
+}
+
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	int64_t yoe = y - era * 400;
+	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+int result_time_parse(const char *s, int64_t *wall_us)
+{
+	int y, mo, d, h, mi, sec, used = 0;
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &used) != 6 ||
+	    used != 19)
+		return -1;
+	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60 ||
+	    h < 0 || mi < 0 || sec < 0)
+		return -1;
+	const char *p = s + used;
+	int64_t us = 0;
+	if (*p == '.') {
+		int digits = 0;
+		for (p++; *p >= '0' && *p <= '9'; p++, digits++)
+			if (digits < 6)
+				us = us * 10 + (*p - '0');
+		if (!digits)
+			return -1;
+		for (; digits < 6; digits++)
+			us *= 10;
+	}
+	int64_t offset_s = 0;
+	if (*p == 'Z') {
+		p++;
+	} else if (*p == '+' || *p == '-') {
+		int oh, om;
+		if (sscanf(p + 1, "%2d:%2d", &oh, &om) != 2)
+			return -1;
+		offset_s = (oh * 3600 + om * 60) * (*p == '+' ? 1 : -1);
+		p += 6;
+	} else {
+		return -1;
+	}
+	if (*p)
+		return -1;
+	int64_t days = days_from_civil(y, (unsigned)mo, (unsigned)d);
+	int64_t t = days * 86400 + h * 3600 + mi * 60 + sec - offset_s;
+	*wall_us = t * 1000000 + us;
+	return 0;
+}
+
+/* ---- to JSON ---------------------------------------------------------- */
+
+static json_t *jstr(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *jreal(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* A derived statistic, rounded for people (readers recompute it from samples). */
+static json_t *jstat(double v)
+{
+	if (!isfinite(v))
+		return json_null();
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%.8g", v);
+	return json_real(strtod(buf, NULL));
+}
+
+static json_t *jtime(int64_t wall_us)
+{
+	if (!wall_us)
+		return json_null();
+	char *s = result_time_iso(wall_us);
+	json_t *j = json_string(s);
+	free(s);
+	return j;
+}
+
+static json_t *metric_to_json(const struct metric_result *m)
+{
+	json_t *samples = json_array();
+	for (size_t i = 0; i < m->n_samples; i++)
+		json_array_append_new(samples, jreal(m->samples[i]));
+	return json_pack("{s:o, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "value", jstat(m->median),
+			 "unit", m->unit ? m->unit : "",
+			 "better", m->higher_is_better ? "higher" : "lower",
+			 "samples", samples,
+			 "median", jstat(m->median),
+			 "min", jstat(m->min),
+			 "max", jstat(m->max),
+			 "mean", jstat(m->mean),
+			 "stddev", jstat(m->stddev));
+}
+
+static json_t *phase_to_json(const struct phase_result *ph)
+{
+	return json_pack("{s:o, s:b, s:o, s:o, s:o, s:b, s:o}",
+			 "name", jstr(ph->name),
+			 "reached", ph->reached,
+			 "offset_s", jreal(ph->offset_s),
+			 "duration_s", jreal(ph->duration_s),
+			 "max_s", jreal(ph->max_s),
+			 "over_budget", ph->over_budget,
+			 "line", jstr(ph->line));
+}
+
+json_t *test_result_to_json(const struct test_result *tr)
+{
+	json_t *metrics = json_object();
+	for (size_t i = 0; i < tr->n_metrics; i++)
+		json_object_set_new(metrics, tr->metrics[i].name, metric_to_json(&tr->metrics[i]));
+	json_t *phases = json_array();
+	for (size_t i = 0; i < tr->n_phases; i++)
+		json_array_append_new(phases, phase_to_json(&tr->phases[i]));
+
+	json_t *o = json_object();
+	json_object_set_new(o, "board", jstr(tr->board));
+	json_object_set_new(o, "test", jstr(tr->test));
+	json_object_set_new(o, "status", json_string(result_status_name(tr->status)));
+	json_object_set_new(o, "message", jstr(tr->message));
+	json_object_set_new(o, "exit_code", json_integer(tr->exit_code));
+	json_object_set_new(o, "start", jtime(tr->start_wall_us));
+	json_object_set_new(o, "end", jtime(tr->end_wall_us));
+	json_object_set_new(o, "duration_s", jreal(tr->duration_s));
+	json_object_set_new(o, "attempts", json_integer(tr->attempts));
+	json_object_set_new(o, "metrics", metrics);
+	json_object_set_new(o, "phases", phases);
+	json_object_set_new(o, "last_line", jstr(tr->last_line));
+	json_object_set_new(o, "log_dir", jstr(tr->log_dir));
+	json_object_set_new(o, "regressed", json_boolean(tr->regressed));
+	json_object_set_new(o, "comparison", jstr(tr->comparison));
+	return o;
+}
+
+json_t *run_result_to_json(const struct run_result *run)
+{
+	json_t *results = json_array();
+	for (size_t i = 0; i < run->n_results; i++)
+		json_array_append_new(results, test_result_to_json(&run->results[i]));
+	json_t *o = json_object();
+	json_object_set_new(o, "orch_version", jstr(run->orch_version));
+	json_object_set_new(o, "scenario", jstr(run->scenario));
+	json_object_set_new(o, "run_id", jstr(run->run_id));
+	json_object_set_new(o, "host", jstr(run->host));
+	json_object_set_new(o, "start", jtime(run->start_wall_us));
+	json_object_set_new(o, "end", jtime(run->end_wall_us));
+	json_object_set_new(o, "exit_code", json_integer(run->exit_code));
+	json_object_set_new(o, "interrupted", json_boolean(run->interrupted));
+	json_object_set_new(o, "baseline", jstr(run->baseline));
+	json_object_set_new(o, "results", results);
+	return o;
+}
+
+char *result_json_dump(const json_t *j)
+{
+	char *s = json_dumps(j, RESULT_JSON_FLAGS);
+	if (!s)
+		return NULL;
+	char *out = xasprintf("%s\n", s);
+	free(s);
+	return out;
+}
+
+/* ---- from JSON -------------------------------------------------------- */
+
+/*
+ * Readers are lenient about absent optional members (older or merged files)
+ * and strict about wrong types; every error names the member's path.
+ */
+struct jctx {
+	char *err;
+	size_t errlen;
+	const char *where;
+};
+
+static int jfail(struct jctx *c, const char *key, const char *what)
+{
+	if (c->err && c->errlen)
+		snprintf(c->err, c->errlen, "%s%s%s: %s", c->where, *c->where ? "." : "",
+			 key, what);
+	return -1;
+}
+
+static int get_str(struct jctx *c, const json_t *o, const char *key, bool required, char **out)
+{
+	json_t *v = json_object_get(o, key);
+	if (!v || json_is_null(v)) {
+		if (required)
+			return jfail(c, key, "missing");
+		*out = NULL;
+		return 0;
+	}
+	if (!json_is_string(v))
+		return jfail(c, key, "expected a string");
+	*out = xstrdup(json_string_value(v));
+	return 0;
+}
+
+static int num_value(const json_t *v, double *out)
+{
+	if (json_is_null(v)) {
+		*out = NAN;
+		return 0;
+	}
+	if (!json_is_number(v))
+		return -1;
+	*out = json_number_value(v);
+	return 0;
+}
+
+static int get_num(struct jctx *c, const json_t *o, const char *key, double *out)
+{
+	json_t *v = json_object_get(o, key);
+	if (!v) {
+		*out = 0;
+		return 0;
+	}
+	if (num_value(v, out) < 0)
+		return jfail(c, key, "expected a number");
+	return 0;
+}
+
+static int get_int(struct jctx *c, const json_t *o, const char *key, int dflt, int *out)
+{
+	json_t *v = json_object_get(o, key);
+	if (!v || json_is_null(v)) {
+		*out = dflt;
+		return 0;
+	}
+	if (!json_is_integer(v))
+		return jfail(c, key, "expected an integer");
+	*out = (int)json_integer_value(v);
+	return 0;
+}
+
+static int get_bool(struct jctx *c, const json_t *o, const char *key, bool *out)
+{
+	json_t *v = json_object_get(o, key);
+	if (!v || json_is_null(v)) {
+		*out = false;
+		return 0;
+	}
+	if (!json_is_boolean(v))
+		return jfail(c, key, "expected true or false");
+	*out = json_is_true(v);
+	return 0;
+}
+
+static int get_time(struct jctx *c, const json_t *o, const char *key, int64_t *out)
+{
+	json_t *v = json_object_get(o, key);
+	*out = 0;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_string(v) || result_time_parse(json_string_value(v), out) < 0)
+		return jfail(c, key, "expected an ISO 8601 time like \"2026-12-02T16:50:00Z\"");
+	return 0;
+}
+
+static int metric_from_json(struct jctx *c, const char *name, const json_t *o,
+			    struct metric_result *m)
+{
+	m->name = xstrdup(name);
+	if (!json_is_object(o))
+		return jfail(c, name, "expected an object");
+	json_t *unit = json_object_get(o, "unit");
+	if (unit && !json_is_string(unit) && !json_is_null(unit))
+		return jfail(c, name, "unit: expected a string");
+	m->unit = xstrdup(json_is_string(unit) ? json_string_value(unit) : "");
+	json_t *better = json_object_get(o, "better");
+	if (better && !json_is_null(better)) {
+		const char *b = json_string_value(better);
+		if (!b || (strcmp(b, "higher") != 0 && strcmp(b, "lower") != 0))
+			return jfail(c, name, "better: expected \"higher\" or \"lower\"");
+		m->higher_is_better = strcmp(b, "higher") == 0;
+	} else {
+		m->higher_is_better = true;
+	}
+	json_t *samples = json_object_get(o, "samples");
+	if (samples && !json_is_null(samples)) {
+		if (!json_is_array(samples))
+			return jfail(c, name, "samples: expected an array");
+		size_t n = json_array_size(samples);
+		m->samples = n ? xmalloc(n * sizeof(double)) : NULL;
+		for (size_t i = 0; i < n; i++) {
+			if (num_value(json_array_get(samples, i), &m->samples[i]) < 0)
+				return jfail(c, name, "samples: expected numbers");
+			m->n_samples++;
+		}
+	}
+	if (m->n_samples) {
+		metric_result_summarize(m);
+		return 0;
+	}
+	/* No samples (hand-written or foreign file): take the statistics as given. */
+	const char *keys[] = { "median", "min", "max", "mean", "stddev" };
+	double *vals[] = { &m->median, &m->min, &m->max, &m->mean, &m->stddev };
+	for (size_t i = 0; i < 5; i++) {
+		json_t *v = json_object_get(o, keys[i]);
+		if (v && num_value(v, vals[i]) < 0)
+			return jfail(c, name, "expected numbers for the statistics");
+	}
+	json_t *value = json_object_get(o, "value");
+	if (!json_object_get(o, "median") && value && num_value(value, &m->median) < 0)
+		return jfail(c, name, "value: expected a number");
+	return 0;
+}
+
+static int phase_from_json(struct jctx *c, const json_t *o, struct phase_result *ph)
+{
+	if (!json_is_object(o))
+		return jfail(c, "phases", "expected objects");
+	if (get_str(c, o, "name", true, &ph->name) < 0 ||
+	    get_bool(c, o, "reached", &ph->reached) < 0 ||
+	    get_num(c, o, "offset_s", &ph->offset_s) < 0 ||
+	    get_num(c, o, "duration_s", &ph->duration_s) < 0 ||
+	    get_num(c, o, "max_s", &ph->max_s) < 0 ||
+	    get_bool(c, o, "over_budget", &ph->over_budget) < 0 ||
+	    get_str(c, o, "line", false, &ph->line) < 0)
+		return -1;
+	return 0;
+}
+
+static int test_from_json(struct jctx *c, const json_t *obj, struct test_result *tr)
+{
+	memset(tr, 0, sizeof(*tr));
+	if (!json_is_object(obj)) {
+		if (c->err && c->errlen)
+			snprintf(c->err, c->errlen, "%s: expected an object", c->where);
+		return -1;
+	}
+	char *status = NULL;
+	int ret = -1;
+	if (get_str(c, obj, "board", true, &tr->board) < 0 ||
+	    get_str(c, obj, "test", true, &tr->test) < 0 ||
+	    get_str(c, obj, "status", true, &status) < 0)
+		goto out;
+	if (result_status_parse(status, &tr->status) < 0) {
+		jfail(c, "status", "expected pass, fail, error or skip");
+		goto out;
+	}
+	if (get_str(c, obj, "message", false, &tr->message) < 0 ||
+	    get_int(c, obj, "exit_code", -1, &tr->exit_code) < 0 ||
+	    get_time(c, obj, "start", &tr->start_wall_us) < 0 ||
+	    get_time(c, obj, "end", &tr->end_wall_us) < 0 ||
+	    get_num(c, obj, "duration_s", &tr->duration_s) < 0 ||
+	    get_int(c, obj, "attempts", 0, &tr->attempts) < 0 ||
+	    get_str(c, obj, "last_line", false, &tr->last_line) < 0 ||
+	    get_str(c, obj, "log_dir", false, &tr->log_dir) < 0 ||
+	    get_bool(c, obj, "regressed", &tr->regressed) < 0 ||
+	    get_str(c, obj, "comparison", false, &tr->comparison) < 0)
+		goto out;
+
+	json_t *metrics = json_object_get(obj, "metrics");
+	if (metrics && !json_is_null(metrics)) {
+		if (!json_is_object(metrics)) {
+			jfail(c, "metrics", "expected an object");
+			goto out;
+		}
+		size_t n = json_object_size(metrics);
+		tr->metrics = n ? xcalloc(n, sizeof(*tr->metrics)) : NULL;
+		const char *key;
+		json_t *val;
+		char *where = xasprintf("%s%smetrics", c->where, *c->where ? "." : "");
+		struct jctx mc = { c->err, c->errlen, where };
+		json_object_foreach(metrics, key, val) {
+			int r = metric_from_json(&mc, key, val, &tr->metrics[tr->n_metrics++]);
+			if (r < 0) {
+				free(where);
+				goto out;
+			}
+		}
+		free(where);
+	}
+	json_t *phases = json_object_get(obj, "phases");
+	if (phases && !json_is_null(phases)) {
+		if (!json_is_array(phases)) {
+			jfail(c, "phases", "expected an array");
+			goto out;
+		}
+		size_t n = json_array_size(phases);
+		tr->phases = n ? xcalloc(n, sizeof(*tr->phases)) : NULL;
+		for (size_t i = 0; i < n; i++) {
+			char *where = xasprintf("%s%sphases[%zu]", c->where, *c->where ? "." : "", i);
+			struct jctx pc = { c->err, c->errlen, where };
+			int r = phase_from_json(&pc, json_array_get(phases, i), &tr->phases[tr->n_phases++]);
+			free(where);
+			if (r < 0)
+				goto out;
+		}
+	}
+	ret = 0;
+out:
+	free(status);
+	if (ret < 0)
+		test_result_release(tr);
+	return ret;
+}
+
+int test_result_from_json(const json_t *obj, struct test_result *tr, char *err, size_t errlen)
+{
+	struct jctx c = { err, errlen, "" };
+	return test_from_json(&c, obj, tr);
+}
+
+int run_result_from_json(const json_t *obj, struct run_result *run, char *err, size_t errlen)
+{
+	memset(run, 0, sizeof(*run));
+	struct jctx c = { err, errlen, "" };
+	int ret = -1;
+	if (!json_is_object(obj)) {
+		if (err && errlen)
+			snprintf(err, errlen, "expected a JSON object at the top");
+		return -1;
+	}
+	if (get_str(&c, obj, "orch_version", false, &run->orch_version) < 0 ||
+	    get_str(&c, obj, "scenario", false, &run->scenario) < 0 ||
+	    get_str(&c, obj, "run_id", false, &run->run_id) < 0 ||
+	    get_str(&c, obj, "host", false, &run->host) < 0 ||
+	    get_time(&c, obj, "start", &run->start_wall_us) < 0 ||
+	    get_time(&c, obj, "end", &run->end_wall_us) < 0 ||
+	    get_int(&c, obj, "exit_code", 0, &run->exit_code) < 0 ||
+	    get_bool(&c, obj, "interrupted", &run->interrupted) < 0 ||
+	    get_str(&c, obj, "baseline", false, &run->baseline) < 0)
+		goto out;
+	json_t *results = json_object_get(obj, "results");
+	if (!results || !json_is_array(results)) {
+		jfail(&c, "results", results ? "expected an array" : "missing");
+		goto out;
+	}
+	for (size_t i = 0; i < json_array_size(results); i++) {
+		char *where = xasprintf("results[%zu]", i);
+		struct jctx rc = { err, errlen, where };
+		struct test_result tr;
+		int r = test_from_json(&rc, json_array_get(results, i), &tr);
+		free(where);
+		if (r < 0)
+			goto out;
+		run_result_take(run, &tr);
+	}
+	ret = 0;
+out:
+	if (ret < 0)
+		run_result_release(run);
+	return ret;
+}
+
+int run_result_load(const char *run_dir, struct run_result *run, char *err, size_t errlen)
+{
+	memset(run, 0, sizeof(*run));
+	struct stat sb;
+	if (stat(run_dir, &sb) < 0) {
+		snprintf(err, errlen, "%s: %s", run_dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(sb.st_mode)) {
+		snprintf(err, errlen, "%s: not a directory", run_dir);
+		return -1;
+	}
+	char *path = fs_path_join(run_dir, "results.json");
+	int ret = -1;
+	json_t *root = NULL;
+	if (stat(path, &sb) < 0) {
+		snprintf(err, errlen, "%s: no results.json: not a run folder", run_dir);
+		goto out;
+	}
+	json_error_t jerr;
+	root = json_load_file(path, 0, &jerr);
+	if (!root) {
+		snprintf(err, errlen, "%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
+		goto out;
+	}
+	char inner[512];
+	if (run_result_from_json(root, run, inner, sizeof(inner)) < 0) {
+		snprintf(err, errlen, "%s: %s", path, inner);
+		goto out;
+	}
+	ret = 0;
+out:
+	json_decref(root);
+	free(path);
+	return ret;
+}

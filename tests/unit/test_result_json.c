@@ -1,0 +1,290 @@
+/* results.json: schema, exact round trip, times, readable errors. */
+#include "testsupport.h"
+#include "result/result_json.h"
+#include "sample_run.h"
+#include "util/strbuf.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void assert_str_eq_null(const char *a, const char *b)
+{
+	if (!a || !b)
+		assert_ptr_equal(a, b);
+	else
+		assert_string_equal(a, b);
+}
+
+static void assert_test_equal(const struct test_result *a, const struct test_result *b)
+{
+	assert_string_equal(a->board, b->board);
+	assert_string_equal(a->test, b->test);
+	assert_int_equal(a->status, b->status);
+	assert_str_eq_null(a->message, b->message);
+	assert_int_equal(a->exit_code, b->exit_code);
+	assert_int_equal(a->start_wall_us, b->start_wall_us);
+	assert_int_equal(a->end_wall_us, b->end_wall_us);
+	assert_true(a->duration_s == b->duration_s);
+	assert_int_equal(a->attempts, b->attempts);
+	assert_int_equal(a->n_metrics, b->n_metrics);
+	for (size_t i = 0; i < a->n_metrics; i++) {
+		const struct metric_result *x = &a->metrics[i], *y = &b->metrics[i];
+		assert_string_equal(x->name, y->name);
+		assert_string_equal(x->unit, y->unit);
+		assert_int_equal(x->higher_is_better, y->higher_is_better);
+		assert_int_equal(x->n_samples, y->n_samples);
+		for (size_t k = 0; k < x->n_samples; k++)
+			assert_true(x->samples[k] == y->samples[k]);
+		assert_true(x->median == y->median);
+		assert_true(x->min == y->min);
+		assert_true(x->max == y->max);
+		assert_true(x->mean == y->mean);
+		assert_true(x->stddev == y->stddev);
+	}
+	assert_int_equal(a->n_phases, b->n_phases);
+	for (size_t i = 0; i < a->n_phases; i++) {
+		const struct phase_result *x = &a->phases[i], *y = &b->phases[i];
+		assert_string_equal(x->name, y->name);
+		assert_int_equal(x->reached, y->reached);
+		assert_true(x->offset_s == y->offset_s);
+		assert_true(x->duration_s == y->duration_s);
+		assert_true(x->max_s == y->max_s);
+		assert_int_equal(x->over_budget, y->over_budget);
+		assert_str_eq_null(x->line, y->line);
+	}
+	assert_str_eq_null(a->last_line, b->last_line);
+	assert_str_eq_null(a->log_dir, b->log_dir);
+	assert_int_equal(a->regressed, b->regressed);
+	assert_str_eq_null(a->comparison, b->comparison);
+}
+
+static void test_round_trip(void **state)
+{
+	(void)state;
+	struct run_result run = { 0 }, back = { 0 };
+	sample_run_fill(&run);
+	run.interrupted = true;
+	run.end_wall_us += 123457;   /* a fraction of a second survives */
+	json_t *j = run_result_to_json(&run);
+	char *text = result_json_dump(j);
+	json_decref(j);
+
+	json_error_t jerr;
+	json_t *parsed = json_loads(text, 0, &jerr);
+	assert_non_null(parsed);
+	char err[256] = "";
+	assert_int_equal(run_result_from_json(parsed, &back, err, sizeof(err)), 0);
+	json_decref(parsed);
+
+	assert_string_equal(back.scenario, run.scenario);
+	assert_string_equal(back.run_id, run.run_id);
+	assert_string_equal(back.orch_version, run.orch_version);
+	assert_string_equal(back.host, run.host);
+	assert_string_equal(back.baseline, run.baseline);
+	assert_int_equal(back.start_wall_us, run.start_wall_us);
+	assert_int_equal(back.end_wall_us, run.end_wall_us);
+	assert_int_equal(back.exit_code, run.exit_code);
+	assert_true(back.interrupted);
+	assert_int_equal(back.n_results, run.n_results);
+	for (size_t i = 0; i < run.n_results; i++)
+		assert_test_equal(&run.results[i], &back.results[i]);
+
+	/* and the text is a fixed point */
+	j = run_result_to_json(&back);
+	char *again = result_json_dump(j);
+	json_decref(j);
+	assert_string_equal(text, again);
+	free(again);
+	free(text);
+	run_result_release(&back);
+	run_result_release(&run);
+}
+
+static void test_arbitrary_doubles(void **state)
+{
+	(void)state;
+	/* values that never were decimal text: within 1e-15, and the text is a fixed point */
+	struct test_result tr = { 0 }, back;
+	tr.board = xstrdup("b");
+	tr.test = xstrdup("t");
+	tr.duration_s = 1.0 / 3;
+	for (int i = 1; i <= 7; i++)
+		test_result_add_sample(&tr, "x", "s", false, 1e6 / (i * 7.0));
+	json_t *j = test_result_to_json(&tr);
+	char *text = result_json_dump(j);
+	char err[256];
+	assert_int_equal(test_result_from_json(j, &back, err, sizeof(err)), 0);
+	json_decref(j);
+	assert_float_equal(back.duration_s, tr.duration_s, 1e-15);
+	for (size_t k = 0; k < 7; k++)
+		assert_float_equal(back.metrics[0].samples[k] / tr.metrics[0].samples[k], 1, 1e-14);
+	assert_float_equal(back.metrics[0].stddev / tr.metrics[0].stddev, 1, 1e-12);
+	j = test_result_to_json(&back);
+	char *again = result_json_dump(j);
+	json_decref(j);
+	assert_string_equal(text, again);
+	free(text);
+	free(again);
+	test_result_release(&tr);
+	test_result_release(&back);
+}
+
+static void test_schema_shape(void **state)
+{
+	(void)state;
+	struct run_result run = { 0 };
+	sample_run_fill(&run);
+	json_t *j = run_result_to_json(&run);
+	assert_string_equal(json_string_value(json_object_get(j, "start")), "2026-12-02T16:50:00Z");
+	assert_true(json_is_null(json_object_get(j, "end")) == false);
+	json_t *results = json_object_get(j, "results");
+	assert_int_equal(json_array_size(results), run.n_results);
+	json_t *mem = json_array_get(results, 1);
+	assert_string_equal(json_string_value(json_object_get(mem, "test")), "memory");
+	json_t *m = json_object_get(json_object_get(mem, "metrics"), "mem.memcpy");
+	assert_non_null(m);
+	assert_string_equal(json_string_value(json_object_get(m, "better")), "higher");
+	assert_string_equal(json_string_value(json_object_get(m, "unit")), "MiB/s");
+	assert_int_equal(json_array_size(json_object_get(m, "samples")), 5);
+	assert_true(json_real_value(json_object_get(m, "value")) ==
+		    json_real_value(json_object_get(m, "median")));
+	const char *keys[] = { "board", "test", "status", "message", "exit_code", "start", "end",
+			       "duration_s", "attempts", "metrics", "phases", "last_line",
+			       "log_dir", "regressed", "comparison" };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		assert_non_null(json_object_get(mem, keys[i]));
+	/* the skipped test never started: null times */
+	json_t *skip = json_array_get(results, run.n_results - 1);
+	assert_true(json_is_null(json_object_get(skip, "start")));
+	/* readable reals */
+	char *text = result_json_dump(j);
+	assert_null(strstr(text, "0000000"));
+	assert_null(strstr(text, "9999999"));
+	assert_non_null(strstr(text, "\"value\": 25.65"));
+	free(text);
+	json_decref(j);
+	run_result_release(&run);
+}
+
+static void test_times(void **state)
+{
+	(void)state;
+	int64_t us;
+	char *s = result_time_iso(1796230200123456LL);
+	assert_string_equal(s, "2026-12-02T16:50:00.123456Z");
+	assert_int_equal(result_time_parse(s, &us), 0);
+	assert_int_equal(us, 1796230200123456LL);
+	free(s);
+	assert_int_equal(result_time_parse("2026-12-02T17:50:00.5+01:00", &us), 0);
+	assert_int_equal(us, 1796230200500000LL);
+	assert_int_equal(result_time_parse("1970-01-01T00:00:00Z", &us), 0);
+	assert_int_equal(us, 0);
+	assert_int_equal(result_time_parse("2000-02-29T12:00:00Z", &us), 0);
+	assert_int_equal(us, 951825600000000LL);
+	assert_int_equal(result_time_parse("2026-12-02 16:50:00Z", &us), -1);
+	assert_int_equal(result_time_parse("2026-12-02T16:50:00", &us), -1);
+	assert_int_equal(result_time_parse("2026-13-02T16:50:00Z", &us), -1);
+	assert_int_equal(result_time_parse("2026-12-02T16:50:00Zjunk", &us), -1);
+}
+
+static void test_bad_json(void **state)
+{
+	(void)state;
+	struct { const char *json; const char *err; } cases[] = {
+		{ "[]", "top" },
+		{ "{\"scenario\":\"x\"}", "results: missing" },
+		{ "{\"results\":[{\"test\":\"t\",\"status\":\"pass\"}]}", "results[0].board: missing" },
+		{ "{\"results\":[{\"board\":\"b\",\"test\":\"t\",\"status\":\"ok\"}]}",
+		  "results[0].status: expected pass, fail, error or skip" },
+		{ "{\"results\":[{\"board\":\"b\",\"test\":\"t\",\"status\":\"pass\",\"start\":\"yesterday\"}]}",
+		  "results[0].start: expected an ISO 8601 time" },
+		{ "{\"results\":[{\"board\":\"b\",\"test\":\"t\",\"status\":\"pass\","
+		  "\"metrics\":{\"m\":{\"samples\":[1,\"x\"]}}}]}",
+		  "results[0].metrics.m: samples: expected numbers" },
+		{ "{\"results\":[{\"board\":\"b\",\"test\":\"t\",\"status\":\"pass\","
+		  "\"phases\":[{\"name\":\"k\"},{\"reached\":true}]}]}",
+		  "results[0].phases[1].name: missing" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *j = json_loads(cases[i].json, 0, NULL);
+		assert_non_null(j);
+		struct run_result run;
+		char err[256] = "";
+		assert_int_equal(run_result_from_json(j, &run, err, sizeof(err)), -1);
+		if (!strstr(err, cases[i].err))
+			fail_msg("case %zu: '%s' does not contain '%s'", i, err, cases[i].err);
+		assert_int_equal(run.n_results, 0);
+		json_decref(j);
+	}
+}
+
+static void test_minimal_and_foreign(void **state)
+{
+	(void)state;
+	/* an older or hand-written file: only required members, stats without samples */
+	const char *text = "{\"results\":[{\"board\":\"b\",\"test\":\"t\",\"status\":\"fail\","
+			   "\"metrics\":{\"x\":{\"value\":4.5,\"unit\":\"s\",\"better\":\"lower\"}}}]}";
+	json_t *j = json_loads(text, 0, NULL);
+	struct run_result run;
+	char err[256] = "";
+	assert_int_equal(run_result_from_json(j, &run, err, sizeof(err)), 0);
+	json_decref(j);
+	assert_int_equal(run.n_results, 1);
+	assert_int_equal(run.results[0].exit_code, -1);
+	assert_int_equal(run.results[0].status, STATUS_FAIL);
+	assert_float_equal(run.results[0].metrics[0].median, 4.5, 0);
+	assert_false(run.results[0].metrics[0].higher_is_better);
+	run_result_release(&run);
+}
+
+static void test_load(void **state)
+{
+	(void)state;
+	char *dir = ts_mkdtemp("result-load");
+	struct run_result run;
+	char err[512];
+	char *missing = xasprintf("%s/nope", dir);
+	assert_int_equal(run_result_load(missing, &run, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "No such file"));
+	free(missing);
+
+	assert_int_equal(run_result_load(dir, &run, err, sizeof(err)), -1);
+	char *want = xasprintf("%s: no results.json: not a run folder", dir);
+	assert_string_equal(err, want);
+	free(want);
+
+	free(ts_write_file(dir, "results.json", "{\"results\": [\n  {\"board\": 1}\n"));
+	assert_int_equal(run_result_load(dir, &run, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "results.json:"));
+
+	struct run_result sample = { 0 };
+	sample_run_fill(&sample);
+	json_t *j = run_result_to_json(&sample);
+	char *text = result_json_dump(j);
+	json_decref(j);
+	free(ts_write_file(dir, "results.json", text));
+	free(text);
+	assert_int_equal(run_result_load(dir, &run, err, sizeof(err)), 0);
+	assert_int_equal(run.n_results, sample.n_results);
+	assert_string_equal(run.results[3].test, "boot");
+	assert_int_equal(run.results[3].n_phases, 4);
+	run_result_release(&run);
+	run_result_release(&sample);
+	ts_rmrf(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_arbitrary_doubles),
+		cmocka_unit_test(test_schema_shape),
+		cmocka_unit_test(test_times),
+		cmocka_unit_test(test_bad_json),
+		cmocka_unit_test(test_minimal_and_foreign),
+		cmocka_unit_test(test_load),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
