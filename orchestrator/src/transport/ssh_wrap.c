@@ -5,7 +5,7 @@
 /* d: pids of $P and all its descendants, from /proc (no ps on small boards). */
 const char SSH_WRAP_KILL_SCRIPT[] =
 	"d() { l=\" $P \"; n=1; while [ $n = 1 ]; do n=0; "
-	"for f in /proc/[0-9]*/stat; do read -r s <\"$f\" 2>/dev/null || continue; "
+	"for f in /proc/[0-9]*/stat; do read -r s 2>/dev/null <\"$f\" || continue; "
 	"set -- ${s##*) }; p=${f#/proc/}; p=${p%/stat}; "
 	"case \"$l\" in *\" $2 \"*) case \"$l\" in *\" $p \"*) ;; *) l=\"$l$p \"; n=1;; esac;; esac; "
 	"done; done; echo $l; }; "

@@ -1,5 +1,3 @@
-/* pipe2 */
-#define _GNU_SOURCE
 #include "transport/transport_local.h"
 #include "util/deadline.h"
 #include "util/interrupt.h"

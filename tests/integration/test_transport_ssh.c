@@ -1,0 +1,527 @@
+/*
+ * The ssh transport against a loopback lab of real servers (tests/lab/sshd-lab.sh):
+ * three OpenSSH boards, one that takes passwords, one dropbear board, on
+ * 127.0.21.x. Run as root (the lab user `orchlab`, the password board).
+ */
+#include "lab.h"
+#include "testsupport.h"
+#include "transport/transport.h"
+#include "transport/transport_ssh.h"
+#include "util/interrupt.h"
+#include "util/strbuf.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LAB_BASE "127.0.21"
+
+static struct lab *lab;
+
+struct collect {
+	struct strbuf out;
+	struct strbuf err;
+	size_t out_bytes;
+	bool count_only;
+};
+
+static int collect_output(void *ctx, enum transport_stream stream, const char *data, size_t len)
+{
+	struct collect *c = ctx;
+	if (stream == TRANSPORT_STDOUT) {
+		c->out_bytes += len;
+		if (!c->count_only)
+			strbuf_append(&c->out, data, len);
+	} else {
+		strbuf_append(&c->err, data, len);
+	}
+	return 0;
+}
+
+static void collect_release(struct collect *c)
+{
+	strbuf_release(&c->out);
+	strbuf_release(&c->err);
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	if (!ts_is_root()) {
+		fprintf(stderr, "skipping: the ssh lab needs root (lab user, password board)\n");
+		return 0;
+	}
+	lab = lab_up(LAB_BASE, 3, 1, true);
+	return lab ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	lab_down(lab);
+	lab = NULL;
+	return 0;
+}
+
+static struct transport *connect_or_fail(struct ssh_target t)
+{
+	char err[512] = "";
+	struct transport *tr = transport_ssh_new(&t, err, sizeof(err));
+	if (!tr)
+		fail_msg("connect to %s: %s", t.name, err);
+	return tr;
+}
+
+/* Runs cmd, returns the status; output into c. */
+static int run(struct transport *tr, const char *cmd, int64_t timeout_ms, int stdin_fd,
+	       struct collect *c, struct transport_status *st)
+{
+	char err[512] = "";
+	struct transport_exec req = {
+		.command = cmd, .timeout_ms = timeout_ms, .stdin_fd = stdin_fd,
+		.on_output = collect_output, .ctx = c,
+	};
+	int rc = transport_exec(tr, &req, st, err, sizeof(err));
+	if (rc != 0)
+		print_error("exec '%s': %s\n", cmd, err);
+	return rc;
+}
+
+#define SKIP_IF_NO_LAB() do { if (!lab) skip(); } while (0)
+
+static void test_exec_output_and_exit(void **state)
+{
+	(void)state;
+	SKIP_IF_NO_LAB();
+	struct transport *tr = connect_or_fail(lab_target(lab, LAB_OPENSSH, 1));
+	struct collect c = { 0 };
+	struct transport_status st;
+	assert_int_equal(run(tr, "echo hello; echo 'it''s' \"$0\" >/dev/null; printf world", 10000,
+			     -1, &c, &st), 0);
+	assert_int_equal(st.exit_code, 0);
+	assert_false(st.timed_out);
+	assert_string_equal(strbuf_str(&c.out), "hello\nworld");
+	assert_string_equal(transport_describe(tr), "orchlab@" LAB_BASE ".1:2222");
+	collect_release(&c);
+
+	struct collect c2 = { 0 };
+	assert_int_equal(run(tr, "echo out; echo err >&2; exit 3", 10000, -1, &c2, &st), 0);
+	assert_int_equal(st.exit_code, 3);
+	assert_string_equal(strbuf_str(&c2.out), "out\n");
+	assert_string_equal(strbuf_str(&c2.err), "err\n");
+	collect_release(&c2);
+
+	/* One session, many channels. */
+	for (int i = 0; i < 20; i++) {
+		struct collect c3 = { 0 };
+		char cmd[64];
+		snprintf(cmd, sizeof(cmd), "echo %d", i);
+		assert_int_equal(run(tr, cmd, 10000, -1, &c3, &st), 0);
+		assert_int_equal(st.exit_code, 0);
+		assert_int_equal(atoi(strbuf_str(&c3.out)), i);
+		collect_release(&c3);
+	}
+	transport_free(tr);
+}
+
+static void test_capture(void **state)
+{
+	(void)state;
+	SKIP_IF_NO_LAB();
+	struct transport *tr = connect_or_fail(lab_target(lab, LAB_OPENSSH, 2));
+	char *out = NULL;
+	int code = -1;
+	char err[256];
+	assert_int_equal(transport_capture(tr, "id -un", 10000, 100, &out, &code, err, sizeof(err)), 0);
+	assert_int_equal(code, 0);
+	assert_string_equal(out, "orchlab\n");
+	free(out);
+	transport_free(tr);
+}
+
+/* How many processes run `sleep N` (the pattern keeps this command out of it). */
+static int count_sleepers(struct transport *tr, int n)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd),
+		 "cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\000' ' ' | grep -o 'sleep %d[%d]' | wc -l",
+		 n / 10, n % 10);
+	struct collect c = { 0 };
+	struct transport_status st;
+	assert_int_equal(run(tr, cmd, 10000, -1, &c, &st), 0);
+	int count = atoi(strbuf_str(&c.out));
+	collect_release(&c);
+	return count;
+}
+
+static void check_timeout_kills_group(struct ssh_target t, int n)
+{
+	struct transport *tr = connect_or_fail(t);
+	struct collect c = { 0 };
+	struct transport_status st;
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "echo started; sleep %d & sleep %d; echo never", n, n);
+	assert_int_equal(run(tr, cmd, 1500, -1, &c, &st), 0);
+	assert_true(st.timed_out);
+	assert_int_equal(st.exit_code, -1);
+	assert_string_equal(strbuf_str(&c.out), "started\n");
+	collect_release(&c);
+	assert_int_equal(count_sleepers(tr, n), 0);
+	/* The session is still usable after a kill. */
+	struct collect c2 = { 0 };
+	assert_int_equal(run(tr, "echo alive", 10000, -1, &c2, &st), 0);
+	assert_string_equal(strbuf_str(&c2.out), "alive\n");
+	collect_release(&c2);
+	transport_free(tr);
+}
+
+static void test_timeout_kills_group(void **state)
+{
+	(void)state;
+	SKIP_IF_NO_LAB();
+	check_timeout_kills_group(lab_target(lab, LAB_OPENSSH, 1), 4321);
+}
+
+static int stop_after_first(void *ctx, enum transport_stream stream, const char *data, size_t len)
+{
+	(void)stream;
+	(void)data;
+	(void)len;
+	*(int *)ctx += 1;
+	return -1;
+}
+
+static void test_stop_from_callback(void **state)
+{
+	(void)state;
+	SKIP_IF_NO_LAB();
+	struct transport *tr = connect_or_fail(lab_target(lab, LAB_OPENSSH, 3));
+	int calls = 0;
+	char err[256];
+	struct transport_exec req = {
+		.command = "echo x; sleep 4325", .timeout_ms = 30000, .stdin_fd = -1,
+		.on_output = stop_after_first, .ctx = &calls,
+	};
+	struct transport_status st;
+	assert_int_equal(transport_exec(tr, &req, &st, err, sizeof(err)), 0);
+	assert_true(st.stopped);
+	assert_int_equal(calls, 1);
+	assert_int_equal(count_sleepers(tr, 4325), 0);
+	transport_free(tr);
+}
+
+static int interrupt_on_output(void *ctx, enum transport_stream stream, const char *data,
+			       size_t len)
+{
+	(void)ctx;
+	(void)stream;
+	(void)data;
+	(void)len;
+	interrupt_request();
+	return 0;
+}
+
+static void test_interrupt(void **state)
+{
+	(void)state;
+	SKIP_IF_NO_LAB();
+	struct transport *tr = connect_or_fail(lab_target(lab, LAB_OPENSSH, 3));
+	char err[256];
+	struct transport_exec req = {
+		.command = "echo x; sleep 4326", .timeout_ms = 30000, .stdin_fd = -1,
+		.on_output = interrupt_on_output,
+	};
+	struct transport_status st;
+	assert_int_equal(transport_exec(tr, &req, &st, err, sizeof(err)), 0);
+	interrupt_reset();
+	assert_true(st.interrupted);
+	assert_int_equal(count_sleepers(tr, 4326), 0);
+	transport_free(tr);
+}
+
+/* Pushes size bytes of pseudo-random data through `sha256sum` and compares. */
+static void check_stdin_push(struct ssh_target t, size_t size)
+{
+	char *dir = ts_mkdtemp("stdin");
+	char *path = xasprintf("%s/data", dir);
+	char *expect = NULL;
+	assert_int_equal(ts_run(NULL, "head -c %zu /dev/urandom > '%s'", size, path), 0);
+	assert_int_equal(ts_run(&expect, "sha256sum < '%s' | cut -d' ' -f1", path), 0);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	struct transport *tr = connect_or_fail(t);
+	struct collect c = { 0 };
+	struct transport_status st;
+	assert_int_equal(run(tr, "sha256sum | cut -d' ' -f1", 60000, fd, &c, &st), 0);
+	assert_int_equal(st.exit_code, 0);
+	assert_string_equal(strbuf_str(&c.out), expect);
+	collect_release(&c);
+	close(fd);
+	/* A command that ignores its stdin still finishes. */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct collect c2 = { 0 };
+	assert_int_equal(run(tr, "echo ignored", 60000, fd, &c2, &st), 0);
+	assert_int_equal(st.exit_code, 0);
+	assert_string_equal(strbuf_str(&c2.out), "ignored\n");
+	collect_release(&c2);
+	close(fd);
+	transport_free(tr);
+	free(expect);
+	free(path);
+	ts_rmrf(dir);
+	free(dir);
+}
+
+static void test_stdin_push(void **state)
+{
+	(void)state;
+	SKIP_IF_NO_LAB();
+	check_stdin_push(lab_target(lab, LAB_OPENSSH, 2), 5u << 20);
+}
+
+static void test_stdout_50mb_streams(void **state)
+{
+	(void)state;
+	SKIP_IF_NO_LAB();
+	struct transport *tr = connect_or_fail(lab_target(lab, LAB_OPENSSH, 1));
+	struct collect c = { .count_only = true };
+	struct transport_status st;
+	lab_reset_hwm();
+	long rss_before = lab_vm_kib("VmRSS");
+	assert_int_equal(run(tr, "head -c 52428800 /dev/zero", 60000, -1, &c, &st), 0);
+	long hwm = lab_vm_kib("VmHWM");
+	assert_int_equal(st.exit_code, 0);
+	assert_int_equal(c.out_bytes, 52428800);
+	print_message("rss before %ld KiB, peak during %ld KiB\n", rss_before, hwm);
+	assert_true(rss_before > 0 && hwm > 0);
+	assert_true(hwm - rss_before < 20 * 1024);
+	collect_release(&c);
+	transport_free(tr);
+}
+
+static char *wrong_known_hosts(const char *dir, int board, int key_of)
+{
+	/* board's address with the key of another board */
+	char *out = NULL;
+	char *path = xasprintf("%s/known_hosts.wrong", dir);
+	assert_int_equal(ts_run(&out, "k=$(grep '^\\[%s.%d\\]' '%s' | cut -d' ' -f2,3) && "
+				"echo \"[%s.%d]:%d $k\" > '%s'", LAB_BASE, key_of, lab->known_hosts,
+				LAB_BASE, board, LAB_PORT, path), 0);
+	free(out);
+	return path;
+}
+
+static void test_host_key_policies(void **state)
+{
+	(void)state;
+	SKIP_IF_NO_LAB();
+	char *dir = ts_mkdtemp("kh");
+	char *wrong = wrong_known_hosts(dir, 1, 2);
+	char err[512] = "";
+
+	struct ssh_target t = lab_target(lab, LAB_OPENSSH, 1);
+	t.known_hosts = wrong;
+	assert_null(transport_ssh_new(&t, err, sizeof(err)));
+	print_message("strict, changed: %s\n", err);
+	assert_non_null(strstr(err, "host key for board1 (" LAB_BASE ".1:2222) does not match"));
+	assert_non_null(strstr(err, wrong));
+	assert_non_null(strstr(err, "SHA256:"));
+
+	t.host_key = SSH_HOSTKEY_ACCEPT_NEW;   /* a changed key is refused even so */
+	assert_null(transport_ssh_new(&t, err, sizeof(err)));
+	assert_non_null(strstr(err, "does not match"));
+
+	t.host_key = SSH_HOSTKEY_OFF;
+	struct transport *tr = connect_or_fail(t);
+	transport_free(tr);
+
+	char *fresh = xasprintf("%s/known_hosts.new", dir);
+	t.known_hosts = fresh;
+	t.host_key = SSH_HOSTKEY_STRICT;
+	assert_null(transport_ssh_new(&t, err, sizeof(err)));
+	print_message("strict, unknown: %s\n", err);
+	assert_non_null(strstr(err, "host key for board1 (" LAB_BASE ".1:2222) is not in"));
+
+	t.host_key = SSH_HOSTKEY_ACCEPT_NEW;
+	tr = connect_or_fail(t);
+	transport_free(tr);
+	char *text = ts_read_file(fresh);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "[" LAB_BASE ".1]:2222 ssh-ed25519 ") ? text
+			: (strstr(text, "|1|") ? text : NULL));
+	free(text);
+	/* now known: strict accepts it */
+	t.host_key = SSH_HOSTKEY_STRICT;
+	tr = connect_or_fail(t);
+	transport_free(tr);
+
+	free(fresh);
+	free(wrong);
+	ts_rmrf(dir);
+	free(dir);
+}
+
+static void test_connection_refused(void **state)
+{
+	(void)state;
+	SKIP_IF_NO_LAB();
+	struct ssh_target t = lab_target(lab, LAB_OPENSSH, 1);
+	t.port = 2223;
+	char err[512] = "";
+	assert_null(transport_ssh_new(&t, err, sizeof(err)));
+	print_message("%s\n", err);
+	assert_string_equal(err, "connect to board1 (" LAB_BASE ".1:2223): connection refused");
+}
+
+static void test_wrong_key(void **state)
+{
+	(void)state;
+	SKIP_IF_NO_LAB();
+	char *dir = ts_mkdtemp("key");
+	assert_int_equal(ts_run(NULL, "ssh-keygen -q -t ed25519 -N '' -f '%s/other'", dir), 0);
+	char *key = xasprintf("%s/other", dir);
+	struct ssh_target t = lab_target(lab, LAB_OPENSSH, 2);
+	t.identity = key;
+	char err[512] = "";
+	assert_null(transport_ssh_new(&t, err, sizeof(err)));
+	print_message("%s\n", err);
+	assert_non_null(strstr(err, "authentication to board2 (orchlab@" LAB_BASE
+				    ".2:2222) failed: no accepted key"));
+	free(key);
+	ts_rmrf(dir);
+	free(dir);
+}
+
+static void test_password(void **state)
+{
+	(void)state;
+	SKIP_IF_NO_LAB();
+	struct ssh_target t = lab_target(lab, LAB_PASSWORD, 1);
+	assert_non_null(t.password);
+	struct transport *tr = connect_or_fail(t);
+	struct collect c = { 0 };
+	struct transport_status st;
+	assert_int_equal(run(tr, "echo pw", 10000, -1, &c, &st), 0);
+	assert_string_equal(strbuf_str(&c.out), "pw\n");
+	collect_release(&c);
+	transport_free(tr);
+
+	char err[512] = "";
+	t.password = "wrong";
+	assert_null(transport_ssh_new(&t, err, sizeof(err)));
+	print_message("%s\n", err);
+	assert_non_null(strstr(err, "failed: no accepted key, password refused"));
+}
+
+static void test_dropbear(void **state)
+{
+	(void)state;
+	SKIP_IF_NO_LAB();
+	struct ssh_target t = lab_target(lab, LAB_DROPBEAR, 1);
+	struct transport *tr = connect_or_fail(t);
+	struct collect c = { 0 };
+	struct transport_status st;
+	assert_int_equal(run(tr, "echo db; echo e >&2; exit 4", 10000, -1, &c, &st), 0);
+	assert_int_equal(st.exit_code, 4);
+	assert_string_equal(strbuf_str(&c.out), "db\n");
+	assert_string_equal(strbuf_str(&c.err), "e\n");
+	collect_release(&c);
+	transport_free(tr);
+	check_stdin_push(t, 1u << 20);
+	check_timeout_kills_group(t, 4322);
+}
+
+static void test_ssh_config_alias(void **state)
+{
+	(void)state;
+	SKIP_IF_NO_LAB();
+	struct ssh_target t = {
+		.name = "alias", .host = "lab2", .ssh_config = lab->ssh_config,
+		.host_key = SSH_HOSTKEY_STRICT,
+	};
+	struct transport *tr = connect_or_fail(t);
+	assert_string_equal(transport_describe(tr), "orchlab@" LAB_BASE ".2:2222");
+	struct collect c = { 0 };
+	struct transport_status st;
+	assert_int_equal(run(tr, "echo alias", 10000, -1, &c, &st), 0);
+	assert_string_equal(strbuf_str(&c.out), "alias\n");
+	collect_release(&c);
+	transport_free(tr);
+
+	/* The inventory's port wins over the config's. */
+	t.port = 2223;
+	char err[512] = "";
+	assert_null(transport_ssh_new(&t, err, sizeof(err)));
+	assert_non_null(strstr(err, LAB_BASE ".2:2223): connection refused"));
+}
+
+static void test_proxy_command(void **state)
+{
+	(void)state;
+	SKIP_IF_NO_LAB();
+	struct ssh_target t = {
+		.name = "proxied", .host = "labproxy", .ssh_config = lab->ssh_config,
+		.host_key = SSH_HOSTKEY_STRICT,
+	};
+	struct transport *tr = connect_or_fail(t);
+	struct collect c = { 0 };
+	struct transport_status st;
+	assert_int_equal(run(tr, "echo via proxy", 10000, -1, &c, &st), 0);
+	assert_int_equal(st.exit_code, 0);
+	assert_string_equal(strbuf_str(&c.out), "via proxy\n");
+	collect_release(&c);
+	transport_free(tr);
+}
+
+static void test_lost_connection(void **state)
+{
+	(void)state;
+	SKIP_IF_NO_LAB();
+	struct transport *tr = connect_or_fail(lab_target(lab, LAB_OPENSSH, 3));
+	struct collect c = { 0 };
+	struct transport_status st;
+	char err[512] = "";
+	/* The shell's parent is the sshd process serving this connection. */
+	struct transport_exec req = {
+		.command = "kill -KILL $PPID; sleep 4327", .timeout_ms = 10000, .stdin_fd = -1,
+		.on_output = collect_output, .ctx = &c,
+	};
+	assert_int_equal(transport_exec(tr, &req, &st, err, sizeof(err)), -1);
+	print_message("%s\n", err);
+	assert_non_null(strstr(err, "board3 (" LAB_BASE ".3:2222)"));
+	collect_release(&c);
+	/* Later commands fail cleanly too. */
+	assert_int_equal(transport_exec(tr, &req, &st, err, sizeof(err)), -1);
+	transport_free(tr);
+	/* The orphaned `sleep` is not ours to wait for: clean it up. */
+	struct transport *tr2 = connect_or_fail(lab_target(lab, LAB_OPENSSH, 3));
+	struct collect c2 = { 0 };
+	run(tr2, "kill $(grep -l 'sleep.432[7]' /proc/[0-9]*/cmdline 2>/dev/null | cut -d/ -f3) "
+	    "2>/dev/null; true", 10000, -1, &c2, &st);
+	collect_release(&c2);
+	transport_free(tr2);
+}
+
+int main(void)
+{
+	transport_ssh_global_init();
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exec_output_and_exit),
+		cmocka_unit_test(test_capture),
+		cmocka_unit_test(test_timeout_kills_group),
+		cmocka_unit_test(test_stop_from_callback),
+		cmocka_unit_test(test_interrupt),
+		cmocka_unit_test(test_stdin_push),
+		cmocka_unit_test(test_stdout_50mb_streams),
+		cmocka_unit_test(test_host_key_policies),
+		cmocka_unit_test(test_connection_refused),
+		cmocka_unit_test(test_wrong_key),
+		cmocka_unit_test(test_password),
+		cmocka_unit_test(test_dropbear),
+		cmocka_unit_test(test_ssh_config_alias),
+		cmocka_unit_test(test_proxy_command),
+		cmocka_unit_test(test_lost_connection),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

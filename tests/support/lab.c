@@ -1,0 +1,141 @@
+#include "lab.h"
+#include "testsupport.h"
+#include "util/strbuf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void lab_reap(void)
+{
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
+static char *lab_env_value(const char *dir, const char *key)
+{
+	char *path = xasprintf("%s/lab.env", dir);
+	char *text = ts_read_file(path);
+	char *value = NULL;
+	free(path);
+	if (!text)
+		return NULL;
+	size_t klen = strlen(key);
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		if (strncmp(line, key, klen) == 0 && line[klen] == '=') {
+			value = xstrdup(line + klen + 1);
+			break;
+		}
+	}
+	free(text);
+	return value;
+}
+
+struct lab *lab_up(const char *base, int boards, int dropbears, bool password)
+{
+	struct lab *lab = xcalloc(1, sizeof(*lab));
+	char *out = NULL;
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	lab->tmp = ts_mkdtemp("lab");
+	/* sshd reads authorized_keys as the lab user: the path must be searchable. */
+	chmod(lab->tmp, 0755);
+	lab->dir = xasprintf("%s/lab", lab->tmp);
+	lab->base = xstrdup(base);
+	lab->boards = boards;
+	lab->dropbears = dropbears;
+	int rc = ts_run(&out, "%s/tests/lab/sshd-lab.sh up --dir '%s' --base %s --boards %d "
+			"--dropbear %d --port %d%s", ORCH_SOURCE_DIR, lab->dir, base, boards,
+			dropbears, LAB_PORT, password ? " --password" : "");
+	if (rc != 0) {
+		fprintf(stderr, "sshd-lab.sh up failed (%d):\n%s\n", rc, out ? out : "");
+		free(out);
+		lab_down(lab);
+		return NULL;
+	}
+	free(out);
+	lab->user = lab_env_value(lab->dir, "LAB_USER");
+	lab->password = lab_env_value(lab->dir, "LAB_PASSWORD");
+	lab->identity = xasprintf("%s/id_ed25519", lab->dir);
+	lab->known_hosts = xasprintf("%s/known_hosts", lab->dir);
+	lab->ssh_config = xasprintf("%s/ssh_config", lab->dir);
+	return lab;
+}
+
+void lab_down(struct lab *lab)
+{
+	if (!lab)
+		return;
+	char *out = NULL;
+	if (lab->dir) {
+		int rc = ts_run(&out, "%s/tests/lab/sshd-lab.sh down --dir '%s'", ORCH_SOURCE_DIR,
+				lab->dir);
+		if (rc != 0)
+			fprintf(stderr, "sshd-lab.sh down failed (%d):\n%s\n", rc, out ? out : "");
+		free(out);
+	}
+	lab_reap();
+	ts_rmrf(lab->tmp);
+	free(lab->tmp);
+	free(lab->dir);
+	free(lab->base);
+	free(lab->user);
+	free(lab->identity);
+	free(lab->known_hosts);
+	free(lab->ssh_config);
+	free(lab->password);
+	free(lab);
+}
+
+struct ssh_target lab_target(const struct lab *lab, enum lab_kind kind, int index)
+{
+	static char hosts[8][32];
+	static int next;
+	static char names[8][32];
+	int slot = next++ % 8;
+	int last = kind == LAB_OPENSSH ? index : kind == LAB_PASSWORD ? 100 : 199 + index;
+	snprintf(hosts[slot], sizeof(hosts[slot]), "%s.%d", lab->base, last);
+	snprintf(names[slot], sizeof(names[slot]), "%s%d",
+		 kind == LAB_OPENSSH ? "board" : kind == LAB_PASSWORD ? "password" : "dropbear",
+		 index);
+	struct ssh_target t = {
+		.name = names[slot],
+		.host = hosts[slot],
+		.port = LAB_PORT,
+		.user = lab->user,
+		.identity = kind == LAB_PASSWORD ? NULL : lab->identity,
+		.password = kind == LAB_PASSWORD ? lab->password : NULL,
+		.host_key = SSH_HOSTKEY_STRICT,
+		.known_hosts = lab->known_hosts,
+		.ssh_config = "",
+		.connect_timeout_ms = 10000,
+	};
+	return t;
+}
+
+long lab_vm_kib(const char *field)
+{
+	char *text = ts_read_file("/proc/self/status");
+	long v = -1;
+	if (!text)
+		return -1;
+	size_t flen = strlen(field);
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+		if (strncmp(line, field, flen) == 0 && line[flen] == ':')
+			v = strtol(line + flen + 1, NULL, 10);
+	free(text);
+	return v;
+}
+
+void lab_reset_hwm(void)
+{
+	FILE *f = fopen("/proc/self/clear_refs", "w");
+	if (f) {
+		fputs("5", f);
+		fclose(f);
+	}
+}

@@ -1,0 +1,51 @@
+#ifndef ORCH_TEST_LAB_H
+#define ORCH_TEST_LAB_H
+/*
+ * A loopback rack of ssh boards for integration tests, run by
+ * tests/lab/sshd-lab.sh in a scratch directory on a private address range
+ * (one range per test file, so test files may run in parallel):
+ *   board i    (OpenSSH)               BASE.i        (1..boards)
+ *   password1  (OpenSSH, passwords)    BASE.100
+ *   dropbear i (dropbear, no sftp)     BASE.(199+i)
+ * all on port LAB_PORT, user `orchlab` (root) or the current user.
+ * lab_up makes the test process a child subreaper so the daemons it starts
+ * are reaped by lab_down (this machine's init does not reap orphans).
+ */
+#include <stdbool.h>
+
+#include "transport/transport_ssh.h"
+
+#define LAB_PORT 2222
+
+struct lab {
+	char *tmp;            /* scratch directory (removed by lab_down) */
+	char *dir;            /* the lab directory inside it */
+	char *base;           /* "127.0.21" */
+	char *user;
+	char *identity;       /* dir/id_ed25519 */
+	char *known_hosts;    /* dir/known_hosts */
+	char *ssh_config;     /* dir/ssh_config: Host lab1.., labdropbear1.., labproxy */
+	char *password;       /* the password board's password, or NULL */
+	int boards;
+	int dropbears;
+};
+
+/* Starts the lab; NULL (with the script's output on stderr) on failure. */
+struct lab *lab_up(const char *base, int boards, int dropbears, bool password);
+/* Stops everything, reaps it, removes the directory and frees; accepts NULL. */
+void lab_down(struct lab *lab);
+
+enum lab_kind { LAB_OPENSSH = 0, LAB_PASSWORD, LAB_DROPBEAR };
+
+/* A target for board `index` (1-based) of that kind, with the lab's user,
+ * identity and known_hosts, strict host keys and no ~/.ssh/config. The
+ * strings are owned by the lab (host by a static buffer per call site: copy
+ * the struct before the next call if both are needed). */
+struct ssh_target lab_target(const struct lab *lab, enum lab_kind kind, int index);
+
+/* VmRSS and VmHWM of this process in KiB (-1 if unknown); lab_reset_hwm
+ * makes VmHWM start again from the current RSS. */
+long lab_vm_kib(const char *field);
+void lab_reset_hwm(void);
+
+#endif
