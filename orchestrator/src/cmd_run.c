@@ -245,6 +245,35 @@ static json_t *make_run_json(const struct run_options *o, const struct scenario 
 	return j;
 }
 
+/* Results arrive in the order boards finish; people read them board by
+ * board in inventory order, tests in scenario order. */
+static const struct scenario *sort_sc;
+static const struct inventory *sort_inv;
+
+static size_t result_rank(const struct test_result *tr)
+{
+	size_t b = 0, t = 0;
+	while (b < sort_inv->n_boards && strcmp(sort_inv->boards[b].name, tr->board))
+		b++;
+	while (t < sort_sc->n_tests && strcmp(sort_sc->tests[t].name, tr->test))
+		t++;
+	return b * (sort_sc->n_tests + 1) + t;
+}
+
+static int compare_results(const void *a, const void *b)
+{
+	size_t ra = result_rank(a), rb = result_rank(b);
+	return (ra > rb) - (ra < rb);
+}
+
+static void sort_results(struct run_result *run, const struct scenario *sc,
+			 const struct inventory *inv)
+{
+	sort_sc = sc;
+	sort_inv = inv;
+	qsort(run->results, run->n_results, sizeof(*run->results), compare_results);
+}
+
 static void apply_repeat_override(struct scenario *sc, int repeat)
 {
 	for (size_t i = 0; repeat && i < sc->n_tests; i++) {
@@ -353,6 +382,7 @@ int cmd_run(int argc, char **argv)
 	if (sched_ret < 0)
 		log_error("storing results: %s", err);
 
+	sort_results(&run, sc, inv);
 	if (baseline_path)
 		compare_apply_baseline(&run, &baseline,
 				       o.has_threshold ? o.threshold : sc->threshold_pct);

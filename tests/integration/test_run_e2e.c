@@ -1,0 +1,344 @@
+/*
+ * orch run end to end, as a user runs it: the orch binary against a real
+ * loopback lab (OpenSSH and dropbear boards, a dead address, the local
+ * controller), checking exit codes, the run folder and its files.
+ */
+#include "lab.h"
+#include "testsupport.h"
+#include "util/strbuf.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define LAB_BASE "127.0.41"
+
+struct e2e {
+	struct lab *lab;
+	char *dir;            /* scratch: inventory, scenarios, runs */
+	char *inventory;
+};
+
+static struct e2e E;
+
+static int setup(void **state)
+{
+	(void)state;
+	E.lab = lab_up(LAB_BASE, 3, 1, false);
+	if (!E.lab)
+		return -1;
+	E.dir = ts_mkdtemp("e2e");
+	char *inv = xasprintf(
+		"defaults:\n"
+		"  ssh: { user: %s, identity: %s, known_hosts: %s, connect_timeout: 5s }\n"
+		"  workdir: %s/work\n"
+		"boards:\n"
+		"  b1: { arch: x86_64, tags: [openssh, x86], ssh: { host: " LAB_BASE ".1, port: %d } }\n"
+		"  b2: { arch: x86_64, tags: [openssh, x86], ssh: { host: " LAB_BASE ".2, port: %d } }\n"
+		"  b3: { tags: [openssh], ssh: { host: " LAB_BASE ".3, port: %d, password_env: ORCH_E2E_SECRET } }\n"
+		"  drop1: { tags: [dropbear], ssh: { host: " LAB_BASE ".200, port: %d } }\n"
+		"  dead: { tags: [dead], ssh: { host: " LAB_BASE ".99, port: %d } }\n"
+		"  controller: { local: true, tags: [local] }\n",
+		E.lab->user, E.lab->identity, E.lab->known_hosts, E.dir, LAB_PORT, LAB_PORT,
+		LAB_PORT, LAB_PORT, LAB_PORT);
+	E.inventory = ts_write_file(E.dir, "rack.yaml", inv);
+	free(inv);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	lab_down(E.lab);
+	ts_rmrf(E.dir);
+	free(E.dir);
+	free(E.inventory);
+	return 0;
+}
+
+/* Writes scenario NAME with the given body (after name/inventory lines)
+ * and runs orch on it; returns the exit code, output in *out. */
+static int run_scenario(const char *name, const char *body, const char *extra, char **out)
+{
+	char *text = xasprintf("name: %s\ninventory: rack.yaml\n%s", name, body);
+	char *file = xasprintf("%s.yaml", name);
+	char *path = ts_write_file(E.dir, file, text);
+	int code = ts_run(out, "cd '%s' && ORCH_E2E_SECRET=s3cr3t-Pa55-VALUE %s run %s -q -o runs %s",
+			  E.dir, ORCH_BIN, path, extra ? extra : "");
+	free(text);
+	free(file);
+	free(path);
+	return code;
+}
+
+static json_t *load_json(const char *name, const char *file)
+{
+	char *path = xasprintf("%s/runs/%s/latest/%s", E.dir, name, file);
+	json_error_t jerr;
+	json_t *j = json_load_file(path, 0, &jerr);
+	if (!j)
+		fprintf(stderr, "%s: %s (line %d)\n", path, jerr.text, jerr.line);
+	free(path);
+	return j;
+}
+
+/* The result of board x test in results.json (borrowed from root). */
+static json_t *find_result(json_t *root, const char *board, const char *test)
+{
+	json_t *results = json_object_get(root, "results");
+	size_t i;
+	json_t *r;
+	json_array_foreach(results, i, r) {
+		if (!strcmp(json_string_value(json_object_get(r, "board")), board) &&
+		    !strcmp(json_string_value(json_object_get(r, "test")), test))
+			return r;
+	}
+	return NULL;
+}
+
+static const char *status_of(json_t *root, const char *board, const char *test)
+{
+	json_t *r = find_result(root, board, test);
+	return r ? json_string_value(json_object_get(r, "status")) : "(missing)";
+}
+
+static void test_pass_writes_run_folder(void **state)
+{
+	(void)state;
+	char *out;
+	int code = run_scenario("pass", "boards: [tag:openssh, drop1, controller, '!b3']\n"
+				"tests:\n  - name: hello\n    run: echo hello from $(hostname) >&1; echo to-stderr >&2\n",
+				NULL, &out);
+	assert_int_equal(code, 0);
+	json_t *res = load_json("pass", "results.json");
+	assert_non_null(res);
+	assert_string_equal(status_of(res, "b1", "hello"), "pass");
+	assert_string_equal(status_of(res, "b2", "hello"), "pass");
+	assert_string_equal(status_of(res, "drop1", "hello"), "pass");
+	assert_string_equal(status_of(res, "controller", "hello"), "pass");
+	assert_null(find_result(res, "b3", "hello"));      /* excluded with ! */
+	assert_int_equal(json_integer_value(json_object_get(res, "exit_code")), 0);
+	json_decref(res);
+
+	json_t *run = load_json("pass", "run.json");
+	assert_non_null(run);
+	json_decref(run);
+	char *log = xasprintf("%s/runs/pass/latest/drop1/hello/stdout.log", E.dir);
+	char *text = ts_read_file(log);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "hello from"));
+	free(text);
+	free(log);
+	log = xasprintf("%s/runs/pass/latest/b1/hello/stderr.log", E.dir);
+	text = ts_read_file(log);
+	assert_non_null(text);
+	assert_string_equal(text, "to-stderr\n");
+	free(text);
+	free(log);
+	for (const char *const *f = (const char *const[]){ "junit.xml", "summary.txt",
+							   "report.html", "b1/hello/result.json", NULL }; *f; f++) {
+		char *p = xasprintf("%s/runs/pass/latest/%s", E.dir, *f);
+		assert_true(ts_file_exists(p));
+		free(p);
+	}
+	free(out);
+}
+
+static void test_failing_command_exits_1(void **state)
+{
+	(void)state;
+	char *out;
+	int code = run_scenario("failing", "boards: [b1, b2]\ntests:\n"
+				"  - name: ok\n    run: 'true'\n"
+				"  - name: broken\n    run: echo oops >&2; exit 3\n"
+				"  - name: after\n    run: 'true'\n", NULL, &out);
+	assert_int_equal(code, 1);
+	json_t *res = load_json("failing", "results.json");
+	assert_non_null(res);
+	assert_string_equal(status_of(res, "b1", "ok"), "pass");
+	assert_string_equal(status_of(res, "b1", "broken"), "fail");
+	assert_string_equal(status_of(res, "b1", "after"), "pass");   /* later tests still run */
+	json_t *r = find_result(res, "b2", "broken");
+	assert_int_equal(json_integer_value(json_object_get(r, "exit_code")), 3);
+	const char *msg = json_string_value(json_object_get(r, "message"));
+	assert_non_null(msg);
+	assert_non_null(strstr(msg, "status 3"));
+	assert_non_null(strstr(msg, "oops"));
+	json_decref(res);
+	free(out);
+}
+
+static void test_dead_board_exits_3_others_intact(void **state)
+{
+	(void)state;
+	char *out;
+	int code = run_scenario("deadboard", "boards: [b1, dead]\ntests:\n"
+				"  - name: one\n    run: echo one\n  - name: two\n    run: echo two\n",
+				NULL, &out);
+	assert_int_equal(code, 3);
+	json_t *res = load_json("deadboard", "results.json");
+	assert_non_null(res);
+	assert_string_equal(status_of(res, "b1", "one"), "pass");
+	assert_string_equal(status_of(res, "b1", "two"), "pass");
+	assert_string_equal(status_of(res, "dead", "one"), "error");
+	assert_string_equal(status_of(res, "dead", "two"), "error");
+	const char *msg = json_string_value(json_object_get(find_result(res, "dead", "one"), "message"));
+	assert_non_null(strstr(msg, "dead"));
+	assert_non_null(strstr(msg, LAB_BASE ".99"));
+	json_decref(res);
+	free(out);
+}
+
+static void test_failure_wins_over_error(void **state)
+{
+	(void)state;
+	char *out;
+	int code = run_scenario("mixed", "boards: [b1, dead]\ntests:\n"
+				"  - name: t\n    run: exit 1\n", NULL, &out);
+	assert_int_equal(code, 1);
+	free(out);
+}
+
+static void test_invalid_yaml_exits_2_with_position(void **state)
+{
+	(void)state;
+	char *out;
+	int code = run_scenario("invalid", "boards: [b1]\ntests:\n"
+				"  - name: t\n    run: 'true'\n    timeout: 5 minutes\n"
+				"  - name: u\n    rnu: 'true'\n", NULL, &out);
+	assert_int_equal(code, 2);
+	assert_non_null(strstr(out, "invalid.yaml:7:"));
+	assert_non_null(strstr(out, "5 minutes"));
+	assert_non_null(strstr(out, "invalid.yaml:9:"));
+	assert_non_null(strstr(out, "rnu"));
+	char *runs = xasprintf("%s/runs/invalid", E.dir);
+	assert_false(ts_file_exists(runs));     /* nothing was run */
+	free(runs);
+	free(out);
+}
+
+static void test_timeout_kills_remote_process(void **state)
+{
+	(void)state;
+	char *out;
+	/* the loopback boards are processes on this machine: their commands too */
+	int code = run_scenario("timeout", "boards: [b1, drop1]\ntests:\n"
+				"  - name: slow\n    run: sleep 4711\n    timeout: 2s\n", NULL, &out);
+	assert_int_equal(code, 1);
+	json_t *res = load_json("timeout", "results.json");
+	assert_string_equal(status_of(res, "b1", "slow"), "fail");
+	assert_string_equal(status_of(res, "drop1", "slow"), "fail");
+	const char *msg = json_string_value(json_object_get(find_result(res, "b1", "slow"), "message"));
+	assert_non_null(strstr(msg, "timed out"));
+	json_decref(res);
+	char *ps;
+	sleep(1);
+	/* the bracket keeps pgrep from matching the shell that runs it */
+	assert_int_not_equal(ts_run(&ps, "pgrep -f 'sleep 471[1]'"), 0);
+	free(ps);
+	free(out);
+}
+
+static void test_metrics_and_expectations(void **state)
+{
+	(void)state;
+	char *out;
+	int code = run_scenario("metrics", "boards: [b1]\ntests:\n"
+				"  - name: speed\n    run: \"echo 'speed: 42.5 MiB/s'\"\n    repeat: 3\n"
+				"    metrics: [{ name: speed, regex: 'speed:\\s*([0-9.]+)', unit: MiB/s }]\n"
+				"    expect: { speed: { min: 40MiB/s } }\n"
+				"  - name: tooslow\n    run: \"echo 'speed: 42.5'\"\n"
+				"    metrics: [{ name: speed, regex: 'speed: ([0-9.]+)', unit: MiB/s }]\n"
+				"    expect: { speed: { min: 50MiB/s } }\n"
+				"  - name: nometric\n    run: echo nothing here\n"
+				"    metrics: [{ name: speed, regex: 'speed: ([0-9.]+)' }]\n", NULL, &out);
+	assert_int_equal(code, 1);
+	json_t *res = load_json("metrics", "results.json");
+	assert_string_equal(status_of(res, "b1", "speed"), "pass");
+	json_t *m = json_object_get(json_object_get(find_result(res, "b1", "speed"), "metrics"), "speed");
+	assert_non_null(m);
+	assert_true(json_real_value(json_object_get(m, "value")) == 42.5);
+	assert_int_equal(json_array_size(json_object_get(m, "samples")), 3);
+	assert_string_equal(status_of(res, "b1", "tooslow"), "fail");
+	const char *msg = json_string_value(json_object_get(find_result(res, "b1", "tooslow"), "message"));
+	assert_non_null(strstr(msg, "at least 50"));
+	assert_string_equal(status_of(res, "b1", "nometric"), "fail");
+	json_decref(res);
+	free(out);
+}
+
+static void test_no_secret_in_run_folder(void **state)
+{
+	(void)state;
+	char *out;
+	run_scenario("secret", "boards: [b3]\ntests:\n  - name: t\n    run: 'true'\n", NULL, &out);
+	free(out);
+	char *grep;
+	int found = ts_run(&grep, "grep -r 's3cr3t-Pa55-VALUE' '%s/runs/secret'", E.dir);
+	assert_int_not_equal(found, 0);
+	free(grep);
+	json_t *run = load_json("secret", "run.json");
+	assert_non_null(run);
+	json_decref(run);
+}
+
+static void test_limit_and_dry_run(void **state)
+{
+	(void)state;
+	char *out;
+	int code = run_scenario("dry", "boards: [all]\ntests:\n  - name: t\n    run: 'true'\n",
+				"--dry-run -l tag:x86 -l '!b2'", &out);
+	assert_int_equal(code, 0);
+	assert_non_null(strstr(out, "b1"));
+	assert_null(strstr(out, "b2"));
+	assert_null(strstr(out, "drop1"));
+	char *runs = xasprintf("%s/runs/dry", E.dir);
+	assert_false(ts_file_exists(runs));
+	free(runs);
+	free(out);
+}
+
+static void test_interrupt_exits_130_keeps_results(void **state)
+{
+	(void)state;
+	char *path = ts_write_file(E.dir, "intr.yaml",
+				   "name: intr\ninventory: rack.yaml\nboards: [b1]\ntests:\n"
+				   "  - name: quick\n    run: 'true'\n"
+				   "  - name: long\n    run: sleep 4712\n"
+				   "  - name: never\n    run: 'true'\n");
+	char *out;
+	int code = ts_run(&out, "cd '%s' && timeout --preserve-status -s INT 4 %s run %s -q -o runs",
+			  E.dir, ORCH_BIN, path);
+	assert_int_equal(code, 130);
+	json_t *res = load_json("intr", "results.json");
+	assert_non_null(res);
+	assert_string_equal(status_of(res, "b1", "quick"), "pass");
+	assert_string_equal(status_of(res, "b1", "never"), "skip");
+	assert_true(json_is_true(json_object_get(res, "interrupted")));
+	json_decref(res);
+	char *ps;
+	sleep(1);
+	assert_int_not_equal(ts_run(&ps, "pgrep -f 'sleep 471[2]'"), 0);
+	free(ps);
+	free(out);
+	free(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pass_writes_run_folder),
+		cmocka_unit_test(test_failing_command_exits_1),
+		cmocka_unit_test(test_dead_board_exits_3_others_intact),
+		cmocka_unit_test(test_failure_wins_over_error),
+		cmocka_unit_test(test_invalid_yaml_exits_2_with_position),
+		cmocka_unit_test(test_timeout_kills_remote_process),
+		cmocka_unit_test(test_metrics_and_expectations),
+		cmocka_unit_test(test_no_secret_in_run_folder),
+		cmocka_unit_test(test_limit_and_dry_run),
+		cmocka_unit_test(test_interrupt_exits_130_keeps_results),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
