@@ -274,6 +274,7 @@ static void test_table_and_json(void **state)
 	assert_non_null(strstr(table, "10.0% slower, within noise"));
 	assert_non_null(strstr(table, "5 regressions"));
 	assert_null(strstr(table, "\033["));
+	assert_null(strstr(table, " \n"));
 	free(table);
 
 	table = compare_format_table(&cr, true, true);
@@ -314,7 +315,8 @@ static void test_format_number(void **state)
 	char buf[32];
 	static const struct { double v; const char *s; } cases[] = {
 		{ 25.6, "25.6" }, { 22.5, "22.5" }, { 7.4, "7.4" }, { 0.0123, "0.0123" },
-		{ 1234.6, "1235" }, { 100, "100" }, { 0, "0" }, { -3.25, "-3.25" }, { 5, "5" },
+		{ 102.9, "102.9" }, { 1234.6, "1235" }, { 100, "100" }, { 0, "0" },
+		{ -3.25, "-3.25" }, { 5, "5" }, { 0.123456, "0.1235" }, { 999.96, "1000" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		compare_format_number(cases[i].v, buf, sizeof(buf));

@@ -326,8 +326,8 @@ void compare_format_number(double v, char *buf, size_t len)
 	}
 	double mag = fabs(v);
 	int decimals = 0;
-	if (mag > 0 && mag < 100) {
-		decimals = 2 - (int)floor(log10(mag));
+	if (mag > 0 && mag < 1000) {
+		decimals = 3 - (int)floor(log10(mag));
 		if (decimals > 9)
 			decimals = 9;
 	}
@@ -435,8 +435,12 @@ char *compare_format_table(const struct compare_result *cr, bool only_changes, b
 				strbuf_printf(&sb, right ? "%*s  " : "%-*s  ", (int)width[c], cells[r][c]);
 			}
 			const char *col = color ? verdict_color(rows[r]->verdict) : NULL;
-			strbuf_printf(&sb, "%s%s%s\n", col ? col : "", cells[r][COL_VERDICT],
-				      col ? "\033[0m" : "");
+			if (*cells[r][COL_VERDICT])
+				strbuf_printf(&sb, "%s%s%s", col ? col : "", cells[r][COL_VERDICT],
+					      col ? "\033[0m" : "");
+			while (sb.len && sb.buf[sb.len - 1] == ' ')
+				sb.buf[--sb.len] = '\0';
+			strbuf_putc(&sb, '\n');
 		}
 	} else {
 		strbuf_puts(&sb, only_changes ? "no changes\n" : "nothing to compare\n");

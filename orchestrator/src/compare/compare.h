@@ -123,8 +123,9 @@ char *compare_format_table(const struct compare_result *cr, bool only_changes, b
 json_t *compare_to_json(const struct compare_result *cr, bool only_changes);
 
 /*
- * A number for people with about three significant digits, no exponent:
- * 25.6, 0.0123, 1234. buf >= 32 bytes.
+ * A number for people with four significant digits (whole numbers from
+ * 1000 up), no exponent, no trailing zeros: 25.6, 102.9, 0.0123, 1235.
+ * buf >= 32 bytes.
  */
 void compare_format_number(double v, char *buf, size_t len);
 

@@ -1,0 +1,263 @@
+/* The orch binary: compare (table, JSON, exit codes, usage), report, merge. */
+#include "testsupport.h"
+
+#include "result/result_json.h"
+#include "util/fsutil.h"
+#include "util/strbuf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct fixture {
+	char *tmp;
+	char *a;       /* old run */
+	char *b;       /* new run: memcpy -12.1%, loop +2.9%, kernel pass, vm only in B */
+	char *s1;      /* shards of b */
+	char *s2;
+};
+
+static void write_run(const char *dir, bool newer, int shard)
+{
+	struct run_result run;
+	memset(&run, 0, sizeof(run));
+	run.scenario = xstrdup("nightly");
+	run.run_id = xstrdup(newer ? "20261202-165000" : "20261201-165000");
+	run.orch_version = xstrdup("test");
+	run.host = xstrdup(shard == 2 ? "ci-2" : "ci-1");
+	run.start_wall_us = newer ? 1764694200000000 : 1764607800000000;
+	run.end_wall_us = run.start_wall_us + 60000000;
+	assert_int_equal(fs_mkdir_p(dir, NULL, 0), 0);
+
+	if (shard != 2) {
+		struct test_result *tr = run_result_add(&run, "biff", "memory");
+		tr->log_dir = xstrdup("biff/memory");
+		test_result_add_sample(tr, "mem.memcpy", "MiB/s", true, newer ? 22.5 : 25.6);
+		test_result_add_sample(tr, "mem.loop", "ops/s", true, newer ? 102.9 : 100.0);
+		test_result_add_sample(tr, "mem.same", "MiB/s", true, 7.0);
+		tr = run_result_add(&run, "biff", "kernel");
+		tr->log_dir = xstrdup("biff/kernel");
+		char *tdir = xasprintf("%s/biff/kernel", dir);
+		assert_int_equal(fs_mkdir_p(tdir, NULL, 0), 0);
+		free(ts_write_file(tdir, "stdout.log", "Linux biff\n"));
+		free(tdir);
+	}
+	if (newer && shard != 1) {
+		struct test_result *tr = run_result_add(&run, "vm", "kernel");
+		tr->status = STATUS_ERROR;
+		tr->log_dir = xstrdup("vm/kernel");
+		test_result_set_message(tr, "ssh: connection refused");
+		char *tdir = xasprintf("%s/vm/kernel", dir);
+		assert_int_equal(fs_mkdir_p(tdir, NULL, 0), 0);
+		free(ts_write_file(tdir, "stderr.log", "refused\n"));
+		free(tdir);
+	}
+	run.exit_code = run_result_exit_code(&run);
+	json_t *j = run_result_to_json(&run);
+	char *text = result_json_dump(j);
+	free(ts_write_file(dir, "results.json", text));
+	free(text);
+	json_decref(j);
+	free(ts_write_file(dir, "run.json", "{\"scenario\": \"nightly\"}\n"));
+	run_result_release(&run);
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = xcalloc(1, sizeof(*f));
+	f->tmp = ts_mkdtemp("cmd-compare");
+	f->a = xasprintf("%s/a", f->tmp);
+	f->b = xasprintf("%s/b", f->tmp);
+	f->s1 = xasprintf("%s/s1", f->tmp);
+	f->s2 = xasprintf("%s/s2", f->tmp);
+	write_run(f->a, false, 0);
+	write_run(f->b, true, 0);
+	write_run(f->s1, true, 1);
+	write_run(f->s2, true, 2);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	ts_rmrf(f->tmp);
+	free(f->tmp);
+	free(f->a);
+	free(f->b);
+	free(f->s1);
+	free(f->s2);
+	free(f);
+	return 0;
+}
+
+/* Runs orch with stdout only (stderr dropped) or stderr only. */
+#define ORCH_STDOUT(out, fmt, ...) ts_run(out, "(NO_COLOR=1 %s " fmt " 2>/dev/null)", ORCH_BIN, __VA_ARGS__)
+#define ORCH_STDERR(out, fmt, ...) ts_run(out, "(NO_COLOR=1 %s " fmt " 2>&1 >/dev/null)", ORCH_BIN, __VA_ARGS__)
+
+static void test_table(void **state)
+{
+	struct fixture *f = *state;
+	char *out = NULL;
+	assert_int_equal(ORCH_STDOUT(&out, "compare %s %s", f->a, f->b), 1);
+	assert_non_null(strstr(out, "BOARD"));
+	assert_non_null(strstr(out, "mem.memcpy"));
+	assert_non_null(strstr(out, "25.6 MiB/s"));
+	assert_non_null(strstr(out, "22.5 MiB/s"));
+	assert_non_null(strstr(out, "12.1% slower"));
+	assert_non_null(strstr(out, "2.9% faster"));
+	assert_non_null(strstr(out, "test only in B"));
+	assert_non_null(strstr(out, "mem.same"));
+	assert_non_null(strstr(out, "1 regression,"));
+	assert_null(strstr(out, "\033["));
+	free(out);
+
+	assert_int_equal(ORCH_STDOUT(&out, "compare --only-changes %s %s", f->a, f->b), 1);
+	assert_null(strstr(out, "mem.same"));
+	assert_non_null(strstr(out, "mem.memcpy"));
+	free(out);
+
+	/* people's messages stay off stderr when all is well */
+	assert_int_equal(ORCH_STDERR(&out, "compare %s %s", f->a, f->b), 1);
+	assert_string_equal(out, "");
+	free(out);
+}
+
+static void test_exit_codes(void **state)
+{
+	struct fixture *f = *state;
+	char *out = NULL;
+	assert_int_equal(ORCH_STDOUT(&out, "compare %s %s", f->a, f->a), 0);
+	assert_non_null(strstr(out, "0 regressions"));
+	free(out);
+	assert_int_equal(ORCH_STDOUT(&out, "compare --threshold 20 %s %s", f->a, f->b), 0);
+	assert_non_null(strstr(out, "12.1% slower"));
+	free(out);
+	assert_int_equal(ORCH_STDOUT(&out, "compare -t 12%% %s %s", f->a, f->b), 1);
+	free(out);
+	/* B -> A: memcpy got faster, loop 2.8% slower (within 5%), vm only in A */
+	assert_int_equal(ORCH_STDOUT(&out, "compare %s %s", f->b, f->a), 0);
+	assert_non_null(strstr(out, "test only in A"));
+	free(out);
+}
+
+static void test_json(void **state)
+{
+	struct fixture *f = *state;
+	char *out = NULL;
+	assert_int_equal(ORCH_STDOUT(&out, "compare --format json %s %s", f->a, f->b), 1);
+	json_error_t jerr;
+	json_t *j = json_loads(out, 0, &jerr);
+	if (!j)
+		fail_msg("not JSON (%s): %s", jerr.text, out);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "counts"),
+							    "regression")), 1);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "b"), "path")),
+			    f->b);
+	json_t *rows = json_object_get(j, "rows");
+	size_t regressions = 0;
+	for (size_t i = 0; i < json_array_size(rows); i++) {
+		json_t *row = json_array_get(rows, i);
+		if (json_is_true(json_object_get(row, "regression"))) {
+			regressions++;
+			assert_string_equal(json_string_value(json_object_get(row, "name")),
+					    "mem.memcpy");
+			assert_string_equal(json_string_value(json_object_get(row, "words")),
+					    "12.1% slower");
+		}
+	}
+	assert_int_equal(regressions, 1);
+	json_decref(j);
+	free(out);
+}
+
+static void test_usage(void **state)
+{
+	struct fixture *f = *state;
+	char *out = NULL;
+	assert_int_equal(ORCH_STDOUT(&out, "compare --help%s", ""), 0);
+	assert_non_null(strstr(out, "usage: orch compare RUN_A RUN_B"));
+	free(out);
+
+	static const char *const bad[] = { "", "ONLY_ONE", "A B C", "--threshold x A B",
+					   "--threshold -1 A B", "--format xml A B", "--bogus A B",
+					   "--threshold" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(ORCH_STDERR(&out, "compare %s", bad[i]), 2);
+		if (!strstr(out, "orch compare: ") || !strstr(out, "--help"))
+			fail_msg("'compare %s' said: %s", bad[i], out);
+		free(out);
+	}
+
+	assert_int_equal(ORCH_STDERR(&out, "compare %s %s/missing", f->a, f->tmp), 2);
+	assert_non_null(strstr(out, "missing"));
+	free(out);
+}
+
+static void test_report(void **state)
+{
+	struct fixture *f = *state;
+	char *out = NULL;
+	assert_int_equal(ORCH_STDERR(&out, "report %s", f->b), 0);
+	assert_non_null(strstr(out, "vm"));
+	free(out);
+	static const char *const files[] = { "summary.txt", "junit.xml", "report.html" };
+	for (size_t i = 0; i < 3; i++) {
+		char *p = xasprintf("%s/%s", f->b, files[i]);
+		assert_true(ts_file_exists(p));
+		free(p);
+	}
+	assert_int_equal(ORCH_STDERR(&out, "report %s/missing", f->tmp), 2);
+	assert_non_null(strstr(out, "orch report: "));
+	free(out);
+	assert_int_equal(ORCH_STDERR(&out, "report%s", ""), 2);
+	free(out);
+	assert_int_equal(ORCH_STDOUT(&out, "report --help%s", ""), 0);
+	assert_non_null(strstr(out, "usage: orch report"));
+	free(out);
+}
+
+static void test_merge(void **state)
+{
+	struct fixture *f = *state;
+	char *out = NULL;
+	char *merged = xasprintf("%s/merged", f->tmp);
+	/* vm errored and nothing failed: the merged run says 3, like the whole run */
+	assert_int_equal(ORCH_STDERR(&out, "merge %s %s %s", merged, f->s1, f->s2), 3);
+	free(out);
+	char *p = xasprintf("%s/vm/kernel/stderr.log", merged);
+	assert_true(ts_file_exists(p));
+	free(p);
+	p = xasprintf("%s/junit.xml", merged);
+	assert_true(ts_file_exists(p));
+	free(p);
+
+	/* merged equals the whole run: nothing changed between them */
+	assert_int_equal(ORCH_STDOUT(&out, "compare --only-changes %s %s", f->b, merged), 0);
+	assert_non_null(strstr(out, "no changes"));
+	free(out);
+
+	/* never into an existing folder */
+	assert_int_equal(ORCH_STDERR(&out, "merge %s %s %s", merged, f->s1, f->s2), 2);
+	assert_non_null(strstr(out, "already exists"));
+	free(out);
+	assert_int_equal(ORCH_STDERR(&out, "merge %s", merged), 2);
+	free(out);
+	free(merged);
+}
+
+int main(void)
+{
+	if (!ts_file_exists(ORCH_BIN)) {
+		fprintf(stderr, "%s is not built\n", ORCH_BIN);
+		return 1;
+	}
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_exit_codes),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_usage),
+		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_merge),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
