@@ -18,7 +18,7 @@ for group in "$@"; do
 	case $group in
 	build) pkgs="$pkgs build-essential cmake pkg-config git ca-certificates
 		libyaml-dev libssh-dev libserialport-dev libjansson-dev libcmocka-dev
-		valgrind clang" ;;
+		valgrind clang time" ;;
 	lab) pkgs="$pkgs openssh-server openssh-client dropbear-bin socat ser2net
 		iperf3 procps psmisc iproute2 passwd" ;;
 	qemu) pkgs="$pkgs qemu-system-x86 busybox-static cpio gzip xz-utils

@@ -326,6 +326,34 @@ static void test_interrupt_exits_130_keeps_results(void **state)
 	free(path);
 }
 
+/* 50 MB of output go to stdout.log as they arrive: orch's peak memory stays
+ * far below the size of the output. */
+static void test_large_output_streams_with_flat_memory(void **state)
+{
+	(void)state;
+	char *path = ts_write_file(E.dir, "big.yaml",
+				   "name: big\ninventory: rack.yaml\nboards: [b1, drop1]\ntests:\n"
+				   "  - name: flood\n    run: head -c 50000000 /dev/zero | tr '\\0' x\n");
+	char *out;
+	int code = ts_run(&out, "cd '%s' && /usr/bin/time -f 'maxrss=%%M' %s run %s -q -o runs",
+			  E.dir, ORCH_BIN, path);
+	assert_int_equal(code, 0);
+	const char *rss = strstr(out, "maxrss=");
+	assert_non_null(rss);
+	long kib = strtol(rss + 7, NULL, 10);
+	assert_true(kib > 0);
+	assert_true(kib < 40 * 1024);
+	for (const char *const *b = (const char *const[]){ "b1", "drop1", NULL }; *b; b++) {
+		char *log = xasprintf("%s/runs/big/latest/%s/flood/stdout.log", E.dir, *b);
+		struct stat st;
+		assert_int_equal(stat(log, &st), 0);
+		assert_int_equal(st.st_size, 50000000);
+		free(log);
+	}
+	free(out);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -339,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_no_secret_in_run_folder),
 		cmocka_unit_test(test_limit_and_dry_run),
 		cmocka_unit_test(test_interrupt_exits_130_keeps_results),
+		cmocka_unit_test(test_large_output_streams_with_flat_memory),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
