@@ -258,6 +258,33 @@ static void test_same_and_from_zero(void **state)
 	compare_result_release(&cr);
 }
 
+static void test_units(void **state)
+{
+	struct run_result a, b;
+	struct compare_result cr;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	struct test_result *ta = add_test(&a, "x", "t", STATUS_PASS);
+	struct test_result *tb = add_test(&b, "x", "t", STATUS_PASS);
+	SAMPLES(ta, "net", "MiB/s", true, 100.0);
+	SAMPLES(tb, "net", "Mbit/s", true, 922.74688);   /* 110 MiB/s */
+	SAMPLES(ta, "lat", "s", false, 2.0);
+	SAMPLES(tb, "lat", "ms", false, 2500.0);
+	SAMPLES(ta, "odd", "MiB/s", true, 1.0);
+	SAMPLES(tb, "odd", "ops/s", true, 1.0);
+	assert_int_equal(compare_runs(&a, &b, 5.0, &cr), 1);
+	assert_row(&cr, "x", "t", COMPARE_KIND_METRIC, "net", COMPARE_BETTER, "10.0% faster");
+	assert_row(&cr, "x", "t", COMPARE_KIND_METRIC, "lat", COMPARE_REGRESSION, "25.0% slower");
+	assert_row(&cr, "x", "t", COMPARE_KIND_METRIC, "odd", COMPARE_CHANGED,
+		   "unit changed (MiB/s -> ops/s)");
+	char *table = compare_format_table(&cr, false, false);
+	assert_non_null(strstr(table, "2.5 s"));   /* shown in A's unit */
+	free(table);
+	run_result_release(&a);
+	run_result_release(&b);
+	compare_result_release(&cr);
+}
+
 static void test_table_and_json(void **state)
 {
 	struct run_result a, b;
@@ -442,6 +469,7 @@ int main(void)
 		cmocka_unit_test(test_status_words),
 		cmocka_unit_test(test_threshold),
 		cmocka_unit_test(test_same_and_from_zero),
+		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_table_and_json),
 		cmocka_unit_test(test_format_number),
 		cmocka_unit_test(test_apply_baseline),

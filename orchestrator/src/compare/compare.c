@@ -1,5 +1,6 @@
 #include "compare/compare.h"
 #include "util/strbuf.h"
+#include "util/units.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -51,6 +52,16 @@ static void side_from_phase(const struct phase_result *p, struct compare_side *s
 	s->present = true;
 	s->median = s->min = s->max = p->duration_s;
 	s->n = 1;
+}
+
+/* B's side in A's unit (a scaling: MiB/s <-> Mbit/s, ms <-> s); 0 or -1. */
+static int side_convert(struct compare_side *s, const char *from, const char *to)
+{
+	double *v[] = { &s->median, &s->min, &s->max, &s->stddev };
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (units_convert(*v[i], from, to, v[i]) < 0)
+			return -1;
+	return 0;
 }
 
 static bool unit_is_rate(const char *unit)
@@ -155,10 +166,17 @@ static void add_metric_row(struct compare_result *cr, const struct test_result *
 		side_from_metric(ma, &row->a);
 	if (mb)
 		side_from_metric(mb, &row->b);
-	if (ma && mb)
-		classify(row, cr->threshold_pct);
-	else
+	if (!ma || !mb) {
 		finish_one_sided(row, ma != NULL, "metric");
+		return;
+	}
+	const char *ua = ma->unit ? ma->unit : "", *ub = mb->unit ? mb->unit : "";
+	if (strcmp(ua, ub) != 0 && side_convert(&row->b, ub, ua) < 0) {
+		row->verdict = COMPARE_CHANGED;
+		row->words = xasprintf("unit changed (%s -> %s)", *ua ? ua : "none", *ub ? ub : "none");
+		return;
+	}
+	classify(row, cr->threshold_pct);
 }
 
 static const struct phase_result *find_phase(const struct test_result *tr, const char *name)

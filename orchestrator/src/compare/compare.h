@@ -27,6 +27,9 @@
  *     (a change from 0 counts as beyond any threshold).
  *   - worse / better: outside noise; worse but within the threshold is not a
  *     regression.
+ * When A and B give a metric in different units of one family (MiB/s and
+ * Mbit/s, s and ms), B is converted into A's unit; units that do not
+ * convert make the row "changed" ("unit changed (MiB/s -> ops/s)").
  * Status rows: pass -> fail is a regression, fail/error -> pass is better,
  * any other change (pass -> error: infrastructure, pass -> skip, ...) is
  * "changed" and not a regression.
