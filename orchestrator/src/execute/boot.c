@@ -1,0 +1,351 @@
+/*
+ * `boot:` tests: listen to the serial console from before the trigger
+ * (power cycle, reboot over the command transport, or none), stamp every
+ * console line at its first byte, and time the ordered phases from the time
+ * base (the trigger instant, or the first line matching `base:`).
+ *
+ * The trigger instant is when the power command (the `on` command for
+ * off-then-on) has returned, or when `reboot` was sent. A phase's `max:`
+ * budget applies to its duration, from the previous phase (or the base).
+ */
+#include <stddef.h>
+#include "execute/execute.h"
+#include "transport/serial_capture.h"
+#include "transport/transport_local.h"
+#include "util/deadline.h"
+#include "util/fsutil.h"
+#include "util/interrupt.h"
+#include "util/shquote.h"
+#include "util/strbuf.h"
+#include "util/units.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define POWER_TIMEOUT_MS 60000
+#define REBOOT_TIMEOUT_MS 5000
+
+struct phase_seen {
+	bool reached;
+	int64_t mono_us;
+	char *line;
+};
+
+struct boot_watch {
+	pthread_mutex_t mu;
+	const struct boot_spec *spec;
+	struct serial_capture *cap;   /* set once started */
+	bool base_found;
+	int64_t base_mono_us;
+	size_t next;                  /* first phase not reached */
+	struct phase_seen *seen;
+	char last_line[512];
+};
+
+static void watch_line(void *ctx, const struct serial_line *l)
+{
+	struct boot_watch *w = ctx;
+	pthread_mutex_lock(&w->mu);
+	if (l->len > 0)
+		snprintf(w->last_line, sizeof(w->last_line), "%s", l->text);
+	if (!w->base_found && w->spec->base_src &&
+	    orch_regex_match(&w->spec->base, l->text, NULL, 0)) {
+		w->base_found = true;
+		w->base_mono_us = l->mono_us;
+		if (w->cap)
+			serial_capture_set_base(w->cap, l->mono_us);
+	}
+	while (w->base_found && w->next < w->spec->n_phases &&
+	       orch_regex_match(&w->spec->phases[w->next].until, l->text, NULL, 0)) {
+		struct phase_seen *ps = &w->seen[w->next++];
+		ps->reached = true;
+		ps->mono_us = l->mono_us;
+		ps->line = xstrndup(l->text, l->len);
+	}
+	pthread_mutex_unlock(&w->mu);
+}
+
+struct collect {
+	struct strbuf text;
+};
+
+static int collect_output(void *ctx, enum transport_stream stream, const char *data, size_t len)
+{
+	struct collect *c = ctx;
+	if (c->text.len < 2048)
+		strbuf_append(&c->text, data, len);
+	return 0;
+}
+
+/* Runs a power command on the controller in dir: 0, or -1 with why in err. */
+static int run_power(const char *what, const char *cmd, const char *dir, char *err,
+		     size_t errlen)
+{
+	struct transport *local = transport_local_new();
+	struct strbuf line = STRBUF_INIT;
+	if (dir) {
+		strbuf_puts(&line, "cd ");
+		strbuf_shquote(&line, dir);
+		strbuf_puts(&line, " && ");
+	}
+	strbuf_puts(&line, cmd);
+	struct collect c = { STRBUF_INIT };
+	struct transport_exec req = {
+		.command = strbuf_str(&line), .timeout_ms = POWER_TIMEOUT_MS, .stdin_fd = -1,
+		.on_output = collect_output, .ctx = &c,
+	};
+	struct transport_status st;
+	char terr[256];
+	int ret = -1;
+	if (transport_exec(local, &req, &st, terr, sizeof(terr)) < 0) {
+		snprintf(err, errlen, "power %s command '%s': %s", what, cmd, terr);
+	} else if (st.timed_out || st.interrupted || st.exit_code != 0) {
+		char *out = strbuf_detach(&c.text);
+		size_t n = strlen(out);
+		while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == '\r'))
+			out[--n] = '\0';
+		char *last = strrchr(out, '\n');
+		snprintf(err, errlen, "power %s command '%s' %s%s%s", what, cmd,
+			 st.timed_out ? "timed out" : st.interrupted ? "interrupted" : "failed",
+			 *out ? ": " : "", last ? last + 1 : out);
+		if (!st.timed_out && !st.interrupted && st.exit_code > 0) {
+			size_t l = strlen(err);
+			snprintf(err + l, errlen - l, " (exit status %d)", st.exit_code);
+		}
+		free(out);
+	} else {
+		ret = 0;
+	}
+	strbuf_release(&c.text);
+	strbuf_release(&line);
+	transport_free(local);
+	return ret;
+}
+
+static int trigger_power(const struct board *b, const char *dir, char *err, size_t errlen)
+{
+	if (b->power.cycle)
+		return run_power("cycle", b->power.cycle, dir, err, errlen);
+	if (!b->power.on) {
+		snprintf(err, errlen, "%s has no power commands (power: cycle, or off and on)",
+			 b->name);
+		return -1;
+	}
+	if (b->power.off && run_power("off", b->power.off, dir, err, errlen) < 0)
+		return -1;
+	return run_power("on", b->power.on, dir, err, errlen);
+}
+
+/* Sends reboot; losing the connection is expected, so only reaching the
+ * board at all counts. */
+static int trigger_reboot(struct exec_context *ctx, char *err, size_t errlen)
+{
+	struct transport *t;
+	if (board_conn_get(ctx->conn, &t, err, errlen) < 0)
+		return -1;
+	struct transport_status st;
+	struct transport_exec req = {
+		.command = "(sleep 1; reboot || busybox reboot) >/dev/null 2>&1 </dev/null &",
+		.timeout_ms = REBOOT_TIMEOUT_MS, .stdin_fd = -1,
+	};
+	char terr[256];
+	transport_exec(t, &req, &st, terr, sizeof(terr));
+	board_conn_reset(ctx->conn);
+	return 0;
+}
+
+static void fill_results(struct boot_watch *w, const struct boot_spec *spec,
+			 struct test_result *tr, size_t *over)
+{
+	tr->phases = xcalloc(spec->n_phases ? spec->n_phases : 1, sizeof(*tr->phases));
+	tr->n_phases = spec->n_phases;
+	int64_t prev = w->base_mono_us;
+	*over = spec->n_phases;
+	for (size_t i = 0; i < spec->n_phases; i++) {
+		struct phase_result *pr = &tr->phases[i];
+		const struct boot_phase *ph = &spec->phases[i];
+		pr->name = xstrdup(ph->name);
+		pr->max_s = (double)ph->max_ms / 1000.0;
+		if (!w->seen[i].reached)
+			continue;
+		pr->reached = true;
+		pr->offset_s = (double)(w->seen[i].mono_us - w->base_mono_us) / 1e6;
+		pr->duration_s = (double)(w->seen[i].mono_us - prev) / 1e6;
+		pr->line = xstrdup(w->seen[i].line);
+		prev = w->seen[i].mono_us;
+		if (ph->max_ms > 0 && pr->duration_s * 1000.0 > (double)ph->max_ms) {
+			pr->over_budget = true;
+			if (*over == spec->n_phases)
+				*over = i;
+		}
+		char *metric = xasprintf("boot.%s", ph->name);
+		test_result_add_sample(tr, metric, "s", false, pr->duration_s);
+		free(metric);
+	}
+	if (spec->n_phases && w->seen[spec->n_phases - 1].reached)
+		test_result_add_sample(tr, "boot.total", "s", false,
+				       tr->phases[spec->n_phases - 1].offset_s);
+}
+
+static void fail_message(struct boot_watch *w, const struct boot_spec *spec,
+			 struct test_result *tr, int64_t timeout_ms)
+{
+	char dur[32];
+	units_format_duration(timeout_ms, dur, sizeof(dur));
+	struct strbuf m = STRBUF_INIT;
+	if (!w->base_found)
+		strbuf_printf(&m, "time base '%s' not seen within %s", spec->base_src, dur);
+	else
+		strbuf_printf(&m, "phase '%s' ('%s') not reached within %s",
+			      spec->phases[w->next].name, spec->phases[w->next].until_src, dur);
+	if (w->next > 0)
+		strbuf_printf(&m, "; last phase reached: '%s' at %.3fs",
+			      spec->phases[w->next - 1].name,
+			      (double)(w->seen[w->next - 1].mono_us - w->base_mono_us) / 1e6);
+	else
+		strbuf_puts(&m, "; no phase reached");
+	strbuf_printf(&m, "; last line: '%s'", w->last_line);
+	test_result_set_message(tr, "%s", strbuf_str(&m));
+	strbuf_release(&m);
+}
+
+int execute_boot(struct exec_context *ctx, struct test_result *tr)
+{
+	const struct board *b = ctx->item->board;
+	const struct test *test = ctx->item->test;
+	const struct boot_spec *spec = &test->boot;
+	int64_t timeout_ms = spec->timeout_ms > 0 ? spec->timeout_ms : test->timeout_ms;
+	char err[512] = "";
+	char *log_path = fs_path_join(ctx->test_dir, "boot.log");
+	char *raw_path = fs_path_join(ctx->test_dir, "boot.raw");
+	char *port_path = NULL;
+	struct serial_port *port = NULL;
+	struct serial_capture *cap = NULL;
+	struct boot_watch w = { .spec = spec };
+	pthread_mutex_init(&w.mu, NULL);
+	w.seen = xcalloc(spec->n_phases ? spec->n_phases : 1, sizeof(*w.seen));
+	tr->exit_code = -1;
+
+	if (!b->serial.present) {
+		tr->status = STATUS_ERROR;
+		test_result_set_message(tr, "%s has no serial console to time the boot on", b->name);
+		goto out;
+	}
+	if (spec->trigger == BOOT_TRIGGER_REBOOT && b->transport == TRANSPORT_KIND_SERIAL &&
+	    trigger_reboot(ctx, err, sizeof(err)) < 0) {
+		/* the console is the command transport: reboot before listening on it */
+		tr->status = STATUS_ERROR;
+		test_result_set_message(tr, "reboot: %s", err);
+		goto out;
+	}
+	struct serial_target target;
+	board_serial_target(b, &target);
+	if (target.port && target.port[0] != '/' && ctx->inventory_dir) {
+		port_path = fs_resolve_path(target.port, ctx->inventory_dir);
+		target.port = port_path;
+	}
+	port = serial_port_open(&target, err, sizeof(err));
+	if (!port) {
+		tr->status = STATUS_ERROR;
+		test_result_set_message(tr, "serial console of %s: %s", b->name, err);
+		goto out;
+	}
+	struct serial_capture_options opt = {
+		.log_path = log_path, .raw_path = raw_path, .on_line = watch_line, .ctx = &w,
+	};
+	int64_t start_us = clock_mono_us();
+	w.base_mono_us = start_us;
+	w.base_found = spec->base_src == NULL;
+	cap = serial_capture_start(port, &opt, err, sizeof(err));
+	if (!cap) {
+		tr->status = STATUS_ERROR;
+		test_result_set_message(tr, "console capture: %s", err);
+		goto out;
+	}
+	pthread_mutex_lock(&w.mu);
+	w.cap = cap;
+	pthread_mutex_unlock(&w.mu);
+
+	int trig = 0;
+	if (spec->trigger == BOOT_TRIGGER_POWER_CYCLE)
+		trig = trigger_power(b, ctx->inventory_dir, err, sizeof(err));
+	else if (spec->trigger == BOOT_TRIGGER_REBOOT && b->transport != TRANSPORT_KIND_SERIAL)
+		trig = trigger_reboot(ctx, err, sizeof(err));
+	if (trig < 0) {
+		tr->status = STATUS_ERROR;
+		test_result_set_message(tr, "%s", err);
+		goto out;
+	}
+	int64_t trigger_us = clock_mono_us();
+	pthread_mutex_lock(&w.mu);
+	if (!spec->base_src) {
+		w.base_mono_us = trigger_us;
+		serial_capture_set_base(cap, trigger_us);
+	}
+	pthread_mutex_unlock(&w.mu);
+
+	int64_t deadline = deadline_in_ms(timeout_ms);
+	bool lost = false, done = false;
+	while (!done) {
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+		pthread_mutex_lock(&w.mu);
+		done = w.next >= spec->n_phases && w.base_found;
+		pthread_mutex_unlock(&w.mu);
+		if (done || interrupt_requested() || deadline_expired(deadline))
+			break;
+		if (serial_capture_port_lost(cap, err, sizeof(err))) {
+			lost = true;
+			break;
+		}
+	}
+	struct serial_capture_stats cst;
+	char cerr[256] = "";
+	int cret = serial_capture_stop(cap, &cst, cerr, sizeof(cerr));
+	cap = NULL;
+
+	pthread_mutex_lock(&w.mu);
+	tr->last_line = xstrdup(w.last_line);
+	size_t over;
+	fill_results(&w, spec, tr, &over);
+	if (done && over < spec->n_phases) {
+		tr->status = STATUS_FAIL;
+		test_result_set_message(tr, "phase '%s' took %.3fs, over its %.3fs budget",
+					tr->phases[over].name, tr->phases[over].duration_s,
+					tr->phases[over].max_s);
+	} else if (done) {
+		tr->status = STATUS_PASS;
+	} else if (interrupt_requested()) {
+		tr->status = STATUS_ERROR;
+		test_result_set_message(tr, "interrupted");
+	} else if (lost) {
+		tr->status = STATUS_ERROR;
+		test_result_set_message(tr, "serial console lost: %s; last line: '%s'", err,
+					w.last_line);
+	} else {
+		tr->status = STATUS_FAIL;
+		fail_message(&w, spec, tr, timeout_ms);
+	}
+	pthread_mutex_unlock(&w.mu);
+	if (cret < 0 && tr->status == STATUS_PASS) {
+		tr->status = STATUS_ERROR;
+		test_result_set_message(tr, "%s", cerr);
+	} else if (cst.dropped_bytes > 0 && tr->status == STATUS_PASS) {
+		test_result_set_message(tr, "%llu console bytes not written to boot.log: the disk "
+					"was too slow", (unsigned long long)cst.dropped_bytes);
+	}
+out:
+	serial_capture_stop(cap, NULL, err, sizeof(err));
+	serial_port_close(port);
+	for (size_t i = 0; i < spec->n_phases; i++)
+		free(w.seen[i].line);
+	free(w.seen);
+	pthread_mutex_destroy(&w.mu);
+	free(port_path);
+	free(log_path);
+	free(raw_path);
+	return 0;
+}

@@ -1,0 +1,132 @@
+#!/bin/sh
+# qemu-board.sh: a real Linux board in qemu for the serial and boot tests.
+#
+#   qemu-board.sh start  [--state DIR] [--ssh-port N] [--kernel VMLINUZ] [--accel tcg|kvm]
+#   qemu-board.sh power  on|off|cycle [--state DIR]
+#   qemu-board.sh stop   [--state DIR]
+#   qemu-board.sh status [--state DIR]
+#   qemu-board.sh check                  exit 0 if qemu and a kernel are here, else say why
+#
+# start builds the initramfs (mkinitramfs.sh) and starts qemu PAUSED, powered
+# off: the serial console exists from then on at DIR/console (a symlink to
+# qemu's pty), so a reader can attach before power-on and nothing is lost.
+# `power on` is QMP cont, `power off` is stop + system_reset, `power cycle`
+# is system_reset + cont. ssh: root@127.0.0.1 port N (default 2299) with
+# DIR/id_ed25519; root's console password is "orchlab".
+#
+# DIR defaults to $ORCH_LAB_QEMU or /tmp/orch-lab-qemu. KVM is off by default
+# (it is unusable on the lab machines); TCG boots to login in ~8-20 s.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+state=${ORCH_LAB_QEMU:-/tmp/orch-lab-qemu}
+ssh_port=2299
+kernel=
+accel=${ORCH_LAB_ACCEL:-tcg}
+power_arg=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--state) state=$2; shift 2 ;;
+	--ssh-port) ssh_port=$2; shift 2 ;;
+	--kernel) kernel=$2; shift 2 ;;
+	--accel) accel=$2; shift 2 ;;
+	on|off|cycle) power_arg=$1; shift ;;
+	*) echo "qemu-board.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+
+die() { echo "qemu-board.sh: $*" >&2; exit 3; }
+
+find_kernel() {
+	if [ -n "$kernel" ]; then echo "$kernel"; return; fi
+	ls /boot/vmlinuz-* 2>/dev/null | grep -v -- '-rt-' | sort -V | tail -n 1
+}
+
+check() {
+	command -v qemu-system-x86_64 >/dev/null || { echo "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"; return 1; }
+	command -v socat >/dev/null || { echo "socat missing (apt-get install socat)"; return 1; }
+	[ -x /bin/busybox ] || { echo "busybox missing (apt-get install busybox-static)"; return 1; }
+	k=$(find_kernel)
+	[ -n "$k" ] && [ -r "$k" ] || { echo "no /boot/vmlinuz-* kernel (apt-get install linux-image-amd64)"; return 1; }
+	return 0
+}
+
+qmp() {
+	# one QMP session: capabilities, then each argument as a command
+	[ -S "$state/qmp.sock" ] || die "no QMP socket in $state: is the board started?"
+	{
+		echo '{"execute":"qmp_capabilities"}'
+		for c in "$@"; do echo "{\"execute\":\"$c\"}"; done
+	} | socat -t 1 - "UNIX-CONNECT:$state/qmp.sock"
+}
+
+running() {
+	[ -f "$state/qemu.pid" ] && kill -0 "$(cat "$state/qemu.pid")" 2>/dev/null
+}
+
+start() {
+	why=$(check) || die "$why"
+	running && die "already running (pid $(cat "$state/qemu.pid")) in $state"
+	mkdir -p "$state"
+	rm -f "$state/qmp.sock" "$state/console" "$state/qemu.pid"
+	[ -f "$state/id_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -f "$state/id_ed25519" >/dev/null
+	k=$(find_kernel)
+	kver=${k#/boot/vmlinuz-}
+	"$here/mkinitramfs.sh" "$state/initramfs.cpio.gz" --kver "$kver" \
+		--authorized-key "$state/id_ed25519.pub" >/dev/null
+	case "$accel" in
+	kvm) accel_opts="-accel kvm -cpu host" ;;
+	*) accel_opts="-accel tcg -cpu max" ;;
+	esac
+	# shellcheck disable=SC2086
+	qemu-system-x86_64 $accel_opts -m 256M -smp 1 \
+		-kernel "$k" -initrd "$state/initramfs.cpio.gz" \
+		-append "console=ttyS0,115200 printk.time=1 panic=-1" \
+		-display none -monitor none -vga none -nodefaults \
+		-chardev pty,id=s0 -serial chardev:s0 \
+		-netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$ssh_port-:22" \
+		-device virtio-net-pci,netdev=n0 \
+		-qmp "unix:$state/qmp.sock,server=on,wait=off" \
+		-pidfile "$state/qemu.pid" -daemonize -S \
+		> "$state/qemu.log" 2>&1 || { cat "$state/qemu.log" >&2; die "qemu did not start"; }
+	i=0
+	while [ ! -S "$state/qmp.sock" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	pty=$(qmp query-chardev | grep -o 'pty:/dev/pts/[0-9]*' | head -n 1)
+	pty=${pty#pty:}
+	[ -n "$pty" ] || die "no pty in QMP query-chardev"
+	ln -sfn "$pty" "$state/console"
+	echo "$ssh_port" > "$state/ssh_port"
+	echo "console $state/console -> $pty, ssh 127.0.0.1:$ssh_port, powered off"
+}
+
+power() {
+	running || die "not running (start it first)"
+	case "$power_arg" in
+	on) qmp cont >/dev/null ;;
+	off) qmp stop system_reset >/dev/null ;;
+	cycle) qmp system_reset cont >/dev/null ;;
+	*) echo "usage: qemu-board.sh power on|off|cycle" >&2; exit 2 ;;
+	esac
+}
+
+stop() {
+	if running; then
+		pid=$(cat "$state/qemu.pid")
+		qmp quit >/dev/null 2>&1 || kill "$pid" 2>/dev/null || true
+		i=0
+		while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+		kill -9 "$pid" 2>/dev/null || true
+	fi
+	rm -f "$state/qmp.sock" "$state/console" "$state/qemu.pid"
+}
+
+case "$cmd" in
+start) start ;;
+power) power ;;
+stop) stop ;;
+status) if running; then echo "running (pid $(cat "$state/qemu.pid")), console $state/console"; else echo "stopped"; exit 1; fi ;;
+check) check ;;
+*) sed -n '2,17p' "$0" >&2; exit 2 ;;
+esac
