@@ -354,6 +354,35 @@ static void test_large_output_streams_with_flat_memory(void **state)
 	free(path);
 }
 
+static void test_boards_check(void **state)
+{
+	(void)state;
+	char *out;
+	int code = ts_run(&out, "%s boards -i %s --check -l '!b3'", ORCH_BIN, E.inventory);
+	assert_int_equal(code, 3);   /* dead is unreachable */
+	/* not a terminal: tab-separated, one line per board */
+	assert_non_null(strstr(out, "b1\tx86_64\t"));
+	assert_non_null(strstr(out, "ssh: ok"));
+	assert_non_null(strstr(out, "connection refused"));
+	assert_null(strstr(out, "b3\t"));
+	free(out);
+
+	code = ts_run(&out, "%s boards -i %s --check -l b1 -l drop1 --format json", ORCH_BIN,
+		      E.inventory);
+	assert_int_equal(code, 0);
+	json_error_t jerr;
+	json_t *arr = json_loads(out, 0, &jerr);
+	assert_non_null(arr);
+	assert_int_equal(json_array_size(arr), 2);
+	json_t *b;
+	size_t i;
+	json_array_foreach(arr, i, b) {
+		assert_string_equal(json_string_value(json_object_get(b, "ssh_check")), "ok");
+	}
+	json_decref(arr);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -368,6 +397,7 @@ int main(void)
 		cmocka_unit_test(test_limit_and_dry_run),
 		cmocka_unit_test(test_interrupt_exits_130_keeps_results),
 		cmocka_unit_test(test_large_output_streams_with_flat_memory),
+		cmocka_unit_test(test_boards_check),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
