@@ -21,6 +21,29 @@ void cfg_error(struct cfg *c, const struct ynode *at, const char *fmt, ...)
 	strbuf_release(&sb);
 }
 
+static bool diag_before(const struct diag *a, const struct diag *b)
+{
+	return a->line < b->line || (a->line == b->line && a->col < b->col);
+}
+
+void cfg_sort_errors(struct cfg *c)
+{
+	struct diag *d = c->diags->items;
+	size_t n = c->diags->n;
+	/* insertion sort: stable, and lists are short; a flood stays in file order */
+	if (n - c->n_start > 2000)
+		return;
+	for (size_t i = c->n_start + 1; i < n; i++) {
+		struct diag cur = d[i];
+		size_t j = i;
+		while (j > c->n_start && diag_before(&cur, &d[j - 1])) {
+			d[j] = d[j - 1];
+			j--;
+		}
+		d[j] = cur;
+	}
+}
+
 bool cfg_failed(const struct cfg *c)
 {
 	return c->diags->n > c->n_start;

@@ -27,6 +27,9 @@ struct cfg {
 
 void cfg_error(struct cfg *c, const struct ynode *at, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Orders the errors reported since loading began by line:col (stable),
+ * so they read top to bottom. */
+void cfg_sort_errors(struct cfg *c);
 /* Whether any error was reported since loading began. */
 bool cfg_failed(const struct cfg *c);
 struct src_pos cfg_pos(const struct cfg *c, const struct ynode *n);

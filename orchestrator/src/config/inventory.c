@@ -493,6 +493,7 @@ static int load(const char *path, const char *data, size_t len, struct inventory
 	if (rc == 0)
 		rc = load_tree(&c, root, inv);
 	ynode_free(root);
+	cfg_sort_errors(&c);
 	if (rc < 0 || cfg_failed(&c)) {
 		inventory_free(inv);
 		*out = NULL;

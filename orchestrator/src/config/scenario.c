@@ -579,6 +579,7 @@ static int load(const char *path, const char *data, size_t len, struct scenario 
 	if (rc == 0)
 		load_tree(&c, root, sc);
 	ynode_free(root);
+	cfg_sort_errors(&c);
 	if (rc < 0 || cfg_failed(&c)) {
 		scenario_free(sc);
 		*out = NULL;

@@ -21,6 +21,10 @@ bool selector_well_formed(const char *sel, char *err, size_t errlen)
 		return false;
 	}
 	const char *s = sel[0] == '!' ? sel + 1 : sel;
+	if (!*s) {
+		snprintf(err, errlen, "nothing after '!'");
+		return false;
+	}
 	if (strcmp(s, "all") == 0) {
 		if (s != sel) {
 			snprintf(err, errlen, "'!all' excludes every board");

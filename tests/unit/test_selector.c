@@ -1,0 +1,102 @@
+/* config/selector: names, tags, all, exclusions, -l limits. */
+#include "testsupport.h"
+#include "config/config.h"
+#include "config/selector.h"
+
+#include <string.h>
+
+static struct inventory *rack(void)
+{
+	static const char text[] =
+		"boards:\n"
+		"  rpi1: { tags: [embedded, arm] }\n"
+		"  biff: { tags: [embedded, x86] }\n"
+		"  apu2: { tags: [x86] }\n"
+		"  vm:   { tags: [server] }\n";
+	struct diag_list dl = DIAG_LIST_INIT;
+	struct inventory *inv = NULL;
+	assert_int_equal(inventory_load_buffer("/r/rack.yaml", text, strlen(text), &inv, &dl), 0);
+	diag_list_release(&dl);
+	return inv;
+}
+
+/* The selection as "name name ...", for readable asserts. */
+static void sel(const struct inventory *inv, const char *const *s, size_t n, const char *const *l,
+		size_t nl, const char *want)
+{
+	bool selected[8];
+	char err[128];
+	char got[128] = "";
+	if (selector_resolve(inv, s, n, l, nl, selected, err, sizeof(err)) < 0)
+		fail_msg("selector_resolve failed: %s", err);
+	for (size_t i = 0; i < inv->n_boards; i++) {
+		if (!selected[i])
+			continue;
+		if (got[0])
+			strcat(got, " ");
+		strcat(got, inv->boards[i].name);
+	}
+	assert_string_equal(got, want);
+}
+
+#define S(...) ((const char *const[]){ __VA_ARGS__ })
+#define N(...) (sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(const char *))
+
+static void test_resolve(void **state)
+{
+	(void)state;
+	struct inventory *inv = rack();
+	sel(inv, S("all"), 1, NULL, 0, "rpi1 biff apu2 vm");
+	sel(inv, NULL, 0, NULL, 0, "rpi1 biff apu2 vm");
+	sel(inv, S("vm"), 1, NULL, 0, "vm");
+	sel(inv, S("tag:embedded"), 1, NULL, 0, "rpi1 biff");
+	sel(inv, S("tag:embedded", "vm"), 2, NULL, 0, "rpi1 biff vm");
+	sel(inv, S("tag:x86", "!biff"), 2, NULL, 0, "apu2");
+	sel(inv, S("!tag:x86"), 1, NULL, 0, "rpi1 vm");
+	sel(inv, S("!vm", "!rpi1"), 2, NULL, 0, "biff apu2");
+	sel(inv, S("all", "!tag:embedded"), 2, NULL, 0, "apu2 vm");
+	/* -l narrows the scenario's selection, never widens it */
+	sel(inv, S("tag:embedded"), 1, S("tag:x86"), 1, "biff");
+	sel(inv, S("tag:embedded"), 1, S("vm"), 1, "");
+	sel(inv, S("all"), 1, S("!vm"), 1, "rpi1 biff apu2");
+	sel(inv, S("all"), 1, S("rpi1", "apu2"), 2, "rpi1 apu2");
+	(void)N("x");
+	inventory_free(inv);
+}
+
+static void test_invalid(void **state)
+{
+	(void)state;
+	struct inventory *inv = rack();
+	char err[128];
+	bool selected[8];
+	assert_true(selector_valid(inv, "rpi1", err, sizeof(err)));
+	assert_true(selector_valid(inv, "!tag:arm", err, sizeof(err)));
+	assert_true(selector_valid(inv, "all", err, sizeof(err)));
+	assert_false(selector_valid(inv, "rpi9", err, sizeof(err)));
+	assert_string_equal(err, "no board named 'rpi9' in the inventory");
+	assert_false(selector_valid(inv, "tag:mips", err, sizeof(err)));
+	assert_string_equal(err, "no board has tag 'mips'");
+	assert_false(selector_valid(inv, "!all", err, sizeof(err)));
+	assert_false(selector_valid(inv, "", err, sizeof(err)));
+	assert_false(selector_valid(inv, "tag:", err, sizeof(err)));
+	assert_false(selector_valid(inv, "a b", err, sizeof(err)));
+	assert_false(selector_valid(inv, "!!vm", err, sizeof(err)));
+	assert_true(selector_well_formed("rpi9", err, sizeof(err)));
+	assert_false(selector_well_formed("tag:a:b", err, sizeof(err)));
+
+	assert_int_equal(selector_resolve(inv, S("vm", "nope"), 2, NULL, 0, selected, err, sizeof(err)), -1);
+	assert_string_equal(err, "no board named 'nope' in the inventory");
+	assert_int_equal(selector_resolve(inv, S("vm"), 1, S("tag:nope"), 1, selected, err, sizeof(err)), -1);
+	assert_string_equal(err, "no board has tag 'nope'");
+	inventory_free(inv);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_invalid),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
