@@ -1,0 +1,123 @@
+/*
+ * The command line without any board: help texts, version, usage errors
+ * (exit 2), and orch validate on good and bad files.
+ */
+#include "testsupport.h"
+#include "util/strbuf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static char *dir;
+
+static int setup(void **state)
+{
+	(void)state;
+	dir = ts_mkdtemp("cli");
+	free(ts_write_file(dir, "rack.yaml",
+			   "boards:\n"
+			   "  a: { tags: [x], ssh: { host: 127.0.0.1 } }\n"
+			   "  b: { tags: [x, y], ssh: { host: 127.0.0.1 } }\n"
+			   "  c: { local: true }\n"));
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	ts_rmrf(dir);
+	free(dir);
+	return 0;
+}
+
+static void test_every_command_has_help(void **state)
+{
+	(void)state;
+	const char *cmds[] = { "run", "validate", "boards", "boot", "compare", "report", "ports",
+			       "merge" };
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char *out;
+		int code = ts_run(&out, "%s %s --help", ORCH_BIN, cmds[i]);
+		if (code != 0 || !strstr(out, "usage: orch"))
+			fail_msg("orch %s --help: exit %d, output: %s", cmds[i], code, out);
+		free(out);
+	}
+	char *out;
+	assert_int_equal(ts_run(&out, "%s --help", ORCH_BIN), 0);
+	assert_non_null(strstr(out, "orch run"));
+	free(out);
+	assert_int_equal(ts_run(&out, "%s --version", ORCH_BIN), 0);
+	assert_true(strncmp(out, "orch ", 5) == 0);
+	free(out);
+}
+
+static void test_usage_errors_exit_2(void **state)
+{
+	(void)state;
+	char *out;
+	assert_int_equal(ts_run(&out, "%s", ORCH_BIN), 2);
+	free(out);
+	assert_int_equal(ts_run(&out, "%s frobnicate", ORCH_BIN), 2);
+	assert_non_null(strstr(out, "'frobnicate' is not a command"));
+	free(out);
+	assert_int_equal(ts_run(&out, "%s run", ORCH_BIN), 2);
+	free(out);
+	assert_int_equal(ts_run(&out, "%s run x.yaml -j zero", ORCH_BIN), 2);
+	assert_non_null(strstr(out, "-j"));
+	free(out);
+	assert_int_equal(ts_run(&out, "%s run x.yaml --shard 3/2", ORCH_BIN), 2);
+	assert_non_null(strstr(out, "--shard"));
+	free(out);
+	assert_int_equal(ts_run(&out, "%s run %s/missing.yaml", ORCH_BIN, dir), 2);
+	assert_non_null(strstr(out, "missing.yaml"));
+	free(out);
+}
+
+static void test_validate_ok_and_plan(void **state)
+{
+	(void)state;
+	char *sc = ts_write_file(dir, "ok.yaml",
+				 "name: ok\ninventory: rack.yaml\nboards: [tag:x]\n"
+				 "tests:\n  - name: t\n    run: 'true'\n  - name: u\n    run: 'true'\n");
+	char *out;
+	int code = ts_run(&out, "%s validate %s --plan", ORCH_BIN, sc);
+	assert_int_equal(code, 0);
+	assert_non_null(strstr(out, "ok: 2 tests, 2 boards selected of 3, 4 test runs"));
+	free(out);
+	code = ts_run(&out, "%s validate %s -l tag:y", ORCH_BIN, sc);
+	assert_int_equal(code, 0);
+	assert_non_null(strstr(out, "1 board selected"));
+	free(out);
+	free(sc);
+}
+
+static void test_validate_reports_every_error_with_position(void **state)
+{
+	(void)state;
+	char *sc = ts_write_file(dir, "bad.yaml",
+				 "name: bad\ninventory: rack.yaml\nboards: [tag:nope, zz]\n"
+				 "tests:\n"
+				 "  - name: t\n    run: 'true'\n    timeout: soon\n"
+				 "  - name: t\n    run: 'true'\n");
+	char *out;
+	int code = ts_run(&out, "%s validate %s", ORCH_BIN, sc);
+	assert_int_equal(code, 2);
+	assert_non_null(strstr(out, "bad.yaml:7:"));      /* timeout: soon */
+	assert_non_null(strstr(out, "soon"));
+	assert_non_null(strstr(out, "bad.yaml:8:"));      /* duplicate test name */
+	assert_non_null(strstr(out, "nope"));
+	assert_non_null(strstr(out, "zz"));
+	free(out);
+	free(sc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_command_has_help),
+		cmocka_unit_test(test_usage_errors_exit_2),
+		cmocka_unit_test(test_validate_ok_and_plan),
+		cmocka_unit_test(test_validate_reports_every_error_with_position),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
