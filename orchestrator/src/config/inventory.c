@@ -24,8 +24,8 @@ static const char *const top_keys[] = { "defaults", "boards", NULL };
 static const char *const ssh_keys[] = { "host", "port", "user", "identity", "password_env",
 					"host_key", "known_hosts", "connect_timeout", NULL };
 static const char *const serial_keys[] = { "port", "usb", "url", "baud", "data_bits", "parity",
-					   "stop_bits", "flow", "user", "password_env",
-					   "char_delay", NULL };
+					   "stop_bits", "flow", "user", "login_user",
+					   "password_env", "char_delay", NULL };
 static const char *const power_keys[] = { "on", "off", "cycle", NULL };
 static const char *const host_key_names[] = { "strict", "accept-new", "off", NULL };
 static const char *const parity_names[] = { "none", "odd", "even", NULL };
@@ -319,6 +319,10 @@ static void read_serial(struct cfg *c, const struct ynode *m, struct board_seria
 	if (cfg_enum(c, ymap_get(m, "flow"), "flow", flow_names, &e) > 0)
 		s->flow = (enum serial_flow)e;
 	cfg_str(c, ymap_get(m, "user"), "user", &s->login_user);
+	if (ymap_get(m, "user") && ymap_get(m, "login_user"))
+		cfg_error(c, ymap_key(m, "login_user"), "'login_user' is another name for 'user'; use one");
+	else
+		cfg_str(c, ymap_get(m, "login_user"), "login_user", &s->login_user);
 	read_env_name(c, ymap_get(m, "password_env"), "password_env", &s->password_env);
 	read_char_delay(c, ymap_get(m, "char_delay"), &s->char_delay_us);
 }
