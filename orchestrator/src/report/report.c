@@ -1,0 +1,399 @@
+#include "report/report.h"
+#include "report/report_text.h"
+#include "result/result_json.h"
+#include "util/fsutil.h"
+#include "util/strbuf.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- summary table ---------------------------------------------------- */
+
+#define SUMMARY_METRICS_WIDTH 64
+#define SUMMARY_MAX_MESSAGE 160
+
+enum { COL_BOARD, COL_TEST, COL_STATUS, COL_DURATION, COL_METRICS, COL_MESSAGE, N_COLS };
+
+static const char *const col_titles[N_COLS] = {
+	"BOARD", "TEST", "STATUS", "DURATION", "METRICS", "MESSAGE",
+};
+
+static const char *status_label(const struct test_result *tr)
+{
+	if (tr->regressed && tr->status == STATUS_PASS)
+		return "regressed";
+	return result_status_name(tr->status);
+}
+
+static const char *status_color(const struct test_result *tr)
+{
+	if (tr->regressed)
+		return "\033[1;31m";
+	switch (tr->status) {
+	case STATUS_PASS: return "\033[32m";
+	case STATUS_FAIL: return "\033[1;31m";
+	case STATUS_ERROR: return "\033[1;33m";
+	case STATUS_SKIP: return "\033[2m";
+	}
+	return "";
+}
+
+static char *clean_line(const char *s, size_t max)
+{
+	struct strbuf sb = STRBUF_INIT;
+	report_escape(&sb, s, ESC_PLAIN);
+	char *out = strbuf_detach(&sb);
+	if (report_width(out) > max) {
+		/* cut at a code point boundary, then mark the cut */
+		size_t w = 0, i = 0;
+		for (; out[i]; i++) {
+			if (((unsigned char)out[i] & 0xC0) != 0x80 && ++w > max - 3)
+				break;
+		}
+		out[i] = '\0';
+		char *cut = xasprintf("%s...", out);
+		free(out);
+		out = cut;
+	}
+	return out;
+}
+
+static char *summary_metrics(const struct test_result *tr)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t shown = 0;
+	for (; shown < tr->n_metrics; shown++) {
+		struct strbuf one = STRBUF_INIT;
+		strbuf_printf(&one, "%s%s ", shown ? ", " : "", tr->metrics[shown].name);
+		report_fmt_metric(&one, &tr->metrics[shown]);
+		bool fits = report_width(strbuf_str(&sb)) + report_width(strbuf_str(&one)) <=
+			    SUMMARY_METRICS_WIDTH;
+		if (shown && !fits) {
+			strbuf_release(&one);
+			break;
+		}
+		strbuf_puts(&sb, strbuf_str(&one));
+		strbuf_release(&one);
+	}
+	if (tr->n_metrics > shown)
+		strbuf_printf(&sb, " (+%zu more)", tr->n_metrics - shown);
+	if (!tr->n_metrics && tr->n_phases) {
+		const struct phase_result *last = NULL;
+		size_t reached = 0;
+		for (size_t i = 0; i < tr->n_phases; i++) {
+			if (tr->phases[i].reached) {
+				last = &tr->phases[i];
+				reached++;
+			}
+		}
+		if (last) {
+			char d[32];
+			report_fmt_duration(d, sizeof(d), last->offset_s);
+			strbuf_printf(&sb, "%s at %s", last->name, d);
+		}
+		strbuf_printf(&sb, "%s%zu/%zu phases", last ? ", " : "", reached, tr->n_phases);
+	}
+	char *s = clean_line(strbuf_str(&sb), 200);
+	strbuf_release(&sb);
+	return s;
+}
+
+static char *summary_message(const struct test_result *tr)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (tr->message)
+		strbuf_puts(&sb, tr->message);
+	if (tr->comparison)
+		strbuf_printf(&sb, "%s%s", tr->message ? "; " : "", tr->comparison);
+	char *s = clean_line(strbuf_str(&sb), SUMMARY_MAX_MESSAGE);
+	strbuf_release(&sb);
+	return s;
+}
+
+static void pad(struct strbuf *sb, size_t n)
+{
+	while (n--)
+		strbuf_putc(sb, ' ');
+}
+
+char *report_summary(const struct run_result *run, bool color)
+{
+	size_t n = run->n_results;
+	char **cells = xcalloc(n * N_COLS + 1, sizeof(*cells));
+	size_t width[N_COLS];
+	for (int c = 0; c < N_COLS; c++)
+		width[c] = strlen(col_titles[c]);
+	for (size_t i = 0; i < n; i++) {
+		const struct test_result *tr = &run->results[i];
+		char dur[32];
+		report_fmt_duration(dur, sizeof(dur), tr->duration_s);
+		char **row = &cells[i * N_COLS];
+		row[COL_BOARD] = clean_line(tr->board ? tr->board : "", 40);
+		row[COL_TEST] = clean_line(tr->test ? tr->test : "", 40);
+		row[COL_STATUS] = xstrdup(status_label(tr));
+		row[COL_DURATION] = xstrdup(tr->status == STATUS_SKIP && !tr->duration_s ? "-" : dur);
+		row[COL_METRICS] = summary_metrics(tr);
+		row[COL_MESSAGE] = summary_message(tr);
+		for (int c = 0; c < N_COLS; c++) {
+			size_t w = report_width(row[c]);
+			if (w > width[c])
+				width[c] = w;
+		}
+	}
+	bool any_metrics = false, any_message = false;
+	for (size_t i = 0; i < n; i++) {
+		any_metrics |= *cells[i * N_COLS + COL_METRICS] != '\0';
+		any_message |= *cells[i * N_COLS + COL_MESSAGE] != '\0';
+	}
+
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i <= n; i++) {
+		struct strbuf line = STRBUF_INIT;
+		const struct test_result *tr = i ? &run->results[i - 1] : NULL;
+		for (int c = 0; c < N_COLS; c++) {
+			if ((c == COL_METRICS && !any_metrics) || (c == COL_MESSAGE && !any_message))
+				continue;
+			const char *cell = i ? cells[(i - 1) * N_COLS + c] : col_titles[c];
+			size_t w = report_width(cell);
+			if (c)
+				strbuf_puts(&line, "  ");
+			if (c == COL_DURATION)
+				pad(&line, width[c] - w);
+			bool paint = color && (c == COL_STATUS ? tr != NULL : !tr);
+			if (paint)
+				strbuf_puts(&line, tr ? status_color(tr) : "\033[1m");
+			strbuf_puts(&line, cell);
+			if (paint)
+				strbuf_puts(&line, "\033[0m");
+			if (c != COL_DURATION)
+				pad(&line, width[c] - w);
+		}
+		/* no trailing blanks */
+		while (line.len && line.buf[line.len - 1] == ' ')
+			line.buf[--line.len] = '\0';
+		strbuf_printf(&sb, "%s\n", strbuf_str(&line));
+		strbuf_release(&line);
+	}
+	for (size_t i = 0; i < n * N_COLS; i++)
+		free(cells[i]);
+	free(cells);
+
+	struct report_totals t;
+	report_count(run, &t);
+	strbuf_printf(&sb, "\n%zu passed, %zu failed, %zu error%s, %zu skipped", t.passed, t.failed,
+		      t.errors, t.errors == 1 ? "" : "s", t.skipped);
+	if (t.regressed)
+		strbuf_printf(&sb, ", %zu regressed", t.regressed);
+	if (run->start_wall_us && run->end_wall_us > run->start_wall_us) {
+		char d[32];
+		report_fmt_duration(d, sizeof(d), (double)(run->end_wall_us - run->start_wall_us) / 1e6);
+		strbuf_printf(&sb, " in %s", d);
+	}
+	strbuf_putc(&sb, '\n');
+	if (run->interrupted)
+		strbuf_puts(&sb, "interrupted: the results are partial\n");
+	return strbuf_detach(&sb);
+}
+
+/* ---- JUnit XML -------------------------------------------------------- */
+
+static void xml_attr(struct strbuf *sb, const char *name, const char *value)
+{
+	strbuf_printf(sb, " %s=\"", name);
+	report_escape(sb, value ? value : "", ESC_ATTR);
+	strbuf_putc(sb, '"');
+}
+
+static void junit_timestamp(char *buf, size_t len, int64_t wall_us)
+{
+	/* Ant's form: no zone (we write UTC), no fraction */
+	char *iso = result_time_iso(wall_us - wall_us % 1000000);
+	snprintf(buf, len, "%.19s", iso);
+	free(iso);
+}
+
+static void junit_testcase(struct strbuf *sb, const struct test_result *tr)
+{
+	strbuf_puts(sb, "    <testcase");
+	char *cls = xasprintf("orch.%s", tr->board ? tr->board : "");
+	xml_attr(sb, "classname", cls);
+	free(cls);
+	xml_attr(sb, "name", tr->test);
+	strbuf_printf(sb, " time=\"%.3f\">\n", isfinite(tr->duration_s) ? tr->duration_s : 0);
+
+	if (tr->n_metrics || tr->n_phases) {
+		strbuf_puts(sb, "      <properties>\n");
+		for (size_t i = 0; i < tr->n_metrics; i++) {
+			const struct metric_result *m = &tr->metrics[i];
+			char *name = xasprintf("metric.%s", m->name);
+			char *value = xasprintf("%.10g", m->median);
+			strbuf_puts(sb, "        <property");
+			xml_attr(sb, "name", name);
+			xml_attr(sb, "value", value);
+			strbuf_puts(sb, "/>\n");
+			free(name);
+			free(value);
+		}
+		for (size_t i = 0; i < tr->n_phases; i++) {
+			const struct phase_result *ph = &tr->phases[i];
+			if (!ph->reached)
+				continue;
+			char *name = xasprintf("phase.%s", ph->name);
+			char *value = xasprintf("%.6g", ph->offset_s);
+			strbuf_puts(sb, "        <property");
+			xml_attr(sb, "name", name);
+			xml_attr(sb, "value", value);
+			strbuf_puts(sb, "/>\n");
+			free(name);
+			free(value);
+		}
+		strbuf_puts(sb, "      </properties>\n");
+	}
+
+	const char *msg = tr->message ? tr->message : "";
+	if (tr->status == STATUS_FAIL || tr->status == STATUS_ERROR) {
+		const char *el = tr->status == STATUS_FAIL ? "failure" : "error";
+		strbuf_printf(sb, "      <%s", el);
+		xml_attr(sb, "message", msg);
+		xml_attr(sb, "type", tr->status == STATUS_FAIL ? "fail" : "infrastructure");
+		strbuf_puts(sb, ">");
+		report_escape(sb, msg, ESC_TEXT);
+		if (tr->last_line) {
+			strbuf_puts(sb, "\nlast line: ");
+			report_escape(sb, tr->last_line, ESC_TEXT);
+		}
+		strbuf_printf(sb, "</%s>\n", el);
+	} else if (tr->status == STATUS_SKIP) {
+		strbuf_puts(sb, "      <skipped");
+		if (*msg)
+			xml_attr(sb, "message", msg);
+		strbuf_puts(sb, "/>\n");
+	}
+	if (tr->regressed && tr->status != STATUS_FAIL) {
+		const char *cmp = tr->comparison ? tr->comparison : "regressed against the baseline";
+		strbuf_puts(sb, "      <failure");
+		xml_attr(sb, "message", cmp);
+		xml_attr(sb, "type", "regression");
+		strbuf_puts(sb, ">");
+		report_escape(sb, cmp, ESC_TEXT);
+		strbuf_puts(sb, "</failure>\n");
+	}
+
+	char *dir = report_log_dir(tr);
+	struct strbuf out = STRBUF_INIT;
+	strbuf_printf(&out, "logs: %s/stdout.log %s/stderr.log\n", dir, dir);
+	for (size_t i = 0; i < tr->n_metrics; i++) {
+		const struct metric_result *m = &tr->metrics[i];
+		strbuf_printf(&out, "%s: ", m->name);
+		report_fmt_metric(&out, m);
+		strbuf_printf(&out, " (%zu sample%s, %s is better)\n", m->n_samples,
+			      m->n_samples == 1 ? "" : "s", m->higher_is_better ? "higher" : "lower");
+	}
+	for (size_t i = 0; i < tr->n_phases; i++) {
+		const struct phase_result *ph = &tr->phases[i];
+		if (ph->reached)
+			strbuf_printf(&out, "phase %s: at %.3fs (+%.3fs)%s\n", ph->name, ph->offset_s,
+				      ph->duration_s, ph->over_budget ? " over budget" : "");
+		else
+			strbuf_printf(&out, "phase %s: not reached\n", ph->name);
+	}
+	if (tr->comparison)
+		strbuf_printf(&out, "baseline: %s\n", tr->comparison);
+	strbuf_puts(sb, "      <system-out>");
+	report_escape(sb, strbuf_str(&out), ESC_TEXT);
+	strbuf_puts(sb, "</system-out>\n");
+	strbuf_release(&out);
+	free(dir);
+	strbuf_puts(sb, "    </testcase>\n");
+}
+
+static bool counts_as_failure(const struct test_result *tr)
+{
+	return tr->status == STATUS_FAIL || (tr->regressed && tr->status != STATUS_ERROR);
+}
+
+char *report_junit(const struct run_result *run)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct report_totals all;
+	report_count(run, &all);
+	size_t all_failures = 0;
+	for (size_t i = 0; i < run->n_results; i++)
+		all_failures += counts_as_failure(&run->results[i]);
+
+	strbuf_puts(&sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites");
+	char *name = xasprintf("orch %s", run->scenario ? run->scenario : "");
+	xml_attr(&sb, "name", name);
+	free(name);
+	strbuf_printf(&sb, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n",
+		      all.tests, all_failures, all.errors, all.skipped, all.time_s);
+
+	bool *done = xcalloc(run->n_results + 1, sizeof(*done));
+	for (size_t i = 0; i < run->n_results; i++) {
+		if (done[i])
+			continue;
+		const char *board = run->results[i].board ? run->results[i].board : "";
+		size_t tests = 0, failures = 0, errors = 0, skipped = 0;
+		double time_s = 0;
+		int64_t first = 0;
+		for (size_t j = i; j < run->n_results; j++) {
+			const struct test_result *tr = &run->results[j];
+			if (strcmp(tr->board ? tr->board : "", board) != 0)
+				continue;
+			tests++;
+			failures += counts_as_failure(tr);
+			errors += tr->status == STATUS_ERROR;
+			skipped += tr->status == STATUS_SKIP;
+			time_s += isfinite(tr->duration_s) ? tr->duration_s : 0;
+			if (tr->start_wall_us && (!first || tr->start_wall_us < first))
+				first = tr->start_wall_us;
+		}
+		if (!first)
+			first = run->start_wall_us;
+		char stamp[32];
+		junit_timestamp(stamp, sizeof(stamp), first);
+		strbuf_puts(&sb, "  <testsuite");
+		xml_attr(&sb, "name", board);
+		strbuf_printf(&sb, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\" timestamp=\"%s\"",
+			      tests, failures, errors, skipped, time_s, stamp);
+		if (run->host)
+			xml_attr(&sb, "hostname", run->host);
+		strbuf_puts(&sb, ">\n");
+		for (size_t j = i; j < run->n_results; j++) {
+			const struct test_result *tr = &run->results[j];
+			if (strcmp(tr->board ? tr->board : "", board) != 0)
+				continue;
+			done[j] = true;
+			junit_testcase(&sb, tr);
+		}
+		strbuf_puts(&sb, "  </testsuite>\n");
+	}
+	free(done);
+	strbuf_puts(&sb, "</testsuites>\n");
+	return strbuf_detach(&sb);
+}
+
+/* ---- all files -------------------------------------------------------- */
+
+int report_write_all(const struct run_result *run, const char *run_dir, char *err, size_t errlen)
+{
+	struct {
+		const char *name;
+		char *text;
+	} files[] = {
+		{ "summary.txt", report_summary(run, false) },
+		{ "junit.xml", report_junit(run) },
+		{ "report.html", report_html_in(run, run_dir) },
+	};
+	int ret = 0;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *path = fs_path_join(run_dir, files[i].name);
+		if (ret == 0 && fs_write_atomic(path, files[i].text, strlen(files[i].text), err, errlen) < 0)
+			ret = -1;
+		free(path);
+		free(files[i].text);
+	}
+	return ret;
+}

@@ -1,0 +1,712 @@
+#include "report/report.h"
+#include "report/report_text.h"
+#include "result/result_json.h"
+#include "util/fsutil.h"
+#include "util/strbuf.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "version.h"
+
+/*
+ * One self-contained page: inline CSS and inline SVG, no script, no URL
+ * outside the run folder (it is opened from CI artifacts, often offline).
+ * SVG is written without xmlns, which HTML does not need.
+ */
+
+static const char *const css =
+	":root{--pass:#1a7f37;--fail:#cf222e;--error:#bc4c00;--skip:#6e7781;--ink:#1f2328;"
+	"--muted:#59636e;--line:#d8dee4;--bg:#f6f8fa;--accent:#0969da}\n"
+	"*{box-sizing:border-box}\n"
+	"body{margin:0;font:14px/1.45 system-ui,-apple-system,\"Segoe UI\",Roboto,\"Noto Sans\","
+	"\"DejaVu Sans\",Arial,sans-serif;color:var(--ink);background:#fff}\n"
+	"main{max-width:1180px;margin:0 auto;padding:20px 28px 40px}\n"
+	"header{border-bottom:1px solid var(--line);padding-bottom:14px}\n"
+	".brand{font-size:12px;font-weight:700;letter-spacing:.12em;text-transform:uppercase;"
+	"color:var(--muted)}\n"
+	".title{display:flex;align-items:center;gap:14px;flex-wrap:wrap}\n"
+	"h1{font-size:26px;margin:2px 0}\n"
+	"h2{font-size:17px;margin:28px 0 10px}\n"
+	"h2 small{font-weight:400;color:var(--muted);font-size:13px;margin-left:8px}\n"
+	".exit{font-weight:700;border-radius:6px;padding:3px 10px;color:#fff;font-size:13px}\n"
+	".exit.ok{background:var(--pass)}.exit.bad{background:var(--fail)}"
+	".exit.infra{background:var(--error)}.exit.other{background:var(--skip)}\n"
+	".meta{display:grid;grid-template-columns:repeat(auto-fill,minmax(185px,1fr));"
+	"gap:8px 22px;margin:12px 0 14px}\n"
+	".meta dt{font-size:11px;text-transform:uppercase;letter-spacing:.06em;color:var(--muted)}\n"
+	".meta dd{margin:0;font-weight:600;overflow-wrap:anywhere}\n"
+	".chips{display:flex;gap:8px;flex-wrap:wrap}\n"
+	".chip{padding:3px 12px;border-radius:999px;font-weight:600;font-size:13px;"
+	"background:var(--bg);color:var(--muted);border:1px solid var(--line)}\n"
+	".chip.pass{background:#dafbe1;color:var(--pass);border-color:#aceebb}\n"
+	".chip.fail{background:#ffebe9;color:var(--fail);border-color:#ffcecb}\n"
+	".chip.error{background:#fff1e5;color:var(--error);border-color:#ffd8b5}\n"
+	".note{margin:12px 0;padding:8px 12px;border-radius:6px;background:#fff8c5;"
+	"border:1px solid #eed888}\n"
+	"table{border-collapse:collapse;width:100%;font-size:13px}\n"
+	"th,td{padding:6px 9px;border-bottom:1px solid var(--line);text-align:left;"
+	"vertical-align:top}\n"
+	"th{background:var(--bg);font-size:11px;text-transform:uppercase;letter-spacing:.05em;"
+	"color:var(--muted);white-space:nowrap}\n"
+	"tbody tr:hover{background:#f6f8fa}\n"
+	"tr.fail td:first-child,tr.regressed td:first-child{box-shadow:inset 3px 0 var(--fail)}\n"
+	"tr.error td:first-child{box-shadow:inset 3px 0 var(--error)}\n"
+	"td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}\n"
+	"td.board{font-weight:600;white-space:nowrap}\n"
+	".st{display:inline-block;min-width:52px;text-align:center;border-radius:4px;"
+	"padding:1px 6px;font-weight:700;font-size:12px;color:#fff}\n"
+	".st.pass{background:var(--pass)}.st.fail,.st.regressed{background:var(--fail)}"
+	".st.error{background:var(--error)}.st.skip{background:var(--skip)}\n"
+	".metrics div{white-space:nowrap;font-variant-numeric:tabular-nums}\n"
+	".metrics span{color:var(--muted)}\n"
+	".msg{white-space:pre-line;overflow-wrap:anywhere;max-width:300px}\n"
+	".cmp{max-width:220px}.cmp.bad{color:var(--fail);font-weight:600}\n"
+	".logs{font-size:12px}.logs a{display:inline-block;margin-right:8px;color:var(--accent);white-space:nowrap}\n"
+	"figure{margin:0 0 22px}\n"
+	"figcaption{margin-bottom:2px}\n"
+	"figcaption b{font-size:14px}\n"
+	"figcaption span{color:var(--muted);margin-left:8px;font-size:12px}\n"
+	"svg{display:block;width:100%;height:auto}\n"
+	"svg text{font-family:system-ui,-apple-system,\"Segoe UI\",Roboto,\"Noto Sans\","
+	"\"DejaVu Sans\",Arial,sans-serif;font-size:12px;fill:#1f2328}\n"
+	"svg .axis text{fill:#59636e;font-size:11px}\n"
+	"svg .grid{stroke:#e6eaef;stroke-width:1}\n"
+	"svg .seg text{fill:#fff;font-size:11px;font-weight:600}\n"
+	".legend{display:flex;gap:14px;flex-wrap:wrap;font-size:12px;color:var(--muted);"
+	"margin:4px 0 0 160px}\n"
+	".legend i{display:inline-block;width:11px;height:11px;border-radius:2px;"
+	"margin-right:5px;vertical-align:-1px}\n"
+	".grid2{display:grid;grid-template-columns:repeat(auto-fill,minmax(540px,1fr));gap:4px 28px}\n"
+	"ul.reg li{margin:3px 0}\n"
+	"footer{margin-top:36px;color:var(--muted);font-size:12px;border-top:1px solid var(--line);"
+	"padding-top:10px}\n";
+
+static const char *const phase_colors[] = {
+	"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#9c755f", "#bab0ac",
+};
+#define N_PHASE_COLORS (sizeof(phase_colors) / sizeof(phase_colors[0]))
+
+/* SVG geometry, in viewBox units (the SVG scales to the page width) */
+#define SVG_W 1120.0
+#define SVG_LABEL_W 160.0
+#define SVG_ROW_H 28.0
+#define SVG_BAR_H 18.0
+#define SVG_AXIS_H 24.0
+#define SVG_TOP 6.0
+
+static void esc(struct strbuf *sb, const char *s)
+{
+	report_escape(sb, s ? s : "", ESC_ATTR);
+}
+
+/* A relative href: path bytes percent-encoded, then escaped for the attribute. */
+static void href(struct strbuf *sb, const char *dir, const char *file)
+{
+	char *path = xasprintf("%s/%s", dir, file);
+	struct strbuf enc = STRBUF_INIT;
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    strchr("-._~/", *p))
+			strbuf_putc(&enc, (char)*p);
+		else
+			strbuf_printf(&enc, "%%%02X", *p);
+	}
+	/* never let a stored log_dir turn the link into a scheme or an absolute path */
+	const char *s = strbuf_str(&enc);
+	while (*s == '/')
+		s++;
+	esc(sb, s);
+	strbuf_release(&enc);
+	free(path);
+}
+
+static void fmt_time_utc(char *buf, size_t len, int64_t wall_us)
+{
+	if (!wall_us) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	char *iso = result_time_iso(wall_us);
+	snprintf(buf, len, "%.10s %.8s UTC", iso, iso + 11);
+	free(iso);
+}
+
+static const char *status_class(const struct test_result *tr)
+{
+	if (tr->regressed && tr->status == STATUS_PASS)
+		return "regressed";
+	return result_status_name(tr->status);
+}
+
+/* A "nice" axis step: the smallest 1, 2 or 5 x 10^k giving at most `ticks` intervals. */
+static double nice_step(double range, int ticks)
+{
+	if (!(range > 0))
+		return 1;
+	double rough = range / ticks, p = 1;
+	while (p * 10 <= rough)
+		p *= 10;
+	while (p > rough)
+		p /= 10;
+	if (p >= rough)
+		return p;
+	if (2 * p >= rough)
+		return 2 * p;
+	if (5 * p >= rough)
+		return 5 * p;
+	return 10 * p;
+}
+
+struct axis {
+	double lo, hi, step;
+	double x0, w;          /* pixel origin and width */
+};
+
+static void axis_init(struct axis *ax, double lo, double hi, double x0, double w, int ticks)
+{
+	if (!(hi > lo))
+		hi = lo + 1;
+	ax->step = nice_step(hi - lo, ticks);
+	ax->lo = ax->step * (double)(long long)(lo / ax->step);
+	if (ax->lo > lo)
+		ax->lo -= ax->step;
+	double top = ax->lo;
+	while (top < hi - 1e-12 * fabs(hi))
+		top += ax->step;
+	ax->hi = top;
+	ax->x0 = x0;
+	ax->w = w;
+}
+
+static double axis_x(const struct axis *ax, double v)
+{
+	if (!isfinite(v))
+		v = ax->lo;
+	return ax->x0 + (v - ax->lo) / (ax->hi - ax->lo) * ax->w;
+}
+
+static void axis_draw(struct strbuf *sb, const struct axis *ax, double y_top, double y_bottom,
+		      const char *suffix)
+{
+	strbuf_puts(sb, "<g class=\"axis\">");
+	for (double v = ax->lo; v <= ax->hi + ax->step * 1e-6; v += ax->step) {
+		double x = axis_x(ax, v);
+		char num[32];
+		report_fmt_num(num, sizeof(num), fabs(v) < ax->step * 1e-9 ? 0 : v);
+		strbuf_printf(sb, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
+			      x, y_top, x, y_bottom);
+		strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s",
+			      x, y_bottom + 15, num);
+		report_escape(sb, suffix, ESC_TEXT);
+		strbuf_puts(sb, "</text>");
+	}
+	strbuf_puts(sb, "</g>\n");
+}
+
+static void label_text(struct strbuf *sb, double x, double y, const char *anchor, const char *s,
+		       size_t max_chars)
+{
+	strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" dominant-baseline=\"middle\">",
+		      x, y, anchor);
+	if (report_width(s) > max_chars) {
+		struct strbuf cut = STRBUF_INIT;
+		size_t w = 0;
+		for (const char *p = s; *p; p++) {
+			if (((unsigned char)*p & 0xC0) != 0x80 && ++w > max_chars - 1)
+				break;
+			strbuf_putc(&cut, *p);
+		}
+		strbuf_puts(&cut, "\u2026");
+		report_escape(sb, strbuf_str(&cut), ESC_TEXT);
+		strbuf_release(&cut);
+	} else {
+		report_escape(sb, s, ESC_TEXT);
+	}
+	strbuf_puts(sb, "</text>");
+}
+
+/* ---- header and table -------------------------------------------------- */
+
+static void html_header(struct strbuf *sb, const struct run_result *run,
+			const struct report_totals *t)
+{
+	const char *exit_class = run->exit_code == 0 ? "ok" : run->exit_code == 1 ? "bad" :
+				 run->exit_code == 3 ? "infra" : "other";
+	const char *exit_what = run->exit_code == 0 ? "all passed" :
+				run->exit_code == 1 ? "failures" :
+				run->exit_code == 2 ? "usage error" :
+				run->exit_code == 3 ? "infrastructure error" :
+				run->exit_code == 130 ? "interrupted" : "";
+	strbuf_puts(sb, "<header>\n<div class=\"brand\">orch run report</div>\n<div class=\"title\"><h1>");
+	esc(sb, run->scenario ? run->scenario : "(unnamed scenario)");
+	strbuf_printf(sb, "</h1><span class=\"exit %s\">exit %d", exit_class, run->exit_code);
+	if (*exit_what)
+		strbuf_printf(sb, " \u00b7 %s", exit_what);
+	strbuf_puts(sb, "</span></div>\n<dl class=\"meta\">\n");
+
+	char start[64], dur[32];
+	fmt_time_utc(start, sizeof(start), run->start_wall_us);
+	if (run->start_wall_us && run->end_wall_us >= run->start_wall_us)
+		report_fmt_duration(dur, sizeof(dur),
+				    (double)(run->end_wall_us - run->start_wall_us) / 1e6);
+	else
+		snprintf(dur, sizeof(dur), "-");
+	const char *keys[] = { "run id", "host", "start", "duration", "orch" };
+	const char *vals[] = { run->run_id, run->host, start, dur, run->orch_version };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		strbuf_printf(sb, "<div><dt>%s</dt><dd>", keys[i]);
+		esc(sb, vals[i] && *vals[i] ? vals[i] : "-");
+		strbuf_puts(sb, "</dd></div>\n");
+	}
+	if (run->baseline) {
+		strbuf_puts(sb, "<div><dt>baseline</dt><dd>");
+		esc(sb, run->baseline);
+		strbuf_puts(sb, "</dd></div>\n");
+	}
+	strbuf_puts(sb, "</dl>\n<div class=\"chips\">");
+	strbuf_printf(sb, "<span class=\"chip\">%zu test%s</span>", t->tests, t->tests == 1 ? "" : "s");
+	strbuf_printf(sb, "<span class=\"chip%s\">%zu passed</span>", t->passed ? " pass" : "", t->passed);
+	strbuf_printf(sb, "<span class=\"chip%s\">%zu failed</span>", t->failed ? " fail" : "", t->failed);
+	strbuf_printf(sb, "<span class=\"chip%s\">%zu error%s</span>", t->errors ? " error" : "",
+		      t->errors, t->errors == 1 ? "" : "s");
+	strbuf_printf(sb, "<span class=\"chip\">%zu skipped</span>", t->skipped);
+	if (t->regressed)
+		strbuf_printf(sb, "<span class=\"chip fail\">%zu regressed</span>", t->regressed);
+	strbuf_puts(sb, "</div>\n");
+	if (run->interrupted)
+		strbuf_puts(sb, "<p class=\"note\">The run was interrupted: these results are partial.</p>\n");
+	strbuf_puts(sb, "</header>\n");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Files in RUN_DIR/DIR (sorted), or the usual names when the folder cannot be read. */
+static char **log_files(const struct test_result *tr, const char *run_dir, const char *dir,
+			size_t *n)
+{
+	char **names = NULL;
+	*n = 0;
+	if (run_dir) {
+		char *path = fs_path_join(run_dir, dir);
+		DIR *d = opendir(path);
+		free(path);
+		if (d) {
+			struct dirent *de;
+			while ((de = readdir(d))) {
+				if (de->d_name[0] == '.' || strstr(de->d_name, ".tmp."))
+					continue;
+				names = xrealloc(names, (*n + 1) * sizeof(*names));
+				names[(*n)++] = xstrdup(de->d_name);
+			}
+			closedir(d);
+			qsort(names, *n, sizeof(*names), cmp_str);
+			return names;
+		}
+	}
+	const char *usual[] = { "stdout.log", "stderr.log", "boot.log", "result.json" };
+	for (size_t i = 0; i < 4; i++) {
+		if (i == 2 && !tr->n_phases && !tr->last_line)
+			continue;
+		if (i < 2 && tr->status == STATUS_SKIP)
+			continue;
+		names = xrealloc(names, (*n + 1) * sizeof(*names));
+		names[(*n)++] = xstrdup(usual[i]);
+	}
+	return names;
+}
+
+static void html_table(struct strbuf *sb, const struct run_result *run, const char *run_dir)
+{
+	bool any_cmp = false;
+	for (size_t i = 0; i < run->n_results; i++)
+		any_cmp |= run->results[i].comparison || run->results[i].regressed;
+
+	strbuf_puts(sb, "<h2 id=\"results\">Results</h2>\n<table class=\"results\">\n<thead><tr>"
+		    "<th>Board</th><th>Test</th><th>Status</th><th>Duration</th><th>Metrics</th>");
+	if (any_cmp)
+		strbuf_puts(sb, "<th>vs baseline</th>");
+	strbuf_puts(sb, "<th>Message</th><th>Logs</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < run->n_results; i++) {
+		const struct test_result *tr = &run->results[i];
+		const char *cls = status_class(tr);
+		char dur[32];
+		report_fmt_duration(dur, sizeof(dur), tr->duration_s);
+		strbuf_printf(sb, "<tr class=\"%s\"><td class=\"board\">", cls);
+		esc(sb, tr->board);
+		strbuf_puts(sb, "</td><td>");
+		esc(sb, tr->test);
+		strbuf_printf(sb, "</td><td><span class=\"st %s\">%s</span></td><td class=\"num\">%s</td>",
+			      cls, cls, tr->status == STATUS_SKIP && !tr->duration_s ? "-" : dur);
+		strbuf_puts(sb, "<td class=\"metrics\">");
+		for (size_t m = 0; m < tr->n_metrics; m++) {
+			struct strbuf v = STRBUF_INIT;
+			report_fmt_metric(&v, &tr->metrics[m]);
+			strbuf_puts(sb, "<div><span>");
+			esc(sb, tr->metrics[m].name);
+			strbuf_puts(sb, "</span> ");
+			esc(sb, strbuf_str(&v));
+			strbuf_puts(sb, "</div>");
+			strbuf_release(&v);
+		}
+		for (size_t p = 0; p < tr->n_phases; p++) {
+			const struct phase_result *ph = &tr->phases[p];
+			char at[32];
+			report_fmt_duration(at, sizeof(at), ph->offset_s);
+			strbuf_puts(sb, "<div><span>");
+			esc(sb, ph->name);
+			strbuf_puts(sb, "</span> ");
+			strbuf_puts(sb, ph->reached ? at : "not reached");
+			if (ph->over_budget)
+				strbuf_puts(sb, " (over budget)");
+			strbuf_puts(sb, "</div>");
+		}
+		strbuf_puts(sb, "</td>");
+		if (any_cmp) {
+			strbuf_printf(sb, "<td class=\"cmp%s\">", tr->regressed ? " bad" : "");
+			esc(sb, tr->comparison ? tr->comparison : tr->regressed ? "regressed" : "");
+			strbuf_puts(sb, "</td>");
+		}
+		strbuf_puts(sb, "<td class=\"msg\">");
+		report_escape(sb, tr->message, ESC_TEXT);
+		if (tr->last_line && tr->status != STATUS_PASS) {
+			strbuf_puts(sb, tr->message ? "\nlast line: " : "last line: ");
+			report_escape(sb, tr->last_line, ESC_TEXT);
+		}
+		strbuf_puts(sb, "</td><td class=\"logs\">");
+		char *dir = report_log_dir(tr);
+		size_t n;
+		char **files = log_files(tr, run_dir, dir, &n);
+		for (size_t f = 0; f < n; f++) {
+			strbuf_puts(sb, "<a href=\"");
+			href(sb, dir, files[f]);
+			strbuf_puts(sb, "\">");
+			esc(sb, files[f]);
+			strbuf_puts(sb, "</a>");
+			free(files[f]);
+		}
+		free(files);
+		free(dir);
+		strbuf_puts(sb, "</td></tr>\n");
+	}
+	strbuf_puts(sb, "</tbody>\n</table>\n");
+}
+
+/* ---- boot timeline ------------------------------------------------------ */
+
+static size_t phase_color_index(char ***names, size_t *n, const char *name)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*names)[i], name) == 0)
+			return i;
+	*names = xrealloc(*names, (*n + 1) * sizeof(**names));
+	(*names)[*n] = xstrdup(name);
+	return (*n)++;
+}
+
+static void html_timeline(struct strbuf *sb, const struct run_result *run)
+{
+	size_t rows = 0;
+	double t_max = 0;
+	bool several_tests = false;
+	const char *first_test = NULL;
+	for (size_t i = 0; i < run->n_results; i++) {
+		const struct test_result *tr = &run->results[i];
+		if (!tr->n_phases)
+			continue;
+		rows++;
+		if (first_test && strcmp(first_test, tr->test) != 0)
+			several_tests = true;
+		first_test = first_test ? first_test : tr->test;
+		for (size_t p = 0; p < tr->n_phases; p++)
+			if (tr->phases[p].reached && tr->phases[p].offset_s > t_max)
+				t_max = tr->phases[p].offset_s;
+	}
+	if (!rows)
+		return;
+
+	struct axis ax;
+	double chart_w = SVG_W - SVG_LABEL_W - 190;
+	axis_init(&ax, 0, t_max, SVG_LABEL_W, chart_w, 8);
+	double h = SVG_TOP + (double)rows * SVG_ROW_H + SVG_AXIS_H;
+	char **names = NULL;
+	size_t n_names = 0;
+
+	strbuf_puts(sb, "<h2 id=\"boot\">Boot timeline<small>phases from the serial console, "
+		    "seconds from power-on</small></h2>\n<figure>\n");
+	strbuf_printf(sb, "<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"boot timeline\">\n",
+		      SVG_W, h);
+	axis_draw(sb, &ax, SVG_TOP, SVG_TOP + (double)rows * SVG_ROW_H, "s");
+
+	size_t row = 0;
+	for (size_t i = 0; i < run->n_results; i++) {
+		const struct test_result *tr = &run->results[i];
+		if (!tr->n_phases)
+			continue;
+		double y = SVG_TOP + (double)row * SVG_ROW_H + (SVG_ROW_H - SVG_BAR_H) / 2;
+		double cy = y + SVG_BAR_H / 2;
+		char *label = several_tests ? xasprintf("%s / %s", tr->board, tr->test) : xstrdup(tr->board);
+		label_text(sb, SVG_LABEL_W - 10, cy, "end", label, 22);
+		free(label);
+
+		double end_x = SVG_LABEL_W;
+		const char *missing = NULL;
+		for (size_t p = 0; p < tr->n_phases; p++) {
+			const struct phase_result *ph = &tr->phases[p];
+			size_t ci = phase_color_index(&names, &n_names, ph->name);
+			if (!ph->reached) {
+				missing = missing ? missing : ph->name;
+				continue;
+			}
+			double start = ph->offset_s - ph->duration_s;
+			double x = axis_x(&ax, start < 0 ? 0 : start);
+			double x2 = axis_x(&ax, ph->offset_s);
+			double w = x2 - x < 1 ? 1 : x2 - x;
+			char d[32];
+			report_fmt_duration(d, sizeof(d), ph->duration_s);
+			strbuf_printf(sb, "<g class=\"seg\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+				      "height=\"%.1f\" rx=\"2\" fill=\"%s\"%s><title>",
+				      x, y, w, SVG_BAR_H, phase_colors[ci % N_PHASE_COLORS],
+				      ph->over_budget ? " stroke=\"#cf222e\" stroke-width=\"2.5\"" : "");
+			strbuf_puts(sb, "");
+			report_escape(sb, ph->name, ESC_TEXT);
+			strbuf_printf(sb, ": %s, reached at %.2fs", d, ph->offset_s);
+			if (ph->max_s > 0)
+				strbuf_printf(sb, " (budget %.1fs%s)", ph->max_s,
+					      ph->over_budget ? ", over" : "");
+			if (ph->line) {
+				strbuf_puts(sb, "\n");
+				report_escape(sb, ph->line, ESC_TEXT);
+			}
+			strbuf_puts(sb, "</title></rect>");
+			/* the name inside the segment when it fits (about 6.5 units a character) */
+			char *txt = xasprintf("%s %s", ph->name, d);
+			if ((double)report_width(txt) * 6.5 + 8 < w)
+				label_text(sb, x + w / 2, cy + 0.5, "middle", txt, 40);
+			else if ((double)report_width(d) * 6.5 + 6 < w)
+				label_text(sb, x + w / 2, cy + 0.5, "middle", d, 12);
+			free(txt);
+			strbuf_puts(sb, "</g>");
+			if (x2 > end_x)
+				end_x = x2;
+		}
+		char total[32];
+		double last = 0;
+		for (size_t p = 0; p < tr->n_phases; p++)
+			if (tr->phases[p].reached && tr->phases[p].offset_s > last)
+				last = tr->phases[p].offset_s;
+		report_fmt_duration(total, sizeof(total), last);
+		struct strbuf note = STRBUF_INIT;
+		strbuf_puts(&note, total);
+		if (missing)
+			strbuf_printf(&note, " \u2014 %s not reached", missing);
+		strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" dominant-baseline=\"middle\" "
+			      "font-weight=\"600\"%s>", end_x + 6, cy,
+			      missing || tr->status == STATUS_FAIL ? " style=\"fill:#cf222e\"" : "");
+		report_escape(sb, strbuf_str(&note), ESC_TEXT);
+		strbuf_puts(sb, "</text>\n");
+		strbuf_release(&note);
+		row++;
+	}
+	strbuf_puts(sb, "</svg>\n<div class=\"legend\">");
+	for (size_t i = 0; i < n_names; i++) {
+		strbuf_printf(sb, "<span><i style=\"background:%s\"></i>",
+			      phase_colors[i % N_PHASE_COLORS]);
+		esc(sb, names[i]);
+		strbuf_puts(sb, "</span>");
+		free(names[i]);
+	}
+	free(names);
+	strbuf_puts(sb, "<span><i style=\"background:#fff;border:2px solid #cf222e\"></i>over budget</span>"
+		    "</div>\n</figure>\n");
+}
+
+/* ---- metric charts ------------------------------------------------------ */
+
+static void html_metric_chart(struct strbuf *sb, const struct run_result *run,
+			      const char *test, const char *metric)
+{
+	size_t rows = 0;
+	double lo = 0, hi = 0;
+	const struct metric_result *first = NULL;
+	for (size_t i = 0; i < run->n_results; i++) {
+		const struct test_result *tr = &run->results[i];
+		if (strcmp(tr->test, test) != 0)
+			continue;
+		for (size_t m = 0; m < tr->n_metrics; m++) {
+			const struct metric_result *mr = &tr->metrics[m];
+			if (strcmp(mr->name, metric) != 0)
+				continue;
+			first = first ? first : mr;
+			rows++;
+			double a = mr->n_samples ? mr->min : mr->median;
+			double b = mr->n_samples ? mr->max : mr->median;
+			if (isfinite(a) && a < lo)
+				lo = a;
+			if (isfinite(b) && b > hi)
+				hi = b;
+		}
+	}
+	if (!rows)
+		return;
+
+	strbuf_puts(sb, "<figure>\n<figcaption><b>");
+	esc(sb, metric);
+	strbuf_puts(sb, "</b><span>");
+	if (first->unit && *first->unit) {
+		esc(sb, first->unit);
+		strbuf_puts(sb, " \u00b7 ");
+	}
+	strbuf_printf(sb, "%s is better \u00b7 test ", first->higher_is_better ? "higher" : "lower");
+	esc(sb, test);
+	strbuf_puts(sb, "</span></figcaption>\n");
+
+	double svg_w = 540, label_w = 110, value_w = 130;
+	struct axis ax;
+	axis_init(&ax, lo, hi, label_w, svg_w - label_w - value_w, 4);
+	double row_h = 24, bar_h = 14;
+	double h = SVG_TOP + (double)rows * row_h + SVG_AXIS_H;
+	strbuf_printf(sb, "<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", svg_w, h);
+	axis_draw(sb, &ax, SVG_TOP, SVG_TOP + (double)rows * row_h, "");
+
+	size_t row = 0;
+	for (size_t i = 0; i < run->n_results; i++) {
+		const struct test_result *tr = &run->results[i];
+		if (strcmp(tr->test, test) != 0)
+			continue;
+		for (size_t m = 0; m < tr->n_metrics; m++) {
+			const struct metric_result *mr = &tr->metrics[m];
+			if (strcmp(mr->name, metric) != 0)
+				continue;
+			double y = SVG_TOP + (double)row * row_h + (row_h - bar_h) / 2;
+			double cy = y + bar_h / 2;
+			label_text(sb, label_w - 8, cy, "end", tr->board, 16);
+			double x0 = axis_x(&ax, 0), x1 = axis_x(&ax, mr->median);
+			double bx = x1 < x0 ? x1 : x0, bw = fabs(x1 - x0);
+			const char *fill = tr->regressed ? "#cf222e" :
+					   tr->status != STATUS_PASS ? "#8c959f" : "#4e79a7";
+			struct strbuf v = STRBUF_INIT;
+			report_fmt_metric(&v, mr);
+			strbuf_printf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+				      "rx=\"2\" fill=\"%s\" fill-opacity=\"0.85\"><title>", bx, y,
+				      bw < 1 ? 1 : bw, bar_h, fill);
+			esc(sb, tr->board);
+			strbuf_puts(sb, ": ");
+			esc(sb, strbuf_str(&v));
+			if (mr->n_samples > 1) {
+				char a[32], b[32];
+				report_fmt_num(a, sizeof(a), mr->min);
+				report_fmt_num(b, sizeof(b), mr->max);
+				strbuf_printf(sb, " (min %s, max %s, %zu samples)", a, b, mr->n_samples);
+			}
+			strbuf_puts(sb, "</title></rect>");
+			double value_x = x1;
+			if (mr->n_samples > 1) {
+				double wx0 = axis_x(&ax, mr->min), wx1 = axis_x(&ax, mr->max);
+				strbuf_printf(sb, "<g stroke=\"#1f2328\" stroke-width=\"1.3\">"
+					      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+					      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+					      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/></g>",
+					      wx0, cy, wx1, cy, wx0, cy - 5, wx0, cy + 5, wx1, cy - 5, wx1, cy + 5);
+				if (wx1 > value_x)
+					value_x = wx1;
+			}
+			label_text(sb, (value_x > x0 ? value_x : x0) + 7, cy, "start", strbuf_str(&v), 24);
+			strbuf_puts(sb, "\n");
+			strbuf_release(&v);
+			row++;
+		}
+	}
+	strbuf_puts(sb, "</svg>\n</figure>\n");
+}
+
+static void html_metrics(struct strbuf *sb, const struct run_result *run)
+{
+	/* (test, metric) pairs in order of first appearance */
+	const char **tests = NULL, **metrics = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < run->n_results; i++) {
+		const struct test_result *tr = &run->results[i];
+		for (size_t m = 0; m < tr->n_metrics; m++) {
+			bool seen = false;
+			for (size_t k = 0; k < n && !seen; k++)
+				seen = strcmp(tests[k], tr->test) == 0 &&
+				       strcmp(metrics[k], tr->metrics[m].name) == 0;
+			if (seen)
+				continue;
+			tests = xrealloc(tests, (n + 1) * sizeof(*tests));
+			metrics = xrealloc(metrics, (n + 1) * sizeof(*metrics));
+			tests[n] = tr->test;
+			metrics[n] = tr->metrics[m].name;
+			n++;
+		}
+	}
+	if (n) {
+		strbuf_puts(sb, "<h2 id=\"metrics\">Metrics<small>median per board; whiskers from "
+			    "min to max over the repeats</small></h2>\n<div class=\"grid2\">\n");
+		for (size_t k = 0; k < n; k++)
+			html_metric_chart(sb, run, tests[k], metrics[k]);
+		strbuf_puts(sb, "</div>\n");
+	}
+	free(tests);
+	free(metrics);
+}
+
+static void html_regressions(struct strbuf *sb, const struct run_result *run)
+{
+	bool any = false;
+	for (size_t i = 0; i < run->n_results; i++) {
+		const struct test_result *tr = &run->results[i];
+		if (!tr->regressed)
+			continue;
+		if (!any)
+			strbuf_puts(sb, "<h2 id=\"regressions\">Regressions against the baseline</h2>\n"
+				    "<ul class=\"reg\">\n");
+		any = true;
+		strbuf_puts(sb, "<li><b>");
+		esc(sb, tr->board);
+		strbuf_puts(sb, " / ");
+		esc(sb, tr->test);
+		strbuf_puts(sb, "</b>: ");
+		esc(sb, tr->comparison ? tr->comparison : "regressed");
+		strbuf_puts(sb, "</li>\n");
+	}
+	if (any)
+		strbuf_puts(sb, "</ul>\n");
+}
+
+char *report_html_in(const struct run_result *run, const char *run_dir)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct report_totals t;
+	report_count(run, &t);
+	strbuf_puts(&sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+		    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>");
+	esc(&sb, run->scenario ? run->scenario : "orch");
+	strbuf_puts(&sb, " \u00b7 ");
+	esc(&sb, run->run_id ? run->run_id : "");
+	strbuf_puts(&sb, " \u00b7 orch</title>\n<style>\n");
+	strbuf_puts(&sb, css);
+	strbuf_puts(&sb, "</style>\n</head>\n<body>\n<main>\n");
+	html_header(&sb, run, &t);
+	html_table(&sb, run, run_dir);
+	html_regressions(&sb, run);
+	html_timeline(&sb, run);
+	html_metrics(&sb, run);
+	strbuf_puts(&sb, "<footer>Written by orch ");
+	esc(&sb, run->orch_version ? run->orch_version : ORCH_VERSION);
+	strbuf_puts(&sb, ". Every link is relative to the run folder.</footer>\n</main>\n</body>\n</html>\n");
+	return strbuf_detach(&sb);
+}
+
+char *report_html(const struct run_result *run)
+{
+	return report_html_in(run, NULL);
+}

@@ -1,0 +1,46 @@
+#ifndef ORCH_REPORT_REPORT_TEXT_H
+#define ORCH_REPORT_REPORT_TEXT_H
+/*
+ * Pieces the renderings share (internal to the report module): escaping
+ * text that came from boards (any bytes at all) for XML, HTML or a
+ * terminal, number and duration formatting, totals.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "result/result.h"
+
+struct strbuf;
+
+enum report_esc {
+	ESC_TEXT,    /* XML/HTML element content: & < > escaped */
+	ESC_ATTR,    /* attribute values: also quotes, tab, newline */
+	ESC_PLAIN,   /* one terminal line: control characters become spaces */
+};
+
+/* Appends s to sb escaped for mode. Invalid UTF-8 becomes U+FFFD; characters
+ * XML 1.0 forbids (most C0 controls, C1 controls, U+FFFE/FFFF) are dropped. */
+void report_escape(struct strbuf *sb, const char *s, enum report_esc mode);
+/* Columns s takes on a terminal (one per code point). */
+size_t report_width(const char *s);
+
+/* "25.6", "1234", "0.0123": a few significant digits, no trailing zeros. */
+void report_fmt_num(char *buf, size_t len, double v);
+/* "0.21s", "41.2s", "2m03s", "1h02m". */
+void report_fmt_duration(char *buf, size_t len, double s);
+/* "25.6 ± 0.3 MiB/s" (the spread only when there are several samples). */
+void report_fmt_metric(struct strbuf *sb, const struct metric_result *m);
+/* tr->log_dir, or "BOARD/TEST" made path-safe as the store names it (caller frees). */
+char *report_log_dir(const struct test_result *tr);
+
+struct report_totals {
+	size_t tests, passed, failed, errors, skipped, regressed;
+	double time_s;
+};
+void report_count(const struct run_result *run, struct report_totals *t);
+
+/* report_html(); with run_dir (may be NULL) the log links list the files
+ * actually present in each BOARD/TEST folder. */
+char *report_html_in(const struct run_result *run, const char *run_dir);
+
+#endif

@@ -1,0 +1,267 @@
+/* Renderings: summary table, JUnit (validated against tests/report/junit.xsd
+ * with xmllint), HTML (self-contained, escaped). */
+#include "testsupport.h"
+#include "report/report.h"
+#include "result/result.h"
+#include "sample_run.h"
+#include "util/strbuf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef ORCH_JUNIT_XSD
+#define ORCH_JUNIT_XSD ORCH_SOURCE_DIR "/tests/report/junit.xsd"
+#endif
+
+static const char *const nasty_board = "<b>&\"";
+static const char *const nasty_message =
+	"exit 3: \x01\x02\x1b[31mred\x1b[0m\x7f \xc2\x85tab\there\r\nline two \xff\xfe bad utf-8 "
+	"]]> <!-- --> 'quoted' \xef\xbf\xbe";
+
+static void add_nasty(struct run_result *run)
+{
+	struct test_result *tr = run_result_add(run, nasty_board, "t<1>");
+	tr->status = STATUS_FAIL;
+	tr->duration_s = 1.5;
+	test_result_set_message(tr, "%s", nasty_message);
+	tr->last_line = xstrdup("login: \x07\x08");
+	test_result_add_sample(tr, "m&<x>", "\"u\"", true, 1);
+	tr->log_dir = xstrdup("../../etc/<b>&\"/t 1");
+}
+
+static bool have_xmllint(void)
+{
+	return ts_run(NULL, "command -v xmllint") == 0;
+}
+
+/* xmllint --schema on text; returns the exit status, output in *out. */
+static int xmllint(const char *text, const char *args, char **out)
+{
+	char *dir = ts_mkdtemp("report-xml");
+	free(ts_write_file(dir, "doc.xml", text));
+	int st = ts_run(out, "xmllint --noout %s '%s/doc.xml'", args, dir);
+	ts_rmrf(dir);
+	free(dir);
+	return st;
+}
+
+static void test_summary(void **state)
+{
+	(void)state;
+	struct run_result run = { 0 };
+	sample_run_fill(&run);
+	char *s = report_summary(&run, false);
+	assert_null(strchr(s, '\033'));
+	assert_non_null(strstr(s, "BOARD"));
+	assert_non_null(strstr(s, "MESSAGE"));
+	assert_non_null(strstr(s, "\n10 passed, 1 failed, 1 error, 1 skipped, 1 regressed in 4m23s\n"));
+	/* repeated metrics show median +- spread with the unit */
+	assert_non_null(strstr(s, "mem.memcpy 25.65 \u00b1 0.294 MiB/s"));
+	assert_non_null(strstr(s, "(+1 more)"));
+	assert_non_null(strstr(s, "login at 21.6s, 4/4 phases"));
+	assert_non_null(strstr(s, "init at 47.0s, 3/4 phases"));
+	assert_non_null(strstr(s, "ssh 192.168.1.52:22: connection timed out after 10s"));
+	assert_non_null(strstr(s, "regressed"));
+	/* columns line up: every row has STATUS at the same column */
+	const char *hdr_status = strstr(s, "STATUS");
+	size_t col = (size_t)(hdr_status - s);
+	const char *row = strstr(s, "\nrpi1 ");
+	assert_non_null(row);
+	assert_memory_equal(row + 1 + col, "pass", 4);
+	free(s);
+
+	s = report_summary(&run, true);
+	assert_non_null(strstr(s, "\033[32mpass\033[0m"));
+	assert_non_null(strstr(s, "\033[1;31mfail\033[0m"));
+	free(s);
+
+	run.interrupted = true;
+	s = report_summary(&run, false);
+	assert_non_null(strstr(s, "interrupted"));
+	free(s);
+	run_result_release(&run);
+}
+
+static void test_summary_escaping(void **state)
+{
+	(void)state;
+	struct run_result run = { 0 };
+	add_nasty(&run);
+	char *s = report_summary(&run, false);
+	for (const char *p = s; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c < 0x20 && c != '\n')
+			fail_msg("control character 0x%02x in the summary", c);
+	}
+	assert_non_null(strstr(s, "<b>&\""));   /* plain text is not escaped, only cleaned */
+	assert_non_null(strstr(s, "0 passed, 1 failed, 0 errors, 0 skipped"));
+	free(s);
+	run_result_release(&run);
+}
+
+static void test_junit_structure(void **state)
+{
+	(void)state;
+	struct run_result run = { 0 };
+	sample_run_fill(&run);
+	char *x = report_junit(&run);
+	assert_non_null(strstr(x, "<testsuites name=\"orch nightly\" tests=\"13\" failures=\"2\" "
+				  "errors=\"1\" skipped=\"1\""));
+	assert_non_null(strstr(x, "<testsuite name=\"bifferboard\" tests=\"4\" failures=\"1\" "
+				  "errors=\"0\" skipped=\"0\""));
+	assert_non_null(strstr(x, "timestamp=\"2026-12-02T16:50:00\""));
+	assert_non_null(strstr(x, "<testsuite name=\"apu2\" tests=\"5\" failures=\"0\" errors=\"1\" "
+				  "skipped=\"1\""));
+	assert_non_null(strstr(x, "<testcase classname=\"orch.rpi1\" name=\"boot\" time=\"180.000\">"));
+	assert_non_null(strstr(x, "<failure message=\"phase login not reached within 3m\" type=\"fail\">"));
+	assert_non_null(strstr(x, "<error message=\"ssh 192.168.1.52:22: connection timed out"));
+	assert_non_null(strstr(x, "<skipped message=\"skipped: server vm is not in this shard\"/>"));
+	assert_non_null(strstr(x, "<failure message=\"mem.memcpy 12.0% slower than baseline (29.1 MiB/s)\" "
+				  "type=\"regression\">"));
+	assert_non_null(strstr(x, "<property name=\"metric.mem.memcpy\" value=\"25.65\"/>"));
+	assert_non_null(strstr(x, "<property name=\"phase.login\" value=\"21.65\"/>"));
+	assert_non_null(strstr(x, "logs: rpi1/boot/stdout.log"));
+	free(x);
+	run_result_release(&run);
+}
+
+static void test_junit_validates(void **state)
+{
+	(void)state;
+	if (!have_xmllint()) {
+		fprintf(stderr, "SKIP: xmllint not found (apt-get install libxml2-utils)\n");
+		skip();
+	}
+	struct run_result run = { 0 };
+	sample_run_fill(&run);
+	add_nasty(&run);
+	char *x = report_junit(&run);
+	char *out = NULL;
+	int st = xmllint(x, "--schema '" ORCH_JUNIT_XSD "'", &out);
+	if (st != 0)
+		fail_msg("junit.xml does not validate:\n%s\n%s", out, x);
+	free(out);
+
+	/* the escaping happened, and the checker can fail */
+	assert_null(strstr(x, "<b>"));
+	assert_non_null(strstr(x, "name=\"&lt;b&gt;&amp;&quot;\""));
+	assert_non_null(strstr(x, "classname=\"orch.&lt;b&gt;&amp;&quot;\""));
+	assert_null(strchr(x, '\x01'));
+	assert_null(strchr(x, '\x1b'));
+	assert_null(strstr(x, "\xff"));
+	struct strbuf broken = STRBUF_INIT;
+	strbuf_puts(&broken, x);
+	char *p = strstr(broken.buf, "<testcase ");
+	memcpy(p, "<testcaze ", 10);
+	st = xmllint(strbuf_str(&broken), "--schema '" ORCH_JUNIT_XSD "'", &out);
+	assert_int_not_equal(st, 0);
+	free(out);
+	strbuf_release(&broken);
+	free(x);
+
+	/* an empty run is a valid document too */
+	struct run_result empty = { 0 };
+	x = report_junit(&empty);
+	assert_int_equal(xmllint(x, "--schema '" ORCH_JUNIT_XSD "'", &out), 0);
+	free(out);
+	free(x);
+	run_result_release(&run);
+}
+
+static void test_html(void **state)
+{
+	(void)state;
+	struct run_result run = { 0 };
+	sample_run_fill(&run);
+	add_nasty(&run);
+	char *h = report_html(&run);
+	assert_true(strncmp(h, "<!DOCTYPE html>", 15) == 0);
+	/* self-contained: no URL at all, no script, no external resource */
+	assert_null(strstr(h, "http://"));
+	assert_null(strstr(h, "https://"));
+	assert_null(strstr(h, "//"));
+	assert_null(strstr(h, "<script"));
+	assert_null(strstr(h, "src="));
+	assert_null(strstr(h, "<link"));
+	assert_null(strstr(h, "@import"));
+	/* the parts */
+	assert_non_null(strstr(h, "<h1>nightly</h1>"));
+	assert_non_null(strstr(h, "exit 1"));
+	assert_non_null(strstr(h, "20261202-165000"));
+	assert_non_null(strstr(h, "ci-lab-1"));
+	assert_non_null(strstr(h, "2026-12-02 16:50:00 UTC"));
+	assert_non_null(strstr(h, "4m23s"));
+	assert_non_null(strstr(h, "id=\"boot\""));
+	assert_non_null(strstr(h, "id=\"metrics\""));
+	assert_non_null(strstr(h, "id=\"regressions\""));
+	assert_non_null(strstr(h, "vs baseline"));
+	assert_non_null(strstr(h, "<svg"));
+	assert_non_null(strstr(h, "href=\"rpi1/boot/boot.log\""));
+	assert_non_null(strstr(h, "href=\"bifferboard/memory/stdout.log\""));
+	assert_non_null(strstr(h, "login not reached"));
+	/* escaping */
+	assert_null(strstr(h, "<b>&"));
+	assert_non_null(strstr(h, "&lt;b&gt;&amp;&quot;"));
+	assert_null(strchr(h, '\x01'));
+	assert_null(strchr(h, '\x1b'));
+	assert_null(strstr(h, "\xff"));
+	/* a stored log_dir cannot climb out or become absolute: percent-encoded */
+	assert_non_null(strstr(h, "href=\"../../etc/%3Cb%3E%26%22/t%201/"));
+	/* well-formed enough for an XML parser (every tag closed, entities right) */
+	if (have_xmllint()) {
+		char *out = NULL;
+		const char *body = strstr(h, "<html");
+		if (xmllint(body, "", &out) != 0)
+			fail_msg("report.html is not well-formed:\n%s", out);
+		free(out);
+	}
+	free(h);
+	run_result_release(&run);
+}
+
+static void test_write_all(void **state)
+{
+	(void)state;
+	struct run_result run = { 0 };
+	sample_run_fill(&run);
+	char *dir = ts_mkdtemp("report-all");
+	ts_run(NULL, "mkdir -p '%s/rpi1/boot' && touch '%s/rpi1/boot/boot.log' "
+		     "'%s/rpi1/boot/console-2.log'", dir, dir, dir);
+	char err[512] = "";
+	assert_int_equal(report_write_all(&run, dir, err, sizeof(err)), 0);
+	char *path = xasprintf("%s/summary.txt", dir);
+	char *s = ts_read_file(path);
+	assert_non_null(s);
+	assert_null(strchr(s, '\033'));
+	assert_non_null(strstr(s, "10 passed"));
+	free(s);
+	free(path);
+	path = xasprintf("%s/junit.xml", dir);
+	assert_true(ts_file_exists(path));
+	free(path);
+	path = xasprintf("%s/report.html", dir);
+	s = ts_read_file(path);
+	/* with the folder at hand, the links are the files that are there */
+	assert_non_null(strstr(s, "href=\"rpi1/boot/console-2.log\""));
+	assert_null(strstr(s, "href=\"rpi1/boot/stdout.log\""));
+	free(s);
+	free(path);
+	assert_int_equal(report_write_all(&run, "/nonexistent/dir", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "/nonexistent/dir"));
+	ts_rmrf(dir);
+	free(dir);
+	run_result_release(&run);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_summary_escaping),
+		cmocka_unit_test(test_junit_structure),
+		cmocka_unit_test(test_junit_validates),
+		cmocka_unit_test(test_html),
+		cmocka_unit_test(test_write_all),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
