@@ -10,7 +10,10 @@
 #include "util/interrupt.h"
 #include "util/strbuf.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -374,6 +377,33 @@ static void test_connection_refused(void **state)
 	assert_string_equal(err, "connect to board1 (" LAB_BASE ".1:2223): connection refused");
 }
 
+/* A server that accepts TCP but never says a word: the connect timeout applies. */
+static void test_connect_timeout_and_interrupt(void **state)
+{
+	(void)state;
+	SKIP_IF_NO_LAB();
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(LAB_PORT) };
+	inet_pton(AF_INET, LAB_BASE ".250", &sa.sin_addr);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	struct ssh_target t = lab_target(lab, LAB_OPENSSH, 1);
+	t.name = "silent";
+	t.host = LAB_BASE ".250";
+	t.connect_timeout_ms = 700;
+	char err[512] = "";
+	assert_null(transport_ssh_new(&t, err, sizeof(err)));
+	print_message("%s\n", err);
+	assert_string_equal(err, "connect to silent (" LAB_BASE ".250:2222): timed out after 700 ms");
+
+	t.connect_timeout_ms = 60000;
+	interrupt_request();
+	assert_null(transport_ssh_new(&t, err, sizeof(err)));
+	interrupt_reset();
+	assert_string_equal(err, "connect to silent (" LAB_BASE ".250:2222): interrupted");
+	close(fd);
+}
+
 static void test_wrong_key(void **state)
 {
 	(void)state;
@@ -516,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_stdout_50mb_streams),
 		cmocka_unit_test(test_host_key_policies),
 		cmocka_unit_test(test_connection_refused),
+		cmocka_unit_test(test_connect_timeout_and_interrupt),
 		cmocka_unit_test(test_wrong_key),
 		cmocka_unit_test(test_password),
 		cmocka_unit_test(test_dropbear),

@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -275,6 +276,52 @@ lost: {
 }
 }
 
+/*
+ * ssh_connect in non-blocking mode, so Ctrl-C is noticed and the connect
+ * timeout covers TCP connect, banner and key exchange as one deadline.
+ */
+static int ssh_connect_bounded(struct ssh_transport *st, const struct ssh_target *t,
+			       char *err, size_t errlen)
+{
+	int64_t ms = t->connect_timeout_ms > 0 ? t->connect_timeout_ms : SSH_DEFAULT_CONNECT_MS;
+	int64_t dl = deadline_in_ms(ms);
+	bool connected = false;
+	int rc;
+	char e[256];
+
+	ssh_set_blocking(st->session, 0);
+	while ((rc = ssh_connect(st->session)) == SSH_AGAIN) {
+		if (interrupt_requested()) {
+			snprintf(err, errlen, "connect to %s (%s:%u): interrupted", st->name, st->host,
+				 st->port);
+			goto fail;
+		}
+		if (deadline_expired(dl)) {
+			snprintf(err, errlen, "connect to %s (%s:%u): timed out after %lld ms",
+				 st->name, st->host, st->port, (long long)ms);
+			goto fail;
+		}
+		socket_t fd = ssh_get_fd(st->session);
+		if (fd == SSH_INVALID_SOCKET) {
+			usleep(10000);
+			continue;
+		}
+		/* POLLOUT only until the TCP connect completed, else it spins. */
+		struct pollfd pf = { .fd = fd, .events = POLLIN | (connected ? 0 : POLLOUT) };
+		if (poll(&pf, 1, deadline_poll_ms(dl)) > 0 && (pf.revents & POLLOUT))
+			connected = true;
+	}
+	ssh_set_blocking(st->session, 1);
+	if (rc == SSH_OK)
+		return 0;
+	ssh_error_text(st->session, e, sizeof(e));
+	snprintf(err, errlen, "connect to %s (%s:%u): %s", st->name, st->host, st->port, e);
+	return -1;
+fail:
+	ssh_set_blocking(st->session, 1);
+	return -1;
+}
+
 static int ssh_transport_exec(struct transport *t, const struct transport_exec *req,
 			      struct transport_status *status, char *err, size_t errlen);
 static void ssh_transport_free(struct transport *t);
@@ -303,12 +350,8 @@ struct transport *transport_ssh_new(const struct ssh_target *target, char *err, 
 	if (ssh_apply_options(st->session, target, err, errlen) < 0)
 		goto fail;
 	ssh_fill_resolved(st);
-	if (ssh_connect(st->session) != SSH_OK) {
-		char e[256];
-		ssh_error_text(st->session, e, sizeof(e));
-		snprintf(err, errlen, "connect to %s (%s:%u): %s", st->name, st->host, st->port, e);
+	if (ssh_connect_bounded(st, target, err, errlen) < 0)
 		goto fail;
-	}
 	if (ssh_check_host_key(st, target, err, errlen) < 0)
 		goto fail;
 	if (ssh_authenticate(st, target, err, errlen) < 0)
