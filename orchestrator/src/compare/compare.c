@@ -586,11 +586,8 @@ int compare_apply_baseline(struct run_result *run, const struct run_result *base
 		tr->regressed = true;
 		free(tr->comparison);
 		tr->comparison = strbuf_detach(&text);
-		if (tr->status == STATUS_PASS) {
+		if (tr->status == STATUS_PASS)
 			tr->status = STATUS_FAIL;
-			if (!tr->message)
-				tr->message = xstrdup(tr->comparison);
-		}
 		marked++;
 	}
 	return marked;

@@ -135,10 +135,10 @@ void compare_format_number(double v, char *buf, size_t len);
 /*
  * Baselines. Compares run against baseline (same board x test) and marks
  * each test result with at least one regressed metric or phase: regressed =
- * true, status FAIL if it was PASS (with message set to the comparison text
- * when it had none), and comparison = "mem.memcpy 12.0% slower than baseline
- * (25.6 -> 22.5 MiB/s)" (several joined with "; "). Only pass and fail
- * results are looked at. Returns the number of test results marked.
+ * true, status FAIL if it was PASS, and comparison = "mem.memcpy 12.0%
+ * slower than baseline (25.6 -> 22.5 MiB/s)" (several joined with "; ");
+ * message is left alone (reports show comparison beside it). Only pass and
+ * fail results are looked at. Returns the number of test results marked.
  */
 int compare_apply_baseline(struct run_result *run, const struct run_result *baseline,
 			   double threshold_pct);
