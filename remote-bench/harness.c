@@ -137,6 +137,25 @@ int rb_parse_seconds(const char *text, double min, double max, double *out)
 	return 0;
 }
 
+int rb_parse_u64_list(const char *text, uint64_t *out, int n)
+{
+	char *end;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		while (*text == ' ')
+			text++;
+		if (*text < '0' || *text > '9')
+			return -1;
+		errno = 0;
+		out[i] = strtoull(text, &end, 10);
+		if (errno)
+			return -1;
+		text = end;
+	}
+	return *text ? -1 : 0;
+}
+
 int rb_parse_count(const char *text, unsigned long min, unsigned long max, unsigned long *out)
 {
 	char *end;
@@ -152,11 +171,18 @@ int rb_parse_count(const char *text, unsigned long min, unsigned long max, unsig
 	return 0;
 }
 
-static int harness_cmp_double(const void *a, const void *b)
+/* Insertion sort: at most 64 samples, and qsort would add kilobytes. */
+static void harness_sort(double *v, int n)
 {
-	double x = *(const double *)a, y = *(const double *)b;
+	int i, j;
+	double x;
 
-	return (x > y) - (x < y);
+	for (i = 1; i < n; i++) {
+		x = v[i];
+		for (j = i; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 }
 
 int rb_measure_rate(rb_work_fn fn, void *ctx, double seconds, int repeats,
@@ -199,7 +225,7 @@ int rb_measure_rate(rb_work_fn fn, void *ctx, double seconds, int repeats,
 			return -1;
 		rates[i] = (double)n / t;
 	}
-	qsort(rates, (size_t)repeats, sizeof(rates[0]), harness_cmp_double);
+	harness_sort(rates, repeats);
 	out->worst = rates[0];
 	out->best = rates[repeats - 1];
 	out->median = repeats % 2 ? rates[repeats / 2]

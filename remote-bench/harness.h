@@ -51,6 +51,10 @@ int rb_parse_seconds(const char *text, double min, double max, double *out);
 /* A plain decimal count in [min, max]. Returns 0 or -1. */
 int rb_parse_count(const char *text, unsigned long min, unsigned long max, unsigned long *out);
 
+/* Reads exactly `n` space-separated decimal numbers from `text` (scanf
+ * would add kilobytes to every static binary). Returns 0 or -1. */
+int rb_parse_u64_list(const char *text, uint64_t *out, int n);
+
 /* A work function does `n` units of work (loops, packets, bytes...). */
 typedef void (*rb_work_fn)(void *ctx, uint64_t n);
 

@@ -173,8 +173,8 @@ static int mem_meminfo(void)
 		{ "MemFree:", "mem.free" },
 		{ "MemAvailable:", "mem.available" },
 	};
-	char line[256];
-	unsigned long long kib;
+	char line[256], *p;
+	uint64_t kib;
 	size_t i, klen;
 	FILE *f;
 	int ret = 0;
@@ -187,8 +187,13 @@ static int mem_meminfo(void)
 	while (fgets(line, sizeof(line), f)) {
 		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 			klen = strlen(keys[i].key);
-			if (strncmp(line, keys[i].key, klen) == 0 &&
-			    sscanf(line + klen, "%llu", &kib) == 1 &&
+			if (strncmp(line, keys[i].key, klen) != 0)
+				continue;
+			p = strchr(line, 'k');
+			if (!p || p == line || p[-1] != ' ')
+				continue;
+			p[-1] = '\0';
+			if (rb_parse_u64_list(line + klen, &kib, 1) == 0 &&
 			    rb_emit(keys[i].metric, (double)kib, "KiB", "higher") < 0)
 				ret = -1;
 		}

@@ -289,7 +289,7 @@ out:
 
 static int net_server(const struct net_opts *o)
 {
-	unsigned long ms, size;
+	uint64_t v[2];
 	char line[128];
 	int lfd, cfd = -1, ret = 1;
 
@@ -315,14 +315,15 @@ static int net_server(const struct net_opts *o)
 			ret = 0;
 			break;
 		}
-		if (sscanf(line, "RB1 tcp %lu", &ms) == 1 && ms <= 3600000) {
-			if (net_serve_tcp(lfd, cfd, ms, o) < 0) {
+		if (strncmp(line, "RB1 tcp ", 8) == 0 && rb_parse_u64_list(line + 8, v, 1) == 0 &&
+		    v[0] <= 3600000) {
+			if (net_serve_tcp(lfd, cfd, (unsigned long)v[0], o) < 0) {
 				rb_error("tcp test: %s", strerror(errno));
 				break;
 			}
-		} else if (sscanf(line, "RB1 udp %lu %lu", &ms, &size) == 2 && ms <= 3600000 &&
-			   size >= 1 && size <= NET_UDP_MAX) {
-			if (net_serve_udp(cfd, ms, size, o) < 0) {
+		} else if (strncmp(line, "RB1 udp ", 8) == 0 && rb_parse_u64_list(line + 8, v, 2) == 0 &&
+			   v[0] <= 3600000 && v[1] >= 1 && v[1] <= NET_UDP_MAX) {
+			if (net_serve_udp(cfd, (unsigned long)v[0], (unsigned long)v[1], o) < 0) {
 				rb_error("udp test: %s", strerror(errno));
 				break;
 			}
@@ -383,8 +384,8 @@ done:
 
 static int net_client_tcp(int cfd, const struct net_opts *o)
 {
-	unsigned long long bytes;
-	double ns, end;
+	uint64_t v[2];
+	double end;
 	char line[128];
 	ssize_t n;
 	int dfd;
@@ -409,22 +410,24 @@ static int net_client_tcp(int cfd, const struct net_opts *o)
 	}
 	shutdown(dfd, SHUT_WR);
 	if (net_read_line(cfd, line, sizeof(line), o->seconds + o->idle_timeout) < 0 ||
-	    sscanf(line, "tcp %llu %lf", &bytes, &ns) != 2) {
+	    strncmp(line, "tcp ", 4) != 0 || rb_parse_u64_list(line + 4, v, 2) < 0) {
 		close(dfd);
 		return rb_error("tcp test: no result from the server");
 	}
 	close(dfd);
-	if (bytes == 0 || ns <= 0)
+	if (v[0] == 0 || v[1] == 0)
 		return rb_error("tcp test: the server received nothing");
-	return rb_emit("net.tcp_stream", (double)bytes * 8 / (ns / 1e9) / 1e6, "Mbit/s", "higher") < 0;
+	return rb_emit("net.tcp_stream", (double)v[0] * 8 / ((double)v[1] / 1e9) / 1e6, "Mbit/s",
+		       "higher") < 0;
 }
 
 static int net_client_udp(int cfd, const struct net_opts *o)
 {
 	struct sockaddr_storage peer;
 	socklen_t plen = sizeof(peer);
-	unsigned long long sent = 0, recvd;
-	double ns, end;
+	unsigned long long sent = 0;
+	uint64_t v[2];
+	double end;
 	char line[128];
 	ssize_t n;
 	int ufd, ret;
@@ -454,16 +457,18 @@ static int net_client_udp(int cfd, const struct net_opts *o)
 	}
 	if (net_send_line(cfd, "done %llu", sent) < 0 ||
 	    net_read_line(cfd, line, sizeof(line), 5 + o->idle_timeout) < 0 ||
-	    sscanf(line, "udp %llu %lf", &recvd, &ns) != 2) {
+	    strncmp(line, "udp ", 4) != 0 || rb_parse_u64_list(line + 4, v, 2) < 0) {
 		ret = rb_error("udp test: no result from the server");
 		goto out;
 	}
-	if (recvd < 2 || ns <= 0) {
-		ret = rb_error("udp test: the server received %llu of %llu datagrams", recvd, sent);
+	if (v[0] < 2 || v[1] == 0) {
+		ret = rb_error("udp test: the server received %llu of %llu datagrams",
+			       (unsigned long long)v[0], sent);
 		goto out;
 	}
-	ret = rb_emit("net.udp_pps", (double)recvd / (ns / 1e9), "pkt/s", "higher") < 0;
-	if (rb_emit("net.udp_loss", sent > recvd ? 100.0 * (double)(sent - recvd) / (double)sent : 0.0,
+	/* n datagrams span n - 1 intervals between the first and the last. */
+	ret = rb_emit("net.udp_pps", (double)(v[0] - 1) / ((double)v[1] / 1e9), "pkt/s", "higher") < 0;
+	if (rb_emit("net.udp_loss", sent > v[0] ? 100.0 * (double)(sent - v[0]) / (double)sent : 0.0,
 		    "%", "lower") < 0)
 		ret = 1;
 out:
@@ -550,11 +555,11 @@ static int net_parse(int argc, char **argv, struct net_opts *o)
 				return rb_usage_error("bad --time '%s' (seconds, 0.05 to 3600)", optarg);
 			break;
 		case 'T':
-			o->do_tcp = strstr(optarg, "tcp") != NULL;
-			o->do_udp = strstr(optarg, "udp") != NULL;
 			if (strcmp(optarg, "tcp") && strcmp(optarg, "udp") &&
 			    strcmp(optarg, "tcp,udp") && strcmp(optarg, "udp,tcp"))
 				return rb_usage_error("bad --tests '%s' (tcp, udp or tcp,udp)", optarg);
+			o->do_tcp = strcmp(optarg, "udp") != 0;
+			o->do_udp = strcmp(optarg, "tcp") != 0;
 			break;
 		case 'u':
 			if (rb_parse_count(optarg, 1, NET_UDP_MAX, &o->udp_size) < 0)
