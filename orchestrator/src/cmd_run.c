@@ -211,6 +211,13 @@ static void on_finished(void *ctx, const struct plan_item *item, const struct te
 		progress_finished(h->progress, tr);
 }
 
+static void on_tick(void *ctx)
+{
+	struct progress_hooks *h = ctx;
+	if (h->progress)
+		progress_tick(h->progress);
+}
+
 static json_t *make_run_json(const struct run_options *o, const struct scenario *sc,
 			     const struct inventory *inv, const struct run_result *run)
 {
@@ -363,8 +370,10 @@ int cmd_run(int argc, char **argv)
 		log_info("run %s: %zu board%s, %zu test run%s -> %s", sc->name, plan->n_boards,
 			 plan->n_boards == 1 ? "" : "s", plan->n_items, plan->n_items == 1 ? "" : "s",
 			 store_path(st));
-		hooks.progress = progress_new(stderr, isatty(STDERR_FILENO), log_use_color(),
-					      plan->n_items);
+		hooks.progress = progress_new(stderr, isatty(STDERR_FILENO), log_use_color());
+		for (size_t i = 0; i < plan->n_boards; i++)
+			progress_add_board(hooks.progress, plan->boards[i].board->name,
+					   plan->boards[i].n_items);
 	}
 
 	bench_dir = o.bench_dir ? xstrdup(o.bench_dir) : default_bench_dir();
@@ -374,7 +383,7 @@ int cmd_run(int argc, char **argv)
 		.bench_dir = bench_dir,
 		.inventory_dir = inv_dir,
 		.inventory = inv,
-		.hooks = { on_started, on_finished, &hooks },
+		.hooks = { on_started, on_finished, on_tick, &hooks },
 	};
 	int sched_ret = schedule_run(plan, st, &run, &sopts, err, sizeof(err));
 	progress_free(hooks.progress);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct scheduler {
 	const struct plan *plan;
@@ -17,6 +18,8 @@ struct scheduler {
 	pthread_mutex_t lock;          /* next_board, run, store, hooks */
 	size_t next_board;
 	pthread_mutex_t *role_locks;   /* one per inventory board */
+	pthread_cond_t worker_done;
+	size_t workers_running;
 	char store_error[512];
 };
 
@@ -139,7 +142,26 @@ static void *worker(void *arg)
 		}
 		board_conn_release(&bc);
 	}
+	pthread_mutex_lock(&s->lock);
+	s->workers_running--;
+	pthread_cond_signal(&s->worker_done);
+	pthread_mutex_unlock(&s->lock);
 	return NULL;
+}
+
+/* The main thread ticks the hooks until every worker is done. */
+static void wait_for_workers(struct scheduler *s)
+{
+	pthread_mutex_lock(&s->lock);
+	while (s->workers_running) {
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 1;
+		pthread_cond_timedwait(&s->worker_done, &s->lock, &until);
+		if (s->workers_running && s->opts->hooks.tick)
+			s->opts->hooks.tick(s->opts->hooks.ctx);
+	}
+	pthread_mutex_unlock(&s->lock);
 }
 
 int schedule_run(const struct plan *p, struct store *st, struct run_result *run,
@@ -148,6 +170,7 @@ int schedule_run(const struct plan *p, struct store *st, struct run_result *run,
 	struct scheduler s = { .plan = p, .opts = opts, .store = st, .run = run };
 	size_t n_inv = opts->inventory->n_boards;
 	pthread_mutex_init(&s.lock, NULL);
+	pthread_cond_init(&s.worker_done, NULL);
 	s.role_locks = xcalloc(n_inv ? n_inv : 1, sizeof(*s.role_locks));
 	for (size_t i = 0; i < n_inv; i++)
 		pthread_mutex_init(&s.role_locks[i], NULL);
@@ -159,11 +182,18 @@ int schedule_run(const struct plan *p, struct store *st, struct run_result *run,
 		jobs = p->n_boards;
 	pthread_t *threads = xcalloc(jobs ? jobs : 1, sizeof(*threads));
 	size_t started = 0;
+	s.workers_running = jobs;
 	for (; started < jobs; started++)
 		if (pthread_create(&threads[started], NULL, worker, &s) != 0)
 			break;
-	if (started == 0 && p->n_boards)
+	pthread_mutex_lock(&s.lock);
+	s.workers_running -= jobs - started;   /* the ones that could not start */
+	pthread_mutex_unlock(&s.lock);
+	if (started == 0 && p->n_boards) {
+		s.workers_running = 1;
 		worker(&s);   /* could not start threads: run on this one */
+	}
+	wait_for_workers(&s);
 	for (size_t i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
 
@@ -171,6 +201,7 @@ int schedule_run(const struct plan *p, struct store *st, struct run_result *run,
 	for (size_t i = 0; i < n_inv; i++)
 		pthread_mutex_destroy(&s.role_locks[i]);
 	free(s.role_locks);
+	pthread_cond_destroy(&s.worker_done);
 	pthread_mutex_destroy(&s.lock);
 	if (s.store_error[0]) {
 		snprintf(err, errlen, "%s", s.store_error);

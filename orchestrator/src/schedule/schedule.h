@@ -20,6 +20,8 @@ struct schedule_hooks {
 	/* Called (serialized) when an item starts and when it has a result. */
 	void (*item_started)(void *ctx, const struct plan_item *item);
 	void (*item_finished)(void *ctx, const struct plan_item *item, const struct test_result *tr);
+	/* Called (serialized) about once a second while the run goes on. */
+	void (*tick)(void *ctx);
 	void *ctx;
 };
 

@@ -2,13 +2,17 @@
 #include "util/deadline.h"
 #include "util/strbuf.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-struct busy {
-	char *board;
-	char *test;
+struct board_line {
+	char *name;
+	size_t n_items;
+	size_t n_done;
+	size_t counts[4];              /* by enum result_status */
+	char *test;                    /* running now, or NULL */
 	int64_t since_ms;
 };
 
@@ -16,33 +20,41 @@ struct progress {
 	FILE *out;
 	bool live;
 	bool color;
-	size_t n_items;
-	size_t n_done;
-	size_t n_failed;
-	struct busy *busy;
-	size_t n_busy;
+	struct board_line *boards;
+	size_t n_boards;
+	size_t name_width;
+	size_t lines_drawn;
 };
 
-struct progress *progress_new(FILE *out, bool live, bool color, size_t n_items)
+struct progress *progress_new(FILE *out, bool live, bool color)
 {
 	struct progress *p = xcalloc(1, sizeof(*p));
 	p->out = out;
 	p->live = live;
 	p->color = color;
-	p->n_items = n_items;
 	return p;
 }
 
-static void timestamp(char *buf, size_t len)
+void progress_add_board(struct progress *p, const char *board, size_t n_items)
 {
-	time_t now = time(NULL);
-	struct tm tm;
-	localtime_r(&now, &tm);
-	strftime(buf, len, "%H:%M:%S", &tm);
+	p->boards = xrealloc(p->boards, (p->n_boards + 1) * sizeof(*p->boards));
+	p->boards[p->n_boards++] = (struct board_line){ .name = xstrdup(board), .n_items = n_items };
+	if (strlen(board) > p->name_width)
+		p->name_width = strlen(board);
 }
 
-static const char *status_color(enum result_status st)
+static struct board_line *find_board(struct progress *p, const char *name)
 {
+	for (size_t i = 0; i < p->n_boards; i++)
+		if (!strcmp(p->boards[i].name, name))
+			return &p->boards[i];
+	return NULL;
+}
+
+static const char *paint(const struct progress *p, enum result_status st)
+{
+	if (!p->color)
+		return "";
 	switch (st) {
 	case STATUS_PASS: return "\033[32m";
 	case STATUS_FAIL: return "\033[31m";
@@ -52,54 +64,92 @@ static const char *status_color(enum result_status st)
 	return "";
 }
 
-static void draw_status(struct progress *p)
+static void draw_board(struct progress *p, struct strbuf *sb, const struct board_line *b)
 {
-	if (!p->live)
-		return;
+	static const char *const names[] = { "passed", "failed", "errors", "skipped" };
+	strbuf_printf(sb, "\033[K%-*s %3zu/%-3zu ", (int)p->name_width, b->name, b->n_done,
+		      b->n_items);
+	if (b->test)
+		strbuf_printf(sb, "%-20s running %5.1fs ", b->test,
+			      (double)(clock_mono_ms() - b->since_ms) / 1000.0);
+	else
+		strbuf_printf(sb, "%-20s %-14s ", b->n_done == b->n_items ? "done" : "waiting", "");
+	for (int st = 0; st < 4; st++)
+		if (b->counts[st])
+			strbuf_printf(sb, " %s%zu %s%s", paint(p, (enum result_status)st),
+				      b->counts[st], names[st], p->color ? "\033[0m" : "");
+	strbuf_putc(sb, '\n');
+}
+
+static void redraw(struct progress *p)
+{
 	struct strbuf sb = STRBUF_INIT;
-	strbuf_printf(&sb, "\r\033[K[%zu/%zu]", p->n_done, p->n_items);
-	for (size_t i = 0; i < p->n_busy && sb.len < 200; i++)
-		strbuf_printf(&sb, " %s:%s", p->busy[i].board, p->busy[i].test);
+	if (p->lines_drawn)
+		strbuf_printf(&sb, "\033[%zuA", p->lines_drawn);
+	for (size_t i = 0; i < p->n_boards; i++)
+		draw_board(p, &sb, &p->boards[i]);
+	p->lines_drawn = p->n_boards;
 	fputs(strbuf_str(&sb), p->out);
+	fflush(p->out);
+	strbuf_release(&sb);
+}
+
+static void plain_line(struct progress *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void plain_line(struct progress *p, const char *fmt, ...)
+{
+	char ts[16];
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vprintf(&sb, fmt, ap);
+	va_end(ap);
+	fprintf(p->out, "%s %s\n", ts, strbuf_str(&sb));
 	fflush(p->out);
 	strbuf_release(&sb);
 }
 
 void progress_started(struct progress *p, const char *board, const char *test)
 {
-	p->busy = xrealloc(p->busy, (p->n_busy + 1) * sizeof(*p->busy));
-	p->busy[p->n_busy++] = (struct busy){ xstrdup(board), xstrdup(test), clock_mono_ms() };
-	if (p->live) {
-		draw_status(p);
-		return;
+	struct board_line *b = find_board(p, board);
+	if (b) {
+		free(b->test);
+		b->test = xstrdup(test);
+		b->since_ms = clock_mono_ms();
 	}
-	char ts[16];
-	timestamp(ts, sizeof(ts));
-	fprintf(p->out, "%s %s %s: started\n", ts, board, test);
-	fflush(p->out);
+	if (p->live)
+		redraw(p);
+	else
+		plain_line(p, "%s %s: started", board, test);
 }
 
 void progress_finished(struct progress *p, const struct test_result *tr)
 {
-	for (size_t i = 0; i < p->n_busy; i++) {
-		if (strcmp(p->busy[i].board, tr->board) || strcmp(p->busy[i].test, tr->test))
-			continue;
-		free(p->busy[i].board);
-		free(p->busy[i].test);
-		p->busy[i] = p->busy[--p->n_busy];
-		break;
+	struct board_line *b = find_board(p, tr->board);
+	if (b) {
+		free(b->test);
+		b->test = NULL;
+		b->n_done++;
+		b->counts[tr->status]++;
 	}
-	p->n_done++;
-	char ts[16];
-	timestamp(ts, sizeof(ts));
-	const char *st = result_status_name(tr->status);
+	if (p->live) {
+		redraw(p);
+		return;
+	}
+	plain_line(p, "%s %s: %s (%.2fs)%s%s", tr->board, tr->test,
+		   result_status_name(tr->status), tr->duration_s, tr->message ? " " : "",
+		   tr->message ? tr->message : "");
+}
+
+void progress_tick(struct progress *p)
+{
 	if (p->live)
-		fputs("\r\033[K", p->out);
-	fprintf(p->out, "%s %s %s: %s%s%s (%.2fs)%s%s\n", ts, tr->board, tr->test,
-		p->color ? status_color(tr->status) : "", st, p->color ? "\033[0m" : "",
-		tr->duration_s, tr->message ? " " : "", tr->message ? tr->message : "");
-	draw_status(p);
-	fflush(p->out);
+		redraw(p);
 }
 
 void progress_free(struct progress *p)
@@ -107,11 +157,11 @@ void progress_free(struct progress *p)
 	if (!p)
 		return;
 	if (p->live)
-		fputs("\r\033[K", p->out);
-	for (size_t i = 0; i < p->n_busy; i++) {
-		free(p->busy[i].board);
-		free(p->busy[i].test);
+		redraw(p);
+	for (size_t i = 0; i < p->n_boards; i++) {
+		free(p->boards[i].name);
+		free(p->boards[i].test);
 	}
-	free(p->busy);
+	free(p->boards);
 	free(p);
 }
