@@ -1,0 +1,149 @@
+/*
+ * The console line cutter: line ends (LF, CR, CRLF, CRCRLF), lines split
+ * across reads, the stamp of a line is the one of its first byte, escape
+ * sequences and control characters are removed, partial lines are shown,
+ * very long lines are cut; and the boot.log stamp format.
+ */
+#include "testsupport.h"
+#include "transport/serial_capture.h"
+#include "util/strbuf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct got {
+	char *text[64];
+	int64_t stamp[64];
+	int n;
+	char partial[256];
+	int n_partial;
+};
+
+static void on_line(void *ctx, const struct serial_line *l)
+{
+	struct got *g = ctx;
+	assert_int_equal(strlen(l->text), l->len);
+	if (l->partial) {
+		snprintf(g->partial, sizeof(g->partial), "%s", l->text);
+		g->n_partial++;
+		return;
+	}
+	assert_true(g->n < 64);
+	g->text[g->n] = xstrdup(l->text);
+	g->stamp[g->n++] = l->mono_us;
+}
+
+static void got_free(struct got *g)
+{
+	for (int i = 0; i < g->n; i++)
+		free(g->text[i]);
+}
+
+static void feed(struct serial_linebuf *lb, const char *s, int64_t t, struct got *g)
+{
+	serial_linebuf_feed(lb, s, strlen(s), t, t + 1000000000, on_line, g);
+}
+
+static void test_line_ends(void **state)
+{
+	struct serial_linebuf lb;
+	struct got g = { 0 };
+	serial_linebuf_init(&lb);
+	feed(&lb, "lf\ncrlf\r\ncr\rcrcrlf\r\r\nend\n\nafter-blank\n", 1, &g);
+	assert_int_equal(g.n, 7);
+	assert_string_equal(g.text[0], "lf");
+	assert_string_equal(g.text[1], "crlf");
+	assert_string_equal(g.text[2], "cr");
+	assert_string_equal(g.text[3], "crcrlf");
+	assert_string_equal(g.text[4], "end");
+	assert_string_equal(g.text[5], "");
+	assert_string_equal(g.text[6], "after-blank");
+	got_free(&g);
+}
+
+static void test_split_reads_first_byte_stamp(void **state)
+{
+	struct serial_linebuf lb;
+	struct got g = { 0 };
+	serial_linebuf_init(&lb);
+	feed(&lb, "hel", 100, &g);
+	assert_int_equal(g.n, 0);
+	assert_string_equal(g.partial, "hel");
+	feed(&lb, "lo wor", 200, &g);
+	assert_string_equal(g.partial, "hello wor");
+	feed(&lb, "ld\r", 300, &g);
+	/* the LF of this CRLF comes in the next read with the next line */
+	feed(&lb, "\nsecond\n", 400, &g);
+	assert_int_equal(g.n, 2);
+	assert_string_equal(g.text[0], "hello world");
+	assert_int_equal(g.stamp[0], 100);
+	assert_string_equal(g.text[1], "second");
+	assert_int_equal(g.stamp[1], 400);
+	got_free(&g);
+}
+
+static void test_escapes_removed(void **state)
+{
+	struct serial_linebuf lb;
+	struct got g = { 0 };
+	serial_linebuf_init(&lb);
+	feed(&lb, "\033[1;31mred\033[0m \033[?2004hpaste\033[200~x\033[201~ "
+		  "\033]0;title\007ti\ttab\b\bb\001\n", 5, &g);
+	assert_int_equal(g.n, 1);
+	assert_string_equal(g.text[0], "red pastex ti\ttb");
+	/* an escape sequence split across reads */
+	feed(&lb, "a\033[3", 6, &g);
+	feed(&lb, "2mb\n", 7, &g);
+	assert_int_equal(g.n, 2);
+	assert_string_equal(g.text[1], "ab");
+	got_free(&g);
+}
+
+static void test_long_line_cut_and_flush(void **state)
+{
+	struct serial_linebuf lb;
+	struct got g = { 0 };
+	serial_linebuf_init(&lb);
+	char *big = xmalloc(SERIAL_CAPTURE_MAX_LINE + 11);
+	memset(big, 'x', SERIAL_CAPTURE_MAX_LINE + 10);
+	big[SERIAL_CAPTURE_MAX_LINE + 10] = '\0';
+	feed(&lb, big, 9, &g);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(strlen(g.text[0]), SERIAL_CAPTURE_MAX_LINE);
+	assert_string_equal(g.partial, "xxxxxxxxxx");
+	feed(&lb, "login: ", 10, &g);
+	assert_string_equal(g.partial, "xxxxxxxxxxlogin: ");
+	serial_linebuf_flush(&lb, on_line, &g);
+	assert_int_equal(g.n, 2);
+	assert_string_equal(g.text[1], "xxxxxxxxxxlogin: ");
+	assert_int_equal(g.stamp[1], 9);
+	free(big);
+	got_free(&g);
+}
+
+static void test_stamp_format(void **state)
+{
+	char buf[96];
+	/* the wall-clock part depends on the time zone: check its shape */
+	serial_capture_format_stamp(1764694201123456LL, 12345678, buf, sizeof(buf));
+	assert_int_equal(buf[0], '[');
+	assert_int_equal(buf[5], '-');
+	assert_int_equal(buf[11], ' ');
+	assert_non_null(strstr(buf, ".123456 12.345678] "));
+	serial_capture_format_stamp(1764694201000001LL, -1500000, buf, sizeof(buf));
+	assert_non_null(strstr(buf, ".000001 -1.500000] "));
+	serial_capture_format_stamp(1764694201000001LL, 123, buf, sizeof(buf));
+	assert_non_null(strstr(buf, " 0.000123] "));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_line_ends),
+		cmocka_unit_test(test_split_reads_first_byte_stamp),
+		cmocka_unit_test(test_escapes_removed),
+		cmocka_unit_test(test_long_line_cut_and_flush),
+		cmocka_unit_test(test_stamp_format),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
