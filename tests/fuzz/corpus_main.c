@@ -1,0 +1,80 @@
+/*
+ * A plain main() for fuzz_config.c when not built with libFuzzer: runs the
+ * target once over every file named on the command line or found in the
+ * directories named (the corpus), so ctest exercises the same code path.
+ */
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int run_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "cannot open %s\n", path);
+		return -1;
+	}
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	for (;;) {
+		if (len == cap) {
+			cap = cap ? cap * 2 : 4096;
+			char *nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return -1;
+			}
+			buf = nb;
+		}
+		size_t n = fread(buf + len, 1, cap - len, f);
+		if (n == 0)
+			break;
+		len += n;
+	}
+	fclose(f);
+	LLVMFuzzerTestOneInput((const uint8_t *)buf, len);
+	free(buf);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int n_files = 0, failed = 0;
+	for (int i = 1; i < argc; i++) {
+		struct stat st;
+		if (stat(argv[i], &st) < 0) {
+			fprintf(stderr, "cannot stat %s\n", argv[i]);
+			failed++;
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			failed += run_file(argv[i]) < 0;
+			n_files++;
+			continue;
+		}
+		DIR *d = opendir(argv[i]);
+		struct dirent *e;
+		while (d && (e = readdir(d))) {
+			if (e->d_name[0] == '.')
+				continue;
+			size_t len = strlen(argv[i]) + strlen(e->d_name) + 2;
+			char *p = malloc(len);
+			if (!p)
+				return 1;
+			snprintf(p, len, "%s/%s", argv[i], e->d_name);
+			failed += run_file(p) < 0;
+			n_files++;
+			free(p);
+		}
+		if (d)
+			closedir(d);
+	}
+	printf("fuzz_config: %d inputs run, %d unreadable\n", n_files, failed);
+	return failed || n_files == 0 ? 1 : 0;
+}
