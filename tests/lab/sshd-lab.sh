@@ -19,6 +19,7 @@
 # the test process one and reaps them); `down` kills each daemon and all its
 # descendants and waits until they are dead.
 set -eu
+PATH=$PATH:/usr/sbin:/sbin
 
 SSHD=/usr/sbin/sshd
 SFTP_SERVER=/usr/lib/openssh/sftp-server
@@ -61,56 +62,82 @@ case $dir in /*) ;; *) dir=$(pwd)/$dir ;; esac
 
 is_root() { [ "$(id -u)" = 0 ]; }
 
+# "pid state ppid" for the given /proc/PID/stat files (all when none), one
+# cat and one awk: forking per process makes a 30-board down take seconds.
+proc_table() {
+	if [ $# -eq 0 ]; then
+		set -- /proc/[0-9]*/stat
+	fi
+	cat "$@" 2>/dev/null | awk '{
+		pid = substr($0, 1, index($0, " (") - 1)
+		sub(/^.*\) /, "")
+		print pid, $1, $2
+	}'
+}
+
 # Alive and not a zombie.
 alive() {
-	[ -r "/proc/$1/stat" ] || return 1
-	state=$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1) || return 1
-	[ "$state" != Z ] && [ "$state" != X ]
+	proc_table "/proc/$1/stat" | awk '$2 != "Z" && $2 != "X" { f = 1 } END { exit !f }'
 }
 
-# Children of a pid, from /proc (procps may be missing on a fresh system).
-children() {
-	for f in /proc/[0-9]*/stat; do
-		st=$(cat "$f" 2>/dev/null) || continue
-		set -- ${st##*) }
-		[ "$2" = "$parent" ] && { p=${f#/proc/}; echo "${p%/stat}"; }
-	done
-	return 0
+# The given pids and all their descendants.
+tree_of() {
+	proc_table | awk -v roots="$*" '
+		{ parent[$1] = $3 }
+		END {
+			n = split(roots, r, " ")
+			for (i = 1; i <= n; i++) inset[r[i]] = 1
+			do {
+				grew = 0
+				for (p in parent)
+					if (!(p in inset) && (parent[p] in inset)) { inset[p] = 1; grew = 1 }
+			} while (grew)
+			for (p in inset) print p
+		}'
 }
 
-descendants() {
-	for c in $(parent=$1; children); do
-		echo "$c"
-		descendants "$c"
-	done
+# Pids of the list still running (zombies are dead: their parent reaps them).
+still_alive() {
+	files=
+	for p in "$@"; do files="$files /proc/$p/stat"; done
+	[ -n "$files" ] || return 0
+	# shellcheck disable=SC2086
+	proc_table $files | awk '$2 != "Z" && $2 != "X" { print $1 }'
 }
 
-kill_tree() {
-	root=$1
-	pids="$root $(descendants "$root")"
+kill_all() {
+	pids=$(tree_of "$@")
+	[ -n "$pids" ] || return 0
+	# shellcheck disable=SC2086
 	kill -TERM $pids 2>/dev/null || true
 	i=0
 	while [ $i -lt 30 ]; do
-		left=
-		for p in $pids; do alive "$p" && left="$left $p"; done
+		# shellcheck disable=SC2086
+		left=$(still_alive $pids)
 		[ -z "$left" ] && return 0
 		sleep 0.1
 		i=$((i + 1))
 	done
+	# shellcheck disable=SC2086
 	kill -KILL $left 2>/dev/null || true
 	sleep 0.1
 }
 
 lab_down() {
 	[ -d "$dir" ] || return 0
+	roots=
 	for pidfile in "$dir"/*/daemon.pid; do
 		[ -f "$pidfile" ] || continue
 		pid=$(cat "$pidfile")
 		if [ -n "$pid" ] && alive "$pid"; then
-			kill_tree "$pid"
+			roots="$roots $pid"
 		fi
-		rm -f "$pidfile"
 	done
+	if [ -n "$roots" ]; then
+		# shellcheck disable=SC2086
+		kill_all $roots
+	fi
+	rm -f "$dir"/*/daemon.pid
 	if [ -f "$dir/lab.env" ]; then
 		home=$(sed -n 's/^LAB_HOME=//p' "$dir/lab.env")
 		if [ -n "$home" ] && [ -f "$home/.ssh/authorized_keys" ] && [ -f "$dir/id_ed25519.pub" ]; then
@@ -256,6 +283,8 @@ lab_up() {
 
 	# Up again: restart cleanly, keeping the keys.
 	lab_down
+	# A board that fails to start takes the others down with it.
+	trap 'lab_down' EXIT
 	ensure_lab_user
 	is_root && mkdir -p -m755 /run/sshd
 	mkdir -p "$dir"
@@ -316,6 +345,7 @@ EOF
 		name=${s%%:*}; rest=${s#*:}; addr=${rest%%:*}
 		case $name in dropbear*) wait_port "$addr" "$dir/$name/daemon.log" ;; esac
 	done
+	trap - EXIT
 	summary
 }
 
