@@ -1,0 +1,283 @@
+#!/usr/bin/env python3
+"""Checks for the remote-bench programs, run by ctest (tests/remote-bench).
+
+  rbcheck.py check PREFIX [--positive]      JSON lines on stdin
+  rbcheck.py json EXPECT PROG [ARGS...]      run PROG, check its lines
+  rbcheck.py usage PROG GOODARG              --help, bad options -> exit 2
+  rbcheck.py disk PROG                       results, cleanup, also on SIGTERM
+  rbcheck.py net PROG [EMULATOR...]          server+client on 127.0.0.1
+  rbcheck.py cross SRC OUT ARCH EMULATOR...  cross build, run each under qemu
+
+Exit 0 pass, 1 fail, 77 skip (ctest SKIP_RETURN_CODE).
+"""
+import fcntl
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+UNITS = {"MiB/s", "ops/s", "Mbit/s", "pkt/s", "BogoMIPS", "KiB", "%"}
+KEYS = {"metric", "value", "unit", "better"}
+METRIC_RE = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_]+)+$")
+SKIP = 77
+
+
+class Fail(Exception):
+    pass
+
+
+def check_lines(text, prefix, positive=True, expect=()):
+    """Every line one JSON object of the four keys; returns {metric: value}."""
+    lines = text.splitlines()
+    if not lines:
+        raise Fail("no output lines")
+    seen = {}
+    for i, line in enumerate(lines, 1):
+        try:
+            obj = json.loads(line)
+        except ValueError as e:
+            raise Fail("line %d is not JSON (%s): %r" % (i, e, line))
+        if not isinstance(obj, dict) or set(obj) != KEYS:
+            raise Fail("line %d: keys must be exactly %s: %r" % (i, sorted(KEYS), line))
+        m, v, u, b = obj["metric"], obj["value"], obj["unit"], obj["better"]
+        if not isinstance(m, str) or not METRIC_RE.match(m) or not m.startswith(prefix + "."):
+            raise Fail("line %d: bad metric name %r" % (i, m))
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise Fail("line %d: value is not a finite number: %r" % (i, line))
+        if u not in UNITS:
+            raise Fail("line %d: unknown unit %r" % (i, u))
+        if b not in ("higher", "lower"):
+            raise Fail("line %d: better must be higher or lower: %r" % (i, b))
+        if v < 0 or (positive and b == "higher" and v <= 0):
+            raise Fail("line %d: implausible value: %r" % (i, line))
+        if m in seen:
+            raise Fail("line %d: metric %s printed twice" % (i, m))
+        seen[m] = v
+    missing = [m for m in expect if m not in seen]
+    if missing:
+        raise Fail("missing metrics: %s (got %s)" % (", ".join(missing), ", ".join(seen)))
+    return seen
+
+
+def run(cmd, timeout=120, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, timeout=timeout, **kw)
+
+
+def prog_prefix(prog):
+    name = os.path.basename(prog)
+    if not name.startswith("remote-bench-"):
+        raise Fail("not a remote-bench program: %s" % prog)
+    return name[len("remote-bench-"):]
+
+
+def run_json(cmd, expect, timeout=120):
+    r = run(cmd, timeout=timeout)
+    if r.returncode != 0:
+        raise Fail("%s exited %d: %s" % (" ".join(cmd), r.returncode, r.stderr.strip()))
+    seen = check_lines(r.stdout, prog_prefix(cmd_program(cmd)), expect=expect)
+    print("%s: %d metrics ok" % (" ".join(cmd), len(seen)))
+    for line in r.stdout.splitlines():
+        print("  " + line)
+    return seen
+
+
+def cmd_program(cmd):
+    for c in cmd:
+        if "remote-bench-" in os.path.basename(c):
+            return c
+    return cmd[0]
+
+
+def do_json(args):
+    expect = [e for e in args[0].split(",") if e]
+    run_json(args[1:], expect)
+
+
+def do_usage(args):
+    prog, goodarg = args[0], args[1]
+    name = os.path.basename(prog)
+    r = run([prog, "--help"])
+    if r.returncode != 0 or "Usage:" not in r.stdout:
+        raise Fail("--help: exit %d, stdout %r" % (r.returncode, r.stdout[:200]))
+    for bad in (["--no-such-option"], ["stray-argument"], [goodarg, "bogus"], [goodarg]):
+        r = run([prog] + bad)
+        if r.returncode != 2:
+            raise Fail("%s %s: exit %d, want 2" % (name, " ".join(bad), r.returncode))
+        if not r.stderr.startswith(name + ": ") or "--help" not in r.stderr:
+            raise Fail("%s %s: unclear message %r" % (name, " ".join(bad), r.stderr))
+        if r.stdout:
+            raise Fail("%s %s: printed on stdout: %r" % (name, " ".join(bad), r.stdout))
+    print("%s: --help and usage errors ok" % name)
+
+
+def leftovers(d):
+    return [n for n in os.listdir(d)]
+
+
+def do_disk(args):
+    prog = args[0]
+    expect = ["disk.seq_write", "disk.rewrite", "disk.seq_read", "disk.seeks",
+              "disk.create", "disk.read", "disk.delete"]
+    with tempfile.TemporaryDirectory(prefix="rb-disk-") as d:
+        run_json([prog, "--dir", d, "--size", "1M", "--files", "32", "--seek-time", "0.1"], expect)
+        if leftovers(d):
+            raise Fail("files left after a normal run: %s" % leftovers(d))
+
+        r = run([prog, "--dir", os.path.join(d, "missing")])
+        if r.returncode != 1 or not r.stderr or r.stdout:
+            raise Fail("missing --dir: exit %d, stderr %r" % (r.returncode, r.stderr))
+
+        # SIGTERM while its files exist: a long seek phase over a big file.
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            p = subprocess.Popen([prog, "--dir", d, "--size", "16M", "--files", "10",
+                                  "--seek-time", "60"], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, universal_newlines=True)
+            deadline = time.time() + 30
+            # disk.seeks is printed after the seek phase: wait for seq_read.
+            line = ""
+            while time.time() < deadline and "disk.seq_read" not in line:
+                line = p.stdout.readline()
+                if not line:
+                    break
+            if "disk.seq_read" not in line:
+                p.kill()
+                p.wait()
+                raise Fail("never reached the seek phase")
+            if not leftovers(d):
+                p.kill()
+                p.wait()
+                raise Fail("no work directory during the run")
+            p.send_signal(sig)
+            try:
+                rc = p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+                raise Fail("did not stop on %s" % sig.name)
+            p.stdout.close()
+            p.stderr.close()
+            if rc != -sig:
+                raise Fail("on %s: exit %d, want death by that signal" % (sig.name, rc))
+            if leftovers(d):
+                raise Fail("files left after %s: %s" % (sig.name, leftovers(d)))
+            print("disk: cleaned up on %s" % sig.name)
+
+
+def free_port():
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def do_net(args):
+    prog, emu = args[0], args[1:]
+    port = str(free_port())
+    server = subprocess.Popen(emu + [prog, "--server", "--bind", "127.0.0.1", "--port", port,
+                                     "--idle-timeout", "20"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              universal_newlines=True)
+    try:
+        run_json(emu + [prog, "--client", "127.0.0.1", "--port", port, "--time", "0.3"],
+                 ["net.tcp_stream", "net.udp_pps", "net.udp_loss"])
+        out, err = server.communicate(timeout=20)
+    except BaseException:
+        server.kill()
+        server.wait()
+        raise
+    if server.returncode != 0:
+        raise Fail("server exited %d: %s" % (server.returncode, err))
+    if out:
+        raise Fail("server printed on stdout: %r" % out)
+    print("net: server exited 0 after the session")
+
+    # Nobody comes: the server gives up after its idle timeout.
+    t0 = time.time()
+    r = run(emu + [prog, "--server", "--bind", "127.0.0.1", "--port", str(free_port()),
+                   "--idle-timeout", "0.5"], timeout=30)
+    if r.returncode != 1 or "no client" not in r.stderr:
+        raise Fail("idle server: exit %d, stderr %r" % (r.returncode, r.stderr))
+    print("net: idle server gave up after %.1f s" % (time.time() - t0))
+
+
+CROSS_ARGS = {
+    "cpu": (["--time", "0.05", "--repeats", "1"], ["cpu.int_ops", "cpu.float_ops", "cpu.bogomips"]),
+    "mem": (["--size", "256K", "--loops", "2"], ["mem.memcpy", "mem.word", "mem.block"]),
+    "crypto": (["--time", "0.05", "--repeats", "1"],
+               ["crypto.chacha20poly1305_64", "crypto.chacha20poly1305_1500"]),
+}
+
+
+def do_cross(args):
+    src, out, arch, emu = args[0], args[1], args[2], args[3:]
+    if not shutil.which(emu[0]):
+        print("SKIP: %s not installed (Debian package qemu-user-static)" % emu[0])
+        sys.exit(SKIP)
+    os.makedirs(out, exist_ok=True)
+    script = os.path.join(src, "scripts", "build-remote-bench.sh")
+    with open(os.path.join(out, ".lock-" + arch), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        r = run(["sh", script, out, arch], timeout=600)
+    if r.returncode != 0:
+        if "not installed" in r.stderr or "missing" in r.stderr:
+            print("SKIP: no %s toolchain: %s" % (arch, r.stderr.strip()))
+            sys.exit(SKIP)
+        raise Fail("build failed: %s%s" % (r.stdout, r.stderr))
+    print(r.stdout.strip())
+    bindir = os.path.join(out, arch)
+    for name, (extra, expect) in sorted(CROSS_ARGS.items()):
+        run_json(emu + [os.path.join(bindir, "remote-bench-" + name)] + extra, expect, timeout=300)
+    with tempfile.TemporaryDirectory(prefix="rb-cross-") as d:
+        run_json(emu + [os.path.join(bindir, "remote-bench-disk"), "--dir", d, "--size", "256K",
+                        "--files", "16", "--seek-time", "0.05"], ["disk.seq_write", "disk.delete"])
+        if leftovers(d):
+            raise Fail("disk left files: %s" % leftovers(d))
+    do_net([os.path.join(bindir, "remote-bench-net")] + emu)
+    r = run(emu + [os.path.join(bindir, "remote-bench-mem"), "--loops", "0"])
+    if r.returncode != 2:
+        raise Fail("usage error under %s: exit %d" % (" ".join(emu), r.returncode))
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    cmd, args = argv[1], argv[2:]
+    try:
+        if cmd == "check":
+            positive = "--positive" in args
+            seen = check_lines(sys.stdin.read(), args[0], positive=positive)
+            print("%d metrics ok" % len(seen))
+        elif cmd == "json":
+            do_json(args)
+        elif cmd == "usage":
+            do_usage(args)
+        elif cmd == "disk":
+            do_disk(args)
+        elif cmd == "net":
+            do_net(args)
+        elif cmd == "cross":
+            do_cross(args)
+        else:
+            print("unknown command %s" % cmd, file=sys.stderr)
+            return 2
+    except Fail as e:
+        print("FAIL: %s" % e, file=sys.stderr)
+        return 1
+    except subprocess.TimeoutExpired as e:
+        print("FAIL: timed out: %s" % e, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
