@@ -52,14 +52,16 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-/* Child side: never returns. Only async-signal-safe calls after fork. */
-static void local_child(const char *command, int in_fd, int out_fd, int err_fd)
+/* Child side: never returns. Only async-signal-safe calls after fork. An
+ * exec failure is reported as errno on sync_fd (closed by a good exec). */
+static void local_child(const char *command, int in_fd, int out_fd, int err_fd, int sync_fd)
 {
+	int e;
 	setsid();
 	if (in_fd < 0)
 		in_fd = open("/dev/null", O_RDONLY);
 	if (in_fd < 0 || dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
-		_exit(127);
+		goto fail;
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
@@ -68,6 +70,10 @@ static void local_child(const char *command, int in_fd, int out_fd, int err_fd)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+fail:
+	e = errno;
+	if (write(sync_fd, &e, sizeof(e)) < 0)
+		_exit(126);
 	_exit(127);
 }
 
@@ -124,6 +130,7 @@ static int local_exec(struct transport *t, const struct transport_exec *req,
 		      struct transport_status *st, char *err, size_t errlen)
 {
 	int out_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 }, in_pipe[2] = { -1, -1 };
+	int sync_pipe[2] = { -1, -1 };
 	int ret = -1;
 	int wstatus = 0;
 	bool stop = false;
@@ -136,6 +143,7 @@ static int local_exec(struct transport *t, const struct transport_exec *req,
 	int64_t dl = deadline_in_ms(req->timeout_ms);
 
 	if (pipe2(out_pipe, O_CLOEXEC) < 0 || pipe2(err_pipe, O_CLOEXEC) < 0 ||
+	    pipe2(sync_pipe, O_CLOEXEC) < 0 ||
 	    (req->stdin_fd >= 0 && pipe2(in_pipe, O_CLOEXEC) < 0)) {
 		snprintf(err, errlen, "local exec: pipe: %s", strerror(errno));
 		goto out;
@@ -146,9 +154,18 @@ static int local_exec(struct transport *t, const struct transport_exec *req,
 		goto out;
 	}
 	if (pid == 0)
-		local_child(req->command, in_pipe[0], out_pipe[1], err_pipe[1]);
-	/* Also make the group here so a kill right after fork cannot miss it. */
-	setpgid(pid, pid);
+		local_child(req->command, in_pipe[0], out_pipe[1], err_pipe[1], sync_pipe[1]);
+	/* Wait for the exec: after it the child leads its own group, so a kill
+	 * cannot miss anything it starts. */
+	close_fd(&sync_pipe[1]);
+	int child_errno = 0;
+	ssize_t sn;
+	while ((sn = read(sync_pipe[0], &child_errno, sizeof(child_errno))) < 0 && errno == EINTR)
+		;
+	if (sn == (ssize_t)sizeof(child_errno)) {
+		snprintf(err, errlen, "local exec: /bin/sh: %s", strerror(child_errno));
+		goto out;
+	}
 	close_fd(&out_pipe[1]);
 	close_fd(&err_pipe[1]);
 	close_fd(&in_pipe[0]);
@@ -284,6 +301,8 @@ out:
 	close_fd(&err_pipe[1]);
 	close_fd(&in_pipe[0]);
 	close_fd(&in_pipe[1]);
+	close_fd(&sync_pipe[0]);
+	close_fd(&sync_pipe[1]);
 	free(buf);
 	free(inbuf);
 	st->duration_us = clock_mono_us() - start;
