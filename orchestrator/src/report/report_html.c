@@ -283,9 +283,21 @@ static void html_header(struct strbuf *sb, const struct run_result *run,
 	strbuf_puts(sb, "</header>\n");
 }
 
-static int cmp_str(const void *a, const void *b)
+/* The logs people open first, then the rest by name, result.json last. */
+static int log_rank(const char *name)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	static const char *const order[] = { "stdout.log", "stderr.log", "boot.log" };
+	for (int i = 0; i < 3; i++)
+		if (strcmp(name, order[i]) == 0)
+			return i;
+	return strcmp(name, "result.json") == 0 ? 4 : 3;
+}
+
+static int cmp_log(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	int rx = log_rank(x), ry = log_rank(y);
+	return rx != ry ? rx - ry : strcmp(x, y);
 }
 
 /* Files in RUN_DIR/DIR (sorted), or the usual names when the folder cannot be read. */
@@ -307,7 +319,7 @@ static char **log_files(const struct test_result *tr, const char *run_dir, const
 				names[(*n)++] = xstrdup(de->d_name);
 			}
 			closedir(d);
-			qsort(names, *n, sizeof(*names), cmp_str);
+			qsort(names, *n, sizeof(*names), cmp_log);
 			return names;
 		}
 	}
