@@ -253,6 +253,19 @@ static void test_write_all(void **state)
 	run_result_release(&run);
 }
 
+static void test_empty_run(void **state)
+{
+	(void)state;
+	struct run_result run = { 0 };
+	char *s = report_summary(&run, true);
+	assert_non_null(strstr(s, "0 passed, 0 failed, 0 errors, 0 skipped"));
+	free(s);
+	s = report_html(&run);
+	assert_non_null(strstr(s, "</html>"));
+	assert_null(strstr(s, "<svg"));
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +275,7 @@ int main(void)
 		cmocka_unit_test(test_junit_validates),
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_write_all),
+		cmocka_unit_test(test_empty_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
