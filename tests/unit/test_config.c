@@ -649,13 +649,16 @@ static void test_check_against(void **state)
 	struct diag_list dl = DIAG_LIST_INIT;
 	assert_int_equal(scenario_check_against(sc, inv, &dl), -1);
 	has_exact(&dl, SC_PATH, 1, 24,
-		  "unknown board or tag in 'boards', found 'rpi2': no board named 'rpi2' in the inventory");
+		  "unknown board or tag in 'boards', found 'rpi2': no board named 'rpi2' in the inventory "
+		  "(did you mean 'rpi1'?)");
 	has_exact(&dl, SC_PATH, 1, 30,
 		  "unknown board or tag in 'boards', found '!tag:nope': no board has tag 'nope'");
 	has_exact(&dl, SC_PATH, 4, 22,
-		  "role 'server' of test 'mh' selects 'vmm': no board named 'vmm' in the inventory");
+		  "role 'server' of test 'mh' selects 'vmm': no board named 'vmm' in the inventory "
+		  "(did you mean 'vm'?)");
 	has_exact(&dl, SC_PATH, 4, 65,
-		  "role 'far' of test 'mh' selects 'tag:arm64': no board has tag 'arm64'");
+		  "role 'far' of test 'mh' selects 'tag:arm64': no board has tag 'arm64' "
+		  "(did you mean 'tag:arm'?)");
 	assert_int_equal(dl.n, 4);
 	diag_list_release(&dl);
 	scenario_free(sc);

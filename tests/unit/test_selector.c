@@ -73,10 +73,14 @@ static void test_invalid(void **state)
 	assert_true(selector_valid(inv, "rpi1", err, sizeof(err)));
 	assert_true(selector_valid(inv, "!tag:arm", err, sizeof(err)));
 	assert_true(selector_valid(inv, "all", err, sizeof(err)));
-	assert_false(selector_valid(inv, "rpi9", err, sizeof(err)));
-	assert_string_equal(err, "no board named 'rpi9' in the inventory");
+	assert_false(selector_valid(inv, "odroid", err, sizeof(err)));
+	assert_string_equal(err, "no board named 'odroid' in the inventory");
 	assert_false(selector_valid(inv, "tag:mips", err, sizeof(err)));
 	assert_string_equal(err, "no board has tag 'mips'");
+	assert_false(selector_valid(inv, "rpi2", err, sizeof(err)));
+	assert_string_equal(err, "no board named 'rpi2' in the inventory (did you mean 'rpi1'?)");
+	assert_false(selector_valid(inv, "!tag:embeded", err, sizeof(err)));
+	assert_string_equal(err, "no board has tag 'embeded' (did you mean 'tag:embedded'?)");
 	assert_false(selector_valid(inv, "!all", err, sizeof(err)));
 	assert_false(selector_valid(inv, "", err, sizeof(err)));
 	assert_false(selector_valid(inv, "tag:", err, sizeof(err)));

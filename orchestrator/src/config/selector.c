@@ -1,7 +1,10 @@
 #include "config/selector.h"
+#include "config/cfg_read.h"
+#include "util/strbuf.h"
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool name_chars_ok(const char *s)
@@ -74,10 +77,33 @@ bool selector_valid(const struct inventory *inv, const char *sel, char *err, siz
 	for (size_t i = 0; i < inv->n_boards; i++)
 		if (matches(s, &inv->boards[i]))
 			return true;
-	if (strncmp(s, "tag:", 4) == 0)
+	bool tag = strncmp(s, "tag:", 4) == 0;
+	const char **names = xcalloc(inv->n_boards * (tag ? 0 : 1) + 1, sizeof(char *));
+	size_t n = 0;
+	for (size_t i = 0; !tag && i < inv->n_boards; i++)
+		names[n++] = inv->boards[i].name;
+	const char *sug = NULL;
+	if (tag) {
+		for (size_t i = 0; i < inv->n_boards && !sug; i++) {
+			const struct board *b = &inv->boards[i];
+			const char **tags = xcalloc(b->n_tags + 1, sizeof(char *));
+			for (size_t j = 0; j < b->n_tags; j++)
+				tags[j] = b->tags[j];
+			sug = cfg_suggest(s + 4, tags);
+			free(tags);
+		}
+	} else {
+		sug = cfg_suggest(s, names);
+	}
+	if (tag && sug)
+		snprintf(err, errlen, "no board has tag '%s' (did you mean 'tag:%s'?)", s + 4, sug);
+	else if (tag)
 		snprintf(err, errlen, "no board has tag '%s'", s + 4);
+	else if (sug)
+		snprintf(err, errlen, "no board named '%s' in the inventory (did you mean '%s'?)", s, sug);
 	else
 		snprintf(err, errlen, "no board named '%s' in the inventory", s);
+	free(names);
 	return false;
 }
 

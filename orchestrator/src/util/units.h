@@ -3,8 +3,11 @@
 /*
  * Numbers with units as users write them in YAML.
  *   durations: "250ms", "30s", "5m", "1h", "1m30s", a bare number = seconds
- *   sizes:     "4M", "512K", "1G", "4MiB", "100" (bytes); K/M/G are 1024-based
+ *   sizes:     "4M", "512K", "1G", "4MiB", "100" (bytes); K/M/G/T and
+ *              KiB/MiB/GiB/TiB are 1024-based, kB/KB/MB/GB/TB 1000-based
  *   quantities (expect: thresholds): "20MiB/s", "1.5 Gbit/s", "300ms", "42"
+ *   (the unit is kept as written; bit rates Kbit/s, Mbit/s, Gbit/s, also
+ *   written bits/s or Mbps, are 1000-based)
  * Each returns 0, or -1 when the text is not of that form.
  */
 #include <stdbool.h>
