@@ -442,6 +442,14 @@ static void test_password(void **state)
 	assert_null(transport_ssh_new(&t, err, sizeof(err)));
 	print_message("%s\n", err);
 	assert_non_null(strstr(err, "failed: no accepted key, password refused"));
+
+	/* A board that takes no passwords says so. */
+	struct ssh_target k = lab_target(lab, LAB_OPENSSH, 1);
+	k.identity = NULL;
+	k.password = "whatever";
+	assert_null(transport_ssh_new(&k, err, sizeof(err)));
+	print_message("%s\n", err);
+	assert_non_null(strstr(err, "failed: no accepted key, and the server does not take passwords"));
 }
 
 static void test_dropbear(void **state)

@@ -219,7 +219,25 @@ static int ssh_check_host_key(struct ssh_transport *st, const struct ssh_target 
 	return ret;
 }
 
-/* Identity file, agent, default keys, then password. */
+/* keyboard-interactive answering every hidden prompt with the password
+ * (servers with PAM often offer only this for passwords). */
+static int ssh_auth_kbdint(ssh_session s, const char *password)
+{
+	int rc = ssh_userauth_kbdint(s, NULL, NULL);
+	for (int round = 0; rc == SSH_AUTH_INFO && round < 4; round++) {
+		int n = ssh_userauth_kbdint_getnprompts(s);
+		for (int i = 0; i < n; i++) {
+			char echo = 0;
+			ssh_userauth_kbdint_getprompt(s, (unsigned int)i, &echo);
+			if (ssh_userauth_kbdint_setanswer(s, (unsigned int)i, echo ? "" : password) < 0)
+				return SSH_AUTH_ERROR;
+		}
+		rc = ssh_userauth_kbdint(s, NULL, NULL);
+	}
+	return rc;
+}
+
+/* Identity file, agent, default keys, then password (or keyboard-interactive). */
 static int ssh_authenticate(struct ssh_transport *st, const struct ssh_target *t,
 			    char *err, size_t errlen)
 {
@@ -255,12 +273,22 @@ static int ssh_authenticate(struct ssh_transport *st, const struct ssh_target *t
 	if (rc == SSH_AUTH_ERROR && !ssh_is_connected(s))
 		goto lost;
 	if (t->password) {
-		rc = ssh_userauth_password(s, NULL, t->password);
-		if (rc == SSH_AUTH_SUCCESS)
-			return 0;
-		if (rc == SSH_AUTH_ERROR && !ssh_is_connected(s))
-			goto lost;
-		why = (ssh_userauth_list(s, NULL) & SSH_AUTH_METHOD_PASSWORD)
+		int methods = ssh_userauth_list(s, NULL);
+		if (methods & SSH_AUTH_METHOD_PASSWORD) {
+			rc = ssh_userauth_password(s, NULL, t->password);
+			if (rc == SSH_AUTH_SUCCESS)
+				return 0;
+			if (rc == SSH_AUTH_ERROR && !ssh_is_connected(s))
+				goto lost;
+		}
+		if (methods & SSH_AUTH_METHOD_INTERACTIVE) {
+			rc = ssh_auth_kbdint(s, t->password);
+			if (rc == SSH_AUTH_SUCCESS)
+				return 0;
+			if (rc == SSH_AUTH_ERROR && !ssh_is_connected(s))
+				goto lost;
+		}
+		why = methods & (SSH_AUTH_METHOD_PASSWORD | SSH_AUTH_METHOD_INTERACTIVE)
 			? "no accepted key, password refused"
 			: "no accepted key, and the server does not take passwords";
 	}
