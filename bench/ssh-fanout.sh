@@ -1,0 +1,61 @@
+#!/bin/sh
+# Connect-and-run fan-out over a loopback lab of N OpenSSH boards
+# (tests/lab/sshd-lab.sh): `orch boards --check` (libssh, one session per
+# board) against OpenSSH's `ssh` started in parallel, with its default key
+# exchange (sntrup761x25519 on OpenSSH 9.2) and with curve25519-sha256, the
+# one libssh 0.10 negotiates (it does not offer sntrup761). Timing only: no
+# assertion, numbers vary with machine load.
+#   bench/ssh-fanout.sh [N] [ORCH_BINARY]
+set -eu
+n=${1:-32}
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+orch=${2:-$repo/build/orch}
+base=127.0.31
+dir=$(mktemp -d /tmp/orch-fanout-XXXXXX)
+chmod 755 "$dir"
+trap '"$repo/tests/lab/sshd-lab.sh" down --dir "$dir/lab" >/dev/null 2>&1; rm -rf "$dir"' EXIT
+
+"$repo/tests/lab/sshd-lab.sh" up --dir "$dir/lab" --boards "$n" --dropbear 0 --base $base >/dev/null
+user=$(sed -n 's/^LAB_USER=//p' "$dir/lab/lab.env")
+{
+	echo "defaults:"
+	echo "  ssh: { user: $user, port: 2222, identity: lab/id_ed25519, known_hosts: lab/known_hosts }"
+	echo "boards:"
+	i=1
+	while [ $i -le "$n" ]; do
+		echo "  b$i: { ssh: { host: $base.$i } }"
+		i=$((i + 1))
+	done
+} >"$dir/inventory.yaml"
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+
+ssh_all() {
+	i=1
+	while [ $i -le "$n" ]; do
+		ssh -F "$dir/lab/ssh_config" -o LogLevel=ERROR "$@" "lab$i" true &
+		i=$((i + 1))
+	done
+	wait
+}
+
+kex_of() {
+	ssh -v -F "$dir/lab/ssh_config" "$@" lab1 true 2>&1 | sed -n 's/.*kex: algorithm: //p' | head -1
+}
+
+echo "fan-out to $n OpenSSH boards on $base.x (2 cores)"
+if [ -x "$orch" ]; then
+	t0=$(now)
+	"$orch" boards -i "$dir/inventory.yaml" --check >/dev/null 2>&1 || echo "  (orch boards --check reported failures)"
+	t1=$(now)
+	echo "  orch boards --check (libssh, curve25519-sha256):   $(elapsed "$t0" "$t1") s"
+else
+	echo "  orch binary $orch missing: build it first"
+fi
+kex=$(kex_of)
+t0=$(now); ssh_all; t1=$(now)
+echo "  ssh x$n in parallel, default kex ($kex): $(elapsed "$t0" "$t1") s"
+t0=$(now); ssh_all -o KexAlgorithms=curve25519-sha256; t1=$(now)
+echo "  ssh x$n in parallel, kex curve25519-sha256:       $(elapsed "$t0" "$t1") s"
