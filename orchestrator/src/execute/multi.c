@@ -30,7 +30,7 @@
 #include <string.h>
 #include <time.h>
 
-#define BG_CANCEL_WAIT_MS 1500
+#define BG_CANCEL_WAIT_MS 300
 #define BG_KILL_WAIT_MS 10000
 #define BG_KILL_TIMEOUT_MS 10000
 #define WAIT_SLICE_MS 10
@@ -413,8 +413,9 @@ static void bg_kill_group(struct multi_run *mr, struct bg_step *bg)
 			 bg->step->run, bg->board->name, err);
 		return;
 	}
-	char *cmd = xasprintf("kill -TERM -- -%ld 2>/dev/null; sleep 1; "
-			      "kill -KILL -- -%ld 2>/dev/null; true", pgid, pgid);
+	char *cmd = xasprintf("kill -TERM -%ld 2>/dev/null || exit 0; for i in 1 2 3 4 5 6 7 8 9 10; "
+			      "do sleep 0.1; kill -0 -%ld 2>/dev/null || exit 0; done; "
+			      "kill -KILL -%ld 2>/dev/null; true", pgid, pgid, pgid);
 	char *out = NULL;
 	int code;
 	if (transport_capture(t, cmd, BG_KILL_TIMEOUT_MS, 4096, &out, &code, err,
