@@ -35,6 +35,12 @@ static void test_shorthands(void **state)
 	assert_false(m("a\\.b", "axb", NULL, 0));
 	assert_true(m("a\\tb", "a\tb", NULL, 0));
 	assert_true(m("Run /init|Executing INIT", "[ 6.8] Run /init as init process", NULL, 0));
+	assert_true(m("^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$",
+		      "0b5e2f4c-1d2e-4f5a-9b8c-7d6e5f4a3b2c", g, sizeof(g)));
+	assert_true(m("((\\d{1,3}\\.){3}\\d{1,3})", "inet 10.0.2.15/24", g, sizeof(g)));
+	assert_string_equal(g, "10.0.2.15");
+	assert_true(m("^a{2,}$", "aaaa", NULL, 0));
+	assert_false(m("^a{2,3}$", "aaaa", NULL, 0));
 }
 
 static void test_brackets(void **state)
@@ -90,6 +96,16 @@ static void test_errors(void **state)
 		assert_true(strlen(err) > 0);
 		orch_regex_free(&rx);
 	}
+	assert_int_equal(orch_regex_compile(&rx, "a.*?b", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "lazy or possessive"));
+	assert_int_equal(orch_regex_compile(&rx, "x+++++++++++++++++++++++++++++++++++++++++", err, sizeof(err)), -1);
+	assert_int_equal(orch_regex_compile(&rx, "a{2}{3}", err, sizeof(err)), -1);
+	assert_int_equal(orch_regex_compile(&rx, "((ab{200}){200}){200}", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "repetition counts too large"));
+	char longpat[1100];
+	memset(longpat, 'a', sizeof(longpat) - 1);
+	longpat[sizeof(longpat) - 1] = '\0';
+	assert_int_equal(orch_regex_compile(&rx, longpat, err, sizeof(err)), -1);
 	assert_int_equal(orch_regex_compile(&rx, "[\\D]", err, sizeof(err)), -1);
 	assert_string_equal(err, "\\D is not supported inside [...]");
 	assert_int_equal(orch_regex_compile(&rx, "(abc", err, sizeof(err)), -1);

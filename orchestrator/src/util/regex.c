@@ -114,11 +114,81 @@ out:
 	return ret;
 }
 
+/*
+ * glibc's regcomp() copies a repeated subexpression once per repetition,
+ * so stacked quantifiers ("a++++") and large nested bounds grow its memory
+ * without limit. Patterns in a config file are kept well below that.
+ */
+#define REGEX_MAX_LEN 1024
+#define REGEX_MAX_COST 4000000.0
+
+static bool is_quant_start(const char *p)
+{
+	return *p == '*' || *p == '+' || *p == '?' || (*p == '{' && p[1] >= '0' && p[1] <= '9');
+}
+
+/* A bound "{n}", "{n,}", "{n,m}" at p: its length and its largest count. */
+static size_t bound_len(const char *p, double *max)
+{
+	const char *q = p + 1;
+	double lo = 0, hi = -1;
+	while (*q >= '0' && *q <= '9' && lo < 1e6)
+		lo = lo * 10 + (*q++ - '0');
+	if (*q == ',') {
+		q++;
+		if (*q >= '0' && *q <= '9') {
+			hi = 0;
+			while (*q >= '0' && *q <= '9' && hi < 1e6)
+				hi = hi * 10 + (*q++ - '0');
+		} else {
+			hi = lo + 1;
+		}
+	}
+	if (*q != '}')
+		return 0;
+	*max = hi > lo ? hi : lo;
+	return (size_t)(q + 1 - p);
+}
+
 /* Perl shorthands to POSIX ERE; 0, or -1 with err filled. */
 static int translate(const char *pattern, struct strbuf *out, char *err, size_t errlen)
 {
 	const char *p = pattern;
+	bool after_quant = false;
+	double cost = 1;
+
+	if (strlen(pattern) > REGEX_MAX_LEN) {
+		snprintf(err, errlen, "pattern longer than %d characters", REGEX_MAX_LEN);
+		return -1;
+	}
 	while (*p) {
+		if (is_quant_start(p)) {
+			if (after_quant) {
+				snprintf(err, errlen, "'%c' right after a repetition at offset %d "
+					 "(lazy or possessive forms like '*?' are not supported)",
+					 *p, (int)(p - pattern));
+				return -1;
+			}
+			after_quant = true;
+			if (*p == '{') {
+				double max = 0;
+				size_t n = bound_len(p, &max);
+				if (n > 0) {
+					cost *= max > 1 ? max : 1;
+					if (cost * (double)strlen(pattern) > REGEX_MAX_COST) {
+						snprintf(err, errlen, "repetition counts too large at offset %d",
+							 (int)(p - pattern));
+						return -1;
+					}
+					strbuf_append(out, p, n);
+					p += n;
+					continue;
+				}
+			}
+			strbuf_putc(out, *p++);
+			continue;
+		}
+		after_quant = false;
 		if (*p == '[') {
 			p = translate_bracket(p + 1, out, err, errlen);
 			if (!p)
