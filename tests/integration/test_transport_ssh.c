@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -281,6 +282,37 @@ static void test_stdin_push(void **state)
 	(void)state;
 	SKIP_IF_NO_LAB();
 	check_stdin_push(lab_target(lab, LAB_OPENSSH, 2), 5u << 20);
+}
+
+/* stdin from a pipe whose writer is slow: output keeps flowing meanwhile. */
+static void test_stdin_from_pipe(void **state)
+{
+	(void)state;
+	SKIP_IF_NO_LAB();
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(p[0]);
+		if (write(p[1], "a\n", 2) != 2)
+			_exit(1);
+		usleep(300000);
+		if (write(p[1], "b\n", 2) != 2)
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	struct transport *tr = connect_or_fail(lab_target(lab, LAB_OPENSSH, 2));
+	struct collect c = { 0 };
+	struct transport_status st;
+	assert_int_equal(run(tr, "echo first; cat", 10000, p[0], &c, &st), 0);
+	assert_int_equal(st.exit_code, 0);
+	assert_string_equal(strbuf_str(&c.out), "first\na\nb\n");
+	collect_release(&c);
+	close(p[0]);
+	waitpid(pid, NULL, 0);
+	transport_free(tr);
 }
 
 static void test_stdout_50mb_streams(void **state)
@@ -551,6 +583,7 @@ int main(void)
 		cmocka_unit_test(test_stop_from_callback),
 		cmocka_unit_test(test_interrupt),
 		cmocka_unit_test(test_stdin_push),
+		cmocka_unit_test(test_stdin_from_pipe),
 		cmocka_unit_test(test_stdout_50mb_streams),
 		cmocka_unit_test(test_host_key_policies),
 		cmocka_unit_test(test_connection_refused),

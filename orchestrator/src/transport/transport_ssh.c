@@ -516,6 +516,10 @@ static int ssh_feed_stdin(ssh_channel ch, int fd, char *buf, size_t *pending, si
 {
 	for (;;) {
 		if (*pending == 0) {
+			/* a pipe with nothing yet must not block the output loop */
+			struct pollfd pf = { .fd = fd, .events = POLLIN };
+			if (poll(&pf, 1, 0) == 0)
+				return 0;
 			ssize_t n = read(fd, buf, SSH_CHUNK);
 			if (n < 0 && errno == EINTR)
 				continue;
