@@ -60,6 +60,19 @@ static void test_fields_are_shell_quoted(void **state)
 	free(s);
 }
 
+static void test_local_board_host_is_localhost(void **state)
+{
+	struct board ctl = { .name = (char[]){"controller"}, .local = true };
+	const struct board *b[] = { &ctl };
+	struct subst_role role = { "server", b, 1 };
+	struct subst_env env = { .board = &c1, .roles = &role, .n_roles = 1 };
+	char err[256];
+	char *s = subst("iperf3 -c {server.host}", &env, err, sizeof(err));
+	assert_non_null(s);
+	assert_string_equal(s, "iperf3 -c 'localhost'");
+	free(s);
+}
+
 static void test_value_with_quote_stays_one_word(void **state)
 {
 	const struct board *b[] = { &c2 };
@@ -161,6 +174,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fields_are_shell_quoted),
+		cmocka_unit_test(test_local_board_host_is_localhost),
 		cmocka_unit_test(test_value_with_quote_stays_one_word),
 		cmocka_unit_test(test_shell_braces_pass_through),
 		cmocka_unit_test(test_unknown_field_is_error),

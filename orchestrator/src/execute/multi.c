@@ -511,7 +511,7 @@ static void bg_start(struct multi_run *mr, const struct step *step,
 	char err[512];
 	char *cmd = step_command(mr, step, rb, b, err, sizeof(err));
 	if (!cmd) {
-		set_outcome(mr, STATUS_ERROR, "%s step '%s' on %s: %s", rb->role->name, step->run,
+		set_outcome(mr, STATUS_FAIL, "%s step '%s' on %s: %s", rb->role->name, step->run,
 			    b->name, err);
 		return;
 	}
@@ -628,7 +628,7 @@ static void fg_run(struct multi_run *mr, const struct step *step, const struct r
 	}
 	char *cmd = step_command(mr, step, rb, b, err, sizeof(err));
 	if (!cmd) {
-		set_outcome(mr, STATUS_ERROR, "%s step '%s' on %s: %s", rb->role->name, step->run,
+		set_outcome(mr, STATUS_FAIL, "%s step '%s' on %s: %s", rb->role->name, step->run,
 			    b->name, err);
 		return;
 	}

@@ -30,7 +30,7 @@ static int field_value(const struct board *b, const char *field, const struct su
 	if (!strcmp(field, "name")) {
 		val = b->name;
 	} else if (!strcmp(field, "host")) {
-		val = b->ssh.host ? b->ssh.host : b->name;
+		val = b->ssh.host ? b->ssh.host : b->local ? "localhost" : b->name;
 	} else if (!strcmp(field, "port")) {
 		snprintf(num, sizeof(num), "%d", b->ssh.port > 0 ? b->ssh.port : 22);
 		val = num;

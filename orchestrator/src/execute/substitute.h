@@ -8,7 +8,8 @@
  * boards is ambiguous unless the command runs on that role, where it means
  * the board at hand).
  *
- * Fields: name, host (ssh host, else the board name), port (ssh port, 22 by
+ * Fields: name, host (ssh host, else "localhost" for a local board, else
+ * the board name, which may be a ~/.ssh/config alias), port (ssh port, 22 by
  * default), user (ssh user, "" when unset), arch, workdir.
  *
  * Only `{WORD.WORD}` (letters, digits, '_' and '-') is a substitution, so

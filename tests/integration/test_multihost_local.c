@@ -1,0 +1,274 @@
+/*
+ * Multi-host tests through `orch run` with local boards (the controller in
+ * every role): no root and no lab needed, so they run everywhere. They
+ * cover what does not depend on ssh: clients in turn, the background step
+ * stopped (through the exec's cancel flag) however the test ends, ready
+ * patterns, substitutions, parse steps and per-role logs. The servers write
+ * their pid to a file, so the test checks exactly that process is gone.
+ */
+#include "testsupport.h"
+#include "util/strbuf.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *tmp;
+static int port;
+
+static int group_setup(void **state)
+{
+	tmp = ts_mkdtemp("multihost-local");
+	port = 20000 + (int)(getpid() % 20000);
+	char *inv = xasprintf("boards:\n"
+			      "  ctl: { local: true, tags: [server] }\n"
+			      "  ctl2: { local: true, tags: [server] }\n"
+			      "  l1: { local: true, tags: [embedded] }\n"
+			      "  l2: { local: true, tags: [embedded] }\n");
+	free(ts_write_file(tmp, "inventory.yaml", inv));
+	free(inv);
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	ts_rmrf(tmp);
+	free(tmp);
+	return 0;
+}
+
+/* Runs a scenario made of the given tests on l1 and l2; returns orch's exit
+ * status, the run folder (caller frees) and the parsed results.json. */
+static int run_scenario(const char *name, const char *tests, char **run_dir, json_t **results)
+{
+	char *text = xasprintf("name: %s\ninventory: inventory.yaml\nboards: [tag:embedded]\n"
+			       "defaults: { timeout: 30s }\ntests:\n%s", name, tests);
+	char *file = xasprintf("%s.yaml", name);
+	char *sc = ts_write_file(tmp, file, text);
+	char *out = NULL;
+	int rc = ts_run(&out, "%s run %s -o %s/runs", ORCH_BIN, sc, tmp);
+	*run_dir = xasprintf("%s/runs/%s/latest", tmp, name);
+	char *path = xasprintf("%s/results.json", *run_dir);
+	*results = json_load_file(path, 0, NULL);
+	if (!*results)
+		fail_msg("no %s; orch said:\n%s", path, out);
+	free(path);
+	free(out);
+	free(sc);
+	free(file);
+	free(text);
+	return rc;
+}
+
+static json_t *result_of(json_t *root, const char *board, const char *test)
+{
+	size_t i;
+	json_t *r;
+	json_array_foreach(json_object_get(root, "results"), i, r) {
+		if (!strcmp(json_string_value(json_object_get(r, "board")), board) &&
+		    !strcmp(json_string_value(json_object_get(r, "test")), test))
+			return r;
+	}
+	fail_msg("no result for %s / %s", board, test);
+	return NULL;
+}
+
+static const char *str_of(json_t *r, const char *key)
+{
+	const char *s = json_string_value(json_object_get(r, key));
+	return s ? s : "";
+}
+
+static double metric_of(json_t *r, const char *name)
+{
+	json_t *m = json_object_get(json_object_get(r, "metrics"), name);
+	json_t *v = json_object_get(m, "median");
+	return json_is_number(v) ? json_number_value(v) : -1;
+}
+
+static void assert_status(json_t *r, const char *status, const char *message_part)
+{
+	if (strcmp(str_of(r, "status"), status) != 0 ||
+	    (message_part && !strstr(str_of(r, "message"), message_part)))
+		fail_msg("%s/%s: status %s, message '%s'; wanted %s with '%s'", str_of(r, "board"),
+			 str_of(r, "test"), str_of(r, "status"), str_of(r, "message"), status,
+			 message_part ? message_part : "");
+}
+
+/* Every pid listed in the files matching tmp/NAME.* is gone (bounded wait). */
+static void assert_pids_gone(const char *name)
+{
+	char *out = NULL;
+	int rc = 0;
+	for (int i = 0; i < 30; i++) {
+		free(out);
+		out = NULL;
+		rc = ts_run(&out, "cd %s && n=0; for f in %s.*; do [ -f \"$f\" ] || continue; "
+			    "n=$((n+1)); p=$(cat \"$f\"); kill -0 \"$p\" 2>/dev/null && echo \"$f $p\"; "
+			    "done; [ $n -gt 0 ] || echo 'no pid files'", tmp, name);
+		if (rc == 0 && out && !*out)
+			break;
+		usleep(100 * 1000);
+	}
+	if (out && *out)
+		fail_msg("background processes still running: %s", out);
+	free(out);
+}
+
+static void test_clients_in_turn_server_stopped(void **state)
+{
+	if (ts_run(NULL, "command -v iperf3") != 0) {
+		fprintf(stderr, "skipped: iperf3 missing (apt-get install iperf3)\n");
+		skip();
+	}
+	char *tests = xasprintf(
+		"  - name: iperf\n"
+		"    roles: { server: ctl, client: each }\n"
+		"    steps:\n"
+		"      - { on: server, run: \"echo $$ > %s/iperf.$(date +%%s%%N); exec iperf3 -s -p %d --forceflush\", background: true, ready: \"Server listening\" }\n"
+		"      - { on: client, run: \"iperf3 -c {server.host} -p %d -t 1 -J\", parse: iperf3-json }\n",
+		tmp, port, port);
+	char *run_dir;
+	json_t *root;
+	int rc = run_scenario("inturn", tests, &run_dir, &root);
+	assert_int_equal(rc, 0);
+	assert_pids_gone("iperf");
+	json_t *r1 = result_of(root, "l1", "iperf"), *r2 = result_of(root, "l2", "iperf");
+	assert_status(r1, "pass", NULL);
+	assert_status(r2, "pass", NULL);
+	assert_true(metric_of(r1, "iperf3.sender_bps") > 0);
+	assert_true(metric_of(r2, "iperf3.receiver_bps") > 0);
+	if (!(strcmp(str_of(r1, "end"), str_of(r2, "start")) <= 0 ||
+	      strcmp(str_of(r2, "end"), str_of(r1, "start")) <= 0))
+		fail_msg("l1 %s..%s overlaps l2 %s..%s", str_of(r1, "start"), str_of(r1, "end"),
+			 str_of(r2, "start"), str_of(r2, "end"));
+	char *log = xasprintf("%s/l1/iperf/server.stdout.log", run_dir);
+	char *text = ts_read_file(log);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "Server listening"));
+	free(text);
+	free(log);
+	log = xasprintf("%s/l1/iperf/stdout.log", run_dir);
+	text = ts_read_file(log);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\"sum_sent\""));
+	free(text);
+	free(log);
+	json_decref(root);
+	free(run_dir);
+	free(tests);
+}
+
+static void test_failures_stop_server(void **state)
+{
+	char *tests = xasprintf(
+		"  - name: never-ready\n"
+		"    roles: { server: ctl, client: each }\n"
+		"    steps:\n"
+		"      - { on: server, run: \"echo $$ > %s/srv.$(date +%%s%%N); echo warming up; exec sleep 300\", background: true, ready: \"^ready$\", ready_timeout: 1s }\n"
+		"      - { on: client, run: \"echo must-not-run\" }\n"
+		"  - name: client-fails\n"
+		"    roles: { server: ctl, client: each }\n"
+		"    steps:\n"
+		"      - { on: server, run: \"echo $$ > %s/srv.$(date +%%s%%N); echo ready; exec sleep 300\", background: true, ready: \"^ready$\" }\n"
+		"      - { on: client, run: \"echo oops >&2; exit 3\" }\n"
+		"  - name: client-times-out\n"
+		"    roles: { server: ctl, client: each }\n"
+		"    steps:\n"
+		"      - { on: server, run: \"echo $$ > %s/srv.$(date +%%s%%N); echo ready; exec sleep 300\", background: true, ready: \"^ready$\" }\n"
+		"      - { on: client, run: \"sleep 30\", timeout: 1s }\n"
+		"  - name: server-dies\n"
+		"    roles: { server: ctl, client: each }\n"
+		"    steps:\n"
+		"      - { on: server, run: \"echo cannot bind >&2; exit 4\", background: true, ready: \"^ready$\" }\n"
+		"      - { on: client, run: \"true\" }\n"
+		"  - name: server-dies-later\n"
+		"    roles: { server: ctl, client: each }\n"
+		"    steps:\n"
+		"      - { on: server, run: \"exit 5\", background: true }\n"
+		"      - { on: client, run: \"sleep 0.5\" }\n"
+		"  - name: bad-field\n"
+		"    roles: { server: ctl, client: each }\n"
+		"    steps:\n"
+		"      - { on: client, run: \"ping {server.hots}\" }\n",
+		tmp, tmp, tmp);
+	char *run_dir;
+	json_t *root;
+	int rc = run_scenario("failures", tests, &run_dir, &root);
+	assert_int_equal(rc, 1);
+	assert_pids_gone("srv");
+	for (int c = 0; c < 2; c++) {
+		const char *b = c ? "l2" : "l1";
+		assert_status(result_of(root, b, "never-ready"), "fail",
+			      "server step 'echo $$ > ");
+		assert_status(result_of(root, b, "never-ready"), "fail",
+			      "on ctl never printed ready pattern '^ready$' within 1s; "
+			      "last output: warming up");
+		assert_status(result_of(root, b, "client-fails"), "fail",
+			      "client step 'echo oops >&2; exit 3' on ");
+		assert_status(result_of(root, b, "client-fails"), "fail",
+			      "exited with status 3: oops");
+		assert_status(result_of(root, b, "client-times-out"), "fail", "timed out after 1s");
+		assert_status(result_of(root, b, "server-dies"), "fail",
+			      "ended (exit status 4) before printing ready pattern '^ready$'; "
+			      "last output: cannot bind");
+		assert_status(result_of(root, b, "server-dies-later"), "fail",
+			      "server step 'exit 5' on ctl exited with status 5");
+		assert_status(result_of(root, b, "bad-field"), "fail",
+			      "unknown field 'hots' in {server.hots}");
+	}
+	char *log = xasprintf("%s/l1/never-ready/stdout.log", run_dir);
+	char *text = ts_read_file(log);
+	assert_true(!text || !strstr(text, "must-not-run"));
+	free(text);
+	free(log);
+	json_decref(root);
+	free(run_dir);
+	free(tests);
+}
+
+static void test_roles_logs_and_parse(void **state)
+{
+	/* a role of two boards runs its steps on each; substitutions are per board */
+	const char *tests =
+		"  - name: fanout\n"
+		"    roles: { servers: \"tag:server\", client: each }\n"
+		"    steps:\n"
+		"      - { on: servers, run: \"echo up on {board.name} for {client.name}; exec sleep 300\", background: true, ready: \"^up on\" }\n"
+		"      - { on: servers, run: \"echo hello from {servers.name}\" }\n"
+		"      - { on: client, run: \"echo '{\\\"metric\\\":\\\"net.rate\\\",\\\"value\\\":42.5,\\\"unit\\\":\\\"MiB/s\\\",\\\"better\\\":\\\"higher\\\"}'\", parse: remote-bench }\n";
+	char *run_dir;
+	json_t *root;
+	int rc = run_scenario("fanout", tests, &run_dir, &root);
+	json_t *r = result_of(root, "l1", "fanout");
+	assert_status(r, "pass", NULL);
+	assert_int_equal(rc, 0);
+	assert_true(metric_of(r, "net.rate") == 42.5);
+	const char *files[][2] = {
+		{ "servers.ctl.stdout.log", "up on ctl for l1\nhello from ctl\n" },
+		{ "servers.ctl2.stdout.log", "up on ctl2 for l1\nhello from ctl2\n" },
+	};
+	for (size_t i = 0; i < 2; i++) {
+		char *path = xasprintf("%s/l1/fanout/%s", run_dir, files[i][0]);
+		char *text = ts_read_file(path);
+		if (!text || strcmp(text, files[i][1]) != 0)
+			fail_msg("%s: '%s'", path, text ? text : "(missing)");
+		free(text);
+		free(path);
+	}
+	json_decref(root);
+	free(run_dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_clients_in_turn_server_stopped),
+		cmocka_unit_test(test_failures_stop_server),
+		cmocka_unit_test(test_roles_logs_and_parse),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
