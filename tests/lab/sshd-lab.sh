@@ -383,10 +383,19 @@ write_ssh_config() {
 			printf '  IdentityFile %s/id_ed25519\n  UserKnownHostsFile %s/known_hosts\n\n' "$dir" "$dir"
 			i=$((i + 1))
 		done
+		# labjump: board 2 through board 1 (libssh 0.10 turns ProxyJump into
+		# `ssh -W`, which reads ~/.ssh/config: put DIR/bin, whose ssh adds
+		# -F DIR/ssh_config, first in PATH).
+		printf 'Host labjump\n  HostName %s\n  Port %s\n  User %s\n  ProxyJump lab1\n' \
+			"$base.$((boards > 1 ? 2 : 1))" "$port" "$lab_user"
+		printf '  IdentityFile %s/id_ed25519\n  UserKnownHostsFile %s/known_hosts\n\n' "$dir" "$dir"
 		printf 'Host labproxy\n  User %s\n  ProxyCommand %s -i -f %s/board1/sshd_config -E %s/board1/proxy.log\n' \
 			"$lab_user" "$SSHD" "$dir" "$dir"
 		printf '  IdentityFile %s/id_ed25519\n  UserKnownHostsFile %s/known_hosts\n' "$dir" "$dir"
 	} >"$dir/ssh_config"
+	mkdir -p "$dir/bin"
+	printf '#!/bin/sh\nexec %s -F %s/ssh_config "$@"\n' "$(command -v ssh)" "$dir" >"$dir/bin/ssh"
+	chmod 755 "$dir/bin/ssh"
 }
 
 summary() {
@@ -398,7 +407,7 @@ summary() {
 	done
 	echo "  identity $dir/id_ed25519"
 	echo "  known_hosts $dir/known_hosts"
-	echo "  ssh_config $dir/ssh_config (Host lab1.., labdropbear1.., labproxy)"
+	echo "  ssh_config $dir/ssh_config (Host lab1.., labdropbear1.., labproxy, labjump)"
 	[ "$password" = 1 ] && echo "  password board $base.100:$port user $lab_user password in $dir/lab.env"
 	return 0
 }

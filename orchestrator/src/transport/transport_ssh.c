@@ -25,6 +25,8 @@
 struct ssh_transport {
 	struct transport base;
 	ssh_session session;
+	struct ssh_target target;  /* copy for reconnecting; strings point at own_* */
+	char *own_host, *own_user, *own_identity, *own_password, *own_known_hosts, *own_ssh_config;
 	char *name;
 	char *host;                /* as resolved by ssh_config, for messages */
 	unsigned int port;
@@ -360,31 +362,60 @@ static const struct transport_ops ssh_ops = {
 	.free = ssh_transport_free,
 };
 
+/* A fresh session: options, connect, host key, authentication. */
+static int ssh_open(struct ssh_transport *st, char *err, size_t errlen)
+{
+	const struct ssh_target *target = &st->target;
+	if (st->session) {
+		if (ssh_is_connected(st->session))
+			ssh_disconnect(st->session);
+		ssh_free(st->session);
+	}
+	free(st->host);
+	free(st->user);
+	st->host = st->user = NULL;
+	st->session = ssh_new();
+	if (!st->session) {
+		snprintf(err, errlen, "ssh to %s: cannot create a libssh session", st->name);
+		return -1;
+	}
+	if (ssh_apply_options(st->session, target, err, errlen) < 0)
+		return -1;
+	ssh_fill_resolved(st);
+	if (ssh_connect_bounded(st, target, err, errlen) < 0 ||
+	    ssh_check_host_key(st, target, err, errlen) < 0 ||
+	    ssh_authenticate(st, target, err, errlen) < 0)
+		return -1;
+	free(st->base.description);
+	st->base.description = xasprintf("%s@%s:%u", st->user, st->host, st->port);
+	return 0;
+}
+
+static char *xstrdup_opt(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
 struct transport *transport_ssh_new(const struct ssh_target *target, char *err, size_t errlen)
 {
 	transport_ssh_global_init();
 	struct ssh_transport *st = xcalloc(1, sizeof(*st));
 	st->base.ops = &ssh_ops;
 	st->name = xstrdup(target_name(target));
+	st->target = *target;
+	st->target.name = st->name;
+	st->target.host = st->own_host = xstrdup_opt(target->host);
+	st->target.user = st->own_user = xstrdup_opt(target->user);
+	st->target.identity = st->own_identity = xstrdup_opt(target->identity);
+	st->target.password = st->own_password = xstrdup_opt(target->password);
+	st->target.known_hosts = st->own_known_hosts = xstrdup_opt(target->known_hosts);
+	st->target.ssh_config = st->own_ssh_config = xstrdup_opt(target->ssh_config);
 	if (!target->host || !*target->host) {
 		snprintf(err, errlen, "ssh to %s: no host", st->name);
 		goto fail;
 	}
-	st->session = ssh_new();
-	if (!st->session) {
-		snprintf(err, errlen, "ssh to %s: cannot create a libssh session", st->name);
+	if (ssh_open(st, err, errlen) < 0)
 		goto fail;
-	}
-	if (ssh_apply_options(st->session, target, err, errlen) < 0)
-		goto fail;
-	ssh_fill_resolved(st);
-	if (ssh_connect_bounded(st, target, err, errlen) < 0)
-		goto fail;
-	if (ssh_check_host_key(st, target, err, errlen) < 0)
-		goto fail;
-	if (ssh_authenticate(st, target, err, errlen) < 0)
-		goto fail;
-	st->base.description = xasprintf("%s@%s:%u", st->user, st->host, st->port);
 	return &st->base;
 fail:
 	ssh_transport_free(&st->base);
@@ -402,6 +433,15 @@ static void ssh_transport_free(struct transport *t)
 		ssh_free(st->session);
 	}
 	free(st->name);
+	free(st->own_host);
+	free(st->own_user);
+	free(st->own_identity);
+	if (st->own_password) {
+		explicit_bzero(st->own_password, strlen(st->own_password));
+		free(st->own_password);
+	}
+	free(st->own_known_hosts);
+	free(st->own_ssh_config);
 	free(st->host);
 	free(st->user);
 	free(st->base.description);
@@ -564,11 +604,9 @@ static int ssh_transport_exec(struct transport *t, const struct transport_exec *
 	int64_t dl = deadline_in_ms(req->timeout_ms);
 	char e[256];
 
-	if (!ssh_is_connected(st->session)) {
-		snprintf(err, errlen, "connection to %s (%s:%u) is closed", st->name, st->host,
-			 st->port);
+	/* A board that rebooted or dropped us: one new connection, then go on. */
+	if (!ssh_is_connected(st->session) && ssh_open(st, err, errlen) < 0)
 		goto out;
-	}
 	ch = ssh_channel_new(st->session);
 	if (!ch || ssh_channel_open_session(ch) != SSH_OK)
 		goto lost;

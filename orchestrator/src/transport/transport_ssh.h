@@ -2,13 +2,18 @@
 #define ORCH_TRANSPORT_SSH_H
 /*
  * The ssh transport (libssh). One session per board, opened once and reused
- * for every command; each command is its own exec channel. ~/.ssh/config
- * is honoured (Host aliases, HostName, Port, User, IdentityFile,
- * ProxyCommand, ProxyJump) for what the inventory leaves unset.
+ * for every command; each command is its own exec channel. A session found
+ * closed (the board rebooted, the link dropped) is opened again once at the
+ * next exec. ~/.ssh/config (or target->ssh_config) is read first, so it
+ * supplies what the inventory leaves unset (Host aliases, HostName, Port,
+ * User, IdentityFile, UserKnownHostsFile, ProxyCommand, ProxyJump); libssh
+ * 0.10 runs ProxyJump as `ssh -W` through OpenSSH's client, which reads the
+ * user's own ~/.ssh/config for the jump host.
  *
  * Every command runs as `echo $$; exec /bin/sh -c CMD` so the first stdout
- * line carries the pid of the remote process group leader (sshd and dropbear
- * start each command in its own session); on a timeout a second channel runs
+ * line carries the pid of the remote process group leader (OpenSSH starts
+ * each command in its own session; dropbear does not, so the wrapper calls
+ * setsid there: see ssh_wrap.h); on a timeout a second channel runs
  * `kill -TERM -PGID`, then `kill -KILL -PGID`.
  */
 #include <stdint.h>
