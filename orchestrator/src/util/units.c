@@ -103,7 +103,7 @@ int units_parse_duration_ms(const char *text, int64_t *ms)
 done:
 	if (!(total < 9.0e15))
 		return -1;
-	*ms = (int64_t)llround(total);
+	*ms = (int64_t)(total + 0.5);
 	return 0;
 }
 
@@ -190,7 +190,7 @@ int units_parse_size(const char *text, uint64_t *bytes)
 	double total = v * mult;
 	if (!(total < 1.8e19))
 		return -1;
-	*bytes = (uint64_t)llround(total);
+	*bytes = (uint64_t)(total + 0.5);
 	return 0;
 }
 
