@@ -27,7 +27,9 @@ static int group_setup(void **state)
 			      "  ctl: { local: true, tags: [server] }\n"
 			      "  ctl2: { local: true, tags: [server] }\n"
 			      "  l1: { local: true, tags: [embedded] }\n"
-			      "  l2: { local: true, tags: [embedded] }\n");
+			      "  l2: { local: true, tags: [embedded] }\n"
+			      "  gone:\n"
+			      "    ssh: { host: 127.0.0.1, port: 1, host_key: off, connect_timeout: 2s }\n");
 	free(ts_write_file(tmp, "inventory.yaml", inv));
 	free(inv);
 	return 0;
@@ -263,12 +265,58 @@ static void test_roles_logs_and_parse(void **state)
 	free(run_dir);
 }
 
+static void test_unreachable_server_is_an_error(void **state)
+{
+	const char *tests =
+		"  - name: nobody-home\n"
+		"    roles: { server: gone, client: each }\n"
+		"    steps:\n"
+		"      - { on: server, run: \"iperf3 -s\", background: true, ready: \"Server listening\" }\n"
+		"      - { on: client, run: \"echo must-not-run\" }\n";
+	char *run_dir;
+	json_t *root;
+	int rc = run_scenario("unreachable", tests, &run_dir, &root);
+	assert_int_equal(rc, 3);
+	assert_status(result_of(root, "l1", "nobody-home"), "error",
+		      "cannot start server step 'iperf3 -s' on gone: ");
+	json_decref(root);
+	free(run_dir);
+}
+
+static void test_repeats_restart_the_server(void **state)
+{
+	char *tests = xasprintf(
+		"  - name: twice\n"
+		"    repeat: 2\n"
+		"    roles: { server: ctl, client: each }\n"
+		"    steps:\n"
+		"      - { on: server, run: \"echo $$ > %s/rep.$(date +%%s%%N); echo ready; exec sleep 300\", background: true, ready: \"^ready$\" }\n"
+		"      - { on: client, run: \"echo '{\\\"metric\\\":\\\"x\\\",\\\"value\\\":1}'\", parse: remote-bench }\n",
+		tmp);
+	char *run_dir;
+	json_t *root;
+	int rc = run_scenario("repeats", tests, &run_dir, &root);
+	assert_int_equal(rc, 0);
+	assert_pids_gone("rep");
+	char *out = NULL;
+	ts_run(&out, "ls %s | grep -c '^rep\\.'", tmp);
+	assert_int_equal(atoi(out), 4);   /* 2 clients x 2 repeats, each its own server */
+	free(out);
+	json_t *m = json_object_get(json_object_get(result_of(root, "l2", "twice"), "metrics"), "x");
+	assert_int_equal(json_array_size(json_object_get(m, "samples")), 2);
+	json_decref(root);
+	free(run_dir);
+	free(tests);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_clients_in_turn_server_stopped),
 		cmocka_unit_test(test_failures_stop_server),
 		cmocka_unit_test(test_roles_logs_and_parse),
+		cmocka_unit_test(test_unreachable_server_is_an_error),
+		cmocka_unit_test(test_repeats_restart_the_server),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
