@@ -192,7 +192,7 @@ static void test_clients_in_turn_plain_and_wireguard(void **state)
 		"  - name: plain\n"
 		"    roles: { server: vm, client: each }\n"
 		"    steps:\n"
-		"      - { on: server, run: \"iperf3 -s --forceflush\", background: true, ready: \"Server listening\" }\n"
+		"      - { on: server, run: \"iperf3 -s\", background: true, ready: \"Server listening\" }\n"
 		"      - { on: client, run: \"iperf3 -c {server.host} -t 1 -J\", parse: iperf3-json }\n"
 		"  - name: tunnel\n"
 		"    roles: { server: vm, client: each }\n"

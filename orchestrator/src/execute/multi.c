@@ -8,9 +8,13 @@
  * the remote process group within a tick); if the exec has not returned
  * after BG_CANCEL_WAIT_MS, the process group (learnt from a first stderr
  * line the wrapper prints, never logged) is killed over another
- * connection. Logs: steps on the item's own board (the `each` role) write
- * stdout.log / stderr.log; other roles write ROLE.stdout.log (or
- * ROLE.BOARD.stdout.log when the role has several boards).
+ * connection. A background step with a ready: pattern runs under
+ * `stdbuf -oL -eL` where the board has it, so a program that block-buffers
+ * a pipe (iperf3 -s) still shows its ready line at once.
+ *
+ * Logs: steps on the item's own board (the `each` role) write stdout.log /
+ * stderr.log; other roles write ROLE.stdout.log (or ROLE.BOARD.stdout.log
+ * when the role has several boards).
  */
 #include "execute/command.h"
 #include "execute/execute.h"
@@ -21,6 +25,7 @@
 #include "util/deadline.h"
 #include "util/interrupt.h"
 #include "util/log.h"
+#include "util/shquote.h"
 #include "util/strbuf.h"
 #include "util/units.h"
 
@@ -520,7 +525,15 @@ static void bg_start(struct multi_run *mr, const struct step *step,
 	bg->step = step;
 	bg->board = b;
 	bg->role = rb->role->name;
-	bg->command = xasprintf("echo " PGID_TAG "$$ >&2; %s", cmd);
+	if (step->ready_src) {
+		char *q = shquote(cmd);
+		bg->command = xasprintf("echo " PGID_TAG "$$ >&2; if command -v stdbuf >/dev/null "
+					"2>&1; then exec stdbuf -oL -eL /bin/sh -c %s; "
+					"else exec /bin/sh -c %s; fi", q, q);
+		free(q);
+	} else {
+		bg->command = xasprintf("echo " PGID_TAG "$$ >&2; %s", cmd);
+	}
 	free(cmd);
 	mr->bgs = xrealloc(mr->bgs, (mr->n_bgs + 1) * sizeof(*mr->bgs));
 	mr->bgs[mr->n_bgs++] = bg;
