@@ -105,6 +105,12 @@ static void test_output_and_exit(void **state)
 	assert_int_equal(st.signal, SIGUSR1);
 	collect_release(&c3);
 
+	/* no fd of ours leaks into the command: only 0, 1, 2 (and ls's own) */
+	struct collect c5 = { 0 };
+	assert_int_equal(run("ls /proc/self/fd | wc -l", 10000, -1, &c5, &st), 0);
+	assert_int_equal(atoi(strbuf_str(&c5.out)), 4);
+	collect_release(&c5);
+
 	/* stdin is empty, not ours */
 	struct collect c4 = { 0 };
 	assert_int_equal(run("wc -c", 10000, -1, &c4, &st), 0);

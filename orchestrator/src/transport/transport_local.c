@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/close_range.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -59,9 +60,16 @@ static void local_child(const char *command, int in_fd, int out_fd, int err_fd, 
 	int e;
 	setsid();
 	if (in_fd < 0)
-		in_fd = open("/dev/null", O_RDONLY);
+		in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (in_fd < 0 || dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
 		goto fail;
+	/* fds that others opened without O_CLOEXEC (libssh sockets of other
+	 * boards, whatever our parent left us) must not reach the command. */
+	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
+		long max = sysconf(_SC_OPEN_MAX);
+		for (int fd = 3; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
+			fcntl(fd, F_SETFD, FD_CLOEXEC);
+	}
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
