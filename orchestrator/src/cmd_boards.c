@@ -147,12 +147,21 @@ static json_t *board_json(const struct board *b, const struct board_check *chk)
 	return j;
 }
 
+/* Aligned columns for people, tab-separated for scripts. */
+static void print_row(bool tty, const char *name, const char *arch, const char *tags,
+		      const char *ssh, const char *serial, const char *extra)
+{
+	if (tty)
+		printf("%-14s %-8s %-20s %-28s %-24s %s\n", name, arch, tags, ssh, serial, extra);
+	else
+		printf("%s\t%s\t%s\t%s\t%s\t%s\n", name, arch, tags, ssh, serial, extra);
+}
+
 static void print_table(const struct inventory *inv, const bool *selected,
 			const struct board_check *checks, bool tty)
 {
-	const char *fmt = tty ? "%-14s %-8s %-20s %-28s %-24s %s\n" : "%s\t%s\t%s\t%s\t%s\t%s\n";
 	if (tty)
-		printf(fmt, "BOARD", "ARCH", "TAGS", "SSH", "SERIAL", checks ? "CHECK" : "POWER");
+		print_row(tty, "BOARD", "ARCH", "TAGS", "SSH", "SERIAL", checks ? "CHECK" : "POWER");
 	for (size_t i = 0; i < inv->n_boards; i++) {
 		if (!selected[i])
 			continue;
@@ -163,7 +172,7 @@ static void print_table(const struct inventory *inv, const bool *selected,
 			extra = xasprintf("ssh: %s; serial: %s", checks[i].ssh, checks[i].serial);
 		else
 			extra = xstrdup(b->power.cycle || b->power.on ? "yes" : "-");
-		printf(fmt, b->name, b->arch ? b->arch : "?", tags, ssh, serial, extra);
+		print_row(tty, b->name, b->arch ? b->arch : "?", tags, ssh, serial, extra);
 		free(tags);
 		free(ssh);
 		free(serial);

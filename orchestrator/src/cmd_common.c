@@ -6,6 +6,7 @@
 
 static int print_diags(struct diag_list *diags)
 {
+	diag_sort(diags);
 	diag_print(diags, stderr);
 	if (diags->n > 1)
 		fprintf(stderr, "orch: %zu errors; nothing was run\n", diags->n);
@@ -33,28 +34,28 @@ int cmd_load_scenario(const char *scenario_path, const char *inventory_path,
 		      struct scenario **sc, struct inventory **inv)
 {
 	struct diag_list diags = DIAG_LIST_INIT;
-	*sc = NULL;
 	*inv = NULL;
-	if (scenario_load(scenario_path, sc, &diags) < 0)
+	/* Even a scenario with errors is checked against its inventory, so that
+	 * every problem in both files is reported in one pass. */
+	int scenario_rc = scenario_load_partial(scenario_path, sc, &diags);
+	if (!*sc)
 		return print_diags(&diags);
 	if (!inventory_path)
 		inventory_path = (*sc)->inventory_path;
 	if (!inventory_path) {
-		fprintf(stderr, "%s: error: no inventory: add 'inventory: FILE' to the scenario "
-			"or give -i INVENTORY.yaml\n", scenario_path);
-		goto fail;
+		diag_add(&diags, scenario_path, 0, 0, "no inventory: add 'inventory: FILE' to the "
+			 "scenario or give -i INVENTORY.yaml");
+	} else if (inventory_load(inventory_path, inv, &diags) == 0) {
+		scenario_check_against(*sc, *inv, &diags);
 	}
-	if (inventory_load(inventory_path, inv, &diags) < 0 ||
-	    scenario_check_against(*sc, *inv, &diags) < 0) {
+	if (scenario_rc < 0 || diags.n) {
 		print_diags(&diags);
-		goto fail;
+		scenario_free(*sc);
+		inventory_free(*inv);
+		*sc = NULL;
+		*inv = NULL;
+		return EXIT_USAGE;
 	}
 	diag_list_release(&diags);
 	return EXIT_OK;
-fail:
-	scenario_free(*sc);
-	inventory_free(*inv);
-	*sc = NULL;
-	*inv = NULL;
-	return EXIT_USAGE;
 }

@@ -35,7 +35,7 @@ int scenario_check_against(const struct scenario *sc, const struct inventory *in
 			if (!selector_valid(inv, role->selector, err, sizeof(err))) {
 				diag_add(diags, role->pos.file ? role->pos.file : sc->path, role->pos.line,
 					 role->pos.col, "role '%s' of test '%s' selects '%s': %s",
-					 role->name, test->name, role->selector, err);
+					 role->name, test->name ? test->name : "?", role->selector, err);
 				continue;
 			}
 			if (selector_resolve(inv, one, 1, NULL, 0, sel, err, sizeof(err)) < 0)
@@ -46,7 +46,7 @@ int scenario_check_against(const struct scenario *sc, const struct inventory *in
 			if (!any)
 				diag_add(diags, role->pos.file ? role->pos.file : sc->path, role->pos.line,
 					 role->pos.col, "role '%s' of test '%s' selects no board with '%s'",
-					 role->name, test->name, role->selector);
+					 role->name, test->name ? test->name : "?", role->selector);
 		}
 	}
 	free(sel);

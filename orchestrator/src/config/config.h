@@ -26,6 +26,11 @@ const struct board *inventory_find(const struct inventory *inv, const char *name
 /* 0 and *out (caller frees with scenario_free), or -1 with diags filled.
  * Board selectors are checked later, against the inventory (selector.h). */
 int scenario_load(const char *path, struct scenario **out, struct diag_list *diags);
+/* Like scenario_load, but when the YAML parsed and only its contents were
+ * wrong, *out is still the partly filled model (caller frees), so that
+ * scenario_check_against() can add its errors to the same report. *out is
+ * NULL only when the file could not be read or parsed. */
+int scenario_load_partial(const char *path, struct scenario **out, struct diag_list *diags);
 int scenario_load_buffer(const char *name, const char *data, size_t len, struct scenario **out,
 			 struct diag_list *diags);
 void scenario_free(struct scenario *sc);

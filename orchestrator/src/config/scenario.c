@@ -563,8 +563,10 @@ static void load_tree(struct cfg *c, const struct ynode *root, struct scenario *
 	}
 }
 
+/* keep_partial: on errors after a clean YAML parse, still hand out what was
+ * understood, so cross-file checks can report their errors in the same pass. */
 static int load(const char *path, const char *data, size_t len, struct scenario **out,
-		struct diag_list *diags)
+		struct diag_list *diags, bool keep_partial)
 {
 	struct ynode *root = NULL;
 	struct scenario *sc = xcalloc(1, sizeof(*sc));
@@ -581,8 +583,11 @@ static int load(const char *path, const char *data, size_t len, struct scenario 
 	ynode_free(root);
 	cfg_sort_errors(&c);
 	if (rc < 0 || cfg_failed(&c)) {
-		scenario_free(sc);
-		*out = NULL;
+		if (rc < 0 || !keep_partial) {
+			scenario_free(sc);
+			sc = NULL;
+		}
+		*out = sc;
 		return -1;
 	}
 	*out = sc;
@@ -591,13 +596,18 @@ static int load(const char *path, const char *data, size_t len, struct scenario 
 
 int scenario_load(const char *path, struct scenario **out, struct diag_list *diags)
 {
-	return load(path, NULL, 0, out, diags);
+	return load(path, NULL, 0, out, diags, false);
+}
+
+int scenario_load_partial(const char *path, struct scenario **out, struct diag_list *diags)
+{
+	return load(path, NULL, 0, out, diags, true);
 }
 
 int scenario_load_buffer(const char *name, const char *data, size_t len, struct scenario **out,
 			 struct diag_list *diags)
 {
-	return load(name, data ? data : "", len, out, diags);
+	return load(name, data ? data : "", len, out, diags, false);
 }
 
 static void test_release(struct test *t)

@@ -2,7 +2,9 @@
 #include "util/strbuf.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 void diag_add(struct diag_list *dl, const char *file, int line, int col, const char *fmt, ...)
 {
@@ -20,6 +22,28 @@ void diag_add(struct diag_list *dl, const char *file, int line, int col, const c
 	d->line = line;
 	d->col = col;
 	d->message = strbuf_detach(&sb);
+}
+
+static bool diag_before(const struct diag *a, const struct diag *b)
+{
+	int c = strcmp(a->file, b->file);
+	if (c)
+		return c < 0;
+	if (a->line != b->line)
+		return a->line < b->line;
+	return a->col < b->col;
+}
+
+void diag_sort(struct diag_list *dl)
+{
+	/* insertion sort: stable, and the lists are short */
+	for (size_t i = 1; i < dl->n; i++) {
+		struct diag d = dl->items[i];
+		size_t j = i;
+		for (; j > 0 && diag_before(&d, &dl->items[j - 1]); j--)
+			dl->items[j] = dl->items[j - 1];
+		dl->items[j] = d;
+	}
 }
 
 void diag_print(const struct diag_list *dl, FILE *out)

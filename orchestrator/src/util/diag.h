@@ -25,6 +25,9 @@ struct diag_list {
 
 void diag_add(struct diag_list *dl, const char *file, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+/* Orders the list by file, then line, then column (stable), so problems
+ * found by different passes read top to bottom. */
+void diag_sort(struct diag_list *dl);
 /* Prints every diagnostic, one per line, "file:line:col: error: message". */
 void diag_print(const struct diag_list *dl, FILE *out);
 void diag_list_release(struct diag_list *dl);
