@@ -75,33 +75,33 @@ static void run_item(struct scheduler *s, struct board_conn *bc, const struct pl
 	tr.board = xstrdup(item->board->name);
 	tr.test = xstrdup(item->test->name);
 	tr.exit_code = -1;
+
+	/* A client waits here for its turn on the server, before it counts as started. */
+	const struct board **locked = xcalloc(s->opts->inventory->n_boards + 1, sizeof(*locked));
+	size_t n_locked = role_boards(item, locked);
+	for (size_t i = 0; i < n_locked; i++)
+		pthread_mutex_lock(&s->role_locks[board_index(s, locked[i])]);
+
 	char err[512];
 	pthread_mutex_lock(&s->lock);
 	char *dir = store_test_dir(s->store, item->board->name, item->test->name, err, sizeof(err));
 	if (dir && s->opts->hooks.item_started)
 		s->opts->hooks.item_started(s->opts->hooks.ctx, item);
 	pthread_mutex_unlock(&s->lock);
-	if (!dir) {
+	if (dir) {
+		tr.log_dir = store_log_dir(item->board->name, item->test->name);
+		struct exec_context ctx = {
+			.item = item,
+			.conn = bc,
+			.test_dir = dir,
+			.bench_dir = s->opts->bench_dir,
+			.inventory_dir = s->opts->inventory_dir,
+		};
+		execute_item(&ctx, &tr);
+	} else {
 		tr.status = STATUS_ERROR;
 		test_result_set_message(&tr, "%s", err);
-		record(s, item, &tr);
-		return;
 	}
-	tr.log_dir = store_log_dir(item->board->name, item->test->name);
-
-	const struct board **locked = xcalloc(s->opts->inventory->n_boards + 1, sizeof(*locked));
-	size_t n_locked = role_boards(item, locked);
-	for (size_t i = 0; i < n_locked; i++)
-		pthread_mutex_lock(&s->role_locks[board_index(s, locked[i])]);
-
-	struct exec_context ctx = {
-		.item = item,
-		.conn = bc,
-		.test_dir = dir,
-		.bench_dir = s->opts->bench_dir,
-		.inventory_dir = s->opts->inventory_dir,
-	};
-	execute_item(&ctx, &tr);
 
 	for (size_t i = n_locked; i-- > 0;)
 		pthread_mutex_unlock(&s->role_locks[board_index(s, locked[i])]);
