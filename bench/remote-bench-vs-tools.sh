@@ -106,7 +106,9 @@ while [ $i -lt "$runs" ]; do
 	i=$((i + 1))
 done
 record disk.seq_write "$(stats $d_ours_w)" "$(stats $d_dd_w)" check "dd bs=64K conv=fdatasync"
-record disk.seq_read "$(stats $d_ours_r)" "$(stats $d_dd_r)" check "dd bs=64K after iflag=nocache"
+# For information: on a VM the "device" read is often the host's page cache,
+# and both tools then swing between ~0.6 and ~2.5 GB/s from run to run.
+record disk.seq_read "$(stats $d_ours_r)" "$(stats $d_dd_r)" info "dd bs=64K after iflag=nocache"
 
 # ---- net: 3 s TCP stream over 127.0.0.1 (and 64-byte UDP, for information) ----
 port=$((20000 + $$ % 20000))

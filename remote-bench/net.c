@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #define NET_TCP_BUF (128 * 1024)
@@ -349,6 +350,7 @@ static int net_connect(const struct net_opts *o, int type)
 {
 	struct addrinfo hints, *res, *ai;
 	double end = rb_now() + o->connect_timeout;
+	struct timeval tv = { .tv_sec = 10 + (time_t)o->idle_timeout };
 	int fd = -1, r, err = 0;
 
 	memset(&hints, 0, sizeof(hints));
@@ -365,6 +367,9 @@ static int net_connect(const struct net_opts *o, int type)
 			fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
 			if (fd < 0)
 				continue;
+			/* Bounds connect() and every later blocking send on this
+			 * socket: a stalled server cannot hang the client. */
+			setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 			if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
 				goto done;
 			err = errno;
