@@ -383,6 +383,85 @@ static void test_boards_check(void **state)
 	free(out);
 }
 
+/* The board x test pairs and statuses of a run folder, one per line, sorted. */
+static char *result_set(const char *run_dir)
+{
+	char *out;
+	char *path = xasprintf("%s/results.json", run_dir);
+	json_t *res = json_load_file(path, 0, NULL);
+	assert_non_null(res);
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+	json_t *r;
+	json_array_foreach(json_object_get(res, "results"), i, r) {
+		strbuf_printf(&sb, "%s %s %s\n", json_string_value(json_object_get(r, "board")),
+			      json_string_value(json_object_get(r, "test")),
+			      json_string_value(json_object_get(r, "status")));
+	}
+	char *list = ts_write_file(E.dir, "set.txt", strbuf_str(&sb));
+	ts_run(&out, "sort %s", list);
+	strbuf_release(&sb);
+	json_decref(res);
+	free(list);
+	free(path);
+	return out;
+}
+
+static void test_shards_merge_to_the_whole_run(void **state)
+{
+	(void)state;
+	const char *body = "boards: [all, '!b3']\ntests:\n"
+			   "  - name: t\n    run: 'true'\n  - name: u\n    run: exit 1\n";
+	char *out;
+	assert_int_equal(run_scenario("whole", body, NULL, &out), 1);
+	free(out);
+	assert_int_equal(run_scenario("sharded", body, "--shard 1/2 -o shard1", &out), 1);
+	free(out);
+	assert_int_equal(run_scenario("sharded", body, "--shard 2/2 -o shard2", &out), 1);
+	free(out);
+	int code = ts_run(&out, "cd '%s' && %s merge merged shard1/sharded/latest shard2/sharded/latest",
+			  E.dir, ORCH_BIN);
+	assert_int_equal(code, 1);     /* the merged run's exit code */
+	free(out);
+	char *whole_dir = xasprintf("%s/runs/whole/latest", E.dir);
+	char *merged_dir = xasprintf("%s/merged", E.dir);
+	char *whole = result_set(whole_dir), *merged = result_set(merged_dir);
+	assert_string_equal(whole, merged);
+	assert_non_null(strstr(whole, "drop1 u fail"));
+	/* each shard had some boards, none had all */
+	char *one_dir = xasprintf("%s/shard1/sharded/latest", E.dir);
+	char *one = result_set(one_dir);
+	assert_true(strlen(one) > 0 && strlen(one) < strlen(whole));
+	free(one);
+	free(one_dir);
+	free(whole);
+	free(merged);
+	free(whole_dir);
+	free(merged_dir);
+}
+
+static void test_baseline_regression_fails_run(void **state)
+{
+	(void)state;
+	const char *fast = "boards: [b1]\ntests:\n  - name: rate\n    run: \"echo 'rate: 100'\"\n"
+			   "    metrics: [{ name: rate, regex: 'rate: ([0-9]+)', unit: MiB/s }]\n";
+	const char *slow = "boards: [b1]\ntests:\n  - name: rate\n    run: \"echo 'rate: 80'\"\n"
+			   "    metrics: [{ name: rate, regex: 'rate: ([0-9]+)', unit: MiB/s }]\n";
+	char *out;
+	assert_int_equal(run_scenario("baseline", fast, NULL, &out), 0);
+	free(out);
+	assert_int_equal(run_scenario("baseline", slow, "--baseline latest", &out), 1);
+	assert_non_null(strstr(out, "20.0% slower"));
+	free(out);
+	json_t *res = load_json("baseline", "results.json");
+	json_t *r = find_result(res, "b1", "rate");
+	assert_true(json_is_true(json_object_get(r, "regressed")));
+	json_decref(res);
+	/* within the threshold: passes */
+	assert_int_equal(run_scenario("baseline", slow, "--baseline latest --threshold 5", &out), 0);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -398,6 +477,8 @@ int main(void)
 		cmocka_unit_test(test_interrupt_exits_130_keeps_results),
 		cmocka_unit_test(test_large_output_streams_with_flat_memory),
 		cmocka_unit_test(test_boards_check),
+		cmocka_unit_test(test_shards_merge_to_the_whole_run),
+		cmocka_unit_test(test_baseline_regression_fails_run),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

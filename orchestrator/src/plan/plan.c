@@ -25,16 +25,15 @@ int plan_parse_shard(const char *text, int *k, int *n)
  * board lands in the same shard whatever the inventory's order. */
 static void apply_shard(const struct inventory *inv, bool *selected, int k, int n)
 {
-	for (size_t i = 0; i < inv->n_boards; i++) {
-		if (!selected[i])
-			continue;
-		size_t rank = 0;
-		for (size_t j = 0; j < inv->n_boards; j++)
+	size_t *rank = xcalloc(inv->n_boards + 1, sizeof(*rank));
+	for (size_t i = 0; i < inv->n_boards; i++)
+		for (size_t j = 0; selected[i] && j < inv->n_boards; j++)
 			if (selected[j] && strcmp(inv->boards[j].name, inv->boards[i].name) < 0)
-				rank++;
-		if ((int)(rank % (size_t)n) != k - 1)
+				rank[i]++;
+	for (size_t i = 0; i < inv->n_boards; i++)
+		if (selected[i] && (int)(rank[i] % (size_t)n) != k - 1)
 			selected[i] = false;
-	}
+	free(rank);
 }
 
 static int bind_roles(const struct test *test, const struct inventory *inv,
