@@ -206,7 +206,12 @@ static void *reader_main(void *arg)
 			{ .fd = serial_port_fd(c->port), .events = POLLIN },
 			{ .fd = c->wake[0], .events = POLLIN },
 		};
-		int r = poll(pfd, 2, DEADLINE_TICK_MS);
+		bool pending = serial_port_pending(c->port);
+		int r = poll(pfd, 2, pending ? 0 : DEADLINE_TICK_MS);
+		if (pending && r >= 0) {
+			pfd[0].revents |= POLLIN;
+			r++;
+		}
 		int64_t mono = clock_mono_us();
 		int64_t wall = clock_wall_us();
 		if (pfd[1].revents)

@@ -57,6 +57,7 @@ struct serial_port {
 	bool sent_do[256];
 	bool baud_acked;
 	uint32_t baud_reply;
+	struct strbuf pending;     /* data that came during the telnet negotiation */
 };
 
 static const char *parity_letter(enum serial_port_parity p)
@@ -618,6 +619,26 @@ static struct serial_port *open_url(const struct serial_target *t, char *err, si
 	cpo_send(p, CPO_SET_CONTROL, &v, 1);
 	free(p->desc);
 	p->desc = xasprintf("%s %d %d%s%d", t->url, baud, bits, parity_letter(t->parity), stop);
+	/* answer the server's negotiation (it may hold data until then) and
+	 * wait briefly for the baud rate to be acknowledged */
+	int64_t deadline = deadline_in_ms(2000);
+	while (!p->baud_acked && !deadline_expired(deadline) && !interrupt_requested()) {
+		struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
+		if (poll(&pfd, 1, deadline_poll_ms(deadline)) <= 0)
+			continue;
+		unsigned char buf[512];
+		ssize_t n = read(p->fd, buf, sizeof(buf));
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+			snprintf(err, errlen, "%s: connection closed during telnet negotiation",
+				 t->url);
+			serial_port_close(p);
+			return NULL;
+		}
+		if (n > 0) {
+			size_t k = tn_filter(p, buf, (size_t)n);
+			strbuf_append(&p->pending, (const char *)buf, k);
+		}
+	}
 	return p;
 }
 
@@ -651,6 +672,7 @@ void serial_port_close(struct serial_port *p)
 	} else if (p->fd >= 0) {
 		close(p->fd);
 	}
+	strbuf_release(&p->pending);
 	free(p->desc);
 	free(p);
 }
@@ -665,9 +687,24 @@ const char *serial_port_describe(const struct serial_port *p)
 	return p ? p->desc : "?";
 }
 
+bool serial_port_pending(const struct serial_port *p)
+{
+	return p->pending.len > 0;
+}
+
 ssize_t serial_port_read(struct serial_port *p, void *buf, size_t len, char *err, size_t errlen)
 {
 	ssize_t n;
+	if (p->pending.len > 0) {
+		size_t k = p->pending.len < len ? p->pending.len : len;
+		memcpy(buf, p->pending.buf, k);
+		char *rest = xstrndup(p->pending.buf + k, p->pending.len - k);
+		size_t rest_len = p->pending.len - k;
+		strbuf_reset(&p->pending);
+		strbuf_append(&p->pending, rest, rest_len);
+		free(rest);
+		return (ssize_t)k;
+	}
 	if (p->kind == PORT_LIBSERIALPORT) {
 		enum sp_return r = sp_nonblocking_read(p->sp, buf, len);
 		if (r < 0) {
@@ -710,6 +747,8 @@ int serial_port_wait(struct serial_port *p, int timeout_ms, char *err, size_t er
 {
 	int64_t deadline = deadline_in_ms(timeout_ms > 0 ? timeout_ms : 1);
 	for (;;) {
+		if (p->pending.len > 0)
+			return 1;
 		if (interrupt_requested())
 			return 0;
 		struct pollfd pfd = { .fd = p->fd, .events = POLLIN };

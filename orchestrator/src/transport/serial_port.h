@@ -56,6 +56,9 @@ const char *serial_port_describe(const struct serial_port *p);
  * hung up) or failed, with the reason in err.
  */
 ssize_t serial_port_read(struct serial_port *p, void *buf, size_t len, char *err, size_t errlen);
+/* Whether data already read from the socket waits for serial_port_read
+ * (poll says nothing about it). */
+bool serial_port_pending(const struct serial_port *p);
 /* Waits for input at most timeout_ms (and at most DEADLINE_TICK_MS per poll):
  * 1 when readable, 0 on timeout or interrupt, -1 on error. */
 int serial_port_wait(struct serial_port *p, int timeout_ms, char *err, size_t errlen);

@@ -1,0 +1,475 @@
+/*
+ * Console capture and serial ports against real peers: a socat pty pair
+ * (the "adapter": the test plays the board on end A, orch reads end B) and
+ * ser2net serving end B over raw TCP and telnet/RFC 2217.
+ *   - a line is stamped at its first byte, even when the rest comes later;
+ *   - a writer that cannot keep up drops bytes (counted), memory stays bounded,
+ *     and the line callback still sees every line;
+ *   - the port vanishing mid-capture is reported, and what was read is kept;
+ *   - tcp:// and rfc2217:// read and write through ser2net; rfc2217 sets the
+ *     baud rate of the device behind ser2net and passes 0xFF through.
+ */
+#include "testsupport.h"
+#include "transport/serial_capture.h"
+#include "transport/serial_port.h"
+#include "util/deadline.h"
+#include "util/strbuf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+struct fx {
+	char *dir;
+	char *a;
+	char *b;
+	pid_t socat;
+	pid_t ser2net;
+	int tcp_port;
+	int telnet_port;
+};
+
+static pid_t spawn(const char *cmd, const char *log)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		setsid();
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+static void reap(pid_t *pid)
+{
+	if (*pid <= 0)
+		return;
+	kill(-*pid, SIGTERM);
+	kill(*pid, SIGTERM);
+	waitpid(*pid, NULL, 0);
+	*pid = 0;
+}
+
+static bool wait_path(const char *path, int ms)
+{
+	for (int i = 0; i < ms / 20; i++) {
+		if (access(path, F_OK) == 0)
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+static bool wait_listen(int port, int ms)
+{
+	for (int i = 0; i < ms / 50; i++) {
+		if (ts_run(NULL, "ss -ltn 'sport = :%d' | grep -q LISTEN", port) == 0)
+			return true;
+		usleep(50000);
+	}
+	return false;
+}
+
+static int start_pair(struct fx *f)
+{
+	char *cmd = xasprintf("exec socat pty,raw,echo=0,link=%s pty,raw,echo=0,link=%s",
+			      f->a, f->b);
+	char *log = xasprintf("%s/socat.log", f->dir);
+	f->socat = spawn(cmd, log);
+	free(cmd);
+	free(log);
+	return wait_path(f->a, 5000) && wait_path(f->b, 5000) ? 0 : -1;
+}
+
+static int setup(void **state)
+{
+	if (ts_run(NULL, "command -v socat >/dev/null") != 0) {
+		print_message("skipped: socat is not installed (apt-get install socat)\n");
+		return -1;
+	}
+	struct fx *f = xcalloc(1, sizeof(*f));
+	f->dir = ts_mkdtemp("serial-capture");
+	f->a = xasprintf("%s/A", f->dir);
+	f->b = xasprintf("%s/B", f->dir);
+	f->tcp_port = 20000 + getpid() % 5000 * 2;
+	f->telnet_port = f->tcp_port + 1;
+	assert_int_equal(start_pair(f), 0);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	if (!f)
+		return 0;
+	reap(&f->ser2net);
+	reap(&f->socat);
+	ts_rmrf(f->dir);
+	free(f->dir);
+	free(f->a);
+	free(f->b);
+	free(f);
+	return 0;
+}
+
+/* The board's end of the pair, raw. */
+static int open_board(const char *path)
+{
+	int fd = open(path, O_RDWR | O_NOCTTY);
+	assert_true(fd >= 0);
+	struct termios t;
+	assert_int_equal(tcgetattr(fd, &t), 0);
+	cfmakeraw(&t);
+	tcsetattr(fd, TCSANOW, &t);
+	return fd;
+}
+
+static void put(int fd, const char *s)
+{
+	size_t len = strlen(s), off = 0;
+	while (off < len) {
+		ssize_t w = write(fd, s + off, len - off);
+		assert_true(w > 0);
+		off += (size_t)w;
+	}
+}
+
+static void wait_bytes(struct serial_capture *c, uint64_t n)
+{
+	for (int i = 0; i < 1000 && serial_capture_bytes(c) < n; i++)
+		usleep(10000);
+	assert_true(serial_capture_bytes(c) >= n);
+}
+
+struct seen {
+	pthread_mutex_t mu;
+	char *text[8];
+	int64_t stamp[8];
+	int n;
+	uint64_t count;
+};
+
+static void seen_line(void *ctx, const struct serial_line *l)
+{
+	struct seen *s = ctx;
+	if (l->partial)
+		return;
+	pthread_mutex_lock(&s->mu);
+	if (s->n < 8) {
+		s->text[s->n] = xstrdup(l->text);
+		s->stamp[s->n++] = l->mono_us;
+	}
+	s->count++;
+	pthread_mutex_unlock(&s->mu);
+}
+
+static void seen_free(struct seen *s)
+{
+	for (int i = 0; i < s->n; i++)
+		free(s->text[i]);
+	pthread_mutex_destroy(&s->mu);
+}
+
+static void test_first_byte_stamp(void **state)
+{
+	struct fx *f = *state;
+	struct serial_target t = { .port = f->b };
+	char err[256];
+	struct serial_port *p = serial_port_open(&t, err, sizeof(err));
+	assert_non_null(p);
+	char *log = xasprintf("%s/boot.log", f->dir), *raw = xasprintf("%s/boot.raw", f->dir);
+	struct seen s = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct serial_capture_options o = { .log_path = log, .raw_path = raw,
+					    .on_line = seen_line, .ctx = &s };
+	struct serial_capture *c = serial_capture_start(p, &o, err, sizeof(err));
+	assert_non_null(c);
+	int board = open_board(f->a);
+	int64_t t0 = clock_mono_us();
+	put(board, "half ");
+	wait_bytes(c, 5);
+	usleep(50000);
+	int64_t t1 = clock_mono_us();
+	put(board, "line\r\nnext\n");
+	wait_bytes(c, 16);
+	struct serial_capture_stats st;
+	assert_int_equal(serial_capture_stop(c, &st, err, sizeof(err)), 0);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.text[0], "half line");
+	assert_true(s.stamp[0] >= t0 && s.stamp[0] < t1);
+	assert_true(s.stamp[1] >= t1);
+	assert_int_equal(st.bytes, 16);
+	assert_int_equal(st.dropped_bytes, 0);
+	assert_false(st.port_lost);
+	char *text = ts_read_file(log);
+	assert_non_null(strstr(text, "] half line\n"));
+	assert_non_null(strstr(text, "] next\n"));
+	free(text);
+	text = ts_read_file(raw);
+	assert_string_equal(text, "half line\r\nnext\n");
+	free(text);
+	close(board);
+	serial_port_close(p);
+	seen_free(&s);
+	free(log);
+	free(raw);
+}
+
+static void *drain(void *arg)
+{
+	int fd = *(int *)arg;
+	char buf[65536];
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	return NULL;
+}
+
+static void test_slow_writer_bounded(void **state)
+{
+	struct fx *f = *state;
+	char *fifo = xasprintf("%s/slow.fifo", f->dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	/* held open read-write so the writer can open it; nobody reads yet, so
+	 * the writer thread blocks once the pipe is full */
+	int hold = open(fifo, O_RDWR);
+	assert_true(hold >= 0);
+	struct serial_target t = { .port = f->b };
+	char err[256];
+	struct serial_port *p = serial_port_open(&t, err, sizeof(err));
+	assert_non_null(p);
+	struct seen s = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct serial_capture_options o = { .log_path = fifo, .queue_max = 64 * 1024,
+					    .on_line = seen_line, .ctx = &s };
+	struct serial_capture *c = serial_capture_start(p, &o, err, sizeof(err));
+	assert_non_null(c);
+	int board = open_board(f->a);
+	char line[101];
+	memset(line, 'y', 99);
+	line[99] = '\n';
+	line[100] = '\0';
+	const int n = 20000;   /* 2 MB through a writer stuck after 64 KiB */
+	for (int i = 0; i < n; i++)
+		put(board, line);
+	wait_bytes(c, (uint64_t)n * 100);
+	int rd = open(fifo, O_RDONLY | O_NONBLOCK);
+	assert_true(rd >= 0);
+	fcntl(rd, F_SETFL, 0);
+	pthread_t th;
+	pthread_create(&th, NULL, drain, &rd);
+	struct serial_capture_stats st;
+	assert_int_equal(serial_capture_stop(c, &st, err, sizeof(err)), 0);
+	close(hold);
+	pthread_join(th, NULL);
+	close(rd);
+	assert_int_equal(st.bytes, (uint64_t)n * 100);
+	assert_true(st.dropped_bytes > 0);
+	assert_true(st.dropped_bytes < st.bytes);
+	assert_int_equal(s.count, (uint64_t)n);
+	close(board);
+	serial_port_close(p);
+	seen_free(&s);
+	free(fifo);
+}
+
+static void test_port_vanishes(void **state)
+{
+	struct fx *f = *state;
+	struct serial_target t = { .port = f->b };
+	char err[256];
+	struct serial_port *p = serial_port_open(&t, err, sizeof(err));
+	assert_non_null(p);
+	char *log = xasprintf("%s/lost.log", f->dir);
+	struct serial_capture_options o = { .log_path = log };
+	struct serial_capture *c = serial_capture_start(p, &o, err, sizeof(err));
+	assert_non_null(c);
+	int board = open_board(f->a);
+	put(board, "kept line\n");
+	wait_bytes(c, 10);
+	close(board);
+	reap(&f->socat);
+	bool lost = false;
+	for (int i = 0; i < 500 && !lost; i++) {
+		lost = serial_capture_port_lost(c, err, sizeof(err));
+		usleep(10000);
+	}
+	assert_true(lost);
+	assert_non_null(strstr(err, "hung up"));
+	struct serial_capture_stats st;
+	serial_capture_stop(c, &st, err, sizeof(err));
+	assert_true(st.port_lost);
+	assert_non_null(strstr(st.error, f->b));
+	char *text = ts_read_file(log);
+	assert_non_null(strstr(text, "] kept line\n"));
+	free(text);
+	serial_port_close(p);
+	free(log);
+	/* the next test gets a new pair */
+	unlink(f->a);
+	unlink(f->b);
+	assert_int_equal(start_pair(f), 0);
+}
+
+static void test_missing_port(void **state)
+{
+	struct fx *f = *state;
+	char *path = xasprintf("%s/nothing-here", f->dir);
+	struct serial_target t = { .port = path };
+	char err[256];
+	assert_int_equal(serial_port_probe(&t, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "nothing-here"));
+	assert_non_null(strstr(err, "No such file"));
+	struct serial_target u = { .usb = "dead:beef" };
+	assert_int_equal(serial_port_probe(&u, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "no USB serial adapter dead:beef"));
+	struct serial_target n = { .url = "tcp://127.0.0.1:1" };
+	assert_int_equal(serial_port_probe(&n, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "refused"));
+	free(path);
+}
+
+static int start_ser2net(struct fx *f)
+{
+	if (ts_run(NULL, "command -v ser2net >/dev/null") != 0)
+		return -1;
+	char *cfg = xasprintf(
+		"connection: &raw\n"
+		"  accepter: tcp,127.0.0.1,%d\n"
+		"  connector: serialdev,%s,115200n81,local\n"
+		"  options:\n    kickolduser: true\n"
+		"connection: &tel\n"
+		"  accepter: telnet(rfc2217),tcp,127.0.0.1,%d\n"
+		"  connector: serialdev,%s,115200n81,local\n"
+		"  options:\n    kickolduser: true\n",
+		f->tcp_port, f->b, f->telnet_port, f->b);
+	char *path = ts_write_file(f->dir, "ser2net.yaml", cfg);
+	char *cmd = xasprintf("exec ser2net -n -d -c %s", path);
+	char *log = xasprintf("%s/ser2net.log", f->dir);
+	f->ser2net = spawn(cmd, log);
+	free(cfg);
+	free(path);
+	free(cmd);
+	free(log);
+	return wait_listen(f->telnet_port, 5000) ? 0 : -1;
+}
+
+static bool contains(const struct strbuf *sb, const char *want, size_t len)
+{
+	for (size_t i = 0; i + len <= sb->len; i++)
+		if (memcmp(sb->buf + i, want, len) == 0)
+			return true;
+	return false;
+}
+
+/* Reads from fd until want has been seen (or 5 s). */
+static bool board_reads(int fd, const char *want, size_t len)
+{
+	struct strbuf got = STRBUF_INIT;
+	int64_t deadline = deadline_in_ms(5000);
+	while (!deadline_expired(deadline)) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		if (poll(&pfd, 1, 100) <= 0)
+			continue;
+		char buf[256];
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n > 0)
+			strbuf_append(&got, buf, (size_t)n);
+		if (contains(&got, want, len))
+			break;
+	}
+	bool ok = contains(&got, want, len);
+	if (!ok) {
+		print_message("board read %zu bytes:", got.len);
+		for (size_t i = 0; i < got.len; i++)
+			print_message(" %02x", (unsigned char)got.buf[i]);
+		print_message("\n");
+	}
+	strbuf_release(&got);
+	return ok;
+}
+
+static void network_roundtrip(struct fx *f, const char *url, int baud)
+{
+	if (!f->ser2net && start_ser2net(f) < 0) {
+		print_message("skipped: ser2net is not installed or did not start "
+			      "(apt-get install ser2net)\n");
+		skip();
+	}
+	struct serial_target t = { .url = url, .baud = baud };
+	char err[256];
+	struct serial_port *p = serial_port_open(&t, err, sizeof(err));
+	if (!p)
+		fail_msg("%s", err);
+	struct seen s = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	char *raw = xasprintf("%s/net.raw", f->dir);
+	struct serial_capture_options o = { .raw_path = raw, .on_line = seen_line, .ctx = &s };
+	int board = open_board(f->a);
+	/* orch -> board, with a 0xFF that telnet must escape */
+	const char out[] = "ping \xff pong\n";
+	assert_int_equal(serial_port_write(p, out, sizeof(out) - 1, 5000, err, sizeof(err)), 0);
+	assert_true(board_reads(board, out, sizeof(out) - 1));
+	struct serial_capture *c = serial_capture_start(p, &o, err, sizeof(err));
+	assert_non_null(c);
+	put(board, "over the network \xff\r\n");
+	wait_bytes(c, 20);
+	struct serial_capture_stats st;
+	assert_int_equal(serial_capture_stop(c, &st, err, sizeof(err)), 0);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.text[0], "over the network \xff");
+	char *text = ts_read_file(raw);
+	assert_string_equal(text, "over the network \xff\r\n");
+	free(text);
+	if (baud != 115200) {
+		char *speed = NULL;
+		ts_run(&speed, "stty -F %s speed", f->b);
+		assert_non_null(speed);
+		assert_int_equal(atoi(speed), baud);
+		free(speed);
+	}
+	close(board);
+	serial_port_close(p);
+	seen_free(&s);
+	free(raw);
+}
+
+static void test_tcp_ser2net(void **state)
+{
+	struct fx *f = *state;
+	char *url = xasprintf("tcp://127.0.0.1:%d", f->tcp_port);
+	network_roundtrip(f, url, 115200);
+	free(url);
+}
+
+static void test_rfc2217_ser2net(void **state)
+{
+	struct fx *f = *state;
+	char *url = xasprintf("rfc2217://127.0.0.1:%d", f->telnet_port);
+	network_roundtrip(f, url, 9600);
+	free(url);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_first_byte_stamp),
+		cmocka_unit_test(test_slow_writer_bounded),
+		cmocka_unit_test(test_missing_port),
+		cmocka_unit_test(test_port_vanishes),
+		cmocka_unit_test(test_tcp_ser2net),
+		cmocka_unit_test(test_rfc2217_ser2net),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
