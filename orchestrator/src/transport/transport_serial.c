@@ -145,8 +145,12 @@ static int login(struct serial_transport *s, const char *user, const char *passw
 				 s->partial.len ? strbuf_str(&s->partial) : s->last_line);
 			return -1;
 		}
-		if (pump(s, DEADLINE_TICK_MS, err, errlen) < 0)
+		char perr[256];
+		if (pump(s, DEADLINE_TICK_MS, perr, sizeof(perr)) < 0) {
+			snprintf(err, errlen, "serial console of %s: %s while logging in, last line "
+				 "seen: '%s'", s->name, perr, s->last_line);
 			return -1;
+		}
 		char *l;
 		while ((l = pop_line(s)) != NULL) {
 			bool bad = strstr(l, "Login incorrect") || strstr(l, "Login failed");
