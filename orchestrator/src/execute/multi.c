@@ -35,7 +35,7 @@
 #include <string.h>
 #include <time.h>
 
-#define BG_CANCEL_WAIT_MS 300
+#define BG_CANCEL_WAIT_MS 3000   /* the transport's own TERM, 1 s, KILL comes first */
 #define BG_KILL_WAIT_MS 10000
 #define BG_KILL_TIMEOUT_MS 10000
 #define WAIT_SLICE_MS 10

@@ -2,14 +2,18 @@
 #include "util/shquote.h"
 #include "util/strbuf.h"
 
-/* d: pids of $P and all its descendants, from /proc (no ps on small boards). */
+/* d: pids of $P and all its descendants, from /proc (no ps on small boards).
+ * w: waits up to a second for what TERM was sent to to go away, so a
+ * command that exits on TERM is not held up by a fixed sleep. */
 const char SSH_WRAP_KILL_SCRIPT[] =
 	"d() { l=\" $P \"; n=1; while [ $n = 1 ]; do n=0; "
 	"for f in /proc/[0-9]*/stat; do read -r s 2>/dev/null <\"$f\" || continue; "
 	"set -- ${s##*) }; p=${f#/proc/}; p=${p%/stat}; "
 	"case \"$l\" in *\" $2 \"*) case \"$l\" in *\" $p \"*) ;; *) l=\"$l$p \"; n=1;; esac;; esac; "
 	"done; done; echo $l; }; "
-	"if kill -TERM -$P 2>/dev/null; then sleep 1; kill -KILL -$P 2>/dev/null; "
+	"w() { i=0; while [ $i -lt 10 ] && kill -0 $1 2>/dev/null; do "
+	"sleep 0.1 2>/dev/null || sleep 1; i=$((i+1)); done; }; "
+	"if kill -TERM -$P 2>/dev/null; then w -$P; kill -KILL -$P 2>/dev/null; "
 	"else L=$(d); kill -TERM $L 2>/dev/null; sleep 1; kill -KILL $L 2>/dev/null; fi; exit 0";
 
 char *ssh_wrap_command(const char *command)
