@@ -19,6 +19,7 @@ struct e2e {
 	struct lab *lab;
 	char *dir;            /* scratch: inventory, scenarios, runs */
 	char *inventory;
+	char *workdir;        /* the boards' workdir: writable by the lab user */
 };
 
 static struct e2e E;
@@ -30,19 +31,20 @@ static int setup(void **state)
 	if (!E.lab)
 		return -1;
 	E.dir = ts_mkdtemp("e2e");
+	E.workdir = xasprintf("/tmp/orch-e2e-work.%ld", (long)getpid());
 	char *inv = xasprintf(
 		"defaults:\n"
 		"  ssh: { user: %s, identity: %s, known_hosts: %s, connect_timeout: 5s }\n"
-		"  workdir: %s/work\n"
+		"  workdir: %s\n"
 		"boards:\n"
 		"  b1: { arch: x86_64, tags: [openssh, x86], ssh: { host: " LAB_BASE ".1, port: %d } }\n"
 		"  b2: { arch: x86_64, tags: [openssh, x86], ssh: { host: " LAB_BASE ".2, port: %d } }\n"
 		"  b3: { tags: [openssh], ssh: { host: " LAB_BASE ".3, port: %d, password_env: ORCH_E2E_SECRET } }\n"
-		"  drop1: { tags: [dropbear], ssh: { host: " LAB_BASE ".200, port: %d } }\n"
+		"  drop1: { tags: [dropbear], workdir: %s-drop, ssh: { host: " LAB_BASE ".200, port: %d } }\n"
 		"  dead: { tags: [dead], ssh: { host: " LAB_BASE ".99, port: %d } }\n"
 		"  controller: { local: true, tags: [local] }\n",
-		E.lab->user, E.lab->identity, E.lab->known_hosts, E.dir, LAB_PORT, LAB_PORT,
-		LAB_PORT, LAB_PORT, LAB_PORT);
+		E.lab->user, E.lab->identity, E.lab->known_hosts, E.workdir, LAB_PORT, LAB_PORT,
+		LAB_PORT, E.workdir, LAB_PORT, LAB_PORT);
 	E.inventory = ts_write_file(E.dir, "rack.yaml", inv);
 	free(inv);
 	return 0;
@@ -53,6 +55,8 @@ static int teardown(void **state)
 	(void)state;
 	lab_down(E.lab);
 	ts_rmrf(E.dir);
+	ts_run(NULL, "rm -rf '%s' '%s-drop'", E.workdir, E.workdir);
+	free(E.workdir);
 	free(E.dir);
 	free(E.inventory);
 	return 0;
@@ -462,6 +466,62 @@ static void test_baseline_regression_fails_run(void **state)
 	free(out);
 }
 
+/* bench: tests push remote-bench with nothing but sh and cat on the board
+ * (dropbear1 has no sftp-server), and skip the push when the board already
+ * has the same binary. */
+static void test_bench_push_once_and_run(void **state)
+{
+	(void)state;
+	const char *body = "boards: [b1, drop1, b3]\ntests:\n"
+			   "  - name: crypto\n    bench: crypto\n    args: [--time, '0.05']\n";
+	char *bench_dir = xasprintf("--bench-dir %s/remote-bench/bin -l '!b3'", ORCH_BINARY_DIR);
+	char *out;
+	assert_int_equal(run_scenario("bench", body, bench_dir, &out), 0);
+	free(out);
+	json_t *res = load_json("bench", "results.json");
+	for (const char *const *b = (const char *const[]){ "b1", "drop1", NULL }; *b; b++) {
+		json_t *metrics = json_object_get(find_result(res, *b, "crypto"), "metrics");
+		assert_non_null(json_object_get(metrics, "crypto.chacha20poly1305_1500"));
+		assert_non_null(json_object_get(metrics, "ssh.push"));   /* first time: pushed */
+	}
+	json_decref(res);
+	char *remote = xasprintf("%s/bin/remote-bench-crypto", E.workdir);
+	assert_true(ts_file_exists(remote));
+
+	assert_int_equal(run_scenario("bench", body, bench_dir, &out), 0);
+	free(out);
+	res = load_json("bench", "results.json");
+	json_t *metrics = json_object_get(find_result(res, "drop1", "crypto"), "metrics");
+	assert_non_null(json_object_get(metrics, "crypto.chacha20poly1305_1500"));
+	assert_null(json_object_get(metrics, "ssh.push"));   /* same binary: not pushed again */
+	json_decref(res);
+
+	/* a board whose binary differs gets it again */
+	ts_run(NULL, "echo garbage > %s", remote);
+	assert_int_equal(run_scenario("bench", body, bench_dir, &out), 0);
+	free(out);
+	res = load_json("bench", "results.json");
+	metrics = json_object_get(find_result(res, "b1", "crypto"), "metrics");
+	assert_non_null(json_object_get(metrics, "ssh.push"));
+	json_decref(res);
+	free(remote);
+	free(bench_dir);
+}
+
+static void test_bench_missing_binary_is_an_error(void **state)
+{
+	(void)state;
+	char *out;
+	int code = run_scenario("nobench", "boards: [b1]\ntests:\n  - name: x\n    bench: cpu\n",
+				"--bench-dir /nonexistent", &out);
+	assert_int_equal(code, 3);
+	json_t *res = load_json("nobench", "results.json");
+	const char *msg = json_string_value(json_object_get(find_result(res, "b1", "x"), "message"));
+	assert_non_null(strstr(msg, "/nonexistent/x86_64/remote-bench-cpu"));
+	json_decref(res);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -479,6 +539,8 @@ int main(void)
 		cmocka_unit_test(test_boards_check),
 		cmocka_unit_test(test_shards_merge_to_the_whole_run),
 		cmocka_unit_test(test_baseline_regression_fails_run),
+		cmocka_unit_test(test_bench_push_once_and_run),
+		cmocka_unit_test(test_bench_missing_binary_is_an_error),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

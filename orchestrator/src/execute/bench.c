@@ -99,9 +99,9 @@ static int push_file(struct exec_context *ctx, struct transport *t, const char *
 	struct stat st;
 	fstat(fd, &st);
 	char *dir = fs_dirname(remote);
-	char *qdir = shquote(dir), *qpart = NULL, *qfile = shquote(remote);
-	char *part = xasprintf("%s.part", remote);
-	qpart = shquote(part);
+	char *qdir = shquote(dir), *qfile = shquote(remote);
+	/* A part file per push ($$): boards sharing a file system never mix bytes. */
+	char *qpart = xasprintf("%s.part.$$", qfile);
 	char *cmd = xasprintf("mkdir -p %s && cat > %s && chmod 755 %s && mv -f %s %s",
 			      qdir, qpart, qpart, qpart, qfile);
 	struct command_spec spec = {
@@ -126,7 +126,6 @@ static int push_file(struct exec_context *ctx, struct transport *t, const char *
 	}
 	close(fd);
 	free(cmd);
-	free(part);
 	free(qfile);
 	free(qpart);
 	free(qdir);
