@@ -536,6 +536,35 @@ static void test_bench_missing_binary_is_an_error(void **state)
 	free(out);
 }
 
+/* The remote-bench net pair as a multi-host test: the server in the
+ * background on b1, each client in turn; metrics on the client's result. */
+static void test_multi_host_bench_net_pair(void **state)
+{
+	(void)state;
+	char *bench_dir = xasprintf("--bench-dir %s/remote-bench/bin", ORCH_BINARY_DIR);
+	char *out;
+	int code = run_scenario("netpair", "boards: [b2, drop1]\ntests:\n"
+				"  - name: net\n    roles: { server: b1, client: each }\n    steps:\n"
+				"      - { on: server, bench: net, background: true, ready: listening,\n"
+				"          args: [--server, --bind, '{server.host}', --port, '5311'] }\n"
+				"      - { on: client, bench: net,\n"
+				"          args: [--client, '{server.host}', --port, '5311', --time, '0.3'] }\n",
+				bench_dir, &out);
+	if (code != 0)
+		fail_msg("orch exited %d: %s", code, out);
+	free(out);
+	json_t *res = load_json("netpair", "results.json");
+	for (const char *const *b = (const char *const[]){ "b2", "drop1", NULL }; *b; b++) {
+		json_t *r = find_result(res, *b, "net");
+		json_t *m = json_object_get(json_object_get(r, "metrics"), "net.tcp_stream");
+		assert_non_null(m);
+		assert_true(json_number_value(json_object_get(m, "value")) > 0);
+	}
+	assert_null(find_result(res, "b1", "net"));   /* the server has no result of its own */
+	json_decref(res);
+	free(bench_dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -555,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_baseline_regression_fails_run),
 		cmocka_unit_test(test_bench_push_once_and_run),
 		cmocka_unit_test(test_bench_missing_binary_is_an_error),
+		cmocka_unit_test(test_multi_host_bench_net_pair),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

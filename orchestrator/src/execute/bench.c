@@ -9,6 +9,7 @@
 #include "execute/metrics.h"
 #include "util/deadline.h"
 #include "util/fsutil.h"
+#include "util/log.h"
 #include "util/sha256.h"
 #include "util/shquote.h"
 #include "util/strbuf.h"
@@ -40,22 +41,23 @@ const char *bench_arch_name(const char *m)
 	return NULL;
 }
 
-static int board_arch(struct board_conn *bc, struct transport *t, const char **arch,
-		      char *err, size_t errlen)
+/* The remote-bench arch of the board: the inventory's, else `uname -m`
+ * asked once and kept in *machine. */
+static int board_arch(const struct bench_target *bt, const char **arch, char *err, size_t errlen)
 {
-	if (!bc->arch) {
+	if (!*bt->machine) {
 		char *out = NULL;
 		int code;
-		if (transport_capture(t, "uname -m", PROBE_TIMEOUT_MS, 64, &out, &code, err,
+		if (transport_capture(bt->t, "uname -m", PROBE_TIMEOUT_MS, 64, &out, &code, err,
 				      errlen) < 0)
 			return -1;
 		out[strcspn(out, "\r\n")] = '\0';
-		bc->arch = out;
+		*bt->machine = out;
 	}
-	*arch = bench_arch_name(bc->arch);
+	*arch = bench_arch_name(*bt->machine);
 	if (!*arch) {
-		snprintf(err, errlen, "%s: no remote-bench build for arch '%s'", bc->board->name,
-			 bc->arch);
+		snprintf(err, errlen, "%s: no remote-bench build for arch '%s'", bt->board->name,
+			 *bt->machine);
 		return -1;
 	}
 	return 0;
@@ -88,8 +90,8 @@ static int remote_sha256(struct transport *t, const char *path, char hex[65], ch
 	return ret;
 }
 
-static int push_file(struct exec_context *ctx, struct transport *t, const char *local,
-		     const char *remote, struct test_result *tr, char *err, size_t errlen)
+static int push_file(const struct bench_target *bt, const char *local, const char *remote,
+		     struct test_result *tr, char *err, size_t errlen)
 {
 	int fd = open(local, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -106,21 +108,21 @@ static int push_file(struct exec_context *ctx, struct transport *t, const char *
 			      qdir, qpart, qpart, qpart, qfile);
 	struct command_spec spec = {
 		.command = cmd, .timeout_ms = PUSH_TIMEOUT_MS, .stdin_fd = fd,
-		.dir = ctx->test_dir, .stdout_name = NULL, .stderr_name = "push.log",
+		.dir = bt->log_dir, .stdout_name = NULL, .stderr_name = "push.log",
 	};
 	struct command_outcome out;
 	int64_t start = clock_mono_us();
-	int ret = command_run(t, &spec, &out);
+	int ret = command_run(bt->t, &spec, &out);
 	double secs = (double)(clock_mono_us() - start) / 1e6;
 	if (ret < 0)
-		snprintf(err, errlen, "push to %s failed: %s", ctx->conn->board->name, out.err);
+		snprintf(err, errlen, "push to %s failed: %s", bt->board->name, out.err);
 	else if (out.st.timed_out || out.st.interrupted || out.st.exit_code != 0) {
 		snprintf(err, errlen, "push of %s to %s:%s failed (%s; see push.log)", local,
-			 ctx->conn->board->name, remote,
+			 bt->board->name, remote,
 			 out.st.timed_out ? "timed out" : out.st.interrupted ? "interrupted"
 						       : "remote command failed");
 		ret = -1;
-	} else if (secs > 0) {
+	} else if (secs > 0 && tr) {
 		test_result_add_sample(tr, "ssh.push", "KiB/s", true,
 				       (double)st.st_size / 1024.0 / secs);
 	}
@@ -133,32 +135,57 @@ static int push_file(struct exec_context *ctx, struct transport *t, const char *
 	return ret;
 }
 
-/* Makes sure the board has the binary; returns its remote path (caller frees). */
-static char *ensure_binary(struct exec_context *ctx, struct transport *t, struct test_result *tr,
-			   char *err, size_t errlen)
+/* The size of path on the board, or -1. */
+static long remote_size(struct transport *t, const char *path, char *err, size_t errlen)
 {
-	const struct test *test = ctx->item->test;
+	char *q = shquote(path);
+	char *cmd = xasprintf("wc -c < %s", q);
+	char *out = NULL;
+	int code;
+	long size = -1;
+	if (transport_capture(t, cmd, PROBE_TIMEOUT_MS, 64, &out, &code, err, errlen) == 0 &&
+	    code == 0)
+		size = strtol(out, NULL, 10);
+	free(out);
+	free(cmd);
+	free(q);
+	return size;
+}
+
+char *bench_ensure(const struct bench_target *bt, const char *name, struct test_result *tr,
+		   char *err, size_t errlen)
+{
 	const char *arch;
-	if (board_arch(ctx->conn, t, &arch, err, errlen) < 0)
+	if (board_arch(bt, &arch, err, errlen) < 0)
 		return NULL;
-	char *local = xasprintf("%s/%s/remote-bench-%s", ctx->bench_dir, arch, test->bench);
-	char *remote = xasprintf("%s/bin/remote-bench-%s", ctx->conn->board->workdir, test->bench);
+	char *local = xasprintf("%s/%s/remote-bench-%s", bt->bench_dir, arch, name);
+	char *remote = xasprintf("%s/bin/remote-bench-%s", bt->board->workdir, name);
 	char want[65], have[65];
-	if (sha256_file_hex(local, want) < 0) {
+	struct stat st;
+	if (sha256_file_hex(local, want) < 0 || stat(local, &st) < 0) {
 		snprintf(err, errlen, "no remote-bench program '%s' for %s: cannot read '%s' "
-			 "(build it with scripts/build-remote-bench.sh)", test->bench, arch, local);
+			 "(build it with scripts/build-remote-bench.sh)", name, arch, local);
 		goto fail;
 	}
-	if (remote_sha256(t, remote, have, err, errlen) < 0)
+	if (remote_sha256(bt->t, remote, have, err, errlen) < 0)
 		goto fail;
 	if (!strcmp(want, have))
 		goto out;   /* the board already has this exact binary */
-	if (push_file(ctx, t, local, remote, tr, err, errlen) < 0 ||
-	    remote_sha256(t, remote, have, err, errlen) < 0)
+	if (push_file(bt, local, remote, tr, err, errlen) < 0 ||
+	    remote_sha256(bt->t, remote, have, err, errlen) < 0)
 		goto fail;
-	if (strcmp(have, "?") && strcmp(want, have)) {
+	if (!strcmp(have, "?")) {
+		/* no sha256sum on the board: the size is all that can be checked */
+		log_warn("%s has no sha256sum: checked the size of %s only, and it is pushed "
+			 "every run", bt->board->name, remote);
+		if (remote_size(bt->t, remote, err, errlen) != (long)st.st_size) {
+			snprintf(err, errlen, "push of %s to %s: size differs after transfer", local,
+				 bt->board->name);
+			goto fail;
+		}
+	} else if (strcmp(want, have)) {
 		snprintf(err, errlen, "push of %s to %s: checksum mismatch after transfer "
-			 "(local %.12s, board %.12s)", local, ctx->conn->board->name, want, have);
+			 "(local %.12s, board %.12s)", local, bt->board->name, want, have);
 		goto fail;
 	}
 out:
@@ -176,8 +203,12 @@ int execute_bench(struct exec_context *ctx, struct test_result *tr)
 	struct transport *t;
 	char err[512];
 	char *remote = NULL;
-	if (board_conn_get(ctx->conn, &t, err, sizeof(err)) < 0 ||
-	    !(remote = ensure_binary(ctx, t, tr, err, sizeof(err)))) {
+	if (board_conn_get(ctx->conn, &t, err, sizeof(err)) == 0) {
+		struct bench_target bt = {
+			ctx->conn->board, t, &ctx->conn->arch, ctx->bench_dir, ctx->test_dir };
+		remote = bench_ensure(&bt, test->bench, tr, err, sizeof(err));
+	}
+	if (!remote) {
 		tr->status = STATUS_ERROR;
 		test_result_set_message(tr, "%s", err);
 		return 0;

@@ -67,6 +67,23 @@ int execute_item(struct exec_context *ctx, struct test_result *tr);
  * a `uname -m` or inventory arch; NULL when there is no build for it. */
 const char *bench_arch_name(const char *machine);
 
+/* Where and how to push a remote-bench program to a board. */
+struct bench_target {
+	const struct board *board;
+	struct transport *t;           /* a connection to board */
+	char **machine;                /* `uname -m` cache (*machine may be NULL: asked) */
+	const char *bench_dir;         /* BENCH_DIR/ARCH/remote-bench-NAME on this side */
+	const char *log_dir;           /* push.log goes here */
+};
+
+/* Makes sure the board has remote-bench NAME for its arch, pushing it (cat
+ * over an exec channel, then a checksum) unless its SHA-256 already
+ * matches; a push adds an ssh.push sample (KiB/s) to tr (may be NULL).
+ * Returns the path on
+ * the board (caller frees), or NULL with the reason in err. */
+char *bench_ensure(const struct bench_target *bt, const char *name, struct test_result *tr,
+		   char *err, size_t errlen);
+
 /* The executors, one per test kind; each is one run (one repeat). */
 int execute_run(struct exec_context *ctx, struct test_result *tr);
 int execute_bench(struct exec_context *ctx, struct test_result *tr);

@@ -267,6 +267,72 @@ static int detect_arch(void *ctx, const struct board *b, const char **arch, char
 	return 0;
 }
 
+/* How a step is named in messages: its command, or its remote-bench program. */
+static const char *step_text(const struct step *step)
+{
+	return step->run ? step->run : step->bench;
+}
+
+/* An argument of a bench step as one shell word: substitutions are made in
+ * it unless it holds shell syntax, which is then passed literally. */
+static void append_bench_arg(struct strbuf *sb, const char *arg, const struct subst_env *env,
+			     char *err, size_t errlen, bool *ok)
+{
+	if (arg[strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			   "0123456789_./:=,@%+-{}")] != '\0') {
+		strbuf_shquote(sb, arg);
+		return;
+	}
+	char *word = substitute(arg, env, err, errlen);
+	if (!word) {
+		*ok = false;
+		return;
+	}
+	strbuf_puts(sb, word);
+	free(word);
+}
+
+/* The command line of a bench step on b: the program (pushed when the
+ * board does not have it yet) and its arguments. NULL with err set; a push
+ * that failed has already made the test an error. */
+static char *bench_command(struct multi_run *mr, const struct step *step, const struct board *b,
+			   const struct subst_env *env, char *err, size_t errlen)
+{
+	struct transport *t;
+	if (peer_transport(mr, b, &t, err, errlen) < 0) {
+		set_outcome(mr, STATUS_ERROR, "%s", err);
+		return NULL;
+	}
+	struct peer *p = peer_for(mr, b);
+	if (!p->arch && b->arch)
+		p->arch = xstrdup(b->arch);
+	struct bench_target bt = {
+		.board = b, .t = t,
+		.machine = b == mr->item->board ? &mr->ctx->conn->arch : &p->arch,
+		.bench_dir = mr->ctx->bench_dir, .log_dir = mr->ctx->test_dir,
+	};
+	/* only the item's own board reports its push rate */
+	char *remote = bench_ensure(&bt, step->bench, b == mr->item->board ? mr->tr : NULL, err,
+				    errlen);
+	if (!remote) {
+		set_outcome(mr, STATUS_ERROR, "%s", err);
+		return NULL;
+	}
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_shquote(&sb, remote);
+	free(remote);
+	bool ok = true;
+	for (size_t i = 0; i < step->n_args && ok; i++) {
+		strbuf_putc(&sb, ' ');
+		append_bench_arg(&sb, step->args[i], env, err, errlen, &ok);
+	}
+	if (!ok) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb);
+}
+
 /* The step's command for board b (running in role rb), substitutions made. */
 static char *step_command(struct multi_run *mr, const struct step *step,
 			  const struct role_binding *rb, const struct board *b,
@@ -289,7 +355,8 @@ static char *step_command(struct multi_run *mr, const struct step *step,
 		.board = b, .roles = roles, .n_roles = item->n_roles,
 		.arch_fn = detect_arch, .arch_ctx = mr,
 	};
-	char *cmd = substitute(step->run, &env, err, errlen);
+	char *cmd = step->bench ? bench_command(mr, step, b, &env, err, errlen)
+				: substitute(step->run, &env, err, errlen);
 	free(roles);
 	return cmd;
 }
@@ -408,14 +475,14 @@ static void bg_kill_group(struct multi_run *mr, struct bg_step *bg)
 	pthread_mutex_unlock(&bg->lock);
 	if (pgid <= 1) {
 		log_warn("%s: background step '%s' on %s did not stop and its process group "
-			 "is unknown", mr->item->test->name, bg->step->run, bg->board->name);
+			 "is unknown", mr->item->test->name, step_text(bg->step), bg->board->name);
 		return;
 	}
 	char err[512];
 	struct transport *t;
 	if (peer_transport(mr, bg->board, &t, err, sizeof(err)) < 0) {
 		log_warn("%s: cannot stop background step '%s' on %s: %s", mr->item->test->name,
-			 bg->step->run, bg->board->name, err);
+			 step_text(bg->step), bg->board->name, err);
 		return;
 	}
 	char *cmd = xasprintf("kill -TERM -%ld 2>/dev/null || exit 0; for i in 1 2 3 4 5 6 7 8 9 10; "
@@ -426,7 +493,7 @@ static void bg_kill_group(struct multi_run *mr, struct bg_step *bg)
 	if (transport_capture(t, cmd, BG_KILL_TIMEOUT_MS, 4096, &out, &code, err,
 			      sizeof(err)) < 0) {
 		log_warn("%s: cannot stop background step '%s' on %s: %s", mr->item->test->name,
-			 bg->step->run, bg->board->name, err);
+			 step_text(bg->step), bg->board->name, err);
 		peer_lost(mr, bg->board);
 	}
 	free(out);
@@ -472,7 +539,7 @@ static void bg_stop_all(struct multi_run *mr)
 		} else {
 			/* Still stuck in its exec: leave it (and its memory) to itself. */
 			log_warn("%s: background step '%s' on %s could not be stopped",
-				 mr->item->test->name, bg->step->run, bg->board->name);
+				 mr->item->test->name, step_text(bg->step), bg->board->name);
 			pthread_detach(bg->thread);
 		}
 		mr->bgs[i] = NULL;
@@ -494,16 +561,16 @@ static void bg_judge(struct multi_run *mr, struct bg_step *bg)
 		return;
 	}
 	if (ret < 0) {
-		set_outcome(mr, STATUS_ERROR, "%s step '%s' on %s: %s", bg->role, bg->step->run,
+		set_outcome(mr, STATUS_ERROR, "%s step '%s' on %s: %s", bg->role, step_text(bg->step),
 			    bg->board->name, bg->err);
 	} else if (st.timed_out) {
 		char d[32];
 		units_format_duration(bg->step->timeout_ms, d, sizeof(d));
 		set_outcome(mr, STATUS_FAIL, "%s step '%s' on %s timed out after %s; last output: %s",
-			    bg->role, bg->step->run, bg->board->name, d, last);
+			    bg->role, step_text(bg->step), bg->board->name, d, last);
 	} else if (st.exit_code != 0) {
 		set_outcome(mr, STATUS_FAIL, "%s step '%s' on %s exited with status %d; "
-			    "last output: %s", bg->role, bg->step->run, bg->board->name,
+			    "last output: %s", bg->role, step_text(bg->step), bg->board->name,
 			    st.exit_code, last);
 	}
 	free(last);
@@ -516,7 +583,7 @@ static void bg_start(struct multi_run *mr, const struct step *step,
 	char err[512];
 	char *cmd = step_command(mr, step, rb, b, err, sizeof(err));
 	if (!cmd) {
-		set_outcome(mr, STATUS_FAIL, "%s step '%s' on %s: %s", rb->role->name, step->run,
+		set_outcome(mr, STATUS_FAIL, "%s step '%s' on %s: %s", rb->role->name, step_text(step),
 			    b->name, err);
 		return;
 	}
@@ -541,7 +608,7 @@ static void bg_start(struct multi_run *mr, const struct step *step,
 	bg->t = board_connect(b, err, sizeof(err));
 	if (!bg->t) {
 		set_outcome(mr, STATUS_ERROR, "cannot start %s step '%s' on %s: %s", bg->role,
-			    step->run, b->name, err);
+			    step_text(step), b->name, err);
 		return;
 	}
 	char *out_name, *err_name;
@@ -550,7 +617,7 @@ static void bg_start(struct multi_run *mr, const struct step *step,
 	free(out_name);
 	free(err_name);
 	if (!bg->sink) {
-		set_outcome(mr, STATUS_ERROR, "%s step '%s' on %s: %s", bg->role, step->run,
+		set_outcome(mr, STATUS_ERROR, "%s step '%s' on %s: %s", bg->role, step_text(step),
 			    b->name, err);
 		return;
 	}
@@ -559,7 +626,7 @@ static void bg_start(struct multi_run *mr, const struct step *step,
 		output_sink_close(bg->sink, err, sizeof(err));
 		bg->sink = NULL;
 		set_outcome(mr, STATUS_ERROR, "cannot start a thread for %s step '%s'", bg->role,
-			    step->run);
+			    step_text(step));
 		return;
 	}
 	bg->started = true;
@@ -587,17 +654,17 @@ static void bg_start(struct multi_run *mr, const struct step *step,
 	units_format_duration(step->ready_timeout_ms, d, sizeof(d));
 	if (interrupt_requested()) {
 		set_outcome(mr, STATUS_ERROR, "interrupted while waiting for %s step '%s' on %s",
-			    bg->role, step->run, b->name);
+			    bg->role, step_text(step), b->name);
 	} else if (done && ret < 0) {
-		set_outcome(mr, STATUS_ERROR, "%s step '%s' on %s: %s", bg->role, step->run,
+		set_outcome(mr, STATUS_ERROR, "%s step '%s' on %s: %s", bg->role, step_text(step),
 			    b->name, bg->err);
 	} else if (done) {
 		set_outcome(mr, STATUS_FAIL, "%s step '%s' on %s ended (exit status %d) before "
-			    "printing ready pattern '%s'; last output: %s", bg->role, step->run,
+			    "printing ready pattern '%s'; last output: %s", bg->role, step_text(step),
 			    b->name, st.exit_code, step->ready_src, last);
 	} else {
 		set_outcome(mr, STATUS_FAIL, "%s step '%s' on %s never printed ready pattern '%s' "
-			    "within %s; last output: %s", bg->role, step->run, b->name,
+			    "within %s; last output: %s", bg->role, step_text(step), b->name,
 			    step->ready_src, d, last);
 	}
 	free(last);
@@ -641,12 +708,13 @@ static void fg_run(struct multi_run *mr, const struct step *step, const struct r
 	}
 	char *cmd = step_command(mr, step, rb, b, err, sizeof(err));
 	if (!cmd) {
-		set_outcome(mr, STATUS_FAIL, "%s step '%s' on %s: %s", rb->role->name, step->run,
+		set_outcome(mr, STATUS_FAIL, "%s step '%s' on %s: %s", rb->role->name, step_text(step),
 			    b->name, err);
 		return;
 	}
 	bool iperf3 = step->parse && !strcmp(step->parse, "iperf3-json");
-	bool bench = step->parse && !strcmp(step->parse, "remote-bench");
+	bool bench = (step->bench && !step->parse) ||
+		     (step->parse && !strcmp(step->parse, "remote-bench"));
 	struct test no_specs;
 	memset(&no_specs, 0, sizeof(no_specs));
 	struct metric_collector bench_mc;
@@ -681,7 +749,7 @@ static void fg_run(struct multi_run *mr, const struct step *step, const struct r
 		if (out.ret < 0)
 			peer_lost(mr, b);
 	}
-	char *what = xasprintf("%s step '%s' on %s", rb->role->name, step->run, b->name);
+	char *what = xasprintf("%s step '%s' on %s", rb->role->name, step_text(step), b->name);
 	struct test_result verdict;
 	memset(&verdict, 0, sizeof(verdict));
 	if (!command_judge(&out, step->timeout_ms, what, fl.last_stderr, &verdict)) {
@@ -722,18 +790,13 @@ static void run_steps(struct multi_run *mr)
 		const struct step *step = &test->steps[i];
 		if (interrupt_requested()) {
 			set_outcome(mr, STATUS_ERROR, "interrupted before step '%s'",
-				    step->run ? step->run : "");
+				    step_text(step));
 			break;
 		}
 		const struct role_binding *rb = find_role(mr->item, step->on);
 		if (!rb || !rb->role) {
 			set_outcome(mr, STATUS_ERROR, "step %zu runs on role '%s', which the plan "
 				    "does not bind", i + 1, step->on);
-			break;
-		}
-		if (!step->run) {
-			set_outcome(mr, STATUS_ERROR, "step %zu on %s: bench: steps are not supported "
-				    "in multi-host tests yet", i + 1, step->on);
 			break;
 		}
 		const struct board *const *boards;
