@@ -410,7 +410,13 @@ static void network_roundtrip(struct fx *f, const char *url, int baud)
 	}
 	struct serial_target t = { .url = url, .baud = baud };
 	char err[256];
-	struct serial_port *p = serial_port_open(&t, err, sizeof(err));
+	/* ser2net lets the device go a moment after the previous client left */
+	struct serial_port *p = NULL;
+	for (int i = 0; i < 30 && !p; i++) {
+		p = serial_port_open(&t, err, sizeof(err));
+		if (!p)
+			usleep(100000);
+	}
 	if (!p)
 		fail_msg("%s", err);
 	struct seen s = { .mu = PTHREAD_MUTEX_INITIALIZER };

@@ -629,8 +629,8 @@ static struct serial_port *open_url(const struct serial_target *t, char *err, si
 		unsigned char buf[512];
 		ssize_t n = read(p->fd, buf, sizeof(buf));
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-			snprintf(err, errlen, "%s: connection closed during telnet negotiation",
-				 t->url);
+			snprintf(err, errlen, "%s: connection closed during telnet negotiation%s%.120s",
+				 t->url, p->pending.len ? ": " : "", strbuf_str(&p->pending));
 			serial_port_close(p);
 			return NULL;
 		}
