@@ -215,9 +215,9 @@ int cmd_boards(int argc, char **argv)
 			break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default:
-			fprintf(stderr, "orch boards: %s '%s'\nsee 'orch boards --help'\n",
-				c == ':' ? "option needs a value:" : "unknown option", argv[optind - 1]);
-			return EXIT_USAGE;
+			return cmd_usage_error("boards", "%s '%s'",
+					       c == ':' ? "option needs a value:" : "unknown option",
+					       argv[optind - 1]);
 		}
 	}
 	if (optind != argc) {

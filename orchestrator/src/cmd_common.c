@@ -1,6 +1,8 @@
 #include "cmd_common.h"
 #include "cmd.h"
 
+#include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -58,4 +60,35 @@ int cmd_load_scenario(const char *scenario_path, const char *inventory_path,
 	}
 	diag_list_release(&diags);
 	return EXIT_OK;
+}
+
+int cmd_usage_error(const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "orch %s: ", name);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\ntry 'orch %s --help'\n", name);
+	return EXIT_USAGE;
+}
+
+int cmd_parse_help_only(int argc, char **argv, const char *name, void (*usage)(FILE *out))
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		if (opt == 'h') {
+			usage(stdout);
+			return EXIT_OK;
+		}
+		return cmd_usage_error(name, "unknown option '%s'", argv[optind - 1]);
+	}
+	return -1;
 }

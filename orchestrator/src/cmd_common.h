@@ -2,9 +2,12 @@
 #define ORCH_CMD_COMMON_H
 /*
  * What several subcommands share: loading a scenario with its inventory
- * (printing every diagnostic), and the inventory alone.
+ * (printing every diagnostic), the inventory alone, and the usage-error
+ * message with its pointer to --help.
  */
 #include "config/config.h"
+
+#include <stdio.h>
 
 /* Loads SCENARIO and its inventory (-i wins over the scenario's
  * inventory:), checks them against each other. Returns EXIT_OK, or
@@ -14,5 +17,15 @@ int cmd_load_scenario(const char *scenario_path, const char *inventory_path,
 /* Loads an inventory: -i, else $ORCH_INVENTORY. EXIT_OK, or EXIT_USAGE
  * after printing what is wrong. */
 int cmd_load_inventory(const char *inventory_path, struct inventory **inv);
+
+/* Prints "orch NAME: MESSAGE" and "try 'orch NAME --help'" on stderr.
+ * Returns EXIT_USAGE. */
+int cmd_usage_error(const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Option parsing for a command whose only option is -h/--help: prints
+ * USAGE on stdout for it, a usage error for any other option. Returns -1
+ * when the caller goes on with its operands at argv[optind], else the
+ * exit code to return. */
+int cmd_parse_help_only(int argc, char **argv, const char *name, void (*usage)(FILE *out));
 
 #endif

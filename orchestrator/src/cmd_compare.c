@@ -1,12 +1,12 @@
 /* orch compare RUN_A RUN_B: the per-metric change table between two runs. */
 #include "cmd.h"
+#include "cmd_common.h"
 #include "compare/compare.h"
 #include "result/result_json.h"
 #include "util/strbuf.h"
 
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,19 +41,6 @@ static void usage(FILE *out)
 		COMPARE_DEFAULT_THRESHOLD_PCT);
 }
 
-static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int bad_usage(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("orch compare: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\ntry 'orch compare --help'\n", stderr);
-	return EXIT_USAGE;
-}
-
 static bool stdout_color(void)
 {
 	const char *nc = getenv("NO_COLOR");
@@ -84,7 +71,8 @@ int cmd_compare(int argc, char **argv)
 			if (end != optarg && *end == '%')
 				end++;
 			if (errno || end == optarg || *end || !isfinite(threshold) || threshold < 0)
-				return bad_usage("bad threshold '%s' (a percentage like 5 or 2.5)", optarg);
+				return cmd_usage_error("compare", "bad threshold '%s' (a percentage "
+						       "like 5 or 2.5)", optarg);
 			break;
 		}
 		case 'f':
@@ -93,7 +81,8 @@ int cmd_compare(int argc, char **argv)
 			else if (strcmp(optarg, "table") == 0)
 				json = false;
 			else
-				return bad_usage("unknown format '%s' (table or json)", optarg);
+				return cmd_usage_error("compare", "unknown format '%s' (table or json)",
+						       optarg);
 			break;
 		case 'c':
 			only_changes = true;
@@ -102,13 +91,15 @@ int cmd_compare(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		case ':':
-			return bad_usage("option '%s' needs a value", argv[optind - 1]);
+			return cmd_usage_error("compare", "option '%s' needs a value",
+					       argv[optind - 1]);
 		default:
-			return bad_usage("unknown option '%s'", argv[optind - 1]);
+			return cmd_usage_error("compare", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (argc - optind != 2)
-		return bad_usage("%s", argc - optind < 2 ? "needs two run folders, RUN_A and RUN_B"
+		return cmd_usage_error("compare", "%s",
+				       argc - optind < 2 ? "needs two run folders, RUN_A and RUN_B"
 							 : "too many arguments");
 
 	int ret = EXIT_USAGE;

@@ -1,11 +1,11 @@
 /* orch merge OUT RUN_DIR...: joins shard run folders into one run folder. */
 #include "cmd.h"
+#include "cmd_common.h"
 #include "compare/merge.h"
 #include "report/report.h"
 #include "util/log.h"
 
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,38 +31,14 @@ static void usage(FILE *out)
 	      out);
 }
 
-static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int bad_usage(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("orch merge: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\ntry 'orch merge --help'\n", stderr);
-	return EXIT_USAGE;
-}
-
 int cmd_merge(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int opt;
-
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		if (opt == 'h') {
-			usage(stdout);
-			return EXIT_OK;
-		}
-		return bad_usage("unknown option '%s'", argv[optind - 1]);
-	}
+	int rc = cmd_parse_help_only(argc, argv, "merge", usage);
+	if (rc >= 0)
+		return rc;
 	if (argc - optind < 2)
-		return bad_usage("%s", argc - optind < 1 ? "needs OUT and at least one RUN_DIR"
+		return cmd_usage_error("merge", "%s",
+				       argc - optind < 1 ? "needs OUT and at least one RUN_DIR"
 							 : "needs at least one RUN_DIR to merge");
 
 	const char *out_dir = argv[optind];

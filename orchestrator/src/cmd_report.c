@@ -1,11 +1,11 @@
 /* orch report RUN_DIR: re-renders a run folder's reports from results.json. */
 #include "cmd.h"
+#include "cmd_common.h"
 #include "report/report.h"
 #include "result/result_json.h"
 #include "util/log.h"
 
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,38 +27,14 @@ static void usage(FILE *out)
 	      out);
 }
 
-static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int bad_usage(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("orch report: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\ntry 'orch report --help'\n", stderr);
-	return EXIT_USAGE;
-}
-
 int cmd_report(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int opt;
-
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		if (opt == 'h') {
-			usage(stdout);
-			return EXIT_OK;
-		}
-		return bad_usage("unknown option '%s'", argv[optind - 1]);
-	}
+	int rc = cmd_parse_help_only(argc, argv, "report", usage);
+	if (rc >= 0)
+		return rc;
 	if (argc - optind != 1)
-		return bad_usage("%s", argc - optind < 1 ? "needs a run folder" : "too many arguments");
+		return cmd_usage_error("report", "%s", argc - optind < 1 ? "needs a run folder"
+									 : "too many arguments");
 
 	const char *dir = argv[optind];
 	int ret = EXIT_USAGE;

@@ -17,7 +17,6 @@
 #include "version.h"
 
 #include <getopt.h>
-#include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,19 +66,6 @@ struct run_options {
 	bool quiet;
 };
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "orch run: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\nsee 'orch run --help'\n");
-	va_end(ap);
-	return EXIT_USAGE;
-}
-
 static int parse_int(const char *s, int lo, int hi, int *out)
 {
 	char *end;
@@ -124,42 +110,47 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 			break;
 		case 'j':
 			if (parse_int(optarg, 1, SCHEDULE_MAX_JOBS, &o->jobs) < 0)
-				return usage_error("-j takes a number from 1 to 64, found '%s'", optarg);
+				return cmd_usage_error("run", "-j takes a number from 1 to 64, found '%s'",
+						       optarg);
 			break;
 		case 'o': o->runs_dir = optarg; break;
 		case OPT_REPEAT:
 			if (parse_int(optarg, 1, 1000, &o->repeat) < 0)
-				return usage_error("--repeat takes a number from 1 to 1000, found '%s'",
-						   optarg);
+				return cmd_usage_error("run", "--repeat takes a number from 1 to 1000, "
+						       "found '%s'", optarg);
 			break;
 		case OPT_BASELINE: o->baseline = optarg; break;
 		case OPT_THRESHOLD:
 			o->threshold = strtod(optarg, &end);
 			if (end == optarg || *end || o->threshold < 0)
-				return usage_error("--threshold takes a percentage, found '%s'", optarg);
+				return cmd_usage_error("run", "--threshold takes a percentage, found '%s'",
+						       optarg);
 			o->has_threshold = true;
 			break;
 		case OPT_SHARD:
 			if (plan_parse_shard(optarg, &o->shard_k, &o->shard_n) < 0)
-				return usage_error("--shard takes K/N with 1 <= K <= N, found '%s'",
-						   optarg);
+				return cmd_usage_error("run", "--shard takes K/N with 1 <= K <= N, "
+						       "found '%s'", optarg);
 			break;
 		case OPT_BENCH_DIR: o->bench_dir = optarg; break;
 		case OPT_DRY_RUN: o->dry_run = true; break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "json") && strcmp(optarg, "text"))
-				return usage_error("--format takes json or text, found '%s'", optarg);
+				return cmd_usage_error("run", "--format takes json or text, found '%s'",
+						       optarg);
 			o->json = !strcmp(optarg, "json");
 			break;
 		case 'q': o->quiet = true; break;
 		case 'h': fputs(usage_text, stdout); return -1;
-		case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
-		default: return usage_error("unknown option '%s'", argv[optind - 1]);
+		case ':':
+			return cmd_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
+		default: return cmd_usage_error("run", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
-		return usage_error("%s", optind >= argc ? "which scenario? give SCENARIO.yaml"
-							: "give exactly one SCENARIO.yaml");
+		return cmd_usage_error("run", "%s", optind >= argc
+							    ? "which scenario? give SCENARIO.yaml"
+							    : "give exactly one SCENARIO.yaml");
 	o->scenario = argv[optind];
 	return 0;
 }

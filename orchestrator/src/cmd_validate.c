@@ -44,15 +44,13 @@ int cmd_validate(int argc, char **argv)
 		case 'p': show_plan = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default:
-			fprintf(stderr, "orch validate: %s '%s'\nsee 'orch validate --help'\n",
-				c == ':' ? "option needs a value:" : "unknown option", argv[optind - 1]);
-			return EXIT_USAGE;
+			return cmd_usage_error("validate", "%s '%s'",
+					       c == ':' ? "option needs a value:" : "unknown option",
+					       argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "orch validate: give exactly one SCENARIO.yaml\n"
-				"see 'orch validate --help'\n");
-		return EXIT_USAGE;
+		return cmd_usage_error("validate", "give exactly one SCENARIO.yaml");
 	}
 	struct scenario *sc;
 	struct inventory *inv;
