@@ -191,9 +191,12 @@ int cmd_boards(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *inventory = NULL;
-	const char *limits[64];
+	const char **limits = NULL;
 	size_t n_limits = 0;
 	bool check = false, json = false;
+	struct inventory *inv = NULL;
+	bool *selected = NULL;
+	int ret = EXIT_USAGE;
 	int c;
 	optind = 1;
 	opterr = 0;
@@ -201,34 +204,37 @@ int cmd_boards(int argc, char **argv)
 		switch (c) {
 		case 'i': inventory = optarg; break;
 		case 'l':
-			if (n_limits < 64)
-				limits[n_limits++] = optarg;
+			limits = xrealloc(limits, (n_limits + 1) * sizeof(*limits));
+			limits[n_limits++] = optarg;
 			break;
 		case 'c': check = true; break;
 		case 'f':
 			if (strcmp(optarg, "json") && strcmp(optarg, "text")) {
 				fprintf(stderr, "orch boards: --format takes json or text, found '%s'\n",
 					optarg);
-				return EXIT_USAGE;
+				goto out;
 			}
 			json = !strcmp(optarg, "json");
 			break;
-		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		case 'h':
+			fputs(usage_text, stdout);
+			ret = EXIT_OK;
+			goto out;
 		default:
-			return cmd_usage_error("boards", "%s '%s'",
-					       c == ':' ? "option needs a value:" : "unknown option",
-					       argv[optind - 1]);
+			cmd_usage_error("boards", "%s '%s'",
+					c == ':' ? "option needs a value:" : "unknown option",
+					argv[optind - 1]);
+			goto out;
 		}
 	}
 	if (optind != argc) {
 		fprintf(stderr, "orch boards: unexpected argument '%s'\n", argv[optind]);
-		return EXIT_USAGE;
+		goto out;
 	}
-	struct inventory *inv;
-	int ret = cmd_load_inventory(inventory, &inv);
+	ret = cmd_load_inventory(inventory, &inv);
 	if (ret != EXIT_OK)
-		return ret;
-	bool *selected = xcalloc(inv->n_boards + 1, sizeof(bool));
+		goto out;
+	selected = xcalloc(inv->n_boards + 1, sizeof(bool));
 	const char *all = "all";
 	char err[512];
 	if (selector_resolve(inv, &all, 1, limits, n_limits, selected, err, sizeof(err)) < 0) {
@@ -273,5 +279,6 @@ int cmd_boards(int argc, char **argv)
 out:
 	free(selected);
 	inventory_free(inv);
+	free(limits);
 	return ret;
 }

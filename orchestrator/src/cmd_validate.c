@@ -2,9 +2,11 @@
 #include "cmd.h"
 #include "cmd_common.h"
 #include "plan/plan.h"
+#include "util/strbuf.h"
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char usage_text[] =
@@ -28,9 +30,13 @@ int cmd_validate(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *inventory = NULL;
-	const char *limits[64];
+	const char **limits = NULL;
 	size_t n_limits = 0;
 	int show_plan = 0;
+	struct scenario *sc = NULL;
+	struct inventory *inv = NULL;
+	struct plan *plan = NULL;
+	int ret = EXIT_USAGE;
 	int c;
 	optind = 1;
 	opterr = 0;
@@ -38,26 +44,28 @@ int cmd_validate(int argc, char **argv)
 		switch (c) {
 		case 'i': inventory = optarg; break;
 		case 'l':
-			if (n_limits < 64)
-				limits[n_limits++] = optarg;
+			limits = xrealloc(limits, (n_limits + 1) * sizeof(*limits));
+			limits[n_limits++] = optarg;
 			break;
 		case 'p': show_plan = 1; break;
-		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		case 'h':
+			fputs(usage_text, stdout);
+			ret = EXIT_OK;
+			goto out;
 		default:
-			return cmd_usage_error("validate", "%s '%s'",
-					       c == ':' ? "option needs a value:" : "unknown option",
-					       argv[optind - 1]);
+			cmd_usage_error("validate", "%s '%s'",
+					c == ':' ? "option needs a value:" : "unknown option",
+					argv[optind - 1]);
+			goto out;
 		}
 	}
 	if (optind != argc - 1) {
-		return cmd_usage_error("validate", "give exactly one SCENARIO.yaml");
+		cmd_usage_error("validate", "give exactly one SCENARIO.yaml");
+		goto out;
 	}
-	struct scenario *sc;
-	struct inventory *inv;
-	int ret = cmd_load_scenario(argv[optind], inventory, &sc, &inv);
+	ret = cmd_load_scenario(argv[optind], inventory, &sc, &inv);
 	if (ret != EXIT_OK)
-		return ret;
-	struct plan *plan = NULL;
+		goto out;
 	struct plan_options popts = { limits, n_limits, 0, 0 };
 	char err[512];
 	if (plan_build(sc, inv, &popts, &plan, err, sizeof(err)) < 0) {
@@ -71,8 +79,10 @@ int cmd_validate(int argc, char **argv)
 		if (show_plan)
 			plan_print(plan, stdout);
 	}
+out:
 	plan_free(plan);
 	scenario_free(sc);
 	inventory_free(inv);
+	free(limits);
 	return ret;
 }
