@@ -11,6 +11,7 @@
  * as a direct iperf3 run.
  */
 #include "testsupport.h"
+#include "ts_json.h"
 #include "util/strbuf.h"
 
 #include <jansson.h>
@@ -102,34 +103,9 @@ static int run_orch(const char *name, const char *scenario, char **run_dir, char
 
 static json_t *load_results(const char *run_dir)
 {
-	char *path = xasprintf("%s/results.json", run_dir);
-	json_error_t e;
-	json_t *root = json_load_file(path, 0, &e);
-	if (!root)
-		fprintf(stderr, "%s: %s\n", path, e.text);
-	free(path);
+	json_t *root = ts_json_load_in(run_dir, "results.json");
 	assert_non_null(root);
 	return root;
-}
-
-static json_t *find_result(json_t *root, const char *board, const char *test)
-{
-	json_t *results = json_object_get(root, "results");
-	size_t i;
-	json_t *r;
-	json_array_foreach(results, i, r) {
-		if (!strcmp(json_string_value(json_object_get(r, "board")), board) &&
-		    !strcmp(json_string_value(json_object_get(r, "test")), test))
-			return r;
-	}
-	fail_msg("no result for %s / %s", board, test);
-	return NULL;
-}
-
-static const char *result_str(json_t *r, const char *key)
-{
-	const char *s = json_string_value(json_object_get(r, key));
-	return s ? s : "";
 }
 
 /* The median of a metric in a result, or -1 when absent. */
@@ -143,7 +119,7 @@ static double result_metric(json_t *r, const char *name)
 		size_t i;
 		json_t *x;
 		json_array_foreach(metrics, i, x) {
-			if (!strcmp(result_str(x, "name"), name))
+			if (!strcmp(ts_json_str(x, "name"), name))
 				m = x;
 		}
 	}
@@ -212,8 +188,8 @@ static void test_clients_in_turn_plain_and_wireguard(void **state)
 	for (int t = 0; t < 2; t++) {
 		json_t *r[2];
 		for (int c = 0; c < 2; c++) {
-			r[c] = find_result(root, clients[c], tests[t]);
-			assert_string_equal(result_str(r[c], "status"), "pass");
+			r[c] = ts_json_result_or_fail(root, clients[c], tests[t]);
+			assert_string_equal(ts_json_str(r[c], "status"), "pass");
 			double sent = result_metric(r[c], "iperf3.sender_bps");
 			double recv = result_metric(r[c], "iperf3.receiver_bps");
 			assert_true(sent > 0);
@@ -233,8 +209,8 @@ static void test_clients_in_turn_plain_and_wireguard(void **state)
 			free(log);
 		}
 		/* the server serves one client at a time: ISO 8601 UTC times compare as text */
-		const char *s0 = result_str(r[0], "start"), *e0 = result_str(r[0], "end");
-		const char *s1 = result_str(r[1], "start"), *e1 = result_str(r[1], "end");
+		const char *s0 = ts_json_str(r[0], "start"), *e0 = ts_json_str(r[0], "end");
+		const char *s1 = ts_json_str(r[1], "start"), *e1 = ts_json_str(r[1], "end");
 		assert_true(*s0 && *e0 && *s1 && *e1);
 		if (!(strcmp(e0, s1) <= 0 || strcmp(e1, s0) <= 0))
 			fail_msg("%s: client1 %s..%s overlaps client2 %s..%s", tests[t], s0, e0, s1, e1);
@@ -286,14 +262,14 @@ static void test_client_failure_stops_server(void **state)
 	json_t *root = load_results(run_dir);
 	{
 		const char *board = "client1";
-		json_t *r = find_result(root, board, "refused");
-		assert_string_equal(result_str(r, "status"), "fail");
-		if (!strstr(result_str(r, "message"), "unable to connect"))
-			fail_msg("message: %s", result_str(r, "message"));
-		r = find_result(root, board, "slow");
-		assert_string_equal(result_str(r, "status"), "fail");
-		if (!strstr(result_str(r, "message"), "timed out"))
-			fail_msg("message: %s", result_str(r, "message"));
+		json_t *r = ts_json_result_or_fail(root, board, "refused");
+		assert_string_equal(ts_json_str(r, "status"), "fail");
+		if (!strstr(ts_json_str(r, "message"), "unable to connect"))
+			fail_msg("message: %s", ts_json_str(r, "message"));
+		r = ts_json_result_or_fail(root, board, "slow");
+		assert_string_equal(ts_json_str(r, "status"), "fail");
+		if (!strstr(ts_json_str(r, "message"), "timed out"))
+			fail_msg("message: %s", ts_json_str(r, "message"));
 	}
 	json_decref(root);
 	free(out);
@@ -319,9 +295,9 @@ static void test_server_never_ready_fails_fast(void **state)
 		fail_msg("orch run exited %d, not 1:\n%s", rc, out);
 	assert_vm_clean();
 	json_t *root = load_results(run_dir);
-	json_t *r = find_result(root, "client1", "silent");
-	assert_string_equal(result_str(r, "status"), "fail");
-	const char *msg = result_str(r, "message");
+	json_t *r = ts_json_result_or_fail(root, "client1", "silent");
+	assert_string_equal(ts_json_str(r, "status"), "fail");
+	const char *msg = ts_json_str(r, "message");
 	if (!strstr(msg, "server step 'echo starting; sleep 300' on vm never printed ready "
 			 "pattern 'never-printed' within 2s; last output: starting"))
 		fail_msg("message: %s", msg);
@@ -331,7 +307,7 @@ static void test_server_never_ready_fails_fast(void **state)
 	assert_true(!text || !strstr(text, "unreachable"));
 	free(text);
 	free(log);
-	assert_string_equal(result_str(find_result(root, "client1", "after"), "status"), "pass");
+	assert_string_equal(ts_json_str(ts_json_result_or_fail(root, "client1", "after"), "status"), "pass");
 	json_decref(root);
 	free(out);
 	free(run_dir);

@@ -7,6 +7,7 @@
  * their pid to a file, so the test checks exactly that process is gone.
  */
 #include "testsupport.h"
+#include "ts_json.h"
 #include "util/strbuf.h"
 
 #include <errno.h>
@@ -53,35 +54,14 @@ static int run_scenario(const char *name, const char *tests, char **run_dir, jso
 	char *out = NULL;
 	int rc = ts_run(&out, "%s run %s -o %s/runs", ORCH_BIN, sc, tmp);
 	*run_dir = xasprintf("%s/runs/%s/latest", tmp, name);
-	char *path = xasprintf("%s/results.json", *run_dir);
-	*results = json_load_file(path, 0, NULL);
+	*results = ts_json_load_in(*run_dir, "results.json");
 	if (!*results)
-		fail_msg("no %s; orch said:\n%s", path, out);
-	free(path);
+		fail_msg("no %s/results.json; orch said:\n%s", *run_dir, out);
 	free(out);
 	free(sc);
 	free(file);
 	free(text);
 	return rc;
-}
-
-static json_t *result_of(json_t *root, const char *board, const char *test)
-{
-	size_t i;
-	json_t *r;
-	json_array_foreach(json_object_get(root, "results"), i, r) {
-		if (!strcmp(json_string_value(json_object_get(r, "board")), board) &&
-		    !strcmp(json_string_value(json_object_get(r, "test")), test))
-			return r;
-	}
-	fail_msg("no result for %s / %s", board, test);
-	return NULL;
-}
-
-static const char *str_of(json_t *r, const char *key)
-{
-	const char *s = json_string_value(json_object_get(r, key));
-	return s ? s : "";
 }
 
 static double metric_of(json_t *r, const char *name)
@@ -93,10 +73,10 @@ static double metric_of(json_t *r, const char *name)
 
 static void assert_status(json_t *r, const char *status, const char *message_part)
 {
-	if (strcmp(str_of(r, "status"), status) != 0 ||
-	    (message_part && !strstr(str_of(r, "message"), message_part)))
-		fail_msg("%s/%s: status %s, message '%s'; wanted %s with '%s'", str_of(r, "board"),
-			 str_of(r, "test"), str_of(r, "status"), str_of(r, "message"), status,
+	if (strcmp(ts_json_str(r, "status"), status) != 0 ||
+	    (message_part && !strstr(ts_json_str(r, "message"), message_part)))
+		fail_msg("%s/%s: status %s, message '%s'; wanted %s with '%s'", ts_json_str(r, "board"),
+			 ts_json_str(r, "test"), ts_json_str(r, "status"), ts_json_str(r, "message"), status,
 			 message_part ? message_part : "");
 }
 
@@ -138,15 +118,15 @@ static void test_clients_in_turn_server_stopped(void **state)
 	int rc = run_scenario("inturn", tests, &run_dir, &root);
 	assert_int_equal(rc, 0);
 	assert_pids_gone("iperf");
-	json_t *r1 = result_of(root, "l1", "iperf"), *r2 = result_of(root, "l2", "iperf");
+	json_t *r1 = ts_json_result_or_fail(root, "l1", "iperf"), *r2 = ts_json_result_or_fail(root, "l2", "iperf");
 	assert_status(r1, "pass", NULL);
 	assert_status(r2, "pass", NULL);
 	assert_true(metric_of(r1, "iperf3.sender_bps") > 0);
 	assert_true(metric_of(r2, "iperf3.receiver_bps") > 0);
-	if (!(strcmp(str_of(r1, "end"), str_of(r2, "start")) <= 0 ||
-	      strcmp(str_of(r2, "end"), str_of(r1, "start")) <= 0))
-		fail_msg("l1 %s..%s overlaps l2 %s..%s", str_of(r1, "start"), str_of(r1, "end"),
-			 str_of(r2, "start"), str_of(r2, "end"));
+	if (!(strcmp(ts_json_str(r1, "end"), ts_json_str(r2, "start")) <= 0 ||
+	      strcmp(ts_json_str(r2, "end"), ts_json_str(r1, "start")) <= 0))
+		fail_msg("l1 %s..%s overlaps l2 %s..%s", ts_json_str(r1, "start"), ts_json_str(r1, "end"),
+			 ts_json_str(r2, "start"), ts_json_str(r2, "end"));
 	char *log = xasprintf("%s/l1/iperf/server.stdout.log", run_dir);
 	char *text = ts_read_file(log);
 	assert_non_null(text);
@@ -204,22 +184,22 @@ static void test_failures_stop_server(void **state)
 	assert_pids_gone("srv");
 	for (int c = 0; c < 2; c++) {
 		const char *b = c ? "l2" : "l1";
-		assert_status(result_of(root, b, "never-ready"), "fail",
+		assert_status(ts_json_result_or_fail(root, b, "never-ready"), "fail",
 			      "server step 'echo $$ > ");
-		assert_status(result_of(root, b, "never-ready"), "fail",
+		assert_status(ts_json_result_or_fail(root, b, "never-ready"), "fail",
 			      "on ctl never printed ready pattern '^ready$' within 1s; "
 			      "last output: warming up");
-		assert_status(result_of(root, b, "client-fails"), "fail",
+		assert_status(ts_json_result_or_fail(root, b, "client-fails"), "fail",
 			      "client step 'echo oops >&2; exit 3' on ");
-		assert_status(result_of(root, b, "client-fails"), "fail",
+		assert_status(ts_json_result_or_fail(root, b, "client-fails"), "fail",
 			      "exited with status 3: oops");
-		assert_status(result_of(root, b, "client-times-out"), "fail", "timed out after 1s");
-		assert_status(result_of(root, b, "server-dies"), "fail",
+		assert_status(ts_json_result_or_fail(root, b, "client-times-out"), "fail", "timed out after 1s");
+		assert_status(ts_json_result_or_fail(root, b, "server-dies"), "fail",
 			      "ended (exit status 4) before printing ready pattern '^ready$'; "
 			      "last output: cannot bind");
-		assert_status(result_of(root, b, "server-dies-later"), "fail",
+		assert_status(ts_json_result_or_fail(root, b, "server-dies-later"), "fail",
 			      "server step 'exit 5' on ctl exited with status 5");
-		assert_status(result_of(root, b, "bad-field"), "fail",
+		assert_status(ts_json_result_or_fail(root, b, "bad-field"), "fail",
 			      "unknown field 'hots' in {server.hots}");
 	}
 	char *log = xasprintf("%s/l1/never-ready/stdout.log", run_dir);
@@ -245,7 +225,7 @@ static void test_roles_logs_and_parse(void **state)
 	char *run_dir;
 	json_t *root;
 	int rc = run_scenario("fanout", tests, &run_dir, &root);
-	json_t *r = result_of(root, "l1", "fanout");
+	json_t *r = ts_json_result_or_fail(root, "l1", "fanout");
 	assert_status(r, "pass", NULL);
 	assert_int_equal(rc, 0);
 	assert_true(metric_of(r, "net.rate") == 42.5);
@@ -277,7 +257,7 @@ static void test_unreachable_server_is_an_error(void **state)
 	json_t *root;
 	int rc = run_scenario("unreachable", tests, &run_dir, &root);
 	assert_int_equal(rc, 3);
-	assert_status(result_of(root, "l1", "nobody-home"), "error",
+	assert_status(ts_json_result_or_fail(root, "l1", "nobody-home"), "error",
 		      "cannot start server step 'iperf3 -s' on gone: ");
 	json_decref(root);
 	free(run_dir);
@@ -302,7 +282,7 @@ static void test_repeats_restart_the_server(void **state)
 	ts_run(&out, "ls %s | grep -c '^rep\\.'", tmp);
 	assert_int_equal(atoi(out), 4);   /* 2 clients x 2 repeats, each its own server */
 	free(out);
-	json_t *m = json_object_get(json_object_get(result_of(root, "l2", "twice"), "metrics"), "x");
+	json_t *m = json_object_get(json_object_get(ts_json_result_or_fail(root, "l2", "twice"), "metrics"), "x");
 	assert_int_equal(json_array_size(json_object_get(m, "samples")), 2);
 	json_decref(root);
 	free(run_dir);

@@ -5,6 +5,7 @@
  */
 #include "lab.h"
 #include "testsupport.h"
+#include "ts_json.h"
 #include "util/strbuf.h"
 
 #include <jansson.h>
@@ -79,32 +80,15 @@ static int run_scenario(const char *name, const char *body, const char *extra, c
 
 static json_t *load_json(const char *name, const char *file)
 {
-	char *path = xasprintf("%s/runs/%s/latest/%s", E.dir, name, file);
-	json_error_t jerr;
-	json_t *j = json_load_file(path, 0, &jerr);
-	if (!j)
-		fprintf(stderr, "%s: %s (line %d)\n", path, jerr.text, jerr.line);
-	free(path);
+	char *dir = xasprintf("%s/runs/%s/latest", E.dir, name);
+	json_t *j = ts_json_load_in(dir, file);
+	free(dir);
 	return j;
-}
-
-/* The result of board x test in results.json (borrowed from root). */
-static json_t *find_result(json_t *root, const char *board, const char *test)
-{
-	json_t *results = json_object_get(root, "results");
-	size_t i;
-	json_t *r;
-	json_array_foreach(results, i, r) {
-		if (!strcmp(json_string_value(json_object_get(r, "board")), board) &&
-		    !strcmp(json_string_value(json_object_get(r, "test")), test))
-			return r;
-	}
-	return NULL;
 }
 
 static const char *status_of(json_t *root, const char *board, const char *test)
 {
-	json_t *r = find_result(root, board, test);
+	json_t *r = ts_json_result(root, board, test);
 	return r ? json_string_value(json_object_get(r, "status")) : "(missing)";
 }
 
@@ -122,7 +106,7 @@ static void test_pass_writes_run_folder(void **state)
 	assert_string_equal(status_of(res, "b2", "hello"), "pass");
 	assert_string_equal(status_of(res, "drop1", "hello"), "pass");
 	assert_string_equal(status_of(res, "controller", "hello"), "pass");
-	assert_null(find_result(res, "b3", "hello"));      /* excluded with ! */
+	assert_null(ts_json_result(res, "b3", "hello"));      /* excluded with ! */
 	assert_int_equal(json_integer_value(json_object_get(res, "exit_code")), 0);
 	json_decref(res);
 
@@ -164,7 +148,7 @@ static void test_failing_command_exits_1(void **state)
 	assert_string_equal(status_of(res, "b1", "ok"), "pass");
 	assert_string_equal(status_of(res, "b1", "broken"), "fail");
 	assert_string_equal(status_of(res, "b1", "after"), "pass");   /* later tests still run */
-	json_t *r = find_result(res, "b2", "broken");
+	json_t *r = ts_json_result(res, "b2", "broken");
 	assert_int_equal(json_integer_value(json_object_get(r, "exit_code")), 3);
 	const char *msg = json_string_value(json_object_get(r, "message"));
 	assert_non_null(msg);
@@ -188,7 +172,7 @@ static void test_dead_board_exits_3_others_intact(void **state)
 	assert_string_equal(status_of(res, "b1", "two"), "pass");
 	assert_string_equal(status_of(res, "dead", "one"), "error");
 	assert_string_equal(status_of(res, "dead", "two"), "error");
-	const char *msg = json_string_value(json_object_get(find_result(res, "dead", "one"), "message"));
+	const char *msg = json_string_value(json_object_get(ts_json_result(res, "dead", "one"), "message"));
 	assert_non_null(strstr(msg, "dead"));
 	assert_non_null(strstr(msg, LAB_BASE ".99"));
 	json_decref(res);
@@ -234,7 +218,7 @@ static void test_timeout_kills_remote_process(void **state)
 	json_t *res = load_json("timeout", "results.json");
 	assert_string_equal(status_of(res, "b1", "slow"), "fail");
 	assert_string_equal(status_of(res, "drop1", "slow"), "fail");
-	const char *msg = json_string_value(json_object_get(find_result(res, "b1", "slow"), "message"));
+	const char *msg = json_string_value(json_object_get(ts_json_result(res, "b1", "slow"), "message"));
 	assert_non_null(strstr(msg, "timed out"));
 	json_decref(res);
 	char *ps;
@@ -261,12 +245,12 @@ static void test_metrics_and_expectations(void **state)
 	assert_int_equal(code, 1);
 	json_t *res = load_json("metrics", "results.json");
 	assert_string_equal(status_of(res, "b1", "speed"), "pass");
-	json_t *m = json_object_get(json_object_get(find_result(res, "b1", "speed"), "metrics"), "speed");
+	json_t *m = json_object_get(json_object_get(ts_json_result(res, "b1", "speed"), "metrics"), "speed");
 	assert_non_null(m);
 	assert_true(json_real_value(json_object_get(m, "value")) == 42.5);
 	assert_int_equal(json_array_size(json_object_get(m, "samples")), 3);
 	assert_string_equal(status_of(res, "b1", "tooslow"), "fail");
-	const char *msg = json_string_value(json_object_get(find_result(res, "b1", "tooslow"), "message"));
+	const char *msg = json_string_value(json_object_get(ts_json_result(res, "b1", "tooslow"), "message"));
 	assert_non_null(strstr(msg, "at least 50"));
 	assert_string_equal(status_of(res, "b1", "nometric"), "fail");
 	json_decref(res);
@@ -405,8 +389,7 @@ static void test_boards_check(void **state)
 static char *result_set(const char *run_dir)
 {
 	char *out;
-	char *path = xasprintf("%s/results.json", run_dir);
-	json_t *res = json_load_file(path, 0, NULL);
+	json_t *res = ts_json_load_in(run_dir, "results.json");
 	assert_non_null(res);
 	struct strbuf sb = STRBUF_INIT;
 	size_t i;
@@ -421,7 +404,6 @@ static char *result_set(const char *run_dir)
 	strbuf_release(&sb);
 	json_decref(res);
 	free(list);
-	free(path);
 	return out;
 }
 
@@ -472,7 +454,7 @@ static void test_baseline_regression_fails_run(void **state)
 	assert_non_null(strstr(out, "20.0% slower"));
 	free(out);
 	json_t *res = load_json("baseline", "results.json");
-	json_t *r = find_result(res, "b1", "rate");
+	json_t *r = ts_json_result(res, "b1", "rate");
 	assert_true(json_is_true(json_object_get(r, "regressed")));
 	json_decref(res);
 	/* within the threshold: passes */
@@ -494,7 +476,7 @@ static void test_bench_push_once_and_run(void **state)
 	free(out);
 	json_t *res = load_json("bench", "results.json");
 	for (const char *const *b = (const char *const[]){ "b1", "drop1", NULL }; *b; b++) {
-		json_t *metrics = json_object_get(find_result(res, *b, "crypto"), "metrics");
+		json_t *metrics = json_object_get(ts_json_result(res, *b, "crypto"), "metrics");
 		assert_non_null(json_object_get(metrics, "crypto.chacha20poly1305_1500"));
 		assert_non_null(json_object_get(metrics, "ssh.push"));   /* first time: pushed */
 	}
@@ -505,7 +487,7 @@ static void test_bench_push_once_and_run(void **state)
 	assert_int_equal(run_scenario("bench", body, bench_dir, &out), 0);
 	free(out);
 	res = load_json("bench", "results.json");
-	json_t *metrics = json_object_get(find_result(res, "drop1", "crypto"), "metrics");
+	json_t *metrics = json_object_get(ts_json_result(res, "drop1", "crypto"), "metrics");
 	assert_non_null(json_object_get(metrics, "crypto.chacha20poly1305_1500"));
 	assert_null(json_object_get(metrics, "ssh.push"));   /* same binary: not pushed again */
 	json_decref(res);
@@ -515,7 +497,7 @@ static void test_bench_push_once_and_run(void **state)
 	assert_int_equal(run_scenario("bench", body, bench_dir, &out), 0);
 	free(out);
 	res = load_json("bench", "results.json");
-	metrics = json_object_get(find_result(res, "b1", "crypto"), "metrics");
+	metrics = json_object_get(ts_json_result(res, "b1", "crypto"), "metrics");
 	assert_non_null(json_object_get(metrics, "ssh.push"));
 	json_decref(res);
 	free(remote);
@@ -530,7 +512,7 @@ static void test_bench_missing_binary_is_an_error(void **state)
 				"--bench-dir /nonexistent", &out);
 	assert_int_equal(code, 3);
 	json_t *res = load_json("nobench", "results.json");
-	const char *msg = json_string_value(json_object_get(find_result(res, "b1", "x"), "message"));
+	const char *msg = json_string_value(json_object_get(ts_json_result(res, "b1", "x"), "message"));
 	assert_non_null(strstr(msg, "/nonexistent/x86_64/remote-bench-cpu"));
 	json_decref(res);
 	free(out);
@@ -555,12 +537,12 @@ static void test_multi_host_bench_net_pair(void **state)
 	free(out);
 	json_t *res = load_json("netpair", "results.json");
 	for (const char *const *b = (const char *const[]){ "b2", "drop1", NULL }; *b; b++) {
-		json_t *r = find_result(res, *b, "net");
+		json_t *r = ts_json_result(res, *b, "net");
 		json_t *m = json_object_get(json_object_get(r, "metrics"), "net.tcp_stream");
 		assert_non_null(m);
 		assert_true(json_number_value(json_object_get(m, "value")) > 0);
 	}
-	assert_null(find_result(res, "b1", "net"));   /* the server has no result of its own */
+	assert_null(ts_json_result(res, "b1", "net"));   /* the server has no result of its own */
 	json_decref(res);
 	free(bench_dir);
 }

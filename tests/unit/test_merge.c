@@ -1,5 +1,6 @@
 /* merge: shard run folders joined equal to the whole run; refusals. */
 #include "testsupport.h"
+#include "ts_json.h"
 
 #include "compare/merge.h"
 #include "result/result_json.h"
@@ -137,8 +138,7 @@ static void test_merge_equals_whole(void **state)
 	assert_int_equal(back.start_wall_us, ref.start_wall_us);
 	assert_int_equal(back.end_wall_us, ref.end_wall_us);
 
-	char *rj_path = xasprintf("%s/run.json", f->out);
-	json_t *rj = json_load_file(rj_path, 0, NULL);
+	json_t *rj = ts_json_load_in(f->out, "run.json");
 	assert_non_null(rj);
 	json_t *from = json_object_get(rj, "merged_from");
 	assert_int_equal(json_array_size(from), 2);
@@ -148,7 +148,6 @@ static void test_merge_equals_whole(void **state)
 		json_object_get(json_array_get(from, 0), "run"), "host")), "ci-1");
 	assert_int_equal(json_integer_value(json_object_get(rj, "exit_code")), 1);
 	json_decref(rj);
-	free(rj_path);
 
 	/* the shards are untouched */
 	assert_true(ts_file_exists(f->shard1));

@@ -1,6 +1,7 @@
 /* The run folder: naming, collisions, latest link, per-test files,
  * results.json valid after every save, concurrent saves. */
 #include "testsupport.h"
+#include "ts_json.h"
 #include "store/store.h"
 #include "result/result_json.h"
 #include "sample_run.h"
@@ -39,12 +40,8 @@ static bool is_dir(const char *path)
 
 static json_t *load_json(const char *dir, const char *name)
 {
-	char *path = xasprintf("%s/%s", dir, name);
-	json_error_t jerr;
-	json_t *j = json_load_file(path, 0, &jerr);
-	if (!j)
-		fail_msg("%s: %s", path, jerr.text);
-	free(path);
+	json_t *j = ts_json_load_in(dir, name);
+	assert_non_null(j);
 	return j;
 }
 
