@@ -278,7 +278,8 @@ out:
 	free(v);
 }
 
-static void read_serial(struct cfg *c, const struct ynode *m, struct board_serial *s)
+static void read_serial(struct cfg *c, const struct ynode *m, const char *dir,
+			struct board_serial *s)
 {
 	char f[96];
 	int e;
@@ -286,7 +287,7 @@ static void read_serial(struct cfg *c, const struct ynode *m, struct board_seria
 	if (!cfg_want_map(c, m, "serial"))
 		return;
 	cfg_check_keys(c, m, serial_keys, "serial");
-	cfg_str(c, ymap_get(m, "port"), "port", &s->port);
+	read_path(c, ymap_get(m, "port"), "port", dir, &s->port);
 	char *usb = NULL;
 	const struct ynode *n = ymap_get(m, "usb");
 	if (cfg_str(c, n, "usb", &usb) > 0) {
@@ -365,7 +366,7 @@ static void read_board_fields(struct cfg *c, const struct ynode *m, const char *
 	if ((n = ymap_get(m, "ssh")) && !ynode_is_null(n))
 		read_ssh(c, n, dir, &d->b.ssh);
 	if ((n = ymap_get(m, "serial")) && !ynode_is_null(n))
-		read_serial(c, n, &d->b.serial);
+		read_serial(c, n, dir, &d->b.serial);
 	if ((n = ymap_get(m, "power")) && !ynode_is_null(n))
 		read_power(c, n, &d->b.power);
 }

@@ -43,7 +43,7 @@ enum serial_flow { FLOW_NONE = 0, FLOW_RTSCTS, FLOW_XONXOFF };
 
 struct board_serial {
 	bool present;
-	char *port;               /* device path, or NULL */
+	char *port;               /* device path (resolved like identity), or NULL */
 	char *usb;                /* "VID:PID[:SERIAL]", or NULL */
 	char *url;                /* "tcp://host:port" or "rfc2217://host:port", or NULL */
 	int baud;                 /* default 115200 */

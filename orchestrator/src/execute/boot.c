@@ -221,7 +221,6 @@ int execute_boot(struct exec_context *ctx, struct test_result *tr)
 	char err[512] = "";
 	char *log_path = fs_path_join(ctx->test_dir, "boot.log");
 	char *raw_path = fs_path_join(ctx->test_dir, "boot.raw");
-	char *port_path = NULL;
 	struct serial_port *port = NULL;
 	struct serial_capture *cap = NULL;
 	struct boot_watch w = { .spec = spec };
@@ -243,10 +242,6 @@ int execute_boot(struct exec_context *ctx, struct test_result *tr)
 	}
 	struct serial_target target;
 	board_serial_target(b, &target);
-	if (target.port && target.port[0] != '/' && ctx->inventory_dir) {
-		port_path = fs_resolve_path(target.port, ctx->inventory_dir);
-		target.port = port_path;
-	}
 	port = serial_port_open(&target, err, sizeof(err));
 	if (!port) {
 		tr->status = STATUS_ERROR;
@@ -344,7 +339,6 @@ out:
 		free(w.seen[i].line);
 	free(w.seen);
 	pthread_mutex_destroy(&w.mu);
-	free(port_path);
 	free(log_path);
 	free(raw_path);
 	return 0;
