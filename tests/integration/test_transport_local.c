@@ -4,6 +4,7 @@
  * when the output callback says stop, and no zombie left behind.
  */
 #include "testsupport.h"
+#include "ts_collect.h"
 #include "transport/transport.h"
 #include "transport/transport_local.h"
 #include "util/interrupt.h"
@@ -17,48 +18,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-struct collect {
-	struct strbuf out;
-	struct strbuf err;
-	size_t out_bytes;
-	bool count_only;
-	bool interrupt_on_output;
-	bool stop_on_output;
-};
-
-static int collect_output(void *ctx, enum transport_stream stream, const char *data, size_t len)
-{
-	struct collect *c = ctx;
-	if (stream == TRANSPORT_STDOUT) {
-		c->out_bytes += len;
-		if (!c->count_only)
-			strbuf_append(&c->out, data, len);
-	} else {
-		strbuf_append(&c->err, data, len);
-	}
-	if (c->interrupt_on_output)
-		interrupt_request();
-	return c->stop_on_output ? -1 : 0;
-}
-
-static void collect_release(struct collect *c)
-{
-	strbuf_release(&c->out);
-	strbuf_release(&c->err);
-}
-
-static int run(const char *cmd, int64_t timeout_ms, int stdin_fd, struct collect *c,
+static int run(const char *cmd, int64_t timeout_ms, int stdin_fd, struct ts_collect *c,
 	       struct transport_status *st)
 {
 	struct transport *t = transport_local_new();
-	char err[256] = "";
-	struct transport_exec req = {
-		.command = cmd, .timeout_ms = timeout_ms, .stdin_fd = stdin_fd,
-		.on_output = collect_output, .ctx = c,
-	};
-	int rc = transport_exec(t, &req, st, err, sizeof(err));
-	if (rc != 0)
-		print_error("exec '%s': %s\n", cmd, err);
+	int rc = ts_collect_exec(t, cmd, timeout_ms, stdin_fd, c, st);
 	transport_free(t);
 	return rc;
 }
@@ -85,51 +49,51 @@ static int count_sleepers(int n)
 static void test_output_and_exit(void **state)
 {
 	(void)state;
-	struct collect c = { 0 };
+	struct ts_collect c = { 0 };
 	struct transport_status st;
 	assert_int_equal(run("echo hello; echo oops >&2; printf 'it'\\''s'", 10000, -1, &c, &st), 0);
 	assert_int_equal(st.exit_code, 0);
 	assert_false(st.timed_out);
 	assert_string_equal(strbuf_str(&c.out), "hello\nit's");
 	assert_string_equal(strbuf_str(&c.err), "oops\n");
-	collect_release(&c);
+	ts_collect_release(&c);
 
-	struct collect c2 = { 0 };
+	struct ts_collect c2 = { 0 };
 	assert_int_equal(run("exit 3", 10000, -1, &c2, &st), 0);
 	assert_int_equal(st.exit_code, 3);
-	collect_release(&c2);
+	ts_collect_release(&c2);
 
-	struct collect c3 = { 0 };
+	struct ts_collect c3 = { 0 };
 	assert_int_equal(run("kill -USR1 $$", 10000, -1, &c3, &st), 0);
 	assert_int_equal(st.exit_code, -1);
 	assert_int_equal(st.signal, SIGUSR1);
-	collect_release(&c3);
+	ts_collect_release(&c3);
 
 	/* no fd of ours leaks into the command: only 0, 1, 2 (and ls's own) */
-	struct collect c5 = { 0 };
+	struct ts_collect c5 = { 0 };
 	assert_int_equal(run("ls /proc/self/fd | wc -l", 10000, -1, &c5, &st), 0);
 	assert_int_equal(atoi(strbuf_str(&c5.out)), 4);
-	collect_release(&c5);
+	ts_collect_release(&c5);
 
 	/* stdin is empty, not ours */
-	struct collect c4 = { 0 };
+	struct ts_collect c4 = { 0 };
 	assert_int_equal(run("wc -c", 10000, -1, &c4, &st), 0);
 	assert_int_equal(atoi(strbuf_str(&c4.out)), 0);
-	collect_release(&c4);
+	ts_collect_release(&c4);
 	assert_no_children();
 }
 
 static void test_own_session(void **state)
 {
 	(void)state;
-	struct collect c = { 0 };
+	struct ts_collect c = { 0 };
 	struct transport_status st;
 	assert_int_equal(run("cut -d' ' -f1,5,6 /proc/$$/stat", 10000, -1, &c, &st), 0);
 	int pid = 0, pgid = 0, sid = 0;
 	assert_int_equal(sscanf(strbuf_str(&c.out), "%d %d %d", &pid, &pgid, &sid), 3);
 	assert_int_equal(pid, pgid);
 	assert_int_equal(pid, sid);
-	collect_release(&c);
+	ts_collect_release(&c);
 	assert_no_children();
 }
 
@@ -143,21 +107,21 @@ static void test_stdin_push(void **state)
 	assert_int_equal(ts_run(&expect, "sha256sum < '%s' | cut -d' ' -f1", path), 0);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
-	struct collect c = { 0 };
+	struct ts_collect c = { 0 };
 	struct transport_status st;
 	assert_int_equal(run("sha256sum | cut -d' ' -f1", 60000, fd, &c, &st), 0);
 	assert_int_equal(st.exit_code, 0);
 	assert_string_equal(strbuf_str(&c.out), expect);
-	collect_release(&c);
+	ts_collect_release(&c);
 	close(fd);
 
 	/* A command that never reads its stdin: no SIGPIPE for us, no hang. */
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct collect c2 = { 0 };
+	struct ts_collect c2 = { 0 };
 	assert_int_equal(run("exec 0<&-; echo closed", 60000, fd, &c2, &st), 0);
 	assert_int_equal(st.exit_code, 0);
 	assert_string_equal(strbuf_str(&c2.out), "closed\n");
-	collect_release(&c2);
+	ts_collect_release(&c2);
 	close(fd);
 	free(expect);
 	free(path);
@@ -169,25 +133,25 @@ static void test_stdin_push(void **state)
 static void test_large_output(void **state)
 {
 	(void)state;
-	struct collect c = { .count_only = true };
+	struct ts_collect c = { .count_only = true };
 	struct transport_status st;
 	assert_int_equal(run("head -c 52428800 /dev/zero; echo e >&2", 60000, -1, &c, &st), 0);
 	assert_int_equal(st.exit_code, 0);
 	assert_int_equal(c.out_bytes, 52428800);
 	assert_string_equal(strbuf_str(&c.err), "e\n");
-	collect_release(&c);
+	ts_collect_release(&c);
 }
 
 static void test_timeout_kills_group(void **state)
 {
 	(void)state;
-	struct collect c = { 0 };
+	struct ts_collect c = { 0 };
 	struct transport_status st;
 	assert_int_equal(run("echo go; sleep 5551 & sleep 5551", 500, -1, &c, &st), 0);
 	assert_true(st.timed_out);
 	assert_int_equal(st.exit_code, -1);
 	assert_string_equal(strbuf_str(&c.out), "go\n");
-	collect_release(&c);
+	ts_collect_release(&c);
 	assert_int_equal(count_sleepers(5551), 0);
 	assert_no_children();
 }
@@ -195,13 +159,13 @@ static void test_timeout_kills_group(void **state)
 static void test_interrupt(void **state)
 {
 	(void)state;
-	struct collect c = { .interrupt_on_output = true };
+	struct ts_collect c = { .interrupt_on_output = true };
 	struct transport_status st;
 	assert_int_equal(run("echo go; sleep 5552 & sleep 5552", 30000, -1, &c, &st), 0);
 	interrupt_reset();
 	assert_true(st.interrupted);
 	assert_false(st.timed_out);
-	collect_release(&c);
+	ts_collect_release(&c);
 	assert_int_equal(count_sleepers(5552), 0);
 	assert_no_children();
 }
@@ -209,11 +173,11 @@ static void test_interrupt(void **state)
 static void test_stop_from_callback(void **state)
 {
 	(void)state;
-	struct collect c = { .stop_on_output = true };
+	struct ts_collect c = { .stop_on_output = true };
 	struct transport_status st;
 	assert_int_equal(run("echo go; sleep 5553", 30000, -1, &c, &st), 0);
 	assert_true(st.stopped);
-	collect_release(&c);
+	ts_collect_release(&c);
 	assert_int_equal(count_sleepers(5553), 0);
 	assert_no_children();
 }

@@ -5,6 +5,7 @@
  */
 #include "lab.h"
 #include "testsupport.h"
+#include "ts_collect.h"
 #include "transport/transport.h"
 #include "transport/transport_ssh.h"
 #include "util/interrupt.h"
@@ -32,32 +33,6 @@ const char *__asan_default_options(void)
 #define LAB_BASE "127.0.21"
 
 static struct lab *lab;
-
-struct collect {
-	struct strbuf out;
-	struct strbuf err;
-	size_t out_bytes;
-	bool count_only;
-};
-
-static int collect_output(void *ctx, enum transport_stream stream, const char *data, size_t len)
-{
-	struct collect *c = ctx;
-	if (stream == TRANSPORT_STDOUT) {
-		c->out_bytes += len;
-		if (!c->count_only)
-			strbuf_append(&c->out, data, len);
-	} else {
-		strbuf_append(&c->err, data, len);
-	}
-	return 0;
-}
-
-static void collect_release(struct collect *c)
-{
-	strbuf_release(&c->out);
-	strbuf_release(&c->err);
-}
 
 static int group_setup(void **state)
 {
@@ -87,21 +62,6 @@ static struct transport *connect_or_fail(struct ssh_target t)
 	return tr;
 }
 
-/* Runs cmd, returns the status; output into c. */
-static int run(struct transport *tr, const char *cmd, int64_t timeout_ms, int stdin_fd,
-	       struct collect *c, struct transport_status *st)
-{
-	char err[512] = "";
-	struct transport_exec req = {
-		.command = cmd, .timeout_ms = timeout_ms, .stdin_fd = stdin_fd,
-		.on_output = collect_output, .ctx = c,
-	};
-	int rc = transport_exec(tr, &req, st, err, sizeof(err));
-	if (rc != 0)
-		print_error("exec '%s': %s\n", cmd, err);
-	return rc;
-}
-
 #define SKIP_IF_NO_LAB() do { if (!lab) skip(); } while (0)
 
 static void test_exec_output_and_exit(void **state)
@@ -109,32 +69,33 @@ static void test_exec_output_and_exit(void **state)
 	(void)state;
 	SKIP_IF_NO_LAB();
 	struct transport *tr = connect_or_fail(lab_target(lab, LAB_OPENSSH, 1));
-	struct collect c = { 0 };
+	struct ts_collect c = { 0 };
 	struct transport_status st;
-	assert_int_equal(run(tr, "echo hello; echo 'it''s' \"$0\" >/dev/null; printf world", 10000,
-			     -1, &c, &st), 0);
+	assert_int_equal(ts_collect_exec(tr, "echo hello; echo 'it''s' \"$0\" >/dev/null; printf world",
+					 10000, -1, &c, &st), 0);
 	assert_int_equal(st.exit_code, 0);
 	assert_false(st.timed_out);
 	assert_string_equal(strbuf_str(&c.out), "hello\nworld");
 	assert_string_equal(transport_describe(tr), "orchlab@" LAB_BASE ".1:2222");
-	collect_release(&c);
+	ts_collect_release(&c);
 
-	struct collect c2 = { 0 };
-	assert_int_equal(run(tr, "echo out; echo err >&2; exit 3", 10000, -1, &c2, &st), 0);
+	struct ts_collect c2 = { 0 };
+	assert_int_equal(ts_collect_exec(tr, "echo out; echo err >&2; exit 3", 10000, -1, &c2, &st),
+			 0);
 	assert_int_equal(st.exit_code, 3);
 	assert_string_equal(strbuf_str(&c2.out), "out\n");
 	assert_string_equal(strbuf_str(&c2.err), "err\n");
-	collect_release(&c2);
+	ts_collect_release(&c2);
 
 	/* One session, many channels. */
 	for (int i = 0; i < 20; i++) {
-		struct collect c3 = { 0 };
+		struct ts_collect c3 = { 0 };
 		char cmd[64];
 		snprintf(cmd, sizeof(cmd), "echo %d", i);
-		assert_int_equal(run(tr, cmd, 10000, -1, &c3, &st), 0);
+		assert_int_equal(ts_collect_exec(tr, cmd, 10000, -1, &c3, &st), 0);
 		assert_int_equal(st.exit_code, 0);
 		assert_int_equal(atoi(strbuf_str(&c3.out)), i);
-		collect_release(&c3);
+		ts_collect_release(&c3);
 	}
 	transport_free(tr);
 }
@@ -161,32 +122,32 @@ static int count_sleepers(struct transport *tr, int n)
 	snprintf(cmd, sizeof(cmd),
 		 "cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\000' ' ' | grep -o 'sleep %d[%d]' | wc -l",
 		 n / 10, n % 10);
-	struct collect c = { 0 };
+	struct ts_collect c = { 0 };
 	struct transport_status st;
-	assert_int_equal(run(tr, cmd, 10000, -1, &c, &st), 0);
+	assert_int_equal(ts_collect_exec(tr, cmd, 10000, -1, &c, &st), 0);
 	int count = atoi(strbuf_str(&c.out));
-	collect_release(&c);
+	ts_collect_release(&c);
 	return count;
 }
 
 static void check_timeout_kills_group(struct ssh_target t, int n)
 {
 	struct transport *tr = connect_or_fail(t);
-	struct collect c = { 0 };
+	struct ts_collect c = { 0 };
 	struct transport_status st;
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "echo started; sleep %d & sleep %d; echo never", n, n);
-	assert_int_equal(run(tr, cmd, 1500, -1, &c, &st), 0);
+	assert_int_equal(ts_collect_exec(tr, cmd, 1500, -1, &c, &st), 0);
 	assert_true(st.timed_out);
 	assert_int_equal(st.exit_code, -1);
 	assert_string_equal(strbuf_str(&c.out), "started\n");
-	collect_release(&c);
+	ts_collect_release(&c);
 	assert_int_equal(count_sleepers(tr, n), 0);
 	/* The session is still usable after a kill. */
-	struct collect c2 = { 0 };
-	assert_int_equal(run(tr, "echo alive", 10000, -1, &c2, &st), 0);
+	struct ts_collect c2 = { 0 };
+	assert_int_equal(ts_collect_exec(tr, "echo alive", 10000, -1, &c2, &st), 0);
 	assert_string_equal(strbuf_str(&c2.out), "alive\n");
-	collect_release(&c2);
+	ts_collect_release(&c2);
 	transport_free(tr);
 }
 
@@ -265,20 +226,20 @@ static void check_stdin_push(struct ssh_target t, size_t size)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
 	struct transport *tr = connect_or_fail(t);
-	struct collect c = { 0 };
+	struct ts_collect c = { 0 };
 	struct transport_status st;
-	assert_int_equal(run(tr, "sha256sum | cut -d' ' -f1", 60000, fd, &c, &st), 0);
+	assert_int_equal(ts_collect_exec(tr, "sha256sum | cut -d' ' -f1", 60000, fd, &c, &st), 0);
 	assert_int_equal(st.exit_code, 0);
 	assert_string_equal(strbuf_str(&c.out), expect);
-	collect_release(&c);
+	ts_collect_release(&c);
 	close(fd);
 	/* A command that ignores its stdin still finishes. */
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct collect c2 = { 0 };
-	assert_int_equal(run(tr, "echo ignored", 60000, fd, &c2, &st), 0);
+	struct ts_collect c2 = { 0 };
+	assert_int_equal(ts_collect_exec(tr, "echo ignored", 60000, fd, &c2, &st), 0);
 	assert_int_equal(st.exit_code, 0);
 	assert_string_equal(strbuf_str(&c2.out), "ignored\n");
-	collect_release(&c2);
+	ts_collect_release(&c2);
 	close(fd);
 	transport_free(tr);
 	free(expect);
@@ -314,12 +275,12 @@ static void test_stdin_from_pipe(void **state)
 	}
 	close(p[1]);
 	struct transport *tr = connect_or_fail(lab_target(lab, LAB_OPENSSH, 2));
-	struct collect c = { 0 };
+	struct ts_collect c = { 0 };
 	struct transport_status st;
-	assert_int_equal(run(tr, "echo first; cat", 10000, p[0], &c, &st), 0);
+	assert_int_equal(ts_collect_exec(tr, "echo first; cat", 10000, p[0], &c, &st), 0);
 	assert_int_equal(st.exit_code, 0);
 	assert_string_equal(strbuf_str(&c.out), "first\na\nb\n");
-	collect_release(&c);
+	ts_collect_release(&c);
 	close(p[0]);
 	waitpid(pid, NULL, 0);
 	transport_free(tr);
@@ -330,18 +291,18 @@ static void test_stdout_50mb_streams(void **state)
 	(void)state;
 	SKIP_IF_NO_LAB();
 	struct transport *tr = connect_or_fail(lab_target(lab, LAB_OPENSSH, 1));
-	struct collect c = { .count_only = true };
+	struct ts_collect c = { .count_only = true };
 	struct transport_status st;
 	lab_reset_hwm();
 	long rss_before = lab_vm_kib("VmRSS");
-	assert_int_equal(run(tr, "head -c 52428800 /dev/zero", 60000, -1, &c, &st), 0);
+	assert_int_equal(ts_collect_exec(tr, "head -c 52428800 /dev/zero", 60000, -1, &c, &st), 0);
 	long hwm = lab_vm_kib("VmHWM");
 	assert_int_equal(st.exit_code, 0);
 	assert_int_equal(c.out_bytes, 52428800);
 	print_message("rss before %ld KiB, peak during %ld KiB\n", rss_before, hwm);
 	assert_true(rss_before > 0 && hwm > 0);
 	assert_true(hwm - rss_before < 20 * 1024);
-	collect_release(&c);
+	ts_collect_release(&c);
 	transport_free(tr);
 }
 
@@ -472,11 +433,11 @@ static void test_password(void **state)
 	struct ssh_target t = lab_target(lab, LAB_PASSWORD, 1);
 	assert_non_null(t.password);
 	struct transport *tr = connect_or_fail(t);
-	struct collect c = { 0 };
+	struct ts_collect c = { 0 };
 	struct transport_status st;
-	assert_int_equal(run(tr, "echo pw", 10000, -1, &c, &st), 0);
+	assert_int_equal(ts_collect_exec(tr, "echo pw", 10000, -1, &c, &st), 0);
 	assert_string_equal(strbuf_str(&c.out), "pw\n");
-	collect_release(&c);
+	ts_collect_release(&c);
 	transport_free(tr);
 
 	char err[512] = "";
@@ -500,13 +461,13 @@ static void test_dropbear(void **state)
 	SKIP_IF_NO_LAB();
 	struct ssh_target t = lab_target(lab, LAB_DROPBEAR, 1);
 	struct transport *tr = connect_or_fail(t);
-	struct collect c = { 0 };
+	struct ts_collect c = { 0 };
 	struct transport_status st;
-	assert_int_equal(run(tr, "echo db; echo e >&2; exit 4", 10000, -1, &c, &st), 0);
+	assert_int_equal(ts_collect_exec(tr, "echo db; echo e >&2; exit 4", 10000, -1, &c, &st), 0);
 	assert_int_equal(st.exit_code, 4);
 	assert_string_equal(strbuf_str(&c.out), "db\n");
 	assert_string_equal(strbuf_str(&c.err), "e\n");
-	collect_release(&c);
+	ts_collect_release(&c);
 	transport_free(tr);
 	check_stdin_push(t, 1u << 20);
 	check_timeout_kills_group(t, 4322);
@@ -522,11 +483,11 @@ static void test_ssh_config_alias(void **state)
 	};
 	struct transport *tr = connect_or_fail(t);
 	assert_string_equal(transport_describe(tr), "orchlab@" LAB_BASE ".2:2222");
-	struct collect c = { 0 };
+	struct ts_collect c = { 0 };
 	struct transport_status st;
-	assert_int_equal(run(tr, "echo alias", 10000, -1, &c, &st), 0);
+	assert_int_equal(ts_collect_exec(tr, "echo alias", 10000, -1, &c, &st), 0);
 	assert_string_equal(strbuf_str(&c.out), "alias\n");
-	collect_release(&c);
+	ts_collect_release(&c);
 	transport_free(tr);
 
 	/* The inventory's port wins over the config's. */
@@ -545,12 +506,12 @@ static void test_proxy_command(void **state)
 		.host_key = SSH_HOSTKEY_STRICT,
 	};
 	struct transport *tr = connect_or_fail(t);
-	struct collect c = { 0 };
+	struct ts_collect c = { 0 };
 	struct transport_status st;
-	assert_int_equal(run(tr, "echo via proxy", 10000, -1, &c, &st), 0);
+	assert_int_equal(ts_collect_exec(tr, "echo via proxy", 10000, -1, &c, &st), 0);
 	assert_int_equal(st.exit_code, 0);
 	assert_string_equal(strbuf_str(&c.out), "via proxy\n");
-	collect_release(&c);
+	ts_collect_release(&c);
 	transport_free(tr);
 }
 
@@ -584,11 +545,11 @@ static void test_proxy_jump(void **state)
 	if (!tr)
 		fail_msg("connect through ProxyJump: %s", err);
 	assert_string_equal(transport_describe(tr), "orchlab@" LAB_BASE ".2:2222");
-	struct collect c = { 0 };
+	struct ts_collect c = { 0 };
 	struct transport_status st;
-	assert_int_equal(run(tr, "echo $SSH_CONNECTION", 10000, -1, &c, &st), 0);
+	assert_int_equal(ts_collect_exec(tr, "echo $SSH_CONNECTION", 10000, -1, &c, &st), 0);
 	assert_non_null(strstr(strbuf_str(&c.out), " " LAB_BASE ".2 2222"));
-	collect_release(&c);
+	ts_collect_release(&c);
 	/* and the way went through board 1: it logged the jump's login */
 	assert_true(board1_logins() > logins_before);
 	transport_free(tr);
@@ -599,30 +560,30 @@ static void test_lost_connection(void **state)
 	(void)state;
 	SKIP_IF_NO_LAB();
 	struct transport *tr = connect_or_fail(lab_target(lab, LAB_OPENSSH, 3));
-	struct collect c = { 0 };
+	struct ts_collect c = { 0 };
 	struct transport_status st;
 	char err[512] = "";
 	/* The shell's parent is the sshd process serving this connection. */
 	struct transport_exec req = {
 		.command = "kill -KILL $PPID; sleep 4327", .timeout_ms = 10000, .stdin_fd = -1,
-		.on_output = collect_output, .ctx = &c,
+		.on_output = ts_collect_output, .ctx = &c,
 	};
 	assert_int_equal(transport_exec(tr, &req, &st, err, sizeof(err)), -1);
 	print_message("%s\n", err);
 	assert_non_null(strstr(err, "board3 (" LAB_BASE ".3:2222)"));
-	collect_release(&c);
+	ts_collect_release(&c);
 	/* The next command connects again. */
-	struct collect c1 = { 0 };
-	assert_int_equal(run(tr, "echo back", 10000, -1, &c1, &st), 0);
+	struct ts_collect c1 = { 0 };
+	assert_int_equal(ts_collect_exec(tr, "echo back", 10000, -1, &c1, &st), 0);
 	assert_string_equal(strbuf_str(&c1.out), "back\n");
-	collect_release(&c1);
+	ts_collect_release(&c1);
 	transport_free(tr);
 	/* The orphaned `sleep` is not ours to wait for: clean it up. */
 	struct transport *tr2 = connect_or_fail(lab_target(lab, LAB_OPENSSH, 3));
-	struct collect c2 = { 0 };
-	run(tr2, "kill $(grep -l 'sleep.432[7]' /proc/[0-9]*/cmdline 2>/dev/null | cut -d/ -f3) "
-	    "2>/dev/null; true", 10000, -1, &c2, &st);
-	collect_release(&c2);
+	struct ts_collect c2 = { 0 };
+	ts_collect_exec(tr2, "kill $(grep -l 'sleep.432[7]' /proc/[0-9]*/cmdline 2>/dev/null | "
+			"cut -d/ -f3) 2>/dev/null; true", 10000, -1, &c2, &st);
+	ts_collect_release(&c2);
 	transport_free(tr2);
 }
 
