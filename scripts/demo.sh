@@ -13,5 +13,5 @@ tests/lab/sshd-lab.sh up
 set +e
 build/orch run scenarios/demo.yaml "$@"
 code=$?
-echo "orch exited $code (0 passed, 1 a test failed, 3 infrastructure error)"
+echo "orch exited $code (0: all passed, 1: a test failed, 3: infrastructure error); report: runs/demo/latest/report.html"
 exit $code
