@@ -206,6 +206,18 @@ static void xml_attr(struct strbuf *sb, const char *name, const char *value)
 	strbuf_putc(sb, '"');
 }
 
+/* <property name="PREFIXNAME" value="VALUE"/>, one line of a testcase's properties. */
+static void junit_property(struct strbuf *sb, const char *prefix, const char *name,
+			   const char *value)
+{
+	char *full = xasprintf("%s%s", prefix, name);
+	strbuf_puts(sb, "        <property");
+	xml_attr(sb, "name", full);
+	xml_attr(sb, "value", value);
+	strbuf_puts(sb, "/>\n");
+	free(full);
+}
+
 static void junit_timestamp(char *buf, size_t len, int64_t wall_us)
 {
 	/* Ant's form: no zone (we write UTC), no fraction */
@@ -227,26 +239,16 @@ static void junit_testcase(struct strbuf *sb, const struct test_result *tr)
 		strbuf_puts(sb, "      <properties>\n");
 		for (size_t i = 0; i < tr->n_metrics; i++) {
 			const struct metric_result *m = &tr->metrics[i];
-			char *name = xasprintf("metric.%s", m->name);
 			char *value = xasprintf("%.10g", m->median);
-			strbuf_puts(sb, "        <property");
-			xml_attr(sb, "name", name);
-			xml_attr(sb, "value", value);
-			strbuf_puts(sb, "/>\n");
-			free(name);
+			junit_property(sb, "metric.", m->name, value);
 			free(value);
 		}
 		for (size_t i = 0; i < tr->n_phases; i++) {
 			const struct phase_result *ph = &tr->phases[i];
 			if (!ph->reached)
 				continue;
-			char *name = xasprintf("phase.%s", ph->name);
 			char *value = xasprintf("%.6g", ph->offset_s);
-			strbuf_puts(sb, "        <property");
-			xml_attr(sb, "name", name);
-			xml_attr(sb, "value", value);
-			strbuf_puts(sb, "/>\n");
-			free(name);
+			junit_property(sb, "phase.", ph->name, value);
 			free(value);
 		}
 		strbuf_puts(sb, "      </properties>\n");
