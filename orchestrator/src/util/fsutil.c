@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,9 @@ static int fail(char *err, size_t errlen, const char *what, const char *path)
 
 int fs_write_atomic(const char *path, const void *data, size_t len, char *err, size_t errlen)
 {
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	static atomic_ulong n_writes;
+	char *tmp = xasprintf("%s.tmp.%ld.%lu", path, (long)getpid(),
+			      atomic_fetch_add(&n_writes, 1));
 	int ret = -1;
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
@@ -60,7 +63,7 @@ int fs_mkdir_p(const char *path, char *err, size_t errlen)
 {
 	char *copy = xstrdup(path);
 	int ret = 0;
-	for (char *p = copy + 1; ; p++) {
+	for (char *p = copy + (*copy != '\0'); ; p++) {
 		if (*p != '/' && *p != '\0')
 			continue;
 		char saved = *p;

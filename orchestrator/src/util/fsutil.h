@@ -2,8 +2,9 @@
 #define ORCH_UTIL_FSUTIL_H
 /*
  * File-system helpers. Every file orch leaves for the user is written whole:
- * to "NAME.tmp.PID" beside it, fsync'd, then renamed over NAME, so a crash or
- * a kill leaves either the old file or the new one, never half of one.
+ * to "NAME.tmp.PID.N" beside it (N counts calls, so threads writing the same
+ * NAME never share a temporary file), fsync'd, then renamed over NAME, so a
+ * crash or a kill leaves either the old file or the new one, never half of one.
  * Functions return 0 or -1 with a message in err (which may be NULL).
  */
 #include <stddef.h>
