@@ -167,7 +167,6 @@ int store_save_test(struct store *st, const struct run_result *run, const struct
 	for (size_t i = 0; i < st->saved.n_results; i++) {
 		struct test_result *s = &st->saved.results[i];
 		if (strcmp(s->board, tr->board) == 0 && strcmp(s->test, tr->test) == 0) {
-			test_result_release(s);
 			slot = s;
 			break;
 		}
