@@ -280,8 +280,10 @@ static void apply_repeat_override(struct scenario *sc, int repeat)
 	}
 }
 
+/* Loaded before the run folder is made: a baseline that cannot be read is
+ * a usage error, and leaves no empty run folder behind. */
 static int load_baseline(const struct run_options *o, const struct scenario *sc,
-			 const char *current_run, struct run_result *baseline, char **path)
+			 struct run_result *baseline, char **path)
 {
 	const char *spec = o->baseline ? o->baseline : sc->baseline;
 	*path = NULL;
@@ -289,7 +291,7 @@ static int load_baseline(const struct run_options *o, const struct scenario *sc,
 		return 0;
 	*path = compare_resolve_baseline(o->runs_dir, sc->name, spec);
 	char err[512];
-	if (!*path || (current_run && !strcmp(*path, current_run))) {
+	if (!*path) {
 		log_warn("no baseline run found for '%s'; comparing against nothing", spec);
 		free(*path);
 		*path = NULL;
@@ -335,6 +337,10 @@ int cmd_run(int argc, char **argv)
 		ret = EXIT_OK;
 		goto out;
 	}
+	if (load_baseline(&o, sc, &baseline, &baseline_path) < 0) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	warn_insecure(plan);
 	interrupt_install();
 
@@ -348,10 +354,6 @@ int cmd_run(int argc, char **argv)
 	if (!st) {
 		log_error("%s", err);
 		ret = EXIT_INFRA;
-		goto out;
-	}
-	if (load_baseline(&o, sc, store_path(st), &baseline, &baseline_path) < 0) {
-		ret = EXIT_USAGE;
 		goto out;
 	}
 	run.baseline = xstrdup(baseline_path);

@@ -91,6 +91,25 @@ static void test_validate_ok_and_plan(void **state)
 	free(sc);
 }
 
+/* A baseline that cannot be read stops the run before anything is made. */
+static void test_unreadable_baseline_exits_2_and_leaves_no_folder(void **state)
+{
+	(void)state;
+	char *sc = ts_write_file(dir, "base.yaml",
+				 "name: base\ninventory: rack.yaml\nboards: [c]\n"
+				 "tests:\n  - name: t\n    run: 'true'\n");
+	char *out;
+	int code = ts_run(&out, "%s run %s -q -o %s/runs --baseline %s/no-such-run", ORCH_BIN, sc,
+			  dir, dir);
+	assert_int_equal(code, 2);
+	assert_non_null(strstr(out, "baseline:"));
+	free(out);
+	char *runs = xasprintf("%s/runs/base", dir);
+	assert_false(ts_file_exists(runs));
+	free(runs);
+	free(sc);
+}
+
 static void test_validate_reports_every_error_with_position(void **state)
 {
 	(void)state;
@@ -118,6 +137,7 @@ int main(void)
 		cmocka_unit_test(test_usage_errors_exit_2),
 		cmocka_unit_test(test_validate_ok_and_plan),
 		cmocka_unit_test(test_validate_reports_every_error_with_position),
+		cmocka_unit_test(test_unreadable_baseline_exits_2_and_leaves_no_folder),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
