@@ -1,7 +1,9 @@
 #include "cmd_common.h"
 #include "cmd.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +62,19 @@ int cmd_load_scenario(const char *scenario_path, const char *inventory_path,
 	}
 	diag_list_release(&diags);
 	return EXIT_OK;
+}
+
+int cmd_parse_percent(const char *s, double *pct)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end != s && *end == '%')
+		end++;
+	if (errno || end == s || *end || !isfinite(v) || v < 0)
+		return -1;
+	*pct = v;
+	return 0;
 }
 
 int cmd_usage_error(const char *name, const char *fmt, ...)

@@ -18,6 +18,10 @@ int cmd_load_scenario(const char *scenario_path, const char *inventory_path,
  * after printing what is wrong. */
 int cmd_load_inventory(const char *inventory_path, struct inventory **inv);
 
+/* Parses a --threshold percentage: a finite number >= 0, optionally with a
+ * trailing '%'. Returns 0, or -1 (and *pct untouched) when S is not one. */
+int cmd_parse_percent(const char *s, double *pct);
+
 /* Prints "orch NAME: MESSAGE" and "try 'orch NAME --help'" on stderr.
  * Returns EXIT_USAGE. */
 int cmd_usage_error(const char *name, const char *fmt, ...)

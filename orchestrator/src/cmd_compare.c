@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,17 +63,11 @@ int cmd_compare(int argc, char **argv)
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":t:f:ch", opts, NULL)) != -1) {
 		switch (opt) {
-		case 't': {
-			char *end;
-			errno = 0;
-			threshold = strtod(optarg, &end);
-			if (end != optarg && *end == '%')
-				end++;
-			if (errno || end == optarg || *end || !isfinite(threshold) || threshold < 0)
+		case 't':
+			if (cmd_parse_percent(optarg, &threshold) < 0)
 				return cmd_usage_error("compare", "bad threshold '%s' (a percentage "
 						       "like 5 or 2.5)", optarg);
 			break;
-		}
 		case 'f':
 			if (strcmp(optarg, "json") == 0)
 				json = true;

@@ -101,7 +101,6 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 	opterr = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, ":i:l:j:o:qh", longopts, NULL)) != -1) {
-		char *end;
 		switch (c) {
 		case 'i': o->inventory = optarg; break;
 		case 'l':
@@ -121,8 +120,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 			break;
 		case OPT_BASELINE: o->baseline = optarg; break;
 		case OPT_THRESHOLD:
-			o->threshold = strtod(optarg, &end);
-			if (end == optarg || *end || o->threshold < 0)
+			if (cmd_parse_percent(optarg, &o->threshold) < 0)
 				return cmd_usage_error("run", "--threshold takes a percentage, found '%s'",
 						       optarg);
 			o->has_threshold = true;

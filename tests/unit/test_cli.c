@@ -110,6 +110,34 @@ static void test_unreadable_baseline_exits_2_and_leaves_no_folder(void **state)
 	free(sc);
 }
 
+/* run and compare take the same thresholds: finite, >= 0, '%' allowed. */
+static void test_threshold_is_a_finite_percentage(void **state)
+{
+	(void)state;
+	char *sc = ts_write_file(dir, "thr.yaml",
+				 "name: thr\ninventory: rack.yaml\nboards: [c]\n"
+				 "tests:\n  - name: t\n    run: 'true'\n");
+	static const char *const good[] = { "5", "2.5", "5%" };
+	static const char *const bad[] = { "nan", "inf", "-1", "5x" };
+	char *out;
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		assert_int_equal(ts_run(&out, "%s run %s --dry-run --threshold %s", ORCH_BIN, sc,
+					good[i]), 0);
+		free(out);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(ts_run(&out, "%s run %s --dry-run --threshold %s", ORCH_BIN, sc,
+					bad[i]), 2);
+		assert_non_null(strstr(out, "--threshold takes a percentage"));
+		free(out);
+		assert_int_equal(ts_run(&out, "%s compare -t %s %s %s", ORCH_BIN, bad[i], dir, dir),
+				 2);
+		assert_non_null(strstr(out, "bad threshold"));
+		free(out);
+	}
+	free(sc);
+}
+
 static void test_validate_reports_every_error_with_position(void **state)
 {
 	(void)state;
@@ -138,6 +166,7 @@ int main(void)
 		cmocka_unit_test(test_validate_ok_and_plan),
 		cmocka_unit_test(test_validate_reports_every_error_with_position),
 		cmocka_unit_test(test_unreadable_baseline_exits_2_and_leaves_no_folder),
+		cmocka_unit_test(test_threshold_is_a_finite_percentage),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
