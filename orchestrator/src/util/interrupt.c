@@ -1,9 +1,15 @@
 #include "util/interrupt.h"
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 
-static volatile sig_atomic_t interrupted;
+/* Read by every worker thread and set from the signal handler or a thread:
+ * a lock-free atomic is safe for both (a volatile sig_atomic_t is only
+ * safe for the handler). */
+static atomic_int interrupted;
+
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the signal handler needs a lock-free flag");
 
 static void on_signal(int sig)
 {
