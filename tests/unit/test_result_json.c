@@ -186,6 +186,13 @@ static void test_times(void **state)
 	assert_int_equal(result_time_parse("2026-12-02T16:50:00", &us), -1);
 	assert_int_equal(result_time_parse("2026-13-02T16:50:00Z", &us), -1);
 	assert_int_equal(result_time_parse("2026-12-02T16:50:00Zjunk", &us), -1);
+	/* a short or bad offset is refused, not read past the end of the string */
+	s = xstrdup("2026-12-02T16:50:00+1:0");   /* on the heap, where ASan sees an overrun */
+	assert_int_equal(result_time_parse(s, &us), -1);
+	free(s);
+	assert_int_equal(result_time_parse("2026-12-02T16:50:00+01:0", &us), -1);
+	assert_int_equal(result_time_parse("2026-12-02T16:50:00+-1:00", &us), -1);
+	assert_int_equal(result_time_parse("2026-12-02T16:50:00+01:60", &us), -1);
 }
 
 static void test_bad_json(void **state)

@@ -67,8 +67,10 @@ int result_time_parse(const char *s, int64_t *wall_us)
 	if (*p == 'Z') {
 		p++;
 	} else if (*p == '+' || *p == '-') {
-		int oh, om;
-		if (sscanf(p + 1, "%2d:%2d", &oh, &om) != 2)
+		int oh, om, n = 0;
+		/* exactly HH:MM, so that p += 6 stays inside the string */
+		if (sscanf(p + 1, "%2d:%2d%n", &oh, &om, &n) != 2 || n != 5 || oh < 0 || oh > 23 ||
+		    om < 0 || om > 59)
 			return -1;
 		offset_s = (oh * 3600 + om * 60) * (*p == '+' ? 1 : -1);
 		p += 6;
