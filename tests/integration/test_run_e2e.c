@@ -6,6 +6,7 @@
 #include "lab.h"
 #include "testsupport.h"
 #include "ts_json.h"
+#include "result/result_json.h"
 #include "util/strbuf.h"
 
 #include <jansson.h>
@@ -547,6 +548,48 @@ static void test_multi_host_bench_net_pair(void **state)
 	free(bench_dir);
 }
 
+struct span {
+	const char *what;
+	int64_t start, end;
+};
+
+static struct span span_of(json_t *res, const char *board, const char *test)
+{
+	json_t *r = ts_json_result_or_fail(res, board, test);
+	struct span sp = { test, 0, 0 };
+	assert_int_equal(result_time_parse(ts_json_str(r, "start"), &sp.start), 0);
+	assert_int_equal(result_time_parse(ts_json_str(r, "end"), &sp.end), 0);
+	assert_true(sp.end > sp.start);
+	return sp;
+}
+
+/* A server board serves one client at a time, and runs its own tests only
+ * while no client uses it (checked from the recorded start and end times). */
+static void test_server_board_is_never_shared(void **state)
+{
+	(void)state;
+	char *out;
+	int code = run_scenario("shared", "boards: [b1, b2, drop1]\ntests:\n"
+				"  - name: pair\n    roles: { server: b1, client: each }\n    steps:\n"
+				"      - { on: server, run: 'echo up; sleep 30', background: true, ready: up }\n"
+				"      - { on: client, run: 'sleep 0.5' }\n"
+				"  - name: own\n    run: 'sleep 0.5'\n", NULL, &out);
+	if (code != 0)
+		fail_msg("orch exited %d: %s", code, out);
+	free(out);
+	json_t *res = load_json("shared", "results.json");
+	struct span spans[] = {
+		span_of(res, "b2", "pair"), span_of(res, "drop1", "pair"), span_of(res, "b1", "own"),
+	};
+	for (size_t i = 0; i < 3; i++)
+		for (size_t j = i + 1; j < 3; j++)
+			if (spans[i].start < spans[j].end && spans[j].start < spans[i].end)
+				fail_msg("%s (%zu) and %s (%zu) overlap on the server board",
+					 spans[i].what, i, spans[j].what, j);
+	assert_null(ts_json_result(res, "b1", "pair"));
+	json_decref(res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -567,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_bench_push_once_and_run),
 		cmocka_unit_test(test_bench_missing_binary_is_an_error),
 		cmocka_unit_test(test_multi_host_bench_net_pair),
+		cmocka_unit_test(test_server_board_is_never_shared),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

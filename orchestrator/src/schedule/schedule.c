@@ -35,10 +35,14 @@ static int compare_ptr(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The fixed-role boards of item, sorted (a global lock order: no deadlock). */
-static size_t role_boards(const struct plan_item *item, const struct board **out)
+/* The boards item needs to itself: its own board and the boards of its
+ * fixed roles, sorted (one global lock order: no deadlock). A server board
+ * thus serves one client at a time, and never while it runs a test of its
+ * own. */
+static size_t locked_boards(const struct plan_item *item, const struct board **out)
 {
 	size_t n = 0;
+	out[n++] = item->board;
 	for (size_t r = 0; r < item->n_roles; r++) {
 		if (item->roles[r].role->each)
 			continue;
@@ -47,7 +51,7 @@ static size_t role_boards(const struct plan_item *item, const struct board **out
 			bool dup = false;
 			for (size_t j = 0; j < n; j++)
 				dup |= out[j] == b;
-			if (!dup && b != item->board)
+			if (!dup)
 				out[n++] = b;
 		}
 	}
@@ -78,7 +82,7 @@ static void run_item(struct scheduler *s, struct board_conn *bc, const struct pl
 
 	/* A client waits here for its turn on the server, before it counts as started. */
 	const struct board **locked = xcalloc(s->opts->inventory->n_boards + 1, sizeof(*locked));
-	size_t n_locked = role_boards(item, locked);
+	size_t n_locked = locked_boards(item, locked);
 	for (size_t i = 0; i < n_locked; i++)
 		pthread_mutex_lock(&s->role_locks[board_index(s, locked[i])]);
 

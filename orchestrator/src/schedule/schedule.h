@@ -5,7 +5,8 @@
  * tests run in order on one worker, over one connection; a board's trouble
  * (unreachable, a test that fails) never stops the other boards. A board
  * that holds a fixed role of a multi-host test (the iperf3 server) serves
- * one client at a time: a client's item locks the role boards first.
+ * one client at a time, and not while it runs a test of its own: every item
+ * locks its own board and its role boards first.
  * After every item the result is stored (result.json, results.json), so an
  * interrupted run keeps everything that finished. On Ctrl-C the running
  * items stop their commands and the rest are recorded as skipped.
