@@ -68,7 +68,7 @@ struct bg_step {
 	struct output_sink *sink;
 	pthread_t thread;
 	bool started;
-	volatile int cancel;
+	atomic_int cancel;
 	pthread_mutex_t lock;          /* guards what follows */
 	bool ready;
 	bool done;
@@ -521,7 +521,7 @@ static void bg_stop_all(struct multi_run *mr)
 		if (!bg->done)
 			bg->stop_requested = true;
 		pthread_mutex_unlock(&bg->lock);
-		bg->cancel = 1;
+		atomic_store(&bg->cancel, 1);
 	}
 	if (!bg_wait_all(mr, deadline_in_ms(BG_CANCEL_WAIT_MS))) {
 		for (size_t i = 0; i < mr->n_bgs; i++)

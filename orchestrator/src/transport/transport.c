@@ -13,6 +13,11 @@ int transport_exec(struct transport *t, const struct transport_exec *req,
 	return t->ops->exec(t, req, st, err, errlen);
 }
 
+bool transport_cancelled(const struct transport_exec *req)
+{
+	return req->cancel && atomic_load(req->cancel) != 0;
+}
+
 const char *transport_describe(const struct transport *t)
 {
 	return t && t->description ? t->description : "?";

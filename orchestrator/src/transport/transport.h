@@ -11,6 +11,7 @@
  * becomes true, the remote process group is killed (TERM, then KILL) and
  * the exec returns with timed_out or interrupted set.
  */
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,7 +34,7 @@ struct transport_exec {
 	/* NULL, or a flag another thread may set: once *cancel is non-zero the
 	 * command is stopped within DEADLINE_TICK_MS like when on_output returns
 	 * < 0 (process group killed, st->stopped set), even while it is silent. */
-	const volatile int *cancel;
+	const atomic_int *cancel;
 };
 
 struct transport_status {
@@ -66,6 +67,9 @@ int transport_exec(struct transport *t, const struct transport_exec *req,
 		   struct transport_status *st, char *err, size_t errlen);
 const char *transport_describe(const struct transport *t);
 void transport_free(struct transport *t);   /* closes; accepts NULL */
+
+/* Whether req's cancel flag has been set. */
+bool transport_cancelled(const struct transport_exec *req);
 
 /* Runs a command collecting at most max bytes of stdout into *out (caller
  * frees; NUL-terminated); for short probes like `uname -m`. */

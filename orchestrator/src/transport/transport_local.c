@@ -192,7 +192,7 @@ static int local_exec(struct transport *t, const struct transport_exec *req,
 			st->timed_out = true;
 			break;
 		}
-		if (stop || (req->cancel && *req->cancel)) {
+		if (stop || transport_cancelled(req)) {
 			st->stopped = true;
 			break;
 		}

@@ -290,9 +290,12 @@ static int serial_exec(struct transport *t, const struct transport_exec *req,
 	if (type_text(s, line, err, errlen) < 0)
 		goto out;
 	while (!done) {
-		if (!cancelled && (deadline_expired(deadline) || interrupt_requested())) {
+		if (!cancelled && (deadline_expired(deadline) || interrupt_requested() ||
+				   transport_cancelled(req))) {
 			if (interrupt_requested())
 				st->interrupted = true;
+			else if (transport_cancelled(req))
+				st->stopped = true;
 			else
 				st->timed_out = true;
 			cancelled = true;

@@ -634,7 +634,7 @@ static int ssh_transport_exec(struct transport *t, const struct transport_exec *
 	for (;;) {
 		if (ssh_drain(&run, ch) < 0)
 			goto lost;
-		if (run.stop_requested || (req->cancel && *req->cancel)) {
+		if (run.stop_requested || transport_cancelled(req)) {
 			status->stopped = true;
 			break;
 		}
