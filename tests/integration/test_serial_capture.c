@@ -38,31 +38,6 @@ struct fx {
 	int telnet_port;
 };
 
-static pid_t spawn(const char *cmd, const char *log)
-{
-	pid_t pid = fork();
-	if (pid == 0) {
-		setsid();
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
-	return pid;
-}
-
-static void reap(pid_t *pid)
-{
-	if (*pid <= 0)
-		return;
-	kill(-*pid, SIGTERM);
-	kill(*pid, SIGTERM);
-	waitpid(*pid, NULL, 0);
-	*pid = 0;
-}
 
 static bool wait_path(const char *path, int ms)
 {
@@ -89,7 +64,7 @@ static int start_pair(struct fx *f)
 	char *cmd = xasprintf("exec socat pty,raw,echo=0,link=%s pty,raw,echo=0,link=%s",
 			      f->a, f->b);
 	char *log = xasprintf("%s/socat.log", f->dir);
-	f->socat = spawn(cmd, log);
+	f->socat = ts_spawn(cmd, log);
 	free(cmd);
 	free(log);
 	return wait_path(f->a, 5000) && wait_path(f->b, 5000) ? 0 : -1;
@@ -117,8 +92,8 @@ static int teardown(void **state)
 	struct fx *f = *state;
 	if (!f)
 		return 0;
-	reap(&f->ser2net);
-	reap(&f->socat);
+	ts_stop(&f->ser2net);
+	ts_stop(&f->socat);
 	ts_rmrf(f->dir);
 	free(f->dir);
 	free(f->a);
@@ -300,7 +275,7 @@ static void test_port_vanishes(void **state)
 	put(board, "kept line\n");
 	wait_bytes(c, 10);
 	close(board);
-	reap(&f->socat);
+	ts_stop(&f->socat);
 	bool lost = false;
 	for (int i = 0; i < 500 && !lost; i++) {
 		lost = serial_capture_port_lost(c, err, sizeof(err));
@@ -358,7 +333,7 @@ static int start_ser2net(struct fx *f)
 	char *path = ts_write_file(f->dir, "ser2net.yaml", cfg);
 	char *cmd = xasprintf("exec ser2net -n -d -c %s", path);
 	char *log = xasprintf("%s/ser2net.log", f->dir);
-	f->ser2net = spawn(cmd, log);
+	f->ser2net = ts_spawn(cmd, log);
 	free(cfg);
 	free(path);
 	free(cmd);

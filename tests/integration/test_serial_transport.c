@@ -42,14 +42,7 @@ static int start_console(struct fx *f)
 	f->port = xasprintf("%s/console-%d", f->dir, (int)f->socat + 1);
 	char *cmd = xasprintf("exec socat pty,raw,echo=0,link=%s "
 			      "EXEC:'/bin/sh %s',pty,setsid,ctty,stderr", f->port, script);
-	f->socat = fork();
-	if (f->socat == 0) {
-		setsid();
-		int fd = open("/dev/null", O_WRONLY);
-		dup2(fd, 2);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
+	f->socat = ts_spawn(cmd, NULL);
 	free(cmd);
 	free(script);
 	for (int i = 0; i < 250; i++) {
@@ -62,11 +55,7 @@ static int start_console(struct fx *f)
 
 static void stop_console(struct fx *f)
 {
-	if (f->socat > 0) {
-		kill(f->socat, SIGTERM);
-		waitpid(f->socat, NULL, 0);
-		f->socat = 0;
-	}
+	ts_stop(&f->socat);
 }
 
 static int setup(void **state)

@@ -2,11 +2,60 @@
 #include "util/strbuf.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* A peer that closes its end must not kill the test with SIGPIPE before
+ * its teardown has stopped what it started. */
+__attribute__((constructor)) static void ts_ignore_sigpipe(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+}
+
+pid_t ts_spawn(const char *cmd, const char *log)
+{
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid;
+	setsid();
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);   /* the test died before the death signal was set */
+	signal(SIGPIPE, SIG_DFL);
+	int fd = open(log ? log : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+	}
+	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+	_exit(127);
+}
+
+void ts_stop(pid_t *pid)
+{
+	if (*pid <= 0)
+		return;
+	kill(-*pid, SIGTERM);
+	kill(*pid, SIGTERM);
+	for (int i = 0; i < 200; i++) {
+		if (waitpid(*pid, NULL, WNOHANG) == *pid) {
+			*pid = 0;
+			return;
+		}
+		usleep(10000);
+	}
+	kill(-*pid, SIGKILL);
+	kill(*pid, SIGKILL);
+	waitpid(*pid, NULL, 0);
+	*pid = 0;
+}
 
 char *ts_mkdtemp(const char *prefix)
 {

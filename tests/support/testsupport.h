@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <cmocka.h>
 
 /* A fresh empty directory under $ORCH_TEST_TMP (or /tmp); caller frees. */
@@ -28,6 +29,14 @@ bool ts_file_exists(const char *path);
  * *output when output is not NULL (caller frees). Returns the exit status,
  * or 128+N for a signal. */
 int ts_run(char **output, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Starts `sh -c cmd` in a session of its own, stdout and stderr to log
+ * (NULL: /dev/null). The process is killed if this test process dies, so a
+ * crashed test leaves no peer running. Returns its pid (the group id too). */
+pid_t ts_spawn(const char *cmd, const char *log);
+/* Stops what ts_spawn started (TERM to its group, KILL after 2 s) and
+ * reaps it; *pid becomes 0. Accepts a zero pid. */
+void ts_stop(pid_t *pid);
 
 /* Whether we are root (lab tests that need root skip otherwise). */
 bool ts_is_root(void);
