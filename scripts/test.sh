@@ -21,5 +21,10 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DORCH_SANITIZE=ON
 cmake --build build-asan -j"$jobs"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# A test that aborts (ASan stops at the first error) skips its teardown; then
+# this stops whatever it left running under the test scratch directory.
+scratch=$(pwd)/build-asan/tests/tmp
+cleanup() { pkill -TERM -f "$scratch/" 2>/dev/null || true; }
+trap cleanup EXIT
 cd build-asan
 ctest --output-on-failure -j"$jobs" --timeout 900 "$@"
