@@ -243,31 +243,32 @@ static json_t *make_run_json(const struct run_options *o, const struct scenario 
 
 /* Results arrive in the order boards finish; people read them board by
  * board in inventory order, tests in scenario order. */
-static const struct scenario *sort_sc;
-static const struct inventory *sort_inv;
+struct result_order {
+	const struct scenario *sc;
+	const struct inventory *inv;
+};
 
-static size_t result_rank(const struct test_result *tr)
+static size_t result_rank(const struct test_result *tr, const struct result_order *o)
 {
 	size_t b = 0, t = 0;
-	while (b < sort_inv->n_boards && strcmp(sort_inv->boards[b].name, tr->board))
+	while (b < o->inv->n_boards && strcmp(o->inv->boards[b].name, tr->board))
 		b++;
-	while (t < sort_sc->n_tests && strcmp(sort_sc->tests[t].name, tr->test))
+	while (t < o->sc->n_tests && strcmp(o->sc->tests[t].name, tr->test))
 		t++;
-	return b * (sort_sc->n_tests + 1) + t;
+	return b * (o->sc->n_tests + 1) + t;
 }
 
-static int compare_results(const void *a, const void *b)
+static int compare_results(const void *a, const void *b, void *order)
 {
-	size_t ra = result_rank(a), rb = result_rank(b);
+	size_t ra = result_rank(a, order), rb = result_rank(b, order);
 	return (ra > rb) - (ra < rb);
 }
 
 static void sort_results(struct run_result *run, const struct scenario *sc,
 			 const struct inventory *inv)
 {
-	sort_sc = sc;
-	sort_inv = inv;
-	qsort(run->results, run->n_results, sizeof(*run->results), compare_results);
+	struct result_order order = { sc, inv };
+	qsort_r(run->results, run->n_results, sizeof(*run->results), compare_results, &order);
 }
 
 static void apply_repeat_override(struct scenario *sc, int repeat)
