@@ -698,11 +698,10 @@ ssize_t serial_port_read(struct serial_port *p, void *buf, size_t len, char *err
 	if (p->pending.len > 0) {
 		size_t k = p->pending.len < len ? p->pending.len : len;
 		memcpy(buf, p->pending.buf, k);
-		char *rest = xstrndup(p->pending.buf + k, p->pending.len - k);
-		size_t rest_len = p->pending.len - k;
-		strbuf_reset(&p->pending);
-		strbuf_append(&p->pending, rest, rest_len);
-		free(rest);
+		/* console bytes may contain NULs: move them, never copy as a string */
+		memmove(p->pending.buf, p->pending.buf + k, p->pending.len - k);
+		p->pending.len -= k;
+		p->pending.buf[p->pending.len] = '\0';
 		return (ssize_t)k;
 	}
 	if (p->kind == PORT_LIBSERIALPORT) {
