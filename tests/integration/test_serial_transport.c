@@ -4,11 +4,13 @@
  * login with user and password, output between the markers with the echo,
  * prompts and escape sequences left out, exit status, stderr merged,
  * output without a final newline, a timeout (Ctrl-C, then the console is
- * usable again), a refused password, and typing with a per-character delay.
+ * usable again), Ctrl-C (the command ends interrupted at once), a refused
+ * password, and typing with a per-character delay.
  */
 #include "testsupport.h"
 #include "transport/transport.h"
 #include "transport/transport_serial.h"
+#include "util/interrupt.h"
 #include "util/strbuf.h"
 
 #include <fcntl.h>
@@ -172,6 +174,27 @@ static void test_timeout_then_usable(void **state)
 	transport_free(t);
 }
 
+static void test_interrupt(void **state)
+{
+	struct fx *f = *state;
+	struct serial_target tg = { .port = f->port, .connect_timeout_ms = 15000 };
+	char err[256];
+	struct transport *t = transport_serial_new(&tg, "secret", "fake", err, sizeof(err));
+	if (!t)
+		fail_msg("%s", err);
+	struct strbuf out = STRBUF_INIT;
+	struct transport_status st;
+	interrupt_request();
+	int r = run(t, "sleep 30", 60000, &out, &st);
+	interrupt_reset();
+	assert_int_equal(r, 0);
+	assert_true(st.interrupted);
+	assert_false(st.timed_out);
+	assert_int_equal(st.exit_code, -1);
+	strbuf_release(&out);
+	transport_free(t);
+}
+
 static void test_wrong_password(void **state)
 {
 	struct fx *f = *state;
@@ -205,6 +228,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_login_and_commands, fresh),
 		cmocka_unit_test_setup(test_timeout_then_usable, fresh),
+		cmocka_unit_test_setup(test_interrupt, fresh),
 		cmocka_unit_test_setup(test_wrong_password, fresh),
 		cmocka_unit_test_setup(test_char_delay, fresh),
 	};

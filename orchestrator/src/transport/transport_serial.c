@@ -218,6 +218,10 @@ static int sync_on(struct serial_transport *s, const char *line, const char *mar
 		return -1;
 	int64_t deadline = deadline_in_ms(timeout_ms);
 	while (!deadline_expired(deadline)) {
+		if (interrupt_requested()) {
+			snprintf(err, errlen, "serial console of %s: interrupted", s->name);
+			return -1;
+		}
 		if (pump(s, DEADLINE_TICK_MS, err, errlen) < 0)
 			return -1;
 		char *l;
@@ -331,7 +335,9 @@ static int serial_exec(struct transport *t, const struct transport_exec *req,
 	if (cancelled && !done) {
 		st->exit_code = -1;
 		st->signal = 2;
-		if (resync(s, err, errlen) < 0)
+		/* after Ctrl-C on our side there is no waiting for the shell: the
+		 * command still ends interrupted, the console is given up */
+		if (resync(s, err, errlen) < 0 && !st->interrupted)
 			goto out;
 	}
 	ret = 0;
