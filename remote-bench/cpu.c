@@ -4,7 +4,6 @@
  */
 #include "harness.h"
 
-#include <getopt.h>
 #include <stdio.h>
 
 /* The kernel's __delay() loop: one decrement and one conditional branch per
@@ -103,38 +102,15 @@ static void cpu_usage(void)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "time", required_argument, NULL, 't' },
-		{ "repeats", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	double seconds = 0.4;
 	unsigned long repeats = 5;
 	struct rb_rate rate;
-	int opt, ret = 0;
+	int ret;
 
 	rb_init("remote-bench-cpu");
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (opt) {
-		case 't':
-			if (rb_parse_seconds(optarg, 0.01, 3600, &seconds) < 0)
-				return rb_usage_error("bad --time '%s' (seconds, 0.01 to 3600)", optarg);
-			break;
-		case 'r':
-			if (rb_parse_count(optarg, 1, 64, &repeats) < 0)
-				return rb_usage_error("bad --repeats '%s' (1 to 64)", optarg);
-			break;
-		case 'h':
-			cpu_usage();
-			return 0;
-		default:
-			return rb_usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return rb_usage_error("unexpected argument '%s'", argv[optind]);
+	ret = rb_parse_time_repeats(argc, argv, cpu_usage, &seconds, &repeats);
+	if (ret != 0)
+		return ret < 0 ? 0 : ret;
 
 #ifdef CPU_HAVE_DELAY_LOOP
 	/* Best run, like the kernel's calibration: interruptions only slow a run. */

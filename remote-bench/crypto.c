@@ -6,7 +6,6 @@
 #include "chacha20poly1305.h"
 #include "harness.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -84,12 +83,6 @@ static void crypto_usage(void)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "time", required_argument, NULL, 't' },
-		{ "repeats", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static const size_t sizes[] = { 64, 1500 };
 	static struct crypto_ctx ctx;
 	double seconds = 0.5;
@@ -97,29 +90,12 @@ int main(int argc, char **argv)
 	struct rb_rate rate;
 	char name[64];
 	size_t i;
-	int opt, ret = 0;
+	int ret;
 
 	rb_init("remote-bench-crypto");
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (opt) {
-		case 't':
-			if (rb_parse_seconds(optarg, 0.01, 3600, &seconds) < 0)
-				return rb_usage_error("bad --time '%s' (seconds, 0.01 to 3600)", optarg);
-			break;
-		case 'r':
-			if (rb_parse_count(optarg, 1, 64, &repeats) < 0)
-				return rb_usage_error("bad --repeats '%s' (1 to 64)", optarg);
-			break;
-		case 'h':
-			crypto_usage();
-			return 0;
-		default:
-			return rb_usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return rb_usage_error("unexpected argument '%s'", argv[optind]);
+	ret = rb_parse_time_repeats(argc, argv, crypto_usage, &seconds, &repeats);
+	if (ret != 0)
+		return ret < 0 ? 0 : ret;
 	if (crypto_selftest() < 0)
 		return rb_error("self-test against RFC 8439 failed: not reporting");
 

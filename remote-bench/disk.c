@@ -365,12 +365,10 @@ static int disk_parse(int argc, char **argv, struct disk_opts *o)
 			disk_usage();
 			return -1;
 		default:
-			return rb_usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+			return rb_bad_option(argv);
 		}
 	}
-	if (optind < argc)
-		return rb_usage_error("unexpected argument '%s'", argv[optind]);
-	return 0;
+	return rb_no_operands(argc, argv);
 }
 
 int main(int argc, char **argv)

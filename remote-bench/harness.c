@@ -1,6 +1,7 @@
 #include "harness.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -169,6 +170,56 @@ int rb_parse_count(const char *text, unsigned long min, unsigned long max, unsig
 		return -1;
 	*out = v;
 	return 0;
+}
+
+int rb_bad_option(char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	/* In a cluster of short options ("-xy") optind has not moved past it
+	 * yet, so argv[optind - 1] may be another word. */
+	if (strncmp(arg, "--", 2) != 0 && optopt)
+		return rb_usage_error("unknown or incomplete option '-%c'", optopt);
+	return rb_usage_error("unknown or incomplete option '%s'", arg);
+}
+
+int rb_no_operands(int argc, char **argv)
+{
+	if (optind < argc)
+		return rb_usage_error("unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+int rb_parse_time_repeats(int argc, char **argv, void (*usage)(void), double *seconds,
+			  unsigned long *repeats)
+{
+	static const struct option opts[] = {
+		{ "time", required_argument, NULL, 't' },
+		{ "repeats", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 't':
+			if (rb_parse_seconds(optarg, 0.01, 3600, seconds) < 0)
+				return rb_usage_error("bad --time '%s' (seconds, 0.01 to 3600)", optarg);
+			break;
+		case 'r':
+			if (rb_parse_count(optarg, 1, 64, repeats) < 0)
+				return rb_usage_error("bad --repeats '%s' (1 to 64)", optarg);
+			break;
+		case 'h':
+			usage();
+			return -1;
+		default:
+			return rb_bad_option(argv);
+		}
+	}
+	return rb_no_operands(argc, argv);
 }
 
 /* Insertion sort: at most 64 samples, and qsort would add kilobytes. */

@@ -55,6 +55,21 @@ int rb_parse_count(const char *text, unsigned long min, unsigned long max, unsig
  * would add kilobytes to every static binary). Returns 0 or -1. */
 int rb_parse_u64_list(const char *text, uint64_t *out, int n);
 
+/* The usage error for getopt_long's '?' (an unknown option or one missing
+ * its value), naming the option as given; returns 2. */
+int rb_bad_option(char **argv);
+
+/* The usage error for a first non-option argument argv[optind] when there is
+ * one; returns 2, or 0 when every argument was an option. */
+int rb_no_operands(int argc, char **argv);
+
+/* Parses the options of a program that takes only --time SECONDS (0.01 to
+ * 3600), --repeats N (1 to 64) and --help, into *seconds and *repeats (which
+ * hold the defaults). Returns 0 to measure, -1 after printing `usage` for
+ * --help (exit 0), or 2 after a usage error. */
+int rb_parse_time_repeats(int argc, char **argv, void (*usage)(void), double *seconds,
+			  unsigned long *repeats);
+
 /* A work function does `n` units of work (loops, packets, bytes...). */
 typedef void (*rb_work_fn)(void *ctx, uint64_t n);
 

@@ -280,11 +280,11 @@ int main(int argc, char **argv)
 			mem_usage();
 			return 0;
 		default:
-			return rb_usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+			return rb_bad_option(argv);
 		}
 	}
-	if (optind < argc)
-		return rb_usage_error("unexpected argument '%s'", argv[optind]);
+	if (rb_no_operands(argc, argv) != 0)
+		return 2;
 	o.size -= o.size % sizeof(unsigned long);
 	if (o.block > o.size)
 		o.block = o.size;

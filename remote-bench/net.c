@@ -582,11 +582,11 @@ static int net_parse(int argc, char **argv, struct net_opts *o)
 			net_usage();
 			return -1;
 		default:
-			return rb_usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+			return rb_bad_option(argv);
 		}
 	}
-	if (optind < argc)
-		return rb_usage_error("unexpected argument '%s'", argv[optind]);
+	if (rb_no_operands(argc, argv) != 0)
+		return 2;
 	if (o->server == !!o->client_host)
 		return rb_usage_error("give exactly one of --server and --client HOST");
 	return 0;

@@ -115,6 +115,12 @@ def do_usage(args):
             raise Fail("%s %s: unclear message %r" % (name, " ".join(bad), r.stderr))
         if r.stdout:
             raise Fail("%s %s: printed on stdout: %r" % (name, " ".join(bad), r.stdout))
+    # The message names the option as given, also inside a cluster ("-xy").
+    for bad, named in ((["-xy"], "'-x'"), (["--no-such-option"], "'--no-such-option'")):
+        r = run([prog] + bad)
+        if r.returncode != 2 or named not in r.stderr:
+            raise Fail("%s %s: exit %d, message %r does not name %s"
+                       % (name, " ".join(bad), r.returncode, r.stderr, named))
     print("%s: --help and usage errors ok" % name)
 
 
