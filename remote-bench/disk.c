@@ -109,6 +109,20 @@ static void disk_cleanup(const char *work)
 		rb_note("cannot remove %s: %s", work, strerror(errno));
 }
 
+/* The end of a timed write phase: fsync, close, then the seconds since t0.
+ * Closes fd also on error. Returns 0 or -1. */
+static int disk_sync_close(int fd, double t0, double *secs)
+{
+	if (fsync(fd) < 0) {
+		close(fd);
+		return -1;
+	}
+	if (close(fd) < 0)
+		return -1;
+	*secs = rb_now() - t0;
+	return 0;
+}
+
 static int disk_seq_write(const char *path, const struct disk_opts *o, char *buf, double *secs)
 {
 	double t0 = rb_now();
@@ -122,18 +136,12 @@ static int disk_seq_write(const char *path, const struct disk_opts *o, char *buf
 	for (done = 0; done < o->size; done += n) {
 		n = o->size - done < o->block ? (size_t)(o->size - done) : (size_t)o->block;
 		buf[0] = (char)(done / o->block);
-		if (disk_write_all(fd, buf, n) < 0)
-			goto fail;
+		if (disk_write_all(fd, buf, n) < 0) {
+			close(fd);
+			return -1;
+		}
 	}
-	if (fsync(fd) < 0)
-		goto fail;
-	if (close(fd) < 0)
-		return -1;
-	*secs = rb_now() - t0;
-	return 0;
-fail:
-	close(fd);
-	return -1;
+	return disk_sync_close(fd, t0, secs);
 }
 
 /* bonnie++'s rewrite: read a block, change it, seek back, write it. */
@@ -158,12 +166,7 @@ static int disk_rewrite(const char *path, const struct disk_opts *o, char *buf, 
 		if (lseek(fd, -(off_t)n, SEEK_CUR) < 0 || disk_write_all(fd, buf, (size_t)n) < 0)
 			goto fail;
 	}
-	if (fsync(fd) < 0)
-		goto fail;
-	if (close(fd) < 0)
-		return -1;
-	*secs = rb_now() - t0;
-	return 0;
+	return disk_sync_close(fd, t0, secs);
 fail:
 	close(fd);
 	return -1;
@@ -384,7 +387,7 @@ int main(int argc, char **argv)
 	double secs, rate;
 	char *buf = NULL;
 	size_t buflen, i;
-	int ret;
+	int ret, unmeasured = 0;
 
 	rb_init("remote-bench-disk");
 	ret = disk_parse(argc, argv, &o);
@@ -427,23 +430,29 @@ int main(int argc, char **argv)
 			goto out;                                                 \
 		}                                                                 \
 	} while (0)
+/* A value that is not finite is not printed: the exit status then says so. */
+#define DISK_EMIT(metric, value, unit)                                            \
+	do {                                                                      \
+		if (rb_emit(metric, value, unit, "higher") < 0)                   \
+			unmeasured = 1;                                           \
+	} while (0)
 
 	DISK_STEP(disk_seq_write(data, &o, buf, &secs), "sequential write");
-	rb_emit("disk.seq_write", (double)o.size / DISK_MIB / secs, "MiB/s", "higher");
+	DISK_EMIT("disk.seq_write", (double)o.size / DISK_MIB / secs, "MiB/s");
 	DISK_STEP(disk_rewrite(data, &o, buf, &secs), "rewrite");
-	rb_emit("disk.rewrite", (double)o.size / DISK_MIB / secs, "MiB/s", "higher");
+	DISK_EMIT("disk.rewrite", (double)o.size / DISK_MIB / secs, "MiB/s");
 	DISK_STEP(disk_seq_read(data, &o, buf, &secs), "sequential read");
-	rb_emit("disk.seq_read", (double)o.size / DISK_MIB / secs, "MiB/s", "higher");
+	DISK_EMIT("disk.seq_read", (double)o.size / DISK_MIB / secs, "MiB/s");
 	DISK_STEP(disk_seeks(data, &o, buf, &rate), "seeks");
-	rb_emit("disk.seeks", rate, "ops/s", "higher");
+	DISK_EMIT("disk.seeks", rate, "ops/s");
 	unlink(data);
 	DISK_STEP(disk_files_pass(work, &o, DISK_CREATE, buf, &secs), "creating files");
-	rb_emit("disk.create", (double)o.files / secs, "ops/s", "higher");
+	DISK_EMIT("disk.create", (double)o.files / secs, "ops/s");
 	DISK_STEP(disk_files_pass(work, &o, DISK_READ, buf, &secs), "reading files");
-	rb_emit("disk.read", (double)o.files / secs, "ops/s", "higher");
+	DISK_EMIT("disk.read", (double)o.files / secs, "ops/s");
 	DISK_STEP(disk_files_pass(work, &o, DISK_DELETE, buf, &secs), "deleting files");
-	rb_emit("disk.delete", (double)o.files / secs, "ops/s", "higher");
-	ret = 0;
+	DISK_EMIT("disk.delete", (double)o.files / secs, "ops/s");
+	ret = unmeasured;
 out:
 	free(buf);
 	disk_cleanup(work);
