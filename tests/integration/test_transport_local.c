@@ -1,7 +1,8 @@
 /*
  * The local transport: /bin/sh -c in a new session, output streamed,
- * stdin pushed, the whole process group killed on timeout, interrupt or
- * when the output callback says stop, and no zombie left behind.
+ * stdin pushed (a silent stdin pipe holds nothing up), the whole process
+ * group killed on timeout, interrupt or when the output callback says stop,
+ * and no zombie left behind.
  */
 #include "testsupport.h"
 #include "ts_collect.h"
@@ -203,12 +204,39 @@ static void test_capture(void **state)
 	assert_no_children();
 }
 
+/* A stdin pipe that stays open and silent must not hold the exec: the timeout
+ * still applies, and a command that never reads it finishes. */
+static void test_silent_stdin_pipe(void **state)
+{
+	(void)state;
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	alarm(30);   /* a hang kills the test instead of CI's time */
+	struct ts_collect c = { 0 };
+	struct transport_status st;
+	assert_int_equal(run("cat", 500, p[0], &c, &st), 0);
+	assert_true(st.timed_out);
+	assert_int_equal(st.exit_code, -1);
+	ts_collect_release(&c);
+	struct ts_collect c2 = { 0 };
+	assert_int_equal(run("echo done", 0, p[0], &c2, &st), 0);
+	assert_false(st.timed_out);
+	assert_int_equal(st.exit_code, 0);
+	assert_string_equal(strbuf_str(&c2.out), "done\n");
+	ts_collect_release(&c2);
+	alarm(0);
+	close(p[0]);
+	close(p[1]);
+	assert_no_children();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_output_and_exit),
 		cmocka_unit_test(test_own_session),
 		cmocka_unit_test(test_stdin_push),
+		cmocka_unit_test(test_silent_stdin_pipe),
 		cmocka_unit_test(test_large_output),
 		cmocka_unit_test(test_timeout_kills_group),
 		cmocka_unit_test(test_interrupt),

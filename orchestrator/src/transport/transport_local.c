@@ -196,25 +196,14 @@ static int local_exec(struct transport *t, const struct transport_exec *req,
 			st->stopped = true;
 			break;
 		}
-		if (in_pipe[1] >= 0 && in_len == in_off && !in_eof) {
-			ssize_t n = read(req->stdin_fd, inbuf, LOCAL_CHUNK);
-			if (n < 0 && errno != EINTR) {
-				snprintf(err, errlen, "local exec: reading stdin: %s", strerror(errno));
-				local_kill_and_reap(pid, &wstatus);
-				pid = -1;
-				goto out;
-			}
-			if (n == 0) {
-				in_eof = true;
-				close_fd(&in_pipe[1]);
-			} else if (n > 0) {
-				in_len = (size_t)n;
-				in_off = 0;
-			}
-		}
-		struct pollfd pf[3];
+		struct pollfd pf[4];
 		int nf = 0;
-		int idx_out = -1, idx_err = -1, idx_in = -1;
+		int idx_out = -1, idx_err = -1, idx_in = -1, idx_src = -1;
+		/* stdin may be a pipe that stays silent: read it only when poll says so */
+		if (in_pipe[1] >= 0 && in_len == in_off && !in_eof) {
+			idx_src = nf;
+			pf[nf++] = (struct pollfd){ .fd = req->stdin_fd, .events = POLLIN };
+		}
 		if (out_pipe[0] >= 0) {
 			idx_out = nf;
 			pf[nf++] = (struct pollfd){ .fd = out_pipe[0], .events = POLLIN };
@@ -236,6 +225,22 @@ static int local_exec(struct transport *t, const struct transport_exec *req,
 		}
 		if (r <= 0)
 			continue;
+		if (idx_src >= 0 && pf[idx_src].revents) {
+			ssize_t n = read(req->stdin_fd, inbuf, LOCAL_CHUNK);
+			if (n < 0 && errno != EINTR && errno != EAGAIN) {
+				snprintf(err, errlen, "local exec: reading stdin: %s", strerror(errno));
+				local_kill_and_reap(pid, &wstatus);
+				pid = -1;
+				goto out;
+			}
+			if (n == 0) {
+				in_eof = true;
+				close_fd(&in_pipe[1]);
+			} else if (n > 0) {
+				in_len = (size_t)n;
+				in_off = 0;
+			}
+		}
 		if (idx_in >= 0 && pf[idx_in].revents) {
 			ssize_t w = write_nosigpipe(in_pipe[1], inbuf + in_off, in_len - in_off);
 			if (w > 0) {
