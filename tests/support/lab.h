@@ -39,8 +39,9 @@ enum lab_kind { LAB_OPENSSH = 0, LAB_PASSWORD, LAB_DROPBEAR };
 
 /* A target for board `index` (1-based) of that kind, with the lab's user,
  * identity and known_hosts, strict host keys and no ~/.ssh/config. The
- * strings are owned by the lab (host by a static buffer per call site: copy
- * the struct before the next call if both are needed). */
+ * strings are owned by the lab, but host and name live in one of 8 static
+ * slots used in turn: a target stays valid for the next 7 calls (not
+ * thread-safe). */
 struct ssh_target lab_target(const struct lab *lab, enum lab_kind kind, int index);
 
 /* VmRSS and VmHWM of this process in KiB (-1 if unknown); lab_reset_hwm
