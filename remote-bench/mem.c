@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,15 +122,30 @@ static int mem_write_file(const char *path, const char *buf, uint64_t size, doub
 	return ret;
 }
 
+/* The tmpfs file lives in RAM until removed: a run killed by a signal (orch's
+ * timeout) removes it before dying of that signal. */
+static char mem_tmp_path[4096];
+static volatile sig_atomic_t mem_tmp_live;
+
+static void mem_on_signal(int sig)
+{
+	if (mem_tmp_live)
+		unlink(mem_tmp_path);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 /* MiB/s writing a file of --size in 64 KiB writes to a tmpfs (open, write,
  * close timed; the file is removed between loops). Returns 0, 1 when there
  * is no tmpfs to measure (noted), -1 on error. */
 static int mem_tmpfs_rate(const struct mem_opts *o, const char *buf, double *rate)
 {
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	const char *path = mem_tmp_path;
 	struct statfs sfs;
-	char path[4096];
 	double total = 0, t;
 	unsigned long i;
+	int err;
 
 	if (statfs(o->tmpfs_dir, &sfs) < 0) {
 		if (!o->tmpfs_dir_given)
@@ -144,7 +160,11 @@ static int mem_tmpfs_rate(const struct mem_opts *o, const char *buf, double *rat
 		rb_note("%s has too little room: mem.tmpfs_write not measured", o->tmpfs_dir);
 		return 1;
 	}
-	snprintf(path, sizeof(path), "%s/remote-bench-mem.%ld", o->tmpfs_dir, (long)getpid());
+	snprintf(mem_tmp_path, sizeof(mem_tmp_path), "%s/remote-bench-mem.%ld", o->tmpfs_dir,
+		 (long)getpid());
+	mem_tmp_live = 1;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], mem_on_signal);
 	if (mem_write_file(path, buf, o->size, &t) < 0)
 		goto fail;
 	unlink(path);
@@ -156,13 +176,16 @@ static int mem_tmpfs_rate(const struct mem_opts *o, const char *buf, double *rat
 		if (total >= o->max_time)
 			break;
 	}
+	mem_tmp_live = 0;
 	if (i < o->loops)
 		i++;
 	*rate = (double)o->size * (double)i / MEM_MIB / total;
 	return 0;
 fail:
+	err = errno;
 	unlink(path);
-	rb_error("writing %s: %s", path, strerror(errno));
+	mem_tmp_live = 0;
+	rb_error("writing %s: %s", path, strerror(err));
 	return -1;
 }
 

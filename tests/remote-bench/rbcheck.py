@@ -5,6 +5,7 @@
   rbcheck.py json EXPECT PROG [ARGS...]      run PROG, check its lines
   rbcheck.py usage PROG GOODARG              --help, bad options -> exit 2
   rbcheck.py disk PROG                       results, cleanup, also on SIGTERM
+  rbcheck.py mem-signal PROG                 tmpfs file removed on SIGTERM
   rbcheck.py net PROG [EMULATOR...]          server+client on 127.0.0.1
   rbcheck.py cross SRC OUT ARCH EMULATOR...  cross build, run each under qemu
 
@@ -177,6 +178,48 @@ def do_disk(args):
             print("disk: cleaned up on %s" % sig.name)
 
 
+def do_mem_signal(args):
+    """SIGTERM during the tmpfs phase: the tmpfs file (RAM) must go too."""
+    prog = args[0]
+    if not os.path.isdir("/dev/shm"):
+        print("SKIP: no /dev/shm")
+        sys.exit(SKIP)
+    with tempfile.TemporaryDirectory(prefix="rb-mem-", dir="/dev/shm") as d:
+        r = run([prog, "--size", "4K", "--loops", "1", "--tmpfs-dir", d])
+        if "tmpfs_write" not in r.stdout:
+            print("SKIP: /dev/shm is not a tmpfs here: %s" % r.stderr.strip())
+            sys.exit(SKIP)
+        p = subprocess.Popen([prog, "--size", "64M", "--loops", "100000", "--max-time", "0.3",
+                              "--tmpfs-dir", d], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, universal_newlines=True)
+        try:
+            # mem.block is the last copy figure: the tmpfs phase comes next.
+            line = ""
+            while "mem.block" not in line:
+                line = p.stdout.readline()
+                if not line:
+                    raise Fail("no mem.block line: %s" % p.stderr.read())
+            # Signal it while its file exists (written, then removed, in a loop).
+            deadline = time.time() + 20
+            while not leftovers(d) and p.poll() is None and time.time() < deadline:
+                time.sleep(0.001)
+            if not leftovers(d):
+                raise Fail("never saw the tmpfs file")
+            p.send_signal(signal.SIGTERM)
+            rc = p.wait(timeout=20)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            p.stdout.close()
+            p.stderr.close()
+        if rc != -signal.SIGTERM:
+            raise Fail("on SIGTERM: exit %d, want death by that signal" % rc)
+        if leftovers(d):
+            raise Fail("files left in the tmpfs after SIGTERM: %s" % leftovers(d))
+    print("mem: tmpfs file removed on SIGTERM")
+
+
 def free_port():
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.bind(("127.0.0.1", 0))
@@ -269,6 +312,8 @@ def main(argv):
             do_usage(args)
         elif cmd == "disk":
             do_disk(args)
+        elif cmd == "mem-signal":
+            do_mem_signal(args)
         elif cmd == "net":
             do_net(args)
         elif cmd == "cross":
