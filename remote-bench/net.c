@@ -7,7 +7,8 @@
  * Session protocol (text lines on one TCP control connection):
  *   C: "RB1 tcp MS"        S: "ok"  C opens a second TCP connection to the
  *                          same port, sends for MS ms, shuts it down;
- *                          S: "tcp BYTES NS" (bytes received, first byte to EOF)
+ *                          S: "tcp BYTES NS" (bytes received after the first
+ *                          read, in the NS from that read to EOF)
  *   C: "RB1 udp MS SIZE"   S: "ok"  (UDP bound on the same address and port)
  *                          C sends SIZE-byte datagrams for MS ms, then
  *   C: "done SENT"         S: "udp RECEIVED NS" (first to last datagram)
@@ -218,9 +219,13 @@ static int net_serve_tcp(int lfd, int cfd, unsigned long ms, const struct net_op
 		}
 		if (n == 0)
 			break;
-		if (bytes == 0)
+		/* The clock starts at the first read; what that read returned
+		 * arrived before it, so it is not counted (as udp_pps counts the
+		 * n - 1 intervals between n datagrams). */
+		if (t0 == 0)
 			t0 = rb_now();
-		bytes += (unsigned long long)n;
+		else
+			bytes += (unsigned long long)n;
 	}
 	t1 = rb_now();
 	close(dfd);
@@ -262,12 +267,17 @@ static int net_serve_udp(int cfd, unsigned long ms, unsigned long size, const st
 		if (r < 0 && errno != EINTR)
 			goto out;
 		if (r > 0 && (p[0].revents & POLLIN)) {
+			/* Until the queue is empty, or the deadline: a sender that
+			 * never stops cannot keep the server here. */
 			while ((n = recv(ufd, net_buf, sizeof(net_buf), 0)) >= 0) {
-				if ((unsigned long)n != size)
-					continue;
-				t1 = rb_now();
-				if (recvd++ == 0)
-					t0 = t1;
+				now = rb_now();
+				if ((unsigned long)n == size) {
+					t1 = now;
+					if (recvd++ == 0)
+						t0 = t1;
+				}
+				if (now >= until)
+					break;
 			}
 		}
 		if (r > 0 && !drain_end && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) {
