@@ -42,6 +42,10 @@ out=$(realpath -m "$out")
 
 root=$(mktemp -d "${TMPDIR:-/tmp}/orch-initramfs.XXXXXX")
 trap 'rm -rf "$root"' EXIT
+# dash runs no EXIT trap when a signal kills it: exit instead.
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 cd "$root"
 mkdir -p bin sbin usr/bin usr/sbin etc/init.d etc/dropbear proc sys dev tmp root/.ssh \
 	lib/modules var/log run

@@ -283,8 +283,12 @@ lab_up() {
 
 	# Up again: restart cleanly, keeping the keys.
 	lab_down
-	# A board that fails to start takes the others down with it.
+	# A board that fails to start takes the others down with it, and so does
+	# a signal (dash runs no EXIT trap when a signal kills it: exit instead).
 	trap 'lab_down' EXIT
+	trap 'exit 129' HUP
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
 	ensure_lab_user
 	is_root && mkdir -p -m755 /run/sshd
 	mkdir -p "$dir"
@@ -345,7 +349,7 @@ EOF
 		name=${s%%:*}; rest=${s#*:}; addr=${rest%%:*}
 		case $name in dropbear*) wait_port "$addr" "$dir/$name/daemon.log" ;; esac
 	done
-	trap - EXIT
+	trap - EXIT HUP INT TERM
 	summary
 }
 
