@@ -91,6 +91,11 @@ start() {
 		-qmp "unix:$state/qmp.sock,server=on,wait=off" \
 		-pidfile "$state/qemu.pid" -daemonize -S \
 		> "$state/qemu.log" 2>&1 || { cat "$state/qemu.log" >&2; die "qemu did not start"; }
+	# qemu runs on its own from here: a failure or a signal below stops it.
+	trap stop EXIT
+	trap 'exit 129' HUP
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
 	i=0
 	while [ ! -S "$state/qmp.sock" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 	pty=$(qmp query-chardev | grep -o 'pty:/dev/pts/[0-9]*' | head -n 1)
@@ -98,6 +103,7 @@ start() {
 	[ -n "$pty" ] || die "no pty in QMP query-chardev"
 	ln -sfn "$pty" "$state/console"
 	echo "$ssh_port" > "$state/ssh_port"
+	trap - EXIT HUP INT TERM
 	echo "console $state/console -> $pty, ssh 127.0.0.1:$ssh_port, powered off"
 }
 
@@ -114,10 +120,13 @@ power() {
 stop() {
 	if running; then
 		pid=$(cat "$state/qemu.pid")
-		qmp quit >/dev/null 2>&1 || kill "$pid" 2>/dev/null || true
+		# qmp dies (exits the script) without its socket: check it first.
+		if ! { [ -S "$state/qmp.sock" ] && qmp quit >/dev/null 2>&1; }; then
+			kill "$pid" 2>/dev/null || true
+		fi
 		i=0
 		while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-		kill -9 "$pid" 2>/dev/null || true
+		if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; fi
 	fi
 	rm -f "$state/qmp.sock" "$state/console" "$state/qemu.pid"
 }
