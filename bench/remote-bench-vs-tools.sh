@@ -37,7 +37,12 @@ cleanup() {
 	for p in $pids; do kill "$p" 2>/dev/null || true; done
 	rm -rf "$work" "$dir/rb-vs-dd.$$"
 }
-trap cleanup EXIT INT TERM
+# A signal only exits: cleanup runs once, from EXIT (a trap that does not
+# exit would let the script carry on after its work directory is gone).
+trap cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 if [ -z "$bin" ]; then
 	cmake -S "$src/remote-bench" -B "$work/build" -DCMAKE_BUILD_TYPE=Release >/dev/null

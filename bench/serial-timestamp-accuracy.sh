@@ -21,12 +21,16 @@ command -v python3 >/dev/null || { echo "needs python3" >&2; exit 3; }
 [ -x "$orch" ] || { echo "no orch binary at $orch (give its path)" >&2; exit 3; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/orch-stamp-bench.XXXXXX")
-socat_pid=
+socat_pid= orch_pid= grab_pid=
 cleanup() {
-	[ -n "$socat_pid" ] && kill "$socat_pid" 2>/dev/null
+	for p in $orch_pid $grab_pid $socat_pid; do kill "$p" 2>/dev/null || true; done
 	if [ -n "${KEEP:-}" ]; then echo "kept $work" >&2; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
+# dash runs no EXIT trap when a signal kills it: exit instead.
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 socat pty,raw,echo=0,link="$work/A" pty,raw,echo=0,link="$work/B" 2>/dev/null &
 socat_pid=$!
@@ -73,16 +77,20 @@ EOF
 orch_pid=$!
 sleep 0.5
 feed "$work/feed-orch.tsv"
-wait $orch_pid || { cat "$work/orch.err" >&2; exit 3; }
+wait $orch_pid || { orch_pid=; cat "$work/orch.err" >&2; exit 3; }
+orch_pid=
 
 have_grab=0
 if command -v grabserial >/dev/null; then
 	have_grab=1
-	grabserial -S -d "$work/B" -b 115200 -T -F '%s.%f' -q FEED-END -o "$work/grab.log" -Q &
+	# -e: gives up after the feed's length plus a margin, should it miss the end.
+	grabserial -S -d "$work/B" -b 115200 -T -F '%s.%f' -q FEED-END -o "$work/grab.log" -Q \
+		-e $((lines * interval / 1000 + 30)) &
 	grab_pid=$!
 	sleep 1.5
 	feed "$work/feed-grab.tsv"
 	wait $grab_pid || true
+	grab_pid=
 fi
 
 python3 - "$work" "$have_grab" <<'EOF'

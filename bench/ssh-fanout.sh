@@ -15,6 +15,10 @@ base=127.0.31
 dir=$(mktemp -d /tmp/orch-fanout-XXXXXX)
 chmod 755 "$dir"
 trap '"$repo/tests/lab/sshd-lab.sh" down --dir "$dir/lab" >/dev/null 2>&1; rm -rf "$dir"' EXIT
+# dash runs no EXIT trap when a signal kills it: exit instead, so the lab goes.
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 "$repo/tests/lab/sshd-lab.sh" up --dir "$dir/lab" --boards "$n" --dropbear 0 --base $base >/dev/null
 user=$(sed -n 's/^LAB_USER=//p' "$dir/lab/lab.env")
