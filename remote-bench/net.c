@@ -375,8 +375,10 @@ static int net_connect(const struct net_opts *o, int type)
 	for (;;) {
 		for (ai = res; ai; ai = ai->ai_next) {
 			fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
-			if (fd < 0)
+			if (fd < 0) {
+				err = errno;
 				continue;
+			}
 			/* Bounds connect() and every later blocking send on this
 			 * socket: a stalled server cannot hang the client. */
 			setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
