@@ -591,7 +591,7 @@ static int ssh_transport_exec(struct transport *t, const struct transport_exec *
 {
 	struct ssh_transport *st = (struct ssh_transport *)t;
 	struct ssh_run run = { .st = st, .req = req, .status = status };
-	struct ssh_channel_callbacks_struct cb;
+	struct ssh_channel_callbacks_struct cb = { 0 };
 	ssh_channel ch = NULL;
 	ssh_event ev = NULL;
 	char *wrapped = NULL;
@@ -610,7 +610,6 @@ static int ssh_transport_exec(struct transport *t, const struct transport_exec *
 	ch = ssh_channel_new(st->session);
 	if (!ch || ssh_channel_open_session(ch) != SSH_OK)
 		goto lost;
-	memset(&cb, 0, sizeof(cb));
 	cb.userdata = &run;
 	cb.channel_exit_signal_function = on_exit_signal;
 	ssh_callbacks_init(&cb);
@@ -718,6 +717,9 @@ out:
 		ssh_event_free(ev);
 	}
 	if (ch) {
+		/* libssh keeps a channel the server has not closed yet past
+		 * ssh_channel_free(): it must not call back into this frame */
+		ssh_remove_channel_callbacks(ch, &cb);
 		if (ssh_is_connected(st->session))
 			ssh_channel_close(ch);
 		ssh_channel_free(ch);
