@@ -158,6 +158,23 @@ static void test_timeout_kills_group(void **state)
 	check_timeout_kills_group(lab_target(lab, LAB_OPENSSH, 1), 4321);
 }
 
+/* A timeout that expires before the wrapper's pid line arrived still kills
+ * what the command started. */
+static void test_timeout_before_pid_line(void **state)
+{
+	(void)state;
+	SKIP_IF_NO_LAB();
+	struct transport *tr = connect_or_fail(lab_target(lab, LAB_OPENSSH, 2));
+	struct ts_collect c = { 0 };
+	struct transport_status st;
+	assert_int_equal(ts_collect_exec(tr, "sleep 4328", 1, -1, &c, &st), 0);
+	assert_true(st.timed_out);
+	assert_int_equal(st.exit_code, -1);
+	ts_collect_release(&c);
+	assert_int_equal(count_sleepers(tr, 4328), 0);
+	transport_free(tr);
+}
+
 static int stop_after_first(void *ctx, enum transport_stream stream, const char *data, size_t len)
 {
 	(void)stream;
@@ -594,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_exec_output_and_exit),
 		cmocka_unit_test(test_capture),
 		cmocka_unit_test(test_timeout_kills_group),
+		cmocka_unit_test(test_timeout_before_pid_line),
 		cmocka_unit_test(test_stop_from_callback),
 		cmocka_unit_test(test_interrupt),
 		cmocka_unit_test(test_stdin_push),

@@ -537,6 +537,23 @@ out:
 	return ret;
 }
 
+/* A command stopped before the wrapper's pid line came: waits for that line
+ * (bounded, later output discarded) so that ssh_kill_group() can reach what
+ * the command started instead of leaving it running on the board. */
+static void ssh_await_pgid(struct ssh_run *run, ssh_channel ch, ssh_event ev)
+{
+	int64_t dl = deadline_in_ms(SSH_KILL_WAIT_MS);
+	run->stop_requested = true;
+	while (run->pgid == 0 && !deadline_expired(dl) && !ssh_channel_is_eof(ch) &&
+	       !ssh_channel_is_closed(ch)) {
+		if (ssh_drain(run, ch) < 0 || run->pgid != 0)
+			break;
+		if (ssh_event_dopoll(ev, deadline_poll_ms(dl)) == SSH_ERROR &&
+		    !ssh_is_connected(run->st->session))
+			break;
+	}
+}
+
 static void ssh_kill_group(struct ssh_run *run)
 {
 	if (run->pgid <= 0)
@@ -667,6 +684,7 @@ static int ssh_transport_exec(struct transport *t, const struct transport_exec *
 	}
 
 	if (status->stopped || status->interrupted || status->timed_out) {
+		ssh_await_pgid(&run, ch, ev);
 		ssh_event_remove_session(ev, st->session);
 		ssh_event_free(ev);
 		ev = NULL;
@@ -702,6 +720,7 @@ static int ssh_transport_exec(struct transport *t, const struct transport_exec *
 	goto out;
 
 out_kill:
+	ssh_await_pgid(&run, ch, ev);
 	ssh_kill_group(&run);
 	goto out;
 lost:
