@@ -145,6 +145,7 @@ int cmd_boot(int argc, char **argv)
 	const char *out_dir = NULL;
 	int c;
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":i:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i': inv_path = optarg; break;
@@ -155,23 +156,20 @@ int cmd_boot(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return EXIT_OK;
+		case ':':
+			return cmd_usage_error("boot", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			fprintf(stderr, "orch boot: %s '%s'\n%s",
-				c == ':' ? "option needs a value:" : "unknown option",
-				argv[optind - 1], usage_text);
-			return EXIT_USAGE;
+			return cmd_usage_error("boot", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind + 1 != argc) {
-		fprintf(stderr, "orch boot: give exactly one BOARD\n%s", usage_text);
-		return EXIT_USAGE;
-	}
+	if (optind + 1 != argc)
+		return cmd_usage_error("boot", "give exactly one BOARD");
 	const char *board_name = argv[optind];
 	int64_t timeout_ms = 180000;
 	if (timeout_text && (units_parse_duration_ms(timeout_text, &timeout_ms) < 0 ||
 			     timeout_ms <= 0)) {
-		fprintf(stderr, "orch boot: invalid duration '%s' (e.g. 90s, 3m)\n", timeout_text);
-		return EXIT_USAGE;
+		return cmd_usage_error("boot", "invalid duration '%s' (e.g. 90s, 3m)",
+				       timeout_text);
 	}
 	enum boot_trigger trig = BOOT_TRIGGER_NONE;
 	if (trigger) {
@@ -179,11 +177,9 @@ int cmd_boot(int argc, char **argv)
 			trig = BOOT_TRIGGER_POWER_CYCLE;
 		else if (!strcmp(trigger, "reboot"))
 			trig = BOOT_TRIGGER_REBOOT;
-		else if (strcmp(trigger, "none") != 0) {
-			fprintf(stderr, "orch boot: unknown trigger '%s' (power-cycle, reboot, none)\n",
-				trigger);
-			return EXIT_USAGE;
-		}
+		else if (strcmp(trigger, "none") != 0)
+			return cmd_usage_error("boot", "unknown trigger '%s' (power-cycle, reboot, "
+					       "none)", trigger);
 	}
 
 	struct scenario *sc = NULL;

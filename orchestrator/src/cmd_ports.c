@@ -1,5 +1,6 @@
 /* orch ports: the serial ports libserialport sees, for writing inventories. */
 #include "cmd.h"
+#include "cmd_common.h"
 #include "transport/serial_port.h"
 #include "util/strbuf.h"
 
@@ -99,27 +100,25 @@ int cmd_ports(int argc, char **argv)
 	bool json = false;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if (strcmp(optarg, "json") != 0) {
-				fprintf(stderr, "orch ports: unknown format '%s' (json)\n", optarg);
-				return EXIT_USAGE;
-			}
+			if (strcmp(optarg, "json") != 0)
+				return cmd_usage_error("ports", "unknown format '%s' (json)", optarg);
 			json = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return EXIT_OK;
+		case ':':
+			return cmd_usage_error("ports", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			fputs(usage_text, stderr);
-			return EXIT_USAGE;
+			return cmd_usage_error("ports", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "orch ports: unexpected argument '%s'\n", argv[optind]);
-		return EXIT_USAGE;
-	}
+	if (optind < argc)
+		return cmd_usage_error("ports", "unexpected argument '%s'", argv[optind]);
 	struct serial_port_info *list;
 	size_t n;
 	char err[256];
