@@ -56,6 +56,8 @@ static void print_json(const struct serial_port_info *list, size_t n)
 	json_decref(arr);
 }
 
+/* The list is what the command is for: on stdout, like `orch boards`; only
+ * the note that there is none goes to stderr. */
 static void print_table(const struct serial_port_info *list, size_t n)
 {
 	if (n == 0) {
@@ -71,7 +73,7 @@ static void print_table(const struct serial_port_info *list, size_t n)
 	}
 	if (wdesc > 40)
 		wdesc = 40;
-	fprintf(stderr, "%-*s  %-*s  %-9s  %-9s  %-20s  %s\n", (int)wname, "PORT", (int)wdesc,
+	printf("%-*s  %-*s  %-9s  %-9s  %-20s  %s\n", (int)wname, "PORT", (int)wdesc,
 		"DESCRIPTION", "TRANSPORT", "USB", "MANUFACTURER/PRODUCT", "SERIAL");
 	for (size_t i = 0; i < n; i++) {
 		const struct serial_port_info *p = &list[i];
@@ -81,11 +83,11 @@ static void print_table(const struct serial_port_info *list, size_t n)
 		char *mp = xasprintf("%s%s%s", p->manufacturer ? p->manufacturer : "",
 				     p->manufacturer && p->product ? " " : "",
 				     p->product ? p->product : "");
-		fprintf(stderr, "%-*s  %-*.*s  %-9s  %-9s  %-20s  %s\n", (int)wname, p->name,
+		printf("%-*s  %-*.*s  %-9s  %-9s  %-20s  %s\n", (int)wname, p->name,
 			(int)wdesc, (int)wdesc, or_dash(p->description), p->transport, usb,
 			or_dash(mp), or_dash(p->serial));
 		if (p->by_id)
-			fprintf(stderr, "%*s  by-id: %s\n", (int)wname, "", p->by_id);
+			printf("%*s  by-id: %s\n", (int)wname, "", p->by_id);
 		free(mp);
 	}
 }
