@@ -127,7 +127,9 @@ static bool is_quant_start(const char *p)
 	return *p == '*' || *p == '+' || *p == '?' || (*p == '{' && p[1] >= '0' && p[1] <= '9');
 }
 
-/* A bound "{n}", "{n,}", "{n,m}" at p: its length and its largest count. */
+/* A bound "{n}", "{n,}", "{n,m}" at p: its length and how many copies it
+ * costs. regcomp() turns "{n,m}" into m - n nested optional copies whose
+ * closures take memory quadratic in m - n, so a range counts for more. */
 static size_t bound_len(const char *p, double *max)
 {
 	const char *q = p + 1;
@@ -146,7 +148,7 @@ static size_t bound_len(const char *p, double *max)
 	}
 	if (*q != '}')
 		return 0;
-	*max = hi > lo ? hi : lo;
+	*max = hi > lo ? hi + (hi - lo) * (hi - lo) / 16 : lo;
 	return (size_t)(q + 1 - p);
 }
 
