@@ -1,7 +1,8 @@
 /*
- * A plain main() for fuzz_config.c when not built with libFuzzer: runs the
- * target once over every file named on the command line or found in the
- * directories named (the corpus), so ctest exercises the same code path.
+ * A plain main() for the fuzz targets (fuzz_*.c) when not built with
+ * libFuzzer: runs the target once over every file named on the command line
+ * or found in the directories named (the corpus), so ctest exercises the
+ * same code path.
  */
 #include <dirent.h>
 #include <stdint.h>
@@ -75,6 +76,7 @@ int main(int argc, char **argv)
 		if (d)
 			closedir(d);
 	}
-	printf("fuzz_config: %d inputs run, %d unreadable\n", n_files, failed);
+	const char *name = strrchr(argv[0], '/');
+	printf("%s: %d inputs run, %d unreadable\n", name ? name + 1 : argv[0], n_files, failed);
 	return failed || n_files == 0 ? 1 : 0;
 }
