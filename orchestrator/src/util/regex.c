@@ -122,9 +122,11 @@ out:
 #define REGEX_MAX_LEN 1024
 #define REGEX_MAX_COST 4000000.0
 
+/* glibc also reads "{,m}" as a bound, "{0,m}" */
 static bool is_quant_start(const char *p)
 {
-	return *p == '*' || *p == '+' || *p == '?' || (*p == '{' && p[1] >= '0' && p[1] <= '9');
+	const char *digit = p[1] == ',' ? p + 2 : p + 1;
+	return *p == '*' || *p == '+' || *p == '?' || (*p == '{' && *digit >= '0' && *digit <= '9');
 }
 
 /* A bound "{n}", "{n,}", "{n,m}" at p: its length and how many copies it
