@@ -590,6 +590,35 @@ static void test_server_board_is_never_shared(void **state)
 	json_decref(res);
 }
 
+/* parse: iperf3-json on a run: test, repeated: one sample per run; and
+ * iperf3's own error ("unable to connect") as the test's failure. */
+static void test_run_parse_iperf3(void **state)
+{
+	(void)state;
+	pid_t server = ts_spawn("exec iperf3 -s -B 127.0.0.1 -p 5321", NULL);
+	assert_int_equal(ts_run(NULL, "for i in $(seq 100); do ss -ltn | grep -q '127.0.0.1:5321 ' "
+				"&& exit 0; sleep 0.05; done; exit 1"), 0);
+	char *out;
+	int code = run_scenario("iperf", "boards: [b1]\ntests:\n"
+				"  - name: tcp\n    repeat: 2\n    parse: iperf3-json\n"
+				"    run: iperf3 -c 127.0.0.1 -p 5321 -t 1 -J --connect-timeout 3000\n"
+				"  - name: refused\n    parse: iperf3-json\n"
+				"    run: iperf3 -c 127.0.0.1 -p 5322 -t 1 -J\n", NULL, &out);
+	ts_stop(&server);
+	assert_int_equal(code, 1);
+	free(out);
+	json_t *res = load_json("iperf", "results.json");
+	json_t *m = json_object_get(json_object_get(ts_json_result_or_fail(res, "b1", "tcp"),
+						    "metrics"), "iperf3.receiver_bps");
+	assert_non_null(m);
+	assert_int_equal(json_array_size(json_object_get(m, "samples")), 2);
+	assert_true(json_number_value(json_object_get(m, "value")) > 0);
+	assert_string_equal(status_of(res, "b1", "refused"), "fail");
+	const char *msg = ts_json_str(ts_json_result_or_fail(res, "b1", "refused"), "message");
+	assert_non_null(strstr(msg, "unable to connect"));
+	json_decref(res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -611,6 +640,7 @@ int main(void)
 		cmocka_unit_test(test_bench_missing_binary_is_an_error),
 		cmocka_unit_test(test_multi_host_bench_net_pair),
 		cmocka_unit_test(test_server_board_is_never_shared),
+		cmocka_unit_test(test_run_parse_iperf3),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -4,6 +4,26 @@
 #include <stdio.h>
 #include <string.h>
 
+struct command_output {
+	struct output_sink *sink;
+	const struct command_spec *spec;
+	struct command_outcome *out;
+};
+
+/* The transport's output callback: the capture, when asked for, then the sink. */
+static int command_output(void *ctx, enum transport_stream stream, const char *data, size_t len)
+{
+	struct command_output *co = ctx;
+	struct strbuf *capture = co->spec->capture;
+	if (capture && stream == TRANSPORT_STDOUT) {
+		if (capture->len + len > co->spec->capture_max)
+			co->out->capture_overflow = true;
+		else
+			strbuf_append(capture, data, len);
+	}
+	return output_sink_write(co->sink, stream, data, len);
+}
+
 int command_run(struct transport *t, const struct command_spec *spec,
 		struct command_outcome *out)
 {
@@ -15,12 +35,13 @@ int command_run(struct transport *t, const struct command_spec *spec,
 		return out->ret = -1;
 	if (spec->line_fn)
 		output_sink_set_line_fn(sink, spec->line_fn, spec->line_ctx);
+	struct command_output co = { sink, spec, out };
 	struct transport_exec req = {
 		.command = spec->command,
 		.timeout_ms = spec->timeout_ms,
 		.stdin_fd = spec->stdin_fd,
-		.on_output = output_sink_write,
-		.ctx = sink,
+		.on_output = command_output,
+		.ctx = &co,
 	};
 	out->ret = transport_exec(t, &req, &out->st, out->err, sizeof(out->err));
 	char close_err[256];

@@ -9,6 +9,7 @@
 
 #include "execute/output.h"
 #include "result/result.h"
+#include "util/strbuf.h"
 #include "transport/transport.h"
 
 struct command_spec {
@@ -20,12 +21,15 @@ struct command_spec {
 	const char *stderr_name;
 	output_line_fn line_fn;        /* may be NULL */
 	void *line_ctx;
+	struct strbuf *capture;        /* also keep stdout here (parse: iperf3-json), or NULL */
+	size_t capture_max;            /* beyond this much, capture_overflow is set instead */
 };
 
 struct command_outcome {
 	int ret;                       /* transport_exec's: -1 = infrastructure failure */
 	struct transport_status st;
 	char err[512];                 /* for ret < 0 */
+	bool capture_overflow;         /* stdout was larger than capture_max */
 };
 
 /* Runs spec on t. Returns outcome.ret. A log file that cannot be opened is

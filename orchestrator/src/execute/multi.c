@@ -104,13 +104,6 @@ struct fg_lines {
 	char last_stderr[256];
 };
 
-/* Raw stdout capture for parse: iperf3-json, in front of the sink. */
-struct fg_output {
-	struct output_sink *sink;
-	struct strbuf *capture;
-	bool overflow;
-};
-
 static void tail_add(struct tail *t, const char *line)
 {
 	if (!*line)
@@ -685,18 +678,6 @@ static int fg_line(void *ctx, enum transport_stream stream, const char *line)
 	return 0;
 }
 
-static int fg_output(void *ctx, enum transport_stream stream, const char *data, size_t len)
-{
-	struct fg_output *fo = ctx;
-	if (fo->capture && stream == TRANSPORT_STDOUT) {
-		if (fo->capture->len + len > PARSE_CAPTURE_MAX)
-			fo->overflow = true;
-		else
-			strbuf_append(fo->capture, data, len);
-	}
-	return output_sink_write(fo->sink, stream, data, len);
-}
-
 static void fg_run(struct multi_run *mr, const struct step *step, const struct role_binding *rb,
 		   const struct board *b)
 {
@@ -724,31 +705,17 @@ static void fg_run(struct multi_run *mr, const struct step *step, const struct r
 	fl.metrics = b == mr->item->board ? &mr->metrics : NULL;
 	fl.bench = bench ? &bench_mc : NULL;
 	struct strbuf capture = STRBUF_INIT;
-	struct fg_output fo = { NULL, iperf3 ? &capture : NULL, false };
-
 	char *out_name, *err_name;
 	log_names(mr, rb, b, &out_name, &err_name);
+	struct command_spec spec = {
+		.command = cmd, .timeout_ms = step->timeout_ms, .stdin_fd = -1,
+		.dir = mr->ctx->test_dir, .stdout_name = out_name, .stderr_name = err_name,
+		.line_fn = fg_line, .line_ctx = &fl,
+		.capture = iperf3 ? &capture : NULL, .capture_max = PARSE_CAPTURE_MAX,
+	};
 	struct command_outcome out;
-	memset(&out, 0, sizeof(out));
-	out.st.exit_code = -1;
-	fo.sink = output_sink_open(mr->ctx->test_dir, out_name, err_name, out.err, sizeof(out.err));
-	if (!fo.sink) {
-		out.ret = -1;
-	} else {
-		output_sink_set_line_fn(fo.sink, fg_line, &fl);
-		struct transport_exec req = {
-			.command = cmd, .timeout_ms = step->timeout_ms, .stdin_fd = -1,
-			.on_output = fg_output, .ctx = &fo,
-		};
-		out.ret = transport_exec(t, &req, &out.st, out.err, sizeof(out.err));
-		char cerr[256];
-		if (output_sink_close(fo.sink, cerr, sizeof(cerr)) < 0 && out.ret == 0) {
-			snprintf(out.err, sizeof(out.err), "%s", cerr);
-			out.ret = -1;
-		}
-		if (out.ret < 0)
-			peer_lost(mr, b);
-	}
+	if (command_run(t, &spec, &out) < 0)
+		peer_lost(mr, b);
 	char *what = xasprintf("%s step '%s' on %s", rb->role->name, step_text(step), b->name);
 	struct test_result verdict;
 	memset(&verdict, 0, sizeof(verdict));
@@ -758,7 +725,7 @@ static void fg_run(struct multi_run *mr, const struct step *step, const struct r
 	} else {
 		mr->tr->exit_code = verdict.exit_code;
 		if (iperf3) {
-			if (fo.overflow)
+			if (out.capture_overflow)
 				set_outcome(mr, STATUS_FAIL, "%s: output too large for iperf3 JSON", what);
 			else if (parse_iperf3_text(strbuf_str(&capture), capture.len, mr->tr, err,
 						   sizeof(err)) < 0)
