@@ -43,6 +43,8 @@ int rb_emit(const char *metric, double value, const char *unit, const char *bett
 	return 0;
 }
 
+static void harness_vmsg(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
 static void harness_vmsg(const char *fmt, va_list ap)
 {
 	fprintf(stderr, "%s: ", harness_prog);

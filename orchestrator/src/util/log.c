@@ -17,6 +17,9 @@ bool log_use_color(void)
 }
 
 static void emit(const char *prefix, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+static void emit(const char *prefix, const char *fmt, va_list ap)
 {
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_puts(&sb, "orch: ");

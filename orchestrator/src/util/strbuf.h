@@ -21,7 +21,8 @@ void strbuf_puts(struct strbuf *sb, const char *s);
 void strbuf_putc(struct strbuf *sb, char c);
 void strbuf_printf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void strbuf_vprintf(struct strbuf *sb, const char *fmt, va_list ap);
+void strbuf_vprintf(struct strbuf *sb, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 void strbuf_reset(struct strbuf *sb);
 /* The contents, "" for an empty buffer; valid until the next change. */
 const char *strbuf_str(const struct strbuf *sb);
