@@ -619,6 +619,35 @@ static void test_run_parse_iperf3(void **state)
 	json_decref(res);
 }
 
+/* A second Ctrl-C quits at once; what finished before is on disk and valid. */
+static void test_second_interrupt_quits_at_once(void **state)
+{
+	(void)state;
+	char *path = ts_write_file(E.dir, "intr2.yaml",
+				   "name: intr2\ninventory: rack.yaml\nboards: [b1]\ntests:\n"
+				   "  - name: quick\n    run: 'true'\n"
+				   "  - name: stubborn\n    run: trap '' TERM; sleep 4714\n");
+	char *out;
+	int code = ts_run(&out, "cd '%s' && { %s run %s -q -o runs & pid=$!; sleep 3; "
+			  "kill -INT $pid; sleep 0.3; kill -INT $pid; wait $pid; }",
+			  E.dir, ORCH_BIN, path);
+	assert_int_equal(code, 130);
+	assert_non_null(strstr(out, "press Ctrl-C again"));
+	assert_non_null(strstr(out, "quitting now"));
+	/* no `latest` link: that marks finished runs; the run folder is the only one */
+	char *dir;
+	assert_int_equal(ts_run(&dir, "ls -d %s/runs/intr2/2*", E.dir), 0);
+	dir[strcspn(dir, "\n")] = '\0';
+	json_t *res = ts_json_load_in(dir, "results.json");
+	free(dir);
+	assert_non_null(res);
+	assert_string_equal(status_of(res, "b1", "quick"), "pass");
+	json_decref(res);
+	ts_run(NULL, "for p in $(pgrep -f 'sleep 471[4]'); do kill -KILL $p; done");
+	free(out);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -641,6 +670,7 @@ int main(void)
 		cmocka_unit_test(test_multi_host_bench_net_pair),
 		cmocka_unit_test(test_server_board_is_never_shared),
 		cmocka_unit_test(test_run_parse_iperf3),
+		cmocka_unit_test(test_second_interrupt_quits_at_once),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

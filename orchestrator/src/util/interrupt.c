@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Read by every worker thread and set from the signal handler or a thread:
  * a lock-free atomic is safe for both (a volatile sig_atomic_t is only
@@ -11,10 +12,23 @@ static atomic_int interrupted;
 
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the signal handler needs a lock-free flag");
 
+/* The first signal asks everything to stop cleanly; a second one, for when
+ * that takes too long, ends orch at once (results.json already holds every
+ * finished test). Only async-signal-safe calls here. */
 static void on_signal(int sig)
 {
 	(void)sig;
-	interrupted = 1;
+	static const char first[] = "\norch: interrupted: stopping the running commands "
+				    "(press Ctrl-C again to quit at once)\n";
+	static const char second[] = "\norch: interrupted twice: quitting now; commands "
+				     "still running on boards are left to their timeouts\n";
+	if (atomic_exchange(&interrupted, 1)) {
+		ssize_t n = write(STDERR_FILENO, second, sizeof(second) - 1);
+		(void)n;
+		_exit(130);
+	}
+	ssize_t n = write(STDERR_FILENO, first, sizeof(first) - 1);
+	(void)n;
 }
 
 void interrupt_install(void)

@@ -4,7 +4,7 @@
  * Ctrl-C / SIGTERM. The handler only sets a flag; every loop that waits
  * checks interrupt_requested() at least every DEADLINE_TICK_MS, stops what it
  * started (remote process groups included) and returns, so partial results
- * are written before orch exits 130.
+ * are written before orch exits 130. A second signal ends orch at once.
  */
 #include <stdbool.h>
 
