@@ -2,6 +2,7 @@
 #include "transport/ssh_wrap.h"
 #include "util/deadline.h"
 #include "util/interrupt.h"
+#include "util/log.h"
 #include "util/strbuf.h"
 
 #include <ctype.h>
@@ -554,14 +555,24 @@ static void ssh_await_pgid(struct ssh_run *run, ssh_channel ch, ssh_event ev)
 	}
 }
 
+/* Kills the command's process group over a second channel; tried twice,
+ * and said out loud when it fails, since the command then goes on running. */
 static void ssh_kill_group(struct ssh_run *run)
 {
-	if (run->pgid <= 0)
+	if (run->pgid == 0) {
+		log_warn("%s: the stopped command never reported its process id; it may still "
+			 "be running on the board", run->st->name);
+		return;
+	}
+	if (run->pgid < 0)
 		return;
 	struct strbuf cmd = STRBUF_INIT;
 	strbuf_printf(&cmd, "P=%ld; ", run->pgid);
 	strbuf_puts(&cmd, SSH_WRAP_KILL_SCRIPT);
-	ssh_run_helper(run->st, strbuf_str(&cmd), SSH_KILL_WAIT_MS);
+	if (ssh_run_helper(run->st, strbuf_str(&cmd), SSH_KILL_WAIT_MS) < 0 &&
+	    ssh_run_helper(run->st, strbuf_str(&cmd), SSH_KILL_WAIT_MS) < 0)
+		log_warn("%s: could not kill process group %ld of a stopped command: %s",
+			 run->st->name, run->pgid, ssh_get_error(run->st->session));
 	strbuf_release(&cmd);
 }
 
