@@ -629,7 +629,7 @@ static void test_second_interrupt_quits_at_once(void **state)
 				   "  - name: stubborn\n    run: trap '' TERM; sleep 4714\n");
 	char *out;
 	int code = ts_run(&out, "cd '%s' && { %s run %s -q -o runs & pid=$!; sleep 3; "
-			  "kill -INT $pid; sleep 0.3; kill -INT $pid; wait $pid; }",
+			  "kill -INT $pid; sleep 0.6; kill -INT $pid; wait $pid; }",
 			  E.dir, ORCH_BIN, path);
 	assert_int_equal(code, 130);
 	assert_non_null(strstr(out, "press Ctrl-C again"));
@@ -644,6 +644,30 @@ static void test_second_interrupt_quits_at_once(void **state)
 	assert_string_equal(status_of(res, "b1", "quick"), "pass");
 	json_decref(res);
 	ts_run(NULL, "for p in $(pgrep -f 'sleep 471[4]'); do kill -KILL $p; done");
+	free(out);
+	free(path);
+}
+
+/* One event delivered twice (timeout(1) signals the command and its group;
+ * so do CI runners) is still one Ctrl-C: orch stops cleanly. */
+static void test_doubled_signal_still_stops_cleanly(void **state)
+{
+	(void)state;
+	char *path = ts_write_file(E.dir, "intr3.yaml",
+				   "name: intr3\ninventory: rack.yaml\nboards: [b1]\ntests:\n"
+				   "  - name: long\n    run: sleep 4715\n");
+	char *out;
+	int code = ts_run(&out, "cd '%s' && { %s run %s -q -o runs & pid=$!; sleep 3; "
+			  "kill -INT $pid; kill -INT $pid; wait $pid; }", E.dir, ORCH_BIN, path);
+	assert_int_equal(code, 130);
+	assert_null(strstr(out, "quitting now"));
+	json_t *res = load_json("intr3", "results.json");   /* via latest: a finished run */
+	assert_non_null(res);
+	json_decref(res);
+	char *ps;
+	sleep(1);
+	assert_int_not_equal(ts_run(&ps, "pgrep -f 'sleep 471[5]'"), 0);
+	free(ps);
 	free(out);
 	free(path);
 }
@@ -671,6 +695,7 @@ int main(void)
 		cmocka_unit_test(test_server_board_is_never_shared),
 		cmocka_unit_test(test_run_parse_iperf3),
 		cmocka_unit_test(test_second_interrupt_quits_at_once),
+		cmocka_unit_test(test_doubled_signal_still_stops_cleanly),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
