@@ -181,30 +181,22 @@ static void warn_insecure(const struct plan *p)
 	}
 }
 
-struct progress_hooks {
-	struct progress *progress;
-};
-
+/* The scheduler's hooks, with the progress display as their context; set
+ * only when there is a display (not with --quiet). */
 static void on_started(void *ctx, const struct plan_item *item)
 {
-	struct progress_hooks *h = ctx;
-	if (h->progress)
-		progress_started(h->progress, item->board->name, item->test->name);
+	progress_started(ctx, item->board->name, item->test->name);
 }
 
 static void on_finished(void *ctx, const struct plan_item *item, const struct test_result *tr)
 {
-	struct progress_hooks *h = ctx;
 	(void)item;
-	if (h->progress)
-		progress_finished(h->progress, tr);
+	progress_finished(ctx, tr);
 }
 
 static void on_tick(void *ctx)
 {
-	struct progress_hooks *h = ctx;
-	if (h->progress)
-		progress_tick(h->progress);
+	progress_tick(ctx);
 }
 
 static json_t *make_run_json(const struct run_options *o, const struct scenario *sc,
@@ -313,7 +305,7 @@ int cmd_run(int argc, char **argv)
 	struct plan *plan = NULL;
 	struct store *st = NULL;
 	struct run_result run = { 0 }, baseline = { 0 };
-	struct progress_hooks hooks = { NULL };
+	struct progress *progress = NULL;
 	char *bench_dir = NULL, *inv_dir = NULL, *baseline_path = NULL;
 	char err[1024];
 	int ret = parse_options(argc, argv, &o);
@@ -362,9 +354,9 @@ int cmd_run(int argc, char **argv)
 		log_info("run %s: %zu board%s, %zu test run%s -> %s", sc->name, plan->n_boards,
 			 plan->n_boards == 1 ? "" : "s", plan->n_items, plan->n_items == 1 ? "" : "s",
 			 store_path(st));
-		hooks.progress = progress_new(stderr, isatty(STDERR_FILENO), log_use_color());
+		progress = progress_new(stderr, isatty(STDERR_FILENO), log_use_color());
 		for (size_t i = 0; i < plan->n_boards; i++)
-			progress_add_board(hooks.progress, plan->boards[i].board->name,
+			progress_add_board(progress, plan->boards[i].board->name,
 					   plan->boards[i].n_items);
 	}
 
@@ -375,11 +367,11 @@ int cmd_run(int argc, char **argv)
 		.bench_dir = bench_dir,
 		.inventory_dir = inv_dir,
 		.inventory = inv,
-		.hooks = { on_started, on_finished, on_tick, &hooks },
 	};
+	if (progress)
+		sopts.hooks = (struct schedule_hooks){ on_started, on_finished, on_tick, progress };
 	int sched_ret = schedule_run(plan, st, &run, &sopts, err, sizeof(err));
-	progress_free(hooks.progress);
-	hooks.progress = NULL;
+	progress_free(progress);
 	if (sched_ret < 0)
 		log_error("storing results: %s", err);
 
