@@ -1,8 +1,9 @@
 #!/bin/sh
 # Installs what orch needs on Debian 12, as root (or through sudo):
 #   install-deps.sh [build] [lab] [qemu] [netns] [cross] [report] [bench] | all
-# build: compiler, CMake, the libraries orch links and python3 (the
-# remote-bench output checks, tests/remote-bench/rbcheck.py); lab: the servers its
+# build: compiler, CMake, the libraries orch links, python3 (the
+# remote-bench output checks, tests/remote-bench/rbcheck.py) and the package
+# tools (dpkg-dev, man-db for the .deb test); lab: the servers its
 # tests start (OpenSSH, dropbear, socat, ser2net, iperf3); qemu: a kernel
 # booting under qemu-system for serial boot timing; netns: wireguard-go for the
 # multi-host lab; cross: musl cross toolchains and qemu-user for remote-bench;
@@ -19,7 +20,7 @@ for group in "$@"; do
 	case $group in
 	build) pkgs="$pkgs build-essential cmake pkg-config git ca-certificates
 		libyaml-dev libssh-dev libserialport-dev libjansson-dev libcmocka-dev
-		valgrind clang time python3" ;;
+		valgrind clang time python3 dpkg-dev man-db groff-base" ;;
 	lab) pkgs="$pkgs openssh-server openssh-client dropbear-bin socat ser2net
 		iperf3 procps psmisc iproute2 passwd" ;;
 	qemu) pkgs="$pkgs qemu-system-x86 busybox-static cpio gzip xz-utils

@@ -1,12 +1,17 @@
 #include "cmd_common.h"
 #include "cmd.h"
+#include "util/fsutil.h"
+#include "util/strbuf.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int print_diags(struct diag_list *diags)
 {
@@ -106,4 +111,30 @@ int cmd_parse_help_only(int argc, char **argv, const char *name, void (*usage)(F
 		return cmd_usage_error(name, "unknown option '%s'", argv[optind - 1]);
 	}
 	return -1;
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+char *cmd_default_bench_dir(void)
+{
+	const char *env = getenv("ORCH_BENCH_DIR");
+	if (env && *env)
+		return xstrdup(env);
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return xstrdup("remote-bench/bin");
+	exe[n] = '\0';
+	char *dir = fs_dirname(exe);
+	char *bench = fs_path_join(dir, "remote-bench/bin");
+	if (!is_dir(bench)) {
+		free(bench);
+		bench = fs_path_join(dir, "../lib/orch/remote-bench");
+	}
+	free(dir);
+	return bench;
 }

@@ -22,6 +22,12 @@ int cmd_load_inventory(const char *inventory_path, struct inventory **inv);
  * trailing '%'. Returns 0, or -1 (and *pct untouched) when S is not one. */
 int cmd_parse_percent(const char *s, double *pct);
 
+/* The remote-bench folder (BENCH/ARCH/remote-bench-NAME) when --bench-dir
+ * is not given: $ORCH_BENCH_DIR; else remote-bench/bin beside the orch
+ * binary (a build tree); else ../lib/orch/remote-bench from the binary's
+ * folder (an install, wherever its prefix). Caller frees. */
+char *cmd_default_bench_dir(void);
+
 /* Prints "orch NAME: MESSAGE" and "try 'orch NAME --help'" on stderr.
  * Returns EXIT_USAGE. */
 int cmd_usage_error(const char *name, const char *fmt, ...)

@@ -3,6 +3,7 @@
 #include "cmd_common.h"
 #include "compare/compare.h"
 #include "result/result_json.h"
+#include "util/log.h"
 #include "util/strbuf.h"
 
 #include <errno.h>
@@ -38,12 +39,6 @@ static void usage(FILE *out)
 		"exit: 0 no regression, 1 at least one regression, 2 usage error or\n"
 		"an unreadable run folder\n",
 		COMPARE_DEFAULT_THRESHOLD_PCT);
-}
-
-static bool stdout_color(void)
-{
-	const char *nc = getenv("NO_COLOR");
-	return isatty(STDOUT_FILENO) && !(nc && *nc);
 }
 
 int cmd_compare(int argc, char **argv)
@@ -120,7 +115,7 @@ int cmd_compare(int argc, char **argv)
 		printf("%s\n", text);
 		free(text);
 	} else {
-		char *table = compare_format_table(&cr, only_changes, stdout_color());
+		char *table = compare_format_table(&cr, only_changes, log_color_for(STDOUT_FILENO));
 		printf("A: %s\nB: %s\n\n%s", argv[optind], argv[optind + 1], table);
 		free(table);
 	}

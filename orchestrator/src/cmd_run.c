@@ -39,7 +39,7 @@ static const char usage_text[] =
 	"      --threshold PCT    regression threshold in percent (default: scenario, 5)\n"
 	"      --shard K/N        run only shard K of N of the selected boards\n"
 	"      --bench-dir DIR    remote-bench binaries, DIR/ARCH/remote-bench-NAME\n"
-	"                         (default: $ORCH_BENCH_DIR, else next to the orch binary)\n"
+	"                         (default: $ORCH_BENCH_DIR, else the build's or the install's)\n"
 	"      --dry-run          print the plan; contact nothing\n"
 	"      --format json      print results.json to stdout at the end\n"
 	"  -q, --quiet            no progress lines, only the summary\n"
@@ -151,24 +151,6 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 							    : "give exactly one SCENARIO.yaml");
 	o->scenario = argv[optind];
 	return 0;
-}
-
-/* Default remote-bench folder: $ORCH_BENCH_DIR, else remote-bench/bin
- * beside the orch binary (where the build puts them). */
-static char *default_bench_dir(void)
-{
-	const char *env = getenv("ORCH_BENCH_DIR");
-	if (env && *env)
-		return xstrdup(env);
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return xstrdup("remote-bench/bin");
-	exe[n] = '\0';
-	char *dir = fs_dirname(exe);
-	char *bench = fs_path_join(dir, "remote-bench/bin");
-	free(dir);
-	return bench;
 }
 
 static void warn_insecure(const struct plan *p)
@@ -354,13 +336,13 @@ int cmd_run(int argc, char **argv)
 		log_info("run %s: %zu board%s, %zu test run%s -> %s", sc->name, plan->n_boards,
 			 plan->n_boards == 1 ? "" : "s", plan->n_items, plan->n_items == 1 ? "" : "s",
 			 store_path(st));
-		progress = progress_new(stderr, isatty(STDERR_FILENO), log_use_color());
+		progress = progress_new(stderr, log_term_live(STDERR_FILENO), log_use_color());
 		for (size_t i = 0; i < plan->n_boards; i++)
 			progress_add_board(progress, plan->boards[i].board->name,
 					   plan->boards[i].n_items);
 	}
 
-	bench_dir = o.bench_dir ? xstrdup(o.bench_dir) : default_bench_dir();
+	bench_dir = o.bench_dir ? xstrdup(o.bench_dir) : cmd_default_bench_dir();
 	inv_dir = fs_dirname(inv->path);
 	struct schedule_options sopts = {
 		.jobs = o.jobs,

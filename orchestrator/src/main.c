@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "util/log.h"
 #include "version.h"
 
 struct command {
@@ -26,38 +27,108 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "RUN_DIR", "re-render summary, junit and html from results.json" },
 	{ "ports", cmd_ports, "", "list serial ports (USB VID:PID, serial number)" },
 	{ "merge", cmd_merge, "OUT RUN_DIR...", "join shard run folders into one" },
+	{ "help", NULL, "[COMMAND]", "this list, or the help of one command" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: orch COMMAND [ARGS]\n\n");
+	fprintf(out, "usage: orch [--color=WHEN] [-v] COMMAND [ARGS]\n\n");
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		fprintf(out, "  orch %-8s %s\n           %s\n", commands[i].name,
 			commands[i].synopsis, commands[i].description);
-	fprintf(out, "\n'orch COMMAND --help' tells more; exit codes: 0 passed, 1 a test failed,\n"
-		     "2 usage or invalid input, 3 infrastructure error, 130 interrupted\n");
+	fprintf(out, "\nglobal options (before or after COMMAND):\n"
+		     "  --color=WHEN   auto (default), always or never; NO_COLOR and TERM=dumb\n"
+		     "                 turn colour off in auto mode\n"
+		     "  -v, --verbose  show connection steps and the commands sent to boards\n"
+		     "\n'orch help COMMAND' or 'orch COMMAND --help' tells more; man orch.\n"
+		     "exit codes: 0 passed, 1 a test failed, 2 usage or invalid input,\n"
+		     "3 infrastructure error, 130 interrupted\n");
+}
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (commands[i].fn && !strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+/* Takes the global options out of argv wherever they stand, so that every
+ * command accepts them without knowing them. Returns the new argc, or -1
+ * after a usage error. */
+static int take_global_options(int argc, char **argv)
+{
+	int out = 1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--")) {
+			while (i < argc)
+				argv[out++] = argv[i++];
+			break;
+		}
+		if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			log_set_verbose(true);
+		} else if (!strcmp(a, "--color")) {
+			log_set_color_mode(LOG_COLOR_ALWAYS);
+		} else if (!strncmp(a, "--color=", 8)) {
+			int mode = log_parse_color_mode(a + 8);
+			if (mode < 0) {
+				fprintf(stderr, "orch: invalid --color '%s' (use auto, always or never)\n",
+					a + 8);
+				return -1;
+			}
+			log_set_color_mode(mode);
+		} else {
+			argv[out++] = argv[i];
+		}
+	}
+	argv[out] = NULL;
+	return out;
+}
+
+/* orch help [COMMAND]: the command's own --help text. */
+static int help(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	const struct command *c = find_command(argv[1]);
+	if (!c) {
+		fprintf(stderr, "orch: '%s' is not a command; see 'orch help'\n", argv[1]);
+		return EXIT_USAGE;
+	}
+	char name[32], opt[] = "--help";
+	snprintf(name, sizeof(name), "%s", c->name);
+	char *args[] = { name, opt, NULL };
+	return c->fn(2, args);
 }
 
 int main(int argc, char **argv)
 {
+	argc = take_global_options(argc, argv);
+	if (argc < 0)
+		return EXIT_USAGE;
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
 	const char *name = argv[1];
-	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
+	if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
 		usage(stdout);
 		return EXIT_OK;
 	}
+	if (!strcmp(name, "help"))
+		return help(argc - 1, argv + 1);
 	if (!strcmp(name, "--version") || !strcmp(name, "version")) {
 		printf("orch %s\n", ORCH_VERSION);
 		return EXIT_OK;
 	}
-	for (size_t i = 0; i < N_COMMANDS; i++)
-		if (!strcmp(commands[i].name, name))
-			return commands[i].fn(argc - 1, argv + 1);
+	const struct command *c = find_command(name);
+	if (c)
+		return c->fn(argc - 1, argv + 1);
 	fprintf(stderr, "orch: '%s' is not a command; see 'orch --help'\n", name);
 	return EXIT_USAGE;
 }

@@ -158,6 +158,67 @@ static void test_validate_reports_every_error_with_position(void **state)
 	free(sc);
 }
 
+static void test_help_command_and_global_options(void **state)
+{
+	(void)state;
+	char *out;
+	assert_int_equal(ts_run(&out, "%s help compare", ORCH_BIN), 0);
+	assert_non_null(strstr(out, "usage: orch compare"));
+	free(out);
+	assert_int_equal(ts_run(&out, "%s help frobnicate", ORCH_BIN), 2);
+	free(out);
+	assert_int_equal(ts_run(&out, "%s --color=sometimes boards -i %s/rack.yaml", ORCH_BIN, dir),
+			 2);
+	assert_non_null(strstr(out, "invalid --color 'sometimes'"));
+	free(out);
+	/* global options are taken before or after the command */
+	assert_int_equal(ts_run(&out, "%s -v --color=never boards -i %s/rack.yaml --color=always -v",
+				ORCH_BIN, dir), 0);
+	assert_non_null(strstr(out, "\tx,y\t"));
+	free(out);
+}
+
+/* orch run on a terminal (script(1) gives it a pty): TERM=dumb gets plain
+ * lines, no cursor movement; another TERM gets the live redraw, and colour
+ * unless --color=never or NO_COLOR. */
+static char *run_on_pty(const char *env, const char *opts)
+{
+	char *scen = ts_write_file(dir, "pty.yaml",
+				   "name: pty\ninventory: rack.yaml\nboards: [c]\n"
+				   "tests:\n  - { name: wait, run: 'sleep 1.3' }\n"
+				   "  - { name: fails, run: 'exit 3' }\n");
+	char *out = NULL;
+	ts_run(&out, "cd %s && env %s script -qfec '%s %s run %s -o runs' /dev/null", dir, env,
+	       ORCH_BIN, opts, scen);
+	free(scen);
+	return out;
+}
+
+static void test_terminal_conventions(void **state)
+{
+	(void)state;
+	char *out = run_on_pty("TERM=xterm", "");
+	assert_non_null(strstr(out, "\033[K"));    /* live lines */
+	assert_non_null(strstr(out, "31mfail"));  /* red: a failed test */
+	free(out);
+	out = run_on_pty("TERM=dumb", "");
+	if (strchr(out, '\033'))
+		fail_msg("TERM=dumb got escape sequences: %s", out);
+	assert_non_null(strstr(out, "fails"));
+	free(out);
+	out = run_on_pty("TERM=xterm NO_COLOR=1", "");
+	assert_non_null(strstr(out, "\033[K"));
+	assert_null(strstr(out, "31mfail"));
+	free(out);
+	out = run_on_pty("TERM=xterm", "--color=never");
+	assert_null(strstr(out, "31mfail"));
+	free(out);
+	out = run_on_pty("TERM=dumb NO_COLOR=1", "--color=always");
+	assert_non_null(strstr(out, "31mfail"));
+	assert_null(strstr(out, "\033[K"));
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -167,6 +228,8 @@ int main(void)
 		cmocka_unit_test(test_validate_reports_every_error_with_position),
 		cmocka_unit_test(test_unreadable_baseline_exits_2_and_leaves_no_folder),
 		cmocka_unit_test(test_threshold_is_a_finite_percentage),
+		cmocka_unit_test(test_help_command_and_global_options),
+		cmocka_unit_test(test_terminal_conventions),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

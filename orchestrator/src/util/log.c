@@ -6,14 +6,50 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <string.h>
+
 static bool quiet;
+static bool verbose;
+static enum log_color_mode color_mode = LOG_COLOR_AUTO;
 
 void log_set_quiet(bool q) { quiet = q; }
+void log_set_verbose(bool v) { verbose = v; }
+bool log_verbose(void) { return verbose; }
+void log_set_color_mode(enum log_color_mode mode) { color_mode = mode; }
+
+int log_parse_color_mode(const char *s)
+{
+	if (!strcmp(s, "auto"))
+		return LOG_COLOR_AUTO;
+	if (!strcmp(s, "always"))
+		return LOG_COLOR_ALWAYS;
+	if (!strcmp(s, "never"))
+		return LOG_COLOR_NEVER;
+	return -1;
+}
+
+static bool term_dumb(void)
+{
+	const char *term = getenv("TERM");
+	return !term || !*term || !strcmp(term, "dumb");
+}
+
+bool log_term_live(int fd)
+{
+	return isatty(fd) && !term_dumb();
+}
+
+bool log_color_for(int fd)
+{
+	if (color_mode != LOG_COLOR_AUTO)
+		return color_mode == LOG_COLOR_ALWAYS;
+	const char *nc = getenv("NO_COLOR");
+	return log_term_live(fd) && !(nc && *nc);
+}
 
 bool log_use_color(void)
 {
-	const char *nc = getenv("NO_COLOR");
-	return isatty(STDERR_FILENO) && !(nc && *nc);
+	return log_color_for(STDERR_FILENO);
 }
 
 static void emit(const char *prefix, const char *fmt, va_list ap)
@@ -34,6 +70,16 @@ static void emit(const char *prefix, const char *fmt, va_list ap)
 void log_info(const char *fmt, ...)
 {
 	if (quiet)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	emit("", fmt, ap);
+	va_end(ap);
+}
+
+void log_debug(const char *fmt, ...)
+{
+	if (!verbose)
 		return;
 	va_list ap;
 	va_start(ap, fmt);

@@ -1,0 +1,121 @@
+# bash completion for orch(1): subcommands, their options, scenario and run
+# folders, and board names and tags (for -l and `orch boot`) read from the
+# inventory with `orch boards` (-i on the line, else the scenario's
+# inventory:, else $ORCH_INVENTORY).
+
+_orch_inventory()
+{
+	local i scenario=
+	for ((i = 2; i < ${#COMP_WORDS[@]}; i++)); do
+		case ${COMP_WORDS[i]} in
+		-i | --inventory) echo "${COMP_WORDS[i + 1]}"; return ;;
+		--inventory=*) echo "${COMP_WORDS[i]#--inventory=}"; return ;;
+		*.yaml | *.yml) [ -z "$scenario" ] && scenario=${COMP_WORDS[i]} ;;
+		esac
+	done
+	if [ -n "$scenario" ] && [ -r "$scenario" ]; then
+		local inv
+		inv=$(sed -n 's/^inventory:[[:space:]]*["'\'']\{0,1\}\([^"'\''#[:space:]]*\).*/\1/p' "$scenario" | head -n 1)
+		if [ -n "$inv" ]; then
+			case $inv in
+			/*) echo "$inv" ;;
+			*) echo "$(dirname -- "$scenario")/$inv" ;;
+			esac
+			return
+		fi
+	fi
+	echo "${ORCH_INVENTORY:-}"
+}
+
+# board names, tag:TAG and their ! forms
+_orch_selectors()
+{
+	local inv
+	inv=$(_orch_inventory)
+	[ -n "$inv" ] || return
+	orch boards -i "$inv" 2>/dev/null | awk -F'\t' '
+		{ print $1; print "!" $1
+		  n = split($3, tl, ","); for (i = 1; i <= n; i++) if (tl[i] != "-") tags[tl[i]] = 1 }
+		END { print "all"; for (t in tags) { print "tag:" t; print "!tag:" t } }'
+}
+
+_orch_boards()
+{
+	local inv
+	inv=$(_orch_inventory)
+	[ -n "$inv" ] || return
+	orch boards -i "$inv" 2>/dev/null | cut -f1
+}
+
+_orch()
+{
+	local cur prev cmd
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD - 1]}
+	local commands
+	commands="$(orch help 2>/dev/null | awk '$1 == "orch" { print $2 }') help"
+	local global="--color= -v --verbose --help --version"
+
+	# the command: the first word that is not a global option
+	local i
+	cmd=
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		-v | --verbose | --color | --color=*) ;;
+		*) cmd=${COMP_WORDS[i]}; break ;;
+		esac
+	done
+	if [ -z "$cmd" ]; then
+		COMPREPLY=($(compgen -W "$commands $global" -- "$cur"))
+		return
+	fi
+
+	case $prev in
+	-i | --inventory | --phases-from)
+		COMPREPLY=($(compgen -f -X '!*.y*ml' -- "$cur") $(compgen -d -- "$cur"))
+		return ;;
+	-l | --limit)
+		COMPREPLY=($(compgen -W "$(_orch_selectors)" -- "$cur"))
+		return ;;
+	-o | --runs-dir | --output | --bench-dir | --baseline)
+		COMPREPLY=($(compgen -d -- "$cur"))
+		return ;;
+	--format | -f)
+		COMPREPLY=($(compgen -W "table json junit" -- "$cur"))
+		return ;;
+	--trigger)
+		COMPREPLY=($(compgen -W "power-cycle reboot none" -- "$cur"))
+		return ;;
+	--color)
+		;;
+	-j | --jobs | --repeat | --threshold | -t | --shard | --timeout)
+		return ;;
+	esac
+	if [[ $cur == --color=* ]]; then
+		COMPREPLY=($(compgen -W "--color=auto --color=always --color=never" -- "$cur"))
+		return
+	fi
+
+	if [ "$cmd" = help ]; then
+		COMPREPLY=($(compgen -W "$commands" -- "$cur"))
+		return
+	fi
+	if [[ $cur == -* ]]; then
+		# the options are read from the command's own --help, so they
+		# never fall behind the program
+		local opts
+		opts=$(orch "$cmd" --help 2>/dev/null |
+			grep -oE -- '(^|[[:space:],[])--?[a-zA-Z][a-zA-Z0-9-]*' | tr -d ' ,[' | sort -u)
+		COMPREPLY=($(compgen -W "$opts --color= -v --verbose" -- "$cur"))
+		return
+	fi
+	case $cmd in
+	run | validate)
+		COMPREPLY=($(compgen -f -X '!*.y*ml' -- "$cur") $(compgen -d -- "$cur")) ;;
+	boot)
+		COMPREPLY=($(compgen -W "$(_orch_boards)" -- "$cur")) ;;
+	compare | report | merge)
+		COMPREPLY=($(compgen -d -- "$cur")) ;;
+	esac
+}
+complete -F _orch orch
