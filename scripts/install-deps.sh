@@ -30,7 +30,7 @@ for group in "$@"; do
 		gcc-arm-linux-gnueabihf gcc-aarch64-linux-gnu qemu-user-static
 		musl-dev:i386 musl-dev:armel musl-dev:armhf musl-dev:arm64"
 		arches="i386 armel armhf arm64" ;;
-	report) pkgs="$pkgs chromium libxml2-utils" ;;
+	report) pkgs="$pkgs chromium libxml2-utils python3-junitparser" ;;
 	bench) pkgs="$pkgs mbw grabserial hyperfine" ;;
 	*) echo "install-deps: unknown group '$group'" >&2; exit 2 ;;
 	esac

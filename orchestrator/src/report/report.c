@@ -4,10 +4,12 @@
 #include "util/fsutil.h"
 #include "util/strbuf.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- summary table ---------------------------------------------------- */
 
@@ -211,7 +213,7 @@ static void junit_property(struct strbuf *sb, const char *prefix, const char *na
 			   const char *value)
 {
 	char *full = xasprintf("%s%s", prefix, name);
-	strbuf_puts(sb, "        <property");
+	strbuf_puts(sb, "      <property");
 	xml_attr(sb, "name", full);
 	xml_attr(sb, "value", value);
 	strbuf_puts(sb, "/>\n");
@@ -226,7 +228,179 @@ static void junit_timestamp(char *buf, size_t len, int64_t wall_us)
 	free(iso);
 }
 
-static void junit_testcase(struct strbuf *sb, const struct test_result *tr)
+/* What a CI view shows of a test's output: the last JUNIT_TAIL_LINES lines
+ * of each log in the failure text, and each log in <system-out> /
+ * <system-err> up to JUNIT_LOG_CAP bytes (its end, where the failure is). */
+#define JUNIT_TAIL_LINES 20
+#define JUNIT_LOG_CAP (64 * 1024)
+
+struct junit_log {
+	char *text;          /* the kept end of the log; NULL: no such file */
+	size_t cut;          /* bytes left out before it */
+	char *path;          /* relative to the run folder */
+};
+
+/* The last JUNIT_LOG_CAP bytes of RUN_DIR/LOG_DIR/NAME, from a line start. */
+static void junit_log_read(struct junit_log *lg, const char *run_dir, const char *log_dir,
+			   const char *name)
+{
+	memset(lg, 0, sizeof(*lg));
+	lg->path = xasprintf("%s/%s", log_dir, name);
+	if (!run_dir)
+		return;
+	char *full = fs_path_join(run_dir, lg->path);
+	FILE *f = fopen(full, "rb");
+	free(full);
+	if (!f)
+		return;
+	long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+	long from = size > JUNIT_LOG_CAP ? size - JUNIT_LOG_CAP : 0;
+	if (size >= 0 && fseek(f, from, SEEK_SET) == 0) {
+		char *buf = xmalloc((size_t)(size - from) + 1);
+		size_t n = fread(buf, 1, (size_t)(size - from), f);
+		buf[n] = '\0';
+		char *start = buf;
+		if (from > 0) {
+			char *nl = memchr(buf, '\n', n);
+			start = nl ? nl + 1 : buf;
+		}
+		lg->cut = (size_t)from + (size_t)(start - buf);
+		lg->text = xstrdup(start);
+		free(buf);
+	}
+	fclose(f);
+}
+
+static void junit_log_release(struct junit_log *lg)
+{
+	free(lg->text);
+	free(lg->path);
+}
+
+/* The start of the last N lines of TEXT (a trailing newline ends the last). */
+static const char *tail_lines(const char *text, int n)
+{
+	const char *p = text + strlen(text);
+	if (p > text && p[-1] == '\n')
+		p--;
+	while (p > text) {
+		if (p[-1] == '\n' && --n == 0)
+			break;
+		p--;
+	}
+	return p;
+}
+
+static bool word_at(const char *line, size_t len, const char *word)
+{
+	size_t wl = strlen(word);
+	for (size_t i = 0; i + wl <= len; i++)
+		if (strncasecmp(line + i, word, wl) == 0 &&
+		    (i == 0 || !isalnum((unsigned char)line[i - 1])))
+			return true;
+	return false;
+}
+
+/* The first line of TEXT that says something failed (error, fail, assert,
+ * fatal, panic, abort, traceback, FAILED ...), as a new string, or NULL. */
+static char *first_failing_line(const char *text)
+{
+	static const char *const words[] = { "error", "fail", "assert", "fatal", "panic",
+					     "abort", "traceback", "exception", "segmentation",
+					     NULL };
+	for (const char *line = text; line && *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		for (size_t i = 0; words[i]; i++)
+			if (word_at(line, len, words[i]))
+				return xstrndup(line, len);
+		line = end ? end + 1 : NULL;
+	}
+	return NULL;
+}
+
+static void junit_metric_lines(struct strbuf *out, const struct test_result *tr)
+{
+	for (size_t i = 0; i < tr->n_metrics; i++) {
+		const struct metric_result *m = &tr->metrics[i];
+		strbuf_printf(out, "%s: ", m->name);
+		report_fmt_metric(out, m);
+		strbuf_printf(out, " (%zu sample%s, %s is better)\n", m->n_samples,
+			      m->n_samples == 1 ? "" : "s", m->higher_is_better ? "higher" : "lower");
+	}
+	for (size_t i = 0; i < tr->n_phases; i++) {
+		const struct phase_result *ph = &tr->phases[i];
+		if (ph->reached)
+			strbuf_printf(out, "phase %s: at %.3fs (+%.3fs)%s\n", ph->name, ph->offset_s,
+				      ph->duration_s, ph->over_budget ? " over budget" : "");
+		else
+			strbuf_printf(out, "phase %s: not reached\n", ph->name);
+	}
+	if (tr->comparison)
+		strbuf_printf(out, "baseline: %s\n", tr->comparison);
+}
+
+/* <failure> or <error>: the message, the first line of the output that
+ * says what failed, and the end of stderr and stdout. */
+static void junit_problem(struct strbuf *sb, const struct test_result *tr,
+			  const struct junit_log *out, const struct junit_log *err)
+{
+	const char *msg = tr->message ? tr->message : "";
+	const char *el = tr->status == STATUS_FAIL ? "failure" : "error";
+	char *first = err->text ? first_failing_line(err->text) : NULL;
+	if (!first && out->text)
+		first = first_failing_line(out->text);
+	strbuf_printf(sb, "      <%s", el);
+	/* the one line a CI list shows: orch's message and what the output blamed */
+	char *summary = first && !strstr(msg, first)
+		? xasprintf("%s%s%s", msg, *msg ? "; first failing line: " : "", first)
+		: xstrdup(msg);
+	xml_attr(sb, "message", summary);
+	free(summary);
+	xml_attr(sb, "type", tr->status == STATUS_FAIL ? "fail" : "infrastructure");
+	strbuf_puts(sb, ">");
+	struct strbuf text = STRBUF_INIT;
+	strbuf_puts(&text, msg);
+	if (first)
+		strbuf_printf(&text, "\nfirst failing line: %s", first);
+	if (tr->last_line)
+		strbuf_printf(&text, "\nlast line: %s", tr->last_line);
+	const struct junit_log *logs[] = { err, out };
+	for (size_t i = 0; i < 2; i++) {
+		if (!logs[i]->text || !*logs[i]->text)
+			continue;
+		strbuf_printf(&text, "\n--- last %d lines of %s ---\n", JUNIT_TAIL_LINES,
+			      logs[i]->path);
+		strbuf_puts(&text, tail_lines(logs[i]->text, JUNIT_TAIL_LINES));
+	}
+	report_escape(sb, strbuf_str(&text), ESC_TEXT);
+	strbuf_printf(sb, "</%s>\n", el);
+	strbuf_release(&text);
+	free(first);
+}
+
+/* <system-out> / <system-err>: the log's end, a note when it was cut. */
+static void junit_system(struct strbuf *sb, const char *el, const struct junit_log *lg,
+			 const char *extra)
+{
+	if (!lg->text && !(extra && *extra))
+		return;
+	struct strbuf text = STRBUF_INIT;
+	if (extra)
+		strbuf_puts(&text, extra);
+	if (lg->text) {
+		if (lg->cut)
+			strbuf_printf(&text, "[orch: the first %zu bytes are cut here; the whole "
+					     "log is %s]\n", lg->cut, lg->path);
+		strbuf_puts(&text, lg->text);
+	}
+	strbuf_printf(sb, "      <%s>", el);
+	report_escape(sb, strbuf_str(&text), ESC_TEXT);
+	strbuf_printf(sb, "</%s>\n", el);
+	strbuf_release(&text);
+}
+
+static void junit_testcase(struct strbuf *sb, const struct test_result *tr, const char *run_dir)
 {
 	strbuf_puts(sb, "    <testcase");
 	char *cls = xasprintf("orch.%s", tr->board ? tr->board : "");
@@ -235,38 +409,15 @@ static void junit_testcase(struct strbuf *sb, const struct test_result *tr)
 	xml_attr(sb, "name", tr->test);
 	strbuf_printf(sb, " time=\"%.3f\">\n", isfinite(tr->duration_s) ? tr->duration_s : 0);
 
-	if (tr->n_metrics || tr->n_phases) {
-		strbuf_puts(sb, "      <properties>\n");
-		for (size_t i = 0; i < tr->n_metrics; i++) {
-			const struct metric_result *m = &tr->metrics[i];
-			char *value = xasprintf("%.10g", m->median);
-			junit_property(sb, "metric.", m->name, value);
-			free(value);
-		}
-		for (size_t i = 0; i < tr->n_phases; i++) {
-			const struct phase_result *ph = &tr->phases[i];
-			if (!ph->reached)
-				continue;
-			char *value = xasprintf("%.6g", ph->offset_s);
-			junit_property(sb, "phase.", ph->name, value);
-			free(value);
-		}
-		strbuf_puts(sb, "      </properties>\n");
-	}
+	char *dir = report_log_dir(tr);
+	struct junit_log out, err;
+	junit_log_read(&out, run_dir, dir, "stdout.log");
+	junit_log_read(&err, run_dir, dir, "stderr.log");
+	free(dir);
 
 	const char *msg = tr->message ? tr->message : "";
 	if (tr->status == STATUS_FAIL || tr->status == STATUS_ERROR) {
-		const char *el = tr->status == STATUS_FAIL ? "failure" : "error";
-		strbuf_printf(sb, "      <%s", el);
-		xml_attr(sb, "message", msg);
-		xml_attr(sb, "type", tr->status == STATUS_FAIL ? "fail" : "infrastructure");
-		strbuf_puts(sb, ">");
-		report_escape(sb, msg, ESC_TEXT);
-		if (tr->last_line) {
-			strbuf_puts(sb, "\nlast line: ");
-			report_escape(sb, tr->last_line, ESC_TEXT);
-		}
-		strbuf_printf(sb, "</%s>\n", el);
+		junit_problem(sb, tr, &out, &err);
 	} else if (tr->status == STATUS_SKIP) {
 		strbuf_puts(sb, "      <skipped");
 		if (*msg)
@@ -283,32 +434,54 @@ static void junit_testcase(struct strbuf *sb, const struct test_result *tr)
 		strbuf_puts(sb, "</failure>\n");
 	}
 
-	char *dir = report_log_dir(tr);
-	struct strbuf out = STRBUF_INIT;
-	strbuf_printf(&out, "logs: %s/stdout.log %s/stderr.log\n", dir, dir);
-	for (size_t i = 0; i < tr->n_metrics; i++) {
-		const struct metric_result *m = &tr->metrics[i];
-		strbuf_printf(&out, "%s: ", m->name);
-		report_fmt_metric(&out, m);
-		strbuf_printf(&out, " (%zu sample%s, %s is better)\n", m->n_samples,
-			      m->n_samples == 1 ? "" : "s", m->higher_is_better ? "higher" : "lower");
-	}
-	for (size_t i = 0; i < tr->n_phases; i++) {
-		const struct phase_result *ph = &tr->phases[i];
-		if (ph->reached)
-			strbuf_printf(&out, "phase %s: at %.3fs (+%.3fs)%s\n", ph->name, ph->offset_s,
-				      ph->duration_s, ph->over_budget ? " over budget" : "");
-		else
-			strbuf_printf(&out, "phase %s: not reached\n", ph->name);
-	}
-	if (tr->comparison)
-		strbuf_printf(&out, "baseline: %s\n", tr->comparison);
-	strbuf_puts(sb, "      <system-out>");
-	report_escape(sb, strbuf_str(&out), ESC_TEXT);
-	strbuf_puts(sb, "</system-out>\n");
-	strbuf_release(&out);
-	free(dir);
+	struct strbuf figures = STRBUF_INIT;
+	junit_metric_lines(&figures, tr);
+	if (figures.len && out.text)
+		strbuf_puts(&figures, "--- stdout ---\n");
+	junit_system(sb, "system-out", &out, strbuf_str(&figures));
+	junit_system(sb, "system-err", &err, NULL);
+	strbuf_release(&figures);
+	junit_log_release(&out);
+	junit_log_release(&err);
 	strbuf_puts(sb, "    </testcase>\n");
+}
+
+/* A board's figures as <properties> of its testsuite (junit-10 has none in
+ * a testcase): TEST.metric.NAME and TEST.phase.NAME. */
+static void junit_suite_properties(struct strbuf *sb, const struct run_result *run,
+				   const char *board)
+{
+	bool open = false;
+	for (size_t j = 0; j < run->n_results; j++) {
+		const struct test_result *tr = &run->results[j];
+		if (strcmp(tr->board ? tr->board : "", board) != 0)
+			continue;
+		char *prefix = xasprintf("%s.metric.", tr->test ? tr->test : "");
+		for (size_t i = 0; i < tr->n_metrics; i++) {
+			if (!open)
+				strbuf_puts(sb, "    <properties>\n");
+			open = true;
+			char *value = xasprintf("%.10g", tr->metrics[i].median);
+			junit_property(sb, prefix, tr->metrics[i].name, value);
+			free(value);
+		}
+		free(prefix);
+		prefix = xasprintf("%s.phase.", tr->test ? tr->test : "");
+		for (size_t i = 0; i < tr->n_phases; i++) {
+			const struct phase_result *ph = &tr->phases[i];
+			if (!ph->reached)
+				continue;
+			if (!open)
+				strbuf_puts(sb, "    <properties>\n");
+			open = true;
+			char *value = xasprintf("%.6g", ph->offset_s);
+			junit_property(sb, prefix, ph->name, value);
+			free(value);
+		}
+		free(prefix);
+	}
+	if (open)
+		strbuf_puts(sb, "    </properties>\n");
 }
 
 static bool counts_as_failure(const struct test_result *tr)
@@ -317,6 +490,11 @@ static bool counts_as_failure(const struct test_result *tr)
 }
 
 char *report_junit(const struct run_result *run)
+{
+	return report_junit_in(run, NULL);
+}
+
+char *report_junit_in(const struct run_result *run, const char *run_dir)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct report_totals all;
@@ -329,8 +507,9 @@ char *report_junit(const struct run_result *run)
 	char *name = xasprintf("orch %s", run->scenario ? run->scenario : "");
 	xml_attr(&sb, "name", name);
 	free(name);
-	strbuf_printf(&sb, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n",
-		      all.tests, all_failures, all.errors, all.skipped, all.time_s);
+	/* junit-10 (Jenkins xUnit) has no skipped count on <testsuites> */
+	strbuf_printf(&sb, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" time=\"%.3f\">\n",
+		      all.tests, all_failures, all.errors, all.time_s);
 
 	bool *done = xcalloc(run->n_results + 1, sizeof(*done));
 	for (size_t i = 0; i < run->n_results; i++) {
@@ -363,12 +542,13 @@ char *report_junit(const struct run_result *run)
 		if (run->host)
 			xml_attr(&sb, "hostname", run->host);
 		strbuf_puts(&sb, ">\n");
+		junit_suite_properties(&sb, run, board);
 		for (size_t j = i; j < run->n_results; j++) {
 			const struct test_result *tr = &run->results[j];
 			if (strcmp(tr->board ? tr->board : "", board) != 0)
 				continue;
 			done[j] = true;
-			junit_testcase(&sb, tr);
+			junit_testcase(&sb, tr, run_dir);
 		}
 		strbuf_puts(&sb, "  </testsuite>\n");
 	}
@@ -386,7 +566,7 @@ int report_write_all(const struct run_result *run, const char *run_dir, char *er
 		char *text;
 	} files[] = {
 		{ "summary.txt", report_summary(run, false) },
-		{ "junit.xml", report_junit(run) },
+		{ "junit.xml", report_junit_in(run, run_dir) },
 		{ "report.html", report_html_in(run, run_dir) },
 	};
 	int ret = 0;

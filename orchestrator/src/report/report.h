@@ -3,7 +3,7 @@
 /*
  * Renderings of a run's results for people and CI: the summary table (also
  * printed at the end of a run), JUnit XML (one testsuite per board, metrics
- * as properties, fail -> <failure>, error -> <error>), and a self-contained
+ * as its properties, fail -> <failure>, error -> <error>), and a self-contained
  * HTML report. Each returns a newly allocated string (caller frees); they
  * read only the result model.
  */
@@ -13,6 +13,12 @@
 
 char *report_summary(const struct run_result *run, bool color);
 char *report_junit(const struct run_result *run);
+/* JUnit with each test's output from RUN_DIR/BOARD/TEST/{stdout,stderr}.log:
+ * the failure text holds the first line that says what failed and the
+ * last 20 lines of each log; <system-out>/<system-err> hold the logs
+ * (their last 64 KiB, the cut marked); only logs that exist are named.
+ * Valid against Jenkins xUnit's junit-10 schema. RUN_DIR NULL: no logs. */
+char *report_junit_in(const struct run_result *run, const char *run_dir);
 char *report_html(const struct run_result *run);
 
 /* Writes summary.txt, junit.xml, report.html into run_dir. 0 or -1 + err. */
