@@ -1,0 +1,267 @@
+#include "db/db_impl.h"
+#include "util/strbuf.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int db_target_is_postgres(const char *target)
+{
+	if (!target)
+		return 0;
+	return strncmp(target, "postgresql://", 13) == 0 || strncmp(target, "postgres://", 11) == 0 ||
+	       strncmp(target, "host=", 5) == 0 || strncmp(target, "dbname=", 7) == 0;
+}
+
+/* "scheme://user:secret@host" -> "scheme://user:***@host"; key=value strings
+ * lose their password=... value the same way. */
+static char *db_redact(const char *target)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *scheme = strstr(target, "://");
+	const char *at = scheme ? strchr(scheme + 3, '@') : NULL;
+	const char *colon = at ? memchr(scheme + 3, ':', (size_t)(at - scheme - 3)) : NULL;
+	const char *pw = strstr(target, "password=");
+	if (colon) {
+		strbuf_append(&sb, target, (size_t)(colon + 1 - target));
+		strbuf_puts(&sb, "***");
+		strbuf_puts(&sb, at);
+	} else if (pw && !scheme) {
+		strbuf_append(&sb, target, (size_t)(pw + 9 - target));
+		strbuf_puts(&sb, "***");
+		const char *end = strchr(pw, ' ');
+		if (end)
+			strbuf_puts(&sb, end);
+	} else {
+		strbuf_puts(&sb, target);
+	}
+	return strbuf_detach(&sb);
+}
+
+int db_open(struct db **out, const char *target, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (!target || !*target) {
+		snprintf(err, errlen, "no database given");
+		return DB_EUSAGE;
+	}
+	struct db *db = xcalloc(1, sizeof(*db));
+	db->name = db_redact(target);
+	int rc;
+	if (db_target_is_postgres(target)) {
+		db->kind = DB_POSTGRES;
+		rc = db_pg_open(db, target, err, errlen);
+	} else {
+		db->kind = DB_SQLITE;
+		rc = db_sqlite_open(db, strncmp(target, "sqlite:", 7) == 0 ? target + 7 : target, err,
+				    errlen);
+	}
+	if (rc < 0) {
+		free(db->name);
+		free(db);
+		return rc;
+	}
+	*out = db;
+	return 0;
+}
+
+void db_close(struct db *db)
+{
+	if (!db)
+		return;
+	if (db->ops)
+		db->ops->close(db);
+	free(db->name);
+	free(db);
+}
+
+enum db_kind db_kind(const struct db *db)
+{
+	return db->kind;
+}
+
+const char *db_name(const struct db *db)
+{
+	return db->name;
+}
+
+/* Rewrites `?` to $1.. outside quotes and expands `@ID@`. */
+static char *db_prepare_sql(const struct db *db, const char *sql)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int param = 0;
+	char quote = 0;
+	for (const char *p = sql; *p; p++) {
+		if (quote) {
+			if (*p == quote)
+				quote = 0;
+			strbuf_putc(&sb, *p);
+		} else if (*p == '\'' || *p == '"') {
+			quote = *p;
+			strbuf_putc(&sb, *p);
+		} else if (*p == '?' && db->ops->dollar_params) {
+			strbuf_printf(&sb, "$%d", ++param);
+		} else if (strncmp(p, "@ID@", 4) == 0) {
+			strbuf_puts(&sb, db->ops->id_column);
+			p += 3;
+		} else {
+			strbuf_putc(&sb, *p);
+		}
+	}
+	return strbuf_detach(&sb);
+}
+
+int db_exec(struct db *db, const char *sql, const struct db_val *params, int n,
+	    struct db_rows **rows, char *err, size_t errlen)
+{
+	if (rows)
+		*rows = NULL;
+	if (n < 0 || n > DB_MAX_PARAMS) {
+		snprintf(err, errlen, "%d parameters (at most %d)", n, DB_MAX_PARAMS);
+		return DB_EUSAGE;
+	}
+	char *text = db_prepare_sql(db, sql);
+	int rc = db->ops->exec(db, text, params, n, rows, err, errlen);
+	free(text);
+	return rc;
+}
+
+int db_exec_script(struct db *db, const char *sql, char *err, size_t errlen)
+{
+	char *text = db_prepare_sql(db, sql);
+	int rc = db->ops->script(db, text, err, errlen);
+	free(text);
+	return rc;
+}
+
+int db_begin(struct db *db, char *err, size_t errlen)
+{
+	return db->ops->begin(db, err, errlen);
+}
+
+int db_commit(struct db *db, char *err, size_t errlen)
+{
+	return db->ops->script(db, "COMMIT", err, errlen);
+}
+
+void db_rollback(struct db *db)
+{
+	char err[256];
+	db->ops->script(db, "ROLLBACK", err, sizeof(err));
+}
+
+struct db_rows *db_rows_new(int nrows, int ncols)
+{
+	struct db_rows *r = xcalloc(1, sizeof(*r));
+	r->nrows = nrows;
+	r->ncols = ncols;
+	r->names = xcalloc((size_t)ncols + 1, sizeof(char *));
+	r->cells = xcalloc((size_t)nrows * (size_t)ncols + 1, sizeof(char *));
+	return r;
+}
+
+const char *db_cell(const struct db_rows *r, int row, int col)
+{
+	if (!r || row < 0 || col < 0 || row >= r->nrows || col >= r->ncols)
+		return NULL;
+	return r->cells[(size_t)row * (size_t)r->ncols + (size_t)col];
+}
+
+int64_t db_cell_int(const struct db_rows *r, int row, int col, int64_t dflt)
+{
+	const char *s = db_cell(r, row, col);
+	char *end;
+	if (!s || !*s)
+		return dflt;
+	long long v = strtoll(s, &end, 10);
+	return *end ? dflt : (int64_t)v;
+}
+
+double db_cell_real(const struct db_rows *r, int row, int col, double dflt)
+{
+	const char *s = db_cell(r, row, col);
+	char *end;
+	if (!s || !*s)
+		return dflt;
+	double v = strtod(s, &end);
+	return *end ? dflt : v;
+}
+
+void db_rows_free(struct db_rows *r)
+{
+	if (!r)
+		return;
+	for (int c = 0; c < r->ncols; c++)
+		free(r->names[c]);
+	for (size_t i = 0; i < (size_t)r->nrows * (size_t)r->ncols; i++)
+		free(r->cells[i]);
+	free(r->names);
+	free(r->cells);
+	free(r);
+}
+
+int db_schema_version(struct db *db, char *err, size_t errlen)
+{
+	struct db_rows *r = NULL;
+	int rc = db_exec_script(db, "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
+				err, errlen);
+	if (rc == 0)
+		rc = db_exec(db, "SELECT MAX(version) FROM schema_version", NULL, 0, &r, err, errlen);
+	if (rc == 0)
+		rc = (int)db_cell_int(r, 0, 0, 0);
+	db_rows_free(r);
+	return rc;
+}
+
+static int db_migrate_locked(struct db *db, const struct db_migration *migs, int n, int *from,
+			     char *err, size_t errlen)
+{
+	char detail[512];
+	int have = db_schema_version(db, err, errlen);
+	if (have < 0)
+		return have;
+	if (from)
+		*from = have;
+	int last = n > 0 ? migs[n - 1].version : 0;
+	if (have > last) {
+		snprintf(err, errlen, "database schema version %d is newer than this orch knows (%d)",
+			 have, last);
+		return DB_ESCHEMA;
+	}
+	for (int i = 0; i < n; i++) {
+		if (migs[i].version <= have)
+			continue;
+		int rc = db_exec_script(db, migs[i].sql, detail, sizeof(detail));
+		if (rc == 0) {
+			struct db_val v = DB_INT(migs[i].version);
+			rc = db_exec(db, "DELETE FROM schema_version", NULL, 0, NULL, detail, sizeof(detail));
+			if (rc == 0)
+				rc = db_exec(db, "INSERT INTO schema_version (version) VALUES (?)", &v, 1,
+					     NULL, detail, sizeof(detail));
+		}
+		if (rc < 0) {
+			snprintf(err, errlen, "migration to schema version %d failed: %s", migs[i].version,
+				 detail);
+			return DB_ESCHEMA;
+		}
+	}
+	return 0;
+}
+
+int db_migrate(struct db *db, const struct db_migration *migs, int n, int *from, char *err,
+	       size_t errlen)
+{
+	int rc = db_begin(db, err, errlen);
+	if (rc < 0)
+		return rc;
+	if (db->kind == DB_POSTGRES)
+		rc = db_exec(db, "SELECT pg_advisory_xact_lock(7272010)", NULL, 0, NULL, err, errlen);
+	if (rc == 0)
+		rc = db_migrate_locked(db, migs, n, from, err, errlen);
+	if (rc == 0)
+		rc = db_commit(db, err, errlen);
+	if (rc < 0)
+		db_rollback(db);
+	return rc;
+}

@@ -1,0 +1,107 @@
+#ifndef ORCH_DB_DB_H
+#define ORCH_DB_DB_H
+/*
+ * db: one small SQL interface over SQLite (libsqlite3, a file on this
+ * machine, no setup) and PostgreSQL (libpq, a server several controllers
+ * share). A database is named by a URL or a path:
+ *   postgresql://USER@HOST:PORT/DB (or postgres://, or any libpq
+ *   "key=value" string starting with "host=" / "dbname=")  -> PostgreSQL
+ *   sqlite:PATH, or any other string, taken as a file path   -> SQLite
+ * SQL is written once with `?` placeholders (rewritten to $1.. for
+ * PostgreSQL) and portable types (INTEGER/BIGINT, DOUBLE PRECISION, TEXT);
+ * in migrations `@ID@` stands for an auto-numbered primary key column.
+ * Results are read whole into a db_rows table (history queries are small).
+ * SQLite files are opened in WAL mode with a busy timeout, so several orch
+ * runs may write to one file at once; transactions take the write lock up
+ * front (BEGIN IMMEDIATE). Errors are negative DB_E* codes with the detail
+ * in the caller's buffer; a password in a URL is never echoed back.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+enum db_kind { DB_SQLITE = 1, DB_POSTGRES = 2 };
+
+enum db_error {
+	DB_OK = 0,
+	DB_EOPEN = -1,     /* cannot open the file / reach the server */
+	DB_EQUERY = -2,    /* the statement failed (syntax, constraint, type) */
+	DB_EBUSY = -3,     /* locked by another writer past the busy timeout */
+	DB_ESCHEMA = -4,   /* schema newer than this orch, or a migration failed */
+	DB_EUSAGE = -5,    /* bad argument (empty target, too many parameters) */
+};
+
+enum db_type { DB_T_NULL = 0, DB_T_INT, DB_T_REAL, DB_T_TEXT };
+
+/* One parameter value; the text is borrowed for the call. */
+struct db_val {
+	enum db_type type;
+	int64_t i;
+	double d;
+	const char *s;
+};
+
+#define DB_NULL ((struct db_val){ .type = DB_T_NULL })
+#define DB_INT(v) ((struct db_val){ .type = DB_T_INT, .i = (v) })
+#define DB_REAL(v) ((struct db_val){ .type = DB_T_REAL, .d = (v) })
+/* A NULL string is stored as SQL NULL. */
+#define DB_TEXT(v) ((struct db_val){ .type = (v) ? DB_T_TEXT : DB_T_NULL, .s = (v) })
+
+#define DB_MAX_PARAMS 32
+
+struct db;
+
+/* A result read whole: rows x cols cells, each a string or NULL (SQL NULL). */
+struct db_rows {
+	int nrows;
+	int ncols;
+	char **names;   /* ncols column names */
+	char **cells;   /* nrows * ncols, row-major */
+};
+
+/* Opens `target` (see above). Returns 0 and *out (caller closes), or a
+ * DB_E* code with the reason in err. */
+int db_open(struct db **out, const char *target, char *err, size_t errlen);
+/* Closes; accepts NULL. */
+void db_close(struct db *db);
+enum db_kind db_kind(const struct db *db);
+/* The target with any password replaced by "***"; owned by db. */
+const char *db_name(const struct db *db);
+/* Whether `target` names a PostgreSQL database. */
+int db_target_is_postgres(const char *target);
+
+/* Runs one statement with `n` parameters. With rows not NULL the result is
+ * returned there (caller frees with db_rows_free), else it is dropped. */
+int db_exec(struct db *db, const char *sql, const struct db_val *params, int n,
+	    struct db_rows **rows, char *err, size_t errlen);
+/* Runs several statements without parameters (`@ID@` expanded). */
+int db_exec_script(struct db *db, const char *sql, char *err, size_t errlen);
+
+/* Transactions: begin takes the write lock at once (SQLite) and waits for
+ * it up to the busy timeout; rollback never fails the caller. */
+int db_begin(struct db *db, char *err, size_t errlen);
+int db_commit(struct db *db, char *err, size_t errlen);
+void db_rollback(struct db *db);
+
+/* Cell (row, col): the text or NULL; out of range is NULL. */
+const char *db_cell(const struct db_rows *r, int row, int col);
+int64_t db_cell_int(const struct db_rows *r, int row, int col, int64_t dflt);
+double db_cell_real(const struct db_rows *r, int row, int col, double dflt);
+void db_rows_free(struct db_rows *r);
+
+/* Schema migrations: version N's script turns schema N-1 into N. */
+struct db_migration {
+	int version;        /* 1, 2, ... in order */
+	const char *sql;    /* statements for db_exec_script */
+};
+
+/* Brings the schema up to the last migration in one transaction (under an
+ * advisory lock on PostgreSQL, so controllers starting together migrate
+ * once). The version lives in the table schema_version. Returns 0, or
+ * DB_ESCHEMA when the database is newer than `migs` knows. *from (when not
+ * NULL) is set to the version found. */
+int db_migrate(struct db *db, const struct db_migration *migs, int n, int *from,
+	       char *err, size_t errlen);
+/* The schema version recorded (0 for an empty database), or a DB_E* code. */
+int db_schema_version(struct db *db, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,160 @@
+/* The db module over a real PostgreSQL started by tests/lab/pg-lab.sh:
+ * types and placeholders through libpq, migrations from an older schema,
+ * two processes migrating and writing at once. */
+#include "testsupport.h"
+#include "pg.h"
+#include "db/db.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PG_HOST "127.0.140.1"
+#define PG_PORT 55430
+
+static const struct db_migration migs[] = {
+	{ 1, "CREATE TABLE t (id @ID@, name TEXT NOT NULL, v DOUBLE PRECISION, n BIGINT)" },
+	{ 2, "ALTER TABLE t ADD COLUMN note TEXT; CREATE INDEX t_name ON t(name)" },
+};
+
+static struct pg *pg;
+
+static int setup(void **state)
+{
+	pg = pg_up(PG_HOST, PG_PORT, "orch");
+	return pg ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	pg_down(pg);
+	return 0;
+}
+
+static struct db *open_url(const char *url)
+{
+	char err[512] = "";
+	struct db *db = NULL;
+	int rc = db_open(&db, url, err, sizeof(err));
+	if (rc != 0)
+		fprintf(stderr, "db_open: %s\n", err);
+	assert_int_equal(rc, 0);
+	return db;
+}
+
+static void test_pg_exec(void **state)
+{
+	char err[512] = "";
+	char *url = pg_createdb(pg, "exec");
+	assert_non_null(url);
+	struct db *db = open_url(url);
+	assert_int_equal(db_kind(db), DB_POSTGRES);
+	assert_int_equal(db_migrate(db, migs, 2, NULL, err, sizeof(err)), 0);
+	struct db_val p[] = { DB_TEXT("it's ?"), DB_REAL(2.5), DB_INT(1234567890123LL), DB_TEXT(NULL) };
+	struct db_rows *r = NULL;
+	assert_int_equal(db_exec(db, "INSERT INTO t (name, v, n, note) VALUES (?, ?, ?, ?) RETURNING id",
+				 p, 4, &r, err, sizeof(err)), 0);
+	assert_int_equal(db_cell_int(r, 0, 0, -1), 1);
+	db_rows_free(r);
+	struct db_val q = DB_TEXT("it's ?");
+	assert_int_equal(db_exec(db, "SELECT name, v, n, note, '?' FROM t WHERE name = ?", &q, 1, &r,
+				 err, sizeof(err)), 0);
+	assert_int_equal(r->nrows, 1);
+	assert_string_equal(db_cell(r, 0, 0), "it's ?");
+	assert_true(db_cell_real(r, 0, 1, 0) == 2.5);
+	assert_int_equal(db_cell_int(r, 0, 2, 0), 1234567890123LL);
+	assert_null(db_cell(r, 0, 3));
+	assert_string_equal(db_cell(r, 0, 4), "?");
+	db_rows_free(r);
+	assert_int_equal(db_begin(db, err, sizeof(err)), 0);
+	q = DB_TEXT("gone");
+	assert_int_equal(db_exec(db, "INSERT INTO t (name) VALUES (?)", &q, 1, NULL, err, sizeof(err)), 0);
+	db_rollback(db);
+	assert_int_equal(db_exec(db, "SELECT COUNT(*) FROM t", NULL, 0, &r, err, sizeof(err)), 0);
+	assert_int_equal(db_cell_int(r, 0, 0, -1), 1);
+	db_rows_free(r);
+	assert_int_equal(db_exec(db, "SELECT nope FROM t", NULL, 0, NULL, err, sizeof(err)), DB_EQUERY);
+	assert_non_null(strstr(err, "nope"));
+	db_close(db);
+	free(url);
+}
+
+static void test_pg_migrate_from_older(void **state)
+{
+	char err[512] = "";
+	char *url = pg_createdb(pg, "older");
+	struct db *db = open_url(url);
+	int from = -1;
+	assert_int_equal(db_migrate(db, migs, 1, &from, err, sizeof(err)), 0);
+	assert_int_equal(from, 0);
+	struct db_val v = DB_TEXT("old row");
+	assert_int_equal(db_exec(db, "INSERT INTO t (name) VALUES (?)", &v, 1, NULL, err, sizeof(err)), 0);
+	db_close(db);
+	db = open_url(url);
+	assert_int_equal(db_migrate(db, migs, 2, &from, err, sizeof(err)), 0);
+	assert_int_equal(from, 1);
+	struct db_rows *r = NULL;
+	assert_int_equal(db_exec(db, "SELECT name, note FROM t", NULL, 0, &r, err, sizeof(err)), 0);
+	assert_string_equal(db_cell(r, 0, 0), "old row");
+	db_rows_free(r);
+	assert_int_equal(db_migrate(db, migs, 1, NULL, err, sizeof(err)), DB_ESCHEMA);
+	static const struct db_migration bad[] = {
+		migs[0], migs[1], { 3, "CREATE TABLE u (x INTEGER); SELECT broken FROM nowhere" },
+	};
+	assert_int_equal(db_migrate(db, bad, 3, NULL, err, sizeof(err)), DB_ESCHEMA);
+	assert_int_equal(db_schema_version(db, err, sizeof(err)), 2);
+	db_close(db);
+	free(url);
+}
+
+/* Two processes start on an empty database at once: both migrate (one
+ * does the work, the other waits on the lock and finds it done) and write
+ * 200 rows each. */
+static void test_pg_two_writers(void **state)
+{
+	char *url = pg_createdb(pg, "two");
+	pid_t kids[2];
+	for (int k = 0; k < 2; k++) {
+		kids[k] = fork();
+		assert_true(kids[k] >= 0);
+		if (kids[k] == 0) {
+			char err[512] = "";
+			struct db *mine = NULL;
+			int bad = db_open(&mine, url, err, sizeof(err)) != 0 ||
+				  db_migrate(mine, migs, 2, NULL, err, sizeof(err)) != 0;
+			for (int i = 0; i < 200 && !bad; i++) {
+				struct db_val v[] = { DB_TEXT(k ? "b" : "a"), DB_INT(i) };
+				bad = db_begin(mine, err, sizeof(err)) != 0 ||
+				      db_exec(mine, "INSERT INTO t (name, n) VALUES (?, ?)", v, 2, NULL, err,
+					      sizeof(err)) != 0 ||
+				      db_commit(mine, err, sizeof(err)) != 0;
+			}
+			if (bad)
+				fprintf(stderr, "writer %d: %s\n", k, err);
+			db_close(mine);
+			_exit(bad);
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		int status = -1;
+		waitpid(kids[k], &status, 0);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	char *out = NULL;
+	assert_int_equal(pg_psql(url, &out, "SELECT name, COUNT(*) FROM t GROUP BY name ORDER BY name;"
+					     "SELECT version FROM schema_version;"), 0);
+	assert_string_equal(out, "a|200\nb|200\n2\n");
+	free(out);
+	free(url);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pg_exec),
+		cmocka_unit_test(test_pg_migrate_from_older),
+		cmocka_unit_test(test_pg_two_writers),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,34 @@
+#ifndef ORCH_TEST_PG_H
+#define ORCH_TEST_PG_H
+/*
+ * A real PostgreSQL server for integration tests, run by tests/lab/pg-lab.sh
+ * in a scratch directory: Debian's server, initdb as an unprivileged user
+ * (orchpg as root), listening on a loopback address and a private port of
+ * the test's own range, one database made at start. Clients connect with
+ * pg->url (user `orch`, no password: trust from loopback only).
+ * pg_up makes the test process a child subreaper so the postmaster is
+ * reaped by pg_down, which also runs when a test fails (call it from the
+ * group teardown).
+ */
+
+struct pg {
+	char *tmp;     /* scratch directory (removed by pg_down) */
+	char *dir;     /* the lab directory inside it */
+	char *host;    /* "127.0.140.1" */
+	int port;
+	char *url;     /* postgresql://orch@HOST:PORT/DB */
+};
+
+/* Starts a server with database `db` ("orch" when NULL); NULL (with the
+ * script's output on stderr) on failure. */
+struct pg *pg_up(const char *host, int port, const char *db);
+/* Makes another database in the running server; returns its URL (caller
+ * frees) or NULL. */
+char *pg_createdb(struct pg *pg, const char *name);
+/* Runs SQL through psql against `url`; the output (tuples only, unaligned)
+ * goes to *output when not NULL (caller frees). Returns psql's exit status. */
+int pg_psql(const char *url, char **output, const char *sql);
+/* Stops the server, reaps it, removes the directory and frees; accepts NULL. */
+void pg_down(struct pg *pg);
+
+#endif

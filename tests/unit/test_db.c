@@ -1,0 +1,210 @@
+/* The db module over SQLite: placeholders, types, transactions, migrations,
+ * the version check, WAL with two writers. (The same over PostgreSQL:
+ * tests/integration/test_db_pg.c.) */
+#include "testsupport.h"
+#include "db/db.h"
+#include "util/strbuf.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const struct db_migration migs[] = {
+	{ 1, "CREATE TABLE t (id @ID@, name TEXT NOT NULL, v DOUBLE PRECISION, n BIGINT)" },
+	{ 2, "ALTER TABLE t ADD COLUMN note TEXT; CREATE INDEX t_name ON t(name)" },
+};
+
+static char *tmp;
+
+static int setup(void **state)
+{
+	tmp = ts_mkdtemp("db");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	ts_rmrf(tmp);
+	free(tmp);
+	return 0;
+}
+
+static struct db *open_db(const char *name)
+{
+	char err[256] = "";
+	char *path = xasprintf("%s/%s", tmp, name);
+	struct db *db = NULL;
+	int rc = db_open(&db, path, err, sizeof(err));
+	if (rc != 0)
+		fprintf(stderr, "db_open: %s\n", err);
+	assert_int_equal(rc, 0);
+	free(path);
+	return db;
+}
+
+static void test_exec_and_types(void **state)
+{
+	char err[256] = "";
+	struct db *db = open_db("a.sqlite");
+	int from = -1;
+	assert_int_equal(db_kind(db), DB_SQLITE);
+	assert_int_equal(db_migrate(db, migs, 2, &from, err, sizeof(err)), 0);
+	assert_int_equal(from, 0);
+	struct db_val p[] = { DB_TEXT("it's ?"), DB_REAL(2.5), DB_INT(1234567890123LL), DB_TEXT(NULL) };
+	struct db_rows *r = NULL;
+	assert_int_equal(db_exec(db, "INSERT INTO t (name, v, n, note) VALUES (?, ?, ?, ?) RETURNING id",
+				 p, 4, &r, err, sizeof(err)), 0);
+	assert_int_equal(r->nrows, 1);
+	assert_int_equal(db_cell_int(r, 0, 0, -1), 1);
+	db_rows_free(r);
+	struct db_val q = DB_TEXT("it's ?");
+	assert_int_equal(db_exec(db, "SELECT name, v, n, note, '?' FROM t WHERE name = ?", &q, 1, &r,
+				 err, sizeof(err)), 0);
+	assert_int_equal(r->nrows, 1);
+	assert_string_equal(db_cell(r, 0, 0), "it's ?");
+	assert_true(db_cell_real(r, 0, 1, 0) == 2.5);
+	assert_int_equal(db_cell_int(r, 0, 2, 0), 1234567890123LL);
+	assert_null(db_cell(r, 0, 3));
+	assert_string_equal(db_cell(r, 0, 4), "?");
+	assert_null(db_cell(r, 5, 0));
+	assert_string_equal(r->names[0], "name");
+	db_rows_free(r);
+	/* a failing statement names the problem */
+	assert_int_equal(db_exec(db, "SELECT nope FROM t", NULL, 0, &r, err, sizeof(err)), DB_EQUERY);
+	assert_non_null(strstr(err, "nope"));
+	assert_null(r);
+	db_close(db);
+}
+
+static void test_transactions(void **state)
+{
+	char err[256] = "";
+	struct db *db = open_db("b.sqlite");
+	assert_int_equal(db_migrate(db, migs, 2, NULL, err, sizeof(err)), 0);
+	assert_int_equal(db_begin(db, err, sizeof(err)), 0);
+	struct db_val v = DB_TEXT("gone");
+	assert_int_equal(db_exec(db, "INSERT INTO t (name) VALUES (?)", &v, 1, NULL, err, sizeof(err)), 0);
+	db_rollback(db);
+	struct db_rows *r = NULL;
+	assert_int_equal(db_exec(db, "SELECT COUNT(*) FROM t", NULL, 0, &r, err, sizeof(err)), 0);
+	assert_int_equal(db_cell_int(r, 0, 0, -1), 0);
+	db_rows_free(r);
+	assert_int_equal(db_begin(db, err, sizeof(err)), 0);
+	v = DB_TEXT("kept");
+	assert_int_equal(db_exec(db, "INSERT INTO t (name) VALUES (?)", &v, 1, NULL, err, sizeof(err)), 0);
+	assert_int_equal(db_commit(db, err, sizeof(err)), 0);
+	assert_int_equal(db_exec(db, "SELECT name FROM t", NULL, 0, &r, err, sizeof(err)), 0);
+	assert_string_equal(db_cell(r, 0, 0), "kept");
+	db_rows_free(r);
+	db_close(db);
+}
+
+static void test_migrate_from_older(void **state)
+{
+	char err[256] = "";
+	struct db *db = open_db("c.sqlite");
+	int from = -1;
+	assert_int_equal(db_migrate(db, migs, 1, &from, err, sizeof(err)), 0);
+	assert_int_equal(db_schema_version(db, err, sizeof(err)), 1);
+	struct db_val v = DB_TEXT("old row");
+	assert_int_equal(db_exec(db, "INSERT INTO t (name) VALUES (?)", &v, 1, NULL, err, sizeof(err)), 0);
+	db_close(db);
+	db = open_db("c.sqlite");
+	assert_int_equal(db_migrate(db, migs, 2, &from, err, sizeof(err)), 0);
+	assert_int_equal(from, 1);
+	assert_int_equal(db_schema_version(db, err, sizeof(err)), 2);
+	struct db_rows *r = NULL;
+	assert_int_equal(db_exec(db, "SELECT name, note FROM t", NULL, 0, &r, err, sizeof(err)), 0);
+	assert_string_equal(db_cell(r, 0, 0), "old row");
+	db_rows_free(r);
+	/* an orch that knows only version 1 refuses the newer database */
+	assert_int_equal(db_migrate(db, migs, 1, NULL, err, sizeof(err)), DB_ESCHEMA);
+	assert_non_null(strstr(err, "version 2 is newer"));
+	/* a broken migration leaves the schema where it was */
+	static const struct db_migration bad[] = {
+		migs[0], migs[1], { 3, "CREATE TABLE u (x INTEGER); SELECT broken FROM nowhere" },
+	};
+	assert_int_equal(db_migrate(db, bad, 3, NULL, err, sizeof(err)), DB_ESCHEMA);
+	assert_non_null(strstr(err, "version 3"));
+	assert_int_equal(db_schema_version(db, err, sizeof(err)), 2);
+	assert_int_equal(db_exec(db, "SELECT * FROM u", NULL, 0, NULL, err, sizeof(err)), DB_EQUERY);
+	db_close(db);
+}
+
+/* Two processes writing 200 rows each into one file, each row in a
+ * transaction of its own: none is lost, none fails on a lock. */
+static void test_two_writers(void **state)
+{
+	char err[256] = "";
+	struct db *db = open_db("d.sqlite");
+	assert_int_equal(db_migrate(db, migs, 2, NULL, err, sizeof(err)), 0);
+	db_close(db);
+	pid_t kids[2];
+	for (int k = 0; k < 2; k++) {
+		kids[k] = fork();
+		assert_true(kids[k] >= 0);
+		if (kids[k] == 0) {
+			struct db *mine = open_db("d.sqlite");
+			int bad = db_migrate(mine, migs, 2, NULL, err, sizeof(err)) != 0;
+			for (int i = 0; i < 200 && !bad; i++) {
+				struct db_val v[] = { DB_TEXT(k ? "b" : "a"), DB_INT(i) };
+				bad = db_begin(mine, err, sizeof(err)) != 0 ||
+				      db_exec(mine, "INSERT INTO t (name, n) VALUES (?, ?)", v, 2, NULL, err,
+					      sizeof(err)) != 0 ||
+				      db_commit(mine, err, sizeof(err)) != 0;
+			}
+			if (bad)
+				fprintf(stderr, "writer %d: %s\n", k, err);
+			db_close(mine);
+			_exit(bad);
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		int status = -1;
+		waitpid(kids[k], &status, 0);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	db = open_db("d.sqlite");
+	struct db_rows *r = NULL;
+	assert_int_equal(db_exec(db, "SELECT name, COUNT(*) FROM t GROUP BY name ORDER BY name", NULL, 0,
+				 &r, err, sizeof(err)), 0);
+	assert_int_equal(r->nrows, 2);
+	assert_int_equal(db_cell_int(r, 0, 1, 0), 200);
+	assert_int_equal(db_cell_int(r, 1, 1, 0), 200);
+	db_rows_free(r);
+	assert_int_equal(db_exec(db, "PRAGMA journal_mode", NULL, 0, &r, err, sizeof(err)), 0);
+	assert_string_equal(db_cell(r, 0, 0), "wal");
+	db_rows_free(r);
+	db_close(db);
+}
+
+static void test_open_errors(void **state)
+{
+	char err[256] = "";
+	struct db *db = NULL;
+	assert_int_equal(db_open(&db, "", err, sizeof(err)), DB_EUSAGE);
+	assert_int_equal(db_open(&db, "/nonexistent/dir/h.sqlite", err, sizeof(err)), DB_EOPEN);
+	assert_non_null(strstr(err, "/nonexistent/dir/h.sqlite"));
+	assert_null(db);
+	assert_true(db_target_is_postgres("postgresql://u@h/d"));
+	assert_true(db_target_is_postgres("postgres://h/d"));
+	assert_false(db_target_is_postgres("runs/orch-history.sqlite"));
+	/* nothing listens on this port: the error names the server, not the password */
+	assert_true(db_open(&db, "postgresql://orch:s3cret@127.0.140.250:1/x?connect_timeout=2", err,
+			    sizeof(err)) == DB_EOPEN);
+	assert_null(strstr(err, "s3cret"));
+	assert_non_null(strstr(err, "orch:***@127.0.140.250"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exec_and_types),
+		cmocka_unit_test(test_transactions),
+		cmocka_unit_test(test_migrate_from_older),
+		cmocka_unit_test(test_two_writers),
+		cmocka_unit_test(test_open_errors),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
