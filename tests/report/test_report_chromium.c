@@ -90,10 +90,87 @@ static void test_render(void **state)
 	free(dir);
 }
 
+/* A rack's night: 32 boards x 10 tests, a few failing. */
+static void fill_rack(struct run_result *run)
+{
+	run->scenario = xstrdup("rack-night");
+	run->run_id = xstrdup("20261203-020000");
+	run->exit_code = 1;
+	for (int b = 1; b <= 32; b++) {
+		for (int t = 1; t <= 10; t++) {
+			char board[16], test[32];
+			snprintf(board, sizeof(board), "board%02d", b);
+			snprintf(test, sizeof(test), "benchmark-test-%02d", t);
+			struct test_result *tr = run_result_add(run, board, test);
+			tr->status = (b * 7 + t) % 29 == 0 ? STATUS_FAIL :
+				     (b + t) % 31 == 0 ? STATUS_ERROR : STATUS_PASS;
+			tr->duration_s = 1;
+			test_result_add_sample(tr, "mem.total", "KiB", true, 24683568.0 + b);
+		}
+	}
+}
+
+/* The grid is the first thing people see: at 1280 px wide its 32 boards x
+ * 10 tests fit the window without scrolling, either way. Chromium loads
+ * the report in a 1280 x 800 frame and a script of the test writes where
+ * the grid ends into the DOM it dumps. */
+static void test_grid_fits_the_window(void **state)
+{
+	(void)state;
+	const char *chromium = find_chromium();
+	if (!chromium) {
+		fprintf(stderr, "SKIP: no chromium here (apt-get install chromium)\n");
+		skip();
+	}
+	char *dir = ts_mkdtemp("report-grid");
+	struct run_result run = { 0 };
+	fill_rack(&run);
+	char err[512] = "";
+	assert_int_equal(report_write_all(&run, dir, err, sizeof(err)), 0);
+	free(ts_write_file(dir, "measure.html",
+			   "<!DOCTYPE html><html><body><iframe id=f src=\"report.html\" "
+			   "style=\"width:1280px;height:800px;border:0\"></iframe><script>\n"
+			   "document.getElementById('f').onload = function () {\n"
+			   "  var d = this.contentDocument, g = d.querySelector('table.grid');\n"
+			   "  var r = g.getBoundingClientRect();\n"
+			   "  document.body.setAttribute('data-measure', 'bottom=' + Math.ceil(r.bottom) +\n"
+			   "    ' right=' + Math.ceil(r.right) + ' rows=' + g.rows.length + ' width=' +\n"
+			   "    d.documentElement.scrollWidth + ' first=' + g.rows[1].cells[0].textContent);\n"
+			   "};\n</script></body></html>\n"));
+	char *out = NULL;
+	int st = ts_run(&out,
+			"cd '%s' && timeout 90 %s --headless --no-sandbox --disable-gpu --disable-quic "
+			"--no-first-run --disable-background-networking --disable-component-update "
+			"--disable-sync --user-data-dir='%s/profile' --allow-file-access-from-files "
+			"--virtual-time-budget=5000 --window-size=1300,820 --dump-dom "
+			"'file://%s/measure.html' 2>/dev/null",
+			dir, chromium, dir, dir);
+	char *m = out ? strstr(out, "data-measure=\"") : NULL;
+	if (st != 0 || !m)
+		fail_msg("no measure from %s (exit %d):\n%s", chromium, st, out ? out : "");
+	int bottom = 0, right = 0, rows = 0, width = 0;
+	char first[32] = "";
+	assert_int_equal(sscanf(m, "data-measure=\"bottom=%d right=%d rows=%d width=%d first=%31[a-z0-9]",
+				&bottom, &right, &rows, &width, first), 5);
+	fprintf(stderr, "grid: bottom %d px, right %d px, %d rows, page width %d px, first row %s\n",
+		bottom, right, rows, width, first);
+	assert_int_equal(rows, 33);              /* the header and 32 boards */
+	assert_true(bottom <= 800);
+	assert_true(right <= 1280);
+	assert_true(width <= 1280);
+	/* failures first: board03 (3*7+8 = 29) fails, and is the first row */
+	assert_string_equal(first, "board03");
+	free(out);
+	run_result_release(&run);
+	ts_rmrf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_render),
+		cmocka_unit_test(test_grid_fits_the_window),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,10 +2,12 @@
  * with xmllint), HTML (self-contained, escaped). */
 #include "testsupport.h"
 #include "report/report.h"
+#include "report/report_text.h"
 #include "result/result.h"
 #include "sample_run.h"
 #include "util/strbuf.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -331,6 +333,33 @@ static void test_junit_with_logs(void **state)
 	run_result_release(&run);
 }
 
+static void expect_metric(double v, const char *unit, const char *want)
+{
+	struct metric_result m = { .unit = (char *)(uintptr_t)unit, .median = v };
+	struct strbuf sb = STRBUF_INIT;
+	report_fmt_metric(&sb, &m);
+	if (strcmp(strbuf_str(&sb), want) != 0)
+		fail_msg("%g %s shown as '%s', not '%s'", v, unit, strbuf_str(&sb), want);
+	strbuf_release(&sb);
+}
+
+/* Numbers people read: IEC prefixes for bytes, SI for bits and counts. */
+static void test_scaled_values(void **state)
+{
+	(void)state;
+	expect_metric(24683568, "KiB", "23.5 GiB");
+	expect_metric(2000000000, "ops/s", "2.0 G ops/s");
+	expect_metric(2000000000, "", "2.0 G");
+	expect_metric(950, "Mbit/s", "950 Mbit/s");
+	expect_metric(1500, "Mbit/s", "1.5 Gbit/s");
+	expect_metric(25.65, "MiB/s", "25.65 MiB/s");
+	expect_metric(3000, "MiB/s", "2.9 GiB/s");
+	expect_metric(12, "ms", "12 ms");
+	expect_metric(45000, "ms", "45000 ms");
+	expect_metric(7020.9, "BogoMIPS", "7020.9 BogoMIPS");
+	expect_metric(55.5, "%", "55.5 %");
+}
+
 static void test_empty_run(void **state)
 {
 	(void)state;
@@ -354,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_write_all),
 		cmocka_unit_test(test_junit_with_logs),
+		cmocka_unit_test(test_scaled_values),
 		cmocka_unit_test(test_empty_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

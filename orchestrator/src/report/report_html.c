@@ -25,20 +25,21 @@ static const char *const css =
 	"*{box-sizing:border-box}\n"
 	"body{margin:0;font:14px/1.45 system-ui,-apple-system,\"Segoe UI\",Roboto,\"Noto Sans\","
 	"\"DejaVu Sans\",Arial,sans-serif;color:var(--ink);background:#fff}\n"
-	"main{max-width:1180px;margin:0 auto;padding:20px 28px 40px}\n"
-	"header{border-bottom:1px solid var(--line);padding-bottom:14px}\n"
+	"main{max-width:1240px;margin:0 auto;padding:12px 20px 40px}\n"
+	"header{border-bottom:1px solid var(--line);padding-bottom:8px}\n"
 	".brand{font-size:12px;font-weight:700;letter-spacing:.12em;text-transform:uppercase;"
 	"color:var(--muted)}\n"
 	".title{display:flex;align-items:center;gap:14px;flex-wrap:wrap}\n"
-	"h1{font-size:26px;margin:2px 0}\n"
-	"h2{font-size:17px;margin:28px 0 10px}\n"
+	"h1{font-size:22px;margin:0}\n"
+	"h2{font-size:17px;margin:24px 0 8px}\n"
+	"h2.first{margin-top:10px}\n"
 	"h2 small{font-weight:400;color:var(--muted);font-size:13px;margin-left:8px}\n"
 	".exit{font-weight:700;border-radius:6px;padding:3px 10px;color:#fff;font-size:13px}\n"
 	".exit.ok{background:var(--pass)}.exit.bad{background:var(--fail)}"
 	".exit.infra{background:var(--error)}.exit.other{background:var(--skip)}\n"
-	".meta{display:grid;grid-template-columns:repeat(auto-fill,minmax(185px,1fr));"
-	"gap:8px 22px;margin:12px 0 14px}\n"
-	".meta dt{font-size:11px;text-transform:uppercase;letter-spacing:.06em;color:var(--muted)}\n"
+	".meta{display:flex;flex-wrap:wrap;gap:2px 18px;margin:6px 0 8px;font-size:12px}\n"
+	".meta div{display:flex;gap:5px}\n"
+	".meta dt{color:var(--muted)}\n"
 	".meta dd{margin:0;font-weight:600;overflow-wrap:anywhere}\n"
 	".chips{display:flex;gap:8px;flex-wrap:wrap}\n"
 	".chip{padding:3px 12px;border-radius:999px;font-weight:600;font-size:13px;"
@@ -85,6 +86,21 @@ static const char *const css =
 	"ul.reg li{margin:3px 0}\n"
 	"footer{margin-top:36px;color:var(--muted);font-size:12px;border-top:1px solid var(--line);"
 	"padding-top:10px}\n";
+
+/* the board x test grid and the change colours */
+static const char *const css_grid =
+	"table.grid{width:auto;font-size:11px;table-layout:fixed}\n"
+	"table.grid th,table.grid td{padding:0 2px;border:0;height:17px;line-height:17px}\n"
+	"table.grid th{background:none;text-transform:none;letter-spacing:0;font-size:11px;"
+	"max-width:104px;overflow:hidden;text-overflow:ellipsis}\n"
+	"table.grid th.b{max-width:140px;text-align:right;padding-right:6px;color:var(--ink);"
+	"font-weight:600}\n"
+	"table.grid td a{display:block;width:100px;text-align:center;border-radius:2px;"
+	"color:#fff;text-decoration:none;font-weight:600}\n"
+	"table.grid td a.pass{background:var(--pass)}table.grid td a.fail,"
+	"table.grid td a.regressed{background:var(--fail)}table.grid td a.error{background:var(--error)}"
+	"table.grid td a.skip{background:#d0d7de;color:var(--ink)}\n"
+	".chg.better{color:var(--pass)}.chg.worse{color:var(--fail)}.chg.noise{color:var(--muted)}\n";
 
 static const char *const phase_colors[] = {
 	"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#9c755f", "#bab0ac",
@@ -283,6 +299,124 @@ static void html_header(struct strbuf *sb, const struct run_result *run,
 	strbuf_puts(sb, "</header>\n");
 }
 
+/* ---- board x test grid -------------------------------------------------- */
+
+/* Names in order of first appearance; *n set. Borrowed from the results. */
+static const char **distinct(const struct run_result *run, bool boards, size_t *n)
+{
+	const char **names = NULL;
+	*n = 0;
+	for (size_t i = 0; i < run->n_results; i++) {
+		const char *name = boards ? run->results[i].board : run->results[i].test;
+		name = name ? name : "";
+		bool seen = false;
+		for (size_t k = 0; k < *n && !seen; k++)
+			seen = strcmp(names[k], name) == 0;
+		if (!seen) {
+			names = xrealloc(names, (*n + 1) * sizeof(*names));
+			names[(*n)++] = name;
+		}
+	}
+	return names;
+}
+
+/* How bad a result is, for ordering: failures first, then errors. */
+static int badness(const struct test_result *tr)
+{
+	if (tr->status == STATUS_FAIL || tr->regressed)
+		return 2;
+	return tr->status == STATUS_ERROR;
+}
+
+static const struct test_result *find_result(const struct run_result *run, const char *board,
+					     const char *test)
+{
+	for (size_t i = 0; i < run->n_results; i++) {
+		const struct test_result *tr = &run->results[i];
+		if (strcmp(tr->board ? tr->board : "", board) == 0 &&
+		    strcmp(tr->test ? tr->test : "", test) == 0)
+			return tr;
+	}
+	return NULL;
+}
+
+struct ranked {
+	const char *name;
+	int bad;
+	size_t order;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+	if (x->bad != y->bad)
+		return y->bad - x->bad;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Rows (boards) with failures first, then errors, else in run order; each
+ * cell one test's status, linked to its row in the details table. */
+static void html_grid(struct strbuf *sb, const struct run_result *run)
+{
+	size_t nb, nt;
+	const char **boards = distinct(run, true, &nb);
+	const char **tests = distinct(run, false, &nt);
+	struct ranked *rows = xcalloc(nb + 1, sizeof(*rows));
+	for (size_t b = 0; b < nb; b++) {
+		rows[b] = (struct ranked){ boards[b], 0, b };
+		for (size_t i = 0; i < run->n_results; i++)
+			if (strcmp(run->results[i].board ? run->results[i].board : "", boards[b]) == 0 &&
+			    badness(&run->results[i]) > rows[b].bad)
+				rows[b].bad = badness(&run->results[i]);
+	}
+	qsort(rows, nb, sizeof(*rows), cmp_ranked);
+	if (nb) {
+		strbuf_puts(sb, "<h2 class=\"first\" id=\"grid\">Boards \u00d7 tests<small>failures "
+			    "first; a cell links to its details</small></h2>\n<table class=\"grid\">\n"
+			    "<thead><tr><th class=\"b\"></th>");
+		for (size_t t = 0; t < nt; t++) {
+			strbuf_puts(sb, "<th title=\"");
+			report_escape(sb, tests[t], ESC_ATTR);
+			strbuf_puts(sb, "\">");
+			esc(sb, tests[t]);
+			strbuf_puts(sb, "</th>");
+		}
+		strbuf_puts(sb, "</tr></thead>\n<tbody>\n");
+	}
+	for (size_t b = 0; b < nb; b++) {
+		strbuf_puts(sb, "<tr><th class=\"b\">");
+		esc(sb, rows[b].name);
+		strbuf_puts(sb, "</th>");
+		for (size_t t = 0; t < nt; t++) {
+			const struct test_result *tr = find_result(run, rows[b].name, tests[t]);
+			if (!tr) {
+				strbuf_puts(sb, "<td></td>");
+				continue;
+			}
+			const char *cls = status_class(tr);
+			strbuf_printf(sb, "<td><a class=\"%s\" href=\"#r%zu\" title=\"", cls,
+				      (size_t)(tr - run->results));
+			report_escape(sb, tr->board, ESC_ATTR);
+			strbuf_puts(sb, " / ");
+			report_escape(sb, tr->test, ESC_ATTR);
+			strbuf_printf(sb, ": %s", cls);
+			if (tr->message) {
+				strbuf_puts(sb, " \u2014 ");
+				report_escape(sb, tr->message, ESC_ATTR);
+			}
+			strbuf_printf(sb, "\">%s</a></td>", cls);
+		}
+		strbuf_puts(sb, "</tr>\n");
+	}
+	if (nb)
+		strbuf_puts(sb, "</tbody>\n</table>\n");
+	free(rows);
+	free(boards);
+	free(tests);
+}
+
+/* ---- details table -------------------------------------------------- */
+
 /* The logs people open first, then the rest by name, result.json last. */
 static int log_rank(const char *name)
 {
@@ -341,7 +475,7 @@ static void html_table(struct strbuf *sb, const struct run_result *run, const ch
 	for (size_t i = 0; i < run->n_results; i++)
 		any_cmp |= run->results[i].comparison || run->results[i].regressed;
 
-	strbuf_puts(sb, "<h2 id=\"results\">Results</h2>\n<table class=\"results\">\n<thead><tr>"
+	strbuf_puts(sb, "<h2 id=\"results\">Details</h2>\n<table class=\"results\">\n<thead><tr>"
 		    "<th>Board</th><th>Test</th><th>Status</th><th>Duration</th><th>Metrics</th>");
 	if (any_cmp)
 		strbuf_puts(sb, "<th>vs baseline</th>");
@@ -351,7 +485,7 @@ static void html_table(struct strbuf *sb, const struct run_result *run, const ch
 		const char *cls = status_class(tr);
 		char dur[32];
 		report_fmt_duration(dur, sizeof(dur), tr->duration_s);
-		strbuf_printf(sb, "<tr class=\"%s\"><td class=\"board\">", cls);
+		strbuf_printf(sb, "<tr class=\"%s\" id=\"r%zu\"><td class=\"board\">", cls, i);
 		esc(sb, tr->board);
 		strbuf_puts(sb, "</td><td>");
 		esc(sb, tr->test);
@@ -542,6 +676,17 @@ static void html_timeline(struct strbuf *sb, const struct run_result *run)
 
 /* ---- metric charts ------------------------------------------------------ */
 
+/* A bar's colour says how its metric changed against the baseline, when the
+ * run had one (regressed: worse), never the test's status; grey when the
+ * test did not pass, neutral blue otherwise. */
+static const char *bar_fill(const struct test_result *tr, const struct metric_result *mr)
+{
+	(void)mr;
+	if (tr->regressed)
+		return "#cf222e";
+	return tr->status != STATUS_PASS ? "#8c959f" : "#4e79a7";
+}
+
 static void html_metric_chart(struct strbuf *sb, const struct run_result *run,
 			      const char *test, const char *metric)
 {
@@ -581,8 +726,10 @@ static void html_metric_chart(struct strbuf *sb, const struct run_result *run,
 	strbuf_puts(sb, "</span></figcaption>\n");
 
 	double svg_w = 540, label_w = 110, value_w = 130;
+	struct report_scale sc;
+	report_scale_pick(fabs(hi) > fabs(lo) ? hi : lo, first->unit, &sc);
 	struct axis ax;
-	axis_init(&ax, lo, hi, label_w, svg_w - label_w - value_w, 4);
+	axis_init(&ax, lo * sc.factor, hi * sc.factor, label_w, svg_w - label_w - value_w, 4);
 	double row_h = 24, bar_h = 14;
 	double h = SVG_TOP + (double)rows * row_h + SVG_AXIS_H;
 	strbuf_printf(sb, "<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", svg_w, h);
@@ -600,28 +747,33 @@ static void html_metric_chart(struct strbuf *sb, const struct run_result *run,
 			double y = SVG_TOP + (double)row * row_h + (row_h - bar_h) / 2;
 			double cy = y + bar_h / 2;
 			label_text(sb, label_w - 8, cy, "end", tr->board, 16);
-			double x0 = axis_x(&ax, 0), x1 = axis_x(&ax, mr->median);
+			double x0 = axis_x(&ax, 0), x1 = axis_x(&ax, mr->median * sc.factor);
 			double bx = x1 < x0 ? x1 : x0, bw = fabs(x1 - x0);
-			const char *fill = tr->regressed ? "#cf222e" :
-					   tr->status != STATUS_PASS ? "#8c959f" : "#4e79a7";
+			/* the axis has the chart's scale, each label its own (25.7 MiB/s
+			 * beside 2.4 GiB/s, not 0.0 GiB/s) */
 			struct strbuf v = STRBUF_INIT;
-			report_fmt_metric(&v, mr);
+			struct report_scale own;
+			report_scale_pick(mr->median, mr->unit, &own);
+			char num[32];
+			report_fmt_scaled(num, sizeof(num), mr->median, &own);
+			strbuf_printf(&v, "%s%s%s", num, *own.unit ? " " : "", own.unit);
 			strbuf_printf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 				      "rx=\"2\" fill=\"%s\" fill-opacity=\"0.85\"><title>", bx, y,
-				      bw < 1 ? 1 : bw, bar_h, fill);
+				      bw < 1 ? 1 : bw, bar_h, bar_fill(tr, mr));
 			esc(sb, tr->board);
 			strbuf_puts(sb, ": ");
 			esc(sb, strbuf_str(&v));
 			if (mr->n_samples > 1) {
 				char a[32], b[32];
-				report_fmt_num(a, sizeof(a), mr->min);
-				report_fmt_num(b, sizeof(b), mr->max);
+				report_fmt_scaled(a, sizeof(a), mr->min, &own);
+				report_fmt_scaled(b, sizeof(b), mr->max, &own);
 				strbuf_printf(sb, " (min %s, max %s, %zu samples)", a, b, mr->n_samples);
 			}
 			strbuf_puts(sb, "</title></rect>");
 			double value_x = x1;
 			if (mr->n_samples > 1) {
-				double wx0 = axis_x(&ax, mr->min), wx1 = axis_x(&ax, mr->max);
+				double wx0 = axis_x(&ax, mr->min * sc.factor);
+				double wx1 = axis_x(&ax, mr->max * sc.factor);
 				strbuf_printf(sb, "<g stroke=\"#1f2328\" stroke-width=\"1.3\">"
 					      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 					      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
@@ -639,7 +791,9 @@ static void html_metric_chart(struct strbuf *sb, const struct run_result *run,
 	strbuf_puts(sb, "</svg>\n</figure>\n");
 }
 
-static void html_metrics(struct strbuf *sb, const struct run_result *run)
+/* The charts of one kind of metric: the boards' figures (ORCH_OWN false) or
+ * orch's own measurements of the link (ssh.push ...). */
+static void html_metric_group(struct strbuf *sb, const struct run_result *run, bool orch_own)
 {
 	/* (test, metric) pairs in order of first appearance */
 	const char **tests = NULL, **metrics = NULL;
@@ -647,6 +801,8 @@ static void html_metrics(struct strbuf *sb, const struct run_result *run)
 	for (size_t i = 0; i < run->n_results; i++) {
 		const struct test_result *tr = &run->results[i];
 		for (size_t m = 0; m < tr->n_metrics; m++) {
+			if (metric_is_orch_own(tr->metrics[m].name) != orch_own)
+				continue;
 			bool seen = false;
 			for (size_t k = 0; k < n && !seen; k++)
 				seen = strcmp(tests[k], tr->test) == 0 &&
@@ -661,14 +817,25 @@ static void html_metrics(struct strbuf *sb, const struct run_result *run)
 		}
 	}
 	if (n) {
-		strbuf_puts(sb, "<h2 id=\"metrics\">Metrics<small>median per board; whiskers from "
-			    "min to max over the repeats</small></h2>\n<div class=\"grid2\">\n");
+		if (orch_own)
+			strbuf_puts(sb, "<h2 id=\"orch-figures\">orch's own figures<small>how the "
+				    "controller reached the boards, not the boards' performance"
+				    "</small></h2>\n<div class=\"grid2\">\n");
+		else
+			strbuf_puts(sb, "<h2 id=\"metrics\">Metrics<small>median per board; whiskers "
+				    "from min to max over the repeats</small></h2>\n<div class=\"grid2\">\n");
 		for (size_t k = 0; k < n; k++)
 			html_metric_chart(sb, run, tests[k], metrics[k]);
 		strbuf_puts(sb, "</div>\n");
 	}
 	free(tests);
 	free(metrics);
+}
+
+static void html_metrics(struct strbuf *sb, const struct run_result *run)
+{
+	html_metric_group(sb, run, false);
+	html_metric_group(sb, run, true);
 }
 
 static void html_regressions(struct strbuf *sb, const struct run_result *run)
@@ -706,12 +873,14 @@ char *report_html_in(const struct run_result *run, const char *run_dir)
 	esc(&sb, run->run_id ? run->run_id : "");
 	strbuf_puts(&sb, " \u00b7 orch</title>\n<style>\n");
 	strbuf_puts(&sb, css);
+	strbuf_puts(&sb, css_grid);
 	strbuf_puts(&sb, "</style>\n</head>\n<body>\n<main>\n");
 	html_header(&sb, run, &t);
-	html_table(&sb, run, run_dir);
+	html_grid(&sb, run);
 	html_regressions(&sb, run);
 	html_timeline(&sb, run);
 	html_metrics(&sb, run);
+	html_table(&sb, run, run_dir);
 	strbuf_puts(&sb, "<footer>Written by orch ");
 	esc(&sb, run->orch_version ? run->orch_version : ORCH_VERSION);
 	strbuf_puts(&sb, ". Every link is relative to the run folder.</footer>\n</main>\n</body>\n</html>\n");

@@ -260,3 +260,12 @@ int run_result_exit_code(const struct run_result *run)
 		return 1;
 	return errored ? 3 : 0;
 }
+
+bool metric_is_orch_own(const char *name)
+{
+	static const char *const prefixes[] = { "ssh.", "link.", "orch.", NULL };
+	for (size_t i = 0; name && prefixes[i]; i++)
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	return false;
+}

@@ -29,6 +29,11 @@ struct metric_result {
 	double stddev;            /* sample standard deviation; 0 for one sample */
 };
 
+/* Whether a metric is orch's own measurement of how it reached the board
+ * (ssh.push, link.*), not a figure of the board: reports show these apart
+ * and compare does not count them among the boards' changes. */
+bool metric_is_orch_own(const char *name);
+
 struct phase_result {
 	char *name;
 	bool reached;

@@ -254,6 +254,17 @@ int units_convert(double value, const char *from, const char *to, double *out)
 	return -1;
 }
 
+const char *units_base(const char *unit)
+{
+	static const char *const bases[] = { [FAM_BYTES] = "B", [FAM_BYTE_RATE] = "B/s",
+					     [FAM_BIT_RATE] = "bit/s", [FAM_SECONDS] = "s",
+					     [FAM_HZ] = "Hz" };
+	const struct unit_def *u = unit ? unit_find(unit) : NULL;
+	if (!u || u->family < FAM_BYTES || u->family > FAM_HZ)
+		return NULL;
+	return bases[u->family];
+}
+
 void units_format_duration(int64_t ms, char *buf, size_t len)
 {
 	if (!buf || len == 0)
