@@ -14,7 +14,7 @@ const char SSH_WRAP_KILL_SCRIPT[] =
 	"w() { i=0; while [ $i -lt 10 ] && kill -0 $1 2>/dev/null; do "
 	"sleep 0.1 2>/dev/null || sleep 1; i=$((i+1)); done; }; "
 	"if kill -TERM -$P 2>/dev/null; then w -$P; kill -KILL -$P 2>/dev/null; "
-	"else L=$(d); kill -TERM $L 2>/dev/null; sleep 1; kill -KILL $L 2>/dev/null; fi; exit 0";
+	"else L=$(d); kill -TERM $L 2>/dev/null; sleep 1; kill -KILL $L 2>/dev/null; fi";
 
 char *ssh_wrap_command(const char *command)
 {

@@ -7,9 +7,13 @@
  * tests or run folders.
  *
  * Output is handed to a callback as it arrives, never collected whole.
- * Every exec has a timeout; when it expires, or when interrupt_requested()
- * becomes true, the remote process group is killed (TERM, then KILL) and
- * the exec returns with timed_out or interrupted set.
+ * Every exec has a timeout, which bounds it whatever the command does with
+ * its output (a command that closes its stdout runs on until it exits or
+ * times out); when it expires, or when interrupt_requested() becomes true,
+ * the remote process group is killed (TERM, then KILL) and the exec returns
+ * with timed_out or interrupted set. When the board does not confirm the
+ * kill (it stopped answering), the exec fails instead (-1): that is the
+ * board's trouble, not the command's, and the command may still run there.
  */
 #include <stdatomic.h>
 #include <stdbool.h>

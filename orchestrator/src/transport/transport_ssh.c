@@ -21,7 +21,7 @@
 #define SSH_DEFAULT_CONNECT_MS 10000
 #define SSH_CHUNK 32768
 #define SSH_KILL_WAIT_MS 5000
-#define SSH_CLOSE_WAIT_MS 5000
+#define SSH_KILL_DONE "orch-kill-done"
 
 struct ssh_transport {
 	struct transport base;
@@ -32,6 +32,7 @@ struct ssh_transport {
 	char *host;                /* as resolved by ssh_config, for messages */
 	unsigned int port;
 	char *user;
+	bool dead;                 /* stopped answering: reopen before the next exec */
 };
 
 struct ssh_run {
@@ -42,6 +43,8 @@ struct ssh_run {
 	char head[32];             /* the first stdout line, until complete */
 	size_t head_len;
 	int exit_signal;
+	int exit_status;
+	bool got_exit_status;
 	bool stop_requested;
 };
 
@@ -472,6 +475,72 @@ static void on_exit_signal(ssh_session session, ssh_channel channel, const char 
 		run->exit_signal = -1;
 }
 
+static void on_exit_status(ssh_session session, ssh_channel channel, int exit_status,
+			   void *userdata)
+{
+	struct ssh_run *run = userdata;
+	run->exit_status = exit_status;
+	run->got_exit_status = true;
+}
+
+/* Gives up on a session whose peer stopped answering: once the exec has
+ * let go of its channels (a disconnect frees them), ssh_drop_dead() closes
+ * the socket without a goodbye, and the next exec opens a new session. */
+static void ssh_mark_dead(struct ssh_transport *st)
+{
+	st->dead = true;
+}
+
+static void ssh_drop_dead(struct ssh_transport *st)
+{
+	if (st->dead && st->session && ssh_is_connected(st->session))
+		ssh_silent_disconnect(st->session);
+}
+
+/* Waits until the session's socket has something to read, dl passes, or
+ * DEADLINE_TICK_MS (callers loop). Returns -1 once dl has passed. */
+static int ssh_wait_socket(struct ssh_transport *st, int64_t dl)
+{
+	if (deadline_expired(dl))
+		return -1;
+	socket_t fd = ssh_get_fd(st->session);
+	if (fd == SSH_INVALID_SOCKET)
+		return -1;
+	struct pollfd pf = { .fd = fd, .events = POLLIN };
+	poll(&pf, 1, deadline_poll_ms(dl));
+	return 0;
+}
+
+/*
+ * Opens a session channel and starts command on it, never blocking past dl
+ * (libssh's blocking calls would wait for the session's connect timeout,
+ * whatever the step's timeout says). Returns 0, -1 when the channel was
+ * refused or the session failed, -2 when dl passed first.
+ */
+static int ssh_channel_start(struct ssh_transport *st, ssh_channel ch, const char *command,
+			     int64_t dl)
+{
+	int ret = -1;
+	int rc;
+	ssh_set_blocking(st->session, 0);
+	while ((rc = ssh_channel_open_session(ch)) == SSH_AGAIN)
+		if (ssh_wait_socket(st, dl) < 0) {
+			ret = -2;
+			goto out;
+		}
+	if (rc != SSH_OK)
+		goto out;
+	while ((rc = ssh_channel_request_exec(ch, command)) == SSH_AGAIN)
+		if (ssh_wait_socket(st, dl) < 0) {
+			ret = -2;
+			goto out;
+		}
+	ret = rc == SSH_OK ? 0 : -1;
+out:
+	ssh_set_blocking(st->session, 1);
+	return ret;
+}
+
 /* Hands a stdout/stderr chunk on, peeling the wrapper's pgid line off stdout first. */
 static void ssh_deliver(struct ssh_run *run, enum transport_stream stream, const char *data,
 			size_t len)
@@ -515,35 +584,40 @@ static int ssh_drain(struct ssh_run *run, ssh_channel ch)
 	return 0;
 }
 
-/* Runs a short helper command on its own channel and waits for it (bounded). */
-static int ssh_run_helper(struct ssh_transport *st, const char *command, int64_t wait_ms)
+/* Runs a short helper command on its own channel until it ends or dl
+ * passes. Returns 0 when its stdout held `confirm`, -1 otherwise. */
+static int ssh_run_helper(struct ssh_transport *st, const char *command, const char *confirm,
+			  int64_t dl)
 {
 	int ret = -1;
+	struct strbuf out = STRBUF_INIT;
 	ssh_channel ch = ssh_channel_new(st->session);
 	if (!ch)
 		return -1;
-	if (ssh_channel_open_session(ch) != SSH_OK || ssh_channel_request_exec(ch, command) != SSH_OK)
+	if (ssh_channel_start(st, ch, command, dl) < 0)
 		goto out;
-	int64_t dl = deadline_in_ms(wait_ms);
 	char buf[256];
 	while (!ssh_channel_is_eof(ch) && !ssh_channel_is_closed(ch) && !deadline_expired(dl)) {
 		int n = ssh_channel_read_timeout(ch, buf, sizeof(buf), 0, deadline_poll_ms(dl));
 		if (n == SSH_ERROR)
 			goto out;
+		if (n > 0 && out.len < 1024)
+			strbuf_append(&out, buf, (size_t)n);
 	}
-	ret = 0;
+	ret = strstr(strbuf_str(&out), confirm) ? 0 : -1;
 out:
-	ssh_channel_close(ch);
+	if (ret == 0 && ssh_is_connected(st->session))
+		ssh_channel_close(ch);
 	ssh_channel_free(ch);
+	strbuf_release(&out);
 	return ret;
 }
 
 /* A command stopped before the wrapper's pid line came: waits for that line
- * (bounded, later output discarded) so that ssh_kill_group() can reach what
- * the command started instead of leaving it running on the board. */
-static void ssh_await_pgid(struct ssh_run *run, ssh_channel ch, ssh_event ev)
+ * (until dl, later output discarded) so that ssh_kill_group() can reach
+ * what the command started instead of leaving it running on the board. */
+static void ssh_await_pgid(struct ssh_run *run, ssh_channel ch, ssh_event ev, int64_t dl)
 {
-	int64_t dl = deadline_in_ms(SSH_KILL_WAIT_MS);
 	run->stop_requested = true;
 	while (run->pgid == 0 && !deadline_expired(dl) && !ssh_channel_is_eof(ch) &&
 	       !ssh_channel_is_closed(ch)) {
@@ -555,25 +629,26 @@ static void ssh_await_pgid(struct ssh_run *run, ssh_channel ch, ssh_event ev)
 	}
 }
 
-/* Kills the command's process group over a second channel; tried twice,
- * and said out loud when it fails, since the command then goes on running. */
-static void ssh_kill_group(struct ssh_run *run)
+/* Kills the command's process group over a second channel (tried again
+ * while dl allows) and waits for the board to confirm it. Returns 0 when
+ * it is confirmed (or the command had already ended), -1 when the board
+ * never confirmed: the command may still run there. */
+static int ssh_kill_group(struct ssh_run *run, ssh_channel ch, int64_t dl)
 {
-	if (run->pgid == 0) {
-		log_warn("%s: the stopped command never reported its process id; it may still "
-			 "be running on the board", run->st->name);
-		return;
-	}
 	if (run->pgid < 0)
-		return;
+		return 0;
+	if (run->pgid == 0)
+		return ssh_channel_is_closed(ch) ? 0 : -1;
+	int ret = -1;
 	struct strbuf cmd = STRBUF_INIT;
 	strbuf_printf(&cmd, "P=%ld; ", run->pgid);
 	strbuf_puts(&cmd, SSH_WRAP_KILL_SCRIPT);
-	if (ssh_run_helper(run->st, strbuf_str(&cmd), SSH_KILL_WAIT_MS) < 0 &&
-	    ssh_run_helper(run->st, strbuf_str(&cmd), SSH_KILL_WAIT_MS) < 0)
-		log_warn("%s: could not kill process group %ld of a stopped command: %s",
-			 run->st->name, run->pgid, ssh_get_error(run->st->session));
+	strbuf_puts(&cmd, "; echo " SSH_KILL_DONE);
+	for (int i = 0; i < 2 && ret < 0 && !deadline_expired(dl) &&
+	     ssh_is_connected(run->st->session); i++)
+		ret = ssh_run_helper(run->st, strbuf_str(&cmd), SSH_KILL_DONE, dl);
 	strbuf_release(&cmd);
+	return ret;
 }
 
 /* Feeds stdin as far as the remote window allows. Returns 0 for more to come, 1
@@ -614,148 +689,227 @@ static int ssh_feed_stdin(ssh_channel ch, int fd, char *buf, size_t *pending, si
 	}
 }
 
-static int ssh_transport_exec(struct transport *t, const struct transport_exec *req,
-			      struct transport_status *status, char *err, size_t errlen)
+/* Whether the command has ended: its channel closed, or its output ended
+ * and its exit status (or signal) arrived. Output ending alone is not the
+ * end: a command may close its stdout and stderr and run on. */
+static bool ssh_run_ended(const struct ssh_run *run, ssh_channel ch)
 {
-	struct ssh_transport *st = (struct ssh_transport *)t;
-	struct ssh_run run = { .st = st, .req = req, .status = status };
-	struct ssh_channel_callbacks_struct cb = { 0 };
-	ssh_channel ch = NULL;
-	ssh_event ev = NULL;
-	char *wrapped = NULL;
-	char *inbuf = NULL;
-	size_t in_pending = 0, in_off = 0;
-	bool in_done = req->stdin_fd < 0;
-	bool eof_sent = false;
-	int ret = -1;
-	int64_t start = clock_mono_us();
-	int64_t dl = deadline_in_ms(req->timeout_ms);
-	char e[256];
+	return ssh_channel_is_closed(ch) ||
+	       (ssh_channel_is_eof(ch) && (run->got_exit_status || run->exit_signal));
+}
 
-	/* A board that rebooted or dropped us: one new connection, then go on. */
-	if (!ssh_is_connected(st->session) && ssh_open(st, err, errlen) < 0)
-		goto out;
-	ch = ssh_channel_new(st->session);
-	if (!ch || ssh_channel_open_session(ch) != SSH_OK)
-		goto lost;
-	cb.userdata = &run;
-	cb.channel_exit_signal_function = on_exit_signal;
-	ssh_callbacks_init(&cb);
-	ssh_set_channel_callbacks(ch, &cb);
-	wrapped = ssh_wrap_command(req->command);
-	if (ssh_channel_request_exec(ch, wrapped) != SSH_OK)
-		goto lost;
-	if (in_done) {
-		if (ssh_channel_send_eof(ch) != SSH_OK)
-			goto lost;
-		eof_sent = true;
-	} else {
-		inbuf = xmalloc(SSH_CHUNK);
-	}
-	ev = ssh_event_new();
-	if (!ev || ssh_event_add_session(ev, st->session) != SSH_OK) {
-		snprintf(err, errlen, "exec on %s: cannot create a libssh event", st->name);
-		goto out;
-	}
+/* The exec channel's state for the output loop. */
+struct ssh_io {
+	ssh_channel ch;
+	ssh_event ev;
+	char *inbuf;
+	size_t in_pending, in_off;
+	bool in_done, eof_sent;
+};
 
+/* Moves output and stdin until the command ends, or it must be stopped
+ * (status->stopped, interrupted or timed_out set). Returns 0, -1 when the
+ * session failed, -2 when reading stdin failed (err set). */
+static int ssh_pump(struct ssh_run *run, struct ssh_io *io, int64_t dl, char *err, size_t errlen)
+{
+	struct transport_status *status = run->status;
+	ssh_session s = run->st->session;
 	for (;;) {
-		if (ssh_drain(&run, ch) < 0)
-			goto lost;
-		if (run.stop_requested || transport_cancelled(req)) {
+		if (ssh_drain(run, io->ch) < 0)
+			return -1;
+		if (run->stop_requested || transport_cancelled(run->req)) {
 			status->stopped = true;
-			break;
+			return 0;
 		}
-		if (ssh_channel_is_eof(ch) || ssh_channel_is_closed(ch))
-			break;
+		if (ssh_run_ended(run, io->ch))
+			return 0;
 		if (interrupt_requested()) {
 			status->interrupted = true;
-			break;
+			return 0;
 		}
 		if (deadline_expired(dl)) {
 			status->timed_out = true;
-			break;
+			return 0;
 		}
-		if (!in_done) {
-			int r = ssh_feed_stdin(ch, req->stdin_fd, inbuf, &in_pending, &in_off, err,
-					       errlen);
+		if (!io->in_done) {
+			int r = ssh_feed_stdin(io->ch, run->req->stdin_fd, io->inbuf, &io->in_pending,
+					       &io->in_off, err, errlen);
 			if (r == -1)
-				goto out_kill;
-			if (r == -2 && !ssh_is_connected(st->session))
-				goto lost;
+				return -2;
+			if (r == -2 && !ssh_is_connected(s))
+				return -1;
 			if (r != 0)
-				in_done = true;   /* -2: the command closed its stdin early */
+				io->in_done = true;   /* -2: the command closed its stdin early */
 		}
-		if (in_done && !eof_sent) {
-			ssh_channel_send_eof(ch);
-			eof_sent = true;
+		if (io->in_done && !io->eof_sent) {
+			ssh_channel_send_eof(io->ch);
+			io->eof_sent = true;
 		}
-		if (ssh_event_dopoll(ev, deadline_poll_ms(dl)) == SSH_ERROR &&
-		    !ssh_is_connected(st->session))
-			goto lost;
+		if (ssh_event_dopoll(io->ev, deadline_poll_ms(dl)) == SSH_ERROR && !ssh_is_connected(s))
+			return -1;
 	}
+}
 
-	if (status->stopped || status->interrupted || status->timed_out) {
-		ssh_await_pgid(&run, ch, ev);
-		ssh_event_remove_session(ev, st->session);
-		ssh_event_free(ev);
-		ev = NULL;
-		ssh_kill_group(&run);
-		status->exit_code = -1;
-		ret = 0;
-		goto out;
-	}
-	/* Output is complete; the exit status comes with (or just before) the close. */
-	int64_t close_dl = deadline_in_ms(SSH_CLOSE_WAIT_MS);
-	while (!ssh_channel_is_closed(ch) && !deadline_expired(close_dl) && !interrupt_requested()) {
-		if (ssh_drain(&run, ch) < 0)
-			break;
-		if (ssh_event_dopoll(ev, deadline_poll_ms(close_dl)) == SSH_ERROR &&
-		    !ssh_is_connected(st->session))
-			break;
-	}
-	ssh_event_remove_session(ev, st->session);
-	ssh_event_free(ev);
-	ev = NULL;
-	int code = ssh_channel_get_exit_status(ch);
-	if (run.exit_signal) {
-		status->signal = run.exit_signal > 0 ? run.exit_signal : 0;
+/* The exit status of a command that ended. Returns 0, or -1 when the
+ * session was lost before the status came. */
+static int ssh_collect_exit(struct ssh_run *run, ssh_channel ch)
+{
+	struct transport_status *status = run->status;
+	int code = run->got_exit_status ? run->exit_status
+		 : ssh_channel_is_closed(ch) ? ssh_channel_get_exit_status(ch) : -1;
+	if (run->exit_signal) {
+		status->signal = run->exit_signal > 0 ? run->exit_signal : 0;
 		status->exit_code = -1;
 	} else if (code >= 0 && code <= 255) {
 		status->exit_code = code;
-	} else if (!ssh_is_connected(st->session)) {
-		goto lost;
+	} else if (!ssh_is_connected(run->st->session)) {
+		return -1;
 	} else {
 		status->exit_code = -1;
 	}
-	ret = 0;
-	goto out;
+	return 0;
+}
 
-out_kill:
-	ssh_await_pgid(&run, ch, ev);
-	ssh_kill_group(&run);
-	goto out;
-lost:
+/* Stops a command that must not go on (timeout, Ctrl-C, callback, stdin
+ * failure): its process group is killed and the board must confirm it
+ * within SSH_KILL_WAIT_MS. Returns 0, or -1 (err set, session given up)
+ * when the board never confirmed: it stopped answering, and the command
+ * may still run there. */
+static int ssh_stop_command(struct ssh_run *run, struct ssh_io *io, char *err, size_t errlen)
+{
+	struct ssh_transport *st = run->st;
+	int64_t kdl = deadline_in_ms(SSH_KILL_WAIT_MS);
+	ssh_await_pgid(run, io->ch, io->ev, kdl);
+	ssh_event_remove_session(io->ev, st->session);
+	ssh_event_free(io->ev);
+	io->ev = NULL;
+	run->status->exit_code = -1;
+	if (ssh_kill_group(run, io->ch, kdl) == 0)
+		return 0;
+	const struct transport_status *s = run->status;
+	snprintf(err, errlen, "%s (%s:%u) stopped answering: the command %s, and the board did not "
+		 "confirm that its process group was killed within %d s; it may still be running "
+		 "there", st->name, st->host, st->port,
+		 s->timed_out ? "timed out" : s->interrupted ? "was interrupted" : "was stopped",
+		 SSH_KILL_WAIT_MS / 1000);
+	ssh_mark_dead(st);
+	return -1;
+}
+
+/* Connects again when the session was lost or given up. */
+static int ssh_ensure_session(struct ssh_transport *st, char *err, size_t errlen)
+{
+	if (!st->dead && ssh_is_connected(st->session))
+		return 0;
+	if (ssh_open(st, err, errlen) < 0)
+		return -1;
+	st->dead = false;
+	return 0;
+}
+
+static void ssh_lost_message(struct ssh_transport *st, char *err, size_t errlen)
+{
+	char e[256];
 	ssh_error_text(st->session, e, sizeof(e));
 	if (ssh_is_connected(st->session))
 		snprintf(err, errlen, "exec on %s (%s:%u): %s", st->name, st->host, st->port, e);
 	else
 		snprintf(err, errlen, "connection to %s (%s:%u) lost: %s", st->name, st->host,
 			 st->port, e);
-out:
-	if (ev) {
-		ssh_event_remove_session(ev, st->session);
-		ssh_event_free(ev);
+}
+
+/* Opens the exec channel for the wrapped command within the connect timeout
+ * (or the step's, if shorter). Returns 0, or -1 with err set. */
+static int ssh_exec_open(struct ssh_run *run, struct ssh_io *io,
+			 struct ssh_channel_callbacks_struct *cb, int64_t dl, char *err,
+			 size_t errlen)
+{
+	struct ssh_transport *st = run->st;
+	int64_t cms = st->target.connect_timeout_ms > 0 ? st->target.connect_timeout_ms
+							: SSH_DEFAULT_CONNECT_MS;
+	int64_t t0 = clock_mono_ms();
+	int64_t open_dl = deadline_in_ms(cms);
+	if (dl < open_dl)
+		open_dl = dl;
+	io->ch = ssh_channel_new(st->session);
+	if (!io->ch) {
+		ssh_lost_message(st, err, errlen);
+		return -1;
 	}
-	if (ch) {
+	cb->userdata = run;
+	cb->channel_exit_signal_function = on_exit_signal;
+	cb->channel_exit_status_function = on_exit_status;
+	ssh_callbacks_init(cb);
+	ssh_set_channel_callbacks(io->ch, cb);
+	char *wrapped = ssh_wrap_command(run->req->command);
+	int r = ssh_channel_start(st, io->ch, wrapped, open_dl);
+	free(wrapped);
+	if (r == -2) {
+		snprintf(err, errlen, "%s (%s:%u) stopped answering: no reply to starting a command "
+			 "within %lld ms", st->name, st->host, st->port,
+			 (long long)(clock_mono_ms() - t0));
+		ssh_mark_dead(st);
+		return -1;
+	}
+	if (r < 0 || (io->in_done && ssh_channel_send_eof(io->ch) != SSH_OK)) {
+		ssh_lost_message(st, err, errlen);
+		return -1;
+	}
+	io->eof_sent = io->in_done;
+	io->ev = ssh_event_new();
+	if (!io->ev || ssh_event_add_session(io->ev, st->session) != SSH_OK) {
+		snprintf(err, errlen, "exec on %s: cannot create a libssh event", st->name);
+		return -1;
+	}
+	return 0;
+}
+
+static int ssh_transport_exec(struct transport *t, const struct transport_exec *req,
+			      struct transport_status *status, char *err, size_t errlen)
+{
+	struct ssh_transport *st = (struct ssh_transport *)t;
+	struct ssh_run run = { .st = st, .req = req, .status = status };
+	struct ssh_channel_callbacks_struct cb = { 0 };
+	struct ssh_io io = { .in_done = req->stdin_fd < 0 };
+	int ret = -1;
+	int64_t start = clock_mono_us();
+	int64_t dl = deadline_in_ms(req->timeout_ms);
+
+	if (ssh_ensure_session(st, err, errlen) < 0 ||
+	    ssh_exec_open(&run, &io, &cb, dl, err, errlen) < 0)
+		goto out;
+	if (!io.in_done)
+		io.inbuf = xmalloc(SSH_CHUNK);
+	int r = ssh_pump(&run, &io, dl, err, errlen);
+	if (r == -1) {
+		ssh_lost_message(st, err, errlen);
+	} else if (r == -2) {
+		char keep[512];
+		snprintf(keep, sizeof(keep), "%s", err);
+		if (ssh_stop_command(&run, &io, err, errlen) == 0)
+			snprintf(err, errlen, "%s", keep);
+	} else if (status->stopped || status->interrupted || status->timed_out) {
+		ret = ssh_stop_command(&run, &io, err, errlen);
+	} else if (ssh_collect_exit(&run, io.ch) == 0) {
+		ret = 0;
+	} else {
+		ssh_lost_message(st, err, errlen);
+	}
+out:
+	if (io.ev) {
+		ssh_event_remove_session(io.ev, st->session);
+		ssh_event_free(io.ev);
+	}
+	if (io.ch) {
 		/* libssh keeps a channel the server has not closed yet past
 		 * ssh_channel_free(): it must not call back into this frame */
-		ssh_remove_channel_callbacks(ch, &cb);
-		if (ssh_is_connected(st->session))
-			ssh_channel_close(ch);
-		ssh_channel_free(ch);
+		ssh_remove_channel_callbacks(io.ch, &cb);
+		if (!st->dead && ssh_is_connected(st->session))
+			ssh_channel_close(io.ch);
+		ssh_channel_free(io.ch);
 	}
+	ssh_drop_dead(st);
 	status->duration_us = clock_mono_us() - start;
-	free(wrapped);
-	free(inbuf);
+	free(io.inbuf);
 	return ret;
 }

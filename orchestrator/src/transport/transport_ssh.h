@@ -3,8 +3,10 @@
 /*
  * The ssh transport (libssh). One session per board, opened once and reused
  * for every command; each command is its own exec channel. A session found
- * closed (the board rebooted, the link dropped) is opened again once at the
- * next exec. ~/.ssh/config (or target->ssh_config) is read first, so it
+ * closed (the board rebooted, the link dropped), or given up because the
+ * board stopped answering (no reply to a channel open within the connect
+ * timeout, or a kill not confirmed within 5 s), is opened again once at
+ * the next exec. ~/.ssh/config (or target->ssh_config) is read first, so it
  * supplies what the inventory leaves unset (Host aliases, HostName, Port,
  * User, IdentityFile, UserKnownHostsFile, ProxyCommand, ProxyJump); libssh
  * 0.10 runs ProxyJump as `ssh -W` through OpenSSH's client, which reads the

@@ -1,0 +1,183 @@
+/*
+ * Every ssh step is bounded by its timeout whatever it does with its output,
+ * and a board that stops answering is an infrastructure error (issue 10.1,
+ * 10.2), against a loopback lab of real OpenSSH servers on 127.0.90.x:
+ *   - a command that redirects its own output gets its real exit status,
+ *     and is killed at its timeout (nothing left running on the board);
+ *   - a board whose sshd is SIGSTOPped mid-command: exec fails (-1, the
+ *     board named) within timeout + kill wait, and once the board is revived
+ *     the next command opens a new session at once.
+ * Run as root (the lab user).
+ */
+#include "lab.h"
+#include "testsupport.h"
+#include "ts_collect.h"
+#include "transport/transport.h"
+#include "transport/transport_ssh.h"
+#include "util/deadline.h"
+#include "util/strbuf.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define LAB_BASE "127.0.90"
+
+static struct lab *lab;
+
+static int group_setup(void **state)
+{
+	(void)state;
+	if (!ts_is_root()) {
+		fprintf(stderr, "skipping: the ssh lab needs root (lab user)\n");
+		return 0;
+	}
+	lab = lab_up(LAB_BASE, 2, 0, false);
+	return lab ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	lab_down(lab);
+	lab = NULL;
+	return 0;
+}
+
+#define SKIP_IF_NO_LAB() do { if (!lab) skip(); } while (0)
+
+static struct transport *connect_or_fail(struct ssh_target t)
+{
+	char err[512] = "";
+	struct transport *tr = transport_ssh_new(&t, err, sizeof(err));
+	if (!tr)
+		fail_msg("connect to %s: %s", t.name, err);
+	return tr;
+}
+
+/* How many processes run `sleep N` (the pattern keeps this command out of it). */
+static int count_sleepers(struct transport *tr, int n)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd),
+		 "cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\000' ' ' | grep -o 'sleep %d[%d]' | wc -l",
+		 n / 10, n % 10);
+	struct ts_collect c = { 0 };
+	struct transport_status st;
+	assert_int_equal(ts_collect_exec(tr, cmd, 10000, -1, &c, &st), 0);
+	int count = atoi(strbuf_str(&c.out));
+	ts_collect_release(&c);
+	return count;
+}
+
+/* Before the fix: the exit status was waited for 5 s after end-of-output,
+ * then asked for once: "killed by signal 0" while the command ran on. */
+static void test_redirected_output_exit_status(void **state)
+{
+	(void)state;
+	SKIP_IF_NO_LAB();
+	struct transport *tr = connect_or_fail(lab_target(lab, LAB_OPENSSH, 1));
+	struct ts_collect c = { 0 };
+	struct transport_status st;
+	assert_int_equal(ts_collect_exec(tr, "exec >/dev/null 2>&1; sleep 17; exit 3", 60000, -1,
+					 &c, &st), 0);
+	assert_false(st.timed_out);
+	assert_int_equal(st.exit_code, 3);
+	assert_true(st.duration_us >= 17 * 1000000LL);
+	ts_collect_release(&c);
+	transport_free(tr);
+}
+
+/* Before the fix: the command outlived its timeout for good. */
+static void test_redirected_output_timeout_kills(void **state)
+{
+	(void)state;
+	SKIP_IF_NO_LAB();
+	struct transport *tr = connect_or_fail(lab_target(lab, LAB_OPENSSH, 1));
+	struct ts_collect c = { 0 };
+	struct transport_status st;
+	assert_int_equal(ts_collect_exec(tr, "exec >/tmp/orch-link-x.log 2>&1; sleep 4391", 3000,
+					 -1, &c, &st), 0);
+	assert_true(st.timed_out);
+	assert_int_equal(st.exit_code, -1);
+	assert_true(st.duration_us < 3000000LL + 5500000LL);
+	ts_collect_release(&c);
+	assert_int_equal(count_sleepers(tr, 4391), 0);
+	transport_free(tr);
+}
+
+struct stopper {
+	char head[64];
+	size_t len;
+	pid_t sshd;                /* the session's sshd, SIGSTOPped */
+	pid_t sleeper;             /* the command itself */
+};
+
+/* Reads "PPID PID" from the first line and freezes the session's sshd. */
+static int stop_sshd(void *ctx, enum transport_stream stream, const char *data, size_t len)
+{
+	struct stopper *s = ctx;
+	if (stream != TRANSPORT_STDOUT || s->sshd)
+		return 0;
+	for (size_t i = 0; i < len && s->len + 1 < sizeof(s->head); i++)
+		s->head[s->len++] = data[i];
+	s->head[s->len] = '\0';
+	if (!strchr(s->head, '\n'))
+		return 0;
+	int ppid = 0, pid = 0;
+	if (sscanf(s->head, "%d %d", &ppid, &pid) == 2 && ppid > 1) {
+		s->sshd = (pid_t)ppid;
+		s->sleeper = (pid_t)pid;
+		kill(s->sshd, SIGSTOP);
+	}
+	return 0;
+}
+
+static void test_sigstopped_sshd_is_an_error(void **state)
+{
+	(void)state;
+	SKIP_IF_NO_LAB();
+	struct transport *tr = connect_or_fail(lab_target(lab, LAB_OPENSSH, 2));
+	struct stopper s = { 0 };
+	struct transport_status st;
+	char err[512] = "";
+	struct transport_exec req = {
+		.command = "echo $PPID $$; exec sleep 4392", .timeout_ms = 3000, .stdin_fd = -1,
+		.on_output = stop_sshd, .ctx = &s,
+	};
+	int64_t t0 = clock_mono_ms();
+	int ret = transport_exec(tr, &req, &st, err, sizeof(err));
+	int64_t took = clock_mono_ms() - t0;
+	print_message("%s (%lld ms)\n", err, (long long)took);
+	assert_true(s.sshd > 0);
+	assert_int_equal(ret, -1);
+	assert_non_null(strstr(err, "board2 (" LAB_BASE ".2:2222) stopped answering"));
+	assert_true(took < 3000 + 5000 + 1000);
+
+	/* The board comes back: the next command opens a new session at once
+	 * (before the fix the dead one was reused: "unknown error" after 10 s). */
+	kill(s.sshd, SIGCONT);
+	struct ts_collect c = { 0 };
+	t0 = clock_mono_ms();
+	assert_int_equal(ts_collect_exec(tr, "echo back", 10000, -1, &c, &st), 0);
+	assert_string_equal(strbuf_str(&c.out), "back\n");
+	assert_true(clock_mono_ms() - t0 < 4000);
+	ts_collect_release(&c);
+	if (s.sleeper > 0 && kill(s.sleeper, SIGKILL) == 0)
+		waitpid(s.sleeper, NULL, WNOHANG);
+	transport_free(tr);
+}
+
+int main(void)
+{
+	transport_ssh_global_init();
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_redirected_output_timeout_kills),
+		cmocka_unit_test(test_sigstopped_sshd_is_an_error),
+		cmocka_unit_test(test_redirected_output_exit_status),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
