@@ -818,8 +818,9 @@ static void ssh_lost_message(struct ssh_transport *st, char *err, size_t errlen)
 			 st->port, e);
 }
 
-/* Opens the exec channel for the wrapped command within the connect timeout
- * (or the step's, if shorter). Returns 0, or -1 with err set. */
+/* Opens the exec channel for the wrapped command within the step's time
+ * (at least SSH_KILL_WAIT_MS, at most the connect timeout). Returns 0, or -1
+ * with err set. */
 static int ssh_exec_open(struct ssh_run *run, struct ssh_io *io,
 			 struct ssh_channel_callbacks_struct *cb, int64_t dl, char *err,
 			 size_t errlen)
@@ -828,9 +829,10 @@ static int ssh_exec_open(struct ssh_run *run, struct ssh_io *io,
 	int64_t cms = st->target.connect_timeout_ms > 0 ? st->target.connect_timeout_ms
 							: SSH_DEFAULT_CONNECT_MS;
 	int64_t t0 = clock_mono_ms();
-	int64_t open_dl = deadline_in_ms(cms);
-	if (dl < open_dl)
-		open_dl = dl;
+	/* the step's time, but a tiny timeout still gets the kill's grace */
+	int64_t open_dl = dl > deadline_in_ms(SSH_KILL_WAIT_MS) ? dl : deadline_in_ms(SSH_KILL_WAIT_MS);
+	if (open_dl > deadline_in_ms(cms))
+		open_dl = deadline_in_ms(cms);
 	io->ch = ssh_channel_new(st->session);
 	if (!io->ch) {
 		ssh_lost_message(st, err, errlen);
