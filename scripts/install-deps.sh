@@ -5,7 +5,7 @@
 # remote-bench output checks, tests/remote-bench/rbcheck.py) and the package
 # tools (dpkg-dev, man-db for the .deb test); lab: the servers its
 # tests start (OpenSSH, dropbear, socat, ser2net, iperf3, the PostgreSQL
-# server for tests/lab/pg-lab.sh); qemu: a kernel
+# server for tests/lab/pg-lab.sh, picocom as a second console user); qemu: a kernel
 # booting under qemu-system for serial boot timing; netns: wireguard-go for the
 # multi-host lab; cross: musl cross toolchains and qemu-user for remote-bench;
 # report: headless Chromium and xmllint for the report checks; bench: the
@@ -24,7 +24,7 @@ for group in "$@"; do
 		libsqlite3-dev libpq-dev
 		valgrind clang time python3 dpkg-dev man-db groff-base" ;;
 	lab) pkgs="$pkgs openssh-server openssh-client dropbear-bin socat ser2net
-		iperf3 procps psmisc iproute2 passwd postgresql" ;;
+		iperf3 procps psmisc iproute2 passwd postgresql picocom" ;;
 	qemu) pkgs="$pkgs qemu-system-x86 busybox-static cpio gzip xz-utils
 		linux-image-amd64 dropbear-bin" ;;
 	netns) pkgs="$pkgs wireguard-go wireguard-tools iproute2 iperf3" ;;

@@ -88,6 +88,8 @@ static void tail_log(const char *path, long *off, struct strbuf *pending, bool f
 
 static void print_phases(const struct test_result *tr)
 {
+	if (tr->n_phases == 0)
+		return;   /* it never got as far as listening */
 	fprintf(stderr, "\n%-16s %10s %10s %10s  %s\n", "PHASE", "AT", "TOOK", "BUDGET", "LINE");
 	for (size_t i = 0; i < tr->n_phases; i++) {
 		const struct phase_result *p = &tr->phases[i];

@@ -1,4 +1,5 @@
 #include "transport/serial_port.h"
+#include "transport/serial_lock.h"
 #include <stddef.h>
 #include "util/deadline.h"
 #include "util/interrupt.h"
@@ -47,6 +48,7 @@ struct serial_port {
 	enum port_kind kind;
 	int fd;
 	struct sp_port *sp;
+	struct serial_lock *lock;  /* held from before the open until after the close */
 	char *desc;
 	/* telnet receive state */
 	enum tn_state tn;
@@ -644,22 +646,41 @@ static struct serial_port *open_url(const struct serial_target *t, char *err, si
 
 /* --- common --- */
 
+/* The lock first: a refused opener never touches the holder's line settings. */
 struct serial_port *serial_port_open(const struct serial_target *t, char *err, size_t errlen)
 {
-	if (t->port && *t->port)
-		return open_device(t->port, t, err, errlen);
-	if (t->usb && *t->usb) {
-		char *path = NULL;
-		if (serial_port_find_usb(t->usb, &path, err, errlen) < 0)
+	struct serial_lock *lock = NULL;
+	char *usb_path = NULL;
+	int lr;
+	if (t->port && *t->port) {
+		lr = serial_lock_device(t->port, &lock, err, errlen);
+	} else if (t->usb && *t->usb) {
+		if (serial_port_find_usb(t->usb, &usb_path, err, errlen) < 0)
 			return NULL;
-		struct serial_port *p = open_libserialport(path, t, err, errlen);
-		free(path);
-		return p;
+		lr = serial_lock_device(usb_path, &lock, err, errlen);
+	} else if (t->url && *t->url) {
+		lr = serial_lock_url(t->url, &lock, err, errlen);
+	} else {
+		snprintf(err, errlen, "no serial port, usb or url given");
+		return NULL;
 	}
-	if (t->url && *t->url)
-		return open_url(t, err, errlen);
-	snprintf(err, errlen, "no serial port, usb or url given");
-	return NULL;
+	struct serial_port *p = NULL;
+	if (lr == 0) {
+		if (t->port && *t->port)
+			p = open_device(t->port, t, err, errlen);
+		else if (usb_path)
+			p = open_libserialport(usb_path, t, err, errlen);
+		else
+			p = open_url(t, err, errlen);
+	}
+	free(usb_path);
+	if (!p) {
+		serial_lock_release(lock);
+		errno = lr == SERIAL_LOCK_BUSY ? EBUSY : EIO;
+		return NULL;
+	}
+	p->lock = lock;
+	return p;
 }
 
 void serial_port_close(struct serial_port *p)
@@ -673,6 +694,7 @@ void serial_port_close(struct serial_port *p)
 		close(p->fd);
 	}
 	strbuf_release(&p->pending);
+	serial_lock_release(p->lock);
 	free(p->desc);
 	free(p);
 }

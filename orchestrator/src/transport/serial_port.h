@@ -38,9 +38,13 @@ struct serial_target {
 
 struct serial_port;
 
-/* Opens the console: the port (caller closes with serial_port_close), or
- * NULL with the reason in err ("open /dev/ttyUSB0: no such file or directory",
- * "no USB serial adapter 0403:6001 (seen: 067b:2303 on /dev/ttyUSB0)"). */
+/* Opens the console, locked for this process until serial_port_close
+ * (serial_lock.h: UUCP lock file and flock for devices, a lock file in
+ * orch's lock folder for URLs): the port, or NULL with the reason in err
+ * ("open /dev/ttyUSB0: no such file or directory", "no USB serial adapter
+ * 0403:6001 (seen: 067b:2303 on /dev/ttyUSB0)", "console /dev/ttyUSB0 is
+ * in use by pid 812 (picocom /dev/ttyUSB0) (...)") and errno EBUSY when
+ * another process holds the console, EIO otherwise. */
 struct serial_port *serial_port_open(const struct serial_target *t, char *err, size_t errlen);
 void serial_port_close(struct serial_port *p);   /* accepts NULL */
 
