@@ -2,7 +2,11 @@
 #include "testsupport.h"
 #include "execute/substitute.h"
 
+#include "util/shquote.h"
+
+#include <stdbool.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 static struct board vm = { .name = (char[]){"vm"}, .arch = (char[]){"x86_64"},
@@ -51,12 +55,18 @@ static void test_fields_are_shell_quoted(void **state)
 	char *s = subst("iperf3 -c {server.host} -p {server.port} # {server.name} {server.user}"
 			" {server.arch} {server.workdir}", &env, err, sizeof(err));
 	assert_non_null(s);
-	assert_string_equal(s, "iperf3 -c '10.77.0.1' -p '2222' # 'vm' 'root' 'x86_64' '/tmp/orch'");
+	assert_string_equal(s, "export ORCH_SERVER_HOST='10.77.0.1'; export ORCH_SERVER_PORT='2222'; "
+			       "iperf3 -c \"${ORCH_SERVER_HOST}\" -p \"${ORCH_SERVER_PORT}\" "
+			       "# {server.name} {server.user} {server.arch} {server.workdir}");
 	free(s);
 	s = subst("cd {board.workdir} && echo {client.name} {client.host} {client.port} "
 		  "{client.user}.", &env, err, sizeof(err));
 	assert_non_null(s);
-	assert_string_equal(s, "cd '/tmp/o w' && echo 'client1' 'client1' '22' ''.");
+	assert_string_equal(s, "export ORCH_BOARD_WORKDIR='/tmp/o w'; "
+			       "export ORCH_CLIENT_NAME='client1'; export ORCH_CLIENT_HOST='client1'; "
+			       "export ORCH_CLIENT_PORT='22'; export ORCH_CLIENT_USER=''; "
+			       "cd \"${ORCH_BOARD_WORKDIR}\" && echo \"${ORCH_CLIENT_NAME}\" "
+			       "\"${ORCH_CLIENT_HOST}\" \"${ORCH_CLIENT_PORT}\" \"${ORCH_CLIENT_USER}\".");
 	free(s);
 }
 
@@ -69,7 +79,8 @@ static void test_local_board_host_is_localhost(void **state)
 	char err[256];
 	char *s = subst("iperf3 -c {server.host}", &env, err, sizeof(err));
 	assert_non_null(s);
-	assert_string_equal(s, "iperf3 -c 'localhost'");
+	assert_string_equal(s, "export ORCH_SERVER_HOST='localhost'; "
+			       "iperf3 -c \"${ORCH_SERVER_HOST}\"");
 	free(s);
 }
 
@@ -81,9 +92,11 @@ static void test_value_with_quote_stays_one_word(void **state)
 	char err[256];
 	char *s = subst("echo {peer.name}", &env, err, sizeof(err));
 	assert_non_null(s);
-	assert_string_equal(s, "echo 'it'\\''s'");
+	assert_string_equal(s, "export ORCH_PEER_NAME='it'\\''s'; echo \"${ORCH_PEER_NAME}\"");
+	free(s);
+	s = subst("printf '%s|' {peer.name}", &env, err, sizeof(err));
 	char *out = NULL;
-	assert_int_equal(ts_run(&out, "printf '%%s|' %s", s + strlen("echo ")), 0);
+	assert_int_equal(ts_run(&out, "%s", s), 0);
 	assert_string_equal(out, "it's|");
 	free(out);
 	free(s);
@@ -148,7 +161,8 @@ static void test_arch_detected_through_callback(void **state)
 	env.arch_ctx = &calls;
 	char *s = subst("echo {board.arch} {server.arch}", &env, err, sizeof(err));
 	assert_non_null(s);
-	assert_string_equal(s, "echo 'i586' 'x86_64'");
+	assert_string_equal(s, "export ORCH_BOARD_ARCH='i586'; export ORCH_SERVER_ARCH='x86_64'; "
+			       "echo \"${ORCH_BOARD_ARCH}\" \"${ORCH_SERVER_ARCH}\"");
 	assert_int_equal(calls, 1);   /* the inventory's arch needs no probe */
 	free(s);
 
@@ -170,6 +184,127 @@ static void test_no_substitution_is_identity(void **state)
 	free(s);
 }
 
+/* Values that would run code if pasted into a command line. */
+static const char *const hostile[] = {
+	"$(touch PWNED)", "`touch PWNED`", "a'; touch PWNED; '", "a\"; touch PWNED; \"",
+	"x\ntouch PWNED", "${HOME}", "\\", "'", "\"", "a b  c", "-n", "*", "",
+};
+
+/* Runs cmd in a scratch folder; its stdout, or NULL when it failed. */
+static char *run_in(const char *dir, const char *cmd)
+{
+	char *q = shquote(cmd);
+	char *out = NULL;
+	int rc = ts_run(&out, "cd '%s' && sh -c %s", dir, q);
+	free(q);
+	if (rc != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static void test_hostile_values_arrive_exactly(void **state)
+{
+	/* each context: unquoted, inside "...", inside '...', in $(...), in `...` */
+	static const char *const forms[] = {
+		"printf '[%s]' {peer.host}",
+		"printf '[%s]' \"{peer.host}\"",
+		"printf '[%s]' '{peer.host}'",
+		"printf '[%s]' \"pre {peer.host} post\"",
+		"printf '[%s]' 'pre {peer.host} post'",
+		"printf '[%s]' \"$(printf '%s' {peer.host})\"",
+		"printf '[%s]' \"`printf '%s' {peer.host}`\"",
+		"x=$(printf '%s' '{peer.host}'); printf '[%s]' \"$x\"",
+	};
+	char *dir = ts_mkdtemp("subst");
+	for (size_t v = 0; v < sizeof(hostile) / sizeof(*hostile); v++) {
+		struct board peer = { .name = (char[]){"peer"}, .ssh = { .present = true } };
+		peer.ssh.host = xstrdup(hostile[v]);
+		const struct board *b[] = { &peer };
+		struct subst_role role = { "peer", b, 1 };
+		struct subst_env env = { .board = &c1, .roles = &role, .n_roles = 1 };
+		for (size_t f = 0; f < sizeof(forms) / sizeof(*forms); f++) {
+			char err[256];
+			char *cmd = subst(forms[f], &env, err, sizeof(err));
+			assert_non_null(cmd);
+			char *out = run_in(dir, cmd);
+			bool pre = strstr(forms[f], "pre ") != NULL;
+			char *want = xasprintf(pre ? "[pre %s post]" : "[%s]", hostile[v]);
+			if (!out || strcmp(out, want) != 0)
+				fail_msg("value %zu form %zu: %s -> got %s, want %s", v, f, cmd,
+					 out ? out : "(failed)", want);
+			char *pwned = xasprintf("%s/PWNED", dir);
+			assert_int_not_equal(access(pwned, F_OK), 0);
+			free(pwned);
+			free(want);
+			free(out);
+			free(cmd);
+		}
+		free(peer.ssh.host);
+	}
+	ts_rmrf(dir);
+	free(dir);
+}
+
+static void test_comment_and_escapes_keep_context(void **state)
+{
+	struct subst_env env = two_roles();
+	char err[256];
+	/* a quote in a comment or after a backslash opens nothing */
+	char *s = subst("# don't\necho \\' {server.name} \"it\\\"s {server.name}\"", &env,
+			err, sizeof(err));
+	assert_non_null(s);
+	assert_string_equal(s, "export ORCH_SERVER_NAME='vm'; # don't\necho \\' "
+			       "\"${ORCH_SERVER_NAME}\" \"it\\\"s ${ORCH_SERVER_NAME}\"");
+	free(s);
+}
+
+static int lookup_vars(void *ctx, const char *ns, const char *field, const struct board *b,
+		       const char **val, char *err, size_t errlen)
+{
+	(void)ctx;
+	if (!strcmp(ns, "vars") && !strcmp(field, "size")) {
+		*val = "4M";
+		return 1;
+	}
+	if (b && !strcmp(field, "host") && !strcmp(b->name, "vm")) {
+		*val = "192.0.2.7";   /* the address the session reached */
+		return 1;
+	}
+	if (!strcmp(ns, "vars")) {
+		snprintf(err, errlen, "no variable '%s'", field);
+		return -1;
+	}
+	return 0;
+}
+
+static void test_lookup_hook(void **state)
+{
+	struct subst_env env = two_roles();
+	env.lookup = lookup_vars;
+	char err[256];
+	char *s = subst("x {vars.size} {server.host} {client.host}", &env, err, sizeof(err));
+	assert_non_null(s);
+	assert_string_equal(s, "export ORCH_VARS_SIZE='4M'; export ORCH_SERVER_HOST='192.0.2.7'; "
+			       "export ORCH_CLIENT_HOST='client1'; x \"${ORCH_VARS_SIZE}\" "
+			       "\"${ORCH_SERVER_HOST}\" \"${ORCH_CLIENT_HOST}\"");
+	free(s);
+	assert_null(subst("x {vars.nope}", &env, err, sizeof(err)));
+	assert_non_null(strstr(err, "no variable 'nope'"));
+}
+
+static void test_same_variable_two_values_is_error(void **state)
+{
+	const struct board *b1[] = { &vm };
+	const struct board *b2[] = { &c1 };
+	struct subst_role roles[] = { { "a-b", b1, 1 }, { "a_b", b2, 1 } };
+	struct subst_env env = { .board = &c1, .roles = roles, .n_roles = 2 };
+	char err[256];
+	assert_null(subst("x {a-b.name} {a_b.name}", &env, err, sizeof(err)));
+	assert_non_null(strstr(err, "ORCH_A_B_NAME"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +318,10 @@ int main(void)
 		cmocka_unit_test(test_ambiguous_role_is_error),
 		cmocka_unit_test(test_arch_detected_through_callback),
 		cmocka_unit_test(test_no_substitution_is_identity),
+		cmocka_unit_test(test_hostile_values_arrive_exactly),
+		cmocka_unit_test(test_comment_and_escapes_keep_context),
+		cmocka_unit_test(test_lookup_hook),
+		cmocka_unit_test(test_same_variable_two_values_is_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

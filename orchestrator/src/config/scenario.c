@@ -398,7 +398,8 @@ static void read_test(struct cfg *c, const struct ynode *m, const struct scenari
 	if (n_kinds == 0)
 		cfg_error(c, m, "test '%s' needs one of 'run', 'bench', 'boot' or 'steps'", tn);
 
-	cfg_str(c, ymap_get(m, "run"), "run", &t->run);
+	if (cfg_str(c, ymap_get(m, "run"), "run", &t->run) > 0)
+		check_substitutions(c, ymap_get(m, "run"), t->run, t);
 	read_bench(c, ymap_get(m, "bench"), &t->bench);
 	const struct ynode *args = ymap_get(m, "args");
 	if (args && !ymap_get(m, "bench"))

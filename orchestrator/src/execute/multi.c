@@ -266,23 +266,15 @@ static const char *step_text(const struct step *step)
 	return step->run ? step->run : step->bench;
 }
 
-/* An argument of a bench step as one shell word: substitutions are made in
- * it unless it holds shell syntax, which is then passed literally. */
-static void append_bench_arg(struct strbuf *sb, const char *arg, const struct subst_env *env,
-			     char *err, size_t errlen, bool *ok)
+/* An argument of a bench step as one shell word, its substitutions made
+ * (quoted, then substituted: a value stays inside the word). */
+static int append_bench_arg(struct subst_vars *vars, struct strbuf *sb, const char *arg,
+			    const struct subst_env *env, char *err, size_t errlen)
 {
-	if (arg[strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			   "0123456789_./:=,@%+-{}")] != '\0') {
-		strbuf_shquote(sb, arg);
-		return;
-	}
-	char *word = substitute(arg, env, err, errlen);
-	if (!word) {
-		*ok = false;
-		return;
-	}
-	strbuf_puts(sb, word);
-	free(word);
+	char *q = shquote(arg);
+	int rc = subst_append(vars, sb, q, env, err, errlen);
+	free(q);
+	return rc;
 }
 
 /* The command line of a bench step on b: the program (pushed when the
@@ -312,18 +304,21 @@ static char *bench_command(struct multi_run *mr, const struct step *step, const 
 		return NULL;
 	}
 	struct strbuf sb = STRBUF_INIT;
+	struct subst_vars vars = SUBST_VARS_INIT;
 	strbuf_shquote(&sb, remote);
 	free(remote);
-	bool ok = true;
-	for (size_t i = 0; i < step->n_args && ok; i++) {
+	char *cmd = NULL;
+	size_t i;
+	for (i = 0; i < step->n_args; i++) {
 		strbuf_putc(&sb, ' ');
-		append_bench_arg(&sb, step->args[i], env, err, errlen, &ok);
+		if (append_bench_arg(&vars, &sb, step->args[i], env, err, errlen) < 0)
+			break;
 	}
-	if (!ok) {
-		strbuf_release(&sb);
-		return NULL;
-	}
-	return strbuf_detach(&sb);
+	if (i == step->n_args)
+		cmd = subst_finish(&vars, strbuf_str(&sb));
+	subst_vars_release(&vars);
+	strbuf_release(&sb);
+	return cmd;
 }
 
 /* The step's command for board b (running in role rb), substitutions made. */

@@ -3,12 +3,44 @@
 #include "execute/execute.h"
 #include "execute/metrics.h"
 #include "execute/parse_iperf3.h"
+#include "execute/substitute.h"
 #include "util/strbuf.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* iperf3 -J prints one JSON document; anything this large is not one. */
 #define IPERF3_MAX_OUTPUT (16u << 20)
+
+struct run_arch {
+	struct exec_context *ctx;
+	struct transport *t;
+};
+
+/* {board.arch} of a board whose inventory has none: `uname -m`, kept. */
+static int run_arch(void *arg, const struct board *b, const char **arch, char *err,
+		    size_t errlen)
+{
+	struct run_arch *ra = arg;
+	struct board_conn *bc = ra->ctx->conn;
+	(void)b;
+	if (!bc->arch) {
+		char *out = NULL;
+		int code = -1;
+		if (transport_capture(ra->t, "uname -m", 10000, 256, &out, &code, err, errlen) < 0)
+			return -1;
+		out[strcspn(out, "\r\n")] = '\0';
+		if (code != 0 || !*out) {
+			snprintf(err, errlen, "`uname -m` failed (exit status %d)", code);
+			free(out);
+			return -1;
+		}
+		bc->arch = out;
+	}
+	*arch = bc->arch;
+	return 0;
+}
 
 int execute_run(struct exec_context *ctx, struct test_result *tr)
 {
@@ -20,10 +52,18 @@ int execute_run(struct exec_context *ctx, struct test_result *tr)
 		test_result_set_message(tr, "%s", err);
 		return 0;
 	}
+	struct run_arch ra = { ctx, t };
+	struct subst_env env = { .board = ctx->item->board, .arch_fn = run_arch, .arch_ctx = &ra };
+	char *command = substitute(test->run, &env, err, sizeof(err));
+	if (!command) {
+		tr->status = STATUS_FAIL;
+		test_result_set_message(tr, "%s", err);
+		return 0;
+	}
 	struct metric_collector mc;
 	metric_collector_init(&mc, test, test->parse && !strcmp(test->parse, "remote-bench"));
 	struct command_spec spec = {
-		.command = test->run,
+		.command = command,
 		.timeout_ms = test->timeout_ms,
 		.stdin_fd = -1,
 		.dir = ctx->test_dir,
@@ -57,5 +97,6 @@ int execute_run(struct exec_context *ctx, struct test_result *tr)
 	}
 	metric_collector_release(&mc);
 	strbuf_release(&capture);
+	free(command);
 	return 0;
 }

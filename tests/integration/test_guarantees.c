@@ -1,0 +1,233 @@
+/*
+ * What orch guarantees (docs/guarantees.md), attacked through `orch run`
+ * against real peers: an OpenSSH board of the loopback lab (127.0.110.x),
+ * a serial console (socat running a login script and `sh -i` on a pty) and
+ * local boards. Each test is an attack that once worked: hostile inventory
+ * values injected into commands, secrets leaking into children and reports,
+ * and so on.
+ */
+#include "lab.h"
+#include "testsupport.h"
+#include "ts_json.h"
+#include "util/strbuf.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define LAB_BASE "127.0.110"
+#define SECRET "s3cr3t-lie-password"
+
+/* The console logs in again after each logout, as a getty would. */
+static const char login_script[] =
+	"while :; do\n"
+	"user=\n"
+	"while [ -z \"$user\" ]; do printf '\\r\\nfake-board login: '; read user; done\n"
+	"printf 'Password: '\n"
+	"%s read pw; stty echo; echo\n"
+	"if [ \"$user\" = root ] && [ \"$pw\" = '" SECRET "' ]; then\n"
+	"  /bin/sh -i\n"
+	"else\n"
+	"  echo 'Login incorrect'; sleep 1\n"
+	"fi\n"
+	"done\n";
+
+struct fx {
+	struct lab *lab;
+	char *dir;
+	char *inventory;
+	char *console;        /* pty of the quiet console (password not echoed) */
+	char *echo_console;   /* pty of a console that echoes the password */
+	pid_t socat[2];
+	char *pwned;          /* what an injected command would create */
+};
+
+static struct fx F;
+
+static int start_console(const char *name, bool echo, char **link, pid_t *pid)
+{
+	char *text = xasprintf(login_script, echo ? "" : "stty -echo;");
+	char *file = xasprintf("%s.sh", name);
+	char *script = ts_write_file(F.dir, file, text);
+	*link = xasprintf("%s/%s", F.dir, name);
+	char *cmd = xasprintf("exec socat pty,raw,echo=0,link=%s "
+			      "EXEC:'/bin/sh %s',pty,setsid,ctty,stderr", *link, script);
+	*pid = ts_spawn(cmd, NULL);
+	free(cmd);
+	free(script);
+	free(file);
+	free(text);
+	for (int i = 0; i < 250; i++) {
+		if (access(*link, F_OK) == 0)
+			return 0;
+		usleep(20000);
+	}
+	return -1;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (ts_run(NULL, "command -v socat >/dev/null") != 0) {
+		print_message("socat is not installed (apt-get install socat)\n");
+		return -1;
+	}
+	F.lab = lab_up(LAB_BASE, 1, 0, false);
+	if (!F.lab)
+		return -1;
+	F.dir = ts_mkdtemp("guarantees");
+	F.pwned = xasprintf("/tmp/orch-lie-pwned.%ld", (long)getpid());
+	if (start_console("console", false, &F.console, &F.socat[0]) < 0 ||
+	    start_console("echo-console", true, &F.echo_console, &F.socat[1]) < 0)
+		return -1;
+	char *inv = xasprintf(
+		"defaults:\n"
+		"  ssh: { user: %s, identity: %s, known_hosts: %s, connect_timeout: 5s }\n"
+		"  workdir: /tmp/orch-lie-work.%ld\n"
+		"boards:\n"
+		"  sshb: { arch: x86_64, tags: [c], ssh: { host: " LAB_BASE ".1, port: %d } }\n"
+		"  loc: { local: true, tags: [c, l] }\n"
+		"  ser: { tags: [c], transport: serial,\n"
+		"         serial: { port: %s, login_user: root, password_env: ORCH_LIE_SECRET } }\n"
+		"  echoser: { tags: [e], transport: serial,\n"
+		"         serial: { port: %s, login_user: root, password_env: ORCH_LIE_SECRET } }\n"
+		"  evil: { tags: [evil], ssh: { port: 1,\n"
+		"          host: \"$(touch %s.1)`touch %s.2`'\\\"; touch %s.3; \\\"'\\ntouch %s.4\" } }\n",
+		F.lab->user, F.lab->identity, F.lab->known_hosts, (long)getpid(), LAB_PORT,
+		F.console, F.echo_console, F.pwned, F.pwned, F.pwned, F.pwned);
+	F.inventory = ts_write_file(F.dir, "rack.yaml", inv);
+	free(inv);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	ts_stop(&F.socat[0]);
+	ts_stop(&F.socat[1]);
+	lab_down(F.lab);
+	ts_run(NULL, "rm -rf /tmp/orch-lie-work.%ld '%s'.*", (long)getpid(), F.pwned);
+	ts_rmrf(F.dir);
+	free(F.dir);
+	free(F.inventory);
+	free(F.console);
+	free(F.echo_console);
+	free(F.pwned);
+	return 0;
+}
+
+/* Runs scenario NAME (tests after the header) on the boards matching
+ * selector; returns orch's exit code; *out: its output, *results: the
+ * parsed results.json (NULL if none). env: "VAR=value ..." or "". */
+static int run_scenario(const char *name, const char *selector, const char *env,
+			const char *tests, char **out, json_t **results)
+{
+	char *text = xasprintf("name: %s\ninventory: rack.yaml\nboards: [\"%s\"]\n"
+			       "defaults: { timeout: 30s }\ntests:\n%s", name, selector, tests);
+	char *file = xasprintf("%s.yaml", name);
+	char *sc = ts_write_file(F.dir, file, text);
+	int rc = ts_run(out, "ORCH_LIE_SECRET='" SECRET "' %s %s run %s -o %s/runs", env, ORCH_BIN,
+			sc, F.dir);
+	if (results) {
+		char *run_dir = xasprintf("%s/runs/%s/latest", F.dir, name);
+		*results = ts_json_load_in(run_dir, "results.json");
+		free(run_dir);
+	}
+	free(sc);
+	free(file);
+	free(text);
+	return rc;
+}
+
+static char *log_of(const char *scenario, const char *board, const char *test, const char *log)
+{
+	char *path = xasprintf("%s/runs/%s/latest/%s/%s/%s", F.dir, scenario, board, test, log);
+	char *text = ts_read_file(path);
+	free(path);
+	if (text) {   /* a console turns \n into \r\n */
+		char *w = text;
+		for (char *r = text; *r; r++)
+			if (*r != '\r')
+				*w++ = *r;
+		*w = '\0';
+	}
+	return text;
+}
+
+static void assert_not_pwned(void)
+{
+	for (int i = 1; i <= 4; i++) {
+		char *p = xasprintf("%s.%d", F.pwned, i);
+		if (access(p, F_OK) == 0)
+			fail_msg("injected command ran: %s exists", p);
+		free(p);
+	}
+}
+
+/* A hostile inventory host used as {server.host} unquoted, inside "..." and
+ * inside '...', on an ssh, a serial and a local client: each receives the
+ * exact value and nothing of it runs. */
+static void test_hostile_host_is_never_code(void **state)
+{
+	(void)state;
+	const char *tests =
+		"  - name: inject\n"
+		"    roles: { server: evil, client: each }\n"
+		"    steps:\n"
+		"      - on: client\n"
+		"        run: printf '[%s]' {server.host} \"{server.host}\" 'x{server.host}y'\n";
+	char *out = NULL;
+	json_t *res = NULL;
+	int rc = run_scenario("inject", "tag:c", "", tests, &out, &res);
+	assert_not_pwned();
+	char *v = xasprintf("$(touch %s.1)`touch %s.2`'\"; touch %s.3; \"'\ntouch %s.4", F.pwned,
+			    F.pwned, F.pwned, F.pwned);
+	char *want = xasprintf("[%s][%s][x%sy]", v, v, v);
+	const char *boards[] = { "sshb", "loc", "ser" };
+	for (size_t i = 0; i < 3; i++) {
+		char *got = log_of("inject", boards[i], "inject", "stdout.log");
+		if (!got || !strstr(got, want))
+			fail_msg("%s received %s, want %s; orch said:\n%s", boards[i],
+				 got ? got : "(no log)", want, out);
+		free(got);
+	}
+	assert_int_equal(rc, 0);
+	free(want);
+	free(v);
+	free(out);
+	json_decref(res);
+}
+
+/* {board.*} works in a plain run: test, on every transport. */
+static void test_board_fields_in_plain_run(void **state)
+{
+	(void)state;
+	const char *tests =
+		"  - name: fields\n"
+		"    run: echo \"<{board.name}>\" '<{board.port}>' ={board.arch}=\n";
+	char *out = NULL;
+	int rc = run_scenario("fields", "tag:c", "", tests, &out, NULL);
+	if (rc != 0)
+		fail_msg("orch exited %d:\n%s", rc, out);
+	const char *boards[] = { "sshb", "loc", "ser" };
+	for (size_t i = 0; i < 3; i++) {
+		char *got = log_of("fields", boards[i], "fields", "stdout.log");
+		char *want = xasprintf("<%s> <", boards[i]);
+		if (!got || !strstr(got, want) || strstr(got, "{board."))
+			fail_msg("%s printed %s", boards[i], got ? got : "(no log)");
+		free(want);
+		free(got);
+	}
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hostile_host_is_never_code),
+		cmocka_unit_test(test_board_fields_in_plain_run),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
