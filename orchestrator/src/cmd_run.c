@@ -3,6 +3,8 @@
 #include "cmd_common.h"
 #include "compare/compare.h"
 #include "config/config.h"
+#include "coord/db.h"
+#include "coord/hold.h"
 #include "plan/plan.h"
 #include "report/report.h"
 #include "result/result_json.h"
@@ -14,6 +16,7 @@
 #include "util/interrupt.h"
 #include "util/log.h"
 #include "util/strbuf.h"
+#include "util/units.h"
 #include "version.h"
 
 #include <getopt.h>
@@ -40,6 +43,11 @@ static const char usage_text[] =
 	"      --shard K/N        run only shard K of N of the selected boards\n"
 	"      --bench-dir DIR    remote-bench binaries, DIR/ARCH/remote-bench-NAME\n"
 	"                         (default: $ORCH_BENCH_DIR, else the build's or the install's)\n"
+	"      --wait DURATION    a board another run or a person holds: wait this long\n"
+	"                         for it (default: do not wait), then its tests end as\n"
+	"                         error naming the holder; see orch who\n"
+	"      --db URL           PostgreSQL database shared by the controllers: board\n"
+	"                         locks across them (default: $ORCH_DB)\n"
 	"      --dry-run          print the plan; contact nothing\n"
 	"      --format json      print results.json to stdout at the end\n"
 	"  -q, --quiet            no progress lines, only the summary\n"
@@ -62,6 +70,8 @@ struct run_options {
 	int shard_k, shard_n;
 	const char *bench_dir;
 	bool dry_run;
+	int64_t wait_ms;
+	const char *db_url;
 	bool json;
 	bool quiet;
 };
@@ -79,7 +89,7 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 static int parse_options(int argc, char **argv, struct run_options *o)
 {
 	enum { OPT_REPEAT = 256, OPT_BASELINE, OPT_THRESHOLD, OPT_SHARD, OPT_BENCH_DIR,
-	       OPT_DRY_RUN, OPT_FORMAT };
+	       OPT_DRY_RUN, OPT_FORMAT, OPT_WAIT, OPT_DB };
 	static const struct option longopts[] = {
 		{ "inventory", required_argument, NULL, 'i' },
 		{ "limit", required_argument, NULL, 'l' },
@@ -91,12 +101,15 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 		{ "shard", required_argument, NULL, OPT_SHARD },
 		{ "bench-dir", required_argument, NULL, OPT_BENCH_DIR },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "wait", required_argument, NULL, OPT_WAIT },
+		{ "db", required_argument, NULL, OPT_DB },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	o->runs_dir = "runs";
+	o->db_url = getenv("ORCH_DB");
 	optind = 1;
 	opterr = 0;
 	int c;
@@ -132,6 +145,12 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 			break;
 		case OPT_BENCH_DIR: o->bench_dir = optarg; break;
 		case OPT_DRY_RUN: o->dry_run = true; break;
+		case OPT_WAIT:
+			if (units_parse_duration_ms(optarg, &o->wait_ms) < 0 || o->wait_ms < 0)
+				return cmd_usage_error("run", "--wait takes a duration such as 0, 30s "
+							      "or 10m, found '%s'", optarg);
+			break;
+		case OPT_DB: o->db_url = optarg; break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "json") && strcmp(optarg, "text"))
 				return cmd_usage_error("run", "--format takes json or text, found '%s'",
@@ -145,6 +164,8 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 		default: return cmd_usage_error("run", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (o->db_url && !*o->db_url)
+		o->db_url = NULL;
 	if (optind != argc - 1)
 		return cmd_usage_error("run", "%s", optind >= argc
 							    ? "which scenario? give SCENARIO.yaml"
@@ -288,6 +309,8 @@ int cmd_run(int argc, char **argv)
 	struct store *st = NULL;
 	struct run_result run = { 0 }, baseline = { 0 };
 	struct progress *progress = NULL;
+	struct coord_db *db = NULL;
+	struct hold *hold = NULL;
 	char *bench_dir = NULL, *inv_dir = NULL, *baseline_path = NULL;
 	char err[1024];
 	int ret = parse_options(argc, argv, &o);
@@ -316,6 +339,11 @@ int cmd_run(int argc, char **argv)
 	}
 	warn_insecure(plan);
 	interrupt_install();
+	if (o.db_url && !(db = coord_db_open(o.db_url, err, sizeof(err)))) {
+		log_error("%s", err);
+		ret = EXIT_INFRA;
+		goto out;
+	}
 
 	char host[256] = "unknown";
 	gethostname(host, sizeof(host) - 1);
@@ -352,6 +380,15 @@ int cmd_run(int argc, char **argv)
 	};
 	if (progress)
 		sopts.hooks = (struct schedule_hooks){ on_started, on_finished, on_tick, progress };
+	char *note = xasprintf("orch run %s -> %s", sc->name, store_path(st));
+	hold = hold_new(note, o.wait_ms, db, err, sizeof(err));
+	free(note);
+	if (!hold) {
+		log_error("%s", err);
+		ret = EXIT_INFRA;
+		goto out;
+	}
+	hold_schedule_claims(hold, &sopts.claims);
 	int sched_ret = schedule_run(plan, st, &run, &sopts, err, sizeof(err));
 	progress_free(progress);
 	if (sched_ret < 0)
@@ -388,6 +425,8 @@ int cmd_run(int argc, char **argv)
 		json_decref(j);
 	}
 out:
+	hold_free(hold);
+	coord_db_close(db);
 	store_close(st);
 	run_result_release(&run);
 	run_result_release(&baseline);

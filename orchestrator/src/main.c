@@ -27,6 +27,10 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "RUN_DIR", "re-render summary, junit and html from results.json" },
 	{ "ports", cmd_ports, "", "list serial ports (USB VID:PID, serial number)" },
 	{ "merge", cmd_merge, "OUT RUN_DIR...", "join shard run folders into one" },
+	{ "who", cmd_who, "[--db URL]", "who holds which board (runs and reservations)" },
+	{ "lock", cmd_lock, "BOARD... [--for DURATION] [--note TEXT] [--db URL]",
+	  "reserve boards for manual work" },
+	{ "unlock", cmd_unlock, "BOARD... [--db URL]", "remove reservations made by orch lock" },
 	{ "help", NULL, "[COMMAND]", "this list, or the help of one command" },
 };
 

@@ -61,6 +61,8 @@ static size_t locked_boards(const struct plan_item *item, const struct board **o
 
 static void record(struct scheduler *s, const struct plan_item *item, struct test_result *tr)
 {
+	struct test_result copy;
+	bool tell = s->opts->claims.item_done != NULL;
 	pthread_mutex_lock(&s->lock);
 	run_result_take(s->run, tr);
 	const struct test_result *stored = &s->run->results[s->run->n_results - 1];
@@ -69,7 +71,13 @@ static void record(struct scheduler *s, const struct plan_item *item, struct tes
 		snprintf(s->store_error, sizeof(s->store_error), "%s", err);
 	if (s->opts->hooks.item_finished)
 		s->opts->hooks.item_finished(s->opts->hooks.ctx, item, stored);
+	if (tell)
+		test_result_copy(&copy, stored);
 	pthread_mutex_unlock(&s->lock);
+	if (tell) {
+		s->opts->claims.item_done(s->opts->claims.ctx, item, &copy);
+		test_result_release(&copy);
+	}
 }
 
 static void run_item(struct scheduler *s, struct board_conn *bc, const struct plan_item *item)
@@ -114,37 +122,112 @@ static void run_item(struct scheduler *s, struct board_conn *bc, const struct pl
 	record(s, item, &tr);
 }
 
-static void skip_item(struct scheduler *s, const struct plan_item *item)
+static void end_item(struct scheduler *s, const struct plan_item *item,
+		     enum result_status status, const char *msg)
 {
 	struct test_result tr;
 	memset(&tr, 0, sizeof(tr));
 	tr.board = xstrdup(item->board->name);
 	tr.test = xstrdup(item->test->name);
 	tr.exit_code = -1;
-	tr.status = STATUS_SKIP;
-	test_result_set_message(&tr, "interrupted before it ran");
+	tr.status = status;
+	test_result_set_message(&tr, "%s", msg);
 	record(s, item, &tr);
+}
+
+static void skip_item(struct scheduler *s, const struct plan_item *item)
+{
+	end_item(s, item, STATUS_SKIP, "interrupted before it ran");
+}
+
+/* Every board a plan board's items use: the board itself first, then the
+ * boards of their fixed roles, each once. Returns how many (out has room
+ * for the whole inventory). */
+static size_t boards_used(const struct plan_board *pb, const struct board **out)
+{
+	size_t n = 0;
+	out[n++] = pb->board;
+	for (size_t i = 0; i < pb->n_items; i++) {
+		const struct plan_item *item = &pb->items[i];
+		for (size_t r = 0; r < item->n_roles; r++) {
+			for (size_t k = 0; k < item->roles[r].n_boards; k++) {
+				const struct board *b = item->roles[r].boards[k];
+				bool dup = false;
+				for (size_t j = 0; j < n; j++)
+					dup |= out[j] == b;
+				if (!dup)
+					out[n++] = b;
+			}
+		}
+	}
+	return n;
+}
+
+static long next_board(struct scheduler *s)
+{
+	if (s->opts->claims.next_board)
+		return s->opts->claims.next_board(s->opts->claims.ctx);
+	pthread_mutex_lock(&s->lock);
+	size_t b = s->next_board++;
+	pthread_mutex_unlock(&s->lock);
+	return b < s->plan->n_boards ? (long)b : -1;
+}
+
+static bool wanted(struct scheduler *s, const struct plan_item *item)
+{
+	return !s->opts->claims.item_wanted ||
+	       s->opts->claims.item_wanted(s->opts->claims.ctx, item);
+}
+
+/* A board's items in order, on one connection, while its boards are held. */
+static void run_board(struct scheduler *s, size_t b)
+{
+	const struct schedule_claims *cl = &s->opts->claims;
+	const struct plan_board *pb = &s->plan->boards[b];
+	const struct board **used = xcalloc(s->opts->inventory->n_boards + 1, sizeof(*used));
+	size_t n_used = boards_used(pb, used);
+	char msg[512];
+	bool interrupted = false;
+	if (cl->acquire && cl->acquire(cl->ctx, used, n_used, msg, sizeof(msg)) < 0) {
+		for (size_t i = 0; i < pb->n_items; i++) {
+			if (!wanted(s, &pb->items[i]))
+				continue;
+			if (interrupt_requested())
+				skip_item(s, &pb->items[i]);
+			else
+				end_item(s, &pb->items[i], STATUS_ERROR, msg);
+		}
+		goto out;
+	}
+	struct board_conn bc;
+	board_conn_init(&bc, pb->board);
+	for (size_t i = 0; i < pb->n_items; i++) {
+		if (!wanted(s, &pb->items[i]))
+			continue;
+		if (interrupt_requested()) {
+			interrupted = true;
+			skip_item(s, &pb->items[i]);
+		} else {
+			run_item(s, &bc, &pb->items[i]);
+		}
+	}
+	board_conn_release(&bc);
+	if (cl->release)
+		cl->release(cl->ctx, used, n_used);
+out:
+	if (cl->board_done)
+		cl->board_done(cl->ctx, b, interrupted || interrupt_requested());
+	free(used);
 }
 
 static void *worker(void *arg)
 {
 	struct scheduler *s = arg;
 	for (;;) {
-		pthread_mutex_lock(&s->lock);
-		size_t b = s->next_board++;
-		pthread_mutex_unlock(&s->lock);
-		if (b >= s->plan->n_boards)
+		long b = interrupt_requested() && s->opts->claims.next_board ? -1 : next_board(s);
+		if (b < 0)
 			break;
-		const struct plan_board *pb = &s->plan->boards[b];
-		struct board_conn bc;
-		board_conn_init(&bc, pb->board);
-		for (size_t i = 0; i < pb->n_items; i++) {
-			if (interrupt_requested())
-				skip_item(s, &pb->items[i]);
-			else
-				run_item(s, &bc, &pb->items[i]);
-		}
-		board_conn_release(&bc);
+		run_board(s, (size_t)b);
 	}
 	pthread_mutex_lock(&s->lock);
 	s->workers_running--;

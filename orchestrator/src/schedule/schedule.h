@@ -26,12 +26,39 @@ struct schedule_hooks {
 	void *ctx;
 };
 
+/*
+ * Optional: who else may use a board, and which boards this process runs
+ * (the board locks and joined runs of coord/). Every member may be NULL.
+ * acquire: called by a worker before a board's first item, with every board
+ * its items use (the board itself first, then role boards); 0, or -1 with
+ * a message (the holder) in msg: the board's items then end as error with
+ * it. release: after the board's last item, when acquire returned 0.
+ * next_board: the plan board to run next (index into plan->boards), or -1
+ * when there is none; default: each board once, in plan order.
+ * item_wanted: false when an item is not to run here (it ran elsewhere).
+ * board_done: after a board from next_board ran (interrupted: Ctrl-C came
+ * before all its items ran). item_done: an item's result, once stored
+ * (also an error from acquire, or a skip after Ctrl-C). Called
+ * unserialized, from worker threads.
+ */
+struct schedule_claims {
+	int (*acquire)(void *ctx, const struct board *const *boards, size_t n, char *msg,
+		       size_t msglen);
+	void (*release)(void *ctx, const struct board *const *boards, size_t n);
+	long (*next_board)(void *ctx);
+	bool (*item_wanted)(void *ctx, const struct plan_item *item);
+	void (*board_done)(void *ctx, size_t board_index, bool interrupted);
+	void (*item_done)(void *ctx, const struct plan_item *item, const struct test_result *tr);
+	void *ctx;
+};
+
 struct schedule_options {
 	int jobs;                      /* boards at once; <= 0: all (capped) */
 	const char *bench_dir;         /* remote-bench binaries */
 	const char *inventory_dir;     /* power commands run there */
 	const struct inventory *inventory;
 	struct schedule_hooks hooks;
+	struct schedule_claims claims;
 };
 
 #define SCHEDULE_MAX_JOBS 64

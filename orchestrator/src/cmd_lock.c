@@ -1,0 +1,304 @@
+/* orch who, orch lock, orch unlock: who holds which board, and a person's
+ * reservations (lock/boardlock.h on this controller, coord/db.h across
+ * controllers when --db or $ORCH_DB names a PostgreSQL database). */
+#include "cmd.h"
+#include "cmd_common.h"
+#include "coord/db.h"
+#include "lock/boardlock.h"
+#include "util/deadline.h"
+#include "util/strbuf.h"
+#include "util/units.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_RESERVATION_MS (60 * 60 * 1000)
+
+static const char who_usage[] =
+	"usage: orch who [--db URL]\n"
+	"\n"
+	"Lists who holds boards: running orchs (user, host, pid, since when, what\n"
+	"they run) and reservations made with orch lock (until when, note).\n"
+	"Tab-separated when stdout is not a terminal.\n"
+	"\n"
+	"      --db URL   also the holders across controllers in this PostgreSQL\n"
+	"                 database (default: $ORCH_DB)\n"
+	"  -h, --help     this text\n";
+
+static const char lock_usage[] =
+	"usage: orch lock BOARD... [--for DURATION] [--note TEXT] [--db URL] [-i INVENTORY]\n"
+	"\n"
+	"Reserves boards for manual work: runs that need them wait (--wait) or end\n"
+	"their tests as error naming you, until the reservation expires or orch\n"
+	"unlock removes it. All or none: a board already held makes it fail (exit 3)\n"
+	"and reserve nothing. Your own reservation is renewed.\n"
+	"\n"
+	"      --for DURATION  how long (default 1h; e.g. 30m, 8h)\n"
+	"      --note TEXT     why, shown by orch who and in the runs' errors\n"
+	"      --db URL        reserve across controllers (default: $ORCH_DB)\n"
+	"  -i, --inventory F   check the board names against this inventory\n"
+	"                      (default: $ORCH_INVENTORY when set)\n"
+	"  -h, --help          this text\n";
+
+static const char unlock_usage[] =
+	"usage: orch unlock BOARD... [--db URL]\n"
+	"\n"
+	"Removes the reservations of these boards (made by orch lock).\n"
+	"\n"
+	"      --db URL   also in this PostgreSQL database (default: $ORCH_DB)\n"
+	"  -h, --help     this text\n";
+
+struct lock_options {
+	const char *db_url;
+	const char *note;
+	const char *inventory;
+	int64_t for_ms;
+};
+
+/* Options of the three commands (each accepts only its own). Returns 0 and
+ * argv[optind..] are the boards, 1 after --help, or EXIT_USAGE. */
+static int parse(int argc, char **argv, const char *name, const char *usage, bool reserve,
+		 struct lock_options *o)
+{
+	enum { OPT_DB = 256, OPT_FOR, OPT_NOTE };
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "for", required_argument, NULL, OPT_FOR },
+		{ "note", required_argument, NULL, OPT_NOTE },
+		{ "inventory", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	o->db_url = getenv("ORCH_DB");
+	o->for_ms = DEFAULT_RESERVATION_MS;
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":i:h", longopts, NULL)) != -1) {
+		if ((c == OPT_FOR || c == OPT_NOTE || c == 'i') && !reserve)
+			c = '?';
+		switch (c) {
+		case OPT_DB: o->db_url = optarg; break;
+		case OPT_NOTE: o->note = optarg; break;
+		case 'i': o->inventory = optarg; break;
+		case OPT_FOR:
+			if (units_parse_duration_ms(optarg, &o->for_ms) < 0 || o->for_ms <= 0)
+				return cmd_usage_error(name, "--for takes a duration such as 30m or "
+							     "8h, found '%s'", optarg);
+			break;
+		case 'h': fputs(usage, stdout); return 1;
+		case ':': return cmd_usage_error(name, "option '%s' needs a value", argv[optind - 1]);
+		default: return cmd_usage_error(name, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (o->db_url && !*o->db_url)
+		o->db_url = NULL;
+	return 0;
+}
+
+static struct coord_db *open_db(const char *name, const char *url)
+{
+	if (!url)
+		return NULL;
+	char err[512];
+	struct coord_db *db = coord_db_open(url, err, sizeof(err));
+	if (!db)
+		fprintf(stderr, "orch %s: %s\n", name, err);
+	return db;
+}
+
+static void print_holders(const struct board_holder *h, size_t n)
+{
+	bool tty = isatty(STDOUT_FILENO);
+	if (tty)
+		printf("%-16s %-24s %-8s %-20s %-20s %-6s %s\n", "BOARD", "HOLDER", "PID", "SINCE",
+		       "UNTIL", "WHERE", "NOTE");
+	for (size_t i = 0; i < n; i++) {
+		char since[40], until[40] = "-", who[200], pid[24] = "-";
+		clock_format_iso8601(h[i].since_us, since, sizeof(since));
+		if (h[i].expires_us)
+			clock_format_iso8601(h[i].expires_us, until, sizeof(until));
+		snprintf(who, sizeof(who), "%s@%s", h[i].user, h[i].host);
+		if (!h[i].reservation)
+			snprintf(pid, sizeof(pid), "%ld", h[i].pid);
+		const char *note = h[i].note[0] ? h[i].note : "-";
+		if (tty)
+			printf("%-16s %-24s %-8s %-20s %-20s %-6s %s%s\n", h[i].board, who, pid, since,
+			       until, h[i].where, h[i].reservation ? "reserved: " : "", note);
+		else
+			printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", h[i].board,
+			       h[i].reservation ? "reservation" : "run", who, pid, since, until,
+			       h[i].where, note);
+	}
+}
+
+int cmd_who(int argc, char **argv)
+{
+	struct lock_options o = { 0 };
+	int ret = parse(argc, argv, "who", who_usage, false, &o);
+	if (ret)
+		return ret == 1 ? EXIT_OK : ret;
+	if (optind != argc)
+		return cmd_usage_error("who", "takes no operands, found '%s'", argv[optind]);
+	char err[512];
+	char *dir = boardlock_dir(err, sizeof(err));
+	struct board_holder *local = NULL, *remote = NULL;
+	long n_local = dir ? boardlock_list(dir, &local, err, sizeof(err)) : -1;
+	ret = EXIT_INFRA;
+	if (n_local < 0) {
+		fprintf(stderr, "orch who: %s\n", err);
+		goto out;
+	}
+	long n_remote = 0;
+	struct coord_db *db = NULL;
+	if (o.db_url && !(db = open_db("who", o.db_url)))
+		goto out;
+	if (db && (n_remote = coord_db_list(db, &remote, err, sizeof(err))) < 0) {
+		fprintf(stderr, "orch who: %s\n", err);
+		coord_db_close(db);
+		goto out;
+	}
+	coord_db_close(db);
+	print_holders(local, (size_t)n_local);
+	print_holders(remote, (size_t)n_remote);
+	if (n_local + n_remote == 0 && isatty(STDOUT_FILENO))
+		printf("(no board is held)\n");
+	ret = EXIT_OK;
+out:
+	free(local);
+	free(remote);
+	free(dir);
+	return ret;
+}
+
+/* With an inventory at hand, every BOARD must be one of its boards. */
+static int check_names(const char *inv_path, char **boards, int n)
+{
+	if (!inv_path)
+		inv_path = getenv("ORCH_INVENTORY");
+	if (!inv_path || !*inv_path)
+		return EXIT_OK;
+	struct inventory *inv = NULL;
+	int ret = cmd_load_inventory(inv_path, &inv);
+	for (int i = 0; ret == EXIT_OK && i < n; i++) {
+		bool found = false;
+		for (size_t b = 0; b < inv->n_boards; b++)
+			found |= !strcmp(inv->boards[b].name, boards[i]);
+		if (!found) {
+			fprintf(stderr, "orch lock: %s: no board '%s' in this inventory\n", inv_path,
+				boards[i]);
+			ret = EXIT_USAGE;
+		}
+	}
+	inventory_free(inv);
+	return ret;
+}
+
+/* Reserves one board here and, with db, in the database; all or nothing. */
+static int reserve_one(const char *dir, struct coord_db *db, const char *board,
+		       const struct lock_options *o, int64_t expires)
+{
+	struct board_holder who;
+	char err[512], desc[512];
+	int ret = boardlock_reserve(dir, board, expires, o->note, &who, err, sizeof(err));
+	if (ret == 0 && db) {
+		ret = coord_db_reserve(db, board, expires, o->note, &who, err, sizeof(err));
+		if (ret != 0) {
+			bool had;
+			boardlock_unreserve(dir, board, &had, err + 256, 256);
+		}
+	}
+	if (ret == BOARDLOCK_HELD) {
+		board_holder_describe(&who, desc, sizeof(desc));
+		fprintf(stderr, "orch lock: board %s is held by %s\n", board, desc);
+	} else if (ret != 0) {
+		fprintf(stderr, "orch lock: %s\n", err);
+	}
+	return ret;
+}
+
+static void unreserve_one(const char *dir, struct coord_db *db, const char *board, bool quiet)
+{
+	char err[512];
+	bool had = false, had_db = false;
+	if (boardlock_unreserve(dir, board, &had, err, sizeof(err)) < 0)
+		fprintf(stderr, "orch unlock: %s\n", err);
+	if (db && coord_db_unreserve(db, board, &had_db, err, sizeof(err)) < 0)
+		fprintf(stderr, "orch unlock: %s\n", err);
+	if (!quiet && !had && !had_db)
+		fprintf(stderr, "orch unlock: %s was not reserved\n", board);
+}
+
+int cmd_lock(int argc, char **argv)
+{
+	struct lock_options o = { 0 };
+	int ret = parse(argc, argv, "lock", lock_usage, true, &o);
+	if (ret)
+		return ret == 1 ? EXIT_OK : ret;
+	if (optind >= argc)
+		return cmd_usage_error("lock", "which boards? give BOARD...");
+	int n = argc - optind;
+	char **boards = argv + optind;
+	if ((ret = check_names(o.inventory, boards, n)) != EXIT_OK)
+		return ret;
+	char err[512];
+	char *dir = boardlock_dir(err, sizeof(err));
+	if (!dir) {
+		fprintf(stderr, "orch lock: %s\n", err);
+		return EXIT_INFRA;
+	}
+	struct coord_db *db = NULL;
+	ret = EXIT_INFRA;
+	if (o.db_url && !(db = open_db("lock", o.db_url)))
+		goto out;
+	int64_t expires = clock_wall_us() + o.for_ms * 1000;
+	int i = 0;
+	for (; i < n; i++)
+		if (reserve_one(dir, db, boards[i], &o, expires) != 0)
+			break;
+	if (i < n) {
+		while (i-- > 0)
+			unreserve_one(dir, db, boards[i], true);
+		goto out;
+	}
+	char until[40], dur[32];
+	clock_format_iso8601(expires, until, sizeof(until));
+	units_format_duration(o.for_ms, dur, sizeof(dur));
+	fprintf(stderr, "reserved %d board%s for %s, until %s%s\n", n, n == 1 ? "" : "s", dur,
+		until, db ? " (here and in the database)" : "");
+	ret = EXIT_OK;
+out:
+	coord_db_close(db);
+	free(dir);
+	return ret;
+}
+
+int cmd_unlock(int argc, char **argv)
+{
+	struct lock_options o = { 0 };
+	int ret = parse(argc, argv, "unlock", unlock_usage, false, &o);
+	if (ret)
+		return ret == 1 ? EXIT_OK : ret;
+	if (optind >= argc)
+		return cmd_usage_error("unlock", "which boards? give BOARD...");
+	char err[512];
+	char *dir = boardlock_dir(err, sizeof(err));
+	if (!dir) {
+		fprintf(stderr, "orch unlock: %s\n", err);
+		return EXIT_INFRA;
+	}
+	struct coord_db *db = NULL;
+	ret = EXIT_INFRA;
+	if (o.db_url && !(db = open_db("unlock", o.db_url)))
+		goto out;
+	for (int i = optind; i < argc; i++)
+		unreserve_one(dir, db, argv[i], false);
+	ret = EXIT_OK;
+out:
+	coord_db_close(db);
+	free(dir);
+	return ret;
+}

@@ -1,0 +1,202 @@
+#include "coord/hold.h"
+#include "util/deadline.h"
+#include "util/interrupt.h"
+#include "util/strbuf.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define HOLD_POLL_MS 200
+
+struct held_board {
+	char *name;
+	int refs;
+	int fd;                    /* lock folder flock */
+	bool in_db;
+};
+
+struct hold {
+	char *dir;
+	char *note;
+	int64_t wait_ms;
+	struct coord_db *db;
+	pthread_mutex_t mu;
+	struct held_board *boards;
+	size_t n, cap;
+};
+
+struct hold *hold_new(const char *note, int64_t wait_ms, struct coord_db *db, char *err,
+		      size_t errlen)
+{
+	char *dir = boardlock_dir(err, errlen);
+	if (!dir)
+		return NULL;
+	struct hold *h = xcalloc(1, sizeof(*h));
+	h->dir = dir;
+	h->note = xstrdup(note ? note : "");
+	h->wait_ms = wait_ms;
+	h->db = db;
+	pthread_mutex_init(&h->mu, NULL);
+	return h;
+}
+
+static struct held_board *find(struct hold *h, const char *name)
+{
+	for (size_t i = 0; i < h->n; i++)
+		if (h->boards[i].refs > 0 && !strcmp(h->boards[i].name, name))
+			return &h->boards[i];
+	return NULL;
+}
+
+static void drop(struct hold *h, struct held_board *b)
+{
+	if (--b->refs > 0)
+		return;
+	if (b->in_db)
+		coord_db_board_release(h->db, b->name);
+	boardlock_release(b->fd);
+	free(b->name);
+	*b = h->boards[--h->n];
+}
+
+/* One board, once, with the mutex held: a new entry or one more ref. */
+static int take_one(struct hold *h, const char *name, struct board_holder *who, char *err,
+		    size_t errlen)
+{
+	struct held_board *b = find(h, name);
+	if (b) {
+		b->refs++;
+		return 0;
+	}
+	int fd = -1;
+	int ret = boardlock_try(h->dir, name, h->note, &fd, who, err, errlen);
+	if (ret != 0)
+		return ret;
+	if (h->db) {
+		ret = coord_db_board_try(h->db, name, h->note, who, err, errlen);
+		if (ret != 0) {
+			boardlock_release(fd);
+			return ret;
+		}
+	}
+	if (h->n == h->cap) {
+		h->cap = h->cap ? 2 * h->cap : 8;
+		h->boards = xrealloc(h->boards, h->cap * sizeof(*h->boards));
+	}
+	h->boards[h->n++] = (struct held_board){ xstrdup(name), 1, fd, h->db != NULL };
+	return 0;
+}
+
+/* All of boards or none; on failure which board and who holds it. */
+static int take_all(struct hold *h, const char *const *boards, size_t n, size_t *failed,
+		    struct board_holder *who, char *err, size_t errlen)
+{
+	pthread_mutex_lock(&h->mu);
+	int ret = 0;
+	size_t i = 0;
+	for (; i < n; i++) {
+		ret = take_one(h, boards[i], who, err, errlen);
+		if (ret != 0)
+			break;
+	}
+	if (ret != 0) {
+		*failed = i;
+		while (i-- > 0) {
+			struct held_board *b = find(h, boards[i]);
+			if (b)
+				drop(h, b);
+		}
+	}
+	pthread_mutex_unlock(&h->mu);
+	return ret;
+}
+
+int hold_acquire(struct hold *h, const char *const *boards, size_t n, char *msg, size_t msglen)
+{
+	int64_t deadline = clock_mono_ms() + (h->wait_ms > 0 ? h->wait_ms : 0);
+	char err[512] = "";
+	for (;;) {
+		size_t failed = 0;
+		struct board_holder who;
+		memset(&who, 0, sizeof(who));
+		int ret = take_all(h, boards, n, &failed, &who, err, sizeof(err));
+		if (ret == BOARDLOCK_ERROR) {
+			snprintf(msg, msglen, "%s", err);
+			return ret;
+		}
+		if (ret == 0)
+			return 0;
+		if (clock_mono_ms() >= deadline || interrupt_requested()) {
+			char desc[512];
+			board_holder_describe(&who, desc, sizeof(desc));
+			snprintf(msg, msglen, "board %s is held by %s%s", boards[failed], desc,
+				 h->wait_ms > 0 ? " (waited for it)" : "");
+			return ret;
+		}
+		int64_t left = deadline - clock_mono_ms();
+		int64_t nap = left < HOLD_POLL_MS ? left : HOLD_POLL_MS;
+		struct timespec ts = { (time_t)(nap / 1000), (long)(nap % 1000) * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+}
+
+void hold_release(struct hold *h, const char *const *boards, size_t n)
+{
+	pthread_mutex_lock(&h->mu);
+	for (size_t i = 0; i < n; i++) {
+		struct held_board *b = find(h, boards[i]);
+		if (b)
+			drop(h, b);
+	}
+	pthread_mutex_unlock(&h->mu);
+}
+
+void hold_free(struct hold *h)
+{
+	if (!h)
+		return;
+	while (h->n) {
+		h->boards[0].refs = 1;
+		drop(h, &h->boards[0]);
+	}
+	free(h->boards);
+	free(h->dir);
+	free(h->note);
+	pthread_mutex_destroy(&h->mu);
+	free(h);
+}
+
+static const char **board_names(const struct board *const *boards, size_t n)
+{
+	const char **names = xcalloc(n ? n : 1, sizeof(*names));
+	for (size_t i = 0; i < n; i++)
+		names[i] = boards[i]->name;
+	return names;
+}
+
+static int claims_acquire(void *ctx, const struct board *const *boards, size_t n, char *msg,
+			  size_t msglen)
+{
+	const char **names = board_names(boards, n);
+	int ret = hold_acquire(ctx, names, n, msg, msglen);
+	free(names);
+	return ret < 0 ? -1 : 0;
+}
+
+static void claims_release(void *ctx, const struct board *const *boards, size_t n)
+{
+	const char **names = board_names(boards, n);
+	hold_release(ctx, names, n);
+	free(names);
+}
+
+void hold_schedule_claims(struct hold *h, struct schedule_claims *cl)
+{
+	cl->acquire = claims_acquire;
+	cl->release = claims_release;
+	cl->ctx = h;
+}

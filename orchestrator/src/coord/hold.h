@@ -1,0 +1,33 @@
+#ifndef ORCH_COORD_HOLD_H
+#define ORCH_COORD_HOLD_H
+/*
+ * The boards a run holds: the lock folder's flock (always) plus the
+ * database's advisory lock (when there is a database), counted per board
+ * so a board several workers use (an iperf3 server) is locked once. A
+ * board that is held makes hold_acquire wait up to wait_ms, polling; Ctrl-C
+ * ends the wait. The board lock is always taken before anything on the
+ * board (its console, its ssh session) is opened.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coord/db.h"
+#include "schedule/schedule.h"
+
+struct hold;
+
+/* note: says what this run is (shown by orch who); db may be NULL. Returns
+ * the set (hold_free) or NULL with err (no usable lock folder). */
+struct hold *hold_new(const char *note, int64_t wait_ms, struct coord_db *db, char *err,
+		      size_t errlen);
+/* Takes every board of boards, all or none. 0, or BOARDLOCK_HELD with the
+ * holder named in msg ("board rpi1 is held by alice@lab1 pid 42 since ...")
+ * after waiting, or BOARDLOCK_ERROR with why in msg. */
+int hold_acquire(struct hold *h, const char *const *boards, size_t n, char *msg, size_t msglen);
+void hold_release(struct hold *h, const char *const *boards, size_t n);
+/* Sets the scheduler's acquire/release to hold_acquire/hold_release on h. */
+void hold_schedule_claims(struct hold *h, struct schedule_claims *cl);
+/* Releases everything still held; accepts NULL. */
+void hold_free(struct hold *h);
+
+#endif

@@ -1,0 +1,369 @@
+#include "lock/boardlock.h"
+#include "util/deadline.h"
+#include "util/fsutil.h"
+#include "util/strbuf.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LOCK_SUFFIX ".lock"
+#define RESERVED_SUFFIX ".reserved"
+
+/* 0 when dir exists (made if absent) and this user may create files in it. */
+static int usable_dir(const char *dir, mode_t mode)
+{
+	if (mkdir(dir, mode) == 0)
+		chmod(dir, mode);
+	else if (errno != EEXIST)
+		return -1;
+	struct stat st;
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return -1;
+	return access(dir, W_OK | X_OK);
+}
+
+char *boardlock_dir(char *err, size_t errlen)
+{
+	const char *env = getenv("ORCH_LOCK_DIR");
+	if (env && *env) {
+		if (fs_mkdir_p(env, NULL, 0) < 0 || usable_dir(env, 0755) < 0) {
+			snprintf(err, errlen, "lock folder %s (ORCH_LOCK_DIR): %s", env,
+				 strerror(errno ? errno : EACCES));
+			return NULL;
+		}
+		return xstrdup(env);
+	}
+	if (usable_dir("/run/lock/orch", 01777) == 0)
+		return xstrdup("/run/lock/orch");
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	if (xdg && *xdg) {
+		char *d = xasprintf("%s/orch", xdg);
+		if (usable_dir(d, 0700) == 0)
+			return d;
+		free(d);
+	}
+	char *d = xasprintf("/tmp/orch-locks-%u", (unsigned)getuid());
+	if (usable_dir(d, 0700) == 0)
+		return d;
+	snprintf(err, errlen, "no usable lock folder (/run/lock/orch, $XDG_RUNTIME_DIR/orch, %s): "
+		 "%s; set ORCH_LOCK_DIR", d, strerror(errno ? errno : EACCES));
+	free(d);
+	return NULL;
+}
+
+static void copy_clean(char *dst, size_t len, const char *src)
+{
+	size_t i = 0;
+	for (; src && src[i] && i + 1 < len; i++)
+		dst[i] = (unsigned char)src[i] < 0x20 || src[i] == 0x7f ? ' ' : src[i];
+	dst[i] = '\0';
+}
+
+void board_holder_self(struct board_holder *h, const char *board, const char *note)
+{
+	memset(h, 0, sizeof(*h));
+	copy_clean(h->board, sizeof(h->board), board);
+	struct passwd *pw = getpwuid(getuid());
+	const char *user = pw ? pw->pw_name : getenv("USER");
+	copy_clean(h->user, sizeof(h->user), user ? user : "?");
+	if (gethostname(h->host, sizeof(h->host) - 1) < 0)
+		snprintf(h->host, sizeof(h->host), "?");
+	h->pid = (long)getpid();
+	h->since_us = clock_wall_us();
+	copy_clean(h->note, sizeof(h->note), note);
+	snprintf(h->where, sizeof(h->where), "local");
+}
+
+void board_holder_describe(const struct board_holder *h, char *buf, size_t len)
+{
+	char since[40], until[48] = "";
+	clock_format_iso8601(h->since_us, since, sizeof(since));
+	if (h->expires_us) {
+		char t[40];
+		clock_format_iso8601(h->expires_us, t, sizeof(t));
+		snprintf(until, sizeof(until), " until %s", t);
+	}
+	if (h->reservation)
+		snprintf(buf, len, "%s@%s, reserved since %s%s%s%s%s", h->user, h->host, since,
+			 until, h->note[0] ? " (" : "", h->note, h->note[0] ? ")" : "");
+	else
+		snprintf(buf, len, "%s@%s pid %ld since %s%s%s%s", h->user, h->host, h->pid, since,
+			 h->note[0] ? " (" : "", h->note, h->note[0] ? ")" : "");
+}
+
+void board_holder_format(const struct board_holder *h, char *buf, size_t len)
+{
+	char since[40];
+	clock_format_iso8601(h->since_us, since, sizeof(since));
+	snprintf(buf, len,
+		 "board=%s\nuser=%s\nhost=%s\npid=%ld\nsince=%s\nsince_us=%" PRId64
+		 "\nexpires_us=%" PRId64 "\nnote=%s\n",
+		 h->board, h->user, h->host, h->pid, since, h->since_us, h->expires_us, h->note);
+}
+
+int board_holder_parse(const char *text, struct board_holder *h)
+{
+	memset(h, 0, sizeof(*h));
+	bool have_pid = false;
+	while (text && *text) {
+		const char *nl = strchr(text, '\n');
+		size_t n = nl ? (size_t)(nl - text) : strlen(text);
+		char line[512];
+		snprintf(line, sizeof(line), "%.*s", (int)n, text);
+		char *eq = strchr(line, '=');
+		if (eq) {
+			*eq++ = '\0';
+			if (!strcmp(line, "board"))
+				copy_clean(h->board, sizeof(h->board), eq);
+			else if (!strcmp(line, "user"))
+				copy_clean(h->user, sizeof(h->user), eq);
+			else if (!strcmp(line, "host"))
+				copy_clean(h->host, sizeof(h->host), eq);
+			else if (!strcmp(line, "note"))
+				copy_clean(h->note, sizeof(h->note), eq);
+			else if (!strcmp(line, "pid"))
+				have_pid = sscanf(eq, "%ld", &h->pid) == 1;
+			else if (!strcmp(line, "since_us"))
+				sscanf(eq, "%" SCNd64, &h->since_us);
+			else if (!strcmp(line, "expires_us"))
+				sscanf(eq, "%" SCNd64, &h->expires_us);
+		}
+		text = nl ? nl + 1 : text + n;
+	}
+	return have_pid && h->user[0] ? 0 : -1;
+}
+
+static char *board_file(const char *dir, const char *board, const char *suffix)
+{
+	char *safe = fs_safe_name(board);
+	char *path = xasprintf("%s/board-%s%s", dir, safe, suffix);
+	free(safe);
+	return path;
+}
+
+static int read_holder_fd(int fd, struct board_holder *h)
+{
+	char buf[2048];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return board_holder_parse(buf, h);
+}
+
+static int read_holder_file(const char *path, struct board_holder *h)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int ret = read_holder_fd(fd, h);
+	close(fd);
+	return ret;
+}
+
+/* A reservation of board that has not expired, in *h; expired ones are
+ * removed (the caller holds the board's flock). */
+static bool reservation_live(const char *dir, const char *board, struct board_holder *h)
+{
+	char *path = board_file(dir, board, RESERVED_SUFFIX);
+	bool live = read_holder_file(path, h) == 0;
+	if (live && h->expires_us && h->expires_us <= clock_wall_us()) {
+		unlink(path);
+		live = false;
+	}
+	if (live) {
+		h->reservation = true;
+		snprintf(h->where, sizeof(h->where), "local");
+		copy_clean(h->board, sizeof(h->board), board);
+	}
+	free(path);
+	return live;
+}
+
+static int open_lock(const char *dir, const char *board, char *err, size_t errlen)
+{
+	char *path = board_file(dir, board, LOCK_SUFFIX);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (fd >= 0)
+		fchmod(fd, 0666);   /* past the umask: other users lock it too */
+	else if (errno == EACCES)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		snprintf(err, errlen, "board lock %s: %s", path, strerror(errno));
+	free(path);
+	return fd;
+}
+
+/* flock(LOCK_EX|LOCK_NB) on fd; when it is held, the holder. A holder
+ * that has not written its name yet (or `orch who` peeking with a shared
+ * lock) gets a few short retries. */
+static int lock_or_holder(int fd, const char *board, struct board_holder *holder)
+{
+	for (int tries = 0;; tries++) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return BOARDLOCK_ERROR;
+		if (read_holder_fd(fd, holder) == 0 || tries >= 10) {
+			if (!holder->user[0]) {
+				board_holder_self(holder, board, "holder not written yet");
+				snprintf(holder->user, sizeof(holder->user), "?");
+				holder->pid = 0;
+			}
+			copy_clean(holder->board, sizeof(holder->board), board);
+			snprintf(holder->where, sizeof(holder->where), "local");
+			return BOARDLOCK_HELD;
+		}
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+int boardlock_try(const char *dir, const char *board, const char *note, int *fd_out,
+		  struct board_holder *holder, char *err, size_t errlen)
+{
+	memset(holder, 0, sizeof(*holder));
+	int fd = open_lock(dir, board, err, errlen);
+	if (fd < 0)
+		return BOARDLOCK_ERROR;
+	int ret = lock_or_holder(fd, board, holder);
+	if (ret == BOARDLOCK_ERROR)
+		snprintf(err, errlen, "board lock for %s: %s", board, strerror(errno));
+	if (ret == 0 && reservation_live(dir, board, holder))
+		ret = BOARDLOCK_HELD;
+	if (ret != 0) {
+		close(fd);
+		return ret;
+	}
+	struct board_holder self;
+	board_holder_self(&self, board, note);
+	char text[1024];
+	board_holder_format(&self, text, sizeof(text));
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, text, strlen(text), 0) < 0) {
+		/* a read-only lock file (another user's): the lock holds all the same */
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+void boardlock_release(int fd)
+{
+	if (fd < 0)
+		return;
+	if (ftruncate(fd, 0) < 0) {
+		/* read-only: nothing was written */
+	}
+	close(fd);
+}
+
+int boardlock_reserve(const char *dir, const char *board, int64_t expires_us, const char *note,
+		      struct board_holder *holder, char *err, size_t errlen)
+{
+	memset(holder, 0, sizeof(*holder));
+	int fd = open_lock(dir, board, err, errlen);
+	if (fd < 0)
+		return BOARDLOCK_ERROR;
+	int ret = lock_or_holder(fd, board, holder);
+	if (ret == BOARDLOCK_ERROR)
+		snprintf(err, errlen, "board lock for %s: %s", board, strerror(errno));
+	struct board_holder self;
+	board_holder_self(&self, board, note);
+	self.expires_us = expires_us;
+	if (ret == 0 && reservation_live(dir, board, holder) && strcmp(holder->user, self.user))
+		ret = BOARDLOCK_HELD;
+	if (ret == 0) {
+		char text[1024];
+		board_holder_format(&self, text, sizeof(text));
+		char *path = board_file(dir, board, RESERVED_SUFFIX);
+		if (fs_write_atomic(path, text, strlen(text), err, errlen) < 0)
+			ret = BOARDLOCK_ERROR;
+		else
+			chmod(path, 0644);
+		free(path);
+	}
+	close(fd);
+	return ret;
+}
+
+int boardlock_unreserve(const char *dir, const char *board, bool *had, char *err, size_t errlen)
+{
+	char *path = board_file(dir, board, RESERVED_SUFFIX);
+	int ret = 0;
+	*had = unlink(path) == 0;
+	if (!*had && errno != ENOENT) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		ret = BOARDLOCK_ERROR;
+	}
+	free(path);
+	return ret;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a > b && !strcmp(s + a - b, suffix);
+}
+
+/* A running holder of the lock file at path, if there is one. */
+static bool lock_held(const char *path, struct board_holder *h)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool held = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	if (held && read_holder_fd(fd, h) < 0) {
+		memset(h, 0, sizeof(*h));
+		snprintf(h->user, sizeof(h->user), "?");
+	}
+	close(fd);
+	return held;
+}
+
+long boardlock_list(const char *dir, struct board_holder **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	DIR *d = opendir(dir);
+	if (!d) {
+		snprintf(err, errlen, "lock folder %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	size_t n = 0, cap = 0;
+	struct board_holder *list = NULL;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (strncmp(e->d_name, "board-", 6))
+			continue;
+		bool lock = ends_with(e->d_name, LOCK_SUFFIX);
+		bool res = ends_with(e->d_name, RESERVED_SUFFIX);
+		if (!lock && !res)
+			continue;
+		struct board_holder h;
+		memset(&h, 0, sizeof(h));
+		char *path = fs_path_join(dir, e->d_name);
+		bool live = lock ? lock_held(path, &h) : read_holder_file(path, &h) == 0;
+		free(path);
+		if (res && live && h.expires_us && h.expires_us <= clock_wall_us())
+			live = false;
+		if (!live)
+			continue;
+		h.reservation = res;
+		snprintf(h.where, sizeof(h.where), "local");
+		if (n == cap) {
+			cap = cap ? 2 * cap : 8;
+			list = xrealloc(list, cap * sizeof(*list));
+		}
+		list[n++] = h;
+	}
+	closedir(d);
+	*out = list;
+	return (long)n;
+}
