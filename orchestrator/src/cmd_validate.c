@@ -69,7 +69,10 @@ int cmd_validate(int argc, char **argv)
 	struct plan_options popts = { limits, n_limits, 0, 0 };
 	char err[512];
 	if (plan_build(sc, inv, &popts, &plan, err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s: error: %s\n", argv[optind], err);
+		if (!strncmp(err, argv[optind], strlen(argv[optind])))
+			fprintf(stderr, "%s\n", err);   /* already file:line:col: */
+		else
+			fprintf(stderr, "%s: error: %s\n", argv[optind], err);
 		ret = EXIT_USAGE;
 	} else {
 		fprintf(stderr, "%s: ok: %zu test%s, %zu board%s selected of %zu, %zu test run%s\n",

@@ -91,6 +91,31 @@ static void test_validate_ok_and_plan(void **state)
 	free(sc);
 }
 
+/* A multi-host test with only fixed roles plans nothing: validate says so
+ * and run refuses with exit 2, nothing contacted, no run folder. */
+static void test_plan_that_runs_nothing_exits_2(void **state)
+{
+	(void)state;
+	char *sc = ts_write_file(dir, "fixed.yaml",
+				 "name: fixed\ninventory: rack.yaml\nboards: [all]\ntests:\n"
+				 "  - name: pair\n    roles: { server: c, client: a }\n"
+				 "    steps:\n      - { on: client, run: 'true' }\n");
+	char *out;
+	int code = ts_run(&out, "%s validate %s", ORCH_BIN, sc);
+	assert_int_equal(code, 2);
+	assert_non_null(strstr(out, "fixed.yaml:5:5: test"));
+	assert_non_null(strstr(out, "test 'pair' would run nowhere"));
+	free(out);
+	code = ts_run(&out, "%s run %s -o %s/fixed-runs", ORCH_BIN, sc, dir);
+	assert_int_equal(code, 2);
+	assert_non_null(strstr(out, "would run nowhere"));
+	free(out);
+	char *runs = xasprintf("%s/fixed-runs/fixed", dir);
+	assert_false(ts_file_exists(runs));
+	free(runs);
+	free(sc);
+}
+
 /* A baseline that cannot be read stops the run before anything is made. */
 static void test_unreadable_baseline_exits_2_and_leaves_no_folder(void **state)
 {
@@ -225,6 +250,7 @@ int main(void)
 		cmocka_unit_test(test_every_command_has_help),
 		cmocka_unit_test(test_usage_errors_exit_2),
 		cmocka_unit_test(test_validate_ok_and_plan),
+		cmocka_unit_test(test_plan_that_runs_nothing_exits_2),
 		cmocka_unit_test(test_validate_reports_every_error_with_position),
 		cmocka_unit_test(test_unreadable_baseline_exits_2_and_leaves_no_folder),
 		cmocka_unit_test(test_threshold_is_a_finite_percentage),

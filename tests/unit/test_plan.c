@@ -93,6 +93,32 @@ static void test_nothing_selected_is_an_error(void **state)
 	release(&f);
 }
 
+/* A multi-host test with only fixed roles, or whose `each` role has no
+ * board left, runs nowhere: an error at plan time (exit 2), never a run
+ * that passes having run nothing. */
+static void test_test_running_nowhere_is_an_error(void **state)
+{
+	(void)state;
+	struct fixture f = { 0 };
+	load(&f, "name: s\nboards: [all]\ntests:\n"
+		 "  - { name: plain, run: 'true' }\n"
+		 "  - name: fixed\n    roles: { server: vm, client: pi }\n"
+		 "    steps:\n      - { on: client, run: 'ping -c1 {server.host}' }\n");
+	char err[512];
+	assert_int_equal(plan_build(f.sc, f.inv, NULL, &f.plan, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "sc.yaml:"));
+	assert_non_null(strstr(err, "test 'fixed' would run nowhere: its roles are all fixed"));
+	release(&f);
+
+	memset(&f, 0, sizeof(f));
+	load(&f, "name: s\nboards: [vm]\ntests:\n"
+		 "  - name: lonely\n    roles: { server: vm, client: each }\n"
+		 "    steps:\n      - { on: client, run: 'ping -c1 {server.host}' }\n");
+	assert_int_equal(plan_build(f.sc, f.inv, NULL, &f.plan, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "test 'lonely' would run nowhere: every selected board"));
+	release(&f);
+}
+
 static void test_shards_partition_the_boards(void **state)
 {
 	(void)state;
@@ -188,6 +214,7 @@ int main(void)
 		cmocka_unit_test(test_shards_partition_the_boards),
 		cmocka_unit_test(test_parse_shard),
 		cmocka_unit_test(test_multi_host_roles),
+		cmocka_unit_test(test_test_running_nowhere_is_an_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

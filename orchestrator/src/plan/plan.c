@@ -98,6 +98,36 @@ static bool has_each_role(const struct test *test)
 	return false;
 }
 
+/* A test that got no item anywhere would silently not run: an error naming
+ * why. 0 when every test runs somewhere. */
+static int check_every_test_runs(const struct scenario *sc, const struct plan *p, char *err,
+				 size_t errlen)
+{
+	for (size_t t = 0; t < sc->n_tests; t++) {
+		const struct test *test = &sc->tests[t];
+		size_t n = 0;
+		for (size_t b = 0; b < p->n_boards; b++)
+			for (size_t i = 0; i < p->boards[b].n_items; i++)
+				n += p->boards[b].items[i].test == test;
+		if (n)
+			continue;
+		const char *why = test->kind == TEST_MULTI && !has_each_role(test)
+			? "its roles are all fixed boards; make the role that runs the test "
+			  "`each` (roles: { server: vm, client: each })"
+			: test->kind == TEST_MULTI
+			? "every selected board plays one of its fixed roles, so no board is "
+			  "left for its `each` role"
+			: "no board selected for it";
+		if (test->pos.file)
+			snprintf(err, errlen, "%s:%d:%d: test '%s' would run nowhere: %s",
+				 test->pos.file, test->pos.line, test->pos.col, test->name, why);
+		else
+			snprintf(err, errlen, "test '%s' would run nowhere: %s", test->name, why);
+		return -1;
+	}
+	return 0;
+}
+
 int plan_build(const struct scenario *sc, const struct inventory *inv,
 	       const struct plan_options *opts, struct plan **out, char *err, size_t errlen)
 {
@@ -138,6 +168,8 @@ int plan_build(const struct scenario *sc, const struct inventory *inv,
 		if (!(opts && opts->shard_n > 1))
 			goto out;
 	}
+	if (!(opts && opts->shard_n > 1) && check_every_test_runs(sc, p, err, errlen) < 0)
+		goto out;
 	*out = p;
 	p = NULL;
 	ret = 0;

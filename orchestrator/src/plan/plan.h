@@ -50,7 +50,8 @@ struct plan_options {
 };
 
 /* 0 and *out (caller frees with plan_free), or -1 with the reason in err
- * (an invalid selector, nothing selected). */
+ * (an invalid selector, nothing selected, a test that would run nowhere,
+ * e.g. a multi-host test whose roles are all fixed boards). */
 int plan_build(const struct scenario *sc, const struct inventory *inv,
 	       const struct plan_options *opts, struct plan **out, char *err, size_t errlen);
 /* "--shard K/N" text -> k, n; 0 or -1. */
