@@ -383,7 +383,7 @@ static void junit_problem(struct strbuf *sb, const struct test_result *tr,
 static void junit_system(struct strbuf *sb, const char *el, const struct junit_log *lg,
 			 const char *extra)
 {
-	if (!lg->text && !(extra && *extra))
+	if (!(lg->text && *lg->text) && !(extra && *extra))
 		return;
 	struct strbuf text = STRBUF_INIT;
 	if (extra)
