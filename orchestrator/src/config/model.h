@@ -92,13 +92,18 @@ struct inventory {
 };
 
 enum metric_better { BETTER_HIGHER = 0, BETTER_LOWER };
+enum metric_from { METRIC_FROM_STDOUT = 0, METRIC_FROM_STDERR, METRIC_FROM_FILE };
 
 struct metric_spec {          /* metrics: pulled out of a command's output */
 	char *name;
 	char *regex_src;
-	struct orch_regex regex;  /* group 1 is the value (whole match if none) */
-	char *unit;               /* "" when unitless */
+	struct orch_regex regex;
+	int value_group;          /* group "value", else 1, else 0 (the whole match) */
+	int unit_group;           /* 0, or the group whose text is the value's unit */
+	char *unit;               /* "" when unitless; with unit_group, values convert to it */
 	enum metric_better better;
+	enum metric_from from;
+	char *from_file;          /* METRIC_FROM_FILE: path relative to the test's folder */
 	struct src_pos pos;
 };
 

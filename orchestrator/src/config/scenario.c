@@ -21,7 +21,8 @@ static const char *const defaults_keys[] = { "timeout", "repeat", NULL };
 static const char *const test_keys[] = { "name", "run", "bench", "boot", "steps", "roles", "args",
 					 "repeat", "repeat_max", "timeout", "metrics", "expect",
 					 "parse", NULL };
-static const char *const metric_keys[] = { "name", "regex", "unit", "better", NULL };
+static const char *const metric_keys[] = { "name", "regex", "unit", "unit_group", "better", "from",
+					   NULL };
 static const char *const bound_keys[] = { "min", "max", NULL };
 static const char *const boot_keys[] = { "trigger", "timeout", "base", "phases", NULL };
 static const char *const phase_keys[] = { "name", "until", "max", NULL };
@@ -107,6 +108,79 @@ static void check_substitutions(struct cfg *c, const struct ynode *n, const char
 	}
 }
 
+/*
+ * A unit orch converts must be spelled as its table has it; a name it does
+ * not know is taken as a unit of its own ("BogoMIPS"), compared only with
+ * itself, unless it is one typo away from a known unit ("MB/sec").
+ */
+static void check_unit(struct cfg *c, const struct ynode *n, const char *unit)
+{
+	if (units_known(unit))
+		return;
+	const char *near = units_nearest(unit);
+	if (near)
+		cfg_error(c, n, "unknown unit '%s' (did you mean '%s'?)", unit, near);
+}
+
+/* value_group: the group named "value", else 1, else the whole match;
+ * unit_group: a number or a group name. */
+static void read_metric_groups(struct cfg *c, const struct ynode *m, struct metric_spec *ms)
+{
+	char f[96];
+	if (!ms->regex.compiled)
+		return;
+	int named = orch_regex_group_number(&ms->regex, "value");
+	ms->value_group = named > 0 ? named : ms->regex.n_groups >= 1 ? 1 : 0;
+	const struct ynode *ug = ymap_get(m, "unit_group");
+	if (!ug)
+		return;
+	if (ug->kind != YNODE_SCALAR || ynode_is_null(ug)) {
+		cfg_error(c, ug, "invalid value for 'unit_group', found %s (use a group number or name)",
+			  cfg_found(ug, f, sizeof(f)));
+		return;
+	}
+	char *end;
+	long v = strtol(ug->value, &end, 10);
+	if (end == ug->value || *end)
+		v = orch_regex_group_number(&ms->regex, ug->value);
+	if (v < 1 || (size_t)v > ms->regex.n_groups || v >= ORCH_REGEX_MAX_GROUPS) {
+		cfg_error(c, ug, "'unit_group' %s names no group of the regex (it has %zu)",
+			  cfg_found(ug, f, sizeof(f)), ms->regex.n_groups);
+		return;
+	}
+	if (v == ms->value_group)
+		cfg_error(c, ug, "'unit_group' is the group that holds the value");
+	ms->unit_group = (int)v;
+	if (!ms->unit[0])
+		cfg_error(c, ug, "'unit_group' needs 'unit:' (the unit values are converted to)");
+	else if (!units_known(ms->unit))
+		cfg_error(c, ymap_get(m, "unit"),
+			  "unit '%s' cannot take values from 'unit_group' (orch does not know it)",
+			  ms->unit);
+}
+
+/* from: stdout (default), stderr, or file:PATH inside the test's folder. */
+static void read_metric_from(struct cfg *c, const struct ynode *n, struct metric_spec *ms)
+{
+	char f[96];
+	char *v = NULL;
+	if (cfg_str(c, n, "from", &v) <= 0)
+		return;
+	if (strcmp(v, "stdout") == 0) {
+		ms->from = METRIC_FROM_STDOUT;
+	} else if (strcmp(v, "stderr") == 0) {
+		ms->from = METRIC_FROM_STDERR;
+	} else if (strncmp(v, "file:", 5) == 0 && v[5] && v[5] != '/' && !strstr(v, "..")) {
+		ms->from = METRIC_FROM_FILE;
+		ms->from_file = xstrdup(v + 5);
+	} else {
+		cfg_error(c, n, "invalid value for 'from', found %s (use stdout, stderr or "
+			  "file:PATH, a path in the test's folder as fetch: writes it)",
+			  cfg_found(n, f, sizeof(f)));
+	}
+	free(v);
+}
+
 static void read_metrics(struct cfg *c, const struct ynode *n, struct test *t)
 {
 	char f[96];
@@ -137,6 +211,10 @@ static void read_metrics(struct cfg *c, const struct ynode *n, struct test *t)
 		cfg_str(c, ymap_get(m, "unit"), "unit", &ms->unit);
 		if (!ms->unit)
 			ms->unit = xstrdup("");
+		else
+			check_unit(c, ymap_get(m, "unit"), ms->unit);
+		read_metric_groups(c, m, ms);
+		read_metric_from(c, ymap_get(m, "from"), ms);
 		int e;
 		if (cfg_enum(c, ymap_get(m, "better"), "better", better_names, &e) > 0)
 			ms->better = (enum metric_better)e;
@@ -148,8 +226,10 @@ static bool read_bound(struct cfg *c, const struct ynode *n, const char *key, st
 	char f[96];
 	if (!n)
 		return false;
-	if (n->kind == YNODE_SCALAR && !ynode_is_null(n) && units_parse_quantity(n->value, q) == 0)
+	if (n->kind == YNODE_SCALAR && !ynode_is_null(n) && units_parse_quantity(n->value, q) == 0) {
+		check_unit(c, n, q->unit);
 		return true;
+	}
 	cfg_error(c, n, "invalid quantity for '%s', found %s (use 20MiB/s, 1.5 Gbit/s, 300ms, 42)", key,
 		  cfg_found(n, f, sizeof(f)));
 	return false;
@@ -623,6 +703,7 @@ static void test_release(struct test *t)
 		free(t->metrics[i].regex_src);
 		orch_regex_free(&t->metrics[i].regex);
 		free(t->metrics[i].unit);
+		free(t->metrics[i].from_file);
 	}
 	free(t->metrics);
 	for (size_t i = 0; i < t->n_expects; i++) {

@@ -230,10 +230,9 @@ int execute_bench(struct exec_context *ctx, struct test_result *tr)
 	if (command_run(t, &spec, &out) < 0)
 		board_conn_reset(ctx->conn);
 	if (command_judge(&out, test->timeout_ms, test->bench, mc.last_stderr, tr)) {
-		const char *missing;
-		if (metric_collector_commit(&mc, tr, &missing)) {
+		metric_collector_files(&mc, ctx->test_dir);
+		if (metric_collector_commit(&mc, tr) < 0) {
 			tr->status = STATUS_FAIL;
-			test_result_set_message(tr, "metric '%s' not found in the output", missing);
 		} else if (!mc.n_values) {
 			tr->status = STATUS_FAIL;
 			test_result_set_message(tr, "remote-bench %s printed no metric lines",

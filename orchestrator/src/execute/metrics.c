@@ -1,4 +1,5 @@
 #include "execute/metrics.h"
+#include "execute/output.h"
 #include "util/strbuf.h"
 #include "util/units.h"
 
@@ -14,6 +15,7 @@ void metric_collector_init(struct metric_collector *mc, const struct test *test,
 	mc->specs = test->metrics;
 	mc->n_specs = test->n_metrics;
 	mc->spec_seen = xcalloc(test->n_metrics ? test->n_metrics : 1, sizeof(bool));
+	mc->spec_placeholder = xcalloc(test->n_metrics ? test->n_metrics : 1, sizeof(bool));
 	mc->json_lines = json_lines;
 }
 
@@ -55,29 +57,95 @@ out:
 	return ret;
 }
 
+/* A value printed as "+++++" (bonnie++: too fast to measure) or "-": the
+ * tool says it has no number. */
+static bool is_placeholder(const char *s)
+{
+	while (*s == ' ')
+		s++;
+	if (*s != '+' && *s != '-')
+		return false;
+	char c = *s;
+	while (*s == c)
+		s++;
+	while (*s == ' ')
+		s++;
+	return *s == '\0';
+}
+
+static void set_error(struct metric_collector *mc, const char *name, const char *why,
+		      const char *unit)
+{
+	if (mc->error[0])
+		return;
+	if (unit)
+		snprintf(mc->error, sizeof(mc->error),
+			 "metric '%s': unit '%s' from the output does not convert to %s", name, unit,
+			 why);
+	else
+		snprintf(mc->error, sizeof(mc->error), "metric '%s': %s; make the regex more specific",
+			 name, why);
+}
+
+/* Tries spec i on one line; records its value (or that it is missing). */
+static void match_spec(struct metric_collector *mc, size_t i, const char *line)
+{
+	const struct metric_spec *spec = &mc->specs[i];
+	struct orch_regex_span sp[ORCH_REGEX_MAX_GROUPS];
+	size_t len = strlen(line);
+	int rc = orch_regex_exec(&spec->regex, line, len, sp, ORCH_REGEX_MAX_GROUPS);
+	if (rc == ORCH_REGEX_ELIMIT) {
+		mc->spec_seen[i] = true;
+		set_error(mc, spec->name, orch_regex_strerror(rc), NULL);
+		return;
+	}
+	if (rc != ORCH_REGEX_MATCHED)
+		return;
+	char text[128], unit[32];
+	int vg = spec->value_group < ORCH_REGEX_MAX_GROUPS ? spec->value_group : 0;
+	orch_regex_copy(line, &sp[vg], text, sizeof(text));
+	if (is_placeholder(text)) {
+		mc->spec_seen[i] = true;
+		mc->spec_placeholder[i] = true;
+		return;
+	}
+	char *end;
+	double v = strtod(text, &end);
+	if (end == text || !isfinite(v))
+		return;
+	const char *u = spec->unit;
+	if (spec->unit_group > 0 && spec->unit_group < ORCH_REGEX_MAX_GROUPS) {
+		orch_regex_copy(line, &sp[spec->unit_group], unit, sizeof(unit));
+		char *t = unit;
+		while (*t == ' ')
+			t++;
+		if (units_convert(v, t, spec->unit, &v) < 0) {
+			mc->spec_seen[i] = true;
+			set_error(mc, spec->name, spec->unit, t);
+			return;
+		}
+	}
+	mc->spec_seen[i] = true;
+	add_value(mc, spec->name, u, spec->better == BETTER_HIGHER, v);
+}
+
+static bool spec_reads(const struct metric_spec *spec, enum transport_stream stream)
+{
+	return stream == TRANSPORT_STDERR ? spec->from == METRIC_FROM_STDERR
+					  : spec->from == METRIC_FROM_STDOUT;
+}
+
 int metric_collector_line(void *ctx, enum transport_stream stream, const char *line)
 {
 	struct metric_collector *mc = ctx;
-	if (stream == TRANSPORT_STDERR) {
-		if (*line) {
-			strncpy(mc->last_stderr, line, sizeof(mc->last_stderr) - 1);
-			mc->last_stderr[sizeof(mc->last_stderr) - 1] = '\0';
-		}
-		return 0;
+	if (stream == TRANSPORT_STDERR && *line) {
+		strncpy(mc->last_stderr, line, sizeof(mc->last_stderr) - 1);
+		mc->last_stderr[sizeof(mc->last_stderr) - 1] = '\0';
 	}
-	for (size_t i = 0; i < mc->n_specs; i++) {
-		const struct metric_spec *spec = &mc->specs[i];
-		char group[128];
-		if (mc->spec_seen[i] || !orch_regex_match(&spec->regex, line, group, sizeof(group)))
-			continue;
-		char *end;
-		double v = strtod(group, &end);
-		if (end == group || !isfinite(v))
-			continue;
-		mc->spec_seen[i] = true;
-		add_value(mc, spec->name, spec->unit, spec->better == BETTER_HIGHER, v);
-	}
-	if (mc->json_lines) {
+	for (size_t i = 0; i < mc->n_specs; i++)
+		if (!mc->spec_seen[i] && spec_reads(&mc->specs[i], stream))
+			match_spec(mc, i, line);
+	if (mc->json_lines && stream != TRANSPORT_STDERR) {
 		struct collected_metric cm;
 		if (metrics_parse_json_line(line, &cm) == 0) {
 			mc->values = xrealloc(mc->values, (mc->n_values + 1) * sizeof(*mc->values));
@@ -89,24 +157,58 @@ int metric_collector_line(void *ctx, enum transport_stream stream, const char *l
 	return 0;
 }
 
-size_t metric_collector_commit(struct metric_collector *mc, struct test_result *tr,
-			       const char **missing)
+struct file_pass {
+	struct metric_collector *mc;
+	const char *file;
+};
+
+static int file_line(void *ctx, enum transport_stream stream, const char *line)
+{
+	struct file_pass *fp = ctx;
+	(void)stream;
+	for (size_t i = 0; i < fp->mc->n_specs; i++) {
+		const struct metric_spec *spec = &fp->mc->specs[i];
+		if (!fp->mc->spec_seen[i] && spec->from == METRIC_FROM_FILE &&
+		    strcmp(spec->from_file, fp->file) == 0)
+			match_spec(fp->mc, i, line);
+	}
+	return 0;
+}
+
+void metric_collector_files(struct metric_collector *mc, const char *dir)
+{
+	for (size_t i = 0; i < mc->n_specs; i++) {
+		const struct metric_spec *spec = &mc->specs[i];
+		bool first = true;
+		if (spec->from != METRIC_FROM_FILE || mc->spec_seen[i])
+			continue;
+		for (size_t j = 0; j < i; j++)
+			if (mc->specs[j].from == METRIC_FROM_FILE &&
+			    strcmp(mc->specs[j].from_file, spec->from_file) == 0)
+				first = false;
+		if (!first)
+			continue;
+		char *path = xasprintf("%s/%s", dir, spec->from_file);
+		struct file_pass fp = { mc, spec->from_file };
+		(void)output_each_line(path, file_line, &fp);
+		free(path);
+	}
+}
+
+int metric_collector_commit(struct metric_collector *mc, struct test_result *tr)
 {
 	for (size_t i = 0; i < mc->n_values; i++) {
 		const struct collected_metric *cm = &mc->values[i];
 		test_result_add_sample(tr, cm->name, cm->unit, cm->higher_is_better, cm->value);
 	}
-	size_t n_missing = 0;
-	if (missing)
-		*missing = NULL;
-	for (size_t i = 0; i < mc->n_specs; i++) {
-		if (mc->spec_seen[i])
-			continue;
-		if (missing && !n_missing)
-			*missing = mc->specs[i].name;
-		n_missing++;
+	for (size_t i = 0; i < mc->n_specs; i++)
+		if (!mc->spec_seen[i] || mc->spec_placeholder[i])
+			test_result_add_missing(tr, mc->specs[i].name);
+	if (mc->error[0]) {
+		test_result_set_message(tr, "%s", mc->error);
+		return -1;
 	}
-	return n_missing;
+	return 0;
 }
 
 void metric_collector_release(struct metric_collector *mc)
@@ -117,6 +219,7 @@ void metric_collector_release(struct metric_collector *mc)
 	}
 	free(mc->values);
 	free(mc->spec_seen);
+	free(mc->spec_placeholder);
 	memset(mc, 0, sizeof(*mc));
 }
 
@@ -132,7 +235,11 @@ size_t metrics_check_expectations(const struct test *test, struct test_result *t
 		const struct expectation *ex = &test->expects[i];
 		struct metric_result *m = test_result_find_metric(tr, ex->metric);
 		char why[256] = "";
-		if (!m || !m->n_samples) {
+		if ((!m || !m->n_samples) && test_result_is_missing(tr, ex->metric)) {
+			snprintf(why, sizeof(why),
+				 "expected metric '%s' is missing from the output (no matching line, "
+				 "or no number in it)", ex->metric);
+		} else if (!m || !m->n_samples) {
 			snprintf(why, sizeof(why), "expected metric '%s' was not reported", ex->metric);
 		} else {
 			metric_result_summarize(m);

@@ -2,11 +2,16 @@
 #define ORCH_EXECUTE_METRICS_H
 /*
  * Metrics out of a command's output, line by line as it arrives: the
- * test's `metrics:` regexes (the first matching line gives the value) and,
- * for remote-bench programs and `parse: remote-bench`, JSON lines
+ * test's `metrics:` regexes (the first matching line of the metric's
+ * stream -- stdout, stderr, or a file fetched into the test's folder --
+ * gives the value, with its unit from the output when unit_group is set)
+ * and, for remote-bench programs and `parse: remote-bench`, JSON lines
  * {"metric","value","unit","better"}. One collector per run of a command;
- * metric_collector_commit() adds its values to the result as one sample.
- * Then expectations are checked against the samples' medians.
+ * metric_collector_commit() adds its values to the result as one sample
+ * and records the declared metrics the output did not give (no matching
+ * line, or a value printed as "+++++" as bonnie++ does) as missing: that
+ * fails the test only when an expectation needs the metric. Then
+ * expectations are checked against the samples' medians.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -26,20 +31,27 @@ struct metric_collector {
 	const struct metric_spec *specs;
 	size_t n_specs;
 	bool *spec_seen;
+	bool *spec_placeholder;        /* seen, but printed as +++++ */
 	bool json_lines;               /* parse remote-bench JSON lines */
 	struct collected_metric *values;
 	size_t n_values;
 	char last_stderr[256];         /* for failure messages */
+	char error[256];               /* first metric that could not be read (regex limit, unit) */
 	int bad_json_lines;            /* lines that looked like JSON but were not metrics */
 };
 
 void metric_collector_init(struct metric_collector *mc, const struct test *test, bool json_lines);
 /* An output_line_fn (ctx is the collector). */
 int metric_collector_line(void *ctx, enum transport_stream stream, const char *line);
-/* Adds every collected value as a sample to tr. Returns the number of
- * declared metrics never seen, naming the first in missing (may be NULL). */
-size_t metric_collector_commit(struct metric_collector *mc, struct test_result *tr,
-			       const char **missing);
+/* Reads the metrics declared `from: file:PATH` out of dir/PATH (files a
+ * fetch brought into the test's folder); an unreadable file leaves them
+ * missing. */
+void metric_collector_files(struct metric_collector *mc, const char *dir);
+/* Adds every collected value as a sample to tr and records the declared
+ * metrics not seen as missing. Returns 0, or -1 when a metric could not be
+ * read (its regex hit PCRE2's match limit, its unit does not convert),
+ * with the reason set as tr's message. */
+int metric_collector_commit(struct metric_collector *mc, struct test_result *tr);
 void metric_collector_release(struct metric_collector *mc);
 
 /* Checks test->expects against tr's metrics (medians; summarized first).

@@ -731,7 +731,7 @@ static void fg_run(struct multi_run *mr, const struct step *step, const struct r
 				set_outcome(mr, STATUS_FAIL, "%s: no remote-bench metric lines in its "
 					    "output", what);
 			else
-				metric_collector_commit(&bench_mc, mr->tr, NULL);
+				(void)metric_collector_commit(&bench_mc, mr->tr);
 		}
 	}
 	test_result_release(&verdict);
@@ -797,11 +797,9 @@ int execute_multi(struct exec_context *ctx, struct test_result *tr)
 		set_outcome(&mr, STATUS_ERROR, "interrupted; background steps were stopped");
 
 	if (!mr.failed) {
-		const char *missing = NULL;
-		if (metric_collector_commit(&mr.metrics, tr, &missing)) {
+		metric_collector_files(&mr.metrics, ctx->test_dir);
+		if (metric_collector_commit(&mr.metrics, tr) < 0)
 			tr->status = STATUS_FAIL;
-			test_result_set_message(tr, "metric '%s' not found in the output", missing);
-		}
 	}
 	metric_collector_release(&mr.metrics);
 	for (size_t i = 0; i < mr.n_peers; i++) {

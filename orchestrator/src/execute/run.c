@@ -82,10 +82,9 @@ int execute_run(struct exec_context *ctx, struct test_result *tr)
 	if (command_run(t, &spec, &out) < 0)
 		board_conn_reset(ctx->conn);
 	if (command_judge(&out, test->timeout_ms, "command", mc.last_stderr, tr)) {
-		const char *missing;
-		if (metric_collector_commit(&mc, tr, &missing)) {
+		metric_collector_files(&mc, ctx->test_dir);
+		if (metric_collector_commit(&mc, tr) < 0) {
 			tr->status = STATUS_FAIL;
-			test_result_set_message(tr, "metric '%s' not found in the output", missing);
 		} else if (iperf3 && out.capture_overflow) {
 			tr->status = STATUS_FAIL;
 			test_result_set_message(tr, "output too large for iperf3 JSON");

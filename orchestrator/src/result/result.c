@@ -142,10 +142,56 @@ void phase_result_release(struct phase_result *ph)
 	memset(ph, 0, sizeof(*ph));
 }
 
+static void strv_add_once(char ***v, size_t *n, const char *s)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*v)[i], s) == 0)
+			return;
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = xstrdup(s);
+}
+
+static char **strv_copy(char *const *v, size_t n)
+{
+	if (!n)
+		return NULL;
+	char **out = xcalloc(n, sizeof(*out));
+	for (size_t i = 0; i < n; i++)
+		out[i] = xstrdup(v[i]);
+	return out;
+}
+
+static void strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void test_result_add_missing(struct test_result *tr, const char *name)
+{
+	strv_add_once(&tr->missing_metrics, &tr->n_missing_metrics, name);
+}
+
+bool test_result_is_missing(const struct test_result *tr, const char *name)
+{
+	for (size_t i = 0; i < tr->n_missing_metrics; i++)
+		if (strcmp(tr->missing_metrics[i], name) == 0)
+			return true;
+	return false;
+}
+
+void test_result_add_artifact(struct test_result *tr, const char *path)
+{
+	strv_add_once(&tr->artifacts, &tr->n_artifacts, path);
+}
+
 void test_result_release(struct test_result *tr)
 {
 	if (!tr)
 		return;
+	strv_free(tr->missing_metrics, tr->n_missing_metrics);
+	strv_free(tr->artifacts, tr->n_artifacts);
 	for (size_t i = 0; i < tr->n_metrics; i++)
 		metric_result_release(&tr->metrics[i]);
 	for (size_t i = 0; i < tr->n_phases; i++)
@@ -170,6 +216,8 @@ void test_result_copy(struct test_result *dst, const struct test_result *src)
 	dst->last_line = xstrdup(src->last_line);
 	dst->log_dir = xstrdup(src->log_dir);
 	dst->comparison = xstrdup(src->comparison);
+	dst->missing_metrics = strv_copy(src->missing_metrics, src->n_missing_metrics);
+	dst->artifacts = strv_copy(src->artifacts, src->n_artifacts);
 	dst->metrics = NULL;
 	dst->phases = NULL;
 	if (src->n_metrics) {

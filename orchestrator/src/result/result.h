@@ -60,6 +60,10 @@ struct test_result {
 	size_t n_phases;
 	char *last_line;          /* boot tests: last console line seen */
 	char *log_dir;            /* relative to the run folder: "board/test" */
+	char **missing_metrics;   /* declared metrics the output did not give (absent, +++++) */
+	size_t n_missing_metrics;
+	char **artifacts;         /* files fetched from the board, relative to log_dir */
+	size_t n_artifacts;
 	/* baseline comparison, when the run had one */
 	bool regressed;
 	char *comparison;         /* "mem.memcpy 12.0% slower than baseline", or NULL */
@@ -94,6 +98,11 @@ struct metric_result *test_result_add_sample(struct test_result *tr, const char 
 					     const char *unit, bool higher_is_better,
 					     double value);
 struct metric_result *test_result_find_metric(struct test_result *tr, const char *name);
+/* Records a declared metric as missing from this run (once per name). */
+void test_result_add_missing(struct test_result *tr, const char *name);
+bool test_result_is_missing(const struct test_result *tr, const char *name);
+/* Records a fetched file (path relative to log_dir; once per path). */
+void test_result_add_artifact(struct test_result *tr, const char *path);
 void test_result_set_message(struct test_result *tr, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void test_result_release(struct test_result *tr);

@@ -117,6 +117,14 @@ static json_t *jtime(int64_t wall_us)
 	return j;
 }
 
+static json_t *strv_to_json(char *const *v, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, jstr(v[i]));
+	return a;
+}
+
 static json_t *metric_to_json(const struct metric_result *m)
 {
 	json_t *samples = json_array();
@@ -171,6 +179,9 @@ json_t *test_result_to_json(const struct test_result *tr)
 	json_object_set_new(o, "log_dir", jstr(tr->log_dir));
 	json_object_set_new(o, "regressed", json_boolean(tr->regressed));
 	json_object_set_new(o, "comparison", jstr(tr->comparison));
+	json_object_set_new(o, "missing_metrics", strv_to_json(tr->missing_metrics,
+								tr->n_missing_metrics));
+	json_object_set_new(o, "artifacts", strv_to_json(tr->artifacts, tr->n_artifacts));
 	return o;
 }
 
@@ -363,6 +374,25 @@ static int phase_from_json(struct jctx *c, const json_t *o, struct phase_result 
 	return 0;
 }
 
+/* An optional array of strings, each added with add(). */
+static int get_strv(struct jctx *c, const json_t *o, const char *key, struct test_result *tr,
+		    void (*add)(struct test_result *, const char *))
+{
+	const json_t *a = json_object_get(o, key);
+	size_t i;
+	const json_t *v;
+	if (!a || json_is_null(a))
+		return 0;
+	if (!json_is_array(a))
+		return jfail(c, key, "expected an array of strings");
+	json_array_foreach(a, i, v) {
+		if (!json_is_string(v))
+			return jfail(c, key, "expected an array of strings");
+		add(tr, json_string_value(v));
+	}
+	return 0;
+}
+
 static int test_from_json(struct jctx *c, const json_t *obj, struct test_result *tr)
 {
 	memset(tr, 0, sizeof(*tr));
@@ -390,7 +420,9 @@ static int test_from_json(struct jctx *c, const json_t *obj, struct test_result 
 	    get_str(c, obj, "last_line", false, &tr->last_line) < 0 ||
 	    get_str(c, obj, "log_dir", false, &tr->log_dir) < 0 ||
 	    get_bool(c, obj, "regressed", &tr->regressed) < 0 ||
-	    get_str(c, obj, "comparison", false, &tr->comparison) < 0)
+	    get_str(c, obj, "comparison", false, &tr->comparison) < 0 ||
+	    get_strv(c, obj, "missing_metrics", tr, test_result_add_missing) < 0 ||
+	    get_strv(c, obj, "artifacts", tr, test_result_add_artifact) < 0)
 		goto out;
 
 	json_t *metrics = json_object_get(obj, "metrics");

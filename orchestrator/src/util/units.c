@@ -119,6 +119,8 @@ enum {
 	FAM_BIT_RATE,    /* converts with FAM_BYTE_RATE (x8) */
 	FAM_SECONDS,
 	FAM_HZ,
+	FAM_PACKET_RATE,
+	FAM_PERCENT,
 };
 
 #define KI 1024.0
@@ -137,12 +139,20 @@ static const struct unit_def unit_defs[] = {
 	{ "KiB/s", FAM_BYTE_RATE, KI }, { "kB/s", FAM_BYTE_RATE, 1e3 }, { "KB/s", FAM_BYTE_RATE, 1e3 },
 	{ "MiB/s", FAM_BYTE_RATE, MI }, { "MB/s", FAM_BYTE_RATE, 1e6 },
 	{ "GiB/s", FAM_BYTE_RATE, GI }, { "GB/s", FAM_BYTE_RATE, 1e9 },
+	{ "TiB/s", FAM_BYTE_RATE, TI }, { "TB/s", FAM_BYTE_RATE, 1e12 },
 
 	{ "bit/s", FAM_BIT_RATE, 1 }, { "bits/s", FAM_BIT_RATE, 1 }, { "bps", FAM_BIT_RATE, 1 },
 	{ "Kbit/s", FAM_BIT_RATE, 1e3 }, { "kbit/s", FAM_BIT_RATE, 1e3 }, { "Kbits/s", FAM_BIT_RATE, 1e3 },
 	{ "kbits/s", FAM_BIT_RATE, 1e3 }, { "Kbps", FAM_BIT_RATE, 1e3 }, { "kbps", FAM_BIT_RATE, 1e3 },
 	{ "Mbit/s", FAM_BIT_RATE, 1e6 }, { "Mbits/s", FAM_BIT_RATE, 1e6 }, { "Mbps", FAM_BIT_RATE, 1e6 },
 	{ "Gbit/s", FAM_BIT_RATE, 1e9 }, { "Gbits/s", FAM_BIT_RATE, 1e9 }, { "Gbps", FAM_BIT_RATE, 1e9 },
+	{ "b/s", FAM_BIT_RATE, 1 }, { "Kb/s", FAM_BIT_RATE, 1e3 }, { "kb/s", FAM_BIT_RATE, 1e3 },
+	{ "Mb/s", FAM_BIT_RATE, 1e6 }, { "Gb/s", FAM_BIT_RATE, 1e9 },
+	{ "Tbit/s", FAM_BIT_RATE, 1e12 }, { "Tb/s", FAM_BIT_RATE, 1e12 },
+
+	{ "pps", FAM_PACKET_RATE, 1 }, { "Kpps", FAM_PACKET_RATE, 1e3 },
+	{ "kpps", FAM_PACKET_RATE, 1e3 }, { "Mpps", FAM_PACKET_RATE, 1e6 },
+	{ "%", FAM_PERCENT, 1 },
 
 	{ "s", FAM_SECONDS, 1 }, { "sec", FAM_SECONDS, 1 }, { "ms", FAM_SECONDS, 1e-3 },
 	{ "us", FAM_SECONDS, 1e-6 }, { "ns", FAM_SECONDS, 1e-9 },
@@ -158,6 +168,42 @@ static const struct unit_def *unit_find(const char *name)
 		if (strcmp(unit_defs[i].name, name) == 0)
 			return &unit_defs[i];
 	return NULL;
+}
+
+bool units_known(const char *unit)
+{
+	return unit && (!*unit || unit_find(unit));
+}
+
+const char *units_nearest(const char *unit)
+{
+	const char *best = NULL;
+	size_t best_d = 3;
+	size_t n = unit ? strlen(unit) : 0;
+	if (!n || n > 16)
+		return NULL;
+	for (size_t i = 0; i < sizeof(unit_defs) / sizeof(unit_defs[0]); i++) {
+		const char *c = unit_defs[i].name;
+		size_t m = strlen(c);
+		if (m > 16)
+			continue;
+		size_t d[17][17];
+		for (size_t a = 0; a <= n; a++)
+			d[a][0] = a;
+		for (size_t b = 0; b <= m; b++)
+			d[0][b] = b;
+		for (size_t a = 1; a <= n; a++)
+			for (size_t b = 1; b <= m; b++) {
+				size_t sub = d[a - 1][b - 1] + (unit[a - 1] != c[b - 1]);
+				size_t del = d[a - 1][b] + 1, ins = d[a][b - 1] + 1;
+				d[a][b] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+			}
+		if (d[n][m] < best_d && (d[n][m] < n || n > 2)) {
+			best_d = d[n][m];
+			best = c;
+		}
+	}
+	return best;
 }
 
 int units_parse_size(const char *text, uint64_t *bytes)

@@ -33,6 +33,10 @@ int units_convert(double value, const char *from, const char *to, double *out);
 /* The base unit of UNIT's family ("B", "B/s", "bit/s", "s", "Hz"), or
  * NULL for a unit of no family ("ops/s", "", "%"). */
 const char *units_base(const char *unit);
+/* Whether unit is in the table units_convert knows ("" counts as known). */
+bool units_known(const char *unit);
+/* The known unit closest to a misspelt one ("MB/sec" -> "MB/s"), or NULL. */
+const char *units_nearest(const char *unit);
 
 /* "1m30s", "250ms", "2.5s": a duration for people. buf >= 32 bytes. */
 void units_format_duration(int64_t ms, char *buf, size_t len);
