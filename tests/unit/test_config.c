@@ -299,9 +299,14 @@ static void test_inventory_structure_errors(void **state)
 	assert_int_equal(dl.items[0].line > 0, 1);
 	diag_list_release(&dl);
 
-	dl = inv_bad("boards:\n  a: &x {local: true}\n  b: *x\n");
-	has_exact(&dl, INV_PATH, 3, 6, "aliases are not supported, found '*x'");
+	dl = inv_bad("boards:\n  a: &x {local: true}\n  b: *y\n");
+	has_exact(&dl, INV_PATH, 3, 6,
+		  "unknown alias '*y' (no '&y' before it, or it is used inside itself)");
 	diag_list_release(&dl);
+	struct inventory *shared = inv_ok("boards:\n  a: &x {local: true}\n  b: *x\n");
+	assert_int_equal(shared->n_boards, 2);
+	assert_true(shared->boards[1].local);
+	inventory_free(shared);
 
 	dl = inv_bad("");
 	has_diag(&dl, INV_PATH, 0, 0, "empty inventory");

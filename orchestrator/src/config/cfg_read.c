@@ -17,12 +17,17 @@ void cfg_error(struct cfg *c, const struct ynode *at, const char *fmt, ...)
 	va_start(ap, fmt);
 	strbuf_vprintf(&sb, fmt, ap);
 	va_end(ap);
-	diag_add(c->diags, c->file, at ? at->line : 0, at ? at->col : 0, "%s", strbuf_str(&sb));
+	diag_add(c->diags, at && at->file ? at->file : c->file, at ? at->line : 0, at ? at->col : 0,
+		 "%s", strbuf_str(&sb));
 	strbuf_release(&sb);
 }
 
+/* Files in the order their first error came, then line:col. */
 static bool diag_before(const struct diag *a, const struct diag *b)
 {
+	int f = strcmp(a->file ? a->file : "", b->file ? b->file : "");
+	if (f != 0)
+		return false;
 	return a->line < b->line || (a->line == b->line && a->col < b->col);
 }
 
@@ -51,7 +56,7 @@ bool cfg_failed(const struct cfg *c)
 
 struct src_pos cfg_pos(const struct cfg *c, const struct ynode *n)
 {
-	struct src_pos p = { c->file, n ? n->line : 0, n ? n->col : 0 };
+	struct src_pos p = { n && n->file ? n->file : c->file, n ? n->line : 0, n ? n->col : 0 };
 	return p;
 }
 
@@ -151,7 +156,7 @@ void cfg_check_keys(struct cfg *c, const struct ynode *map, const char *const *k
 		return;
 	for (size_t i = 0; i < map->n; i++) {
 		const struct ynode *k = map->pairs[i].key;
-		bool ok = false;
+		bool ok = strncmp(k->value, "x-", 2) == 0;   /* a place for anchors */
 		for (size_t j = 0; known[j]; j++)
 			if (strcmp(known[j], k->value) == 0)
 				ok = true;

@@ -42,7 +42,8 @@ const char *cfg_found(const struct ynode *n, char *buf, size_t len);
 bool cfg_want_map(struct cfg *c, const struct ynode *n, const char *what);
 /* True if n is a list; else reports. */
 bool cfg_want_seq(struct cfg *c, const struct ynode *n, const char *what);
-/* Reports each key of map not in known (NULL-terminated), with a
+/* Reports each key of map not in known (NULL-terminated) and not starting
+ * with "x-" (extension keys: where YAML anchors are kept), with a
  * "did you mean" when one is close: "unknown key 'hots' in ssh (did you
  * mean 'host'?)". */
 void cfg_check_keys(struct cfg *c, const struct ynode *map, const char *const *known,

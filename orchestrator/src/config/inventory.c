@@ -493,8 +493,8 @@ static int load(const char *path, const char *data, size_t len, struct inventory
 	inv->path = xstrdup(path);
 	inv->dir = fs_dirname(path);
 	struct cfg c = { inv->path, diags, diags->n };
-	int rc = data ? ytree_parse(path, data, len, &root, diags)
-		      : ytree_load_file(path, &root, diags);
+	int rc = data ? ytree_parse(inv->path, data, len, &root, diags)
+		      : ytree_load_file(inv->path, &root, diags);
 	if (rc == 0)
 		rc = load_tree(&c, root, inv);
 	ynode_free(root);

@@ -198,6 +198,8 @@ struct scenario {
 	double threshold_pct;     /* regression threshold; default 5 */
 	struct test *tests;
 	size_t n_tests;
+	char **files;             /* included files (src_pos.file may point at these) */
+	size_t n_files;
 };
 
 #endif

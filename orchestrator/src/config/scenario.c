@@ -5,6 +5,7 @@
  */
 #include "config/cfg_read.h"
 #include "config/config.h"
+#include "config/include.h"
 #include "config/selector.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
@@ -16,7 +17,7 @@
 #include <string.h>
 
 static const char *const top_keys[] = { "name", "inventory", "boards", "defaults", "baseline",
-					"threshold", "tests", NULL };
+					"threshold", "tests", "include", NULL };
 static const char *const defaults_keys[] = { "timeout", "repeat", NULL };
 static const char *const test_keys[] = { "name", "run", "bench", "boot", "steps", "roles", "args",
 					 "repeat", "repeat_max", "timeout", "metrics", "expect",
@@ -636,8 +637,14 @@ static void load_tree(struct cfg *c, const struct ynode *root, struct scenario *
 			continue;
 		for (size_t j = 0; j + 1 < sc->n_tests; j++) {
 			if (sc->tests[j].name && strcmp(sc->tests[j].name, t->name) == 0) {
-				cfg_error(c, ymap_get(m, "name"), "duplicate test name '%s' (first at line %d)",
-					  t->name, sc->tests[j].pos.line);
+				if (sc->tests[j].pos.file == t->pos.file)
+					cfg_error(c, ymap_get(m, "name"),
+						  "duplicate test name '%s' (first at line %d)", t->name,
+						  sc->tests[j].pos.line);
+				else
+					cfg_error(c, ymap_get(m, "name"),
+						  "duplicate test name '%s' (first at %s:%d)", t->name,
+						  sc->tests[j].pos.file, sc->tests[j].pos.line);
 				break;
 			}
 		}
@@ -657,8 +664,13 @@ static int load(const char *path, const char *data, size_t len, struct scenario 
 	sc->default_repeat = 1;
 	sc->threshold_pct = 5.0;
 	struct cfg c = { sc->path, diags, diags->n };
-	int rc = data ? ytree_parse(path, data, len, &root, diags)
-		      : ytree_load_file(path, &root, diags);
+	struct include_files inc = { NULL, 0 };
+	int rc = data ? ytree_parse(sc->path, data, len, &root, diags)
+		      : ytree_load_file(sc->path, &root, diags);
+	if (rc == 0 && include_expand(root, sc->path, &inc, diags) < 0)
+		rc = -1;
+	sc->files = inc.paths;
+	sc->n_files = inc.n;
 	if (rc == 0)
 		load_tree(&c, root, sc);
 	ynode_free(root);
@@ -751,5 +763,6 @@ void scenario_free(struct scenario *sc)
 	cfg_strv_free(sc->board_selectors, sc->n_board_selectors);
 	free(sc->board_selector_pos);
 	free(sc->baseline);
+	cfg_strv_free(sc->files, sc->n_files);
 	free(sc);
 }

@@ -16,14 +16,36 @@ struct frame {
 	struct ynode *node;
 	struct ynode *pending_key;   /* mappings: a key waiting for its value */
 	size_t cap;
+	char *anchor;                /* &name on this container, or NULL */
+	struct ynode **merges;       /* mappings: values of '<<' keys, in order */
+	size_t n_merges;
 };
 
-static struct ynode *node_new(enum ynode_kind kind, const yaml_mark_t *mark)
+struct anchor {
+	char *name;
+	struct ynode *node;          /* owned by the tree or the graveyard */
+};
+
+struct ystate {
+	const char *name;
+	struct diag_list *diags;
+	bool bad;
+	bool done;
+	size_t n_nodes;
+	struct anchor *anchors;
+	size_t n_anchors;
+	struct ynode **graveyard;    /* nodes out of the tree an anchor may still point at */
+	size_t n_graveyard;
+};
+
+static struct ynode *node_new(struct ystate *st, enum ynode_kind kind, const yaml_mark_t *mark)
 {
 	struct ynode *n = xcalloc(1, sizeof(*n));
 	n->kind = kind;
+	n->file = st->name;
 	n->line = (int)mark->line + 1;
 	n->col = (int)mark->column + 1;
+	st->n_nodes++;
 	return n;
 }
 
@@ -43,6 +65,100 @@ void ynode_free(struct ynode *n)
 	free(n);
 }
 
+static void bury(struct ystate *st, struct ynode *n)
+{
+	if (!n)
+		return;
+	st->graveyard = xrealloc(st->graveyard, (st->n_graveyard + 1) * sizeof(*st->graveyard));
+	st->graveyard[st->n_graveyard++] = n;
+}
+
+static void too_many_nodes(struct ystate *st, const struct ynode *at)
+{
+	if (!st->done)
+		diag_add(st->diags, st->name, at->line, at->col,
+			 "more than %d nodes once aliases are expanded (an alias bomb?)",
+			 YTREE_MAX_NODES);
+	st->bad = true;
+	st->done = true;
+}
+
+/* A deep copy of n (positions kept), or NULL when the node limit is hit. */
+static struct ynode *ynode_copy(struct ystate *st, const struct ynode *n)
+{
+	if (st->n_nodes >= YTREE_MAX_NODES) {
+		too_many_nodes(st, n);
+		return NULL;
+	}
+	struct ynode *c = xcalloc(1, sizeof(*c));
+	*c = *n;
+	c->value = n->value ? xstrdup(n->value) : NULL;
+	c->items = NULL;
+	c->pairs = NULL;
+	c->n = 0;
+	st->n_nodes++;
+	if (n->kind == YNODE_SEQ && n->n)
+		c->items = xcalloc(n->n, sizeof(*c->items));
+	if (n->kind == YNODE_MAP && n->n)
+		c->pairs = xcalloc(n->n, sizeof(*c->pairs));
+	for (size_t i = 0; i < n->n; i++) {
+		if (n->kind == YNODE_SEQ) {
+			c->items[i] = ynode_copy(st, n->items[i]);
+			if (!c->items[i])
+				break;
+		} else {
+			c->pairs[i].key = ynode_copy(st, n->pairs[i].key);
+			c->pairs[i].value = c->pairs[i].key ? ynode_copy(st, n->pairs[i].value) : NULL;
+			if (!c->pairs[i].value) {
+				ynode_free(c->pairs[i].key);
+				break;
+			}
+		}
+		c->n++;
+	}
+	if (c->n != n->n) {
+		ynode_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static void anchor_add(struct ystate *st, const unsigned char *name, struct ynode *node)
+{
+	if (!name)
+		return;
+	st->anchors = xrealloc(st->anchors, (st->n_anchors + 1) * sizeof(*st->anchors));
+	st->anchors[st->n_anchors].name = xstrdup((const char *)name);
+	st->anchors[st->n_anchors].node = node;
+	st->n_anchors++;
+}
+
+/* The node an alias stands for, as a copy; a placeholder after errors. */
+static struct ynode *alias_resolve(struct ystate *st, const yaml_event_t *ev)
+{
+	const char *name = (const char *)ev->data.alias.anchor;
+	struct ynode *found = NULL;
+	for (size_t i = st->n_anchors; i > 0 && name; i--) {
+		if (strcmp(st->anchors[i - 1].name, name) == 0) {
+			found = st->anchors[i - 1].node;
+			break;
+		}
+	}
+	if (!found) {
+		diag_add(st->diags, st->name, (int)ev->start_mark.line + 1,
+			 (int)ev->start_mark.column + 1,
+			 "unknown alias '*%s' (no '&%s' before it, or it is used inside itself)",
+			 name ? name : "", name ? name : "");
+		st->bad = true;
+	}
+	struct ynode *copy = found && !st->bad ? ynode_copy(st, found) : NULL;
+	if (!copy) {
+		copy = node_new(st, YNODE_SCALAR, &ev->start_mark);
+		copy->value = xstrdup("");
+	}
+	return copy;
+}
+
 static void describe_problem(const yaml_parser_t *p, struct strbuf *sb)
 {
 	if (p->context) {
@@ -52,9 +168,79 @@ static void describe_problem(const yaml_parser_t *p, struct strbuf *sb)
 	strbuf_puts(sb, p->problem ? p->problem : "invalid YAML");
 }
 
+static bool is_merge_key(const struct ynode *key)
+{
+	return key->plain && strcmp(key->value, "<<") == 0;
+}
+
+/* Keeps a '<<' value for when its mapping ends; false after an error. */
+static bool merge_defer(struct ystate *st, struct frame *top, struct ynode *key,
+			struct ynode *value)
+{
+	bool ok = value->kind == YNODE_MAP || (value->kind == YNODE_SEQ && value->n > 0);
+	for (size_t i = 0; value->kind == YNODE_SEQ && i < value->n; i++)
+		if (value->items[i]->kind != YNODE_MAP)
+			ok = false;
+	if (!ok) {
+		diag_add(st->diags, st->name, value->line, value->col,
+			 "merge key '<<' needs a mapping or a list of mappings (*alias), found %s",
+			 value->kind == YNODE_SCALAR ? "a scalar" : "a list of other things");
+		st->bad = true;
+	}
+	top->merges = xrealloc(top->merges, (top->n_merges + 1) * sizeof(*top->merges));
+	top->merges[top->n_merges++] = value;
+	bury(st, key);
+	return ok;
+}
+
+static bool map_has(const struct ynode *m, const char *key)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (strcmp(m->pairs[i].key->value, key) == 0)
+			return true;
+	return false;
+}
+
+static void merge_one(struct ystate *st, struct frame *f, const struct ynode *src)
+{
+	struct ynode *c = f->node;
+	for (size_t i = 0; i < src->n && !st->done; i++) {
+		if (map_has(c, src->pairs[i].key->value))
+			continue;
+		struct ynode *k = ynode_copy(st, src->pairs[i].key);
+		struct ynode *v = k ? ynode_copy(st, src->pairs[i].value) : NULL;
+		if (!v) {
+			ynode_free(k);
+			return;
+		}
+		if (c->n == f->cap) {
+			f->cap = f->cap ? f->cap * 2 : 4;
+			c->pairs = xrealloc(c->pairs, f->cap * sizeof(*c->pairs));
+		}
+		c->pairs[c->n].key = k;
+		c->pairs[c->n].value = v;
+		c->n++;
+	}
+}
+
+/* At the end of a mapping: the keys of its '<<' maps it does not have. */
+static void merge_apply(struct ystate *st, struct frame *f)
+{
+	for (size_t i = 0; i < f->n_merges; i++) {
+		const struct ynode *m = f->merges[i];
+		if (!st->bad && m->kind == YNODE_MAP)
+			merge_one(st, f, m);
+		for (size_t j = 0; !st->bad && m->kind == YNODE_SEQ && j < m->n; j++)
+			merge_one(st, f, m->items[j]);
+		bury(st, f->merges[i]);
+	}
+	free(f->merges);
+	f->merges = NULL;
+	f->n_merges = 0;
+}
+
 /* Attaches child to the open container on top of the stack; takes ownership. */
-static void attach(const char *name, struct frame *top, struct ynode *child, struct diag_list *diags,
-		   bool *bad)
+static void attach(struct ystate *st, struct frame *top, struct ynode *child)
 {
 	struct ynode *c = top->node;
 	if (c->kind == YNODE_SEQ) {
@@ -67,16 +253,17 @@ static void attach(const char *name, struct frame *top, struct ynode *child, str
 	}
 	if (!top->pending_key) {
 		if (child->kind != YNODE_SCALAR) {
-			diag_add(diags, name, child->line, child->col,
+			diag_add(st->diags, st->name, child->line, child->col,
 				 "mapping keys must be plain strings, found a %s",
 				 child->kind == YNODE_SEQ ? "list" : "mapping");
-			*bad = true;
+			st->bad = true;
 			struct ynode *placeholder = xcalloc(1, sizeof(*placeholder));
 			placeholder->kind = YNODE_SCALAR;
+			placeholder->file = st->name;
 			placeholder->line = child->line;
 			placeholder->col = child->col;
 			placeholder->value = xstrdup("");
-			ynode_free(child);
+			bury(st, child);
 			child = placeholder;
 		}
 		top->pending_key = child;
@@ -84,14 +271,18 @@ static void attach(const char *name, struct frame *top, struct ynode *child, str
 	}
 	struct ynode *key = top->pending_key;
 	top->pending_key = NULL;
+	if (is_merge_key(key)) {
+		merge_defer(st, top, key, child);
+		return;
+	}
 	for (size_t i = 0; i < c->n; i++) {
 		if (strcmp(c->pairs[i].key->value, key->value) == 0) {
-			diag_add(diags, name, key->line, key->col,
+			diag_add(st->diags, st->name, key->line, key->col,
 				 "duplicate key '%s' (first at line %d)", key->value,
 				 c->pairs[i].key->line);
-			*bad = true;
-			ynode_free(key);
-			ynode_free(child);
+			st->bad = true;
+			bury(st, key);
+			bury(st, child);
 			return;
 		}
 	}
@@ -104,6 +295,96 @@ static void attach(const char *name, struct frame *top, struct ynode *child, str
 	c->n++;
 }
 
+static void frame_release(struct frame *f)
+{
+	ynode_free(f->pending_key);
+	ynode_free(f->node);
+	for (size_t i = 0; i < f->n_merges; i++)
+		ynode_free(f->merges[i]);
+	free(f->merges);
+	free(f->anchor);
+}
+
+static void state_release(struct ystate *st)
+{
+	for (size_t i = 0; i < st->n_anchors; i++)
+		free(st->anchors[i].name);
+	free(st->anchors);
+	for (size_t i = 0; i < st->n_graveyard; i++)
+		ynode_free(st->graveyard[i]);
+	free(st->graveyard);
+}
+
+/* One event: returns the node it completes (to attach), or NULL. */
+static struct ynode *on_event(struct ystate *st, yaml_event_t *ev, struct frame *stack,
+			      size_t *depth, int *n_docs)
+{
+	struct ynode *node = NULL;
+	switch (ev->type) {
+	case YAML_STREAM_END_EVENT:
+		st->done = true;
+		break;
+	case YAML_DOCUMENT_START_EVENT:
+		if (++*n_docs > 1) {
+			diag_add(st->diags, st->name, (int)ev->start_mark.line + 1,
+				 (int)ev->start_mark.column + 1, "more than one YAML document in the file");
+			st->bad = true;
+			st->done = true;
+		}
+		break;
+	case YAML_ALIAS_EVENT:
+		node = alias_resolve(st, ev);
+		break;
+	case YAML_SCALAR_EVENT:
+		node = node_new(st, YNODE_SCALAR, &ev->start_mark);
+		node->value = xstrndup((const char *)ev->data.scalar.value, ev->data.scalar.length);
+		node->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+		if (strlen(node->value) != ev->data.scalar.length) {
+			diag_add(st->diags, st->name, node->line, node->col, "NUL byte in a value");
+			st->bad = true;
+		}
+		anchor_add(st, ev->data.scalar.anchor, node);
+		break;
+	case YAML_SEQUENCE_START_EVENT:
+	case YAML_MAPPING_START_EVENT:
+		if (*depth == YTREE_MAX_DEPTH) {
+			diag_add(st->diags, st->name, (int)ev->start_mark.line + 1,
+				 (int)ev->start_mark.column + 1, "nesting deeper than %d levels",
+				 YTREE_MAX_DEPTH);
+			st->bad = true;
+			st->done = true;
+			break;
+		}
+		{
+			bool seq = ev->type == YAML_SEQUENCE_START_EVENT;
+			const unsigned char *a = seq ? ev->data.sequence_start.anchor
+						     : ev->data.mapping_start.anchor;
+			struct frame *f = &stack[(*depth)++];
+			memset(f, 0, sizeof(*f));
+			f->node = node_new(st, seq ? YNODE_SEQ : YNODE_MAP, &ev->start_mark);
+			f->anchor = a ? xstrdup((const char *)a) : NULL;
+		}
+		break;
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		if (*depth > 0) {
+			struct frame *f = &stack[--*depth];
+			merge_apply(st, f);
+			ynode_free(f->pending_key);
+			node = f->node;
+			anchor_add(st, (const unsigned char *)f->anchor, node);
+			free(f->anchor);
+		}
+		break;
+	default:
+		break;
+	}
+	if (st->n_nodes > YTREE_MAX_NODES && node) {
+		too_many_nodes(st, node);
+	}
+	return node;
+}
+
 int ytree_parse(const char *name, const char *data, size_t len, struct ynode **root,
 		struct diag_list *diags)
 {
@@ -113,8 +394,7 @@ int ytree_parse(const char *name, const char *data, size_t len, struct ynode **r
 	size_t depth = 0;
 	struct ynode *doc = NULL;
 	int n_docs = 0;
-	bool bad = false, done = false;
-	int ret = -1;
+	struct ystate st = { .name = name, .diags = diags };
 
 	*root = NULL;
 	if (!yaml_parser_initialize(&parser)) {
@@ -123,99 +403,37 @@ int ytree_parse(const char *name, const char *data, size_t len, struct ynode **r
 	}
 	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
 
-	while (!done) {
+	while (!st.done) {
 		if (!yaml_parser_parse(&parser, &ev)) {
 			struct strbuf sb = STRBUF_INIT;
 			describe_problem(&parser, &sb);
 			diag_add(diags, name, (int)parser.problem_mark.line + 1,
 				 (int)parser.problem_mark.column + 1, "%s", strbuf_str(&sb));
 			strbuf_release(&sb);
-			bad = true;
+			st.bad = true;
 			break;
 		}
-		struct ynode *node = NULL;
-		switch (ev.type) {
-		case YAML_STREAM_END_EVENT:
-			done = true;
-			break;
-		case YAML_DOCUMENT_START_EVENT:
-			if (++n_docs > 1) {
-				diag_add(diags, name, (int)ev.start_mark.line + 1,
-					 (int)ev.start_mark.column + 1,
-					 "more than one YAML document in the file");
-				bad = true;
-				done = true;
-			}
-			break;
-		case YAML_ALIAS_EVENT:
-			diag_add(diags, name, (int)ev.start_mark.line + 1, (int)ev.start_mark.column + 1,
-				 "aliases are not supported, found '*%s'",
-				 ev.data.alias.anchor ? (const char *)ev.data.alias.anchor : "");
-			bad = true;
-			node = node_new(YNODE_SCALAR, &ev.start_mark);
-			node->value = xstrdup("");
-			break;
-		case YAML_SCALAR_EVENT:
-			node = node_new(YNODE_SCALAR, &ev.start_mark);
-			node->value = xstrndup((const char *)ev.data.scalar.value, ev.data.scalar.length);
-			node->plain = ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-			if (strlen(node->value) != ev.data.scalar.length) {
-				diag_add(diags, name, node->line, node->col, "NUL byte in a value");
-				bad = true;
-			}
-			break;
-		case YAML_SEQUENCE_START_EVENT:
-		case YAML_MAPPING_START_EVENT:
-			if (depth == YTREE_MAX_DEPTH) {
-				diag_add(diags, name, (int)ev.start_mark.line + 1,
-					 (int)ev.start_mark.column + 1, "nesting deeper than %d levels",
-					 YTREE_MAX_DEPTH);
-				bad = true;
-				done = true;
-				break;
-			}
-			stack[depth].node = node_new(ev.type == YAML_SEQUENCE_START_EVENT ? YNODE_SEQ
-											  : YNODE_MAP,
-						     &ev.start_mark);
-			stack[depth].pending_key = NULL;
-			stack[depth].cap = 0;
-			depth++;
-			break;
-		case YAML_SEQUENCE_END_EVENT:
-		case YAML_MAPPING_END_EVENT:
-			if (depth > 0) {
-				depth--;
-				ynode_free(stack[depth].pending_key);
-				node = stack[depth].node;
-			}
-			break;
-		default:
-			break;
-		}
+		struct ynode *node = on_event(&st, &ev, stack, &depth, &n_docs);
 		yaml_event_delete(&ev);
 		if (!node)
 			continue;
 		if (depth > 0)
-			attach(name, &stack[depth - 1], node, diags, &bad);
+			attach(&st, &stack[depth - 1], node);
 		else if (!doc)
 			doc = node;
 		else
-			ynode_free(node);
+			bury(&st, node);
 	}
-	while (depth > 0) {
-		depth--;
-		ynode_free(stack[depth].pending_key);
-		ynode_free(stack[depth].node);
-	}
+	while (depth > 0)
+		frame_release(&stack[--depth]);
 	yaml_parser_delete(&parser);
-	if (bad) {
+	state_release(&st);
+	if (st.bad) {
 		ynode_free(doc);
-		goto out;
+		return -1;
 	}
 	*root = doc;
-	ret = 0;
-out:
-	return ret;
+	return 0;
 }
 
 int ytree_load_file(const char *path, struct ynode **root, struct diag_list *diags)

@@ -2,10 +2,15 @@
 #define ORCH_CONFIG_YAML_TREE_H
 /*
  * A YAML document as a small tree of scalars, sequences and mappings, each
- * node with the 1-based line:col where it was written, so every later
- * message can point at the user's text. Built from libyaml's event API.
- * Duplicate keys, non-scalar keys, aliases and multiple documents are
- * rejected; anchors and tags are ignored. Private to config/.
+ * node with the file and 1-based line:col where it was written, so every
+ * later message can point at the user's text. Built from libyaml's event
+ * API. Anchors (&name), aliases (*name) and merge keys (<<: *name or
+ * <<: [*a, *b]; keys written in the mapping win, then earlier merged maps)
+ * are resolved here: an alias becomes a copy of the anchored node, keeping
+ * the anchored text's positions. Copies count against YTREE_MAX_NODES, so
+ * an alias bomb ends with a clear error. Duplicate keys, non-scalar keys,
+ * unknown aliases and multiple documents are rejected; tags are ignored.
+ * Private to config/.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,8 +26,12 @@ struct ypair {
 	struct ynode *value;
 };
 
+/* Nodes a document may grow to, aliases expanded. */
+#define YTREE_MAX_NODES 100000
+
 struct ynode {
 	enum ynode_kind kind;
+	const char *file;      /* the name given to ytree_parse (borrowed from the caller) */
 	int line;
 	int col;
 	char *value;           /* YNODE_SCALAR: the text, never NULL */
@@ -33,7 +42,8 @@ struct ynode {
 };
 
 /*
- * Parses data (len bytes; name is used in messages). Returns 0 and *root
+ * Parses data (len bytes; name is used in messages and kept, not copied,
+ * in every node's file: it must outlive the tree). Returns 0 and *root
  * (NULL for an empty document; free with ynode_free), or -1 with every
  * problem found added to diags.
  */
