@@ -19,6 +19,7 @@
 #include "util/units.h"
 #include "version.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -300,6 +301,54 @@ static int load_baseline(const struct run_options *o, const struct scenario *sc,
 	return 0;
 }
 
+/* Reports, results.json (and the journal's end line), run.json, latest.
+ * Each is tried whatever became of the others; a run whose results could
+ * not all be written exits 3 (130 stays 130), and run.exit_code says so
+ * in every file still written after the failure. Returns whether all of
+ * the results were written; the latest link is only warned about. */
+static bool finish_run_folder(struct store *st, struct run_result *run,
+			      const struct run_options *o, const struct scenario *sc,
+			      const struct inventory *inv, bool stored)
+{
+	char err[1024];
+	if (stored && store_failed(st))
+		stored = false;
+	if (!stored && run->exit_code != EXIT_INTERRUPTED)
+		run->exit_code = EXIT_INFRA;
+	if (report_write_all(run, store_path(st), err, sizeof(err)) < 0) {
+		log_error("cannot write the reports: %s", err);
+		stored = false;
+		if (run->exit_code != EXIT_INTERRUPTED)
+			run->exit_code = EXIT_INFRA;
+	}
+	if (store_finish(st, run, err, sizeof(err)) < 0) {
+		log_error("cannot write the results: %s", err);
+		stored = false;
+	}
+	if (store_save_run_json(st, make_run_json(o, sc, inv, run), err, sizeof(err)) < 0) {
+		log_error("cannot write run.json: %s", err);
+		stored = false;
+	}
+	if (!stored && run->exit_code != EXIT_INTERRUPTED)
+		run->exit_code = EXIT_INFRA;
+	if (store_link_latest(st, err, sizeof(err)) < 0)
+		log_warn("%s", err);
+	return stored;
+}
+
+/* --format json: results.json's content on stdout. -1 (and a message) when
+ * stdout did not take it all. */
+static int print_json(const struct run_result *run)
+{
+	json_t *j = run_result_to_json(run);
+	int r = json_dumpf(j, stdout, JSON_INDENT(2));
+	json_decref(j);
+	if (r == 0 && fputc('\n', stdout) != EOF && fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	log_error("cannot write --format json to stdout: %s", strerror(errno));
+	return -1;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_options o = { 0 };
@@ -389,10 +438,14 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	hold_schedule_claims(hold, &sopts.claims);
-	int sched_ret = schedule_run(plan, st, &run, &sopts, err, sizeof(err));
-	progress_free(progress);
+	int sched_ret = store_start(st, &run, err, sizeof(err));
 	if (sched_ret < 0)
+		log_error("%s", err);
+	if (schedule_run(plan, st, &run, &sopts, err, sizeof(err)) < 0 && sched_ret == 0) {
 		log_error("storing results: %s", err);
+		sched_ret = -1;
+	}
+	progress_free(progress);
 
 	sort_results(&run, sc, inv);
 	if (baseline_path)
@@ -401,29 +454,21 @@ int cmd_run(int argc, char **argv)
 	run.interrupted = interrupt_requested();
 	run.end_wall_us = clock_wall_us();
 	run.exit_code = run_result_exit_code(&run);
-	if (sched_ret < 0 && run.exit_code == EXIT_OK)
-		run.exit_code = EXIT_INFRA;
+	bool stored = finish_run_folder(st, &run, &o, sc, inv, sched_ret == 0);
 	ret = run.exit_code;
 
-	if (store_finish(st, &run, err, sizeof(err)) < 0 ||
-	    report_write_all(&run, store_path(st), err, sizeof(err)) < 0 ||
-	    store_save_run_json(st, make_run_json(&o, sc, inv, &run), err, sizeof(err)) < 0) {
-		log_error("%s", err);
-		if (ret == EXIT_OK)
-			ret = EXIT_INFRA;
-	}
 	char *summary = report_summary(&run, log_use_color());
 	fputs(summary, stderr);
 	free(summary);
 	fprintf(stderr, "run folder: %s\n", store_path(st));
 	if (run.interrupted)
 		fprintf(stderr, "orch: interrupted; partial results were written\n");
-	if (o.json) {
-		json_t *j = run_result_to_json(&run);
-		json_dumpf(j, stdout, JSON_INDENT(2));
-		fputc('\n', stdout);
-		json_decref(j);
-	}
+	if (!stored)
+		fprintf(stderr, "orch: the results could not all be written (see above): exit 3; "
+			"every finished test is in %s/%s, and `orch report %s` rebuilds the "
+			"rest once there is room\n", store_path(st), STORE_JOURNAL, store_path(st));
+	if (o.json && print_json(&run) < 0 && ret != EXIT_INTERRUPTED)
+		ret = EXIT_INFRA;
 out:
 	hold_free(hold);
 	coord_db_close(db);

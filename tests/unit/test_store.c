@@ -146,27 +146,46 @@ static void test_save_and_finish(void **state)
 		free(tdir2);
 		free(sub);
 
-		/* results.json is whole and complete so far */
+		/* the journal holds every test so far, whole */
 		struct run_result back;
-		assert_int_equal(run_result_load(dir, &back, err, sizeof(err)), 0);
+		size_t n_bad = 9;
+		assert_int_equal(store_journal_load(dir, &back, &n_bad, err, sizeof(err)), 0);
+		assert_int_equal(n_bad, 0);
 		assert_int_equal(back.n_results, i + 1);
 		assert_string_equal(back.run_id, run.run_id);
+		assert_string_equal(back.scenario, run.scenario);
+		assert_int_equal(back.end_wall_us, 0);
 		assert_string_equal(back.results[i].board, tr->board);
-		assert_int_equal(back.exit_code, run_result_exit_code(&back));
+		run_result_release(&back);
+		/* and results.json is always valid (rebuilt at most once a second) */
+		assert_int_equal(run_result_load(dir, &back, err, sizeof(err)), 0);
+		assert_true(back.n_results <= i + 1);
 		run_result_release(&back);
 	}
-	/* saving a test again replaces it */
-	run.results[0].status = STATUS_FAIL;
-	assert_int_equal(store_save_test(st, &run, &run.results[0], err, sizeof(err)), 0);
-	struct run_result back;
-	assert_int_equal(run_result_load(dir, &back, err, sizeof(err)), 0);
-	assert_int_equal(back.n_results, sample.n_results);
-	assert_int_equal(back.results[0].status, STATUS_FAIL);
-	run_result_release(&back);
+	assert_null(store_failed(st));
 
 	run.end_wall_us = run.start_wall_us + 5000000;
 	run.exit_code = run_result_exit_code(&run);
 	assert_int_equal(store_finish(st, &run, err, sizeof(err)), 0);
+	assert_int_equal(store_link_latest(st, err, sizeof(err)), 0);
+	/* the final results.json is exactly what jansson prints for the whole run */
+	json_t *whole = run_result_to_json(&run);
+	char *want_text = result_json_dump(whole);
+	json_decref(whole);
+	char *results_path = fs_path_join(dir, "results.json");
+	char *got_text = ts_read_file(results_path);
+	assert_string_equal(got_text, want_text);
+	free(got_text);
+	free(want_text);
+	free(results_path);
+	/* the journal ends with the end line */
+	struct run_result back;
+	assert_int_equal(store_journal_load(dir, &back, NULL, err, sizeof(err)), 0);
+	assert_int_equal(back.end_wall_us, run.end_wall_us);
+	assert_int_equal(back.exit_code, run.exit_code);
+	assert_int_equal(back.n_results, sample.n_results);
+	run_result_release(&back);
+
 	char *link = xasprintf("%s/nightly/latest", tmp);
 	char target[256] = "";
 	ssize_t n = readlink(link, target, sizeof(target) - 1);
@@ -182,6 +201,7 @@ static void test_save_and_finish(void **state)
 	struct store *st2 = store_create(tmp, "nightly", &run2, err, sizeof(err));
 	assert_non_null(st2);
 	assert_int_equal(store_finish(st2, &run2, err, sizeof(err)), 0);
+	assert_int_equal(store_link_latest(st2, err, sizeof(err)), 0);
 	n = readlink(link, target, sizeof(target) - 1);
 	target[n > 0 ? n : 0] = '\0';
 	assert_string_equal(target, run2.run_id);
@@ -246,7 +266,9 @@ static void test_concurrent_saves(void **state)
 		assert_int_equal(w[i].failures, 0);
 	}
 	struct run_result back;
-	assert_int_equal(run_result_load(store_path(st), &back, err, sizeof(err)), 0);
+	size_t n_bad = 9;
+	assert_int_equal(store_journal_load(store_path(st), &back, &n_bad, err, sizeof(err)), 0);
+	assert_int_equal(n_bad, 0);
 	assert_int_equal(back.n_results, N_THREADS * PER_THREAD);
 	for (int i = 0; i < N_THREADS; i++) {
 		for (int k = 0; k < PER_THREAD; k++) {
@@ -258,10 +280,136 @@ static void test_concurrent_saves(void **state)
 			assert_int_equal(tr->metrics[0].n_samples, 5);
 		}
 	}
-	assert_int_equal(back.exit_code, 1);
 	run_result_release(&back);
 	store_close(st);
 	run_result_release(&run);
+}
+
+/* A folder (or file) called latest is the user's: left alone, said so. */
+static void test_latest_folder_left_alone(void **state)
+{
+	(void)state;
+	struct run_result run = { 0 };
+	char err[512] = "";
+	struct store *st = store_create(tmp, "nightly", &run, err, sizeof(err));
+	assert_non_null(st);
+	char *latest = xasprintf("%s/nightly/latest", tmp);
+	assert_int_equal(mkdir(latest, 0755), 0);
+	free(ts_write_file(latest, "keep.txt", "mine"));
+	assert_int_equal(store_link_latest(st, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "is a folder, not a link"));
+	assert_non_null(strstr(err, latest));
+	char *kept = xasprintf("%s/keep.txt", latest);
+	char *text = ts_read_file(kept);
+	assert_string_equal(text, "mine");
+	free(text);
+	free(kept);
+	free(latest);
+	store_close(st);
+	run_result_release(&run);
+}
+
+/* A kill in the middle of a line leaves it cut short: the lines before it
+ * are read back, the cut one is counted and left out. */
+static void test_journal_cut_line(void **state)
+{
+	(void)state;
+	struct run_result run = { 0 };
+	run.scenario = xstrdup("cut");
+	char err[512] = "";
+	struct store *st = store_create(tmp, "cut", &run, err, sizeof(err));
+	assert_non_null(st);
+	for (int i = 0; i < 3; i++) {
+		struct test_result tr = { 0 };
+		tr.board = xasprintf("b%d", i);
+		tr.test = xstrdup("t");
+		tr.status = i == 1 ? STATUS_ERROR : STATUS_PASS;
+		test_result_set_message(&tr, "line %d", i);
+		assert_int_equal(store_save_test(st, &run, &tr, err, sizeof(err)), 0);
+		test_result_release(&tr);
+	}
+	char *journal = fs_path_join(store_path(st), STORE_JOURNAL);
+	FILE *f = fopen(journal, "a");
+	assert_non_null(f);
+	fputs("{\"board\": \"b3\", \"test\": \"t\", \"sta", f);
+	fclose(f);
+	struct run_result back;
+	size_t n_bad = 0;
+	assert_int_equal(store_journal_load(store_path(st), &back, &n_bad, err, sizeof(err)), 0);
+	assert_int_equal(back.n_results, 3);
+	assert_int_equal(n_bad, 1);
+	assert_int_equal(back.results[1].status, STATUS_ERROR);
+	assert_string_equal(back.results[2].message, "line 2");
+	run_result_release(&back);
+
+	/* no header: not a journal */
+	free(ts_write_file(store_path(st), STORE_JOURNAL, "{\"board\": \"x\"}\n"));
+	assert_int_equal(store_journal_load(store_path(st), &back, NULL, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "journal.jsonl:1:"));
+	free(journal);
+	store_close(st);
+	run_result_release(&run);
+}
+
+/* Deterministic cost per result: the bytes a store writes, with a clock
+ * that moves 0.5 s per result (so results.json could be rebuilt every
+ * other test).
+ * Journal bytes per result are constant and results.json's rebuilds stay
+ * within a fixed multiple of the journal, at 200 results as at 3200: the
+ * cost per result does not grow with the run. */
+static int64_t fake_now_us;
+
+static int64_t fake_clock(void)
+{
+	return fake_now_us;
+}
+
+static void save_many(size_t n, double *journal_per_result, double *rebuild_ratio)
+{
+	struct run_result run = { 0 };
+	run.scenario = xstrdup("cost");
+	char err[512] = "";
+	struct store *st = store_create(tmp, "cost", &run, err, sizeof(err));
+	assert_non_null(st);
+	fake_now_us = 1000000000;
+	store_set_clock(st, fake_clock);
+	for (size_t i = 0; i < n; i++) {
+		struct test_result tr = { 0 };
+		tr.board = xasprintf("board%02zu", i % 64);
+		tr.test = xasprintf("test%05zu", i / 64);
+		tr.status = STATUS_PASS;
+		tr.exit_code = 0;
+		tr.log_dir = xasprintf("%s/%s", tr.board, tr.test);
+		test_result_add_sample(&tr, "m", "s", false, 1.25);
+		fake_now_us += 500000;
+		if (store_save_test(st, &run, &tr, err, sizeof(err)) < 0)
+			fail_msg("save %zu: %s", i, err);
+		test_result_release(&tr);
+	}
+	struct store_stats stats;
+	store_get_stats(st, &stats);
+	*journal_per_result = (double)stats.journal_bytes / (double)n;
+	*rebuild_ratio = (double)stats.results_bytes / (double)stats.journal_bytes;
+	assert_true(stats.rebuilds >= 10);
+	store_close(st);
+	run_result_release(&run);
+	ts_rmrf(tmp);
+	free(tmp);
+	tmp = ts_mkdtemp("store");
+}
+
+static void test_cost_per_result_is_flat(void **state)
+{
+	(void)state;
+	double j_small, r_small, j_big, r_big;
+	save_many(200, &j_small, &r_small);
+	save_many(3200, &j_big, &r_big);
+	print_message("journal bytes/result %.1f and %.1f; results.json bytes/journal byte "
+		      "%.2f and %.2f\n", j_small, j_big, r_small, r_big);
+	assert_true(j_big <= j_small * 1.05);
+	assert_true(r_small <= 12.0);
+	assert_true(r_big <= 12.0);
+	assert_true(r_big <= r_small * 1.5);
 }
 
 int main(void)
@@ -271,6 +419,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_create_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_save_and_finish, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent_saves, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_latest_folder_left_alone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_journal_cut_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cost_per_result_is_flat, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -570,12 +570,15 @@ int report_write_all(const struct run_result *run, const char *run_dir, char *er
 		{ "report.html", report_html_in(run, run_dir) },
 	};
 	int ret = 0;
+	char err2[512];
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		char *path = fs_path_join(run_dir, files[i].name);
-		if (ret == 0 && fs_write_atomic(path, files[i].text, strlen(files[i].text), err, errlen) < 0)
-			ret = -1;
+		/* one that cannot be written does not stop the others */
+		if (fs_write_atomic(path, files[i].text, strlen(files[i].text), err2,
+				    sizeof(err2)) < 0 && ret++ == 0)
+			snprintf(err, errlen, "%s", err2);
 		free(path);
 		free(files[i].text);
 	}
-	return ret;
+	return ret ? -1 : 0;
 }

@@ -21,7 +21,8 @@ char *report_junit(const struct run_result *run);
 char *report_junit_in(const struct run_result *run, const char *run_dir);
 char *report_html(const struct run_result *run);
 
-/* Writes summary.txt, junit.xml, report.html into run_dir. 0 or -1 + err. */
+/* Writes summary.txt, junit.xml, report.html into run_dir, each tried
+ * whatever became of the others. 0, or -1 + the first error. */
 int report_write_all(const struct run_result *run, const char *run_dir, char *err, size_t errlen);
 
 #endif

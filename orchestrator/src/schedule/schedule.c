@@ -59,25 +59,24 @@ static size_t locked_boards(const struct plan_item *item, const struct board **o
 	return n;
 }
 
+/* The result goes to the store first, outside the lock (a journal line and
+ * result.json: the same work for the 10th result as for the 10000th), then
+ * into the run and the hooks under it. */
 static void record(struct scheduler *s, const struct plan_item *item, struct test_result *tr)
 {
-	struct test_result copy;
-	bool tell = s->opts->claims.item_done != NULL;
+	char err[512];
+	bool saved = store_save_test(s->store, s->run, tr, err, sizeof(err)) == 0;
+	/* told before tr moves into the run: no copy, and outside the lock */
+	if (s->opts->claims.item_done)
+		s->opts->claims.item_done(s->opts->claims.ctx, item, tr);
 	pthread_mutex_lock(&s->lock);
+	if (!saved && !s->store_error[0])
+		snprintf(s->store_error, sizeof(s->store_error), "%s", err);
 	run_result_take(s->run, tr);
 	const struct test_result *stored = &s->run->results[s->run->n_results - 1];
-	char err[512];
-	if (store_save_test(s->store, s->run, stored, err, sizeof(err)) < 0 && !s->store_error[0])
-		snprintf(s->store_error, sizeof(s->store_error), "%s", err);
 	if (s->opts->hooks.item_finished)
 		s->opts->hooks.item_finished(s->opts->hooks.ctx, item, stored);
-	if (tell)
-		test_result_copy(&copy, stored);
 	pthread_mutex_unlock(&s->lock);
-	if (tell) {
-		s->opts->claims.item_done(s->opts->claims.ctx, item, &copy);
-		test_result_release(&copy);
-	}
 }
 
 static void run_item(struct scheduler *s, struct board_conn *bc, const struct plan_item *item)
@@ -95,8 +94,8 @@ static void run_item(struct scheduler *s, struct board_conn *bc, const struct pl
 		pthread_mutex_lock(&s->role_locks[board_index(s, locked[i])]);
 
 	char err[512];
-	pthread_mutex_lock(&s->lock);
 	char *dir = store_test_dir(s->store, item->board->name, item->test->name, err, sizeof(err));
+	pthread_mutex_lock(&s->lock);
 	if (dir && s->opts->hooks.item_started)
 		s->opts->hooks.item_started(s->opts->hooks.ctx, item);
 	pthread_mutex_unlock(&s->lock);
@@ -236,7 +235,7 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/* The main thread ticks the hooks until every worker is done. */
+/* The main thread ticks the hooks and the store until every worker is done. */
 static void wait_for_workers(struct scheduler *s)
 {
 	pthread_mutex_lock(&s->lock);
@@ -247,6 +246,9 @@ static void wait_for_workers(struct scheduler *s)
 		pthread_cond_timedwait(&s->worker_done, &s->lock, &until);
 		if (s->workers_running && s->opts->hooks.tick)
 			s->opts->hooks.tick(s->opts->hooks.ctx);
+		pthread_mutex_unlock(&s->lock);
+		store_tick(s->store);   /* results.json catches up in quiet spells */
+		pthread_mutex_lock(&s->lock);
 	}
 	pthread_mutex_unlock(&s->lock);
 }

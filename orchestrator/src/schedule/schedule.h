@@ -7,8 +7,8 @@
  * that holds a fixed role of a multi-host test (the iperf3 server) serves
  * one client at a time, and not while it runs a test of its own: every item
  * locks its own board and its role boards first.
- * After every item the result is stored (result.json, results.json), so an
- * interrupted run keeps everything that finished. On Ctrl-C the running
+ * After every item the result is stored (a journal line, result.json), so
+ * an interrupted or killed run keeps everything that finished. On Ctrl-C the running
  * items stop their commands and the rest are recorded as skipped.
  */
 #include <stdbool.h>

@@ -1,40 +1,55 @@
 #include "store/store.h"
 #include "result/result_json.h"
+#include "util/deadline.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 /*
- * While the run goes on, results.json is written from the store's own deep
- * copies of the saved results, not from the caller's run: workers append to
- * the run concurrently (which may move its array), but a finished
- * test_result handed to store_save_test is not touched again. Only the
- * run's header fields, set before the first test, are read from it.
+ * Lines are appended under st->lock with one write each, so they never
+ * interleave, and a line that could not be written whole is cut off again:
+ * journal_len always ends on a whole line. results.json is rebuilt by the
+ * worker that finds it due, outside the lock, from the journal's bytes up
+ * to the length it saw: nothing of the results is kept in memory here.
  */
 struct store {
 	char *scenario_dir;          /* RUNS_DIR/SCENARIO */
 	char *path;                  /* the run folder */
 	char *run_id;
-	pthread_mutex_t lock;
-	struct run_result saved;     /* copies of what store_save_test got */
+	int64_t (*clock_us)(void);
+	pthread_mutex_t lock;        /* everything below */
+	bool started;
+	int journal_fd;
+	off_t journal_len;           /* whole lines written */
+	off_t journal_alloc;         /* space reserved up to here */
+	off_t header_len;
+	json_t *header;              /* results.json's members but results */
+	size_t n_fail, n_error;      /* results so far, for the exit code */
+	bool rebuilding, syncing;
+	int64_t last_rebuild_us, last_sync_us;
+	off_t synced_len;
+	off_t last_rebuild_len;
+	struct store_stats stats;
+	char error[512];             /* first write error */
 };
 
 #define STORE_MAX_SUFFIX 1000
-
-static int64_t wall_now_us(void)
-{
-	struct timeval tv;
-	gettimeofday(&tv, NULL);
-	return (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
-}
+#define JOURNAL_RESERVE (256 * 1024)          /* reserved ahead of the end */
+#define REBUILD_MIN_US 1000000                /* at most once a second */
+#define REBUILD_GROWTH 8                      /* and when it grew by 1/8 */
+#define REBUILD_US_PER_BYTE 10                /* or on a tick, at 100 KB/s */
+#define SYNC_MIN_US 1000000                   /* the journal is synced once a second */
+#define JSON_LINE_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(15))
 
 struct store *store_create(const char *runs_dir, const char *scenario_name,
 			   struct run_result *run, char *err, size_t errlen)
@@ -46,7 +61,7 @@ struct store *store_create(const char *runs_dir, const char *scenario_name,
 	if (fs_mkdir_p(scen_dir, err, errlen) < 0)
 		goto fail;
 
-	int64_t when = run->start_wall_us ? run->start_wall_us : wall_now_us();
+	int64_t when = run->start_wall_us ? run->start_wall_us : clock_wall_us();
 	time_t secs = (time_t)(when / 1000000);
 	struct tm tm;
 	char stamp[32];
@@ -81,6 +96,8 @@ struct store *store_create(const char *runs_dir, const char *scenario_name,
 	st->scenario_dir = scen_dir;
 	st->path = path;
 	st->run_id = id;
+	st->clock_us = clock_mono_us;
+	st->journal_fd = -1;
 	pthread_mutex_init(&st->lock, NULL);
 	free(run->run_id);
 	run->run_id = xstrdup(id);
@@ -120,84 +137,402 @@ char *store_test_dir(struct store *st, const char *board, const char *test, char
 	return dir;
 }
 
-static int write_json(const char *path, const json_t *j, char *err, size_t errlen)
+/* Keeps the first error; st->lock held. */
+static void remember_error(struct store *st, const char *err)
 {
-	char *text = result_json_dump(j);
-	if (!text) {
-		snprintf(err, errlen, "cannot encode '%s' as JSON", path);
-		return -1;
+	if (!st->error[0])
+		snprintf(st->error, sizeof(st->error), "%s", err);
+}
+
+/* ---- results.json, written piece by piece ------------------------------ */
+
+/* The header members, indented as json_dumps would, up to "results": [. */
+static void emit_header(struct fs_atomic *a, const json_t *header)
+{
+	char *text = json_dumps(header, RESULT_JSON_FLAGS);
+	size_t n = text ? strlen(text) : 0;
+	/* "{\n  ...\n}" without the closing "\n}" */
+	if (n >= 2 && text[n - 1] == '}' && text[n - 2] == '\n') {
+		fs_atomic_write(a, text, n - 2);
+		fs_atomic_write(a, ",\n  \"results\": [", 16);
+	} else {
+		fs_atomic_write(a, "{\n  \"results\": [", 16);
 	}
-	int ret = fs_write_atomic(path, text, strlen(text), err, errlen);
 	free(text);
+}
+
+/* One result's text, each line indented by four more spaces. */
+static void emit_item(struct fs_atomic *a, const char *text, size_t len, size_t index)
+{
+	fs_atomic_write(a, index ? ",\n    " : "\n    ", index ? 6 : 5);
+	const char *p = text, *end = text + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl) {
+			fs_atomic_write(a, p, (size_t)(end - p));
+			break;
+		}
+		fs_atomic_write(a, p, (size_t)(nl - p));
+		fs_atomic_write(a, "\n    ", 5);
+		p = nl + 1;
+	}
+}
+
+static void emit_end(struct fs_atomic *a, size_t n_items)
+{
+	if (n_items)
+		fs_atomic_write(a, "\n  ]\n}\n", 7);
+	else
+		fs_atomic_write(a, "]\n}\n", 4);
+}
+
+static json_t *header_json(const struct run_result *run)
+{
+	struct run_result view = *run;
+	view.results = NULL;
+	view.n_results = 0;
+	json_t *j = run_result_to_json(&view);
+	json_object_del(j, "results");
+	return j;
+}
+
+static uint64_t atomic_bytes_written(const struct fs_atomic *a)
+{
+	struct stat sb;
+	return a->fd >= 0 && fstat(a->fd, &sb) == 0 ? (uint64_t)sb.st_size + a->len : 0;
+}
+
+int store_write_results(const char *run_dir, const struct run_result *run, char *err,
+			size_t errlen)
+{
+	char *path = fs_path_join(run_dir, "results.json");
+	struct fs_atomic a;
+	int ret = fs_atomic_open(&a, path, err, errlen);
+	free(path);
+	if (ret < 0)
+		return ret;
+	json_t *hdr = header_json(run);
+	emit_header(&a, hdr);
+	json_decref(hdr);
+	for (size_t i = 0; i < run->n_results; i++) {
+		json_t *j = test_result_to_json(&run->results[i]);
+		char *text = json_dumps(j, RESULT_JSON_FLAGS);
+		json_decref(j);
+		if (!text) {
+			snprintf(err, errlen, "cannot encode the result of %s/%s as JSON",
+				 run->results[i].board, run->results[i].test);
+			fs_atomic_abort(&a);
+			return -1;
+		}
+		emit_item(&a, text, strlen(text), i);
+		free(text);
+	}
+	emit_end(&a, run->n_results);
+	return fs_atomic_commit(&a, err, errlen);
+}
+
+/* results.json from the journal's first len bytes: the header, then each
+ * result line as it is. Outside st->lock. */
+static int rebuild_from_journal(struct store *st, off_t len, size_t n_fail, size_t n_error,
+				char *err, size_t errlen)
+{
+	char *path = fs_path_join(st->path, "results.json");
+	struct fs_atomic a;
+	int ret = fs_atomic_open(&a, path, err, errlen);
+	free(path);
+	if (ret < 0)
+		return ret;
+	json_t *hdr = json_deep_copy(st->header);
+	json_object_set_new(hdr, "exit_code", json_integer(n_fail ? 1 : n_error ? 3 : 0));
+	emit_header(&a, hdr);
+	json_decref(hdr);
+
+	char *buf = xmalloc(65536);
+	size_t n_items = 0;
+	off_t at = st->header_len;
+	struct strbuf line = STRBUF_INIT;
+	while (at < len) {
+		size_t want = (size_t)(len - at) < 65536 ? (size_t)(len - at) : 65536;
+		ssize_t got = pread(st->journal_fd, buf, want, at);
+		if (got <= 0) {
+			snprintf(err, errlen, "cannot read '%s/%s': %s", st->path, STORE_JOURNAL,
+				 got < 0 ? strerror(errno) : "cut short");
+			ret = -1;
+			break;
+		}
+		at += got;
+		for (char *p = buf, *end = buf + got; p < end;) {
+			char *nl = memchr(p, '\n', (size_t)(end - p));
+			if (!nl) {
+				strbuf_append(&line, p, (size_t)(end - p));
+				break;
+			}
+			strbuf_append(&line, p, (size_t)(nl - p));
+			emit_item(&a, strbuf_str(&line), line.len, n_items++);
+			strbuf_reset(&line);
+			p = nl + 1;
+		}
+	}
+	strbuf_release(&line);
+	free(buf);
+	if (ret < 0) {
+		fs_atomic_abort(&a);
+		return ret;
+	}
+	emit_end(&a, n_items);
+	uint64_t bytes = atomic_bytes_written(&a);
+	ret = fs_atomic_commit(&a, err, errlen);
+	pthread_mutex_lock(&st->lock);
+	st->stats.results_bytes += bytes;
+	st->stats.rebuilds++;
+	pthread_mutex_unlock(&st->lock);
 	return ret;
 }
 
-/* Writes results.json from run's header and results; st->lock held. */
-static int write_results(struct store *st, const struct run_result *hdr,
-			 const struct run_result *results, char *err, size_t errlen)
+/* ---- the journal -------------------------------------------------------- */
+
+/* Appends text (whole lines) to the journal; st->lock held. A line that
+ * could not be written whole is cut off again. */
+static int journal_append(struct store *st, const char *text, size_t len, char *err,
+			  size_t errlen)
 {
-	struct run_result view = *hdr;
-	view.results = results->results;
-	view.n_results = results->n_results;
-	json_t *j = run_result_to_json(&view);
-	char *path = fs_path_join(st->path, "results.json");
-	int ret = write_json(path, j, err, errlen);
-	free(path);
+	if (st->journal_fd < 0) {
+		snprintf(err, errlen, "'%s/%s' is not open", st->path, STORE_JOURNAL);
+		return -1;
+	}
+	if (st->journal_len + (off_t)len > st->journal_alloc) {
+		off_t to = st->journal_len + (off_t)len + JOURNAL_RESERVE;
+		if (fallocate(st->journal_fd, FALLOC_FL_KEEP_SIZE, st->journal_alloc,
+			      to - st->journal_alloc) == 0)
+			st->journal_alloc = to;
+	}
+	if (fs_write_all(st->journal_fd, text, len) < 0) {
+		int e = errno;
+		if (ftruncate(st->journal_fd, st->journal_len) == 0)
+			lseek(st->journal_fd, st->journal_len, SEEK_SET);
+		snprintf(err, errlen, "cannot write '%s/%s': %s", st->path, STORE_JOURNAL,
+			 strerror(e));
+		return -1;
+	}
+	st->journal_len += (off_t)len;
+	st->stats.journal_bytes += len;
+	return 0;
+}
+
+static char *json_line(json_t *j)
+{
+	char *text = json_dumps(j, JSON_LINE_FLAGS);
 	json_decref(j);
+	if (!text)
+		return NULL;
+	char *line = xasprintf("%s\n", text);
+	free(text);
+	return line;
+}
+
+int store_start(struct store *st, const struct run_result *run, char *err, size_t errlen)
+{
+	int ret = 0;
+	pthread_mutex_lock(&st->lock);
+	if (st->started)
+		goto out;
+	st->started = true;
+	struct run_result hdr = *run;
+	hdr.run_id = run->run_id ? run->run_id : st->run_id;
+	hdr.end_wall_us = 0;
+	hdr.exit_code = 0;
+	hdr.interrupted = false;
+	st->header = header_json(&hdr);
+
+	char *path = fs_path_join(st->path, STORE_JOURNAL);
+	st->journal_fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+	if (st->journal_fd < 0) {
+		snprintf(err, errlen, "cannot create '%s': %s", path, strerror(errno));
+		free(path);
+		ret = -1;
+		goto out;
+	}
+	free(path);
+	if (fallocate(st->journal_fd, FALLOC_FL_KEEP_SIZE, 0, JOURNAL_RESERVE) == 0)
+		st->journal_alloc = JOURNAL_RESERVE;
+	json_t *line = json_deep_copy(st->header);
+	json_object_set_new(line, "orch_journal", json_integer(1));
+	json_object_set_new(line, "results", json_array());
+	char *text = json_line(line);
+	ret = journal_append(st, text, strlen(text), err, errlen);
+	free(text);
+	st->header_len = st->journal_len;
+	st->last_rebuild_len = st->journal_len;
+	st->last_rebuild_us = st->last_sync_us = st->clock_us();
+	if (ret == 0)
+		ret = fs_fsync_dir(st->path, err, errlen);
+	off_t len = st->journal_len;
+	if (ret < 0)
+		remember_error(st, err);
+	pthread_mutex_unlock(&st->lock);
+	if (ret == 0 && rebuild_from_journal(st, len, 0, 0, err, errlen) < 0) {
+		pthread_mutex_lock(&st->lock);
+		remember_error(st, err);
+		pthread_mutex_unlock(&st->lock);
+		ret = -1;
+	}
+	return ret;
+out:
+	pthread_mutex_unlock(&st->lock);
+	return ret;
+}
+
+/* Whether results.json is due for a rebuild now; st->lock held. After a
+ * result: when the journal grew by 1/8 since the last one (so the bytes
+ * rebuilt stay a fixed multiple of the journal). On the scheduler's tick
+ * also when results wait longer than the last results.json takes at
+ * 100 KB/s (so a quiet spell does not leave them out for long, and the
+ * bytes written per second stay bounded). Never twice within a second. */
+static bool rebuild_due(struct store *st, int64_t now, bool tick)
+{
+	int64_t since = now - st->last_rebuild_us;
+	if (st->rebuilding || since < REBUILD_MIN_US)
+		return false;
+	off_t grown = st->journal_len - st->last_rebuild_len;
+	if (grown <= 0)
+		return false;
+	if (grown >= st->last_rebuild_len / REBUILD_GROWTH)
+		return true;
+	return tick && since >= (int64_t)st->last_rebuild_len * REBUILD_US_PER_BYTE;
+}
+
+static int save_result_json(struct store *st, const struct test_result *tr, char *err,
+			    size_t errlen)
+{
+	/* the scheduler made the folder before the test ran: log_dir names it */
+	char *dir = tr->log_dir ? fs_path_join(st->path, tr->log_dir)
+				: store_test_dir(st, tr->board, tr->test, err, errlen);
+	if (!dir)
+		return -1;
+	if (tr->log_dir && access(dir, F_OK) < 0 && fs_mkdir_p(dir, err, errlen) < 0) {
+		free(dir);
+		return -1;
+	}
+	char *path = fs_path_join(dir, "result.json");
+	json_t *j = test_result_to_json(tr);
+	char *text = result_json_dump(j);
+	json_decref(j);
+	int ret = -1;
+	if (!text)
+		snprintf(err, errlen, "cannot encode '%s' as JSON", path);
+	else
+		ret = fs_write_whole(path, text, strlen(text), err, errlen);
+	free(text);
+	free(path);
+	free(dir);
+	return ret;
+}
+
+/* Syncs the journal (at most once a second) and rebuilds results.json
+ * when due, outside st->lock; one worker at a time does each. */
+static int sync_and_rebuild(struct store *st, bool tick, char *err, size_t errlen)
+{
+	pthread_mutex_lock(&st->lock);
+	int64_t now = st->clock_us();
+	bool open = st->journal_fd >= 0;
+	bool rebuild = open && rebuild_due(st, now, tick);
+	bool sync = open && (rebuild || (!st->syncing && st->journal_len > st->synced_len &&
+					 now - st->last_sync_us >= SYNC_MIN_US));
+	off_t len = st->journal_len;
+	/* after a write error results.json says exit 3, as the run will */
+	size_t n_fail = st->n_fail, n_error = st->n_error + (st->error[0] != '\0');
+	if (rebuild) {
+		st->rebuilding = true;
+		st->last_rebuild_us = now;
+		st->last_rebuild_len = len;
+	}
+	if (sync) {
+		st->syncing = true;
+		st->last_sync_us = now;
+	}
+	pthread_mutex_unlock(&st->lock);
+
+	int ret = 0;
+	if (sync && fdatasync(st->journal_fd) < 0) {
+		snprintf(err, errlen, "cannot sync '%s/%s': %s", st->path, STORE_JOURNAL,
+			 strerror(errno));
+		ret = -1;
+	}
+	if (rebuild && ret == 0)
+		ret = rebuild_from_journal(st, len, n_fail, n_error, err, errlen);
+	pthread_mutex_lock(&st->lock);
+	if (sync) {
+		st->syncing = false;
+		if (ret == 0 && len > st->synced_len)
+			st->synced_len = len;
+	}
+	if (rebuild)
+		st->rebuilding = false;
+	pthread_mutex_unlock(&st->lock);
 	return ret;
 }
 
 int store_save_test(struct store *st, const struct run_result *run, const struct test_result *tr,
 		    char *err, size_t errlen)
 {
-	int ret = -1;
-	char *dir = NULL, *path = NULL;
-	json_t *j = NULL;
-
-	dir = store_test_dir(st, tr->board, tr->test, err, errlen);
-	if (!dir)
-		goto out;
-	path = fs_path_join(dir, "result.json");
-	j = test_result_to_json(tr);
-	if (write_json(path, j, err, errlen) < 0)
-		goto out;
+	char err2[512] = "";
+	int ret = store_start(st, run, err, errlen);
+	char *line = json_line(test_result_to_json(tr));
+	if (!line) {
+		snprintf(err, errlen, "cannot encode the result of %s/%s as JSON", tr->board,
+			 tr->test);
+		pthread_mutex_lock(&st->lock);
+		remember_error(st, err);
+		pthread_mutex_unlock(&st->lock);
+		return -1;
+	}
 
 	pthread_mutex_lock(&st->lock);
-	struct test_result *slot = NULL;
-	for (size_t i = 0; i < st->saved.n_results; i++) {
-		struct test_result *s = &st->saved.results[i];
-		if (strcmp(s->board, tr->board) == 0 && strcmp(s->test, tr->test) == 0) {
-			slot = s;
-			break;
-		}
+	if (ret == 0)
+		ret = journal_append(st, line, strlen(line), err, errlen);
+	if (ret < 0)
+		remember_error(st, err);
+	if (ret == 0) {
+		st->n_fail += tr->status == STATUS_FAIL || tr->regressed;
+		st->n_error += tr->status == STATUS_ERROR;
 	}
-	if (!slot)
-		slot = run_result_add(&st->saved, "", "");
-	test_result_release(slot);
-	test_result_copy(slot, tr);
-
-	struct run_result hdr = {
-		.scenario = run->scenario,
-		.run_id = run->run_id ? run->run_id : st->run_id,
-		.orch_version = run->orch_version,
-		.host = run->host,
-		.start_wall_us = run->start_wall_us,
-		.baseline = run->baseline,
-	};
-	hdr.exit_code = run_result_exit_code(&st->saved);
-	ret = write_results(st, &hdr, &st->saved, err, errlen);
 	pthread_mutex_unlock(&st->lock);
-out:
-	json_decref(j);
-	free(path);
-	free(dir);
+	free(line);
+
+	if (save_result_json(st, tr, err2, sizeof(err2)) < 0 && ret == 0) {
+		snprintf(err, errlen, "%s", err2);
+		ret = -1;
+	}
+	if (ret == 0 && sync_and_rebuild(st, false, err, errlen) < 0)
+		ret = -1;
+	if (ret < 0) {
+		pthread_mutex_lock(&st->lock);
+		remember_error(st, err);
+		pthread_mutex_unlock(&st->lock);
+	}
 	return ret;
+}
+
+void store_tick(struct store *st)
+{
+	char err[512];
+	if (sync_and_rebuild(st, true, err, sizeof(err)) < 0) {
+		pthread_mutex_lock(&st->lock);
+		remember_error(st, err);
+		pthread_mutex_unlock(&st->lock);
+	}
 }
 
 int store_save_run_json(struct store *st, json_t *run_json, char *err, size_t errlen)
 {
 	char *path = fs_path_join(st->path, "run.json");
-	int ret = write_json(path, run_json, err, errlen);
+	char *text = result_json_dump(run_json);
+	int ret = -1;
+	if (!text)
+		snprintf(err, errlen, "cannot encode '%s' as JSON", path);
+	else
+		ret = fs_write_atomic(path, text, strlen(text), err, errlen);
+	free(text);
 	free(path);
 	json_decref(run_json);
 	return ret;
@@ -205,15 +540,71 @@ int store_save_run_json(struct store *st, json_t *run_json, char *err, size_t er
 
 int store_finish(struct store *st, const struct run_result *run, char *err, size_t errlen)
 {
-	pthread_mutex_lock(&st->lock);
-	int ret = write_results(st, run, run, err, errlen);
-	pthread_mutex_unlock(&st->lock);
-	if (ret < 0)
-		return ret;
+	int ret = store_start(st, run, err, errlen);
+	if (ret == 0) {
+		char *end = result_time_iso(run->end_wall_us ? run->end_wall_us : clock_wall_us());
+		char *line = json_line(json_pack("{s:b, s:s, s:i, s:b}", "orch_journal_end", 1,
+						 "end", end, "exit_code", run->exit_code,
+						 "interrupted", run->interrupted));
+		free(end);
+		pthread_mutex_lock(&st->lock);
+		ret = journal_append(st, line, strlen(line), err, errlen);
+		if (ret == 0 && fdatasync(st->journal_fd) < 0) {
+			snprintf(err, errlen, "cannot sync '%s/%s': %s", st->path, STORE_JOURNAL,
+				 strerror(errno));
+			ret = -1;
+		}
+		pthread_mutex_unlock(&st->lock);
+		free(line);
+	}
+	char err2[512];
+	if (store_write_results(st->path, run, err2, sizeof(err2)) < 0 && ret == 0) {
+		snprintf(err, errlen, "%s", err2);
+		ret = -1;
+	}
+	if (ret < 0) {
+		pthread_mutex_lock(&st->lock);
+		remember_error(st, err);
+		pthread_mutex_unlock(&st->lock);
+	}
+	return ret;
+}
+
+int store_link_latest(struct store *st, char *err, size_t errlen)
+{
 	char *link = fs_path_join(st->scenario_dir, "latest");
-	ret = fs_symlink_atomic(st->run_id, link, err, errlen);
+	struct stat sb;
+	int ret = -1;
+	if (lstat(link, &sb) == 0 && !S_ISLNK(sb.st_mode))
+		snprintf(err, errlen, "'%s' is a %s, not a link: left as it is, not pointed at %s",
+			 link, S_ISDIR(sb.st_mode) ? "folder" : "file", st->run_id);
+	else
+		ret = fs_symlink_atomic(st->run_id, link, err, errlen);
 	free(link);
 	return ret;
+}
+
+const char *store_failed(struct store *st)
+{
+	pthread_mutex_lock(&st->lock);
+	const char *e = st->error[0] ? st->error : NULL;
+	pthread_mutex_unlock(&st->lock);
+	return e;
+}
+
+void store_get_stats(struct store *st, struct store_stats *out)
+{
+	pthread_mutex_lock(&st->lock);
+	*out = st->stats;
+	pthread_mutex_unlock(&st->lock);
+}
+
+void store_set_clock(struct store *st, int64_t (*clock_us)(void))
+{
+	pthread_mutex_lock(&st->lock);
+	st->clock_us = clock_us;
+	st->last_rebuild_us = st->last_sync_us = clock_us();
+	pthread_mutex_unlock(&st->lock);
 }
 
 void store_close(struct store *st)
@@ -221,9 +612,90 @@ void store_close(struct store *st)
 	if (!st)
 		return;
 	pthread_mutex_destroy(&st->lock);
-	run_result_release(&st->saved);
+	if (st->journal_fd >= 0) {
+		/* the reserve beyond the end goes back to the file system */
+		if (st->journal_alloc > st->journal_len &&
+		    ftruncate(st->journal_fd, st->journal_len) < 0)
+			st->journal_alloc = 0;   /* nothing more to do about it */
+		close(st->journal_fd);
+	}
+	json_decref(st->header);
 	free(st->scenario_dir);
 	free(st->path);
 	free(st->run_id);
 	free(st);
+}
+
+/* ---- reading a journal back --------------------------------------------- */
+
+static int journal_end_line(json_t *j, struct run_result *run)
+{
+	json_t *end = json_object_get(j, "end");
+	json_t *code = json_object_get(j, "exit_code");
+	if (!json_is_string(end) || !json_is_integer(code) ||
+	    result_time_parse(json_string_value(end), &run->end_wall_us) < 0)
+		return -1;
+	run->exit_code = (int)json_integer_value(code);
+	run->interrupted = json_is_true(json_object_get(j, "interrupted"));
+	return 0;
+}
+
+int store_journal_load(const char *run_dir, struct run_result *run, size_t *n_bad, char *err,
+		       size_t errlen)
+{
+	memset(run, 0, sizeof(*run));
+	if (err && errlen)
+		err[0] = '\0';
+	size_t bad = 0;
+	char *path = fs_path_join(run_dir, STORE_JOURNAL);
+	FILE *f = fopen(path, "re");
+	int ret = -1;
+	if (!f) {
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	bool have_header = false;
+	for (size_t lineno = 1; (n = getline(&line, &cap, f)) >= 0; lineno++) {
+		json_error_t jerr;
+		json_t *j = n && line[n - 1] == '\n' ? json_loadb(line, (size_t)n, 0, &jerr) : NULL;
+		if (!have_header) {
+			char inner[256] = "not a journal header";
+			if (!j || !json_object_get(j, "orch_journal") ||
+			    run_result_from_json(j, run, inner, sizeof(inner)) < 0) {
+				snprintf(err, errlen, "%s:%zu: %s", path, lineno,
+					 j ? inner : "not an orch journal (no header line)");
+				json_decref(j);
+				break;
+			}
+			have_header = true;
+		} else if (j && json_object_get(j, "orch_journal_end")) {
+			bad += journal_end_line(j, run) < 0;
+		} else {
+			struct test_result tr;
+			char inner[256];
+			if (j && test_result_from_json(j, &tr, inner, sizeof(inner)) == 0)
+				run_result_take(run, &tr);
+			else
+				bad++;
+		}
+		json_decref(j);
+	}
+	free(line);
+	if (have_header && !ferror(f))
+		ret = 0;
+	else if (have_header)
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+	else if (!err[0] || ferror(f))
+		snprintf(err, errlen, "%s: empty: not an orch journal", path);
+	fclose(f);
+out:
+	free(path);
+	if (ret < 0)
+		run_result_release(run);
+	if (n_bad)
+		*n_bad = bad;
+	return ret;
 }

@@ -17,67 +17,165 @@ static int fail(char *err, size_t errlen, const char *what, const char *path)
 	return -1;
 }
 
-int fs_write_atomic(const char *path, const void *data, size_t len, char *err, size_t errlen)
+int fs_write_all(int fd, const void *data, size_t len)
 {
-	static atomic_ulong n_writes;
-	char *tmp = xasprintf("%s.tmp.%ld.%lu", path, (long)getpid(),
-			      atomic_fetch_add(&n_writes, 1));
-	int ret = -1;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		fail(err, errlen, "cannot create", tmp);
-		goto out;
-	}
 	const char *p = data;
-	size_t left = len;
-	while (left) {
-		ssize_t n = write(fd, p, left);
+	while (len) {
+		ssize_t n = write(fd, p, len);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			fail(err, errlen, "cannot write", tmp);
-			close(fd);
-			unlink(tmp);
-			goto out;
+		if (n < 0)
+			return -1;
+		if (n == 0) {
+			errno = ENOSPC;
+			return -1;
 		}
 		p += n;
-		left -= (size_t)n;
+		len -= (size_t)n;
 	}
-	if (fsync(fd) < 0 || close(fd) < 0) {
-		fail(err, errlen, "cannot write", tmp);
-		unlink(tmp);
-		goto out;
-	}
-	if (rename(tmp, path) < 0) {
-		fail(err, errlen, "cannot rename to", path);
-		unlink(tmp);
-		goto out;
-	}
-	ret = 0;
-out:
-	free(tmp);
+	return 0;
+}
+
+int fs_fsync_dir(const char *dir, char *err, size_t errlen)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(err, errlen, "cannot open folder", dir);
+	int ret = 0;
+	if (fsync(fd) < 0 && errno != EINVAL)
+		ret = fail(err, errlen, "cannot sync folder", dir);
+	close(fd);
 	return ret;
 }
 
+#define FS_ATOMIC_BUF 65536
+
+int fs_atomic_open(struct fs_atomic *a, const char *path, char *err, size_t errlen)
+{
+	static atomic_ulong n_writes;
+	memset(a, 0, sizeof(*a));
+	a->tmp = xasprintf("%s.tmp.%ld.%lu", path, (long)getpid(),
+			   atomic_fetch_add(&n_writes, 1));
+	a->fd = open(a->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (a->fd < 0) {
+		fail(err, errlen, "cannot create", a->tmp);
+		free(a->tmp);
+		a->tmp = NULL;
+		return -1;
+	}
+	a->path = xstrdup(path);
+	return 0;
+}
+
+static void atomic_flush(struct fs_atomic *a)
+{
+	if (!a->error && a->len && fs_write_all(a->fd, a->buf, a->len) < 0)
+		a->error = errno;
+	a->len = 0;
+}
+
+void fs_atomic_write(struct fs_atomic *a, const void *data, size_t len)
+{
+	if (a->error)
+		return;
+	if (a->len + len > FS_ATOMIC_BUF) {
+		atomic_flush(a);
+		if (len > FS_ATOMIC_BUF) {
+			if (!a->error && fs_write_all(a->fd, data, len) < 0)
+				a->error = errno;
+			return;
+		}
+	}
+	if (!a->buf)
+		a->buf = xmalloc(FS_ATOMIC_BUF);
+	memcpy(a->buf + a->len, data, len);
+	a->len += len;
+}
+
+static void atomic_release(struct fs_atomic *a)
+{
+	if (a->fd >= 0)
+		close(a->fd);
+	free(a->path);
+	free(a->tmp);
+	free(a->buf);
+	memset(a, 0, sizeof(*a));
+	a->fd = -1;
+}
+
+void fs_atomic_abort(struct fs_atomic *a)
+{
+	if (a->tmp)
+		unlink(a->tmp);
+	atomic_release(a);
+}
+
+int fs_atomic_commit(struct fs_atomic *a, char *err, size_t errlen)
+{
+	int ret = -1;
+	atomic_flush(a);
+	if (!a->error && !a->nosync && fsync(a->fd) < 0)
+		a->error = errno;
+	if (close(a->fd) < 0 && !a->error)
+		a->error = errno;
+	a->fd = -1;
+	if (a->error) {
+		errno = a->error;
+		fail(err, errlen, "cannot write", a->tmp);
+		goto out;
+	}
+	if (rename(a->tmp, a->path) < 0) {
+		fail(err, errlen, "cannot rename to", a->path);
+		goto out;
+	}
+	ret = 0;
+	if (!a->nosync) {
+		char *dir = fs_dirname(a->path);
+		ret = fs_fsync_dir(dir, err, errlen);
+		free(dir);
+	}
+out:
+	if (ret < 0 && a->tmp)
+		unlink(a->tmp);
+	atomic_release(a);
+	return ret;
+}
+
+int fs_write_atomic(const char *path, const void *data, size_t len, char *err, size_t errlen)
+{
+	struct fs_atomic a;
+	if (fs_atomic_open(&a, path, err, errlen) < 0)
+		return -1;
+	fs_atomic_write(&a, data, len);
+	return fs_atomic_commit(&a, err, errlen);
+}
+
+int fs_write_whole(const char *path, const void *data, size_t len, char *err, size_t errlen)
+{
+	struct fs_atomic a;
+	if (fs_atomic_open(&a, path, err, errlen) < 0)
+		return -1;
+	a.nosync = 1;
+	fs_atomic_write(&a, data, len);
+	return fs_atomic_commit(&a, err, errlen);
+}
+
+/* The common case (the parent exists) is one mkdir; the walk up only when
+ * a parent is missing. */
 int fs_mkdir_p(const char *path, char *err, size_t errlen)
 {
-	char *copy = xstrdup(path);
-	int ret = 0;
-	for (char *p = copy + (*copy != '\0'); ; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char saved = *p;
-		*p = '\0';
-		if (mkdir(copy, 0755) < 0 && errno != EEXIST) {
-			ret = fail(err, errlen, "cannot create directory", copy);
-			break;
-		}
-		*p = saved;
-		if (!saved)
-			break;
-	}
-	free(copy);
-	return ret;
+	if (mkdir(path, 0755) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return fail(err, errlen, "cannot create directory", path);
+	char *parent = fs_dirname(path);
+	int ret = strcmp(parent, path) == 0 ? -1 : fs_mkdir_p(parent, err, errlen);
+	free(parent);
+	if (ret < 0)
+		return ret;
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return fail(err, errlen, "cannot create directory", path);
+	return 0;
 }
 
 int fs_symlink_atomic(const char *target, const char *linkpath, char *err, size_t errlen)
@@ -90,6 +188,10 @@ int fs_symlink_atomic(const char *target, const char *linkpath, char *err, size_
 	else if (rename(tmp, linkpath) < 0) {
 		ret = fail(err, errlen, "cannot rename to", linkpath);
 		unlink(tmp);
+	} else {
+		char *dir = fs_dirname(linkpath);
+		ret = fs_fsync_dir(dir, err, errlen);
+		free(dir);
 	}
 	free(tmp);
 	return ret;

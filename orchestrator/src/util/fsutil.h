@@ -10,6 +10,33 @@
 #include <stddef.h>
 
 int fs_write_atomic(const char *path, const void *data, size_t len, char *err, size_t errlen);
+/* The same without the fsyncs: whole or absent after a crash of orch, but
+ * not necessarily after a power cut. For files that a synced record (the
+ * run's journal) can rebuild; an fsync costs milliseconds on a busy disk. */
+int fs_write_whole(const char *path, const void *data, size_t len, char *err, size_t errlen);
+
+/* The same, written piece by piece: fs_atomic_open, fs_atomic_write as often
+ * as needed (buffered; the first error is kept and reported by commit),
+ * then fs_atomic_commit (flush, fsync, rename, fsync of the folder) or
+ * fs_atomic_abort (temporary file removed). Both release the writer. */
+struct fs_atomic {
+	char *path;
+	char *tmp;
+	int fd;
+	int error;             /* first errno seen, 0 if none */
+	char *buf;
+	size_t len;
+	int nosync;
+};
+int fs_atomic_open(struct fs_atomic *a, const char *path, char *err, size_t errlen);
+/* nosync: no fsync of the file or its folder (see fs_write_whole). */
+void fs_atomic_write(struct fs_atomic *a, const void *data, size_t len);
+int fs_atomic_commit(struct fs_atomic *a, char *err, size_t errlen);
+void fs_atomic_abort(struct fs_atomic *a);
+/* fsync of a folder, so the renames and creations inside it are durable. */
+int fs_fsync_dir(const char *dir, char *err, size_t errlen);
+/* write() all of data, retrying on EINTR and short writes. 0, or -1 with errno set. */
+int fs_write_all(int fd, const void *data, size_t len);
 /* mkdir -p with mode 0755. */
 int fs_mkdir_p(const char *path, char *err, size_t errlen);
 /* Replace (or create) the symlink linkpath -> target atomically. */

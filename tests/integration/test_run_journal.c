@@ -1,0 +1,299 @@
+/*
+ * The run folder when things go wrong around orch itself: orch killed with
+ * SIGKILL mid-run (the journal keeps every finished test and `orch report`
+ * rebuilds results.json and the reports from it), a full disk (a small
+ * tmpfs: exit 3, said so, no result lost), stdout on a full device, and a
+ * `latest` that is a folder. Local boards only: nothing to contact.
+ */
+#include "testsupport.h"
+#include "ts_json.h"
+#include "util/strbuf.h"
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define N_BOARDS 4
+
+static char *dir;
+
+static int setup(void **state)
+{
+	(void)state;
+	dir = ts_mkdtemp("journal");
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_puts(&sb, "boards:\n");
+	for (int i = 1; i <= N_BOARDS; i++)
+		strbuf_printf(&sb, "  l%d: { local: true }\n", i);
+	free(ts_write_file(dir, "rack.yaml", strbuf_str(&sb)));
+	strbuf_release(&sb);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	ts_rmrf(dir);
+	free(dir);
+	return 0;
+}
+
+static char *write_scenario(const char *name, const char *tests)
+{
+	char *text = xasprintf("name: %s\ninventory: rack.yaml\nboards: [all]\ntests:\n%s", name,
+			       tests);
+	char *file = xasprintf("%s.yaml", name);
+	char *path = ts_write_file(dir, file, text);
+	free(text);
+	free(file);
+	return path;
+}
+
+/* The one run folder under runs/NAME (caller frees), or NULL. */
+static char *only_run_folder(const char *name)
+{
+	char *out = NULL;
+	ts_run(&out, "ls -d '%s/runs/%s'/2*", dir, name);
+	if (out && *out && !strchr(out, '\n'))
+		return out;
+	char *nl = out ? strchr(out, '\n') : NULL;
+	if (nl && nl[1] == '\0') {
+		*nl = '\0';
+		return out;
+	}
+	free(out);
+	return NULL;
+}
+
+static size_t count_lines(const char *path)
+{
+	char *text = ts_read_file(path);
+	size_t n = 0;
+	for (const char *p = text; p && *p; p++)
+		n += *p == '\n';
+	free(text);
+	return n;
+}
+
+static size_t n_results(json_t *root)
+{
+	return json_array_size(json_object_get(root, "results"));
+}
+
+/* SIGKILL while the last test of every board runs: the journal holds the
+ * 3 x 4 finished tests; `orch report` rebuilds results.json (interrupted,
+ * exit_code 130), junit.xml, summary.txt and report.html from it. */
+static void test_kill9_then_report_rebuilds(void **state)
+{
+	(void)state;
+	char *pids = xasprintf("%s/pids", dir);
+	mkdir(pids, 0755);
+	char *tests = xasprintf("  - { name: one, run: 'echo one' }\n"
+				"  - { name: two, run: 'echo two; exit 1' }\n"
+				"  - { name: three, run: 'echo three' }\n"
+				"  - { name: stuck, run: 'echo $$ > %s/$(date +%%s%%N); exec sleep 300' }\n",
+				pids);
+	char *scen = write_scenario("killed", tests);
+	char *log = xasprintf("%s/killed.log", dir);
+	char *cmd = xasprintf("cd '%s' && exec %s run %s -q -o runs", dir, ORCH_BIN, scen);
+	pid_t pid = ts_spawn(cmd, log);
+
+	char *run = NULL;
+	size_t lines = 0;
+	for (int i = 0; i < 300 && lines < 1 + 3 * N_BOARDS; i++) {
+		usleep(100 * 1000);
+		free(run);
+		run = only_run_folder("killed");
+		if (run) {
+			char *journal = xasprintf("%s/journal.jsonl", run);
+			lines = count_lines(journal);
+			free(journal);
+		}
+	}
+	assert_non_null(run);
+	assert_int_equal(lines, 1 + 3 * N_BOARDS);
+	kill(-pid, SIGKILL);
+	ts_stop(&pid);
+	/* the stuck commands outlive a SIGKILLed orch: stop them by their pids */
+	ts_run(NULL, "cat '%s'/* | xargs -r kill -9", pids);
+
+	char *out = NULL;
+	int code = ts_run(&out, "%s report '%s'", ORCH_BIN, run);
+	assert_int_equal(code, 0);
+	assert_non_null(strstr(out, "did not end"));
+	assert_non_null(strstr(out, "rebuilt from journal.jsonl: 12 results"));
+	json_t *res = ts_json_load_in(run, "results.json");
+	assert_non_null(res);
+	assert_int_equal(n_results(res), 3 * N_BOARDS);
+	assert_true(json_is_true(json_object_get(res, "interrupted")));
+	assert_int_equal(json_integer_value(json_object_get(res, "exit_code")), 130);
+	assert_string_equal(ts_json_str(ts_json_result_or_fail(res, "l3", "two"), "status"), "fail");
+	assert_string_equal(ts_json_str(ts_json_result_or_fail(res, "l4", "one"), "status"), "pass");
+	/* grouped by board, each board's tests in the order they ran */
+	json_t *first = json_array_get(json_object_get(res, "results"), 0);
+	json_t *second = json_array_get(json_object_get(res, "results"), 1);
+	assert_string_equal(ts_json_str(first, "board"), ts_json_str(second, "board"));
+	assert_string_equal(ts_json_str(first, "test"), "one");
+	assert_string_equal(ts_json_str(second, "test"), "two");
+	json_decref(res);
+	char *junit_path = xasprintf("%s/junit.xml", run);
+	char *junit = ts_read_file(junit_path);
+	assert_non_null(junit);
+	size_t n_cases = 0;
+	for (const char *p = junit; (p = strstr(p, "<testcase")); p++)
+		n_cases++;
+	assert_int_equal(n_cases, 3 * N_BOARDS);
+	char *html = xasprintf("%s/report.html", run), *sum = xasprintf("%s/summary.txt", run);
+	assert_true(ts_file_exists(html));
+	assert_true(ts_file_exists(sum));
+	/* a second report reads the rebuilt results.json: same answer */
+	free(out);
+	code = ts_run(&out, "%s report '%s'", ORCH_BIN, run);
+	assert_int_equal(code, 0);
+	free(html);
+	free(sum);
+	free(junit);
+	free(junit_path);
+	free(out);
+	free(run);
+	free(cmd);
+	free(log);
+	free(scen);
+	free(tests);
+	free(pids);
+}
+
+/* A 1 MiB tmpfs filled by the first test's output: the run exits 3 and
+ * says so, and no result is lost: all 9 are in the journal, and once
+ * there is room `orch report` rebuilds results.json with exit_code 3. */
+static void test_disk_full_exits_3_keeps_results(void **state)
+{
+	(void)state;
+	if (!ts_is_root()) {
+		fail_msg("needs root to mount a tmpfs (in a mount namespace of its own)");
+		return;
+	}
+	char *scen = write_scenario("full", "  - { name: fill, run: 'head -c 3000000 /dev/zero' }\n"
+					    "  - { name: t2, run: 'echo 2' }\n"
+					    "  - { name: t3, run: 'echo 3' }\n"
+					    "  - { name: t4, run: 'echo 4' }\n"
+					    "  - { name: t5, run: 'echo 5' }\n"
+					    "  - { name: t6, run: 'echo 6' }\n"
+					    "  - { name: t7, run: 'echo 7' }\n"
+					    "  - { name: t8, run: 'echo 8' }\n"
+					    "  - { name: t9, run: 'echo 9' }\n");
+	char *script = xasprintf(
+		"set -u; cd '%s' && mkdir -p small && mount -t tmpfs -o size=1m tmpfs small || exit 99\n"
+		"%s run %s -q -o small/runs -l l1 >run.out 2>&1; echo $? >run.rc\n"
+		"run=$(ls -d small/runs/full/2*)\n"
+		"rm -f \"$run\"/l1/fill/stdout.log\n"
+		"%s report \"$run\" >report.out 2>&1; echo $? >report.rc\n"
+		"cp \"$run\"/results.json results-full.json\n",
+		dir, ORCH_BIN, scen, ORCH_BIN);
+	char *path = ts_write_file(dir, "full.sh", script);
+	char *out = NULL;
+	int code = ts_run(&out, "unshare --mount --propagation private sh %s", path);
+	assert_int_equal(code, 0);
+	char *f = xasprintf("%s/run.rc", dir);
+	char *rc = ts_read_file(f);
+	free(f);
+	f = xasprintf("%s/run.out", dir);
+	char *run_out = ts_read_file(f);
+	free(f);
+	assert_non_null(rc);
+	if (atoi(rc) != 3)
+		fail_msg("exit %s, output:\n%s", rc, run_out);
+	assert_non_null(strstr(run_out, "No space left on device"));
+	assert_non_null(strstr(run_out, "the results could not all be written"));
+	f = xasprintf("%s/report.rc", dir);
+	free(rc);
+	rc = ts_read_file(f);
+	free(f);
+	assert_int_equal(atoi(rc), 0);
+	json_t *res = ts_json_load_in(dir, "results-full.json");
+	assert_non_null(res);
+	assert_int_equal(n_results(res), 9);
+	assert_int_equal(json_integer_value(json_object_get(res, "exit_code")), 3);
+	assert_false(json_is_true(json_object_get(res, "interrupted")));
+	for (int i = 2; i <= 9; i++) {
+		char name[8];
+		snprintf(name, sizeof(name), "t%d", i);
+		json_t *r = ts_json_result_or_fail(res, "l1", name);
+		/* no room for its logs: an infrastructure error, kept and named */
+		assert_string_equal(ts_json_str(r, "status"), "error");
+		assert_non_null(strstr(ts_json_str(r, "message"), "No space left on device"));
+	}
+	json_decref(res);
+	free(rc);
+	free(run_out);
+	free(out);
+	free(path);
+	free(script);
+	free(scen);
+}
+
+/* stdout that takes nothing (/dev/full) under --format json: exit 3. */
+static void test_format_json_to_full_device_exits_3(void **state)
+{
+	(void)state;
+	char *scen = write_scenario("json", "  - { name: ok, run: 'true' }\n");
+	char *out = NULL;
+	int code = ts_run(&out, "cd '%s' && { %s run %s -q -o runs -l l1 --format json 2>&1 >/dev/full; }",
+			  dir, ORCH_BIN, scen);
+	assert_int_equal(code, 3);
+	assert_non_null(strstr(out, "cannot write --format json to stdout"));
+	free(out);
+	/* and to a working stdout: exit 0 */
+	code = ts_run(&out, "cd '%s' && %s run %s -q -o runs -l l1 --format json 2>/dev/null",
+		      dir, ORCH_BIN, scen);
+	assert_int_equal(code, 0);
+	assert_non_null(strstr(out, "\"results\""));
+	free(out);
+	free(scen);
+}
+
+/* A folder called latest is the user's: the run passes, writes every
+ * report, warns, and leaves the folder as it was; so does the next run. */
+static void test_latest_folder_loses_no_report(void **state)
+{
+	(void)state;
+	char *scen = write_scenario("lat", "  - { name: ok, run: 'true' }\n");
+	char *latest = xasprintf("%s/runs/lat/latest", dir);
+	ts_run(NULL, "mkdir -p '%s' && echo mine > '%s/keep.txt'", latest, latest);
+	for (int round = 0; round < 2; round++) {
+		char *out = NULL;
+		int code = ts_run(&out, "cd '%s' && %s run %s -q -o runs -l l1", dir, ORCH_BIN, scen);
+		if (code != 0)
+			fail_msg("exit %d:\n%s", code, out);
+		assert_non_null(strstr(out, "is a folder, not a link"));
+		free(out);
+	}
+	char *n = NULL;
+	ts_run(&n, "ls -d '%s'/runs/lat/2*/junit.xml '%s'/runs/lat/2*/summary.txt "
+		   "'%s'/runs/lat/2*/report.html | wc -l", dir, dir, dir);
+	assert_int_equal(atoi(n), 6);
+	free(n);
+	char *keep = xasprintf("%s/keep.txt", latest);
+	char *text = ts_read_file(keep);
+	assert_string_equal(text, "mine\n");
+	free(text);
+	free(keep);
+	free(latest);
+	free(scen);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kill9_then_report_rebuilds),
+		cmocka_unit_test(test_disk_full_exits_3_keeps_results),
+		cmocka_unit_test(test_format_json_to_full_device_exits_3),
+		cmocka_unit_test(test_latest_folder_loses_no_report),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
