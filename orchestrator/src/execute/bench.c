@@ -7,6 +7,7 @@
 #include "execute/command.h"
 #include "execute/execute.h"
 #include "execute/metrics.h"
+#include "execute/push_console.h"
 #include "util/deadline.h"
 #include "util/fsutil.h"
 #include "util/log.h"
@@ -90,9 +91,32 @@ static int remote_sha256(struct transport *t, const char *path, char hex[65], ch
 	return ret;
 }
 
+/* Through a console shell: typed chunks (execute/push_console.h). */
+static int push_console_file(const struct bench_target *bt, const char *local,
+			     const char *remote, struct test_result *tr, char *err, size_t errlen)
+{
+	struct console_push_stats st;
+	char perr[384];
+	if (console_push(bt->t, local, remote, -1, &st, perr, sizeof(perr)) < 0) {
+		snprintf(err, errlen, "push of %s to %s:%s over the console failed: %s", local,
+			 bt->board->name, remote, perr);
+		return -1;
+	}
+	log_info("%s: pushed %s over the console: %zu bytes (%s%s, %u chunks) in %.1fs",
+		 bt->board->name, remote, st.file_bytes, st.gzip ? "gzip+" : "",
+		 st.encoding == CONSOLE_ENC_BASE64 ? "base64" : "printf escapes", st.chunks,
+		 (double)st.duration_us / 1e6);
+	if (tr && st.duration_us > 0)
+		test_result_add_sample(tr, "console.push", "KiB/s", true,
+				       (double)st.file_bytes / 1024.0 / ((double)st.duration_us / 1e6));
+	return 0;
+}
+
 static int push_file(const struct bench_target *bt, const char *local, const char *remote,
 		     struct test_result *tr, char *err, size_t errlen)
 {
+	if (bt->t->ops->no_stdin)
+		return push_console_file(bt, local, remote, tr, err, errlen);
 	int fd = open(local, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot open '%s': %s", local, strerror(errno));
@@ -104,8 +128,8 @@ static int push_file(const struct bench_target *bt, const char *local, const cha
 	char *qdir = shquote(dir), *qfile = shquote(remote);
 	/* A part file per push ($$): boards sharing a file system never mix bytes. */
 	char *qpart = xasprintf("%s.part.$$", qfile);
-	char *cmd = xasprintf("mkdir -p %s && cat > %s && chmod 755 %s && mv -f %s %s",
-			      qdir, qpart, qpart, qpart, qfile);
+	char *cmd = xasprintf("mkdir -p %s && { cat > %s && chmod 755 %s && mv -f %s %s || "
+			      "{ rm -f %s; exit 1; }; }", qdir, qpart, qpart, qpart, qfile, qpart);
 	struct command_spec spec = {
 		.command = cmd, .timeout_ms = PUSH_TIMEOUT_MS, .stdin_fd = fd,
 		.dir = bt->log_dir, .stdout_name = NULL, .stderr_name = "push.log",

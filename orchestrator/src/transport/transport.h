@@ -52,6 +52,8 @@ struct transport_status {
 
 struct transport_ops {
 	const char *name;          /* "ssh", "local", "serial" */
+	bool no_stdin;             /* exec refuses stdin_fd (a console shell): files are
+				      pushed as typed commands (execute/push_console.h) */
 	int (*exec)(struct transport *t, const struct transport_exec *req,
 		    struct transport_status *st, char *err, size_t errlen);
 	void (*free)(struct transport *t);

@@ -370,6 +370,7 @@ static void serial_free(struct transport *t)
 
 static const struct transport_ops serial_ops = {
 	.name = "serial",
+	.no_stdin = true,
 	.exec = serial_exec,
 	.free = serial_free,
 };

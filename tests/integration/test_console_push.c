@@ -1,0 +1,202 @@
+/*
+ * `bench:` on boards whose only way in is a serial console: remote-bench is
+ * pushed through the console shell (execute/push_console.h), at 115200 baud
+ * on a paced pty board (tests/lab/pty-line.c), through `orch run`:
+ *   - a busybox board: gzip + base64 chunks, the pushed file is the same
+ *     bytes, the bench passes, a console.push rate is recorded; the next run
+ *     finds the binary by its checksum and pushes nothing;
+ *   - a minimal board (dash, no base64, gzip or sha256sum): printf octal
+ *     escapes, checked by size;
+ *   - a board where the push cannot finish (no `mv`): the test errors and no
+ *     part file is left behind.
+ */
+#include "testsupport.h"
+#include "util/strbuf.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PTY_LINE ORCH_BINARY_DIR "/tests/lab/pty-line"
+#define BENCH_DIR ORCH_BINARY_DIR "/remote-bench/bin"
+#define CPU_BIN BENCH_DIR "/x86_64/remote-bench-cpu"
+
+struct fx {
+	char *dir;
+	pid_t board;
+};
+
+static int setup(void **state)
+{
+	if (access(PTY_LINE, X_OK) != 0 || access(CPU_BIN, R_OK) != 0 ||
+	    access("/bin/busybox", X_OK) != 0 || access("/bin/dash", X_OK) != 0) {
+		print_message("skipped: needs %s, %s, /bin/busybox and /bin/dash\n", PTY_LINE,
+			      CPU_BIN);
+		return -1;
+	}
+	struct fx *f = xcalloc(1, sizeof(*f));
+	f->dir = ts_mkdtemp("console-push");
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	if (!f)
+		return 0;
+	ts_stop(&f->board);
+	ts_rmrf(f->dir);
+	free(f->dir);
+	free(f);
+	return 0;
+}
+
+static void stop_board(struct fx *f)
+{
+	ts_stop(&f->board);
+}
+
+/* A board at 115200 baud running shell (again after each logout). */
+static void start_board(struct fx *f, const char *name, const char *shell)
+{
+	char *cmd = xasprintf("exec %s --baud 115200 --link %s/%s.tty -- /bin/sh -c "
+			      "'while :; do %s; done'", PTY_LINE, f->dir, name, shell);
+	f->board = ts_spawn(cmd, NULL);
+	free(cmd);
+	char *link = xasprintf("%s/%s.tty", f->dir, name);
+	for (int i = 0; i < 250 && !ts_file_exists(link); i++)
+		usleep(20000);
+	assert_true(ts_file_exists(link));
+	free(link);
+}
+
+/* A minimal board's PATH: these commands only, from Debian's coreutils. */
+static char *min_bin(struct fx *f, const char *cmds)
+{
+	char *bin = xasprintf("%s/minbin-%d", f->dir, (int)strlen(cmds));
+	assert_int_equal(ts_run(NULL, "mkdir -p %s && for c in %s; do ln -sf $(command -v $c) "
+				"%s/$c; done", bin, cmds, bin), 0);
+	return bin;
+}
+
+static int run_bench(struct fx *f, const char *board, char **out)
+{
+	char *inv_text = xasprintf("boards:\n"
+				   "  %s:\n"
+				   "    arch: x86_64\n"
+				   "    transport: serial\n"
+				   "    workdir: %s/wd-%s\n"
+				   "    serial: { port: %s/%s.tty, baud: 115200 }\n",
+				   board, f->dir, board, f->dir, board);
+	char *inv = ts_write_file(f->dir, "inv.yaml", inv_text);
+	char *sc = ts_write_file(f->dir, "bench.yaml",
+				 "name: cpush\n"
+				 "tests:\n"
+				 "  - name: cpu\n"
+				 "    bench: cpu\n"
+				 "    args: [--time, 0.05, --repeats, 1]\n");
+	int rc = ts_run(out, "%s run %s -i %s -o %s/runs --bench-dir %s", ORCH_BIN, sc, inv,
+			f->dir, BENCH_DIR);
+	print_message("%s", *out);
+	free(inv_text);
+	free(inv);
+	free(sc);
+	return rc;
+}
+
+static char *results(struct fx *f)
+{
+	char *path = xasprintf("%s/runs/cpush/latest/results.json", f->dir);
+	char *r = ts_read_file(path);
+	free(path);
+	assert_non_null(r);
+	return r;
+}
+
+static void assert_same_binary(struct fx *f, const char *board)
+{
+	assert_int_equal(ts_run(NULL, "cmp %s %s/wd-%s/bin/remote-bench-cpu", CPU_BIN, f->dir,
+				board), 0);
+}
+
+static void test_busybox_board(void **state)
+{
+	struct fx *f = *state;
+	start_board(f, "bb", "/bin/busybox sh -i");
+	char *out = NULL;
+	assert_int_equal(run_bench(f, "bb", &out), 0);
+	assert_non_null(strstr(out, "over the console"));
+	assert_non_null(strstr(out, "gzip+base64"));
+	free(out);
+	assert_same_binary(f, "bb");
+	char *r = results(f);
+	assert_non_null(strstr(r, "\"console.push\""));
+	assert_non_null(strstr(r, "\"cpu.bogomips\""));
+	free(r);
+
+	/* already there: found by its checksum, nothing pushed */
+	assert_int_equal(run_bench(f, "bb", &out), 0);
+	assert_null(strstr(out, "over the console"));
+	free(out);
+	r = results(f);
+	assert_null(strstr(r, "\"console.push\""));
+	free(r);
+	stop_board(f);
+}
+
+static void test_minimal_board_printf(void **state)
+{
+	struct fx *f = *state;
+	char *bin = min_bin(f, "cat mkdir chmod mv rm wc stty");
+	char *shell = xasprintf("env -i PATH=%s /bin/dash -i", bin);
+	start_board(f, "min", shell);
+	char *out = NULL;
+	assert_int_equal(run_bench(f, "min", &out), 0);
+	assert_non_null(strstr(out, "(printf escapes,"));
+	assert_non_null(strstr(out, "no sha256sum"));
+	free(out);
+	assert_same_binary(f, "min");
+	stop_board(f);
+	free(shell);
+	free(bin);
+}
+
+static void test_failed_push_leaves_no_part(void **state)
+{
+	struct fx *f = *state;
+	char *bin = min_bin(f, "cat mkdir chmod rm wc stty base64");
+	char *shell = xasprintf("env -i PATH=%s /bin/dash -i", bin);
+	start_board(f, "nomv", shell);
+	char *out = NULL;
+	assert_int_equal(run_bench(f, "nomv", &out), 3);
+	assert_non_null(strstr(out, "over the console failed"));
+	free(out);
+	char *wd = xasprintf("%s/wd-nomv/bin", f->dir);
+	DIR *d = opendir(wd);
+	assert_non_null(d);
+	struct dirent *e;
+	int files = 0;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.') {
+			print_message("left on the board: %s\n", e->d_name);
+			files++;
+		}
+	closedir(d);
+	assert_int_equal(files, 0);
+	free(wd);
+	stop_board(f);
+	free(shell);
+	free(bin);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_busybox_board),
+		cmocka_unit_test(test_minimal_board_printf),
+		cmocka_unit_test(test_failed_push_leaves_no_part),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
