@@ -5,6 +5,7 @@
 #include "config/config.h"
 #include "coord/db.h"
 #include "coord/hold.h"
+#include "coord/join.h"
 #include "plan/plan.h"
 #include "report/report.h"
 #include "result/result_json.h"
@@ -49,6 +50,14 @@ static const char usage_text[] =
 	"                         error naming the holder; see orch who\n"
 	"      --db URL           PostgreSQL database shared by the controllers: board\n"
 	"                         locks across them (default: $ORCH_DB)\n"
+	"      --join NAME        with --db: one run over every controller that joins\n"
+	"                         NAME (e.g. the CI pipeline id); each takes the next\n"
+	"                         board it may, the last to finish writes the merged\n"
+	"                         folder, all exit with the run's code\n"
+	"      --controller NAME  this controller's name for --join and the inventory's\n"
+	"                         controllers: (default: the host name)\n"
+	"      --join-wait DUR    boards only other controllers may take wait this long\n"
+	"                         from the run's start for one to join (default 5m)\n"
 	"      --dry-run          print the plan; contact nothing\n"
 	"      --format json      print results.json to stdout at the end\n"
 	"  -q, --quiet            no progress lines, only the summary\n"
@@ -73,6 +82,9 @@ struct run_options {
 	bool dry_run;
 	int64_t wait_ms;
 	const char *db_url;
+	const char *join;
+	const char *controller;
+	int64_t join_wait_ms;
 	bool json;
 	bool quiet;
 };
@@ -90,7 +102,8 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 static int parse_options(int argc, char **argv, struct run_options *o)
 {
 	enum { OPT_REPEAT = 256, OPT_BASELINE, OPT_THRESHOLD, OPT_SHARD, OPT_BENCH_DIR,
-	       OPT_DRY_RUN, OPT_FORMAT, OPT_WAIT, OPT_DB };
+	       OPT_DRY_RUN, OPT_FORMAT, OPT_WAIT, OPT_DB, OPT_JOIN,
+	       OPT_CONTROLLER, OPT_JOIN_WAIT };
 	static const struct option longopts[] = {
 		{ "inventory", required_argument, NULL, 'i' },
 		{ "limit", required_argument, NULL, 'l' },
@@ -104,6 +117,9 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "wait", required_argument, NULL, OPT_WAIT },
 		{ "db", required_argument, NULL, OPT_DB },
+		{ "join", required_argument, NULL, OPT_JOIN },
+		{ "controller", required_argument, NULL, OPT_CONTROLLER },
+		{ "join-wait", required_argument, NULL, OPT_JOIN_WAIT },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -111,6 +127,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 	};
 	o->runs_dir = "runs";
 	o->db_url = getenv("ORCH_DB");
+	o->join_wait_ms = 5 * 60 * 1000;
 	optind = 1;
 	opterr = 0;
 	int c;
@@ -152,6 +169,19 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 							      "or 10m, found '%s'", optarg);
 			break;
 		case OPT_DB: o->db_url = optarg; break;
+		case OPT_JOIN:
+		case OPT_CONTROLLER:
+			if (!*optarg)
+				return cmd_usage_error("run", "%s takes a name, found ''",
+						       c == OPT_JOIN ? "--join" : "--controller");
+			*(c == OPT_JOIN ? &o->join : &o->controller) = optarg;
+			break;
+		case OPT_JOIN_WAIT:
+			if (units_parse_duration_ms(optarg, &o->join_wait_ms) < 0 ||
+			    o->join_wait_ms < 0)
+				return cmd_usage_error("run", "--join-wait takes a duration such as "
+							      "5m, found '%s'", optarg);
+			break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "json") && strcmp(optarg, "text"))
 				return cmd_usage_error("run", "--format takes json or text, found '%s'",
@@ -167,6 +197,12 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 	}
 	if (o->db_url && !*o->db_url)
 		o->db_url = NULL;
+	if (o->join && !o->db_url)
+		return cmd_usage_error("run", "--join needs the database: give --db URL (or set "
+					      "ORCH_DB)");
+	if (o->join && o->shard_n)
+		return cmd_usage_error("run", "--join and --shard do not go together: joined "
+					      "controllers share the boards as they go");
 	if (optind != argc - 1)
 		return cmd_usage_error("run", "%s", optind >= argc
 							    ? "which scenario? give SCENARIO.yaml"
@@ -232,6 +268,10 @@ static json_t *make_run_json(const struct run_options *o, const struct scenario 
 		json_object_set_new(opts, "shard", json_sprintf("%d/%d", o->shard_k, o->shard_n));
 	if (run->baseline)
 		json_object_set_new(opts, "baseline", json_string(run->baseline));
+	if (o->join) {
+		json_object_set_new(opts, "join", json_string(o->join));
+		json_object_set_new(opts, "controller", json_string(o->controller));
+	}
 	json_object_set_new(j, "options", opts);
 	json_object_set_new(j, "config", config_to_json(sc, inv, NULL));
 	return j;
@@ -308,7 +348,7 @@ static int load_baseline(const struct run_options *o, const struct scenario *sc,
  * the results were written; the latest link is only warned about. */
 static bool finish_run_folder(struct store *st, struct run_result *run,
 			      const struct run_options *o, const struct scenario *sc,
-			      const struct inventory *inv, bool stored)
+			      const struct inventory *inv, bool stored, bool link_latest)
 {
 	char err[1024];
 	if (stored && store_failed(st))
@@ -331,7 +371,7 @@ static bool finish_run_folder(struct store *st, struct run_result *run,
 	}
 	if (!stored && run->exit_code != EXIT_INTERRUPTED)
 		run->exit_code = EXIT_INFRA;
-	if (store_link_latest(st, err, sizeof(err)) < 0)
+	if (link_latest && store_link_latest(st, err, sizeof(err)) < 0)
 		log_warn("%s", err);
 	return stored;
 }
@@ -349,6 +389,81 @@ static int print_json(const struct run_result *run)
 	return -1;
 }
 
+/* Joins the shared run: EXIT_OK, EXIT_USAGE (another plan, a controller
+ * name in use) or EXIT_INFRA. */
+static int open_join(struct run_options *o, struct coord_db *db, const struct plan *plan,
+		     const char *scenario, struct store *st, struct join **out)
+{
+	static char host[256];
+	if (!o->controller) {
+		if (gethostname(host, sizeof(host) - 1) < 0 || !host[0])
+			snprintf(host, sizeof(host), "controller");
+		o->controller = host;
+	}
+	char *folder = realpath(store_path(st), NULL);
+	struct join_options jo = { o->join, o->controller, folder ? folder : store_path(st),
+				   o->join_wait_ms };
+	char err[1024];
+	int r = join_open(db, plan, scenario, &jo, out, err, sizeof(err));
+	free(folder);
+	if (r < 0) {
+		fprintf(stderr, "orch run: %s\n", err);
+		return r == JOIN_EUSAGE ? EXIT_USAGE : EXIT_INFRA;
+	}
+	return EXIT_OK;
+}
+
+/* Schedule rounds until the joined run needs nothing more of this
+ * controller: *state says how it ended. 0, or -1 when results could not be
+ * stored (err). */
+static int schedule_joined(struct join *j, const struct plan *plan, struct store *st,
+			   struct run_result *run, const struct schedule_options *sopts,
+			   enum join_state *state, int *code, char *err, size_t errlen)
+{
+	for (;;) {
+		if (schedule_run(plan, st, run, sopts, err, errlen) < 0)
+			return -1;
+		*state = join_wait(j, code, err, errlen);
+		if (*state != JOIN_MORE)
+			return 0;
+	}
+}
+
+/* The merger's folder becomes the whole run's: every result from the
+ * database, the others' logs written in. 0, or -1 (logged). */
+static int merge_joined(struct join *j, struct store *st, struct run_result *run)
+{
+	for (size_t i = 0; i < run->n_results; i++)
+		test_result_release(&run->results[i]);
+	run->n_results = 0;
+	char err[1024];
+	if (join_collect(j, store_path(st), run, err, sizeof(err)) < 0) {
+		log_error("merging the joined run: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static void report_joined(struct join *j, enum join_state state, struct store *st, int code)
+{
+	char err[512];
+	char *who = join_controllers(j);
+	if (state == JOIN_MERGE) {
+		char *folder = realpath(store_path(st), NULL);
+		if (join_publish(j, code, folder ? folder : store_path(st), err, sizeof(err)) < 0)
+			log_error("join: %s", err);
+		fprintf(stderr, "joined run: this controller merged the results of %s into %s\n",
+			who, store_path(st));
+		free(folder);
+	} else if (state == JOIN_DONE) {
+		char *merged = join_merged_folder(j);
+		fprintf(stderr, "joined run: merged folder %s (controllers %s); exit code %d\n",
+			merged ? merged : "?", who, code);
+		free(merged);
+	}
+	free(who);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_options o = { 0 };
@@ -360,6 +475,7 @@ int cmd_run(int argc, char **argv)
 	struct progress *progress = NULL;
 	struct coord_db *db = NULL;
 	struct hold *hold = NULL;
+	struct join *join = NULL;
 	char *bench_dir = NULL, *inv_dir = NULL, *baseline_path = NULL;
 	char err[1024];
 	int ret = parse_options(argc, argv, &o);
@@ -409,7 +525,17 @@ int cmd_run(int argc, char **argv)
 	run.baseline = xstrdup(baseline_path);
 	if (store_save_run_json(st, make_run_json(&o, sc, inv, &run), err, sizeof(err)) < 0)
 		log_warn("%s", err);
-	if (!o.quiet) {
+	if (o.join) {
+		ret = open_join(&o, db, plan, sc->name, st, &join);
+		if (ret != EXIT_OK)
+			goto out;
+	}
+	if (!o.quiet && join) {
+		log_info("run %s: joined '%s' as controller %s: %zu board%s, %zu test run%s shared; "
+			 "this controller's part -> %s", sc->name, o.join, o.controller,
+			 plan->n_boards, plan->n_boards == 1 ? "" : "s", plan->n_items,
+			 plan->n_items == 1 ? "" : "s", store_path(st));
+	} else if (!o.quiet) {
 		log_info("run %s: %zu board%s, %zu test run%s -> %s", sc->name, plan->n_boards,
 			 plan->n_boards == 1 ? "" : "s", plan->n_items, plan->n_items == 1 ? "" : "s",
 			 store_path(st));
@@ -437,15 +563,29 @@ int cmd_run(int argc, char **argv)
 		ret = EXIT_INFRA;
 		goto out;
 	}
-	hold_schedule_claims(hold, &sopts.claims);
 	int sched_ret = store_start(st, &run, err, sizeof(err));
 	if (sched_ret < 0)
 		log_error("%s", err);
-	if (schedule_run(plan, st, &run, &sopts, err, sizeof(err)) < 0 && sched_ret == 0) {
+	enum join_state jstate = JOIN_DONE;
+	int join_code = -1, scheduled;
+	if (join) {
+		join_schedule_claims(join, hold, &sopts.claims);
+		scheduled = schedule_joined(join, plan, st, &run, &sopts, &jstate, &join_code, err,
+					    sizeof(err));
+	} else {
+		hold_schedule_claims(hold, &sopts.claims);
+		scheduled = schedule_run(plan, st, &run, &sopts, err, sizeof(err));
+	}
+	if (scheduled < 0 && sched_ret == 0) {
 		log_error("storing results: %s", err);
 		sched_ret = -1;
 	}
 	progress_free(progress);
+	bool join_failed = join && jstate == JOIN_FAILED;
+	if (join_failed)
+		log_error("join %s: %s", o.join, err);
+	if (join && jstate == JOIN_MERGE && merge_joined(join, st, &run) < 0)
+		join_failed = true;
 
 	sort_results(&run, sc, inv);
 	if (baseline_path)
@@ -454,13 +594,21 @@ int cmd_run(int argc, char **argv)
 	run.interrupted = interrupt_requested();
 	run.end_wall_us = clock_wall_us();
 	run.exit_code = run_result_exit_code(&run);
-	bool stored = finish_run_folder(st, &run, &o, sc, inv, sched_ret == 0);
+	if (join && jstate == JOIN_DONE && !run.interrupted)
+		run.exit_code = join_code;
+	if (join_failed && run.exit_code == EXIT_OK)
+		run.exit_code = EXIT_INFRA;
+	/* a joined controller's folder is its part: latest is the merged one */
+	bool stored = finish_run_folder(st, &run, &o, sc, inv, sched_ret == 0,
+					!join || jstate == JOIN_MERGE);
 	ret = run.exit_code;
 
 	char *summary = report_summary(&run, log_use_color());
 	fputs(summary, stderr);
 	free(summary);
 	fprintf(stderr, "run folder: %s\n", store_path(st));
+	if (join)
+		report_joined(join, jstate, st, ret);
 	if (run.interrupted)
 		fprintf(stderr, "orch: interrupted; partial results were written\n");
 	if (!stored)
@@ -470,6 +618,7 @@ int cmd_run(int argc, char **argv)
 	if (o.json && print_json(&run) < 0 && ret != EXIT_INTERRUPTED)
 		ret = EXIT_INFRA;
 out:
+	join_free(join);
 	hold_free(hold);
 	coord_db_close(db);
 	store_close(st);

@@ -2,7 +2,7 @@
  * inventory_load(): an inventory file (boards/NAME.yaml) -> struct inventory.
  *
  * `defaults:` takes every key a board takes. Plain values (workdir, arch,
- * tags, local, transport) apply to every board that does not set them;
+ * tags, local, transport, controllers) apply to every board that does not set them;
  * section values (ssh, serial, power) are merged key by key into the boards
  * that have that section (`ssh: {}` takes the defaults as they are), so a
  * default ssh user does not give an ssh connection to a serial-only or a
@@ -19,7 +19,7 @@
 #include <string.h>
 
 static const char *const board_keys[] = { "arch", "tags", "local", "workdir", "transport",
-					  "ssh", "serial", "power", NULL };
+					  "controllers", "ssh", "serial", "power", NULL };
 static const char *const top_keys[] = { "defaults", "boards", NULL };
 static const char *const ssh_keys[] = { "host", "port", "user", "identity", "password_env",
 					"host_key", "known_hosts", "connect_timeout", NULL };
@@ -72,6 +72,7 @@ static void board_release(struct board *b)
 	free(b->name);
 	free(b->arch);
 	cfg_strv_free(b->tags, b->n_tags);
+	cfg_strv_free(b->controllers, b->n_controllers);
 	free(b->workdir);
 	ssh_release(&b->ssh);
 	serial_release(&b->serial);
@@ -98,6 +99,9 @@ static void board_copy(struct board *dst, const struct board *src)
 	dst->tags = xcalloc(src->n_tags ? src->n_tags : 1, sizeof(char *));
 	for (size_t i = 0; i < src->n_tags; i++)
 		dst->tags[i] = xstrdup(src->tags[i]);
+	dst->controllers = xcalloc(src->n_controllers ? src->n_controllers : 1, sizeof(char *));
+	for (size_t i = 0; i < src->n_controllers; i++)
+		dst->controllers[i] = xstrdup(src->controllers[i]);
 	dst->workdir = xstrdup(src->workdir);
 	dst->ssh.host = xstrdup(src->ssh.host);
 	dst->ssh.user = xstrdup(src->ssh.user);
@@ -355,6 +359,13 @@ static void read_board_fields(struct cfg *c, const struct ynode *m, const char *
 					  cfg_found(n->kind == YNODE_SEQ ? n->items[i] : n, f, sizeof(f)));
 	}
 	cfg_bool(c, ymap_get(m, "local"), "local", &d->b.local);
+	n = ymap_get(m, "controllers");
+	if (cfg_str_list(c, n, "controllers", &d->b.controllers, &d->b.n_controllers, NULL) > 0) {
+		for (size_t i = 0; i < d->b.n_controllers; i++)
+			if (!d->b.controllers[i][0])
+				cfg_error(c, n->kind == YNODE_SEQ ? n->items[i] : n,
+					  "a controller name must not be empty");
+	}
 	n = ymap_get(m, "workdir");
 	if (cfg_str(c, n, "workdir", &d->b.workdir) > 0 && d->b.workdir[0] == '\0')
 		cfg_error(c, n, "'workdir' must not be empty");

@@ -76,6 +76,8 @@ struct board {
 	char **tags;
 	size_t n_tags;
 	bool local;               /* runs on the controller, no SSH */
+	char **controllers;       /* the controllers that reach it (joined runs); none: all */
+	size_t n_controllers;
 	char *workdir;            /* default "/tmp/orch" */
 	enum board_transport transport;  /* for commands: explicit, else ssh > local > serial */
 	struct board_ssh ssh;

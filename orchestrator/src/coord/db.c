@@ -30,7 +30,7 @@ static const char schema_sql[] =
 	"CREATE TABLE IF NOT EXISTS orch_run ("
 	"  name text PRIMARY KEY, scenario text NOT NULL, plan_sha text NOT NULL,"
 	"  created timestamptz NOT NULL DEFAULT now(), merged_by text, merged_folder text,"
-	"  exit_code integer);"
+	"  merger_pid integer, merger_start timestamptz, exit_code integer);"
 	"CREATE TABLE IF NOT EXISTS orch_unit ("
 	"  run text NOT NULL REFERENCES orch_run(name) ON DELETE CASCADE, idx integer NOT NULL,"
 	"  board text NOT NULL, controllers text[], state text NOT NULL DEFAULT 'queued',"
@@ -122,6 +122,30 @@ int coord_db_with(struct coord_db *db, int (*f)(PGconn *c, void *arg), void *arg
 	int ret = f(db->conn, arg);
 	pthread_mutex_unlock(&db->mu);
 	return ret;
+}
+
+PGresult *coord_db_query(struct coord_db *db, const char *sql, int n, const char *const *params,
+			 char *err, size_t errlen)
+{
+	pthread_mutex_lock(&db->mu);
+	PGresult *r = coord_db_exec(db->conn, sql, n, params, err, errlen);
+	pthread_mutex_unlock(&db->mu);
+	return r;
+}
+
+PGresult *coord_db_query_binary(struct coord_db *db, const char *sql, int n,
+				const char *const *params, char *err, size_t errlen)
+{
+	pthread_mutex_lock(&db->mu);
+	PGresult *r = PQexecParams(db->conn, sql, n, NULL, params, NULL, NULL, 1);
+	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+		const char *m = PQresultErrorMessage(r);
+		snprintf(err, errlen, "database: %.*s", (int)strcspn(m, "\n"), m);
+		PQclear(r);
+		r = NULL;
+	}
+	pthread_mutex_unlock(&db->mu);
+	return r;
 }
 
 static void board_key(const char *board, char *buf, size_t len)

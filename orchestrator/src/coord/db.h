@@ -35,6 +35,13 @@ int coord_db_unreserve(struct coord_db *db, const char *board, bool *had, char *
 		       size_t errlen);
 long coord_db_list(struct coord_db *db, struct board_holder **out, char *err, size_t errlen);
 
+/* One statement with the session locked (see coord_db_exec). */
+PGresult *coord_db_query(struct coord_db *db, const char *sql, int n, const char *const *params,
+			 char *err, size_t errlen);
+/* The same with every column of the result in binary (bytea as raw bytes,
+ * text as it is). */
+PGresult *coord_db_query_binary(struct coord_db *db, const char *sql, int n,
+				const char *const *params, char *err, size_t errlen);
 /* For join.c: runs f with the session locked (f returns 0 or -1). */
 int coord_db_with(struct coord_db *db, int (*f)(PGconn *c, void *arg), void *arg);
 /* One statement with text parameters; the result (caller PQclear()s) when

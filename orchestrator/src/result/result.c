@@ -204,6 +204,7 @@ void test_result_release(struct test_result *tr)
 	free(tr->last_line);
 	free(tr->log_dir);
 	free(tr->comparison);
+	free(tr->controller);
 	memset(tr, 0, sizeof(*tr));
 }
 
@@ -218,6 +219,7 @@ void test_result_copy(struct test_result *dst, const struct test_result *src)
 	dst->comparison = xstrdup(src->comparison);
 	dst->missing_metrics = strv_copy(src->missing_metrics, src->n_missing_metrics);
 	dst->artifacts = strv_copy(src->artifacts, src->n_artifacts);
+	dst->controller = xstrdup(src->controller);
 	dst->metrics = NULL;
 	dst->phases = NULL;
 	if (src->n_metrics) {

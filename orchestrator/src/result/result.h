@@ -67,6 +67,10 @@ struct test_result {
 	/* baseline comparison, when the run had one */
 	bool regressed;
 	char *comparison;         /* "mem.memcpy 12.0% slower than baseline", or NULL */
+	/* joined runs (orch run --join): which controller ran it, and whether
+	 * it ran again after the controller that had it first was lost */
+	char *controller;         /* NULL: not a joined run */
+	bool retried;
 };
 
 struct run_result {

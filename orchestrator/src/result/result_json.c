@@ -182,6 +182,10 @@ json_t *test_result_to_json(const struct test_result *tr)
 	json_object_set_new(o, "missing_metrics", strv_to_json(tr->missing_metrics,
 								tr->n_missing_metrics));
 	json_object_set_new(o, "artifacts", strv_to_json(tr->artifacts, tr->n_artifacts));
+	if (tr->controller)
+		json_object_set_new(o, "controller", json_string(tr->controller));
+	if (tr->retried)
+		json_object_set_new(o, "retried", json_true());
 	return o;
 }
 
@@ -422,7 +426,9 @@ static int test_from_json(struct jctx *c, const json_t *obj, struct test_result 
 	    get_bool(c, obj, "regressed", &tr->regressed) < 0 ||
 	    get_str(c, obj, "comparison", false, &tr->comparison) < 0 ||
 	    get_strv(c, obj, "missing_metrics", tr, test_result_add_missing) < 0 ||
-	    get_strv(c, obj, "artifacts", tr, test_result_add_artifact) < 0)
+	    get_strv(c, obj, "artifacts", tr, test_result_add_artifact) < 0 ||
+	    get_str(c, obj, "controller", false, &tr->controller) < 0 ||
+	    get_bool(c, obj, "retried", &tr->retried) < 0)
 		goto out;
 
 	json_t *metrics = json_object_get(obj, "metrics");
