@@ -37,7 +37,8 @@ static const char usage_text[] =
 	"  -i, --inventory FILE   boards file (default: the scenario's inventory:)\n"
 	"  -l, --limit SELECTOR   only these boards: NAME, tag:TAG, all, !NAME, !tag:TAG;\n"
 	"                         repeatable; narrows the scenario's boards:\n"
-	"  -j, --jobs N           boards at once (default: all selected, at most 64)\n"
+	"  -j, --jobs N           boards at once (default: all selected, at most 64;\n"
+	"                         with --join 2, so that the boards are shared out)\n"
 	"  -o, --runs-dir DIR     where run folders go (default: ./runs)\n"
 	"      --repeat N         run every test N times (overrides the scenario)\n"
 	"      --baseline RUN     mark regressions against this run folder (or 'latest')\n"
@@ -548,7 +549,7 @@ int cmd_run(int argc, char **argv)
 	bench_dir = o.bench_dir ? xstrdup(o.bench_dir) : cmd_default_bench_dir();
 	inv_dir = fs_dirname(inv->path);
 	struct schedule_options sopts = {
-		.jobs = o.jobs,
+		.jobs = o.jobs ? o.jobs : join ? JOIN_DEFAULT_JOBS : 0,
 		.bench_dir = bench_dir,
 		.inventory_dir = inv_dir,
 		.inventory = inv,

@@ -25,6 +25,10 @@
 
 struct join;
 
+/* Boards a joined controller runs at once unless -j says otherwise: few, so
+ * that the queue is shared out by speed instead of all taken at the start. */
+#define JOIN_DEFAULT_JOBS 2
+
 struct join_options {
 	const char *name;              /* --join NAME: the same on every controller */
 	const char *controller;        /* this controller's name (hostname by default) */

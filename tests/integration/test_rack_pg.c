@@ -1,0 +1,349 @@
+/* A rack shared through a real PostgreSQL (tests/lab/pg-lab.sh): board
+ * locks across controllers (each with a lock folder of its own, as on two
+ * hosts), reservations in the database, and joined runs: three controllers
+ * over a 24-board rack, one three times slower (the fast ones take more;
+ * the merged folder equals a single-controller run board x test x status),
+ * and one killed mid-run (its boards run again on the others; nothing lost,
+ * nothing run twice to completion). Real orch processes, local boards. */
+#include "testsupport.h"
+#include "pg.h"
+
+#include "util/strbuf.h"
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PG_HOST "127.0.150.1"
+#define PG_PORT 55440
+#define N_BOARDS 24
+
+static struct pg *pg;
+
+struct fixture {
+	char *tmp;
+	char *url;        /* a database of this test's own */
+	char *scenario;
+};
+
+static int group_setup(void **state)
+{
+	(void)state;
+	pg = pg_up(PG_HOST, PG_PORT, "orch");
+	return pg ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	pg_down(pg);
+	return 0;
+}
+
+static int setup(void **state)
+{
+	static int n;
+	struct fixture *f = calloc(1, sizeof(*f));
+	f->tmp = ts_mkdtemp("rackpg");
+	char name[32];
+	snprintf(name, sizeof(name), "rack%d", ++n);
+	f->url = pg_createdb(pg, name);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_puts(&sb, "boards:\n");
+	for (int i = 1; i <= N_BOARDS; i++)
+		strbuf_printf(&sb, "  b%02d: { local: true }\n", i);
+	free(ts_write_file(f->tmp, "rack.yaml", strbuf_str(&sb)));
+	strbuf_release(&sb);
+	/* work: as slow as the controller; check: fails on b07 only */
+	f->scenario = ts_write_file(f->tmp, "sc.yaml",
+		"name: shared\ninventory: rack.yaml\nboards: [all]\ntests:\n"
+		"  - name: work\n    run: sleep ${DELAY:-0}; echo work {board.name}\n"
+		"  - name: check\n    run: '[ \"{board.name}\" != b07 ]'\n"
+		"  - name: tail\n    run: echo tail\n");
+	*state = f;
+	return f->url ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	ts_rmrf(f->tmp);
+	free(f->tmp);
+	free(f->url);
+	free(f->scenario);
+	free(f);
+	return 0;
+}
+
+/* "cd TMP && ORCH_LOCK_DIR=TMP/locks-HOST" */
+static char *env(struct fixture *f, const char *host)
+{
+	return xasprintf("cd %s && ORCH_LOCK_DIR=%s/locks-%s", f->tmp, f->tmp, host);
+}
+
+static int wait_exit(pid_t pid)
+{
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static char *read_tmp(struct fixture *f, const char *name)
+{
+	char *path = xasprintf("%s/%s", f->tmp, name);
+	char *text = ts_read_file(path);
+	free(path);
+	return text;
+}
+
+static int count(const char *text, const char *needle)
+{
+	int n = 0;
+	for (const char *p = text; p && (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+static void test_board_lock_across_controllers(void **state)
+{
+	struct fixture *f = *state;
+	char *args = xasprintf("run %s -l b01 -q -o runs --db %s", f->scenario, f->url);
+	char *e = env(f, "hostA");
+	char *cmd = xasprintf("%s DELAY=30 exec %s %s", e, ORCH_BIN, args);
+	pid_t holder = ts_spawn(cmd, NULL);
+	free(cmd);
+	char *out = NULL, *eb = env(f, "hostB");
+	for (int i = 0; i < 100 && !(out && strstr(out, "b01\trun\t")); i++) {
+		free(out);
+		usleep(50 * 1000);
+		ts_run(&out, "%s %s who --db %s", eb, ORCH_BIN, f->url);
+	}
+	assert_non_null(strstr(out, "b01\trun\t"));
+	assert_non_null(strstr(out, "\tdb\t"));
+	free(out);
+	/* another controller (its own lock folder): the database says who */
+	int rc = ts_run(&out, "%s %s run %s -l b01 -l b02 -o runs --db %s --wait 0", eb, ORCH_BIN,
+			f->scenario, f->url);
+	assert_int_equal(rc, 3);
+	char who[64];
+	snprintf(who, sizeof(who), "pid %ld since", (long)holder);
+	assert_non_null(strstr(out, "board b01 is held by"));
+	assert_non_null(strstr(out, who));
+	assert_non_null(strstr(out, "3 passed, 0 failed, 3 errors"));
+	free(out);
+	/* kill -9: the session ends, the lock goes with it */
+	kill(holder, SIGKILL);
+	assert_int_equal(wait_exit(holder), 128 + SIGKILL);
+	ts_stop(&holder);
+	rc = ts_run(&out, "%s %s run %s -l b01 -o runs --db %s --wait 5s", eb, ORCH_BIN,
+		    f->scenario, f->url);
+	assert_int_equal(rc, 0);
+	free(out);
+	/* a reservation in the database blocks the other controller's runs */
+	assert_int_equal(ts_run(&out, "%s %s lock b02 --db %s --for 10m --note bisecting", e,
+				ORCH_BIN, f->url), 0);
+	free(out);
+	ts_run(&out, "%s %s who --db %s", eb, ORCH_BIN, f->url);
+	assert_non_null(strstr(out, "b02\treservation\t"));
+	assert_non_null(strstr(out, "bisecting"));
+	free(out);
+	rc = ts_run(&out, "%s %s run %s -l b02 -o runs --db %s", eb, ORCH_BIN, f->scenario, f->url);
+	assert_int_equal(rc, 3);
+	assert_non_null(strstr(out, "reserved since"));
+	free(out);
+	assert_int_equal(ts_run(&out, "%s %s unlock b02 --db %s", e, ORCH_BIN, f->url), 0);
+	free(out);
+	rc = ts_run(&out, "%s %s run %s -l b02 -o runs --db %s", eb, ORCH_BIN, f->scenario, f->url);
+	assert_int_equal(rc, 0);
+	free(out);
+	free(e);
+	free(eb);
+	free(args);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* board\ttest\tstatus lines of a results.json, sorted (caller frees). */
+static char *result_set(const char *path, int *n_retried, const char *controller, int *n_by)
+{
+	json_error_t jerr;
+	json_t *root = json_load_file(path, 0, &jerr);
+	assert_non_null(root);
+	json_t *results = json_object_get(root, "results");
+	size_t n = json_array_size(results);
+	char **lines = calloc(n + 1, sizeof(*lines));
+	for (size_t i = 0; i < n; i++) {
+		json_t *r = json_array_get(results, i);
+		lines[i] = xasprintf("%s\t%s\t%s\n", json_string_value(json_object_get(r, "board")),
+				     json_string_value(json_object_get(r, "test")),
+				     json_string_value(json_object_get(r, "status")));
+		if (n_retried && json_is_true(json_object_get(r, "retried")))
+			(*n_retried)++;
+		const char *by = json_string_value(json_object_get(r, "controller"));
+		if (n_by && by && controller && !strcmp(by, controller))
+			(*n_by)++;
+	}
+	qsort(lines, n, sizeof(*lines), cmp_str);
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < n; i++) {
+		strbuf_puts(&sb, lines[i]);
+		free(lines[i]);
+	}
+	free(lines);
+	json_decref(root);
+	return strbuf_detach(&sb);
+}
+
+static const char *const names[] = { "fast1", "fast2", "slow" };
+
+/* Starts the three controllers of run NAME; slow is three times slower. */
+static void start_joined(struct fixture *f, const char *name, const char *delay_fast,
+			 const char *delay_slow, pid_t pids[3])
+{
+	for (int c = 0; c < 3; c++) {
+		char *e = env(f, names[c]);
+		char *cmd = xasprintf("%s DELAY=%s exec %s run %s -o runs-%s --db %s --join %s "
+				      "--controller %s", e, c == 2 ? delay_slow : delay_fast, ORCH_BIN,
+				      f->scenario, names[c], f->url, name, names[c]);
+		char *log = xasprintf("%s/%s.log", f->tmp, names[c]);
+		pids[c] = ts_spawn(cmd, log);
+		free(e);
+		free(cmd);
+		free(log);
+	}
+}
+
+/* The merged folder: the only runs dir with a latest link (parts leave it). */
+static char *merged_results(struct fixture *f)
+{
+	char *found = NULL;
+	for (int c = 0; c < 3; c++) {
+		char *p = xasprintf("%s/runs-%s/shared/latest/results.json", f->tmp, names[c]);
+		if (ts_file_exists(p)) {
+			assert_null(found);
+			found = p;
+		} else {
+			free(p);
+		}
+	}
+	assert_non_null(found);
+	return found;
+}
+
+static void test_joined_fast_take_more_and_merge_equals_single(void **state)
+{
+	struct fixture *f = *state;
+	pid_t pids[3];
+	start_joined(f, "pipeline-1", "0.15", "0.45", pids);
+	for (int c = 0; c < 3; c++)
+		assert_int_equal(wait_exit(pids[c]), 1);   /* b07 check failed: the run's code */
+	int took[3];
+	for (int c = 0; c < 3; c++) {
+		char *log = xasprintf("%s.log", names[c]);
+		char *text = read_tmp(f, log);
+		took[c] = count(text, " takes board ");
+		free(text);
+		free(log);
+	}
+	assert_int_equal(took[0] + took[1] + took[2], N_BOARDS);
+	assert_true(took[0] > took[2] && took[1] > took[2]);
+	char *merged_path = merged_results(f);
+	int retried = 0;
+	char *merged = result_set(merged_path, &retried, NULL, NULL);
+	assert_int_equal(retried, 0);
+	assert_int_equal(count(merged, "\n"), 3 * N_BOARDS);
+	/* the same scenario on one controller, no database */
+	char *out = NULL, *e = env(f, "single");
+	int rc = ts_run(&out, "%s %s run %s -o runs-single -q", e, ORCH_BIN, f->scenario);
+	assert_int_equal(rc, 1);
+	free(out);
+	char *single_path = xasprintf("%s/runs-single/shared/latest/results.json", f->tmp);
+	char *single = result_set(single_path, NULL, NULL, NULL);
+	assert_string_equal(merged, single);
+	/* the logs of every test are in the merged folder, whoever ran it */
+	char *dir = strdup(merged_path);
+	*strrchr(dir, '/') = '\0';
+	for (int i = 1; i <= N_BOARDS; i++) {
+		char *log = xasprintf("%s/b%02d/work/stdout.log", dir, i);
+		char *text = ts_read_file(log);
+		char want[32];
+		snprintf(want, sizeof(want), "work b%02d", i);
+		assert_non_null(text);
+		assert_non_null(strstr(text, want));
+		free(text);
+		free(log);
+	}
+	free(dir);
+	free(e);
+	free(single_path);
+	free(single);
+	free(merged);
+	free(merged_path);
+}
+
+static void test_killed_controller_items_rerun_elsewhere(void **state)
+{
+	struct fixture *f = *state;
+	pid_t pids[3];
+	start_joined(f, "pipeline-2", "0.4", "0.4", pids);
+	/* kill "slow" (here as fast as the others) once it ran a board and holds more */
+	char *text = NULL;
+	for (int i = 0; i < 200; i++) {
+		free(text);
+		text = read_tmp(f, "slow.log");
+		if (count(text, " takes board ") >= 4)
+			break;
+		usleep(50 * 1000);
+	}
+	assert_true(count(text, " takes board ") >= 4);
+	free(text);
+	kill(pids[2], SIGKILL);
+	assert_int_equal(wait_exit(pids[2]), 128 + SIGKILL);
+	assert_int_equal(wait_exit(pids[0]), 1);
+	assert_int_equal(wait_exit(pids[1]), 1);
+	char *merged_path = merged_results(f);
+	int retried = 0, by_victim = 0;
+	char *merged = result_set(merged_path, &retried, "slow", &by_victim);
+	assert_int_equal(count(merged, "\n"), 3 * N_BOARDS);   /* nothing lost */
+	assert_int_equal(count(merged, "\tfail\n"), 1);
+	assert_int_equal(count(merged, "\tpass\n"), 3 * N_BOARDS - 1);
+	assert_true(retried >= 1);                              /* its boards ran again */
+	/* what the killed controller finished counts once: every test in its
+	 * own folder is in the merged folder as its result, not rerun */
+	char *part = xasprintf("%s/runs-slow/shared", f->tmp);
+	char *out = NULL;
+	ts_run(&out, "ls %s", part);
+	char *first = strtok(out, "\n");
+	assert_non_null(first);
+	char *part_results = xasprintf("%s/%s/results.json", part, first);
+	int own = 0;
+	if (ts_file_exists(part_results)) {
+		char *mine = result_set(part_results, NULL, NULL, NULL);
+		own = count(mine, "\n");
+		free(mine);
+	}
+	assert_int_equal(by_victim, own);
+	free(part_results);
+	free(out);
+	free(part);
+	free(merged);
+	free(merged_path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_board_lock_across_controllers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_joined_fast_take_more_and_merge_equals_single,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_killed_controller_items_rerun_elsewhere, setup,
+						teardown),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
