@@ -8,6 +8,7 @@
 #include "testsupport.h"
 #include "pg.h"
 
+#include "store/store.h"
 #include "util/strbuf.h"
 
 #include <jansson.h>
@@ -321,15 +322,15 @@ static void test_killed_controller_items_rerun_elsewhere(void **state)
 	ts_run(&out, "ls %s", part);
 	char *first = strtok(out, "\n");
 	assert_non_null(first);
-	char *part_results = xasprintf("%s/%s/results.json", part, first);
-	int own = 0;
-	if (ts_file_exists(part_results)) {
-		char *mine = result_set(part_results, NULL, NULL, NULL);
-		own = count(mine, "\n");
-		free(mine);
-	}
+	char *part_dir = xasprintf("%s/%s", part, first);
+	struct run_result mine;
+	memset(&mine, 0, sizeof(mine));
+	char err[512];
+	assert_int_equal(store_journal_load(part_dir, &mine, NULL, err, sizeof(err)), 0);
+	int own = (int)mine.n_results;
+	run_result_release(&mine);
 	assert_int_equal(by_victim, own);
-	free(part_results);
+	free(part_dir);
 	free(out);
 	free(part);
 	free(merged);
