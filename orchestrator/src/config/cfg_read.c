@@ -389,3 +389,80 @@ bool cfg_safe_name(const char *s)
 			return false;
 	return true;
 }
+
+static bool var_name_ok(const char *s)
+{
+	if (!(isalpha((unsigned char)*s) || *s == '_'))
+		return false;
+	for (; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '_'))
+			return false;
+	return true;
+}
+
+static void var_set(struct var **out, size_t *n_out, const char *name, const char *value,
+		    bool test_level, struct src_pos pos)
+{
+	for (size_t i = 0; i < *n_out; i++) {
+		if (strcmp((*out)[i].name, name) == 0) {
+			free((*out)[i].value);
+			(*out)[i].value = xstrdup(value);
+			(*out)[i].test_level = test_level;
+			(*out)[i].pos = pos;
+			return;
+		}
+	}
+	*out = xrealloc(*out, (*n_out + 1) * sizeof(**out));
+	(*out)[(*n_out)++] = (struct var){ xstrdup(name), xstrdup(value), test_level, pos };
+}
+
+int cfg_vars(struct cfg *c, const struct ynode *n, const char *key, bool test_level,
+	     struct var **out, size_t *n_out)
+{
+	char f[96], what[32];
+	if (!n || ynode_is_null(n))
+		return 0;
+	snprintf(what, sizeof(what), "'%s'", key);
+	if (!cfg_want_map(c, n, what))
+		return -1;
+	int ret = 1;
+	for (size_t i = 0; i < n->n; i++) {
+		const struct ynode *k = n->pairs[i].key, *v = n->pairs[i].value;
+		if (!var_name_ok(k->value)) {
+			cfg_error(c, k, "invalid name in '%s', found %s (use letters, digits and '_', "
+				  "not starting with a digit)", key, cfg_found(k, f, sizeof(f)));
+			ret = -1;
+		} else if (v->kind != YNODE_SCALAR) {
+			cfg_error(c, v, "'%s.%s' must be a plain value, found %s", key, k->value,
+				  cfg_found(v, f, sizeof(f)));
+			ret = -1;
+		} else {
+			var_set(out, n_out, k->value, ynode_is_null(v) ? "" : v->value, test_level,
+				cfg_pos(c, k));
+		}
+	}
+	return ret;
+}
+
+void cfg_vars_copy(struct var **out, size_t *n_out, const struct var *src, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		var_set(out, n_out, src[i].name, src[i].value, src[i].test_level, src[i].pos);
+}
+
+void cfg_vars_free(struct var *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++) {
+		free(v[i].name);
+		free(v[i].value);
+	}
+	free(v);
+}
+
+const struct var *cfg_var_find(const struct var *v, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i].name, name) == 0)
+			return &v[i];
+	return NULL;
+}

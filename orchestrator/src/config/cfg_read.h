@@ -68,6 +68,16 @@ int cfg_str_list(struct cfg *c, const struct ynode *n, const char *key, char ***
 int cfg_regex(struct cfg *c, const struct ynode *n, const char *key, char **src,
 	      struct orch_regex *rx);
 
+/* vars: or env: -- a mapping of NAME ([A-Za-z_][A-Za-z0-9_]*) to a
+ * scalar; each entry replaces one of the same name in *out or is added.
+ * test_level marks the added entries. */
+int cfg_vars(struct cfg *c, const struct ynode *n, const char *key, bool test_level,
+	     struct var **out, size_t *n_out);
+void cfg_vars_copy(struct var **out, size_t *n_out, const struct var *src, size_t n);
+void cfg_vars_free(struct var *v, size_t n);
+/* The entry called name, or NULL. */
+const struct var *cfg_var_find(const struct var *v, size_t n, const char *name);
+
 /* [A-Za-z0-9._-]+ and not starting with '.' */
 bool cfg_safe_name(const char *s);
 void cfg_strv_free(char **v, size_t n);

@@ -19,7 +19,7 @@
 #include <string.h>
 
 static const char *const board_keys[] = { "arch", "tags", "local", "workdir", "transport",
-					  "controllers", "ssh", "serial", "power", NULL };
+					  "controllers", "ssh", "serial", "power", "vars", NULL };
 static const char *const top_keys[] = { "defaults", "boards", NULL };
 static const char *const ssh_keys[] = { "host", "port", "user", "identity", "password_env",
 					"host_key", "known_hosts", "connect_timeout", NULL };
@@ -77,6 +77,7 @@ static void board_release(struct board *b)
 	ssh_release(&b->ssh);
 	serial_release(&b->serial);
 	power_release(&b->power);
+	cfg_vars_free(b->vars, b->n_vars);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -116,6 +117,9 @@ static void board_copy(struct board *dst, const struct board *src)
 	dst->power.on = xstrdup(src->power.on);
 	dst->power.off = xstrdup(src->power.off);
 	dst->power.cycle = xstrdup(src->power.cycle);
+	dst->vars = NULL;
+	dst->n_vars = 0;
+	cfg_vars_copy(&dst->vars, &dst->n_vars, src->vars, src->n_vars);
 }
 
 static bool env_name_ok(const char *s)
@@ -350,6 +354,7 @@ static void read_board_fields(struct cfg *c, const struct ynode *m, const char *
 	int e;
 
 	cfg_str(c, ymap_get(m, "arch"), "arch", &d->b.arch);
+	cfg_vars(c, ymap_get(m, "vars"), "vars", false, &d->b.vars, &d->b.n_vars);
 	n = ymap_get(m, "tags");
 	if (cfg_str_list(c, n, "tags", &d->b.tags, &d->b.n_tags, NULL) > 0) {
 		for (size_t i = 0; i < d->b.n_tags; i++)

@@ -20,6 +20,14 @@ struct src_pos {
 	int col;
 };
 
+/* One entry of vars: or env: (NAME: value). */
+struct var {
+	char *name;
+	char *value;
+	bool test_level;          /* a test's vars: its own (else the scenario's) */
+	struct src_pos pos;
+};
+
 enum host_key_policy {
 	HOST_KEY_STRICT = 0,   /* known_hosts must hold a matching key */
 	HOST_KEY_ACCEPT_NEW,   /* unknown hosts are added; a changed key is refused */
@@ -83,6 +91,8 @@ struct board {
 	struct board_ssh ssh;
 	struct board_serial serial;
 	struct board_power power;
+	struct var *vars;         /* vars: {board.X} and {vars.X}, defaults' merged in */
+	size_t n_vars;
 	struct src_pos pos;
 };
 
@@ -157,6 +167,8 @@ struct step {
 	int64_t ready_timeout_ms; /* default 30 s */
 	int64_t timeout_ms;       /* default: the test's timeout */
 	char *parse;              /* "iperf3-json", "remote-bench", or NULL */
+	struct var *env;          /* env: for this step (after the test's) */
+	size_t n_env;
 	struct src_pos pos;
 };
 
@@ -183,6 +195,10 @@ struct test {
 	size_t n_roles;
 	struct step *steps;
 	size_t n_steps;
+	struct var *vars;         /* the scenario's vars:, then the test's own over them */
+	size_t n_vars;
+	struct var *env;          /* env: exported to the test's commands */
+	size_t n_env;
 	struct src_pos pos;
 };
 
@@ -200,6 +216,8 @@ struct scenario {
 	double threshold_pct;     /* regression threshold; default 5 */
 	struct test *tests;
 	size_t n_tests;
+	struct var *vars;         /* the scenario's vars: */
+	size_t n_vars;
 	char **files;             /* included files (src_pos.file may point at these) */
 	size_t n_files;
 };

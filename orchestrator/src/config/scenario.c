@@ -17,18 +17,18 @@
 #include <string.h>
 
 static const char *const top_keys[] = { "name", "inventory", "boards", "defaults", "baseline",
-					"threshold", "tests", "include", NULL };
+					"threshold", "tests", "include", "vars", NULL };
 static const char *const defaults_keys[] = { "timeout", "repeat", NULL };
 static const char *const test_keys[] = { "name", "run", "bench", "boot", "steps", "roles", "args",
 					 "repeat", "repeat_max", "timeout", "metrics", "expect",
-					 "parse", NULL };
+					 "parse", "vars", "env", NULL };
 static const char *const metric_keys[] = { "name", "regex", "unit", "unit_group", "better", "from",
 					   NULL };
 static const char *const bound_keys[] = { "min", "max", NULL };
 static const char *const boot_keys[] = { "trigger", "timeout", "base", "phases", NULL };
 static const char *const phase_keys[] = { "name", "until", "max", NULL };
 static const char *const step_keys[] = { "on", "run", "bench", "args", "background", "ready",
-					 "ready_timeout", "timeout", "parse", NULL };
+					 "ready_timeout", "timeout", "parse", "env", NULL };
 static const char *const better_names[] = { "higher", "lower", NULL };
 static const char *const trigger_names[] = { "power-cycle", "reboot", "none", NULL };
 static const char *const parse_names[] = { "iperf3-json", "remote-bench", NULL };
@@ -81,32 +81,63 @@ static void read_repeat(struct cfg *c, const struct ynode *n, int *repeat, bool 
 		  cfg_found(n, f, sizeof(f)));
 }
 
-/* Checks {X.field} substitutions in a step's command name a role or the board. */
+/*
+ * Checks the {NS.FIELD} substitutions in text: NS is board, vars, env or,
+ * in a multi-host test, a role. A {vars.X} the scenario and test do not
+ * define must come from every board's vars: (checked against the
+ * inventory, check.c).
+ */
 static void check_substitutions(struct cfg *c, const struct ynode *n, const char *cmd,
 				const struct test *t)
 {
 	for (const char *p = strchr(cmd, '{'); p; p = strchr(p + 1, '{')) {
+		if (p > cmd && p[-1] == '{')
+			continue;
 		const char *q = p + 1;
 		while (isalnum((unsigned char)*q) || *q == '_' || *q == '-')
 			q++;
 		if (q == p + 1 || *q != '.')
 			continue;
 		const char *r = q + 1;
-		while (isalnum((unsigned char)*r) || *r == '_')
+		while (isalnum((unsigned char)*r) || *r == '_' || *r == '-')
 			r++;
 		if (r == q + 1 || *r != '}')
 			continue;
 		size_t len = (size_t)(q - p - 1);
-		if (len == 5 && strncmp(p + 1, "board", 5) == 0)
+		if ((len == 5 && strncmp(p + 1, "board", 5) == 0) ||
+		    (len == 4 && strncmp(p + 1, "vars", 4) == 0) ||
+		    (len == 3 && strncmp(p + 1, "env", 3) == 0))
 			continue;
 		bool found = false;
 		for (size_t i = 0; i < t->n_roles; i++)
 			if (strlen(t->roles[i].name) == len && strncmp(t->roles[i].name, p + 1, len) == 0)
 				found = true;
-		if (!found)
+		if (found)
+			continue;
+		if (t->n_roles)
 			cfg_error(c, n, "unknown role '%.*s' in '%.*s' of test '%s'", (int)len, p + 1,
 				  (int)(r - p + 1), p, t->name ? t->name : "");
+		else
+			cfg_error(c, n, "unknown namespace '%.*s' in '%.*s' (use board, vars, env)",
+				  (int)len, p + 1, (int)(r - p + 1), p);
 	}
+}
+
+static void check_var_substitutions(struct cfg *c, const struct ynode *n, const char *text,
+				    const struct test *t)
+{
+	if (text)
+		check_substitutions(c, n, text, t);
+}
+
+static void read_env(struct cfg *c, const struct ynode *n, struct var **env, size_t *n_env,
+		     const struct test *t)
+{
+	if (cfg_vars(c, n, "env", true, env, n_env) <= 0)
+		return;
+	for (size_t i = 0; i < n->n; i++)
+		if (n->pairs[i].value->kind == YNODE_SCALAR)
+			check_var_substitutions(c, n->pairs[i].value, n->pairs[i].value->value, t);
 }
 
 /*
@@ -418,6 +449,7 @@ static void read_steps(struct cfg *c, const struct ynode *n, struct test *t)
 			cfg_error(c, ymap_key(m, "bench"), "step has both 'run' and 'bench'; use one");
 		if (cfg_str(c, run, "run", &s->run) > 0)
 			check_substitutions(c, run, s->run, t);
+		read_env(c, ymap_get(m, "env"), &s->env, &s->n_env, t);
 		read_bench(c, bench, &s->bench);
 		const struct ynode *args = ymap_get(m, "args");
 		if (args && !bench)
@@ -479,6 +511,8 @@ static void read_test(struct cfg *c, const struct ynode *m, const struct scenari
 	if (n_kinds == 0)
 		cfg_error(c, m, "test '%s' needs one of 'run', 'bench', 'boot' or 'steps'", tn);
 
+	cfg_vars_copy(&t->vars, &t->n_vars, sc->vars, sc->n_vars);
+	cfg_vars(c, ymap_get(m, "vars"), "vars", true, &t->vars, &t->n_vars);
 	if (cfg_str(c, ymap_get(m, "run"), "run", &t->run) > 0)
 		check_substitutions(c, ymap_get(m, "run"), t->run, t);
 	read_bench(c, ymap_get(m, "bench"), &t->bench);
@@ -517,6 +551,7 @@ static void read_test(struct cfg *c, const struct ynode *m, const struct scenari
 		read_roles(c, roles, t);
 	if (steps && roles)
 		read_steps(c, steps, t);
+	read_env(c, ymap_get(m, "env"), &t->env, &t->n_env, t);
 }
 
 static char *default_name(const char *path)
@@ -579,6 +614,8 @@ static void load_tree(struct cfg *c, const struct ynode *root, struct scenario *
 		sc->inventory_path = fs_resolve_path(inv, sc->dir);
 		free(inv);
 	}
+
+	cfg_vars(c, ymap_get(root, "vars"), "vars", false, &sc->vars, &sc->n_vars);
 
 	n = ymap_get(root, "boards");
 	if (cfg_str_list(c, n, "boards", &sc->board_selectors, &sc->n_board_selectors,
@@ -745,8 +782,11 @@ static void test_release(struct test *t)
 		free(s->ready_src);
 		orch_regex_free(&s->ready);
 		free(s->parse);
+		cfg_vars_free(s->env, s->n_env);
 	}
 	free(t->steps);
+	cfg_vars_free(t->vars, t->n_vars);
+	cfg_vars_free(t->env, t->n_env);
 }
 
 void scenario_free(struct scenario *sc)
@@ -764,5 +804,6 @@ void scenario_free(struct scenario *sc)
 	free(sc->board_selector_pos);
 	free(sc->baseline);
 	cfg_strv_free(sc->files, sc->n_files);
+	cfg_vars_free(sc->vars, sc->n_vars);
 	free(sc);
 }

@@ -8,6 +8,8 @@
 #include "execute/execute.h"
 #include "execute/metrics.h"
 #include "execute/push_console.h"
+#include "execute/substitute.h"
+#include "execute/vars.h"
 #include "util/deadline.h"
 #include "util/fsutil.h"
 #include "util/log.h"
@@ -221,6 +223,34 @@ fail:
 	return NULL;
 }
 
+/* The test's env: exported, the program, its arguments as words with their
+ * {ns.field} substituted; caller frees. NULL with err set. */
+static char *bench_test_command(struct exec_context *ctx, const char *remote, char *err,
+				size_t errlen)
+{
+	const struct test *test = ctx->item->test;
+	struct vars_ctx vc = { test, ctx->item->board };
+	struct subst_env env = { .board = ctx->item->board, .lookup = vars_lookup, .lookup_ctx = &vc };
+	struct subst_vars vars = SUBST_VARS_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	char *exports = vars_env_prefix(test->env, test->n_env, NULL, 0, "");
+	char *cmd = NULL;
+	int rc = subst_append(&vars, &sb, exports, &env, err, errlen);
+	free(exports);
+	strbuf_shquote(&sb, remote);
+	for (size_t i = 0; rc == 0 && i < test->n_args; i++) {
+		char *q = shquote(test->args[i]);
+		strbuf_putc(&sb, ' ');
+		rc = subst_append(&vars, &sb, q, &env, err, errlen);
+		free(q);
+	}
+	if (rc == 0)
+		cmd = subst_finish(&vars, strbuf_str(&sb));
+	subst_vars_release(&vars);
+	strbuf_release(&sb);
+	return cmd;
+}
+
 int execute_bench(struct exec_context *ctx, struct test_result *tr)
 {
 	const struct test *test = ctx->item->test;
@@ -237,16 +267,17 @@ int execute_bench(struct exec_context *ctx, struct test_result *tr)
 		test_result_set_message(tr, "%s", err);
 		return 0;
 	}
-	struct strbuf cmd = STRBUF_INIT;
-	strbuf_shquote(&cmd, remote);
-	for (size_t i = 0; i < test->n_args; i++) {
-		strbuf_putc(&cmd, ' ');
-		strbuf_shquote(&cmd, test->args[i]);
+	char *command = bench_test_command(ctx, remote, err, sizeof(err));
+	if (!command) {
+		tr->status = STATUS_FAIL;
+		test_result_set_message(tr, "%s", err);
+		free(remote);
+		return 0;
 	}
 	struct metric_collector mc;
 	metric_collector_init(&mc, test, true);
 	struct command_spec spec = {
-		.command = strbuf_str(&cmd), .timeout_ms = test->timeout_ms, .stdin_fd = -1,
+		.command = command, .timeout_ms = test->timeout_ms, .stdin_fd = -1,
 		.dir = ctx->test_dir, .stdout_name = "stdout.log", .stderr_name = "stderr.log",
 		.line_fn = metric_collector_line, .line_ctx = &mc,
 	};
@@ -264,7 +295,7 @@ int execute_bench(struct exec_context *ctx, struct test_result *tr)
 		}
 	}
 	metric_collector_release(&mc);
-	strbuf_release(&cmd);
+	free(command);
 	free(remote);
 	return 0;
 }

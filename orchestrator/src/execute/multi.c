@@ -22,6 +22,7 @@
 #include "execute/output.h"
 #include "execute/parse_iperf3.h"
 #include "execute/substitute.h"
+#include "execute/vars.h"
 #include "util/deadline.h"
 #include "util/interrupt.h"
 #include "util/log.h"
@@ -305,11 +306,16 @@ static char *bench_command(struct multi_run *mr, const struct step *step, const 
 	}
 	struct strbuf sb = STRBUF_INIT;
 	struct subst_vars vars = SUBST_VARS_INIT;
+	char *exports = vars_env_prefix(mr->item->test->env, mr->item->test->n_env, step->env,
+					step->n_env, "");
+	char *cmd = NULL;
+	size_t i = 0;
+	if (subst_append(&vars, &sb, exports, env, err, errlen) < 0)
+		i = step->n_args + 1;
+	free(exports);
 	strbuf_shquote(&sb, remote);
 	free(remote);
-	char *cmd = NULL;
-	size_t i;
-	for (i = 0; i < step->n_args; i++) {
+	for (; i < step->n_args; i++) {
 		strbuf_putc(&sb, ' ');
 		if (append_bench_arg(&vars, &sb, step->args[i], env, err, errlen) < 0)
 			break;
@@ -339,12 +345,20 @@ static char *step_command(struct multi_run *mr, const struct step *step,
 			role_boards(item, r, &roles[i].boards, &roles[i].n_boards);
 		}
 	}
+	struct vars_ctx vc = { item->test, b };
 	struct subst_env env = {
 		.board = b, .roles = roles, .n_roles = item->n_roles,
-		.arch_fn = detect_arch, .arch_ctx = mr,
+		.arch_fn = detect_arch, .arch_ctx = mr, .lookup = vars_lookup, .lookup_ctx = &vc,
 	};
-	char *cmd = step->bench ? bench_command(mr, step, b, &env, err, errlen)
-				: substitute(step->run, &env, err, errlen);
+	char *cmd = NULL;
+	if (step->bench) {
+		cmd = bench_command(mr, step, b, &env, err, errlen);
+	} else {
+		char *with_env = vars_env_prefix(item->test->env, item->test->n_env, step->env,
+						 step->n_env, step->run);
+		cmd = substitute(with_env, &env, err, errlen);
+		free(with_env);
+	}
 	free(roles);
 	return cmd;
 }

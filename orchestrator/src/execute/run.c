@@ -4,6 +4,7 @@
 #include "execute/metrics.h"
 #include "execute/parse_iperf3.h"
 #include "execute/substitute.h"
+#include "execute/vars.h"
 #include "util/strbuf.h"
 
 #include <stdio.h>
@@ -53,8 +54,12 @@ int execute_run(struct exec_context *ctx, struct test_result *tr)
 		return 0;
 	}
 	struct run_arch ra = { ctx, t };
-	struct subst_env env = { .board = ctx->item->board, .arch_fn = run_arch, .arch_ctx = &ra };
-	char *command = substitute(test->run, &env, err, sizeof(err));
+	struct vars_ctx vc = { test, ctx->item->board };
+	struct subst_env env = { .board = ctx->item->board, .arch_fn = run_arch, .arch_ctx = &ra,
+				 .lookup = vars_lookup, .lookup_ctx = &vc };
+	char *with_env = vars_env_prefix(test->env, test->n_env, NULL, 0, test->run);
+	char *command = substitute(with_env, &env, err, sizeof(err));
+	free(with_env);
 	if (!command) {
 		tr->status = STATUS_FAIL;
 		test_result_set_message(tr, "%s", err);

@@ -1,0 +1,186 @@
+/*
+ * Scenarios people grow, through `orch run` and `orch validate` on local
+ * boards (no lab needed): anchors and includes end to end, vars at three
+ * levels with their precedence, {board.X} from the inventory, env: and
+ * {env.X}, hostile values that must arrive as data, a bonnie++-style
+ * missing value, and broken scenarios refused before the run.
+ */
+#include "testsupport.h"
+#include "ts_json.h"
+#include "util/strbuf.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *tmp;
+
+static int group_setup(void **state)
+{
+	(void)state;
+	tmp = ts_mkdtemp("scenario-features");
+	free(ts_write_file(tmp, "inventory.yaml",
+			   "defaults: { vars: { site: lab, level: defaults } }\n"
+			   "boards:\n"
+			   "  l1: { local: true, tags: [embedded], vars: { level: board, only_board: b1 } }\n"
+			   "  l2: { local: true, tags: [embedded], vars: { only_board: b2 } }\n"));
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	ts_rmrf(tmp);
+	free(tmp);
+	return 0;
+}
+
+static char *log_of(const char *scenario, const char *board, const char *test)
+{
+	char *path = xasprintf("%s/%s/latest/%s/%s/stdout.log", tmp, scenario, board, test);
+	char *text = ts_read_file(path);
+	if (!text)
+		fail_msg("no %s", path);
+	free(path);
+	return text;
+}
+
+static int orch(char **out, const char *cmd, const char *file)
+{
+	bool run = strcmp(cmd, "run") == 0;
+	return ts_run(out, "cd '%s' && ORCH_TEST_HELLO='hello there' %s %s %s %s%s 2>&1", tmp,
+		      ORCH_BIN, cmd, file, run ? "-o " : "", run ? tmp : "");
+}
+
+static void test_vars_levels_env_and_includes(void **state)
+{
+	(void)state;
+	char *evil_marker = xasprintf("%s/pwned", tmp);
+	free(ts_write_file(tmp, "more.yaml",
+			   "- name: included\n"
+			   "  run: echo included {vars.sc_only}\n"));
+	char *sc = xasprintf(
+		"name: vars\n"
+		"inventory: inventory.yaml\n"
+		"boards: [tag:embedded]\n"
+		"x-common: &common { timeout: 30s, repeat: 1 }\n"
+		"vars:\n"
+		"  level: scenario\n"
+		"  sc_only: s\n"
+		"  evil: \"a'b; touch %s $(touch %s) `touch %s` \\\"q\\\" ${HOME}\"\n"
+		"tests:\n"
+		"  - <<: *common\n"
+		"    name: levels\n"
+		"    vars: { level: test }\n"
+		"    run: \"echo level={vars.level} board={board.only_board} sc={vars.sc_only} "
+		"site={vars.site} name={board.name}\"\n"
+		"  - { <<: *common, name: boardlevel, run: 'echo level={vars.level}' }\n"
+		"  - name: env\n"
+		"    env: { GREETING: 'hi {vars.sc_only}', RAW: 'x y' }\n"
+		"    run: 'echo \"g=$GREETING r=$RAW h={env.ORCH_TEST_HELLO}\"'\n"
+		"  - name: evil\n"
+		"    run: \"printf '[%%s]\\\\n' {vars.evil}; echo \\\"<{vars.evil}>\\\"\"\n"
+		"  - include: more.yaml\n",
+		evil_marker, evil_marker, evil_marker);
+	char *file = ts_write_file(tmp, "vars.yaml", sc);
+	char *out = NULL;
+	int rc = orch(&out, "run", file);
+	if (rc != 0)
+		fail_msg("orch run exited %d:\n%s", rc, out);
+	free(out);
+
+	char *t = log_of("vars", "l1", "levels");
+	assert_string_equal(t, "level=test board=b1 sc=s site=lab name=l1\n");
+	free(t);
+	t = log_of("vars", "l2", "levels");
+	assert_string_equal(t, "level=test board=b2 sc=s site=lab name=l2\n");
+	free(t);
+	/* test > board (inventory, its defaults included) > scenario */
+	t = log_of("vars", "l1", "boardlevel");
+	assert_string_equal(t, "level=board\n");
+	free(t);
+	t = log_of("vars", "l2", "boardlevel");
+	assert_string_equal(t, "level=defaults\n");
+	free(t);
+	t = log_of("vars", "l1", "env");
+	assert_string_equal(t, "g=hi s r=x y h=hello there\n");
+	free(t);
+	t = log_of("vars", "l1", "evil");
+	char *want = xasprintf("[a'b; touch %s $(touch %s) `touch %s` \"q\" ${HOME}]\n"
+			       "<a'b; touch %s $(touch %s) `touch %s` \"q\" ${HOME}>\n",
+			       evil_marker, evil_marker, evil_marker, evil_marker, evil_marker,
+			       evil_marker);
+	assert_string_equal(t, want);
+	free(want);
+	free(t);
+	assert_false(ts_file_exists(evil_marker));
+	t = log_of("vars", "l2", "included");
+	assert_string_equal(t, "included s\n");
+	free(t);
+	free(file);
+	free(sc);
+	free(evil_marker);
+}
+
+/* bonnie++ prints +++++ where a figure was too fast to measure: recorded as
+ * missing, the test passes unless an expectation needs it. */
+static void test_missing_bonnie_value(void **state)
+{
+	(void)state;
+	char *file = ts_write_file(tmp, "bonnie.yaml",
+		"name: bonnie\ninventory: inventory.yaml\nboards: [l1]\n"
+		"x-bonnie: &bonnie\n"
+		"  run: \"echo '1.98,1.98,l1,1,1700000000,2G,,8192,5,81234,99,+++++,+++,50000,60'\"\n"
+		"  metrics:\n"
+		"    - { name: seq_out, regex: '^(?:[^,]*,){9}([^,]+),', unit: KiB/s }\n"
+		"    - { name: seq_rewrite, regex: '^(?:[^,]*,){11}([^,]+),', unit: KiB/s }\n"
+		"tests:\n"
+		"  - { <<: *bonnie, name: loose, expect: { seq_out: { min: 1 MiB/s } } }\n"
+		"  - { <<: *bonnie, name: strict, expect: { seq_rewrite: { min: 1 MiB/s } } }\n");
+	char *out = NULL;
+	int rc = orch(&out, "run", file);
+	assert_int_equal(rc, 1);
+	free(out);
+	char *dir = xasprintf("%s/bonnie/latest", tmp);
+	json_t *res = ts_json_load_in(dir, "results.json");
+	json_t *loose = ts_json_result_or_fail(res, "l1", "loose");
+	assert_string_equal(ts_json_str(loose, "status"), "pass");
+	json_t *miss = json_object_get(loose, "missing_metrics");
+	assert_int_equal(json_array_size(miss), 1);
+	assert_string_equal(json_string_value(json_array_get(miss, 0)), "seq_rewrite");
+	json_t *strict = ts_json_result_or_fail(res, "l1", "strict");
+	assert_string_equal(ts_json_str(strict, "status"), "fail");
+	assert_non_null(strstr(ts_json_str(strict, "message"), "'seq_rewrite' is missing"));
+	json_decref(res);
+	free(dir);
+	free(file);
+}
+
+static void test_undefined_var_refused_before_run(void **state)
+{
+	(void)state;
+	char *file = ts_write_file(tmp, "undef.yaml",
+		"name: undef\ninventory: inventory.yaml\nboards: [tag:embedded]\n"
+		"tests:\n"
+		"  - name: t\n"
+		"    run: echo {vars.only_board} {vars.nope}\n");
+	char *out = NULL;
+	int rc = orch(&out, "validate", file);
+	assert_int_equal(rc, 2);
+	if (!strstr(out, "undef.yaml:5:5: error: {vars.nope} in test 't' is not defined"))
+		fail_msg("%s", out);
+	assert_null(strstr(out, "only_board"));   /* every board has that one */
+	free(out);
+	free(file);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_vars_levels_env_and_includes),
+		cmocka_unit_test(test_missing_bonnie_value),
+		cmocka_unit_test(test_undefined_var_refused_before_run),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
