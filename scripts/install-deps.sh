@@ -9,7 +9,8 @@
 # booting under qemu-system for serial boot timing; netns: wireguard-go for the
 # multi-host lab; cross: musl cross toolchains and qemu-user for remote-bench;
 # report: headless Chromium and xmllint for the report checks; bench: the
-# reference tools the benchmarks are compared against (mbw, grabserial).
+# reference tools the benchmarks are compared against (mbw, grabserial,
+# hyperfine, pssh).
 set -eu
 
 [ $# -gt 0 ] || set -- build lab
@@ -33,7 +34,7 @@ for group in "$@"; do
 		musl-dev:i386 musl-dev:armel musl-dev:armhf musl-dev:arm64"
 		arches="i386 armel armhf arm64" ;;
 	report) pkgs="$pkgs chromium libxml2-utils python3-junitparser" ;;
-	bench) pkgs="$pkgs mbw grabserial hyperfine" ;;
+	bench) pkgs="$pkgs mbw grabserial hyperfine pssh" ;;
 	*) echo "install-deps: unknown group '$group'" >&2; exit 2 ;;
 	esac
 done

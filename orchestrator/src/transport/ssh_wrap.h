@@ -14,9 +14,12 @@
  *     forking and keeps the pid.
  * Without /proc/$$/stat or setsid, the pid still names the command's shell,
  * and the kill script falls back to killing that pid and its descendants.
+ * The command runs in /bin/sh: with eval in the wrapper shell when that is
+ * sh (the board user's usual shell: no process started for it), else with
+ * `exec /bin/sh -c`; after setsid, with eval in the /bin/sh it started.
  */
 
-/* `... echo $$; exec /bin/sh -c 'CMD'`; caller frees. */
+/* `... echo $$; eval 'CMD'` (see above); caller frees. */
 char *ssh_wrap_command(const char *command);
 
 /* Kills process group $P (TERM, 1 s, KILL), or the tree under pid $P when
