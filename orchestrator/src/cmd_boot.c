@@ -1,6 +1,7 @@
 /* orch boot: time one board's boot from its serial console, live. */
 #include "cmd.h"
 #include "cmd_common.h"
+#include "coord/hold.h"
 #include "execute/execute.h"
 #include "util/deadline.h"
 #include "util/fsutil.h"
@@ -133,6 +134,30 @@ static void free_default_phases(struct boot_spec *spec)
 	free(spec->phases);
 }
 
+/* The board's lock (and, with $ORCH_DB, across controllers) before its
+ * console is opened; no waiting. 0, or -1 after saying who holds it. */
+static int hold_board(const char *board, struct coord_db **db, struct hold **hold)
+{
+	char err[512], msg[768];
+	const char *url = getenv("ORCH_DB");
+	if (url && *url && !(*db = coord_db_open(url, err, sizeof(err)))) {
+		fprintf(stderr, "orch boot: %s\n", err);
+		return -1;
+	}
+	char *note = xasprintf("orch boot %s", board);
+	*hold = hold_new(note, 0, *db, err, sizeof(err));
+	free(note);
+	if (!*hold) {
+		fprintf(stderr, "orch boot: %s\n", err);
+		return -1;
+	}
+	if (hold_acquire(*hold, &board, 1, msg, sizeof(msg)) < 0) {
+		fprintf(stderr, "orch boot: %s\n", msg);
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_boot(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -197,6 +222,8 @@ int cmd_boot(int argc, char **argv)
 	const struct board *board = inventory_find(inv, board_name);
 	char *dir = NULL;
 	struct board_conn conn = { 0 };
+	struct coord_db *db = NULL;
+	struct hold *hold = NULL;
 	if (!board) {
 		fprintf(stderr, "orch boot: no board '%s' in %s\n", board_name, inv->path);
 		ret = EXIT_USAGE;
@@ -254,6 +281,10 @@ int cmd_boot(int argc, char **argv)
 	}
 
 	interrupt_install();
+	if (hold_board(board->name, &db, &hold) < 0) {
+		ret = EXIT_INFRA;
+		goto out;
+	}
 	struct plan_item item = { .board = board, .test = &test };
 	struct boot_job job = {
 		.ctx = { .item = &item, .conn = &conn, .test_dir = dir, .inventory_dir = inv->dir },
@@ -309,6 +340,8 @@ int cmd_boot(int argc, char **argv)
 out:
 	if (board)
 		board_conn_release(&conn);
+	hold_free(hold);
+	coord_db_close(db);
 	if (own_phases)
 		free_default_phases(&test.boot);
 	free(dir);

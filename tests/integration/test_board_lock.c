@@ -184,6 +184,21 @@ static void test_reservation_expires(void **state)
 	free(out);
 }
 
+/* orch boot opens the board's console: it takes the board lock first */
+static void test_boot_respects_board_lock(void **state)
+{
+	struct fixture *f = *state;
+	char *out = NULL;
+	assert_int_equal(ts_run(&out, "%s %s lock b1 --note 'on the bench'", f->env, ORCH_BIN), 0);
+	free(out);
+	int rc = ts_run(&out, "%s %s boot b1 -i inv.yaml -o boot --timeout 1s", f->env, ORCH_BIN);
+	assert_int_equal(rc, 3);
+	assert_non_null(strstr(out, "orch boot: board b1 is held by"));
+	assert_non_null(strstr(out, "on the bench"));
+	assert_null(strstr(out, "listening on the serial console"));
+	free(out);
+}
+
 static void test_lock_usage_errors(void **state)
 {
 	struct fixture *f = *state;
@@ -209,6 +224,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_kill9_leaves_no_lock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reservation_blocks_until_unlock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reservation_expires, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_boot_respects_board_lock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_usage_errors, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -235,6 +235,26 @@ static void test_inventory_merge_and_paths(void **state)
 	inventory_free(inv);
 }
 
+/* controllers: which controllers of a joined run may take a board */
+static void test_inventory_controllers(void **state)
+{
+	(void)state;
+	struct inventory *inv = inv_ok("defaults: { controllers: [labhost1, labhost2] }\n"
+				       "boards:\n  a: { local: true }\n"
+				       "  b: { local: true, controllers: labhost3 }\n");
+	assert_int_equal(inv->boards[0].n_controllers, 2);
+	assert_string_equal(inv->boards[0].controllers[1], "labhost2");
+	assert_int_equal(inv->boards[1].n_controllers, 1);
+	assert_string_equal(inv->boards[1].controllers[0], "labhost3");
+	inventory_free(inv);
+	struct diag_list dl = inv_bad("boards:\n  a: { local: true, controllers: [\"\"] }\n");
+	has_exact(&dl, INV_PATH, 2, 35, "a controller name must not be empty");
+	diag_list_release(&dl);
+	dl = inv_bad("boards:\n  a: { local: true, controllers: { x: 1 } }\n");
+	assert_true(dl.n > 0);
+	diag_list_release(&dl);
+}
+
 static void test_inventory_errors(void **state)
 {
 	(void)state;
@@ -724,6 +744,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_inventory_design),
 		cmocka_unit_test(test_inventory_merge_and_paths),
+		cmocka_unit_test(test_inventory_controllers),
 		cmocka_unit_test(test_inventory_errors),
 		cmocka_unit_test(test_inventory_structure_errors),
 		cmocka_unit_test(test_scenario_design),
