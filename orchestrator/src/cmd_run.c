@@ -42,7 +42,10 @@ static const char usage_text[] =
 	"  -o, --runs-dir DIR     where run folders go (default: ./runs)\n"
 	"      --repeat N         run every test N times (overrides the scenario)\n"
 	"      --baseline RUN     mark regressions against this run folder (or 'latest')\n"
+	"      --baseline history judge against the last runs in the history database\n"
 	"      --threshold PCT    regression threshold in percent (default: scenario, 5)\n"
+	"      --label TEXT       name the run (a version under test; default: the\n"
+	"                         scenario's label:, else the run id)\n"
 	"      --shard K/N        run only shard K of N of the selected boards\n"
 	"      --bench-dir DIR    remote-bench binaries, DIR/ARCH/remote-bench-NAME\n"
 	"                         (default: $ORCH_BENCH_DIR, else the build's or the install's)\n"
@@ -88,6 +91,7 @@ struct run_options {
 	int64_t join_wait_ms;
 	bool json;
 	bool quiet;
+	const char *label;
 };
 
 static int parse_int(const char *s, int lo, int hi, int *out)
@@ -104,7 +108,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 {
 	enum { OPT_REPEAT = 256, OPT_BASELINE, OPT_THRESHOLD, OPT_SHARD, OPT_BENCH_DIR,
 	       OPT_DRY_RUN, OPT_FORMAT, OPT_WAIT, OPT_DB, OPT_JOIN,
-	       OPT_CONTROLLER, OPT_JOIN_WAIT };
+	       OPT_CONTROLLER, OPT_JOIN_WAIT, OPT_LABEL };
 	static const struct option longopts[] = {
 		{ "inventory", required_argument, NULL, 'i' },
 		{ "limit", required_argument, NULL, 'l' },
@@ -124,6 +128,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "label", required_argument, NULL, OPT_LABEL },
 		{ NULL, 0, NULL, 0 },
 	};
 	o->runs_dir = "runs";
@@ -182,6 +187,12 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 			    o->join_wait_ms < 0)
 				return cmd_usage_error("run", "--join-wait takes a duration such as "
 							      "5m, found '%s'", optarg);
+			break;
+		case OPT_LABEL:
+			if (!*optarg || strchr(optarg, '\n'))
+				return cmd_usage_error("run", "--label takes one line of text, found '%s'",
+						       optarg);
+			o->label = optarg;
 			break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "json") && strcmp(optarg, "text"))
@@ -248,6 +259,8 @@ static json_t *make_run_json(const struct run_options *o, const struct scenario 
 	json_object_set_new(j, "orch_version", json_string(ORCH_VERSION));
 	json_object_set_new(j, "host", json_string(run->host));
 	json_object_set_new(j, "run_id", json_string(run->run_id));
+	if (run->label)
+		json_object_set_new(j, "label", json_string(run->label));
 	clock_format_iso8601(run->start_wall_us, ts, sizeof(ts));
 	json_object_set_new(j, "start", json_string(ts));
 	if (run->end_wall_us) {
@@ -276,6 +289,26 @@ static json_t *make_run_json(const struct run_options *o, const struct scenario 
 	json_object_set_new(j, "options", opts);
 	json_object_set_new(j, "config", config_to_json(sc, inv, NULL));
 	return j;
+}
+
+/* --label, else the scenario's label: text, else the value of its
+ * label: { fact: NAME } (distinct values joined when boards differ). */
+static char *run_label(const struct run_options *o, const struct scenario *sc,
+		       const struct run_result *run)
+{
+	if (o->label)
+		return xstrdup(o->label);
+	if (sc->label)
+		return xstrdup(sc->label);
+	if (!sc->label_fact)
+		return NULL;
+	size_t n = 0;
+	char *v = run_result_fact_values(run, sc->label_fact, &n);
+	if (!v)
+		log_warn("label: no board reported fact '%s'; the run has no label", sc->label_fact);
+	else if (n > 1)
+		log_warn("label: the boards differ in fact '%s': %s", sc->label_fact, v);
+	return v;
 }
 
 /* Results arrive in the order boards finish; people read them board by
@@ -553,6 +586,9 @@ int cmd_run(int argc, char **argv)
 		.bench_dir = bench_dir,
 		.inventory_dir = inv_dir,
 		.inventory = inv,
+		.gather_facts = true,
+		.facts = sc->facts,
+		.n_facts = sc->n_facts,
 	};
 	if (progress)
 		sopts.hooks = (struct schedule_hooks){ on_started, on_finished, on_tick, progress };
@@ -589,6 +625,7 @@ int cmd_run(int argc, char **argv)
 		join_failed = true;
 
 	sort_results(&run, sc, inv);
+	run.label = run_label(&o, sc, &run);
 	if (baseline_path)
 		compare_apply_baseline(&run, &baseline,
 				       o.has_threshold ? o.threshold : sc->threshold_pct);

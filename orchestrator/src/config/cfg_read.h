@@ -77,6 +77,9 @@ void cfg_vars_copy(struct var **out, size_t *n_out, const struct var *src, size_
 void cfg_vars_free(struct var *v, size_t n);
 /* The entry called name, or NULL. */
 const struct var *cfg_var_find(const struct var *v, size_t n, const char *name);
+/* facts: and label: of a scenario (scenario_facts.c), and their release. */
+void scenario_read_facts(struct cfg *c, const struct ynode *root, struct scenario *sc);
+void scenario_facts_release(struct scenario *sc);
 
 /* [A-Za-z0-9._-]+ and not starting with '.' */
 bool cfg_safe_name(const char *s);

@@ -202,6 +202,16 @@ struct test {
 	struct src_pos pos;
 };
 
+/* facts: { NAME: "command" }: more facts gathered with the built-in ones. */
+struct fact_spec {
+	char *name;
+	char *command;            /* first line of its stdout is the value */
+	struct src_pos pos;
+};
+
+/* The facts every board reports (execute/facts.c gathers them), NULL-ended. */
+extern const char *const scenario_builtin_facts[];
+
 struct scenario {
 	char *path;
 	char *dir;
@@ -212,8 +222,12 @@ struct scenario {
 	struct src_pos *board_selector_pos;  /* where each was written (0:0 for the default) */
 	int64_t default_timeout_ms;  /* default 5 min */
 	int default_repeat;
-	char *baseline;           /* run folder, "latest", or NULL */
+	char *baseline;           /* run folder, "latest", "history", or NULL */
 	double threshold_pct;     /* regression threshold; default 5 */
+	struct fact_spec *facts;  /* facts: */
+	size_t n_facts;
+	char *label;              /* label: "text", or NULL */
+	char *label_fact;         /* label: { fact: NAME }, or NULL */
 	struct test *tests;
 	size_t n_tests;
 	struct var *vars;         /* the scenario's vars: */

@@ -17,7 +17,7 @@
 #include <string.h>
 
 static const char *const top_keys[] = { "name", "inventory", "boards", "defaults", "baseline",
-					"threshold", "tests", "include", "vars", NULL };
+					"threshold", "tests", "include", "vars", "facts", "label", NULL };
 static const char *const defaults_keys[] = { "timeout", "repeat", NULL };
 static const char *const test_keys[] = { "name", "run", "bench", "boot", "steps", "roles", "args",
 					 "repeat", "repeat_max", "timeout", "metrics", "expect",
@@ -646,13 +646,14 @@ static void load_tree(struct cfg *c, const struct ynode *root, struct scenario *
 
 	char *baseline = NULL;
 	if (cfg_str(c, ymap_get(root, "baseline"), "baseline", &baseline) > 0) {
-		if (strcmp(baseline, "latest") == 0)
+		if (strcmp(baseline, "latest") == 0 || strcmp(baseline, "history") == 0)
 			sc->baseline = xstrdup(baseline);
 		else
 			sc->baseline = fs_resolve_path(baseline, sc->dir);
 		free(baseline);
 	}
 	read_threshold(c, ymap_get(root, "threshold"), &sc->threshold_pct);
+	scenario_read_facts(c, root, sc);
 
 	n = ymap_get(root, "tests");
 	if (!n || ynode_is_null(n)) {
@@ -805,5 +806,6 @@ void scenario_free(struct scenario *sc)
 	free(sc->baseline);
 	cfg_strv_free(sc->files, sc->n_files);
 	cfg_vars_free(sc->vars, sc->n_vars);
+	scenario_facts_release(sc);
 	free(sc);
 }

@@ -3,6 +3,8 @@
  * worker keeps for all of the board's tests.
  */
 #include "execute/execute.h"
+#include "execute/facts.h"
+#include "util/log.h"
 #include "transport/transport_local.h"
 #include "transport/transport_ssh.h"
 #include "util/strbuf.h"
@@ -71,12 +73,29 @@ void board_conn_init(struct board_conn *bc, const struct board *board)
 	bc->arch = xstrdup(board->arch);
 }
 
+/* The board's facts, once, over the connection its first test uses. A
+ * failure costs the facts only; a lost connection is reopened by the test. */
+static void board_conn_gather_facts(struct board_conn *bc)
+{
+	char err[512];
+	bc->facts_done = true;
+	if (!bc->facts.board)
+		bc->facts.board = xstrdup(bc->board->name);
+	if (facts_gather(bc->transport, bc->fact_specs, bc->n_fact_specs, &bc->facts, err,
+			 sizeof(err)) < 0) {
+		log_warn("%s: facts not gathered: %s", bc->board->name, err);
+		board_conn_reset(bc);
+	}
+}
+
 int board_conn_get(struct board_conn *bc, struct transport **out, char *err, size_t errlen)
 {
-	if (!bc->transport && !bc->connect_error) {
+	for (int attempt = 0; attempt < 2 && !bc->transport && !bc->connect_error; attempt++) {
 		bc->transport = board_connect(bc->board, err, errlen);
 		if (!bc->transport)
 			bc->connect_error = xstrdup(err);
+		else if (bc->want_facts && !bc->facts_done)
+			board_conn_gather_facts(bc);
 	}
 	if (!bc->transport)
 		snprintf(err, errlen, "%s", bc->connect_error);
@@ -96,6 +115,7 @@ void board_conn_release(struct board_conn *bc)
 	board_conn_reset(bc);
 	free(bc->arch);
 	free(bc->connect_error);
+	board_facts_release(&bc->facts);
 	bc->arch = NULL;
 	bc->connect_error = NULL;
 }

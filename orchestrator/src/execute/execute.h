@@ -31,6 +31,13 @@ struct board_conn {
 	char *arch;                    /* board arch: inventory, or `uname -m` once */
 	char *connect_error;           /* set once connecting failed: not retried */
 	bool bench_dir_ready;          /* workdir created on the board */
+	/* facts: gathered right after the first successful connect when
+	 * want_facts is set (the scheduler sets it), then left in facts */
+	bool want_facts;
+	const struct fact_spec *fact_specs;   /* the scenario's facts: */
+	size_t n_fact_specs;
+	bool facts_done;
+	struct board_facts facts;
 };
 
 void board_conn_init(struct board_conn *bc, const struct board *board);

@@ -193,6 +193,8 @@ char *report_summary(const struct run_result *run, bool color)
 		report_fmt_duration(d, sizeof(d), (double)(run->end_wall_us - run->start_wall_us) / 1e6);
 		strbuf_printf(&sb, " in %s", d);
 	}
+	if (run->label)
+		strbuf_printf(&sb, " (%s)", run->label);
 	strbuf_putc(&sb, '\n');
 	if (run->interrupted)
 		strbuf_puts(&sb, "interrupted: the results are partial\n");
@@ -452,6 +454,15 @@ static void junit_suite_properties(struct strbuf *sb, const struct run_result *r
 				   const char *board)
 {
 	bool open = false;
+	const struct board_facts *bf = run_result_facts(run, board);
+	if (run->label || (bf && bf->n)) {
+		strbuf_puts(sb, "    <properties>\n");
+		open = true;
+		if (run->label)
+			junit_property(sb, "", "run.label", run->label);
+		for (size_t i = 0; bf && i < bf->n; i++)
+			junit_property(sb, "fact.", bf->items[i].name, bf->items[i].value);
+	}
 	for (size_t j = 0; j < run->n_results; j++) {
 		const struct test_result *tr = &run->results[j];
 		if (strcmp(tr->board ? tr->board : "", board) != 0)
@@ -504,7 +515,8 @@ char *report_junit_in(const struct run_result *run, const char *run_dir)
 		all_failures += counts_as_failure(&run->results[i]);
 
 	strbuf_puts(&sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites");
-	char *name = xasprintf("orch %s", run->scenario ? run->scenario : "");
+	char *name = run->label ? xasprintf("orch %s %s", run->scenario ? run->scenario : "", run->label)
+				: xasprintf("orch %s", run->scenario ? run->scenario : "");
 	xml_attr(&sb, "name", name);
 	free(name);
 	/* junit-10 (Jenkins xUnit) has no skipped count on <testsuites> */

@@ -272,9 +272,11 @@ static void html_header(struct strbuf *sb, const struct run_result *run,
 				    (double)(run->end_wall_us - run->start_wall_us) / 1e6);
 	else
 		snprintf(dur, sizeof(dur), "-");
-	const char *keys[] = { "run id", "host", "start", "duration", "orch" };
-	const char *vals[] = { run->run_id, run->host, start, dur, run->orch_version };
+	const char *keys[] = { "label", "run id", "host", "start", "duration", "orch" };
+	const char *vals[] = { run->label, run->run_id, run->host, start, dur, run->orch_version };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (i == 0 && !run->label)
+			continue;
 		strbuf_printf(sb, "<div><dt>%s</dt><dd>", keys[i]);
 		esc(sb, vals[i] && *vals[i] ? vals[i] : "-");
 		strbuf_puts(sb, "</dd></div>\n");
@@ -838,6 +840,49 @@ static void html_metrics(struct strbuf *sb, const struct run_result *run)
 	html_metric_group(sb, run, true);
 }
 
+/* The boards' facts: one row per board, one column per fact any board has. */
+static void html_boards(struct strbuf *sb, const struct run_result *run)
+{
+	const char **names = NULL;
+	size_t n = 0;
+	for (size_t b = 0; b < run->n_facts; b++) {
+		for (size_t k = 0; k < run->facts[b].n; k++) {
+			const char *name = run->facts[b].items[k].name;
+			bool seen = false;
+			for (size_t j = 0; j < n && !seen; j++)
+				seen = strcmp(names[j], name) == 0;
+			if (!seen) {
+				names = xrealloc(names, (n + 1) * sizeof(*names));
+				names[n++] = name;
+			}
+		}
+	}
+	if (n) {
+		strbuf_puts(sb, "<h2 id=\"boards\">Boards</h2>\n<table class=\"results boards\">\n"
+			    "<thead><tr><th>Board</th>");
+		for (size_t j = 0; j < n; j++) {
+			strbuf_puts(sb, "<th>");
+			esc(sb, names[j]);
+			strbuf_puts(sb, "</th>");
+		}
+		strbuf_puts(sb, "</tr></thead>\n<tbody>\n");
+		for (size_t b = 0; b < run->n_facts; b++) {
+			strbuf_puts(sb, "<tr><td class=\"board\">");
+			esc(sb, run->facts[b].board);
+			strbuf_puts(sb, "</td>");
+			for (size_t j = 0; j < n; j++) {
+				const char *v = board_facts_get(&run->facts[b], names[j]);
+				strbuf_puts(sb, "<td>");
+				esc(sb, v ? v : "-");
+				strbuf_puts(sb, "</td>");
+			}
+			strbuf_puts(sb, "</tr>\n");
+		}
+		strbuf_puts(sb, "</tbody>\n</table>\n");
+	}
+	free(names);
+}
+
 static void html_regressions(struct strbuf *sb, const struct run_result *run)
 {
 	bool any = false;
@@ -870,13 +915,14 @@ char *report_html_in(const struct run_result *run, const char *run_dir)
 		    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>");
 	esc(&sb, run->scenario ? run->scenario : "orch");
 	strbuf_puts(&sb, " \u00b7 ");
-	esc(&sb, run->run_id ? run->run_id : "");
+	esc(&sb, run_result_name(run));
 	strbuf_puts(&sb, " \u00b7 orch</title>\n<style>\n");
 	strbuf_puts(&sb, css);
 	strbuf_puts(&sb, css_grid);
 	strbuf_puts(&sb, "</style>\n</head>\n<body>\n<main>\n");
 	html_header(&sb, run, &t);
 	html_grid(&sb, run);
+	html_boards(&sb, run);
 	html_regressions(&sb, run);
 	html_timeline(&sb, run);
 	html_metrics(&sb, run);

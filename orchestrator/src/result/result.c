@@ -82,6 +82,10 @@ void run_result_release(struct run_result *run)
 	free(run->orch_version);
 	free(run->host);
 	free(run->baseline);
+	free(run->label);
+	for (size_t i = 0; i < run->n_facts; i++)
+		board_facts_release(&run->facts[i]);
+	free(run->facts);
 	memset(run, 0, sizeof(*run));
 }
 

@@ -73,8 +73,22 @@ struct test_result {
 	bool retried;
 };
 
+/* What a board said about itself before its first test (execute/facts.c):
+ * kernel, os, cpu, ... and the scenario's own `facts:`, in that order. */
+struct fact {
+	char *name;
+	char *value;
+};
+
+struct board_facts {
+	char *board;
+	struct fact *items;
+	size_t n;
+};
+
 struct run_result {
 	char *scenario;           /* scenario name */
+	char *label;              /* --label / scenario label:, or NULL */
 	char *run_id;             /* "20261202-165000" */
 	char *orch_version;
 	char *host;               /* controller hostname */
@@ -86,6 +100,8 @@ struct run_result {
 	struct test_result *results;
 	size_t n_results;
 	size_t cap_results;
+	struct board_facts *facts;  /* one per board that answered, in the order gathered */
+	size_t n_facts;
 };
 
 /* Appends a zeroed result for board/test (exit_code -1) and returns it;
@@ -121,6 +137,22 @@ void phase_result_release(struct phase_result *ph);
 void metric_result_summarize(struct metric_result *m);
 /* Relative standard deviation in percent (stddev / |mean| * 100); 0 if mean is 0. */
 double metric_result_rsd_pct(const struct metric_result *m);
+
+/* Sets (or replaces) fact name on bf. */
+void board_facts_set(struct board_facts *bf, const char *name, const char *value);
+/* The value, or NULL. */
+const char *board_facts_get(const struct board_facts *bf, const char *name);
+void board_facts_release(struct board_facts *bf);
+/* Moves bf into run (bf is zeroed), replacing facts of the same board. */
+void run_result_put_facts(struct run_result *run, struct board_facts *bf);
+/* The facts of board, or NULL. */
+const struct board_facts *run_result_facts(const struct run_result *run, const char *board);
+/* The distinct values of fact over the run's boards, in board order,
+ * joined by ", " (caller frees), or NULL when no board reported it;
+ * *n_distinct (may be NULL) gets how many. */
+char *run_result_fact_values(const struct run_result *run, const char *fact, size_t *n_distinct);
+/* The run's name for people: its label, else its run_id (never NULL). */
+const char *run_result_name(const struct run_result *run);
 
 /*
  * The exit code DESIGN.md defines: 130 when interrupted; else 1 if any

@@ -189,6 +189,21 @@ json_t *test_result_to_json(const struct test_result *tr)
 	return o;
 }
 
+static json_t *facts_to_json(const struct run_result *run)
+{
+	json_t *boards = json_object();
+	for (size_t i = 0; i < run->n_facts; i++) {
+		const struct board_facts *bf = &run->facts[i];
+		json_t *facts = json_object();
+		for (size_t k = 0; k < bf->n; k++)
+			json_object_set_new(facts, bf->items[k].name, jstr(bf->items[k].value));
+		json_t *b = json_object();
+		json_object_set_new(b, "facts", facts);
+		json_object_set_new(boards, bf->board, b);
+	}
+	return boards;
+}
+
 json_t *run_result_to_json(const struct run_result *run)
 {
 	json_t *results = json_array();
@@ -198,12 +213,14 @@ json_t *run_result_to_json(const struct run_result *run)
 	json_object_set_new(o, "orch_version", jstr(run->orch_version));
 	json_object_set_new(o, "scenario", jstr(run->scenario));
 	json_object_set_new(o, "run_id", jstr(run->run_id));
+	json_object_set_new(o, "label", jstr(run->label));
 	json_object_set_new(o, "host", jstr(run->host));
 	json_object_set_new(o, "start", jtime(run->start_wall_us));
 	json_object_set_new(o, "end", jtime(run->end_wall_us));
 	json_object_set_new(o, "exit_code", json_integer(run->exit_code));
 	json_object_set_new(o, "interrupted", json_boolean(run->interrupted));
 	json_object_set_new(o, "baseline", jstr(run->baseline));
+	json_object_set_new(o, "boards", facts_to_json(run));
 	json_object_set_new(o, "results", results);
 	return o;
 }
@@ -483,6 +500,32 @@ int test_result_from_json(const json_t *obj, struct test_result *tr, char *err, 
 	return test_from_json(&c, obj, tr);
 }
 
+/* "boards": { NAME: { "facts": { KEY: "value", ... } } }; other members
+ * and non-string facts are ignored. */
+static int facts_from_json(struct jctx *c, const json_t *obj, struct run_result *run)
+{
+	json_t *boards = json_object_get(obj, "boards");
+	const char *name;
+	json_t *b;
+	if (!boards || json_is_null(boards))
+		return 0;
+	if (!json_is_object(boards))
+		return jfail(c, "boards", "expected an object");
+	json_object_foreach(boards, name, b) {
+		json_t *facts = json_is_object(b) ? json_object_get(b, "facts") : NULL;
+		const char *key;
+		json_t *v;
+		if (!json_is_object(facts))
+			continue;
+		struct board_facts bf = { .board = xstrdup(name) };
+		json_object_foreach(facts, key, v)
+			if (json_is_string(v))
+				board_facts_set(&bf, key, json_string_value(v));
+		run_result_put_facts(run, &bf);
+	}
+	return 0;
+}
+
 int run_result_from_json(const json_t *obj, struct run_result *run, char *err, size_t errlen)
 {
 	memset(run, 0, sizeof(*run));
@@ -501,7 +544,9 @@ int run_result_from_json(const json_t *obj, struct run_result *run, char *err, s
 	    get_time(&c, obj, "end", &run->end_wall_us) < 0 ||
 	    get_int(&c, obj, "exit_code", 0, &run->exit_code) < 0 ||
 	    get_bool(&c, obj, "interrupted", &run->interrupted) < 0 ||
-	    get_str(&c, obj, "baseline", false, &run->baseline) < 0)
+	    get_str(&c, obj, "baseline", false, &run->baseline) < 0 ||
+	    get_str(&c, obj, "label", false, &run->label) < 0 ||
+	    facts_from_json(&c, obj, run) < 0)
 		goto out;
 	json_t *results = json_object_get(obj, "results");
 	if (!results || !json_is_array(results)) {

@@ -61,8 +61,10 @@ static size_t locked_boards(const struct plan_item *item, const struct board **o
 
 /* The result goes to the store first, outside the lock (a journal line and
  * result.json: the same work for the 10th result as for the 10000th), then
- * into the run and the hooks under it. */
-static void record(struct scheduler *s, const struct plan_item *item, struct test_result *tr)
+ * into the run and the hooks under it, with the board's facts the first
+ * time they are there. */
+static void record(struct scheduler *s, const struct plan_item *item, struct test_result *tr,
+		   struct board_conn *bc)
 {
 	char err[512];
 	bool saved = store_save_test(s->store, s->run, tr, err, sizeof(err)) == 0;
@@ -72,6 +74,8 @@ static void record(struct scheduler *s, const struct plan_item *item, struct tes
 	pthread_mutex_lock(&s->lock);
 	if (!saved && !s->store_error[0])
 		snprintf(s->store_error, sizeof(s->store_error), "%s", err);
+	if (bc && bc->facts_done && bc->facts.board)
+		run_result_put_facts(s->run, &bc->facts);   /* once: the move empties it */
 	run_result_take(s->run, tr);
 	const struct test_result *stored = &s->run->results[s->run->n_results - 1];
 	if (s->opts->hooks.item_finished)
@@ -118,7 +122,7 @@ static void run_item(struct scheduler *s, struct board_conn *bc, const struct pl
 		pthread_mutex_unlock(&s->role_locks[board_index(s, locked[i])]);
 	free(locked);
 	free(dir);
-	record(s, item, &tr);
+	record(s, item, &tr, bc);
 }
 
 static void end_item(struct scheduler *s, const struct plan_item *item,
@@ -131,7 +135,7 @@ static void end_item(struct scheduler *s, const struct plan_item *item,
 	tr.exit_code = -1;
 	tr.status = status;
 	test_result_set_message(&tr, "%s", msg);
-	record(s, item, &tr);
+	record(s, item, &tr, NULL);
 }
 
 static void skip_item(struct scheduler *s, const struct plan_item *item)
@@ -200,6 +204,9 @@ static void run_board(struct scheduler *s, size_t b)
 	}
 	struct board_conn bc;
 	board_conn_init(&bc, pb->board);
+	bc.want_facts = s->opts->gather_facts;
+	bc.fact_specs = s->opts->facts;
+	bc.n_fact_specs = s->opts->n_facts;
 	for (size_t i = 0; i < pb->n_items; i++) {
 		if (!wanted(s, &pb->items[i]))
 			continue;

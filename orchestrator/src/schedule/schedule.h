@@ -59,6 +59,10 @@ struct schedule_options {
 	const struct inventory *inventory;
 	struct schedule_hooks hooks;
 	struct schedule_claims claims;
+	/* gather each board's facts at its first connection (into run->facts) */
+	bool gather_facts;
+	const struct fact_spec *facts;   /* the scenario's facts: */
+	size_t n_facts;
 };
 
 #define SCHEDULE_MAX_JOBS 64
