@@ -88,7 +88,7 @@ _orch()
 		return ;;
 	--color)
 		;;
-	-j | --jobs | --repeat | --threshold | -t | --shard | --timeout)
+	-j | --jobs | --repeat | --threshold | -t | --test | --shard | --timeout)
 		return ;;
 	esac
 	if [[ $cur == --color=* ]]; then

@@ -36,7 +36,10 @@ static const char usage_text[] =
 	"\n"
 	"  -i, --inventory FILE   boards file (default: the scenario's inventory:)\n"
 	"  -l, --limit SELECTOR   only these boards: NAME, tag:TAG, all, !NAME, !tag:TAG;\n"
-	"                         repeatable; narrows the scenario's boards:\n"
+	"                         globs ('apu*') and lists ('rb1,rb2'); repeatable;\n"
+	"                         narrows the scenario's boards:\n"
+	"  -t, --test NAME        only these tests: a name, a glob ('net-*') or a list\n"
+	"                         ('cpu,mem'); repeatable\n"
 	"  -j, --jobs N           boards at once (default: all selected, at most 64;\n"
 	"                         with --join 2, so that the boards are shared out)\n"
 	"  -o, --runs-dir DIR     where run folders go (default: ./runs)\n"
@@ -75,6 +78,8 @@ struct run_options {
 	const char *inventory;
 	const char **limits;
 	size_t n_limits;
+	const char **tests;
+	size_t n_tests;
 	int jobs;
 	const char *runs_dir;
 	int repeat;
@@ -112,6 +117,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 	static const struct option longopts[] = {
 		{ "inventory", required_argument, NULL, 'i' },
 		{ "limit", required_argument, NULL, 'l' },
+		{ "test", required_argument, NULL, 't' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "runs-dir", required_argument, NULL, 'o' },
 		{ "repeat", required_argument, NULL, OPT_REPEAT },
@@ -137,12 +143,16 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, ":i:l:j:o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:l:t:j:o:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': o->inventory = optarg; break;
 		case 'l':
 			o->limits = xrealloc(o->limits, (o->n_limits + 1) * sizeof(*o->limits));
 			o->limits[o->n_limits++] = optarg;
+			break;
+		case 't':
+			o->tests = xrealloc(o->tests, (o->n_tests + 1) * sizeof(*o->tests));
+			o->tests[o->n_tests++] = optarg;
 			break;
 		case 'j':
 			if (parse_int(optarg, 1, SCHEDULE_MAX_JOBS, &o->jobs) < 0)
@@ -275,6 +285,10 @@ static json_t *make_run_json(const struct run_options *o, const struct scenario 
 	for (size_t i = 0; i < o->n_limits; i++)
 		json_array_append_new(limits, json_string(o->limits[i]));
 	json_object_set_new(opts, "limits", limits);
+	json_t *tests = json_array();
+	for (size_t i = 0; i < o->n_tests; i++)
+		json_array_append_new(tests, json_string(o->tests[i]));
+	json_object_set_new(opts, "tests", tests);
 	json_object_set_new(opts, "jobs", json_integer(o->jobs));
 	if (o->repeat)
 		json_object_set_new(opts, "repeat", json_integer(o->repeat));
@@ -521,7 +535,8 @@ int cmd_run(int argc, char **argv)
 	if (ret != EXIT_OK)
 		goto out;
 	apply_repeat_override(sc, o.repeat);
-	struct plan_options popts = { o.limits, o.n_limits, o.shard_k, o.shard_n };
+	struct plan_options popts = { o.limits, o.n_limits, o.shard_k, o.shard_n, o.tests,
+				      o.n_tests };
 	if (plan_build(sc, inv, &popts, &plan, err, sizeof(err)) < 0) {
 		fprintf(stderr, "orch run: %s\n", err);
 		ret = EXIT_USAGE;
@@ -666,6 +681,7 @@ out:
 	scenario_free(sc);
 	inventory_free(inv);
 	free(o.limits);
+	free(o.tests);
 	free(bench_dir);
 	free(inv_dir);
 	free(baseline_path);

@@ -10,13 +10,14 @@
 #include <string.h>
 
 static const char usage_text[] =
-	"usage: orch validate SCENARIO.yaml [-i INVENTORY] [-l SELECTOR]...\n"
+	"usage: orch validate SCENARIO.yaml [-i INVENTORY] [-l SELECTOR]... [-t TEST]...\n"
 	"\n"
 	"Checks the scenario and its inventory as 'orch run' would: unknown keys,\n"
 	"wrong types, bad durations, sizes and regexes, unknown boards in selectors.\n"
 	"Every problem is reported as FILE:LINE:COL. Nothing is contacted.\n"
 	"  -i, --inventory FILE   boards file (default: the scenario's inventory:)\n"
 	"  -l, --limit SELECTOR   check the selection these limits give, too\n"
+	"  -t, --test NAME        check these tests select something (names, globs)\n"
 	"      --plan             also print the plan (as 'orch run --dry-run')\n"
 	"Exit: 0 valid, 2 invalid.\n";
 
@@ -25,13 +26,14 @@ int cmd_validate(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "inventory", required_argument, NULL, 'i' },
 		{ "limit", required_argument, NULL, 'l' },
+		{ "test", required_argument, NULL, 't' },
 		{ "plan", no_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *inventory = NULL;
-	const char **limits = NULL;
-	size_t n_limits = 0;
+	const char **limits = NULL, **tests = NULL;
+	size_t n_limits = 0, n_tests = 0;
 	int show_plan = 0;
 	struct scenario *sc = NULL;
 	struct inventory *inv = NULL;
@@ -40,12 +42,16 @@ int cmd_validate(int argc, char **argv)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:l:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:l:t:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': inventory = optarg; break;
 		case 'l':
 			limits = xrealloc(limits, (n_limits + 1) * sizeof(*limits));
 			limits[n_limits++] = optarg;
+			break;
+		case 't':
+			tests = xrealloc(tests, (n_tests + 1) * sizeof(*tests));
+			tests[n_tests++] = optarg;
 			break;
 		case 'p': show_plan = 1; break;
 		case 'h':
@@ -66,7 +72,7 @@ int cmd_validate(int argc, char **argv)
 	ret = cmd_load_scenario(argv[optind], inventory, &sc, &inv);
 	if (ret != EXIT_OK)
 		goto out;
-	struct plan_options popts = { limits, n_limits, 0, 0 };
+	struct plan_options popts = { limits, n_limits, 0, 0, tests, n_tests };
 	char err[512];
 	if (plan_build(sc, inv, &popts, &plan, err, sizeof(err)) < 0) {
 		if (!strncmp(err, argv[optind], strlen(argv[optind])))
@@ -87,5 +93,6 @@ out:
 	scenario_free(sc);
 	inventory_free(inv);
 	free(limits);
+	free(tests);
 	return ret;
 }

@@ -20,6 +20,10 @@ static int group_setup(void **state)
 {
 	(void)state;
 	tmp = ts_mkdtemp("scenario-features");
+	/* board locks of our own: other tests' boards have the same names */
+	char *locks = xasprintf("%s/locks", tmp);
+	setenv("ORCH_LOCK_DIR", locks, 1);
+	free(locks);
 	free(ts_write_file(tmp, "inventory.yaml",
 			   "defaults: { vars: { site: lab, level: defaults } }\n"
 			   "boards:\n"
@@ -175,12 +179,40 @@ static void test_undefined_var_refused_before_run(void **state)
 	free(file);
 }
 
+/* -t and -l with globs and comma lists, on orch run */
+static void test_select_tests_and_boards(void **state)
+{
+	(void)state;
+	char *file = ts_write_file(tmp, "sel.yaml",
+		"name: sel\ninventory: inventory.yaml\nboards: [all]\n"
+		"tests:\n  - { name: net-a, run: 'true' }\n  - { name: net-b, run: 'true' }\n"
+		"  - { name: cpu, run: 'true' }\n");
+	char *out = NULL;
+	int rc = ts_run(&out, "cd '%s' && %s run %s -o %s -t 'net-*' -t cpu,nothing -l 'l*' -l '!l2' "
+			"2>&1", tmp, ORCH_BIN, file, tmp);
+	assert_int_equal(rc, 0);
+	free(out);
+	char *dir = xasprintf("%s/sel/latest", tmp);
+	json_t *res = ts_json_load_in(dir, "results.json");
+	assert_int_equal(json_array_size(json_object_get(res, "results")), 3);
+	assert_non_null(ts_json_result(res, "l1", "net-b"));
+	assert_null(ts_json_result(res, "l2", "net-b"));
+	json_decref(res);
+	rc = ts_run(&out, "%s run %s -o %s -t 'disk*' 2>&1", ORCH_BIN, file, tmp);
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(out, "no test matches 'disk*'"));
+	free(out);
+	free(dir);
+	free(file);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vars_levels_env_and_includes),
 		cmocka_unit_test(test_missing_bonnie_value),
 		cmocka_unit_test(test_undefined_var_refused_before_run),
+		cmocka_unit_test(test_select_tests_and_boards),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

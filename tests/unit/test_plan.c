@@ -71,12 +71,51 @@ static void test_limits_narrow(void **state)
 	struct fixture f = { 0 };
 	load(&f, "name: s\nboards: [tag:embedded]\ntests:\n  - { name: a, run: 'true' }\n");
 	const char *limits[] = { "tag:x86", "!apu" };
-	struct plan_options o = { limits, 2, 0, 0 };
+	struct plan_options o = { limits, 2, 0, 0, NULL, 0 };
 	char err[256];
 	assert_int_equal(plan_build(f.sc, f.inv, &o, &f.plan, err, sizeof(err)), 0);
 	char *names = board_names(f.plan);
 	assert_string_equal(names, "biff geode");
 	free(names);
+	release(&f);
+}
+
+/* -l with globs and comma lists, -t with names, globs and lists */
+static void test_globs_lists_and_test_filter(void **state)
+{
+	(void)state;
+	struct fixture f = { 0 };
+	load(&f, "name: s\nboards: ['b*,a*', 'tag:e*', '!g?ode']\ntests:\n"
+		 "  - { name: net-tcp, run: 'true' }\n  - { name: net-udp, run: 'true' }\n"
+		 "  - { name: cpu, run: 'true' }\n  - { name: mem, run: 'true' }\n");
+	char err[256];
+	assert_int_equal(plan_build(f.sc, f.inv, NULL, &f.plan, err, sizeof(err)), 0);
+	char *names = board_names(f.plan);
+	assert_string_equal(names, "pi biff apu");
+	free(names);
+	plan_free(f.plan);
+
+	const char *limits[] = { "apu,biff" };
+	const char *tests[] = { "net-*", "mem,nope-but-listed" };
+	struct plan_options o = { limits, 1, 0, 0, tests, 2 };
+	assert_int_equal(plan_build(f.sc, f.inv, &o, &f.plan, err, sizeof(err)), 0);
+	names = board_names(f.plan);
+	assert_string_equal(names, "biff apu");
+	free(names);
+	assert_int_equal(f.plan->boards[0].n_items, 3);
+	assert_string_equal(f.plan->boards[0].items[0].test->name, "net-tcp");
+	assert_string_equal(f.plan->boards[0].items[2].test->name, "mem");
+	plan_free(f.plan);
+	f.plan = NULL;
+
+	const char *none[] = { "disk*" };
+	struct plan_options o2 = { NULL, 0, 0, 0, none, 1 };
+	assert_int_equal(plan_build(f.sc, f.inv, &o2, &f.plan, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "no test matches 'disk*' (-t); the scenario has: net-tcp, "));
+	const char *nob[] = { "rb*" };
+	struct plan_options o3 = { nob, 1, 0, 0, NULL, 0 };
+	assert_int_equal(plan_build(f.sc, f.inv, &o3, &f.plan, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "no board matches 'rb*'"));
 	release(&f);
 }
 
@@ -86,7 +125,7 @@ static void test_nothing_selected_is_an_error(void **state)
 	struct fixture f = { 0 };
 	load(&f, "name: s\nboards: [tag:arm]\ntests:\n  - { name: a, run: 'true' }\n");
 	const char *limits[] = { "tag:x86" };
-	struct plan_options o = { limits, 1, 0, 0 };
+	struct plan_options o = { limits, 1, 0, 0, NULL, 0 };
 	char err[256];
 	assert_int_equal(plan_build(f.sc, f.inv, &o, &f.plan, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "no board selected"));
@@ -126,7 +165,7 @@ static void test_shards_partition_the_boards(void **state)
 	load(&f, "name: s\nboards: [all]\ntests:\n  - { name: a, run: 'true' }\n");
 	int seen[5] = { 0 };
 	for (int k = 1; k <= 3; k++) {
-		struct plan_options o = { NULL, 0, k, 3 };
+		struct plan_options o = { NULL, 0, k, 3, NULL, 0 };
 		struct plan *p;
 		char err[256];
 		assert_int_equal(plan_build(f.sc, f.inv, &o, &p, err, sizeof(err)), 0);
@@ -210,6 +249,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_selection_and_order),
 		cmocka_unit_test(test_limits_narrow),
+		cmocka_unit_test(test_globs_lists_and_test_filter),
 		cmocka_unit_test(test_nothing_selected_is_an_error),
 		cmocka_unit_test(test_shards_partition_the_boards),
 		cmocka_unit_test(test_parse_shard),

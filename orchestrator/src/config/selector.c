@@ -3,21 +3,67 @@
 #include "util/strbuf.h"
 
 #include <ctype.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Names, with the glob characters * ? [ ] allowed. */
 static bool name_chars_ok(const char *s)
 {
 	if (!*s)
 		return false;
 	for (; *s; s++)
-		if (!(isalnum((unsigned char)*s) || *s == '.' || *s == '_' || *s == '-'))
+		if (!(isalnum((unsigned char)*s) || strchr("._-*?[]", *s)))
 			return false;
 	return true;
 }
 
+static bool is_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+static bool name_matches(const char *pat, const char *name)
+{
+	return is_glob(pat) ? fnmatch(pat, name, 0) == 0 : strcmp(pat, name) == 0;
+}
+
+/* A comma list "a,b" as separate selectors; caller frees with cfg_strv_free. */
+static char **split_list(const char *const *in, size_t n, size_t *n_out)
+{
+	char **out = NULL;
+	*n_out = 0;
+	for (size_t i = 0; in && i < n; i++) {
+		const char *p = in[i];
+		for (;;) {
+			size_t len = strcspn(p, ",");
+			out = xrealloc(out, (*n_out + 1) * sizeof(*out));
+			out[(*n_out)++] = xstrndup(p, len);
+			if (!p[len])
+				break;
+			p += len + 1;
+		}
+	}
+	return out;
+}
+
+static bool one_well_formed(const char *sel, char *err, size_t errlen);
+
 bool selector_well_formed(const char *sel, char *err, size_t errlen)
+{
+	if (!sel || !strchr(sel, ','))
+		return one_well_formed(sel, err, errlen);
+	size_t n;
+	char **parts = split_list(&sel, 1, &n);
+	bool ok = true;
+	for (size_t i = 0; i < n && ok; i++)
+		ok = one_well_formed(parts[i], err, errlen);
+	cfg_strv_free(parts, n);
+	return ok;
+}
+
+static bool one_well_formed(const char *sel, char *err, size_t errlen)
 {
 	if (!sel || !*sel) {
 		snprintf(err, errlen, "empty selector");
@@ -43,7 +89,8 @@ bool selector_well_formed(const char *sel, char *err, size_t errlen)
 		return true;
 	}
 	if (!name_chars_ok(s)) {
-		snprintf(err, errlen, "expected a board name, tag:NAME or all, with '!' to exclude");
+		snprintf(err, errlen, "expected a board name or glob, tag:NAME or all, with '!' to "
+			 "exclude, several joined by ','");
 		return false;
 	}
 	return true;
@@ -52,7 +99,7 @@ bool selector_well_formed(const char *sel, char *err, size_t errlen)
 static bool board_has_tag(const struct board *b, const char *tag)
 {
 	for (size_t i = 0; i < b->n_tags; i++)
-		if (strcmp(b->tags[i], tag) == 0)
+		if (name_matches(tag, b->tags[i]))
 			return true;
 	return false;
 }
@@ -64,10 +111,25 @@ static bool matches(const char *s, const struct board *b)
 		return true;
 	if (strncmp(s, "tag:", 4) == 0)
 		return board_has_tag(b, s + 4);
-	return strcmp(s, b->name) == 0;
+	return name_matches(s, b->name);
 }
 
+static bool one_valid(const struct inventory *inv, const char *sel, char *err, size_t errlen);
+
 bool selector_valid(const struct inventory *inv, const char *sel, char *err, size_t errlen)
+{
+	if (!sel || !strchr(sel, ','))
+		return one_valid(inv, sel, err, errlen);
+	size_t n;
+	char **parts = split_list(&sel, 1, &n);
+	bool ok = true;
+	for (size_t i = 0; i < n && ok; i++)
+		ok = one_valid(inv, parts[i], err, errlen);
+	cfg_strv_free(parts, n);
+	return ok;
+}
+
+static bool one_valid(const struct inventory *inv, const char *sel, char *err, size_t errlen)
 {
 	if (!selector_well_formed(sel, err, errlen))
 		return false;
@@ -78,6 +140,11 @@ bool selector_valid(const struct inventory *inv, const char *sel, char *err, siz
 		if (matches(s, &inv->boards[i]))
 			return true;
 	bool tag = strncmp(s, "tag:", 4) == 0;
+	if (is_glob(tag ? s + 4 : s)) {
+		snprintf(err, errlen, "no board %s '%s'", tag ? "has a tag matching" : "matches",
+			 tag ? s + 4 : s);
+		return false;
+	}
 	const char **names = xcalloc(inv->n_boards * (tag ? 0 : 1) + 1, sizeof(char *));
 	size_t n = 0;
 	for (size_t i = 0; !tag && i < inv->n_boards; i++)
@@ -127,20 +194,28 @@ static bool selects(const char *const *sels, size_t n, const struct board *b)
 }
 
 int selector_resolve(const struct inventory *inv,
-		     const char *const *sels, size_t n_sels,
-		     const char *const *limits, size_t n_limits,
+		     const char *const *sels_in, size_t n_sels_in,
+		     const char *const *limits_in, size_t n_limits_in,
 		     bool *selected, char *err, size_t errlen)
 {
+	size_t n_sels, n_limits;
+	char **sels = split_list(sels_in, n_sels_in, &n_sels);
+	char **limits = split_list(limits_in, n_limits_in, &n_limits);
+	int ret = -1;
 	for (size_t j = 0; j < n_sels; j++)
 		if (!selector_valid(inv, sels[j], err, errlen))
-			return -1;
-	for (size_t j = 0; limits && j < n_limits; j++)
+			goto out;
+	for (size_t j = 0; j < n_limits; j++)
 		if (!selector_valid(inv, limits[j], err, errlen))
-			return -1;
+			goto out;
 	for (size_t i = 0; i < inv->n_boards; i++) {
 		const struct board *b = &inv->boards[i];
-		selected[i] = selects(sels, n_sels, b) &&
-			      (!limits || n_limits == 0 || selects(limits, n_limits, b));
+		selected[i] = selects((const char *const *)sels, n_sels, b) &&
+			      (n_limits == 0 || selects((const char *const *)limits, n_limits, b));
 	}
-	return 0;
+	ret = 0;
+out:
+	cfg_strv_free(sels, n_sels);
+	cfg_strv_free(limits, n_limits);
+	return ret;
 }

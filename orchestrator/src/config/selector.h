@@ -2,8 +2,10 @@
 #define ORCH_CONFIG_SELECTOR_H
 /*
  * Board selectors (DESIGN.md): "NAME", "tag:TAG", "all", and "!" before
- * either to exclude. A list selects the union of its positive selectors
- * (all boards when there are only exclusions) minus every exclusion.
+ * either to exclude. NAME and TAG may be shell globs ("apu*", "tag:rb?"),
+ * and "a,b,!c" is the same as the three selectors a, b, !c. A list selects
+ * the union of its positive selectors (all boards when there are only
+ * exclusions) minus every exclusion.
  */
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,6 +3,7 @@
 #include "util/strbuf.h"
 
 #include <stdio.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,11 +101,13 @@ static bool has_each_role(const struct test *test)
 
 /* A test that got no item anywhere would silently not run: an error naming
  * why. 0 when every test runs somewhere. */
-static int check_every_test_runs(const struct scenario *sc, const struct plan *p, char *err,
-				 size_t errlen)
+static int check_every_test_runs(const struct scenario *sc, const bool *want,
+				 const struct plan *p, char *err, size_t errlen)
 {
 	for (size_t t = 0; t < sc->n_tests; t++) {
 		const struct test *test = &sc->tests[t];
+		if (!want[t])
+			continue;
 		size_t n = 0;
 		for (size_t b = 0; b < p->n_boards; b++)
 			for (size_t i = 0; i < p->boards[b].n_items; i++)
@@ -128,6 +131,52 @@ static int check_every_test_runs(const struct scenario *sc, const struct plan *p
 	return 0;
 }
 
+/* Whether pattern (a name, a glob, or a comma list of them) names test. */
+static bool test_pattern_matches(const char *pattern, const char *name)
+{
+	const char *p = pattern;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		char one[256];
+		if (len < sizeof(one)) {
+			memcpy(one, p, len);
+			one[len] = '\0';
+			if (len && fnmatch(one, name, 0) == 0)
+				return true;
+		}
+		if (!p[len])
+			return false;
+		p += len + 1;
+	}
+}
+
+/* Marks the tests -t selects; -1 when a pattern selects none. */
+static int select_tests(const struct scenario *sc, const struct plan_options *opts, bool *want,
+			char *err, size_t errlen)
+{
+	for (size_t t = 0; t < sc->n_tests; t++)
+		want[t] = !opts || !opts->n_tests;
+	for (size_t i = 0; opts && i < opts->n_tests; i++) {
+		bool any = false;
+		for (size_t t = 0; t < sc->n_tests; t++) {
+			if (test_pattern_matches(opts->tests[i], sc->tests[t].name)) {
+				want[t] = true;
+				any = true;
+			}
+		}
+		if (!any) {
+			struct strbuf names = STRBUF_INIT;
+			for (size_t t = 0; t < sc->n_tests && t < 20; t++)
+				strbuf_printf(&names, "%s%s", t ? ", " : "", sc->tests[t].name);
+			snprintf(err, errlen, "no test matches '%s' (-t); the scenario has: %s",
+				 opts->tests[i], strbuf_str(&names));
+			strbuf_release(&names);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int plan_build(const struct scenario *sc, const struct inventory *inv,
 	       const struct plan_options *opts, struct plan **out, char *err, size_t errlen)
 {
@@ -135,6 +184,9 @@ int plan_build(const struct scenario *sc, const struct inventory *inv,
 	bool *selected = xcalloc(inv->n_boards ? inv->n_boards : 1, sizeof(bool));
 	struct plan *p = xcalloc(1, sizeof(*p));
 	int ret = -1;
+	bool *want = xcalloc(sc->n_tests ? sc->n_tests : 1, sizeof(bool));
+	if (select_tests(sc, opts, want, err, errlen) < 0)
+		goto out;
 	if (selector_resolve(inv, (const char *const *)sc->board_selectors, sc->n_board_selectors,
 			     opts ? opts->limits : NULL, opts ? opts->n_limits : 0, selected, err,
 			     errlen) < 0)
@@ -150,6 +202,8 @@ int plan_build(const struct scenario *sc, const struct inventory *inv,
 		pb->items = xcalloc(sc->n_tests ? sc->n_tests : 1, sizeof(*pb->items));
 		for (size_t t = 0; t < sc->n_tests; t++) {
 			const struct test *test = &sc->tests[t];
+			if (!want[t])
+				continue;
 			if (test->kind == TEST_MULTI &&
 			    (plays_fixed_role(test, inv, i) || !has_each_role(test)))
 				continue;
@@ -168,7 +222,7 @@ int plan_build(const struct scenario *sc, const struct inventory *inv,
 		if (!(opts && opts->shard_n > 1))
 			goto out;
 	}
-	if (!(opts && opts->shard_n > 1) && check_every_test_runs(sc, p, err, errlen) < 0)
+	if (!(opts && opts->shard_n > 1) && check_every_test_runs(sc, want, p, err, errlen) < 0)
 		goto out;
 	*out = p;
 	p = NULL;
@@ -176,6 +230,7 @@ int plan_build(const struct scenario *sc, const struct inventory *inv,
 out:
 	plan_free(p);
 	free(selected);
+	free(want);
 	return ret;
 }
 

@@ -47,6 +47,8 @@ struct plan_options {
 	size_t n_limits;
 	int shard_k;                   /* --shard K/N: 1-based K; 0 = no sharding */
 	int shard_n;
+	const char *const *tests;      /* -t: test names or globs ("a,b" too); NULL: all */
+	size_t n_tests;
 };
 
 /* 0 and *out (caller frees with plan_free), or -1 with the reason in err
