@@ -337,6 +337,48 @@ static void test_killed_controller_items_rerun_elsewhere(void **state)
 	free(merged_path);
 }
 
+/* A board only an absent controller may take ends as error after
+ * --join-wait; a controller with another plan, or a name already running,
+ * is turned away before it runs anything (exit 2). */
+static void test_join_edges(void **state)
+{
+	struct fixture *f = *state;
+	free(ts_write_file(f->tmp, "two.yaml", "boards:\n  b01: { local: true }\n"
+			   "  b02: { local: true, controllers: [ghost] }\n"));
+	char *sc = ts_write_file(f->tmp, "two-sc.yaml", "name: two\ninventory: two.yaml\n"
+				 "boards: [all]\ntests:\n  - { name: t, run: \"sleep ${DELAY:-0}\" }\n");
+	char *out = NULL, *e = env(f, "a");
+	int rc = ts_run(&out, "%s %s run %s -o runs-a --db %s --join p3 --controller a "
+			"--join-wait 1s", e, ORCH_BIN, sc, f->url);
+	assert_int_equal(rc, 3);
+	assert_non_null(strstr(out, "no controller that may take board b02"));
+	assert_non_null(strstr(out, "1 passed, 0 failed, 1 error"));
+	free(out);
+
+	char *cmd = xasprintf("%s DELAY=3 exec %s run %s -o runs-a --db %s --join p4 "
+			      "--controller a", e, ORCH_BIN, sc, f->url);
+	pid_t a = ts_spawn(cmd, NULL);
+	free(cmd);
+	usleep(1000 * 1000);
+	rc = ts_run(&out, "%s %s run %s -o runs-b --db %s --join p4 --controller b -l b01", e,
+		    ORCH_BIN, sc, f->url);
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(out, "was started with another plan"));
+	free(out);
+	rc = ts_run(&out, "%s %s run %s -o runs-b --db %s --join p4 --controller a", e, ORCH_BIN,
+		    sc, f->url);
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(out, "controller 'a' has already joined run 'p4'"));
+	free(out);
+	rc = ts_run(&out, "%s %s run %s --join p5", e, ORCH_BIN, sc);
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(out, "--join needs the database"));
+	free(out);
+	ts_stop(&a);
+	free(e);
+	free(sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -345,6 +387,7 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_killed_controller_items_rerun_elsewhere, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_join_edges, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

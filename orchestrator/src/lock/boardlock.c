@@ -1,6 +1,7 @@
 #include "lock/boardlock.h"
 #include "util/deadline.h"
 #include "util/fsutil.h"
+#include "util/lockdir.h"
 #include "util/strbuf.h"
 
 #include <dirent.h>
@@ -19,46 +20,9 @@
 #define LOCK_SUFFIX ".lock"
 #define RESERVED_SUFFIX ".reserved"
 
-/* 0 when dir exists (made if absent) and this user may create files in it. */
-static int usable_dir(const char *dir, mode_t mode)
-{
-	if (mkdir(dir, mode) == 0)
-		chmod(dir, mode);
-	else if (errno != EEXIST)
-		return -1;
-	struct stat st;
-	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
-		return -1;
-	return access(dir, W_OK | X_OK);
-}
-
 char *boardlock_dir(char *err, size_t errlen)
 {
-	const char *env = getenv("ORCH_LOCK_DIR");
-	if (env && *env) {
-		if (fs_mkdir_p(env, NULL, 0) < 0 || usable_dir(env, 0755) < 0) {
-			snprintf(err, errlen, "lock folder %s (ORCH_LOCK_DIR): %s", env,
-				 strerror(errno ? errno : EACCES));
-			return NULL;
-		}
-		return xstrdup(env);
-	}
-	if (usable_dir("/run/lock/orch", 01777) == 0)
-		return xstrdup("/run/lock/orch");
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	if (xdg && *xdg) {
-		char *d = xasprintf("%s/orch", xdg);
-		if (usable_dir(d, 0700) == 0)
-			return d;
-		free(d);
-	}
-	char *d = xasprintf("/tmp/orch-locks-%u", (unsigned)getuid());
-	if (usable_dir(d, 0700) == 0)
-		return d;
-	snprintf(err, errlen, "no usable lock folder (/run/lock/orch, $XDG_RUNTIME_DIR/orch, %s): "
-		 "%s; set ORCH_LOCK_DIR", d, strerror(errno ? errno : EACCES));
-	free(d);
-	return NULL;
+	return lockdir_path(err, errlen);
 }
 
 static void copy_clean(char *dst, size_t len, const char *src)

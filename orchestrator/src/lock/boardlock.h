@@ -37,7 +37,8 @@ struct board_holder {
 #define BOARDLOCK_HELD (-1)    /* someone holds it: the holder is filled in */
 #define BOARDLOCK_ERROR (-2)   /* the lock folder or file failed: err says why */
 
-/* The lock folder, created if missing (caller frees), or NULL with err. */
+/* The lock folder, created if missing (caller frees), or NULL with err:
+ * util/lockdir.h's, shared with the console locks. */
 char *boardlock_dir(char *err, size_t errlen);
 
 /* This process as a holder: user, host, pid, now, note (may be NULL). */
