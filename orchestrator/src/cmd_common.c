@@ -39,6 +39,25 @@ int cmd_load_inventory(const char *inventory_path, struct inventory **inv)
 	return EXIT_OK;
 }
 
+/* A metric whose direction nobody gave: compare would judge it as
+ * higher-is-better, which is wrong for a latency without a unit. */
+static void warn_metric_directions(const struct scenario *sc)
+{
+	for (size_t i = 0; i < sc->n_tests; i++) {
+		const struct test *t = &sc->tests[i];
+		for (size_t k = 0; k < t->n_metrics; k++) {
+			const struct metric_spec *ms = &t->metrics[k];
+			if (!ms->better_guessed)
+				continue;
+			fprintf(stderr, "%s:%d:%d: warning: metric '%s': neither its unit ('%s') nor "
+				"its name says which way is better, and there is no 'better:'; "
+				"taking higher (add better: higher or better: lower)\n",
+				ms->pos.file ? ms->pos.file : sc->path, ms->pos.line, ms->pos.col,
+				ms->name ? ms->name : "", ms->unit ? ms->unit : "");
+		}
+	}
+}
+
 int cmd_load_scenario(const char *scenario_path, const char *inventory_path,
 		      struct scenario **sc, struct inventory **inv)
 {
@@ -66,6 +85,7 @@ int cmd_load_scenario(const char *scenario_path, const char *inventory_path,
 		return EXIT_USAGE;
 	}
 	diag_list_release(&diags);
+	warn_metric_directions(*sc);
 	return EXIT_OK;
 }
 

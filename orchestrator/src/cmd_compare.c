@@ -16,15 +16,19 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: orch compare RUN_A RUN_B [--threshold PCT] [--format table|json] [--only-changes]\n"
+		"usage: orch compare RUN_A RUN_B [--threshold PCT] [--judge-single] [--format table|json]\n"
+		"                    [--only-changes]\n"
 		"\n"
 		"Compares two run folders, A (old) and B (new): every board x test x metric\n"
 		"(median of the repeats), every boot phase, and status changes. Boards, tests\n"
 		"and metrics on one side only are listed as \"only in A\" / \"only in B\".\n"
 		"\n"
-		"A change no larger than the runs' own spread (2 x the combined standard\n"
-		"deviation, or overlapping min-max ranges) is \"within noise\". A worse change\n"
-		"outside noise and beyond the threshold is a regression, as is pass -> fail.\n"
+		"A regression is a worse change of the medians beyond the threshold that is\n"
+		"also beyond noise: Welch's t-test on the samples (log scale, outliers\n"
+		"dropped) at a two-sided 1%% level. A change the test does not support is\n"
+		"\"within noise\". A metric with one sample on a side is \"not judged\"\n"
+		"unless --judge-single. pass -> fail is a regression too. The rule and its\n"
+		"error rates: docs/compare.md.\n"
 		"\n"
 		"The table is this command's product, so it goes to stdout (unlike other\n"
 		"commands, which print for people on stderr); --format json prints the same\n"
@@ -34,6 +38,9 @@ static void usage(FILE *out)
 		"  -t, --threshold PCT   regression threshold in percent (default %g)\n"
 		"  -f, --format FORMAT   table (default) or json\n"
 		"  -c, --only-changes    leave out unchanged rows and rows within noise\n"
+		"  -1, --judge-single    judge metrics with one sample on a side: one against\n"
+		"                        one by the threshold alone, one against several by\n"
+		"                        the spread of the several\n"
 		"  -h, --help            this text\n"
 		"\n"
 		"exit: 0 no regression, 1 at least one regression, 2 usage error or\n"
@@ -47,19 +54,20 @@ int cmd_compare(int argc, char **argv)
 		{ "threshold", required_argument, NULL, 't' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "only-changes", no_argument, NULL, 'c' },
+		{ "judge-single", no_argument, NULL, '1' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	double threshold = COMPARE_DEFAULT_THRESHOLD_PCT;
+	struct judge_rule rule = { .threshold_pct = COMPARE_DEFAULT_THRESHOLD_PCT };
 	bool json = false, only_changes = false;
 	int opt;
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":t:f:ch", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":t:f:c1h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't':
-			if (cmd_parse_percent(optarg, &threshold) < 0)
+			if (cmd_parse_percent(optarg, &rule.threshold_pct) < 0)
 				return cmd_usage_error("compare", "bad threshold '%s' (a percentage "
 						       "like 5 or 2.5)", optarg);
 			break;
@@ -74,6 +82,9 @@ int cmd_compare(int argc, char **argv)
 			break;
 		case 'c':
 			only_changes = true;
+			break;
+		case '1':
+			rule.judge_single = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -103,7 +114,7 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 
-	compare_runs(&a, &b, threshold, &cr);
+	compare_runs(&a, &b, &rule, &cr);
 	if (json) {
 		json_t *o = compare_to_json(&cr, only_changes);
 		json_object_set_new(o, "a", json_pack("{s:s, s:s?, s:s?}", "path", argv[optind],

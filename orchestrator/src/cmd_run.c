@@ -49,6 +49,8 @@ static const char usage_text[] =
 	"      --threshold PCT    regression threshold in percent (default: scenario, 5)\n"
 	"      --label TEXT       name the run (a version under test; default: the\n"
 	"                         scenario's label:, else the run id)\n"
+	"      --judge-single     against the baseline, judge metrics with one sample on\n"
+	"                         a side too (default: \"not judged\"; docs/compare.md)\n"
 	"      --shard K/N        run only shard K of N of the selected boards\n"
 	"      --bench-dir DIR    remote-bench binaries, DIR/ARCH/remote-bench-NAME\n"
 	"                         (default: $ORCH_BENCH_DIR, else the build's or the install's)\n"
@@ -86,6 +88,7 @@ struct run_options {
 	const char *baseline;
 	double threshold;
 	bool has_threshold;
+	bool judge_single;
 	int shard_k, shard_n;
 	const char *bench_dir;
 	bool dry_run;
@@ -113,7 +116,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 {
 	enum { OPT_REPEAT = 256, OPT_BASELINE, OPT_THRESHOLD, OPT_SHARD, OPT_BENCH_DIR,
 	       OPT_DRY_RUN, OPT_FORMAT, OPT_WAIT, OPT_DB, OPT_JOIN,
-	       OPT_CONTROLLER, OPT_JOIN_WAIT, OPT_LABEL };
+	       OPT_CONTROLLER, OPT_JOIN_WAIT, OPT_LABEL, OPT_JUDGE_SINGLE };
 	static const struct option longopts[] = {
 		{ "inventory", required_argument, NULL, 'i' },
 		{ "limit", required_argument, NULL, 'l' },
@@ -123,6 +126,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 		{ "repeat", required_argument, NULL, OPT_REPEAT },
 		{ "baseline", required_argument, NULL, OPT_BASELINE },
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+		{ "judge-single", no_argument, NULL, OPT_JUDGE_SINGLE },
 		{ "shard", required_argument, NULL, OPT_SHARD },
 		{ "bench-dir", required_argument, NULL, OPT_BENCH_DIR },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
@@ -172,6 +176,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 						       optarg);
 			o->has_threshold = true;
 			break;
+		case OPT_JUDGE_SINGLE: o->judge_single = true; break;
 		case OPT_SHARD:
 			if (plan_parse_shard(optarg, &o->shard_k, &o->shard_n) < 0)
 				return cmd_usage_error("run", "--shard takes K/N with 1 <= K <= N, "
@@ -641,9 +646,13 @@ int cmd_run(int argc, char **argv)
 
 	sort_results(&run, sc, inv);
 	run.label = run_label(&o, sc, &run);
-	if (baseline_path)
-		compare_apply_baseline(&run, &baseline,
-				       o.has_threshold ? o.threshold : sc->threshold_pct);
+	if (baseline_path) {
+		struct judge_rule rule = {
+			.threshold_pct = o.has_threshold ? o.threshold : sc->threshold_pct,
+			.judge_single = o.judge_single,
+		};
+		compare_apply_baseline(&run, &baseline, &rule);
+	}
 	run.interrupted = interrupt_requested();
 	run.end_wall_us = clock_wall_us();
 	run.exit_code = run_result_exit_code(&run);

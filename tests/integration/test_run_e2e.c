@@ -456,10 +456,23 @@ static void test_baseline_regression_fails_run(void **state)
 {
 	(void)state;
 	const char *fast = "boards: [b1]\ntests:\n  - name: rate\n    run: \"echo 'rate: 100'\"\n"
+			   "    repeat: 3\n"
 			   "    metrics: [{ name: rate, regex: 'rate: ([0-9]+)', unit: MiB/s }]\n";
 	const char *slow = "boards: [b1]\ntests:\n  - name: rate\n    run: \"echo 'rate: 80'\"\n"
+			   "    repeat: 3\n"
 			   "    metrics: [{ name: rate, regex: 'rate: ([0-9]+)', unit: MiB/s }]\n";
 	char *out;
+	assert_int_equal(run_scenario("baseline", fast, NULL, &out), 0);
+	free(out);
+	/* one sample a side: said, not judged, unless asked */
+	assert_int_equal(run_scenario("baseline", slow, "--baseline latest --repeat 1", &out), 0);
+	assert_non_null(strstr(out, "not judged"));
+	free(out);
+	assert_int_equal(run_scenario("baseline", fast, "--repeat 1", &out), 0);
+	free(out);
+	assert_int_equal(run_scenario("baseline", slow, "--baseline latest --repeat 1 --judge-single",
+				      &out), 1);
+	free(out);
 	assert_int_equal(run_scenario("baseline", fast, NULL, &out), 0);
 	free(out);
 	assert_int_equal(run_scenario("baseline", slow, "--baseline latest", &out), 1);

@@ -31,6 +31,12 @@ static void add_samples(struct test_result *tr, const char *name, const char *un
 	add_samples(tr, name, unit, hib, v_, sizeof(v_) / sizeof(v_[0])); \
 } while (0)
 
+/* Three repeats within 0.1% of v (median v): tight enough to judge. */
+#define TIGHT(tr, name, unit, hib, v) SAMPLES(tr, name, unit, hib, (v) * 0.999, (v), (v) * 1.001)
+
+static const struct judge_rule rule5 = { .threshold_pct = 5.0 };
+static const struct judge_rule rule5_single = { .threshold_pct = 5.0, .judge_single = true };
+
 static void add_phase(struct test_result *tr, const char *name, bool reached, double dur)
 {
 	struct phase_result *ph = test_result_add_phase(tr, name);
@@ -40,13 +46,15 @@ static void add_phase(struct test_result *tr, const char *name, bool reached, do
 
 /*
  * A (old) and B (new):
+ *   biff          three tight repeats a metric:
  *   biff/memory   mem.memcpy 25.6 -> 22.5 MiB/s (regression), mem.loop 100 -> 102.9 (faster),
  *                 mem.block only in B
  *   biff/cpuinfo  bogomips 100 -> 97 "" higher (3% lower, worse), errors 10 -> 12 lower better
  *   biff/timing   t 10 -> 9.5 s lower better (faster)
  *   rpi/memory    repeats: mem.memcpy noisy 10% drop, mem.loop tight 10% drop
  *   rpi/kernel    pass -> fail
- *   rpi/boot      phases kernel 5 -> 6 s (slower), udev 2 -> not reached, services only in B
+ *   rpi/boot      phases kernel 5 -> 6 s (slower, one sample: not judged), udev 2 -> not
+ *                 reached, services only in B
  *   apu/kernel    only in A        vm/kernel only in B
  */
 static void make_runs(struct run_result *a, struct run_result *b)
@@ -56,24 +64,24 @@ static void make_runs(struct run_result *a, struct run_result *b)
 	struct test_result *t;
 
 	t = add_test(a, "biff", "memory", STATUS_PASS);
-	SAMPLES(t, "mem.memcpy", "MiB/s", true, 25.6);
-	SAMPLES(t, "mem.loop", "ops/s", true, 100.0);
+	TIGHT(t, "mem.memcpy", "MiB/s", true, 25.6);
+	TIGHT(t, "mem.loop", "ops/s", true, 100.0);
 	t = add_test(b, "biff", "memory", STATUS_PASS);
-	SAMPLES(t, "mem.memcpy", "MiB/s", true, 22.5);
-	SAMPLES(t, "mem.loop", "ops/s", true, 102.9);
+	TIGHT(t, "mem.memcpy", "MiB/s", true, 22.5);
+	TIGHT(t, "mem.loop", "ops/s", true, 102.9);
 	SAMPLES(t, "mem.block", "MiB/s", true, 40.0);
 
 	t = add_test(a, "biff", "cpuinfo", STATUS_PASS);
-	SAMPLES(t, "bogomips", "", true, 100.0);
-	SAMPLES(t, "errors", "", false, 10.0);
+	TIGHT(t, "bogomips", "", true, 100.0);
+	TIGHT(t, "errors", "", false, 10.0);
 	t = add_test(b, "biff", "cpuinfo", STATUS_PASS);
-	SAMPLES(t, "bogomips", "", true, 97.0);
-	SAMPLES(t, "errors", "", false, 12.0);
+	TIGHT(t, "bogomips", "", true, 97.0);
+	TIGHT(t, "errors", "", false, 12.0);
 
 	t = add_test(a, "biff", "timing", STATUS_PASS);
-	SAMPLES(t, "t", "s", false, 10.0);
+	TIGHT(t, "t", "s", false, 10.0);
 	t = add_test(b, "biff", "timing", STATUS_PASS);
-	SAMPLES(t, "t", "s", false, 9.5);
+	TIGHT(t, "t", "s", false, 9.5);
 
 	t = add_test(a, "rpi", "memory", STATUS_PASS);
 	SAMPLES(t, "mem.memcpy", "MiB/s", true, 100, 80, 120);
@@ -127,7 +135,7 @@ static void test_metric_words_and_verdicts(void **state)
 	struct run_result a, b;
 	struct compare_result cr;
 	make_runs(&a, &b);
-	size_t regressions = compare_runs(&a, &b, 5.0, &cr);
+	size_t regressions = compare_runs(&a, &b, &rule5, &cr);
 
 	assert_row(&cr, "biff", "memory", COMPARE_KIND_METRIC, "mem.memcpy", COMPARE_REGRESSION,
 		   "12.1% slower");
@@ -158,9 +166,14 @@ static void test_metric_words_and_verdicts(void **state)
 	assert_true(r->a.median == 100 && r->a.min == 80 && r->a.max == 120);
 	assert_true(fabs(r->a.stddev - 20.0) < 1e-9);
 
-	/* biff memcpy, biff errors, rpi loop, rpi kernel pass->fail, rpi kernel phase */
-	assert_int_equal(regressions, 5);
-	assert_int_equal(cr.n_regressions, 5);
+	r = find_row(&cr, "rpi", "memory", COMPARE_KIND_METRIC, "mem.loop");
+	assert_int_equal(r->judged.method, JUDGE_METHOD_WELCH);
+	assert_true(r->judged.p < 0.01 && r->judged.ci_hi < 0.95);
+
+	/* biff memcpy, biff errors, rpi loop, rpi kernel pass->fail */
+	assert_int_equal(regressions, 4);
+	assert_int_equal(cr.n_regressions, 4);
+	assert_int_equal(cr.n_not_judged, 1);   /* the boot phase */
 	run_result_release(&a);
 	run_result_release(&b);
 	compare_result_release(&cr);
@@ -171,12 +184,12 @@ static void test_status_phases_one_sided(void **state)
 	struct run_result a, b;
 	struct compare_result cr;
 	make_runs(&a, &b);
-	compare_runs(&a, &b, 5.0, &cr);
+	compare_runs(&a, &b, &rule5, &cr);
 
 	assert_row(&cr, "rpi", "kernel", COMPARE_KIND_STATUS, NULL, COMPARE_REGRESSION,
 		   "pass -> fail");
-	assert_row(&cr, "rpi", "boot", COMPARE_KIND_PHASE, "kernel", COMPARE_REGRESSION,
-		   "20.0% slower");
+	assert_row(&cr, "rpi", "boot", COMPARE_KIND_PHASE, "kernel", COMPARE_NOT_JUDGED,
+		   "20.0% slower, not judged (one sample a side)");
 	assert_row(&cr, "rpi", "boot", COMPARE_KIND_PHASE, "udev", COMPARE_ONLY_A,
 		   "not reached in B");
 	assert_row(&cr, "rpi", "boot", COMPARE_KIND_PHASE, "services", COMPARE_ONLY_B,
@@ -191,9 +204,59 @@ static void test_status_phases_one_sided(void **state)
 			assert_string_equal(cr.rows[i].board, "rpi");
 	/* B-only rows come after A's */
 	assert_string_equal(cr.rows[cr.n_rows - 1].board, "vm");
+	compare_result_release(&cr);
+
+	/* opted in, one against one is judged by the threshold alone */
+	compare_runs(&a, &b, &rule5_single, &cr);
+	assert_row(&cr, "rpi", "boot", COMPARE_KIND_PHASE, "kernel", COMPARE_REGRESSION,
+		   "20.0% slower");
 	run_result_release(&a);
 	run_result_release(&b);
 	compare_result_release(&cr);
+}
+
+/* One sample on a side: not judged, said in the words, the tally and JSON. */
+static void test_not_judged(void **state)
+{
+	struct run_result a, b;
+	struct compare_result cr;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	struct test_result *ta = add_test(&a, "x", "t", STATUS_PASS);
+	struct test_result *tb = add_test(&b, "x", "t", STATUS_PASS);
+	SAMPLES(ta, "one", "MiB/s", true, 100);
+	SAMPLES(tb, "one", "MiB/s", true, 80);
+	TIGHT(ta, "five_one", "MiB/s", true, 100);
+	SAMPLES(tb, "five_one", "MiB/s", true, 80);
+	SAMPLES(ta, "equal", "MiB/s", true, 100);
+	SAMPLES(tb, "equal", "MiB/s", true, 100);
+	assert_int_equal(compare_runs(&a, &b, &rule5, &cr), 0);
+	assert_row(&cr, "x", "t", COMPARE_KIND_METRIC, "one", COMPARE_NOT_JUDGED,
+		   "20.0% slower, not judged (one sample a side)");
+	assert_row(&cr, "x", "t", COMPARE_KIND_METRIC, "five_one", COMPARE_NOT_JUDGED,
+		   "20.0% slower, not judged (one sample in B)");
+	assert_row(&cr, "x", "t", COMPARE_KIND_METRIC, "equal", COMPARE_SAME, "no change");
+	assert_int_equal(cr.n_not_judged, 2);
+	char *table = compare_format_table(&cr, true, false);
+	assert_non_null(strstr(table, "2 not judged,"));
+	assert_non_null(strstr(table, "--judge-single"));
+	free(table);
+	json_t *j = compare_to_json(&cr, false);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "counts"),
+							    "not_judged")), 2);
+	json_t *row = json_array_get(json_object_get(j, "rows"), 0);
+	assert_string_equal(json_string_value(json_object_get(row, "verdict")), "not judged");
+	assert_true(json_is_false(json_object_get(json_object_get(row, "judgement"), "judged")));
+	json_decref(j);
+	compare_result_release(&cr);
+
+	/* opted in: one against one by the threshold; one against three by their spread */
+	assert_int_equal(compare_runs(&a, &b, &rule5_single, &cr), 2);
+	assert_int_equal(find_row(&cr, "x", "t", COMPARE_KIND_METRIC, "five_one")->judged.method,
+			 JUDGE_METHOD_PREDICTION);
+	compare_result_release(&cr);
+	run_result_release(&a);
+	run_result_release(&b);
 }
 
 static void test_status_words(void **state)
@@ -206,7 +269,7 @@ static void test_status_words(void **state)
 	add_test(&b, "x", "fixed", STATUS_PASS);
 	add_test(&a, "x", "infra", STATUS_PASS);
 	add_test(&b, "x", "infra", STATUS_ERROR);
-	assert_int_equal(compare_runs(&a, &b, 5.0, &cr), 0);
+	assert_int_equal(compare_runs(&a, &b, &rule5, &cr), 0);
 	assert_row(&cr, "x", "fixed", COMPARE_KIND_STATUS, NULL, COMPARE_BETTER, "fail -> pass");
 	assert_row(&cr, "x", "infra", COMPARE_KIND_STATUS, NULL, COMPARE_CHANGED, "pass -> error");
 	run_result_release(&a);
@@ -220,12 +283,13 @@ static void test_threshold(void **state)
 	struct compare_result cr;
 	make_runs(&a, &b);
 	/* bogomips -3%: worse at 5%, a regression at 2% */
-	compare_runs(&a, &b, 2.0, &cr);
+	const struct judge_rule rule2 = { .threshold_pct = 2.0 }, rule15 = { .threshold_pct = 15.0 };
+	compare_runs(&a, &b, &rule2, &cr);
 	assert_row(&cr, "biff", "cpuinfo", COMPARE_KIND_METRIC, "bogomips", COMPARE_REGRESSION,
 		   "3.0% lower (worse)");
 	compare_result_release(&cr);
 	/* memcpy -12.1%: worse (not a regression) at 15% */
-	compare_runs(&a, &b, 15.0, &cr);
+	compare_runs(&a, &b, &rule15, &cr);
 	assert_row(&cr, "biff", "memory", COMPARE_KIND_METRIC, "mem.memcpy", COMPARE_WORSE,
 		   "12.1% slower");
 	/* the noisy one stays noise at any threshold */
@@ -246,9 +310,9 @@ static void test_same_and_from_zero(void **state)
 	struct test_result *tb = add_test(&b, "x", "t", STATUS_PASS);
 	SAMPLES(ta, "same", "MiB/s", true, 5.0);
 	SAMPLES(tb, "same", "MiB/s", true, 5.0);
-	SAMPLES(ta, "drops", "", false, 0.0);
-	SAMPLES(tb, "drops", "", false, 3.0);
-	assert_int_equal(compare_runs(&a, &b, 5.0, &cr), 1);
+	SAMPLES(ta, "drops", "", false, 0.0, 0.0, 0.0);
+	SAMPLES(tb, "drops", "", false, 3.0, 3.0, 3.0);
+	assert_int_equal(compare_runs(&a, &b, &rule5, &cr), 1);
 	assert_row(&cr, "x", "t", COMPARE_KIND_METRIC, "same", COMPARE_SAME, "no change");
 	assert_row(&cr, "x", "t", COMPARE_KIND_METRIC, "drops", COMPARE_REGRESSION,
 		   "higher (worse)");
@@ -266,17 +330,29 @@ static void test_units(void **state)
 	memset(&b, 0, sizeof(b));
 	struct test_result *ta = add_test(&a, "x", "t", STATUS_PASS);
 	struct test_result *tb = add_test(&b, "x", "t", STATUS_PASS);
-	SAMPLES(ta, "net", "MiB/s", true, 100.0);
-	SAMPLES(tb, "net", "Mbit/s", true, 922.74688);   /* 110 MiB/s */
-	SAMPLES(ta, "lat", "s", false, 2.0);
-	SAMPLES(tb, "lat", "ms", false, 2500.0);
+	TIGHT(ta, "net", "MiB/s", true, 100.0);
+	TIGHT(tb, "net", "Mbit/s", true, 922.74688);   /* 110 MiB/s */
+	TIGHT(ta, "lat", "s", false, 2.0);
+	TIGHT(tb, "lat", "ms", false, 2500.0);
 	SAMPLES(ta, "odd", "MiB/s", true, 1.0);
 	SAMPLES(tb, "odd", "ops/s", true, 1.0);
-	assert_int_equal(compare_runs(&a, &b, 5.0, &cr), 1);
-	assert_row(&cr, "x", "t", COMPARE_KIND_METRIC, "net", COMPARE_BETTER, "10.0% faster");
-	assert_row(&cr, "x", "t", COMPARE_KIND_METRIC, "lat", COMPARE_REGRESSION, "25.0% slower");
-	assert_row(&cr, "x", "t", COMPARE_KIND_METRIC, "odd", COMPARE_CHANGED,
+	/* the kernel's kB is 1024 bytes: 2048 kB is 2 MiB, no change */
+	TIGHT(ta, "MemFree", "kB", true, 2048.0);
+	TIGHT(tb, "MemFree", "MiB", true, 2.0);
+	assert_int_equal(compare_runs(&a, &b, &rule5, &cr), 1);
+	assert_row(&cr, "x", "t", COMPARE_KIND_METRIC, "net", COMPARE_BETTER,
+		   "10.0% faster (B in Mbit/s, converted)");
+	assert_row(&cr, "x", "t", COMPARE_KIND_METRIC, "lat", COMPARE_REGRESSION,
+		   "25.0% slower (B in ms, converted)");
+	assert_row(&cr, "x", "t", COMPARE_KIND_METRIC, "odd", COMPARE_UNIT_CHANGED,
 		   "unit changed (MiB/s -> ops/s)");
+	const struct compare_row *mf = find_row(&cr, "x", "t", COMPARE_KIND_METRIC, "MemFree");
+	if (mf->verdict != COMPARE_SAME && mf->verdict != COMPARE_NOISE)
+		fail_msg("kB -> MiB: %s '%s'", compare_verdict_name(mf->verdict), mf->words);
+	assert_true(fabs(mf->change_pct) < 1e-9);
+	/* a unit change is counted as such, not as a status change */
+	assert_int_equal(cr.n_unit_changed, 1);
+	assert_int_equal(cr.n_changed, 0);
 	char *table = compare_format_table(&cr, false, false);
 	assert_non_null(strstr(table, "2.5 s"));   /* shown in A's unit */
 	free(table);
@@ -290,7 +366,7 @@ static void test_table_and_json(void **state)
 	struct run_result a, b;
 	struct compare_result cr;
 	make_runs(&a, &b);
-	compare_runs(&a, &b, 5.0, &cr);
+	compare_runs(&a, &b, &rule5, &cr);
 
 	char *table = compare_format_table(&cr, false, false);
 	assert_non_null(strstr(table, "BOARD"));
@@ -299,7 +375,7 @@ static void test_table_and_json(void **state)
 	assert_non_null(strstr(table, "12.1% slower"));
 	assert_non_null(strstr(table, "phase:kernel"));
 	assert_non_null(strstr(table, "10.0% slower, within noise"));
-	assert_non_null(strstr(table, "5 regressions"));
+	assert_non_null(strstr(table, "4 regressions"));
 	assert_null(strstr(table, "\033["));
 	assert_null(strstr(table, " \n"));
 	free(table);
@@ -314,7 +390,7 @@ static void test_table_and_json(void **state)
 	json_t *rows = json_object_get(j, "rows");
 	assert_true(json_is_array(rows));
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "counts"),
-							    "regression")), 5);
+							    "regression")), 4);
 	bool seen = false;
 	for (size_t i = 0; i < json_array_size(rows); i++) {
 		json_t *row = json_array_get(rows, i);
@@ -358,7 +434,7 @@ static void test_apply_baseline(void **state)
 	struct run_result base, run;
 	make_runs(&base, &run);
 	/* rpi/kernel is already failing: its status is not a baseline regression */
-	int marked = compare_apply_baseline(&run, &base, 5.0);
+	int marked = compare_apply_baseline(&run, &base, &rule5);
 
 	const struct test_result *t = run_result_find(&run, "biff", "memory");
 	assert_true(t->regressed);
@@ -372,9 +448,11 @@ static void test_apply_baseline(void **state)
 	assert_string_equal(t->comparison,
 			    "errors 20.0% higher (worse) than baseline (10 -> 12)");
 
+	/* a phase is one sample: said, not judged */
 	t = run_result_find(&run, "rpi", "boot");
-	assert_true(t->regressed);
-	assert_string_equal(t->comparison, "phase kernel 20.0% slower than baseline (5 -> 6 s)");
+	assert_false(t->regressed);
+	assert_string_equal(t->comparison, "not judged (one sample on a side, no spread to judge "
+			    "against): phase kernel");
 
 	t = run_result_find(&run, "rpi", "memory");
 	assert_true(t->regressed);
@@ -389,8 +467,16 @@ static void test_apply_baseline(void **state)
 	assert_false(t->regressed);
 	assert_null(t->comparison);
 
-	assert_int_equal(marked, 4);
+	assert_int_equal(marked, 3);
 	assert_int_equal(run_result_exit_code(&run), 1);
+	run_result_release(&base);
+	run_result_release(&run);
+
+	make_runs(&base, &run);
+	assert_int_equal(compare_apply_baseline(&run, &base, &rule5_single), 4);
+	t = run_result_find(&run, "rpi", "boot");
+	assert_true(t->regressed);
+	assert_string_equal(t->comparison, "phase kernel 20.0% slower than baseline (5 -> 6 s)");
 	run_result_release(&base);
 	run_result_release(&run);
 }
@@ -403,9 +489,11 @@ static void test_apply_baseline_clean(void **state)
 	SAMPLES(add_test(&base, "x", "t", STATUS_PASS), "m", "MiB/s", true, 100);
 	SAMPLES(add_test(&run, "x", "t", STATUS_PASS), "m", "MiB/s", true, 97);
 	SAMPLES(add_test(&run, "y", "t", STATUS_PASS), "m", "MiB/s", true, 1);
-	assert_int_equal(compare_apply_baseline(&run, &base, 5.0), 0);
+	assert_int_equal(compare_apply_baseline(&run, &base, &rule5), 0);
 	assert_int_equal(run_result_exit_code(&run), 0);
 	assert_false(run.results[0].regressed);
+	assert_string_equal(run.results[0].comparison, "not judged (one sample on a side, no "
+			    "spread to judge against): m");
 	run_result_release(&base);
 	run_result_release(&run);
 }
@@ -467,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_metric_words_and_verdicts),
 		cmocka_unit_test(test_status_phases_one_sided),
 		cmocka_unit_test(test_status_words),
+		cmocka_unit_test(test_not_judged),
 		cmocka_unit_test(test_threshold),
 		cmocka_unit_test(test_same_and_from_zero),
 		cmocka_unit_test(test_units),

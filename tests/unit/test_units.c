@@ -59,7 +59,10 @@ static void test_sizes(void **state)
 	assert_int_equal(size("4M"), 4 * 1024 * 1024);
 	assert_int_equal(size("4MiB"), 4 * 1024 * 1024);
 	assert_int_equal(size("4MB"), 4000000);
-	assert_int_equal(size("4kB"), 4000);
+	/* the kernel's kB (/proc/meminfo) is 1024 bytes, and so is KB */
+	assert_int_equal(size("4kB"), 4096);
+	assert_int_equal(size("4KB"), 4096);
+	assert_int_equal(size("4KiB"), 4096);
 	assert_int_equal(size("1G"), 1024LL * 1024 * 1024);
 	assert_int_equal(size("1GB"), 1000000000LL);
 	assert_int_equal(size("1.5K"), 1536);
@@ -115,7 +118,14 @@ static void test_convert(void **state)
 	assert_int_equal(units_convert(1, "MiB/s", "KiB/s", &v), 0);
 	near(v, 1024);
 	assert_int_equal(units_convert(1, "MB/s", "kB/s", &v), 0);
-	near(v, 1000);
+	near(v, 1e6 / 1024);
+	/* MemTotal: 2048 kB is 2 MiB: no phantom 2.4% */
+	assert_int_equal(units_convert(2048, "kB", "MiB", &v), 0);
+	near(v, 2);
+	assert_int_equal(units_convert(1, "kB", "KiB", &v), 0);
+	near(v, 1);
+	assert_int_equal(units_convert(3, "\xc2\xb5s", "us", &v), 0);
+	near(v, 3);
 	assert_int_equal(units_convert(1, "MB/s", "Mbit/s", &v), 0);
 	near(v, 8);
 	assert_int_equal(units_convert(100, "Mbit/s", "MB/s", &v), 0);
@@ -176,6 +186,33 @@ static void test_format(void **state)
 	assert_int_equal(back, 3723000);
 }
 
+static void test_better(void **state)
+{
+	(void)state;
+	static const struct { const char *unit, *name; enum units_better want; } cases[] = {
+		{ "ms", "rtt", UNITS_BETTER_LOWER }, { "s", NULL, UNITS_BETTER_LOWER },
+		{ "us", "x", UNITS_BETTER_LOWER }, { "ns", "x", UNITS_BETTER_LOWER },
+		{ "\xc2\xb5s", "x", UNITS_BETTER_LOWER }, { "min", "x", UNITS_BETTER_LOWER },
+		{ "MiB/s", "latency", UNITS_BETTER_HIGHER }, { "ops/s", "x", UNITS_BETTER_HIGHER },
+		{ "Mbps", "x", UNITS_BETTER_HIGHER }, { "Gbit/s", "x", UNITS_BETTER_HIGHER },
+		{ "MHz", "x", UNITS_BETTER_HIGHER },
+		{ "", "net.latency", UNITS_BETTER_LOWER }, { "", "udp_loss", UNITS_BETTER_LOWER },
+		{ "%", "iperf3.lost_percent", UNITS_BETTER_LOWER },
+		{ "", "jitter", UNITS_BETTER_LOWER }, { "", "Errors", UNITS_BETTER_LOWER },
+		{ "", "bogomips", UNITS_BETTER_UNKNOWN }, { "%", "cpu", UNITS_BETTER_UNKNOWN },
+		{ "kB", "MemFree", UNITS_BETTER_UNKNOWN }, { NULL, NULL, UNITS_BETTER_UNKNOWN },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (units_better_of(cases[i].unit, cases[i].name) != cases[i].want)
+			fail_msg("%s %s: got %d", cases[i].unit ? cases[i].unit : "(null)",
+				 cases[i].name ? cases[i].name : "(null)",
+				 units_better_of(cases[i].unit, cases[i].name));
+	assert_true(units_is_time("ms"));
+	assert_false(units_is_time("m"));     /* metres? minutes? not a time here */
+	assert_true(units_is_rate("MiB/s"));
+	assert_false(units_is_rate("MiB"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +220,7 @@ int main(void)
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_quantities),
 		cmocka_unit_test(test_convert),
+		cmocka_unit_test(test_better),
 		cmocka_unit_test(test_format),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,19 +17,18 @@
  *   - otherwise "higher (better)", "lower (worse)", "higher (worse)", ...
  *   - "no change" when the medians are equal.
  *
- * Verdicts, in order of precedence:
- *   - within noise: the change is no larger than the runs' own spread. With
- *     at least one side repeated (2+ samples), a change is noise when
- *     |B - A| <= 2 * sqrt(sA^2 + sB^2) (sample standard deviations) or the
- *     [min, max] ranges of the two sides overlap. With a single sample on
- *     each side the spread is unknown and only the threshold applies.
- *   - regression: worse, outside noise, and more than threshold_pct percent
- *     (a change from 0 counts as beyond any threshold).
- *   - worse / better: outside noise; worse but within the threshold is not a
- *     regression.
+ * Verdicts come from judge.h (the decision rule, with its error rates in
+ * docs/compare.md): B's samples against A's, Welch's t-test at alpha on
+ * the log of the samples, outliers dropped, AND the change of the medians
+ * beyond the threshold. A metric or phase with one sample on a side is
+ * "not judged" unless the rule says judge_single. Boot phases are one
+ * sample per run.
  * When A and B give a metric in different units of one family (MiB/s and
- * Mbit/s, s and ms), B is converted into A's unit; units that do not
- * convert make the row "changed" ("unit changed (MiB/s -> ops/s)").
+ * Mbit/s, s and ms, kB and KiB), B is converted into A's unit and the words
+ * say so; units that do not convert make the row "unit changed", counted
+ * apart from status changes. When the sides disagree on which way is
+ * better, B's (the newer file) is used. ssh.push, a push's transfer time
+ * that older runs stored as a metric, is not a board figure and is left out.
  * Status rows: pass -> fail is a regression, fail/error -> pass is better,
  * any other change (pass -> error: infrastructure, pass -> skip, ...) is
  * "changed" and not a regression.
@@ -39,6 +38,7 @@
 
 #include <jansson.h>
 
+#include "compare/judge.h"
 #include "result/result.h"
 
 #define COMPARE_DEFAULT_THRESHOLD_PCT 5.0
@@ -52,13 +52,15 @@ enum compare_kind {
 
 enum compare_verdict {
 	COMPARE_SAME = 0,         /* equal medians */
-	COMPARE_NOISE,            /* changed, but within the runs' spread */
+	COMPARE_NOISE,            /* changed, but not beyond the runs' noise */
 	COMPARE_BETTER,
 	COMPARE_WORSE,            /* worse, within the threshold */
 	COMPARE_REGRESSION,
 	COMPARE_CHANGED,          /* a status change that is neither better nor worse */
 	COMPARE_ONLY_A,
 	COMPARE_ONLY_B,
+	COMPARE_NOT_JUDGED,       /* one sample on a side: no spread to judge against */
+	COMPARE_UNIT_CHANGED,     /* the units do not convert into each other */
 };
 
 /* One side of a metric or phase row. */
@@ -69,6 +71,7 @@ struct compare_side {
 	double max;
 	double stddev;
 	size_t n;                 /* samples (1 for a phase) */
+	double *samples;          /* n values, in A's unit for both sides */
 };
 
 struct compare_row {
@@ -82,13 +85,16 @@ struct compare_row {
 	struct compare_side a;
 	struct compare_side b;
 	double change_pct;        /* (B - A) / |A| * 100, signed; NAN when A is 0 */
+	struct judgement judged;  /* the evidence (metric and phase rows with both sides) */
+	char *unit_b;             /* B's unit when it differed from A's, else NULL */
 	enum result_status status_a;   /* status rows (and test rows: the present side) */
 	enum result_status status_b;
 	char *words;              /* "2.9% faster", "0.7% slower, within noise", "only in A" */
 };
 
 struct compare_result {
-	double threshold_pct;
+	struct judge_rule rule;
+	double threshold_pct;     /* rule.threshold_pct */
 	struct compare_row *rows;
 	size_t n_rows;
 	size_t cap_rows;
@@ -101,6 +107,8 @@ struct compare_result {
 	size_t n_changed;
 	size_t n_only_a;
 	size_t n_only_b;
+	size_t n_not_judged;
+	size_t n_unit_changed;
 };
 
 /*
@@ -109,7 +117,7 @@ struct compare_result {
  * only B has. Returns the number of regressions.
  */
 size_t compare_runs(const struct run_result *a, const struct run_result *b,
-		    double threshold_pct, struct compare_result *out);
+		    const struct judge_rule *rule, struct compare_result *out);
 void compare_result_release(struct compare_result *cr);
 
 /* "regression", "better", "noise", "only in A", ... */
@@ -137,11 +145,14 @@ void compare_format_number(double v, char *buf, size_t len);
  * each test result with at least one regressed metric or phase: regressed =
  * true, status FAIL if it was PASS, and comparison = "mem.memcpy 12.0%
  * slower than baseline (25.6 -> 22.5 MiB/s)" (several joined with "; ");
- * message is left alone (reports show comparison beside it). Only pass and
- * fail results are looked at. Returns the number of test results marked.
+ * message is left alone (reports show comparison beside it). Metrics and
+ * phases left unjudged (one sample on a side) are named in comparison
+ * too ("not judged (one sample a side): cpu.loop, phase kernel") without
+ * marking the result. Only pass and fail results are looked at. Returns the
+ * number of test results marked regressed.
  */
 int compare_apply_baseline(struct run_result *run, const struct run_result *baseline,
-			   double threshold_pct);
+			   const struct judge_rule *rule);
 
 /*
  * Turns a --baseline / scenario `baseline:` value into a run folder (caller

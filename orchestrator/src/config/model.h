@@ -113,7 +113,8 @@ struct metric_spec {          /* metrics: pulled out of a command's output */
 	int value_group;          /* group "value", else 1, else 0 (the whole match) */
 	int unit_group;           /* 0, or the group whose text is the value's unit */
 	char *unit;               /* "" when unitless; with unit_group, values convert to it */
-	enum metric_better better;
+	enum metric_better better;  /* better:, else from the unit or name (units.h) */
+	bool better_guessed;      /* neither better: nor unit nor name said: higher assumed */
 	enum metric_from from;
 	char *from_file;          /* METRIC_FROM_FILE: path relative to the test's folder */
 	struct src_pos pos;

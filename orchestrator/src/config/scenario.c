@@ -248,8 +248,13 @@ static void read_metrics(struct cfg *c, const struct ynode *n, struct test *t)
 		read_metric_groups(c, m, ms);
 		read_metric_from(c, ymap_get(m, "from"), ms);
 		int e;
-		if (cfg_enum(c, ymap_get(m, "better"), "better", better_names, &e) > 0)
+		if (cfg_enum(c, ymap_get(m, "better"), "better", better_names, &e) > 0) {
 			ms->better = (enum metric_better)e;
+		} else {
+			enum units_better d = units_better_of(ms->unit, ms->name);
+			ms->better = d == UNITS_BETTER_LOWER ? BETTER_LOWER : BETTER_HIGHER;
+			ms->better_guessed = d == UNITS_BETTER_UNKNOWN;
+		}
 	}
 }
 

@@ -35,7 +35,7 @@ int metrics_parse_json_line(const char *line, struct collected_metric *out)
 		return -1;
 	json_t *obj = json_loads(line, 0, NULL);
 	int ret = -1;
-	const char *name, *unit = "", *better = "higher";
+	const char *name, *unit = "", *better = NULL;
 	json_t *value;
 	if (!obj || !json_is_object(obj))
 		goto out;
@@ -49,7 +49,10 @@ int metrics_parse_json_line(const char *line, struct collected_metric *out)
 		better = json_string_value(json_object_get(obj, "better"));
 	out->name = xstrdup(name);
 	out->unit = xstrdup(unit);
-	out->higher_is_better = strcmp(better, "lower") != 0;
+	if (better)
+		out->higher_is_better = strcmp(better, "lower") != 0;
+	else
+		out->higher_is_better = units_better_of(unit, name) != UNITS_BETTER_LOWER;
 	out->value = json_number_value(value);
 	ret = 0;
 out:

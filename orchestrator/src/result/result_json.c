@@ -1,6 +1,7 @@
 #include "result/result_json.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
+#include "util/units.h"
 
 #include <errno.h>
 #include <math.h>
@@ -348,7 +349,8 @@ static int metric_from_json(struct jctx *c, const char *name, const json_t *o,
 			return jfail(c, name, "better: expected \"higher\" or \"lower\"");
 		m->higher_is_better = strcmp(b, "higher") == 0;
 	} else {
-		m->higher_is_better = true;
+		/* not written: the unit or the name says (a latency in ms is lower) */
+		m->higher_is_better = units_better_of(m->unit, name) != UNITS_BETTER_LOWER;
 	}
 	json_t *samples = json_object_get(o, "samples");
 	if (samples && !json_is_null(samples)) {

@@ -1,8 +1,9 @@
 /*
  * Units as users write them. Sizes: K/M/G/T and KiB/MiB/GiB/TiB are
- * 1024-based (what people mean for memory sizes), kB/KB/MB/GB/TB are
- * 1000-based (SI, as disks and networks use them). Bit rates are always
- * 1000-based (Mbit/s as iperf3 prints it).
+ * 1024-based (what people mean for memory sizes); kB and KB too, as the
+ * kernel writes them (/proc/meminfo's "kB" is 1024 bytes); MB/GB/TB are
+ * 1000-based (SI, as dd and disks use them). Bit rates are always
+ * 1000-based (Mbit/s as iperf3 prints it). docs/units.md is the table.
  */
 #include "util/units.h"
 
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *skip_space(const char *s)
 {
@@ -130,13 +132,13 @@ enum {
 
 static const struct unit_def unit_defs[] = {
 	{ "B", FAM_BYTES, 1 }, { "bytes", FAM_BYTES, 1 },
-	{ "K", FAM_BYTES, KI }, { "KiB", FAM_BYTES, KI }, { "kB", FAM_BYTES, 1e3 }, { "KB", FAM_BYTES, 1e3 },
+	{ "K", FAM_BYTES, KI }, { "KiB", FAM_BYTES, KI }, { "kB", FAM_BYTES, KI }, { "KB", FAM_BYTES, KI },
 	{ "M", FAM_BYTES, MI }, { "MiB", FAM_BYTES, MI }, { "MB", FAM_BYTES, 1e6 },
 	{ "G", FAM_BYTES, GI }, { "GiB", FAM_BYTES, GI }, { "GB", FAM_BYTES, 1e9 },
 	{ "T", FAM_BYTES, TI }, { "TiB", FAM_BYTES, TI }, { "TB", FAM_BYTES, 1e12 },
 
 	{ "B/s", FAM_BYTE_RATE, 1 },
-	{ "KiB/s", FAM_BYTE_RATE, KI }, { "kB/s", FAM_BYTE_RATE, 1e3 }, { "KB/s", FAM_BYTE_RATE, 1e3 },
+	{ "KiB/s", FAM_BYTE_RATE, KI }, { "kB/s", FAM_BYTE_RATE, KI }, { "KB/s", FAM_BYTE_RATE, KI },
 	{ "MiB/s", FAM_BYTE_RATE, MI }, { "MB/s", FAM_BYTE_RATE, 1e6 },
 	{ "GiB/s", FAM_BYTE_RATE, GI }, { "GB/s", FAM_BYTE_RATE, 1e9 },
 	{ "TiB/s", FAM_BYTE_RATE, TI }, { "TB/s", FAM_BYTE_RATE, 1e12 },
@@ -155,7 +157,7 @@ static const struct unit_def unit_defs[] = {
 	{ "%", FAM_PERCENT, 1 },
 
 	{ "s", FAM_SECONDS, 1 }, { "sec", FAM_SECONDS, 1 }, { "ms", FAM_SECONDS, 1e-3 },
-	{ "us", FAM_SECONDS, 1e-6 }, { "ns", FAM_SECONDS, 1e-9 },
+	{ "us", FAM_SECONDS, 1e-6 }, { "\xc2\xb5s", FAM_SECONDS, 1e-6 }, { "ns", FAM_SECONDS, 1e-9 },
 	{ "min", FAM_SECONDS, 60 }, { "m", FAM_SECONDS, 60 }, { "h", FAM_SECONDS, 3600 },
 
 	{ "Hz", FAM_HZ, 1 }, { "kHz", FAM_HZ, 1e3 }, { "KHz", FAM_HZ, 1e3 },
@@ -309,6 +311,48 @@ const char *units_base(const char *unit)
 	if (!u || u->family < FAM_BYTES || u->family > FAM_HZ)
 		return NULL;
 	return bases[u->family];
+}
+
+bool units_is_time(const char *unit)
+{
+	const struct unit_def *u = unit ? unit_find(unit) : NULL;
+	return u && u->family == FAM_SECONDS && strcmp(unit, "m") != 0;
+}
+
+bool units_is_rate(const char *unit)
+{
+	size_t n = unit ? strlen(unit) : 0;
+	if (n > 2 && strcmp(unit + n - 2, "/s") == 0)
+		return true;
+	const struct unit_def *u = unit ? unit_find(unit) : NULL;
+	return u && (u->family == FAM_BIT_RATE || u->family == FAM_BYTE_RATE ||
+		     u->family == FAM_HZ);
+}
+
+/* Case-insensitive: does name contain word? */
+static bool name_has(const char *name, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *p = name; *p; p++)
+		if (strncasecmp(p, word, n) == 0)
+			return true;
+	return false;
+}
+
+enum units_better units_better_of(const char *unit, const char *name)
+{
+	static const char *const lower_words[] = {
+		"latency", "rtt", "jitter", "delay", "duration", "elapsed", "time", "loss",
+		"lost", "error", "drop", "retrans", "miss", "fail",
+	};
+	if (units_is_time(unit))
+		return UNITS_BETTER_LOWER;
+	if (units_is_rate(unit))
+		return UNITS_BETTER_HIGHER;
+	for (size_t i = 0; name && i < sizeof(lower_words) / sizeof(lower_words[0]); i++)
+		if (name_has(name, lower_words[i]))
+			return UNITS_BETTER_LOWER;
+	return UNITS_BETTER_UNKNOWN;
 }
 
 void units_format_duration(int64_t ms, char *buf, size_t len)

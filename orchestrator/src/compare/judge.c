@@ -1,0 +1,325 @@
+#include "compare/judge.h"
+#include "util/strbuf.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Relative slack for "beyond the threshold": 0.3 -> 0.285 at 5% is a change
+ * of exactly 5% even though the doubles give 5.0000000000000018%. */
+#define THRESHOLD_EPS 1e-9
+
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+	return (a > b) - (a < b);
+}
+
+/* Median of v[0..n) (sorted in place). */
+static double sorted_median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+static double median_of(const double *v, size_t n)
+{
+	double *c = xmalloc(n * sizeof(*c));
+	memcpy(c, v, n * sizeof(*c));
+	double m = sorted_median(c, n);
+	free(c);
+	return m;
+}
+
+static void mean_var(const double *v, size_t n, double *mean, double *var)
+{
+	double s = 0, sq = 0;
+	for (size_t i = 0; i < n; i++)
+		s += v[i];
+	*mean = s / (double)n;
+	for (size_t i = 0; i < n; i++)
+		sq += (v[i] - *mean) * (v[i] - *mean);
+	*var = n > 1 ? sq / (double)(n - 1) : 0.0;
+}
+
+/* ---- Student's t ------------------------------------------------------ */
+
+/* Continued fraction of the regularized incomplete beta (modified Lentz). */
+static double beta_cf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0);
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1.0 / d;
+	double h = d;
+	for (int m = 1; m <= 500; m++) {
+		double m2 = 2.0 * m;
+		double num = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2));
+		for (int k = 0; k < 2; k++) {
+			d = 1.0 + num * d;
+			c = 1.0 + num / c;
+			if (fabs(d) < tiny)
+				d = tiny;
+			if (fabs(c) < tiny)
+				c = tiny;
+			d = 1.0 / d;
+			h *= d * c;
+			num = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0));
+		}
+		if (fabs(d * c - 1.0) < 1e-15)
+			break;
+	}
+	return h;
+}
+
+/* I_x(a, b), the regularized incomplete beta function. */
+static double inc_beta(double a, double b, double x)
+{
+	if (x <= 0.0)
+		return 0.0;
+	if (x >= 1.0)
+		return 1.0;
+	double lfront = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x);
+	if (x < (a + 1.0) / (a + b + 2.0))
+		return exp(lfront) * beta_cf(a, b, x) / a;
+	return 1.0 - exp(lfront) * beta_cf(b, a, 1.0 - x) / b;
+}
+
+double judge_t_two_sided_p(double t, double df)
+{
+	if (isnan(t) || !(df > 0))
+		return NAN;
+	if (isinf(t))
+		return 0.0;
+	return inc_beta(df / 2.0, 0.5, df / (df + t * t));
+}
+
+double judge_t_quantile_two_sided(double p, double df)
+{
+	if (!(p > 0 && p < 1) || !(df > 0))
+		return NAN;
+	double lo = 0.0, hi = 1.0;
+	while (judge_t_two_sided_p(hi, df) > p && hi < 1e12)
+		hi *= 2.0;
+	for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+		double mid = (lo + hi) / 2.0;
+		if (judge_t_two_sided_p(mid, df) > p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2.0;
+}
+
+/* ---- outliers --------------------------------------------------------- */
+
+/* The index of the sample farthest from m. */
+static size_t farthest(const double *v, size_t n, double m)
+{
+	size_t far = 0;
+	for (size_t i = 1; i < n; i++)
+		if (fabs(v[i] - m) > fabs(v[far] - m))
+			far = i;
+	return far;
+}
+
+/* Sum of squares about the mean and its degrees of freedom, leaving out
+ * the sample farthest from the median m when the side has 5 or more. */
+static void trimmed_ss(const double *v, size_t n, double m, double *ss, double *df)
+{
+	size_t skip = n >= 5 ? farthest(v, n, m) : n, k = 0;
+	double s = 0, sq = 0;
+	for (size_t i = 0; i < n; i++)
+		if (i != skip) {
+			s += v[i];
+			k++;
+		}
+	if (k < 2)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (i != skip)
+			sq += (v[i] - s / (double)k) * (v[i] - s / (double)k);
+	*ss += sq;
+	*df += (double)k - 1.0;
+}
+
+/* The spread the outlier rule measures in: the pooled standard deviation of
+ * both sides without each side's farthest sample, so the one wild sample
+ * it is looking for cannot inflate it. */
+static double pooled_robust_sd(const double *a, size_t na, double ma, const double *b,
+			       size_t nb, double mb)
+{
+	double ss = 0, df = 0;
+	trimmed_ss(a, na, ma, &ss, &df);
+	trimmed_ss(b, nb, mb, &ss, &df);
+	return df > 0 ? sqrt(ss / df) : 0.0;
+}
+
+/* Drops from v (n >= 5) up to n / 5 samples farther than k * sd from the
+ * side's median m, farthest first. Returns the new count. */
+static size_t drop_outliers(double *v, size_t n, double m, double sd)
+{
+	if (n < 5)
+		return n;
+	size_t max_drop = n / 5, kept = n;
+	for (size_t d = 0; d < max_drop; d++) {
+		size_t far = farthest(v, kept, m);
+		if (!(fabs(v[far] - m) > JUDGE_OUTLIER_K * sd))
+			break;
+		v[far] = v[--kept];
+	}
+	return kept;
+}
+
+/* ---- the rule --------------------------------------------------------- */
+
+/* The test on x (side A) and y (side B), already on the tested scale:
+ * fills p and the (1 - alpha) interval of mean(y) - mean(x). */
+static void welch(const double *x, size_t nx, const double *y, size_t ny, double alpha,
+		  struct judgement *out, double *lo, double *hi)
+{
+	double mx, vx, my, vy;
+	mean_var(x, nx, &mx, &vx);
+	mean_var(y, ny, &my, &vy);
+	double diff = my - mx, se, df;
+	if (nx == 1 || ny == 1) {
+		/* one sample against the other side's spread: a prediction */
+		double v = nx == 1 ? vy : vx;
+		size_t n = nx == 1 ? ny : nx;
+		se = sqrt(v * (1.0 / (double)nx + 1.0 / (double)ny));
+		df = (double)n - 1.0;
+		out->method = JUDGE_METHOD_PREDICTION;
+	} else {
+		double qx = vx / (double)nx, qy = vy / (double)ny;
+		se = sqrt(qx + qy);
+		double den = qx * qx / (double)(nx - 1) + qy * qy / (double)(ny - 1);
+		df = den > 0 ? (qx + qy) * (qx + qy) / den : (double)(nx + ny - 2);
+	}
+	if (se == 0.0) {
+		out->p = diff == 0.0 ? 1.0 : 0.0;
+		*lo = *hi = diff;
+		return;
+	}
+	out->p = judge_t_two_sided_p(diff / se, df);
+	double q = judge_t_quantile_two_sided(alpha, df);
+	*lo = diff - q * se;
+	*hi = diff + q * se;
+}
+
+/* Runs the test on the (log) samples with outliers dropped. */
+static void test_samples(const double *a, size_t na, const double *b, size_t nb,
+			 struct judgement *out)
+{
+	bool logs = true;
+	for (size_t i = 0; i < na; i++)
+		logs = logs && a[i] > 0;
+	for (size_t i = 0; i < nb; i++)
+		logs = logs && b[i] > 0;
+	double *x = xmalloc(na * sizeof(*x)), *y = xmalloc(nb * sizeof(*y));
+	for (size_t i = 0; i < na; i++)
+		x[i] = logs ? log(a[i]) : a[i];
+	for (size_t i = 0; i < nb; i++)
+		y[i] = logs ? log(b[i]) : b[i];
+	double mx = median_of(x, na), my = median_of(y, nb);
+	double sd = pooled_robust_sd(x, na, mx, y, nb, my);
+	size_t kx = drop_outliers(x, na, mx, sd), ky = drop_outliers(y, nb, my, sd);
+	out->dropped_a = na - kx;
+	out->dropped_b = nb - ky;
+	out->method = JUDGE_METHOD_WELCH;
+	out->log_scale = logs;
+	double lo, hi;
+	welch(x, kx, y, ky, out->alpha, out, &lo, &hi);
+	out->ci_lo = logs ? exp(lo) : lo;
+	out->ci_hi = logs ? exp(hi) : hi;
+	free(x);
+	free(y);
+}
+
+static bool all_finite(const double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(v[i]))
+			return false;
+	return true;
+}
+
+/* Sets worse / beyond_threshold / change_pct from the medians. */
+static void judge_change(struct judgement *out, bool higher_is_better, double threshold_pct)
+{
+	double ma = out->median_a, mb = out->median_b, delta = mb - ma;
+	out->change_pct = ma != 0.0 ? delta / fabs(ma) * 100.0 : NAN;
+	out->worse = higher_is_better ? delta < 0 : delta > 0;
+	if (ma == 0.0)
+		out->beyond_threshold = delta != 0.0;
+	else
+		out->beyond_threshold = fabs(delta) / fabs(ma) * 100.0 >
+					threshold_pct * (1.0 + THRESHOLD_EPS);
+}
+
+int judge_samples(const double *a, size_t na, const double *b, size_t nb,
+		  bool higher_is_better, const struct judge_rule *rule, struct judgement *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->alpha = rule->alpha > 0 && rule->alpha < 1 ? rule->alpha : JUDGE_DEFAULT_ALPHA;
+	out->p = out->ci_lo = out->ci_hi = out->change_pct = NAN;
+	out->median_a = out->median_b = NAN;
+	out->n_a = na;
+	out->n_b = nb;
+	out->outcome = JUDGE_NOT_JUDGED;
+	if (!na || !nb || !all_finite(a, na) || !all_finite(b, nb))
+		return -1;
+	out->median_a = median_of(a, na);
+	out->median_b = median_of(b, nb);
+	judge_change(out, higher_is_better, rule->threshold_pct);
+	if (out->median_a == out->median_b) {
+		out->change_pct = 0.0;
+		out->outcome = JUDGE_SAME;
+		return 0;
+	}
+	if ((na < 2 || nb < 2) && !rule->judge_single)
+		return 0;
+	bool significant;
+	if (na < 2 && nb < 2) {
+		out->method = JUDGE_METHOD_THRESHOLD;
+		significant = true;
+	} else {
+		test_samples(a, na, b, nb, out);
+		significant = out->p < out->alpha;
+		/* the test's direction must agree with the medians' */
+		bool mean_up = out->log_scale ? out->ci_lo * out->ci_hi > 1
+					      : out->ci_lo + out->ci_hi > 0;
+		significant = significant && mean_up == (out->median_b > out->median_a);
+	}
+	if (!significant)
+		out->outcome = JUDGE_NOISE;
+	else if (!out->worse)
+		out->outcome = JUDGE_BETTER;
+	else
+		out->outcome = out->beyond_threshold ? JUDGE_REGRESSION : JUDGE_WORSE;
+	return 0;
+}
+
+const char *judge_outcome_name(enum judge_outcome o)
+{
+	switch (o) {
+	case JUDGE_SAME: return "same";
+	case JUDGE_NOT_JUDGED: return "not judged";
+	case JUDGE_NOISE: return "noise";
+	case JUDGE_BETTER: return "better";
+	case JUDGE_WORSE: return "worse";
+	case JUDGE_REGRESSION: return "regression";
+	}
+	return "?";
+}
+
+const char *judge_method_name(enum judge_method m)
+{
+	switch (m) {
+	case JUDGE_METHOD_NONE: return "none";
+	case JUDGE_METHOD_WELCH: return "welch";
+	case JUDGE_METHOD_PREDICTION: return "prediction";
+	case JUDGE_METHOD_THRESHOLD: return "threshold";
+	}
+	return "?";
+}

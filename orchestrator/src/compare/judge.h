@@ -1,0 +1,99 @@
+#ifndef ORCH_COMPARE_JUDGE_H
+#define ORCH_COMPARE_JUDGE_H
+/*
+ * judge: the decision rule behind every "regression" orch prints. Given the
+ * samples of one metric on side A (old: a baseline run, or a window of past
+ * values) and side B (new), and which way is better, it says whether B is
+ * the same, better, worse within the threshold, a regression, within noise,
+ * or not judged -- with the evidence (p-value, confidence interval of B/A).
+ *
+ * The rule (docs/compare.md has the error rates):
+ *   1. The change is B's median against A's median, (mB - mA) / |mA|,
+ *      computed on the exact values; "beyond the threshold" means strictly
+ *      more than threshold_pct (a change of exactly the threshold is not).
+ *      A change from a median of 0 is beyond any threshold.
+ *   2. Evidence beyond noise: Welch's t-test at two-sided level alpha
+ *      (default 1%) on log(sample) when every sample is > 0 (so the
+ *      interval is one of the ratio B/A), else on the samples themselves.
+ *      Before the test, a side of 5+ samples loses up to one sample in five
+ *      that lies more than JUDGE_OUTLIER_K standard deviations from its
+ *      side's median, the deviation pooled over both sides with each side's
+ *      farthest sample left out: one wild sample can neither hide a change
+ *      nor make one.
+ *   3. A regression needs both: worse beyond the threshold AND significant
+ *      in the worse direction. Significant and better is "better";
+ *      significant, worse, within the threshold is "worse"; anything not
+ *      significant is "within noise".
+ *   4. A side with one sample has no spread: the metric is "not judged"
+ *      unless rule->judge_single. Then one sample against 2+ is a
+ *      prediction test (the spread of the larger side, df = n - 1), and one
+ *      against one is judged by the threshold alone (the old behaviour).
+ *
+ * It is pure arithmetic: no result model, no I/O, so a history window can
+ * call it with past values as side A.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#define JUDGE_DEFAULT_ALPHA 0.01
+#define JUDGE_OUTLIER_K 6.0
+
+enum judge_outcome {
+	JUDGE_SAME = 0,        /* equal medians */
+	JUDGE_NOT_JUDGED,      /* one sample on a side, and judge_single is off */
+	JUDGE_NOISE,           /* not significant at alpha */
+	JUDGE_BETTER,
+	JUDGE_WORSE,           /* significant, worse, within the threshold */
+	JUDGE_REGRESSION,
+};
+
+struct judge_rule {
+	double threshold_pct;  /* a regression is worse by strictly more than this */
+	double alpha;          /* two-sided level of the test; <= 0: JUDGE_DEFAULT_ALPHA */
+	bool judge_single;     /* judge sides with one sample (see 4. above) */
+};
+
+enum judge_method {
+	JUDGE_METHOD_NONE = 0,     /* nothing tested (same, not judged) */
+	JUDGE_METHOD_WELCH,        /* Welch's t-test */
+	JUDGE_METHOD_PREDICTION,   /* one sample against the other side's spread */
+	JUDGE_METHOD_THRESHOLD,    /* one sample a side: the threshold alone */
+};
+
+struct judgement {
+	enum judge_outcome outcome;
+	enum judge_method method;
+	double median_a, median_b;
+	double change_pct;     /* (mB - mA) / |mA| * 100, signed; NAN when mA is 0 */
+	bool worse;            /* the median moved the worse way */
+	bool beyond_threshold;
+	double p;              /* two-sided p-value; NAN when no test ran */
+	bool log_scale;        /* tested on log(sample): the interval is of the ratio B/A */
+	double ci_lo, ci_hi;   /* (1 - alpha) interval of B/A (log_scale) or of B - A; NAN if none */
+	double alpha;          /* the level used */
+	size_t n_a, n_b;       /* samples given */
+	size_t dropped_a, dropped_b;  /* outliers left out of the test */
+};
+
+/*
+ * Judges b against a (na, nb >= 1; the arrays are not changed) and fills
+ * out. Returns 0, or -1 (out->outcome JUDGE_NOT_JUDGED) when a side is
+ * empty or holds a non-finite value.
+ */
+int judge_samples(const double *a, size_t na, const double *b, size_t nb,
+		  bool higher_is_better, const struct judge_rule *rule, struct judgement *out);
+
+/* "same", "not judged", "noise", "better", "worse", "regression". */
+const char *judge_outcome_name(enum judge_outcome o);
+/* "welch", "prediction", "threshold", "none". */
+const char *judge_method_name(enum judge_method m);
+
+/*
+ * Student's t distribution: the two-sided tail P(|T| >= |t|) with df
+ * degrees of freedom (df > 0, need not be whole), and its inverse: the t
+ * with that two-sided tail p (0 < p < 1).
+ */
+double judge_t_two_sided_p(double t, double df);
+double judge_t_quantile_two_sided(double p, double df);
+
+#endif

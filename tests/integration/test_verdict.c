@@ -1,0 +1,353 @@
+/*
+ * Verdicts through the real binary: pairs of runs with known samples, made
+ * by `orch run` on the controller itself (a local board: nothing else is
+ * started), then judged by `orch compare` and by `orch run --baseline`.
+ *   identical reruns at n=1 and at n=5: no regression, exit 0
+ *   a 10% drop at n=5 with an outlier: a regression, exit 1
+ *   a latency in ms (no better:) that worsens: a regression, exit 1
+ *   kB figures as /proc/meminfo writes them: no phantom change
+ * Each repeat prints the next line of a values file.
+ */
+#include "testsupport.h"
+#include "ts_json.h"
+#include "util/strbuf.h"
+
+#include <jansson.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *dir;   /* scratch: inventory, scenarios, values, runs */
+
+static int setup(void **state)
+{
+	(void)state;
+	dir = ts_mkdtemp("verdict");
+	free(ts_write_file(dir, "rack.yaml", "boards:\n  here: { local: true }\n"));
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	ts_rmrf(dir);
+	free(dir);
+	return 0;
+}
+
+#define METRICS \
+	"    metrics:\n" \
+	"      - { name: net.rate, regex: 'rate=([0-9.]+)', unit: MiB/s }\n" \
+	"      - { name: net.latency, regex: 'lat=([0-9.]+)', unit: ms }\n" \
+	"      - { name: MemFree, regex: 'MemFree: *([0-9.]+) kB', unit: kB }\n"
+
+/*
+ * Runs scenario NAME once per line of values (repeat = number of lines),
+ * with extra options; returns the exit code, the output in *out (may be
+ * NULL) and the run folder in *run (caller frees; may be NULL).
+ */
+static int run_values(const char *name, const char *values, const char *metrics,
+		      const char *extra, char **out, char **run)
+{
+	int lines = 0;
+	for (const char *p = values; *p; p++)
+		lines += *p == '\n';
+	free(ts_write_file(dir, "values", values));
+	free(ts_write_file(dir, "count", "0\n"));
+	char *yaml = xasprintf(
+		"name: %s\ninventory: rack.yaml\nboards: [here]\ntests:\n"
+		"  - name: probe\n    repeat: %d\n    run: |\n"
+		"      n=$(( $(cat '%s/count') + 1 )); echo $n > '%s/count'; sed -n \"${n}p\" '%s/values'\n"
+		"%s",
+		name, lines, dir, dir, dir, metrics ? metrics : METRICS);
+	char *file = xasprintf("%s.yaml", name);
+	char *path = ts_write_file(dir, file, yaml);
+	char *output = NULL;
+	int code = ts_run(&output, "cd '%s' && NO_COLOR=1 %s run %s -q -o runs %s", dir, ORCH_BIN,
+			  path, extra ? extra : "");
+	if (run) {
+		char *link = xasprintf("%s/runs/%s/latest", dir, name);
+		char real[PATH_MAX];
+		*run = xstrdup(realpath(link, real) ? real : "(no run folder)");
+		free(link);
+	}
+	if (out)
+		*out = output;
+	else
+		free(output);
+	free(path);
+	free(file);
+	free(yaml);
+	return code;
+}
+
+static int compare(const char *a, const char *b, const char *extra, char **out)
+{
+	return ts_run(out, "NO_COLOR=1 %s compare %s %s %s 2>&1", ORCH_BIN, extra ? extra : "", a, b);
+}
+
+static char *read_in(const char *run, const char *name)
+{
+	char *p = xasprintf("%s/%s", run, name);
+	char *text = ts_read_file(p);
+	free(p);
+	assert_non_null(text);
+	return text;
+}
+
+/* The verdict compare --format json gives metric name. */
+static char *verdict_of(const char *a, const char *b, const char *name)
+{
+	char *out = NULL;
+	ts_run(&out, "%s compare --format json %s %s 2>/dev/null", ORCH_BIN, a, b);
+	json_t *j = json_loads(out, 0, NULL);
+	if (!j)
+		fail_msg("not JSON: %s", out);
+	char *v = NULL;
+	json_t *rows = json_object_get(j, "rows");
+	for (size_t i = 0; i < json_array_size(rows); i++) {
+		json_t *row = json_array_get(rows, i);
+		const char *n = json_string_value(json_object_get(row, "name"));
+		if (n && strcmp(n, name) == 0)
+			v = xstrdup(json_string_value(json_object_get(row, "verdict")));
+	}
+	json_decref(j);
+	free(out);
+	assert_non_null(v);
+	return v;
+}
+
+#define ASSERT_VERDICT(a, b, name, want) do { \
+	char *v_ = verdict_of(a, b, name); \
+	if (strcmp(v_, want) != 0) \
+		fail_msg("%s: %s, want %s", name, v_, want); \
+	free(v_); \
+} while (0)
+
+/* Identical reruns at n=1: a 7% wobble is not judged (one sample a side),
+ * and said so in compare, the summary, JUnit and the HTML report. */
+static void test_identical_reruns_n1(void **state)
+{
+	(void)state;
+	char *a, *b, *out;
+	assert_int_equal(run_values("n1", "rate=100 lat=10.0 MemFree: 2048000 kB\n", NULL, NULL,
+				    NULL, &a), 0);
+	assert_int_equal(run_values("n1", "rate=93 lat=10.8 MemFree: 2047000 kB\n", NULL,
+				    "--baseline latest", &out, &b), 0);
+	assert_non_null(strstr(out, "not judged"));
+	free(out);
+	assert_int_equal(compare(a, b, NULL, &out), 0);
+	assert_non_null(strstr(out, "7.0% slower, not judged (one sample a side)"));
+	assert_non_null(strstr(out, "0 regressions"));
+	assert_non_null(strstr(out, "--judge-single"));
+	free(out);
+	static const char *const files[] = { "summary.txt", "junit.xml", "report.html" };
+	for (size_t i = 0; i < 3; i++) {
+		char *text = read_in(b, files[i]);
+		if (!strstr(text, "not judged"))
+			fail_msg("%s does not say 'not judged'", files[i]);
+		free(text);
+	}
+	/* opted in, the threshold alone judges one against one */
+	assert_int_equal(compare(a, b, "--judge-single", &out), 1);
+	free(out);
+	free(a);
+	free(b);
+}
+
+/* Identical reruns at n=5: samples wobbling by 2% are no regression. */
+static void test_identical_reruns_n5(void **state)
+{
+	(void)state;
+	char *a, *b, *out;
+	const char *va = "rate=100.0 lat=10.0 MemFree: 2048000 kB\n"
+			 "rate=102.0 lat=10.2 MemFree: 2048100 kB\n"
+			 "rate=98.5 lat=9.9 MemFree: 2047900 kB\n"
+			 "rate=101.0 lat=10.1 MemFree: 2048000 kB\n"
+			 "rate=99.0 lat=9.8 MemFree: 2048050 kB\n";
+	const char *vb = "rate=98.0 lat=10.2 MemFree: 2047950 kB\n"
+			 "rate=101.5 lat=9.9 MemFree: 2048000 kB\n"
+			 "rate=99.5 lat=10.1 MemFree: 2048100 kB\n"
+			 "rate=100.5 lat=10.0 MemFree: 2047900 kB\n"
+			 "rate=97.5 lat=10.3 MemFree: 2048000 kB\n";
+	assert_int_equal(run_values("n5", va, NULL, NULL, NULL, &a), 0);
+	assert_int_equal(run_values("n5", vb, NULL, "--baseline latest", &out, &b), 0);
+	free(out);
+	assert_int_equal(compare(a, b, NULL, &out), 0);
+	assert_non_null(strstr(out, "0 regressions"));
+	assert_non_null(strstr(out, " 0 not judged,"));
+	free(out);
+	/* the same samples again: no change at all */
+	char *c;
+	assert_int_equal(run_values("n5", vb, NULL, "--baseline latest", NULL, &c), 0);
+	assert_int_equal(compare(b, c, "--only-changes", &out), 0);
+	assert_non_null(strstr(out, "no changes"));
+	free(out);
+	free(a);
+	free(b);
+	free(c);
+}
+
+/* A 10% drop at n=5, one sample back at A's level: still a regression. */
+static void test_drop_with_outlier(void **state)
+{
+	(void)state;
+	char *a, *b, *out;
+	const char *va = "rate=100 lat=10.0\nrate=101 lat=10.1\nrate=99 lat=9.9\n"
+			 "rate=100.5 lat=10.0\nrate=99.5 lat=10.0\n";
+	const char *vb = "rate=90 lat=10.0\nrate=91 lat=10.1\nrate=89 lat=9.9\n"
+			 "rate=90.5 lat=10.0\nrate=101 lat=10.0\n";
+	const char *metrics = "    metrics:\n"
+			      "      - { name: net.rate, regex: 'rate=([0-9.]+)', unit: MiB/s }\n"
+			      "      - { name: net.latency, regex: 'lat=([0-9.]+)', unit: ms }\n";
+	assert_int_equal(run_values("outlier", va, metrics, NULL, NULL, &a), 0);
+	assert_int_equal(run_values("outlier", vb, metrics, "--baseline latest", &out, &b), 1);
+	assert_non_null(strstr(out, "net.rate 9.5% slower than baseline"));
+	free(out);
+	assert_int_equal(compare(a, b, NULL, &out), 1);
+	assert_non_null(strstr(out, "1 regression,"));
+	free(out);
+	ASSERT_VERDICT(a, b, "net.rate", "regression");
+	char *json = NULL;
+	ts_run(&json, "%s compare --format json %s %s 2>/dev/null", ORCH_BIN, a, b);
+	assert_non_null(strstr(json, "\"outliers_dropped\""));
+	free(json);
+	/* the wild sample far above: the same */
+	char *c;
+	const char *vc = "rate=90 lat=10.0\nrate=91 lat=10.1\nrate=89 lat=9.9\n"
+			 "rate=90.5 lat=10.0\nrate=150 lat=10.0\n";
+	assert_int_equal(run_values("outlier", vc, metrics, NULL, NULL, &c), 0);
+	ASSERT_VERDICT(a, c, "net.rate", "regression");
+	free(a);
+	free(b);
+	free(c);
+}
+
+/* A latency in ms with no better: is lower-is-better: 10 -> 12 ms is 20%
+ * slower, a regression; validate warns only where nothing says. */
+static void test_latency_worsens(void **state)
+{
+	(void)state;
+	char *a, *b, *out;
+	const char *va = "rate=100 lat=10.0\nrate=100 lat=10.1\nrate=100 lat=9.9\n"
+			 "rate=100 lat=10.05\nrate=100 lat=9.95\n";
+	const char *vb = "rate=100 lat=12.0\nrate=100 lat=12.1\nrate=100 lat=11.9\n"
+			 "rate=100 lat=12.05\nrate=100 lat=11.95\n";
+	const char *metrics = "    metrics:\n"
+			      "      - { name: net.rate, regex: 'rate=([0-9.]+)', unit: MiB/s }\n"
+			      "      - { name: net.latency, regex: 'lat=([0-9.]+)', unit: ms }\n"
+			      "      - { name: rtt, regex: 'lat=([0-9.]+)' }\n";
+	assert_int_equal(run_values("latency", va, metrics, NULL, NULL, &a), 0);
+	assert_int_equal(run_values("latency", vb, metrics, "--baseline latest", &out, &b), 1);
+	assert_non_null(strstr(out, "net.latency 20.0% slower than baseline (10 -> 12 ms)"));
+	free(out);
+	assert_int_equal(compare(a, b, NULL, &out), 1);
+	assert_non_null(strstr(out, "2 regressions,"));   /* net.latency and rtt (by name) */
+	free(out);
+	ASSERT_VERDICT(a, b, "net.latency", "regression");
+	ASSERT_VERDICT(a, b, "rtt", "regression");
+	ASSERT_VERDICT(a, b, "net.rate", "same");
+	/* the other way round it is faster */
+	ASSERT_VERDICT(b, a, "net.latency", "better");
+
+	/* validate: a metric nothing gives a direction for is warned about */
+	free(ts_write_file(dir, "dir.yaml",
+			   "name: dir\ninventory: rack.yaml\ntests:\n  - name: t\n    run: echo\n"
+			   "    metrics:\n"
+			   "      - { name: widgets, regex: 'w=([0-9]+)' }\n"
+			   "      - { name: net.latency, regex: 'l=([0-9]+)', unit: ms }\n"
+			   "      - { name: score, regex: 's=([0-9]+)', better: higher }\n"));
+	assert_int_equal(ts_run(&out, "cd '%s' && %s validate dir.yaml", dir, ORCH_BIN), 0);
+	assert_non_null(strstr(out, "dir.yaml:7:9: warning: metric 'widgets'"));
+	assert_null(strstr(out, "'net.latency'"));
+	assert_null(strstr(out, "'score'"));
+	free(out);
+	free(a);
+	free(b);
+}
+
+/* /proc/meminfo's kB is 1024 bytes: 2048000 kB is 2000 MiB exactly, in an
+ * expectation and against a run that gave the figure in MiB. */
+static void test_kb_from_meminfo(void **state)
+{
+	(void)state;
+	char *a, *b, *out;
+	const char *va = "MemFree:        2048000 kB\nMemFree:        2048000 kB\n"
+			 "MemFree:        2048000 kB\n";
+	const char *ma = "    expect: { MemFree: { min: 2000MiB, max: 2000MiB } }\n"
+			 "    metrics:\n"
+			 "      - { name: MemFree, regex: 'MemFree: *([0-9.]+) kB', unit: kB }\n";
+	const char *vb = "MemFree: 2000 MiB\nMemFree: 2000 MiB\nMemFree: 2000 MiB\n";
+	const char *mb = "    metrics:\n"
+			 "      - { name: MemFree, regex: 'MemFree: *([0-9.]+) MiB', unit: MiB }\n";
+	assert_int_equal(run_values("meminfo", va, ma, NULL, &out, &a), 0);
+	free(out);
+	assert_int_equal(run_values("meminfo", vb, mb, "--baseline latest", &out, &b), 0);
+	free(out);
+	assert_int_equal(compare(a, b, NULL, &out), 0);
+	assert_non_null(strstr(out, "no change (B in MiB, converted)"));
+	free(out);
+	ASSERT_VERDICT(a, b, "MemFree", "same");
+
+	/* the controller's own /proc/meminfo, read twice: MemTotal does not move */
+	const char *real = "    metrics:\n"
+			   "      - { name: MemTotal, regex: 'MemTotal: *([0-9]+) kB', unit: kB }\n";
+	char *c, *d;
+	char *yaml = xasprintf("name: real2\ninventory: rack.yaml\nboards: [here]\ntests:\n"
+			       "  - name: mem\n    repeat: 3\n    run: cat /proc/meminfo\n%s", real);
+	free(ts_write_file(dir, "real2.yaml", yaml));
+	free(yaml);
+	assert_int_equal(ts_run(NULL, "cd '%s' && %s run real2.yaml -q -o runs", dir, ORCH_BIN), 0);
+	char *link = xasprintf("%s/runs/real2/latest", dir);
+	char real1[PATH_MAX];
+	c = xstrdup(realpath(link, real1));
+	assert_int_equal(ts_run(NULL, "cd '%s' && %s run real2.yaml -q -o runs --baseline latest",
+				dir, ORCH_BIN), 0);
+	d = xstrdup(realpath(link, real1));
+	ASSERT_VERDICT(c, d, "MemTotal", "same");
+	free(link);
+	free(c);
+	free(d);
+	free(a);
+	free(b);
+}
+
+/* 0.3 -> 0.285 is exactly 5%: worse, not beyond a 5% threshold. */
+static void test_threshold_boundary(void **state)
+{
+	(void)state;
+	char *a, *b, *c, *out;
+	const char *metrics = "    metrics:\n"
+			      "      - { name: ratio, regex: 'r=([0-9.]+)', better: higher }\n";
+	assert_int_equal(run_values("edge", "r=0.3\nr=0.3\nr=0.3\n", metrics, NULL, NULL, &a), 0);
+	assert_int_equal(run_values("edge", "r=0.285\nr=0.285\nr=0.285\n", metrics, NULL, NULL, &b),
+			 0);
+	assert_int_equal(compare(a, b, NULL, &out), 0);
+	assert_non_null(strstr(out, "5.0% lower (worse)"));
+	assert_non_null(strstr(out, "1 worse,"));
+	free(out);
+	assert_int_equal(run_values("edge", "r=0.2849\nr=0.2849\nr=0.2849\n", metrics, NULL, NULL,
+				    &c), 0);
+	assert_int_equal(compare(a, c, NULL, &out), 1);
+	free(out);
+	free(a);
+	free(b);
+	free(c);
+}
+
+int main(void)
+{
+	if (!ts_file_exists(ORCH_BIN)) {
+		fprintf(stderr, "%s is not built\n", ORCH_BIN);
+		return 1;
+	}
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_identical_reruns_n1),
+		cmocka_unit_test(test_identical_reruns_n5),
+		cmocka_unit_test(test_drop_with_outlier),
+		cmocka_unit_test(test_latency_worsens),
+		cmocka_unit_test(test_kb_from_meminfo),
+		cmocka_unit_test(test_threshold_boundary),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
