@@ -6,6 +6,7 @@
  *   a 10% drop at n=5 with an outlier: a regression, exit 1
  *   a latency in ms (no better:) that worsens: a regression, exit 1
  *   kB figures as /proc/meminfo writes them: no phantom change
+ *   repeat: auto says whether it converged, the spread and why it stopped
  * Each repeat prints the next line of a values file.
  */
 #include "testsupport.h"
@@ -46,20 +47,32 @@ static int teardown(void **state)
  * with extra options; returns the exit code, the output in *out (may be
  * NULL) and the run folder in *run (caller frees; may be NULL).
  */
+static int run_repeat(const char *name, const char *repeat, const char *values,
+		      const char *metrics, const char *extra, char **out, char **run);
+
 static int run_values(const char *name, const char *values, const char *metrics,
 		      const char *extra, char **out, char **run)
 {
 	int lines = 0;
 	for (const char *p = values; *p; p++)
 		lines += *p == '\n';
+	char repeat[16];
+	snprintf(repeat, sizeof(repeat), "%d", lines);
+	return run_repeat(name, repeat, values, metrics, extra, out, run);
+}
+
+/* As run_values, with the test's repeat: written as given. */
+static int run_repeat(const char *name, const char *repeat, const char *values,
+		      const char *metrics, const char *extra, char **out, char **run)
+{
 	free(ts_write_file(dir, "values", values));
 	free(ts_write_file(dir, "count", "0\n"));
 	char *yaml = xasprintf(
 		"name: %s\ninventory: rack.yaml\nboards: [here]\ntests:\n"
-		"  - name: probe\n    repeat: %d\n    run: |\n"
+		"  - name: probe\n    repeat: %s\n    run: |\n"
 		"      n=$(( $(cat '%s/count') + 1 )); echo $n > '%s/count'; sed -n \"${n}p\" '%s/values'\n"
 		"%s",
-		name, lines, dir, dir, dir, metrics ? metrics : METRICS);
+		name, repeat, dir, dir, dir, metrics ? metrics : METRICS);
 	char *file = xasprintf("%s.yaml", name);
 	char *path = ts_write_file(dir, file, yaml);
 	char *output = NULL;
@@ -335,6 +348,76 @@ static void test_threshold_boundary(void **state)
 	free(c);
 }
 
+static json_t *repeat_of(const char *run)
+{
+	json_t *j = ts_json_load_in(run, "results.json");
+	assert_non_null(j);
+	json_t *r = json_incref(json_object_get(ts_json_result(j, "here", "probe"), "repeat"));
+	json_decref(j);
+	assert_non_null(r);
+	return r;
+}
+
+/* repeat: auto records whether it converged, the spread it reached and why
+ * it stopped, in results.json, the summary and the HTML report; a metric
+ * near zero settles by its absolute floor. */
+static void test_repeat_auto(void **state)
+{
+	(void)state;
+	char *run, *out;
+	const char *metrics = "    metrics:\n"
+			      "      - { name: net.rate, regex: 'rate=([0-9.]+)', unit: MiB/s }\n"
+			      "      - { name: net.udp_loss, regex: 'loss=([0-9.]+)', unit: '%' }\n";
+	/* tight, and a loss near zero: converged at the third run */
+	assert_int_equal(run_repeat("auto1", "auto", "rate=100 loss=0\nrate=101 loss=0.2\n"
+				    "rate=99.5 loss=0\nrate=100 loss=0\n", metrics, NULL, &out, &run),
+			 0);
+	assert_non_null(strstr(out, "repeat auto: converged after 3 runs"));
+	free(out);
+	json_t *r = repeat_of(run);
+	assert_true(json_is_true(json_object_get(r, "converged")));
+	assert_string_equal(json_string_value(json_object_get(r, "stopped")), "converged");
+	assert_int_equal(json_integer_value(json_object_get(r, "max_runs")), 10);
+	assert_string_equal(json_string_value(json_object_get(r, "spread_metric")), "net.rate");
+	assert_true(json_real_value(json_object_get(r, "spread_pct")) < 3.5);
+	json_decref(r);
+	free(run);
+
+	/* an early outlier: the cap (4 here) is reached, and said */
+	assert_int_equal(run_repeat("auto2", "auto\n    repeat_max: 4",
+				    "rate=150 loss=0\nrate=100 loss=0\nrate=101 loss=0\n"
+				    "rate=99 loss=0\nrate=100 loss=0\n", metrics, NULL, &out, &run), 0);
+	assert_non_null(strstr(out, "repeat auto: not converged, cap of 4 runs reached "
+			       "(net.rate spread"));
+	free(out);
+	r = repeat_of(run);
+	assert_true(json_is_false(json_object_get(r, "converged")));
+	assert_string_equal(json_string_value(json_object_get(r, "stopped")), "cap reached");
+	assert_true(json_real_value(json_object_get(r, "spread_pct")) > 3.5);
+	json_decref(r);
+	char *html = read_in(run, "report.html");
+	assert_non_null(strstr(html, "not converged, cap of 4 runs reached"));
+	free(html);
+	char *junit = read_in(run, "junit.xml");
+	assert_non_null(strstr(junit, "repeat auto: not converged"));
+	free(junit);
+	/* orch report re-renders it from results.json */
+	assert_int_equal(ts_run(&out, "rm -f '%s/summary.txt' && %s report '%s'", run, ORCH_BIN, run),
+			 0);
+	free(out);
+	char *summary = read_in(run, "summary.txt");
+	assert_non_null(strstr(summary, "not converged"));
+	free(summary);
+	free(run);
+
+	/* a fixed repeat records nothing of the kind */
+	assert_int_equal(run_values("fixed", "rate=1 loss=0\nrate=2 loss=0\n", metrics, NULL, NULL, &run), 0);
+	json_t *j = ts_json_load_in(run, "results.json");
+	assert_null(json_object_get(ts_json_result(j, "here", "probe"), "repeat"));
+	json_decref(j);
+	free(run);
+}
+
 int main(void)
 {
 	if (!ts_file_exists(ORCH_BIN)) {
@@ -348,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_latency_worsens),
 		cmocka_unit_test(test_kb_from_meminfo),
 		cmocka_unit_test(test_threshold_boundary),
+		cmocka_unit_test(test_repeat_auto),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -6,9 +6,13 @@
 #include "execute/metrics.h"
 #include "util/deadline.h"
 #include "util/interrupt.h"
+#include "util/strbuf.h"
+#include "util/units.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define REPEAT_AUTO_MIN 3
 #define REPEAT_AUTO_RSD_PCT 3.5
@@ -24,16 +28,82 @@ static int execute_once(struct exec_context *ctx, struct test_result *tr)
 	return 0;
 }
 
-/* repeat: auto stops once every metric's relative spread is small enough
- * (the Phoronix Test Suite's rule of thumb). */
+/* How settled one metric is: its relative spread, SD / |mean| in percent,
+ * or (near zero, where a relative spread means nothing) whether its SD is
+ * within the absolute floor of its unit (docs/compare.md). */
+struct spread {
+	double pct;               /* relative spread; INFINITY for a mean of 0 with any SD */
+	bool settled;
+	bool floored;             /* settled by the floor, not by pct */
+};
+
+/* The absolute floor of a metric's SD, in its unit: half a percentage
+ * point, half a count for unitless figures, 10 us for times; 0 (none) for
+ * rates and sizes. */
+static double spread_floor(const char *unit)
+{
+	double v;
+	if (!unit || !*unit || strcmp(unit, "%") == 0)
+		return 0.5;
+	if (units_is_time(unit) && units_convert(10e-6, "s", unit, &v) == 0)
+		return v;
+	return 0.0;
+}
+
+static struct spread metric_spread(struct metric_result *m)
+{
+	struct spread s = { 0, false, false };
+	metric_result_summarize(m);
+	double mean = fabs(m->mean);
+	s.pct = mean > 0 ? m->stddev / mean * 100.0 : (m->stddev > 0 ? INFINITY : 0.0);
+	s.settled = s.pct <= REPEAT_AUTO_RSD_PCT;
+	if (!s.settled && m->stddev <= spread_floor(m->unit))
+		s.settled = s.floored = true;
+	return s;
+}
+
+/* repeat: auto stops once every metric's spread is small enough (the
+ * Phoronix Test Suite's rule of thumb); records in tr->repeat the widest
+ * spread: an unsettled metric's first, else a relatively settled one's,
+ * else a floored one's. Returns whether all settled. */
 static bool spread_settled(struct test_result *tr)
 {
+	struct repeat_outcome *r = &tr->repeat;
+	int best_rank = -1;
+	bool all = true;
+	r->spread_pct = NAN;
+	free(r->spread_metric);
+	r->spread_metric = NULL;
 	for (size_t i = 0; i < tr->n_metrics; i++) {
-		metric_result_summarize(&tr->metrics[i]);
-		if (metric_result_rsd_pct(&tr->metrics[i]) > REPEAT_AUTO_RSD_PCT)
-			return false;
+		struct spread s = metric_spread(&tr->metrics[i]);
+		all = all && s.settled;
+		int rank = !s.settled ? 2 : s.floored ? 0 : 1;
+		if (rank > best_rank || (rank == best_rank && s.pct > r->spread_pct)) {
+			best_rank = rank;
+			r->spread_pct = s.pct;
+			r->floored = s.floored;
+			free(r->spread_metric);
+			r->spread_metric = xstrdup(tr->metrics[i].name);
+		}
 	}
-	return true;
+	return all;
+}
+
+static void repeat_finish(struct test_result *tr, bool settled, bool interrupted)
+{
+	struct repeat_outcome *r = &tr->repeat;
+	if (!r->is_auto)
+		return;
+	spread_settled(tr);
+	r->converged = settled && tr->n_metrics > 0;
+	if (interrupted)
+		r->stop = REPEAT_STOP_INTERRUPTED;
+	else if (tr->status != STATUS_PASS)
+		r->stop = REPEAT_STOP_FAILED;
+	else if (!tr->n_metrics)
+		r->stop = REPEAT_STOP_NO_METRICS;
+	else
+		r->stop = settled ? REPEAT_STOP_CONVERGED : REPEAT_STOP_CAP;
 }
 
 int execute_item(struct exec_context *ctx, struct test_result *tr)
@@ -44,9 +114,14 @@ int execute_item(struct exec_context *ctx, struct test_result *tr)
 		runs = 1;
 	tr->status = STATUS_PASS;
 	tr->start_wall_us = clock_wall_us();
+	tr->repeat.is_auto = test->repeat_auto;
+	tr->repeat.max_runs = runs;
+	tr->repeat.target_pct = REPEAT_AUTO_RSD_PCT;
 	int64_t start = clock_mono_us();
-	for (int i = 0; i < runs; i++) {
+	bool settled = false, interrupted = false;
+	for (int i = 0; i < runs && !settled; i++) {
 		if (interrupt_requested()) {
+			interrupted = true;
 			if (i == 0) {
 				tr->status = STATUS_SKIP;
 				test_result_set_message(tr, "interrupted before it ran");
@@ -58,9 +133,10 @@ int execute_item(struct exec_context *ctx, struct test_result *tr)
 		tr->attempts = i + 1;
 		if (tr->status != STATUS_PASS)
 			break;
-		if (test->repeat_auto && i + 1 >= REPEAT_AUTO_MIN && spread_settled(tr))
-			break;
+		if (test->repeat_auto && i + 1 >= REPEAT_AUTO_MIN)
+			settled = spread_settled(tr);
 	}
+	repeat_finish(tr, settled, interrupted);
 	for (size_t i = 0; i < tr->n_metrics; i++)
 		metric_result_summarize(&tr->metrics[i]);
 	if (tr->status == STATUS_PASS && metrics_check_expectations(test, tr))

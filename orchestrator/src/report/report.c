@@ -108,7 +108,11 @@ static char *summary_message(const struct test_result *tr)
 	if (tr->message)
 		strbuf_puts(&sb, tr->message);
 	if (tr->comparison)
-		strbuf_printf(&sb, "%s%s", tr->message ? "; " : "", tr->comparison);
+		strbuf_printf(&sb, "%s%s", sb.len ? "; " : "", tr->comparison);
+	char *rep = repeat_outcome_describe(tr);
+	if (rep)
+		strbuf_printf(&sb, "%s%s", sb.len ? "; " : "", rep);
+	free(rep);
 	char *s = clean_line(strbuf_str(&sb), SUMMARY_MAX_MESSAGE);
 	strbuf_release(&sb);
 	return s;
@@ -340,6 +344,10 @@ static void junit_metric_lines(struct strbuf *out, const struct test_result *tr)
 	}
 	if (tr->comparison)
 		strbuf_printf(out, "baseline: %s\n", tr->comparison);
+	char *rep = repeat_outcome_describe(tr);
+	if (rep)
+		strbuf_printf(out, "%s\n", rep);
+	free(rep);
 }
 
 /* <failure> or <error>: the message, the first line of the output that

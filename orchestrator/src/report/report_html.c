@@ -66,7 +66,8 @@ static const char *const css =
 	".metrics div{white-space:nowrap;font-variant-numeric:tabular-nums}\n"
 	".metrics span{color:var(--muted)}\n"
 	".msg{white-space:pre-line;overflow-wrap:anywhere;max-width:300px}\n"
-	".cmp{max-width:220px}.cmp.bad{color:var(--fail);font-weight:600}\n"
+	".cmp{max-width:220px}.cmp.bad,.repeat.bad{color:var(--fail);font-weight:600}\n"
+	".repeat{color:var(--muted,#57606a);font-size:90%}\n"
 	".logs{font-size:12px}.logs a{display:inline-block;margin-right:8px;color:var(--accent);white-space:nowrap}\n"
 	"figure{margin:0 0 22px}\n"
 	"figcaption{margin-bottom:2px}\n"
@@ -515,6 +516,13 @@ static void html_table(struct strbuf *sb, const struct run_result *run, const ch
 			if (ph->over_budget)
 				strbuf_puts(sb, " (over budget)");
 			strbuf_puts(sb, "</div>");
+		}
+		char *rep = repeat_outcome_describe(tr);
+		if (rep) {
+			strbuf_printf(sb, "<div class=\"repeat%s\">", tr->repeat.converged ? "" : " bad");
+			esc(sb, rep);
+			strbuf_puts(sb, "</div>");
+			free(rep);
 		}
 		strbuf_puts(sb, "</td>");
 		if (any_cmp) {

@@ -209,6 +209,7 @@ void test_result_release(struct test_result *tr)
 	free(tr->log_dir);
 	free(tr->comparison);
 	free(tr->controller);
+	free(tr->repeat.spread_metric);
 	memset(tr, 0, sizeof(*tr));
 }
 
@@ -224,6 +225,7 @@ void test_result_copy(struct test_result *dst, const struct test_result *src)
 	dst->missing_metrics = strv_copy(src->missing_metrics, src->n_missing_metrics);
 	dst->artifacts = strv_copy(src->artifacts, src->n_artifacts);
 	dst->controller = xstrdup(src->controller);
+	dst->repeat.spread_metric = xstrdup(src->repeat.spread_metric);
 	dst->metrics = NULL;
 	dst->phases = NULL;
 	if (src->n_metrics) {
@@ -322,4 +324,65 @@ bool metric_is_orch_own(const char *name)
 		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
 			return true;
 	return false;
+}
+
+static const char *const repeat_stop_names[] = {
+	[REPEAT_STOP_NONE] = "none",
+	[REPEAT_STOP_CONVERGED] = "converged",
+	[REPEAT_STOP_CAP] = "cap reached",
+	[REPEAT_STOP_FAILED] = "failed",
+	[REPEAT_STOP_INTERRUPTED] = "interrupted",
+	[REPEAT_STOP_NO_METRICS] = "no metrics",
+};
+
+const char *repeat_stop_name(enum repeat_stop s)
+{
+	return (size_t)s < sizeof(repeat_stop_names) / sizeof(repeat_stop_names[0])
+		       ? repeat_stop_names[s] : "?";
+}
+
+int repeat_stop_parse(const char *name, enum repeat_stop *s)
+{
+	for (size_t i = 0; name && i < sizeof(repeat_stop_names) / sizeof(repeat_stop_names[0]); i++)
+		if (strcmp(name, repeat_stop_names[i]) == 0) {
+			*s = (enum repeat_stop)i;
+			return 0;
+		}
+	return -1;
+}
+
+char *repeat_outcome_describe(const struct test_result *tr)
+{
+	const struct repeat_outcome *r = &tr->repeat;
+	if (!r->is_auto)
+		return NULL;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_puts(&sb, "repeat auto: ");
+	switch (r->stop) {
+	case REPEAT_STOP_CONVERGED:
+		strbuf_printf(&sb, "converged after %d run%s", tr->attempts,
+			      tr->attempts == 1 ? "" : "s");
+		break;
+	case REPEAT_STOP_CAP:
+		strbuf_printf(&sb, "not converged, cap of %d runs reached", r->max_runs);
+		break;
+	case REPEAT_STOP_FAILED:
+	case REPEAT_STOP_INTERRUPTED:
+		strbuf_printf(&sb, "not converged, stopped after %d run%s (%s)", tr->attempts,
+			      tr->attempts == 1 ? "" : "s", repeat_stop_name(r->stop));
+		break;
+	case REPEAT_STOP_NO_METRICS:
+	case REPEAT_STOP_NONE:
+		strbuf_printf(&sb, "%d runs, no metrics to measure a spread on", tr->attempts);
+		break;
+	}
+	if (r->spread_metric && !isnan(r->spread_pct)) {
+		if (r->floored)
+			strbuf_printf(&sb, " (%s near zero, within its absolute floor)",
+				      r->spread_metric);
+		else
+			strbuf_printf(&sb, " (%s spread %.1f%% %s %g%%)", r->spread_metric,
+				      r->spread_pct, r->converged ? "<=" : ">", r->target_pct);
+	}
+	return strbuf_detach(&sb);
 }

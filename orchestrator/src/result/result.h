@@ -44,6 +44,31 @@ struct phase_result {
 	char *line;               /* the console line that ended the phase */
 };
 
+/* Why `repeat: auto` stopped repeating. */
+enum repeat_stop {
+	REPEAT_STOP_NONE = 0,     /* not an auto test */
+	REPEAT_STOP_CONVERGED,    /* every metric's spread within the target (or its floor) */
+	REPEAT_STOP_CAP,          /* the cap of runs reached first */
+	REPEAT_STOP_FAILED,       /* a run failed or errored */
+	REPEAT_STOP_INTERRUPTED,  /* Ctrl-C */
+	REPEAT_STOP_NO_METRICS,   /* nothing to measure a spread on */
+};
+
+/* What `repeat: auto` did (is_auto false for a fixed repeat). */
+struct repeat_outcome {
+	bool is_auto;
+	bool converged;
+	enum repeat_stop stop;
+	int max_runs;             /* the cap */
+	double target_pct;        /* relative spread (SD / |mean|) that counts as settled */
+	double spread_pct;        /* the widest metric's relative spread at the end; NAN if none */
+	char *spread_metric;      /* that metric, or NULL */
+	bool floored;             /* that metric settled by its absolute floor (near zero) */
+};
+
+const char *repeat_stop_name(enum repeat_stop s);   /* "converged", "cap reached", ... */
+int repeat_stop_parse(const char *name, enum repeat_stop *s);
+
 struct test_result {
 	char *board;
 	char *test;
@@ -71,7 +96,13 @@ struct test_result {
 	 * it ran again after the controller that had it first was lost */
 	char *controller;         /* NULL: not a joined run */
 	bool retried;
+	struct repeat_outcome repeat;
 };
+
+/* "repeat auto: converged after 4 runs (spread 1.2% <= 3.5%)", or "repeat
+ * auto: not converged, cap of 10 runs reached (mem.memcpy spread 7.2% >
+ * 3.5%)"; NULL for a test that is not auto. Caller frees. */
+char *repeat_outcome_describe(const struct test_result *tr);
 
 /* What a board said about itself before its first test (execute/facts.c):
  * kernel, os, cpu, ... and the scenario's own `facts:`, in that order. */

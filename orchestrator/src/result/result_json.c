@@ -155,6 +155,16 @@ static json_t *phase_to_json(const struct phase_result *ph)
 			 "line", jstr(ph->line));
 }
 
+/* What repeat: auto did (docs/results-json.md). */
+static json_t *repeat_to_json(const struct repeat_outcome *r)
+{
+	return json_pack("{s:s, s:b, s:s, s:i, s:o, s:o, s:o, s:b}",
+			 "mode", "auto", "converged", r->converged,
+			 "stopped", repeat_stop_name(r->stop), "max_runs", r->max_runs,
+			 "target_pct", jreal(r->target_pct), "spread_pct", jreal(r->spread_pct),
+			 "spread_metric", jstr(r->spread_metric), "floored", r->floored);
+}
+
 json_t *test_result_to_json(const struct test_result *tr)
 {
 	json_t *metrics = json_object();
@@ -187,6 +197,8 @@ json_t *test_result_to_json(const struct test_result *tr)
 		json_object_set_new(o, "controller", json_string(tr->controller));
 	if (tr->retried)
 		json_object_set_new(o, "retried", json_true());
+	if (tr->repeat.is_auto)
+		json_object_set_new(o, "repeat", repeat_to_json(&tr->repeat));
 	return o;
 }
 
@@ -416,6 +428,29 @@ static int get_strv(struct jctx *c, const json_t *o, const char *key, struct tes
 	return 0;
 }
 
+static int repeat_from_json(struct jctx *c, const json_t *o, struct repeat_outcome *r)
+{
+	if (!o || json_is_null(o))
+		return 0;
+	if (!json_is_object(o))
+		return jfail(c, "repeat", "expected an object");
+	char *stop = NULL;
+	struct jctx rc = { c->err, c->errlen, "repeat" };
+	r->is_auto = true;
+	int ret = get_bool(&rc, o, "converged", &r->converged) < 0 ||
+		  get_str(&rc, o, "stopped", false, &stop) < 0 ||
+		  get_int(&rc, o, "max_runs", 0, &r->max_runs) < 0 ||
+		  get_num(&rc, o, "target_pct", &r->target_pct) < 0 ||
+		  get_num(&rc, o, "spread_pct", &r->spread_pct) < 0 ||
+		  get_str(&rc, o, "spread_metric", false, &r->spread_metric) < 0 ||
+		  get_bool(&rc, o, "floored", &r->floored) < 0 ? -1 : 0;
+	if (ret == 0 && stop && repeat_stop_parse(stop, &r->stop) < 0)
+		ret = jfail(&rc, "stopped", "expected converged, cap reached, failed, interrupted "
+			    "or no metrics");
+	free(stop);
+	return ret;
+}
+
 static int test_from_json(struct jctx *c, const json_t *obj, struct test_result *tr)
 {
 	memset(tr, 0, sizeof(*tr));
@@ -448,6 +483,9 @@ static int test_from_json(struct jctx *c, const json_t *obj, struct test_result 
 	    get_strv(c, obj, "artifacts", tr, test_result_add_artifact) < 0 ||
 	    get_str(c, obj, "controller", false, &tr->controller) < 0 ||
 	    get_bool(c, obj, "retried", &tr->retried) < 0)
+		goto out;
+
+	if (repeat_from_json(c, json_object_get(obj, "repeat"), &tr->repeat) < 0)
 		goto out;
 
 	json_t *metrics = json_object_get(obj, "metrics");
