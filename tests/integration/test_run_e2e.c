@@ -503,7 +503,21 @@ static void test_bench_push_once_and_run(void **state)
 	for (const char *const *b = (const char *const[]){ "b1", "drop1", NULL }; *b; b++) {
 		json_t *metrics = json_object_get(ts_json_result(res, *b, "crypto"), "metrics");
 		assert_non_null(json_object_get(metrics, "crypto.chacha20poly1305_1500"));
-		assert_non_null(json_object_get(metrics, "ssh.push"));   /* first time: pushed */
+		/* first time: pushed, recorded apart from the board's figures */
+		assert_null(json_object_get(metrics, "ssh.push"));
+		json_t *push = json_array_get(json_object_get(ts_json_result(res, *b, "crypto"),
+							       "pushes"), 0);
+		assert_string_equal(json_string_value(json_object_get(push, "file")),
+				    "remote-bench-crypto");
+		assert_true(json_integer_value(json_object_get(push, "bytes")) > 1000);
+		assert_true(json_real_value(json_object_get(push, "seconds")) > 0);
+		char *log = xasprintf("%s/runs/bench/latest/%s/crypto/push.log", E.dir, *b);
+		char *text = ts_read_file(log);
+		assert_non_null(text);
+		assert_non_null(strstr(text, "{\"push\":\"remote-bench-crypto\""));
+		assert_non_null(strstr(text, "\"bytes\":"));
+		free(text);
+		free(log);
 	}
 	json_decref(res);
 	char *remote = xasprintf("%s/bin/remote-bench-crypto", E.workdir);
@@ -514,7 +528,8 @@ static void test_bench_push_once_and_run(void **state)
 	res = load_json("bench", "results.json");
 	json_t *metrics = json_object_get(ts_json_result(res, "drop1", "crypto"), "metrics");
 	assert_non_null(json_object_get(metrics, "crypto.chacha20poly1305_1500"));
-	assert_null(json_object_get(metrics, "ssh.push"));   /* same binary: not pushed again */
+	/* same binary: not pushed again */
+	assert_null(json_object_get(ts_json_result(res, "drop1", "crypto"), "pushes"));
 	json_decref(res);
 
 	/* a board whose binary differs gets it again */
@@ -522,8 +537,7 @@ static void test_bench_push_once_and_run(void **state)
 	assert_int_equal(run_scenario("bench", body, bench_dir, &out), 0);
 	free(out);
 	res = load_json("bench", "results.json");
-	metrics = json_object_get(ts_json_result(res, "b1", "crypto"), "metrics");
-	assert_non_null(json_object_get(metrics, "ssh.push"));
+	assert_non_null(json_object_get(ts_json_result(res, "b1", "crypto"), "pushes"));
 	json_decref(res);
 	free(remote);
 	free(bench_dir);

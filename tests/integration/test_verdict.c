@@ -418,6 +418,53 @@ static void test_repeat_auto(void **state)
 	free(run);
 }
 
+/* A bench on the controller: the push is recorded apart (pushes, push.log),
+ * never as an ssh.push metric, and the kernel's BogoMIPS sits next to
+ * cpu.bogomips. */
+static void test_push_and_kernel_bogomips(void **state)
+{
+	(void)state;
+	char *work = xasprintf("%s/work", dir);
+	char *yaml = xasprintf("name: bench\ninventory: rack2.yaml\nboards: [here]\ntests:\n"
+			       "  - name: cpu\n    bench: cpu\n    args: [--time, 20ms, --repeats, '1']\n");
+	char *inv = xasprintf("boards:\n  here: { local: true, workdir: %s }\n", work);
+	free(ts_write_file(dir, "rack2.yaml", inv));
+	free(ts_write_file(dir, "bench.yaml", yaml));
+	char *out = NULL;
+	assert_int_equal(ts_run(&out, "cd '%s' && %s run bench.yaml -q -o runs --bench-dir %s/remote-bench/bin",
+				dir, ORCH_BIN, ORCH_BINARY_DIR), 0);
+	free(out);
+	char *run = xasprintf("%s/runs/bench/latest", dir);
+	json_t *j = ts_json_load_in(run, "results.json");
+	json_t *r = ts_json_result(j, "here", "cpu");
+	json_t *metrics = json_object_get(r, "metrics");
+	assert_null(json_object_get(metrics, "ssh.push"));
+	json_t *push = json_array_get(json_object_get(r, "pushes"), 0);
+	assert_string_equal(json_string_value(json_object_get(push, "file")), "remote-bench-cpu");
+	assert_true(json_integer_value(json_object_get(push, "bytes")) > 1000);
+	char *log = read_in(run, "here/cpu/push.log");
+	assert_non_null(strstr(log, "\"push\":\"remote-bench-cpu\""));
+	free(log);
+	char *html = read_in(run, "report.html");
+	assert_non_null(strstr(html, "pushed remote-bench-cpu: "));
+	free(html);
+	char *cpuinfo = NULL;
+	ts_run(&cpuinfo, "sed -n '/^[Bb][Oo][Gg][Oo][Mm][Ii][Pp][Ss]/{p;q;}' /proc/cpuinfo");
+	if (cpuinfo && strchr(cpuinfo, ':')) {
+		double want = strtod(strchr(cpuinfo, ':') + 1, NULL);
+		json_t *k = json_object_get(metrics, "cpu.bogomips_kernel");
+		assert_non_null(k);
+		assert_true(json_number_value(json_object_get(k, "value")) == want);
+		assert_non_null(json_object_get(metrics, "cpu.bogomips"));
+	}
+	free(cpuinfo);
+	json_decref(j);
+	free(run);
+	free(inv);
+	free(yaml);
+	free(work);
+}
+
 int main(void)
 {
 	if (!ts_file_exists(ORCH_BIN)) {
@@ -432,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_kb_from_meminfo),
 		cmocka_unit_test(test_threshold_boundary),
 		cmocka_unit_test(test_repeat_auto),
+		cmocka_unit_test(test_push_and_kernel_bogomips),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

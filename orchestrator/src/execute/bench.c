@@ -18,6 +18,7 @@
 #include "util/strbuf.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +94,32 @@ static int remote_sha256(struct transport *t, const char *path, char hex[65], ch
 	return ret;
 }
 
+/* The push's raw record, one JSON line appended to push.log, and its entry
+ * in tr->pushes: a transfer, not a figure of the board. */
+static void push_record(const struct bench_target *bt, const char *remote, uint64_t bytes,
+			double secs, struct test_result *tr)
+{
+	const char *slash = strrchr(remote, '/');
+	const char *base = slash ? slash + 1 : remote;
+	if (tr)
+		test_result_add_push(tr, base, bytes, secs);
+	json_t *rec = json_pack("{s:s, s:s, s:s, s:I, s:f, s:f}", "push", base,
+				"board", bt->board->name, "to", remote, "bytes", (json_int_t)bytes,
+				"seconds", secs, "kib_per_s", secs > 0 ? (double)bytes / 1024.0 / secs : 0.0);
+	char *line = rec ? json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	char *path = fs_path_join(bt->log_dir, "push.log");
+	FILE *f = line ? fopen(path, "ae") : NULL;
+	if (f) {
+		fprintf(f, "%s\n", line);
+		fclose(f);
+	} else if (line) {
+		log_warn("cannot record the push in %s: %s", path, strerror(errno));
+	}
+	free(path);
+	free(line);
+	json_decref(rec);
+}
+
 /* Through a console shell: typed chunks (execute/push_console.h). */
 static int push_console_file(const struct bench_target *bt, const char *local,
 			     const char *remote, struct test_result *tr, char *err, size_t errlen)
@@ -108,6 +135,7 @@ static int push_console_file(const struct bench_target *bt, const char *local,
 		 bt->board->name, remote, st.file_bytes, st.gzip ? "gzip+" : "",
 		 st.encoding == CONSOLE_ENC_BASE64 ? "base64" : "printf escapes", st.chunks,
 		 (double)st.duration_us / 1e6);
+	push_record(bt, remote, st.file_bytes, (double)st.duration_us / 1e6, tr);
 	if (tr && st.duration_us > 0)
 		test_result_add_sample(tr, "console.push", "KiB/s", true,
 				       (double)st.file_bytes / 1024.0 / ((double)st.duration_us / 1e6));
@@ -148,9 +176,8 @@ static int push_file(const struct bench_target *bt, const char *local, const cha
 			 out.st.timed_out ? "timed out" : out.st.interrupted ? "interrupted"
 						       : "remote command failed");
 		ret = -1;
-	} else if (secs > 0 && tr) {
-		test_result_add_sample(tr, "ssh.push", "KiB/s", true,
-				       (double)st.st_size / 1024.0 / secs);
+	} else {
+		push_record(bt, remote, (uint64_t)st.st_size, secs, tr);
 	}
 	close(fd);
 	free(cmd);
@@ -251,6 +278,28 @@ static char *bench_test_command(struct exec_context *ctx, const char *remote, ch
 	return cmd;
 }
 
+/* Next to remote-bench's cpu.bogomips (its own loop), the kernel's
+ * BogoMIPS from /proc/cpuinfo as cpu.bogomips_kernel, so the two are read
+ * side by side (they differ: kernels that calibrate from the TSC report
+ * another figure). Boards whose kernel gives none get nothing. */
+static void kernel_bogomips(struct transport *t, struct test_result *tr)
+{
+	if (!test_result_find_metric(tr, "cpu.bogomips"))
+		return;
+	char *out = NULL, err[256];
+	int code;
+	if (transport_capture(t, "sed -n '/^[Bb][Oo][Gg][Oo][Mm][Ii][Pp][Ss]/{p;q;}' /proc/cpuinfo",
+			      PROBE_TIMEOUT_MS, 256, &out, &code, err, sizeof(err)) == 0 &&
+	    code == 0 && out) {
+		const char *colon = strchr(out, ':');
+		char *end;
+		double v = colon ? strtod(colon + 1, &end) : 0;
+		if (colon && end != colon + 1 && v > 0)
+			test_result_add_sample(tr, "cpu.bogomips_kernel", "BogoMIPS", true, v);
+	}
+	free(out);
+}
+
 int execute_bench(struct exec_context *ctx, struct test_result *tr)
 {
 	const struct test *test = ctx->item->test;
@@ -295,6 +344,8 @@ int execute_bench(struct exec_context *ctx, struct test_result *tr)
 		}
 	}
 	metric_collector_release(&mc);
+	if (tr->status == STATUS_PASS)
+		kernel_bogomips(t, tr);
 	free(command);
 	free(remote);
 	return 0;

@@ -85,8 +85,8 @@ struct bench_target {
 
 /* Makes sure the board has remote-bench NAME for its arch, pushing it (cat
  * over an exec channel, then a checksum) unless its SHA-256 already
- * matches; a push adds an ssh.push sample (KiB/s) to tr (may be NULL).
- * Returns the path on
+ * matches; a push is recorded in tr->pushes (tr may be NULL) and as a raw
+ * JSON line in the log folder's push.log, never as a metric. Returns the path on
  * the board (caller frees), or NULL with the reason in err. */
 char *bench_ensure(const struct bench_target *bt, const char *name, struct test_result *tr,
 		   char *err, size_t errlen);

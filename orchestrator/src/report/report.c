@@ -348,6 +348,11 @@ static void junit_metric_lines(struct strbuf *out, const struct test_result *tr)
 	if (rep)
 		strbuf_printf(out, "%s\n", rep);
 	free(rep);
+	for (size_t k = 0; k < tr->n_pushes; k++) {
+		char *push = report_push_text(&tr->pushes[k]);
+		strbuf_printf(out, "%s\n", push);
+		free(push);
+	}
 }
 
 /* <failure> or <error>: the message, the first line of the output that

@@ -517,6 +517,13 @@ static void html_table(struct strbuf *sb, const struct run_result *run, const ch
 				strbuf_puts(sb, " (over budget)");
 			strbuf_puts(sb, "</div>");
 		}
+		for (size_t k = 0; k < tr->n_pushes; k++) {
+			char *push = report_push_text(&tr->pushes[k]);
+			strbuf_puts(sb, "<div class=\"repeat\">");
+			esc(sb, push);
+			strbuf_puts(sb, "</div>");
+			free(push);
+		}
 		char *rep = repeat_outcome_describe(tr);
 		if (rep) {
 			strbuf_printf(sb, "<div class=\"repeat%s\">", tr->repeat.converged ? "" : " bad");

@@ -268,3 +268,14 @@ void report_count(const struct run_result *run, struct report_totals *t)
 			t->regressed++;
 	}
 }
+
+char *report_push_text(const struct push_record *p)
+{
+	char secs[32];
+	if (isfinite(p->seconds))
+		snprintf(secs, sizeof(secs), "%.3f s", p->seconds);
+	else
+		snprintf(secs, sizeof(secs), "? s");
+	return xasprintf("pushed %s: %.1f KiB in %s (a transfer, not a board figure; "
+			 "see push.log)", p->file ? p->file : "?", (double)p->bytes / 1024.0, secs);
+}

@@ -44,6 +44,8 @@ void report_fmt_scaled(char *buf, size_t len, double v, const struct report_scal
 void report_fmt_metric(struct strbuf *sb, const struct metric_result *m);
 /* tr->log_dir, or "BOARD/TEST" made path-safe as the store names it (caller frees). */
 char *report_log_dir(const struct test_result *tr);
+/* "pushed remote-bench-mem: 44.2 KiB in 0.214 s (a transfer, ...)"; caller frees. */
+char *report_push_text(const struct push_record *p);
 
 struct report_totals {
 	size_t tests, passed, failed, errors, skipped, regressed;

@@ -210,6 +210,9 @@ void test_result_release(struct test_result *tr)
 	free(tr->comparison);
 	free(tr->controller);
 	free(tr->repeat.spread_metric);
+	for (size_t i = 0; i < tr->n_pushes; i++)
+		free(tr->pushes[i].file);
+	free(tr->pushes);
 	memset(tr, 0, sizeof(*tr));
 }
 
@@ -226,6 +229,11 @@ void test_result_copy(struct test_result *dst, const struct test_result *src)
 	dst->artifacts = strv_copy(src->artifacts, src->n_artifacts);
 	dst->controller = xstrdup(src->controller);
 	dst->repeat.spread_metric = xstrdup(src->repeat.spread_metric);
+	dst->pushes = NULL;
+	dst->n_pushes = 0;
+	for (size_t i = 0; i < src->n_pushes; i++)
+		test_result_add_push(dst, src->pushes[i].file, src->pushes[i].bytes,
+				     src->pushes[i].seconds);
 	dst->metrics = NULL;
 	dst->phases = NULL;
 	if (src->n_metrics) {
@@ -319,7 +327,7 @@ int run_result_exit_code(const struct run_result *run)
 
 bool metric_is_orch_own(const char *name)
 {
-	static const char *const prefixes[] = { "ssh.", "link.", "orch.", NULL };
+	static const char *const prefixes[] = { "ssh.", "link.", "orch.", "console.", NULL };
 	for (size_t i = 0; name && prefixes[i]; i++)
 		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
 			return true;
@@ -385,4 +393,11 @@ char *repeat_outcome_describe(const struct test_result *tr)
 				      r->spread_pct, r->converged ? "<=" : ">", r->target_pct);
 	}
 	return strbuf_detach(&sb);
+}
+
+void test_result_add_push(struct test_result *tr, const char *file, uint64_t bytes,
+			  double seconds)
+{
+	tr->pushes = xrealloc(tr->pushes, (tr->n_pushes + 1) * sizeof(*tr->pushes));
+	tr->pushes[tr->n_pushes++] = (struct push_record){ xstrdup(file), bytes, seconds };
 }

@@ -30,7 +30,7 @@ struct metric_result {
 };
 
 /* Whether a metric is orch's own measurement of how it reached the board
- * (ssh.push, link.*), not a figure of the board: reports show these apart
+ * (ssh.push, console.push, link.*), not a figure of the board: reports show these apart
  * and compare does not count them among the boards' changes. */
 bool metric_is_orch_own(const char *name);
 
@@ -42,6 +42,14 @@ struct phase_result {
 	double max_s;             /* budget, 0 when none */
 	bool over_budget;
 	char *line;               /* the console line that ended the phase */
+};
+
+/* A file pushed to the board for the test (a remote-bench binary): the
+ * controller's transfer, not a board figure, so kept apart from metrics. */
+struct push_record {
+	char *file;               /* the file's name on the board ("remote-bench-mem") */
+	uint64_t bytes;
+	double seconds;           /* wall time of the transfer command */
 };
 
 /* Why `repeat: auto` stopped repeating. */
@@ -97,6 +105,8 @@ struct test_result {
 	char *controller;         /* NULL: not a joined run */
 	bool retried;
 	struct repeat_outcome repeat;
+	struct push_record *pushes;
+	size_t n_pushes;
 };
 
 /* "repeat auto: converged after 4 runs (spread 1.2% <= 3.5%)", or "repeat
@@ -160,6 +170,9 @@ void test_result_release(struct test_result *tr);
 /* Deep copy of src into dst (dst is overwritten, not released; caller
  * releases it with test_result_release). */
 void test_result_copy(struct test_result *dst, const struct test_result *src);
+/* Records a push of bytes in seconds of file to the board. */
+void test_result_add_push(struct test_result *tr, const char *file, uint64_t bytes,
+			  double seconds);
 /* Appends a zeroed phase called name and returns it (valid until the next append). */
 struct phase_result *test_result_add_phase(struct test_result *tr, const char *name);
 void metric_result_release(struct metric_result *m);

@@ -199,6 +199,14 @@ json_t *test_result_to_json(const struct test_result *tr)
 		json_object_set_new(o, "retried", json_true());
 	if (tr->repeat.is_auto)
 		json_object_set_new(o, "repeat", repeat_to_json(&tr->repeat));
+	if (tr->n_pushes) {
+		json_t *pushes = json_array();
+		for (size_t i = 0; i < tr->n_pushes; i++)
+			json_array_append_new(pushes, json_pack("{s:o, s:I, s:o}",
+				"file", jstr(tr->pushes[i].file), "bytes", (json_int_t)tr->pushes[i].bytes,
+				"seconds", jreal(tr->pushes[i].seconds)));
+		json_object_set_new(o, "pushes", pushes);
+	}
 	return o;
 }
 
@@ -451,6 +459,25 @@ static int repeat_from_json(struct jctx *c, const json_t *o, struct repeat_outco
 	return ret;
 }
 
+static int pushes_from_json(struct jctx *c, const json_t *a, struct test_result *tr)
+{
+	if (!a || json_is_null(a))
+		return 0;
+	if (!json_is_array(a))
+		return jfail(c, "pushes", "expected an array");
+	for (size_t i = 0; i < json_array_size(a); i++) {
+		json_t *p = json_array_get(a, i);
+		json_t *bytes = json_object_get(p, "bytes"), *secs = json_object_get(p, "seconds");
+		const char *file = json_string_value(json_object_get(p, "file"));
+		if (!json_is_object(p) || !json_is_integer(bytes) || json_integer_value(bytes) < 0 ||
+		    (secs && !json_is_null(secs) && !json_is_number(secs)))
+			return jfail(c, "pushes", "expected objects {file, bytes, seconds}");
+		test_result_add_push(tr, file, (uint64_t)json_integer_value(bytes),
+				     json_is_number(secs) ? json_number_value(secs) : NAN);
+	}
+	return 0;
+}
+
 static int test_from_json(struct jctx *c, const json_t *obj, struct test_result *tr)
 {
 	memset(tr, 0, sizeof(*tr));
@@ -485,7 +512,8 @@ static int test_from_json(struct jctx *c, const json_t *obj, struct test_result 
 	    get_bool(c, obj, "retried", &tr->retried) < 0)
 		goto out;
 
-	if (repeat_from_json(c, json_object_get(obj, "repeat"), &tr->repeat) < 0)
+	if (repeat_from_json(c, json_object_get(obj, "repeat"), &tr->repeat) < 0 ||
+	    pushes_from_json(c, json_object_get(obj, "pushes"), tr) < 0)
 		goto out;
 
 	json_t *metrics = json_object_get(obj, "metrics");
