@@ -200,11 +200,11 @@ static const struct metric_result *find_metric(const struct test_result *tr, con
 	return NULL;
 }
 
-/* A push's transfer rate, stored as a metric by older runs: not a board
- * figure, never compared. */
+/* orch's own figures (ssh.push of older runs, link.*): not the board's,
+ * never compared (result.h). */
 static bool is_push_metric(const struct metric_result *m)
 {
-	return m->name && strcmp(m->name, "ssh.push") == 0;
+	return metric_is_orch_own(m->name);
 }
 
 static void add_phase_row(struct compare_result *cr, const struct test_result *ta,

@@ -27,8 +27,9 @@
  * Mbit/s, s and ms, kB and KiB), B is converted into A's unit and the words
  * say so; units that do not convert make the row "unit changed", counted
  * apart from status changes. When the sides disagree on which way is
- * better, B's (the newer file) is used. ssh.push, a push's transfer time
- * that older runs stored as a metric, is not a board figure and is left out.
+ * better, B's (the newer file) is used. orch's own figures (ssh.push of
+ * older runs, link.*: metric_is_orch_own) are not the board's and are left
+ * out.
  * Status rows: pass -> fail is a regression, fail/error -> pass is better,
  * any other change (pass -> error: infrastructure, pass -> skip, ...) is
  * "changed" and not a regression.
