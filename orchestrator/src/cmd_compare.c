@@ -38,7 +38,7 @@ static void usage(FILE *out)
 		"  -t, --threshold PCT   regression threshold in percent (default %g)\n"
 		"  -f, --format FORMAT   table (default) or json\n"
 		"  -c, --only-changes    leave out unchanged rows and rows within noise\n"
-		"  -1, --judge-single    judge metrics with one sample on a side: one against\n"
+		"      --judge-single    judge metrics with one sample on a side: one against\n"
 		"                        one by the threshold alone, one against several by\n"
 		"                        the spread of the several\n"
 		"  -h, --help            this text\n"
@@ -54,7 +54,7 @@ int cmd_compare(int argc, char **argv)
 		{ "threshold", required_argument, NULL, 't' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "only-changes", no_argument, NULL, 'c' },
-		{ "judge-single", no_argument, NULL, '1' },
+		{ "judge-single", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -64,7 +64,7 @@ int cmd_compare(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":t:f:c1h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":t:f:ch", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't':
 			if (cmd_parse_percent(optarg, &rule.threshold_pct) < 0)
@@ -83,7 +83,7 @@ int cmd_compare(int argc, char **argv)
 		case 'c':
 			only_changes = true;
 			break;
-		case '1':
+		case 'J':
 			rule.judge_single = true;
 			break;
 		case 'h':
