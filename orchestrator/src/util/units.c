@@ -2,8 +2,10 @@
  * Units as users write them. Sizes: K/M/G/T and KiB/MiB/GiB/TiB are
  * 1024-based (what people mean for memory sizes); kB and KB too, as the
  * kernel writes them (/proc/meminfo's "kB" is 1024 bytes); MB/GB/TB are
- * 1000-based (SI, as dd and disks use them). Bit rates are always
- * 1000-based (Mbit/s as iperf3 prints it). docs/units.md is the table.
+ * 1000-based (SI, as dd and disks use them). Byte rates with a k (kB/s,
+ * KB/s) are 1000-based like MB/s and GB/s, as dd prints all three. Bit
+ * rates are always 1000-based (Mbit/s as iperf3 prints it).
+ * docs/compare.md has the table.
  */
 #include "util/units.h"
 
@@ -138,7 +140,7 @@ static const struct unit_def unit_defs[] = {
 	{ "T", FAM_BYTES, TI }, { "TiB", FAM_BYTES, TI }, { "TB", FAM_BYTES, 1e12 },
 
 	{ "B/s", FAM_BYTE_RATE, 1 },
-	{ "KiB/s", FAM_BYTE_RATE, KI }, { "kB/s", FAM_BYTE_RATE, KI }, { "KB/s", FAM_BYTE_RATE, KI },
+	{ "KiB/s", FAM_BYTE_RATE, KI }, { "kB/s", FAM_BYTE_RATE, 1e3 }, { "KB/s", FAM_BYTE_RATE, 1e3 },
 	{ "MiB/s", FAM_BYTE_RATE, MI }, { "MB/s", FAM_BYTE_RATE, 1e6 },
 	{ "GiB/s", FAM_BYTE_RATE, GI }, { "GB/s", FAM_BYTE_RATE, 1e9 },
 	{ "TiB/s", FAM_BYTE_RATE, TI }, { "TB/s", FAM_BYTE_RATE, 1e12 },

@@ -6,7 +6,8 @@
  *   sizes:     "4M", "512K", "1G", "4MiB", "100" (bytes); K/M/G/T and
  *              KiB/MiB/GiB/TiB are 1024-based, and so are kB and KB (the
  *              kernel's kB, as in /proc/meminfo, is 1024 bytes); MB/GB/TB
- *              are 1000-based (SI, as dd and disk vendors use them)
+ *              are 1000-based (SI, as dd and disk vendors use them); byte
+ *              rates kB/s, KB/s, MB/s, GB/s are 1000-based (dd), KiB/s... 1024
  *   quantities (expect: thresholds): "20MiB/s", "1.5 Gbit/s", "300ms", "42"
  *   (the unit is kept as written; bit rates Kbit/s, Mbit/s, Gbit/s, also
  *   written bits/s or Mbps, are 1000-based)
