@@ -205,6 +205,18 @@ static void test_outlier_cannot_hide(void **state)
 	assert_int_equal(j.dropped_b, 1);
 	const double b10[] = { 90, 91, 89, 90.5, 101 };   /* 10% drop, one sample at A's level */
 	assert_int_equal(judge(a, 5, b10, 5, true, 5, false).outcome, JUDGE_REGRESSION);
+	/* the wild sample on the worse side, or on A's side either way */
+	const double blow[] = { 80, 81, 79, 80.5, 40 };
+	assert_int_equal(judge(a, 5, blow, 5, true, 5, false).outcome, JUDGE_REGRESSION);
+	const double ahigh[] = { 100, 101, 99, 100.5, 150 }, alow[] = { 100, 101, 99, 100.5, 80 };
+	const double b20[] = { 80, 81, 79, 80.5, 79.5 };
+	assert_int_equal(judge(ahigh, 5, b20, 5, true, 5, false).outcome, JUDGE_REGRESSION);
+	assert_int_equal(judge(alow, 5, b20, 5, true, 5, false).outcome, JUDGE_REGRESSION);
+	/* nor can one make a change: the same runs, one wild sample in B */
+	const double bsame[] = { 100.2, 100.8, 99.4, 100.1, 60 };
+	struct judgement j2 = judge(a, 5, bsame, 5, true, 5, false);
+	assert_int_not_equal(j2.outcome, JUDGE_REGRESSION);
+	assert_int_equal(j2.dropped_b, 1);
 }
 
 /* ---- the simulation --------------------------------------------------- */
