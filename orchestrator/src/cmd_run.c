@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -519,6 +520,9 @@ static void report_joined(struct join *j, enum join_state state, struct store *s
 
 int cmd_run(int argc, char **argv)
 {
+	/* a worker thread per board would each get a malloc arena of its own
+	 * (up to 8 per core): memory held for nothing; two are plenty here */
+	mallopt(M_ARENA_MAX, 2);
 	struct run_options o = { 0 };
 	struct scenario *sc = NULL;
 	struct inventory *inv = NULL;

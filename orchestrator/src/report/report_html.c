@@ -331,16 +331,27 @@ static int badness(const struct test_result *tr)
 	return tr->status == STATUS_ERROR;
 }
 
-static const struct test_result *find_result(const struct run_result *run, const char *board,
-					     const char *test)
+static size_t name_index(const char *const *names, size_t n, const char *name)
 {
+	size_t i = 0;
+	while (i < n && strcmp(names[i], name ? name : ""))
+		i++;
+	return i;
+}
+
+/* The first result of each board x test, cells[board * nt + test]: one pass
+ * over the results, not one per cell (caller frees). */
+static const struct test_result **grid_cells(const struct run_result *run, const char **boards,
+					     size_t nb, const char **tests, size_t nt)
+{
+	const struct test_result **cells = xcalloc(nb * nt + 1, sizeof(*cells));
 	for (size_t i = 0; i < run->n_results; i++) {
 		const struct test_result *tr = &run->results[i];
-		if (strcmp(tr->board ? tr->board : "", board) == 0 &&
-		    strcmp(tr->test ? tr->test : "", test) == 0)
-			return tr;
+		size_t b = name_index(boards, nb, tr->board), t = name_index(tests, nt, tr->test);
+		if (b < nb && t < nt && !cells[b * nt + t])
+			cells[b * nt + t] = tr;
 	}
-	return NULL;
+	return cells;
 }
 
 struct ranked {
@@ -365,13 +376,14 @@ static void html_grid(struct strbuf *sb, const struct run_result *run)
 	const char **boards = distinct(run, true, &nb);
 	const char **tests = distinct(run, false, &nt);
 	struct ranked *rows = xcalloc(nb + 1, sizeof(*rows));
-	for (size_t b = 0; b < nb; b++) {
+	for (size_t b = 0; b < nb; b++)
 		rows[b] = (struct ranked){ boards[b], 0, b };
-		for (size_t i = 0; i < run->n_results; i++)
-			if (strcmp(run->results[i].board ? run->results[i].board : "", boards[b]) == 0 &&
-			    badness(&run->results[i]) > rows[b].bad)
-				rows[b].bad = badness(&run->results[i]);
+	for (size_t i = 0; i < run->n_results; i++) {
+		size_t b = name_index(boards, nb, run->results[i].board);
+		if (b < nb && badness(&run->results[i]) > rows[b].bad)
+			rows[b].bad = badness(&run->results[i]);
 	}
+	const struct test_result **cells = grid_cells(run, boards, nb, tests, nt);
 	qsort(rows, nb, sizeof(*rows), cmp_ranked);
 	if (nb) {
 		strbuf_puts(sb, "<h2 class=\"first\" id=\"grid\">Boards \u00d7 tests<small>failures "
@@ -391,7 +403,7 @@ static void html_grid(struct strbuf *sb, const struct run_result *run)
 		esc(sb, rows[b].name);
 		strbuf_puts(sb, "</th>");
 		for (size_t t = 0; t < nt; t++) {
-			const struct test_result *tr = find_result(run, rows[b].name, tests[t]);
+			const struct test_result *tr = cells[rows[b].order * nt + t];
 			if (!tr) {
 				strbuf_puts(sb, "<td></td>");
 				continue;
@@ -413,6 +425,7 @@ static void html_grid(struct strbuf *sb, const struct run_result *run)
 	}
 	if (nb)
 		strbuf_puts(sb, "</tbody>\n</table>\n");
+	free(cells);
 	free(rows);
 	free(boards);
 	free(tests);

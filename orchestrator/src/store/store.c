@@ -409,10 +409,6 @@ static int save_result_json(struct store *st, const struct test_result *tr, char
 				: store_test_dir(st, tr->board, tr->test, err, errlen);
 	if (!dir)
 		return -1;
-	if (tr->log_dir && access(dir, F_OK) < 0 && fs_mkdir_p(dir, err, errlen) < 0) {
-		free(dir);
-		return -1;
-	}
 	char *path = fs_path_join(dir, "result.json");
 	json_t *j = test_result_to_json(tr);
 	char *text = result_json_dump(j);
@@ -420,7 +416,8 @@ static int save_result_json(struct store *st, const struct test_result *tr, char
 	int ret = -1;
 	if (!text)
 		snprintf(err, errlen, "cannot encode '%s' as JSON", path);
-	else
+	else if ((ret = fs_write_whole(path, text, strlen(text), err, errlen)) < 0 &&
+		 tr->log_dir && access(dir, F_OK) < 0 && fs_mkdir_p(dir, err, errlen) == 0)
 		ret = fs_write_whole(path, text, strlen(text), err, errlen);
 	free(text);
 	free(path);

@@ -248,13 +248,10 @@ static int ssh_authenticate(struct ssh_transport *st, const struct ssh_target *t
 			    char *err, size_t errlen)
 {
 	ssh_session s = st->session;
-	int rc = ssh_userauth_none(s, NULL);
 	const char *why = "no accepted key";
 	char idfail[256] = "";
-	if (rc == SSH_AUTH_SUCCESS)
-		return 0;
-	if (rc == SSH_AUTH_ERROR)
-		goto lost;
+	int rc;
+	/* the identity first: one round trip fewer than asking for "none" */
 	if (t->identity) {
 		ssh_key key = NULL;
 		if (ssh_pki_import_privkey_file(t->identity, NULL, NULL, NULL, &key) != SSH_OK) {
@@ -268,6 +265,11 @@ static int ssh_authenticate(struct ssh_transport *st, const struct ssh_target *t
 				goto lost;
 		}
 	}
+	rc = ssh_userauth_none(s, NULL);
+	if (rc == SSH_AUTH_SUCCESS)
+		return 0;
+	if (rc == SSH_AUTH_ERROR)
+		goto lost;
 	if (getenv("SSH_AUTH_SOCK")) {
 		rc = ssh_userauth_agent(s, NULL);
 		if (rc == SSH_AUTH_SUCCESS)
