@@ -2,6 +2,7 @@
 # qemu-board.sh: a real Linux board in qemu for the serial and boot tests.
 #
 #   qemu-board.sh start  [--state DIR] [--ssh-port N] [--kernel VMLINUZ] [--accel tcg|kvm]
+#                        [--no-net]
 #   qemu-board.sh power  on|off|cycle [--state DIR]
 #   qemu-board.sh stop   [--state DIR]
 #   qemu-board.sh status [--state DIR]
@@ -14,6 +15,8 @@
 # is system_reset + cont. ssh: root@127.0.0.1 port N (default 2299) with
 # DIR/id_ed25519; root's console password is "orchlab".
 #
+# --no-net: no network device at all, a serial-only board (console login,
+# pushes over the console).
 # DIR defaults to $ORCH_LAB_QEMU or /tmp/orch-lab-qemu. KVM is off by default
 # (it is unusable on the lab machines); TCG boots to login in ~8-20 s.
 set -eu
@@ -26,12 +29,14 @@ ssh_port=2299
 kernel=
 accel=${ORCH_LAB_ACCEL:-tcg}
 power_arg=
+net=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--state) state=$2; shift 2 ;;
 	--ssh-port) ssh_port=$2; shift 2 ;;
 	--kernel) kernel=$2; shift 2 ;;
 	--accel) accel=$2; shift 2 ;;
+	--no-net) net=0; shift ;;
 	on|off|cycle) power_arg=$1; shift ;;
 	*) echo "qemu-board.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -80,14 +85,14 @@ start() {
 	kvm) accel_opts="-accel kvm -cpu host" ;;
 	*) accel_opts="-accel tcg -cpu max" ;;
 	esac
+	net_opts="-netdev user,id=n0,hostfwd=tcp:127.0.0.1:$ssh_port-:22 -device virtio-net-pci,netdev=n0"
+	[ $net = 1 ] || net_opts=
 	# shellcheck disable=SC2086
-	qemu-system-x86_64 $accel_opts -m 256M -smp 1 \
+	qemu-system-x86_64 $accel_opts -m 256M -smp 1 $net_opts \
 		-kernel "$k" -initrd "$state/initramfs.cpio.gz" \
 		-append "console=ttyS0,115200 printk.time=1 panic=-1" \
 		-display none -monitor none -vga none -nodefaults \
 		-chardev pty,id=s0 -serial chardev:s0 \
-		-netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$ssh_port-:22" \
-		-device virtio-net-pci,netdev=n0 \
 		-qmp "unix:$state/qmp.sock,server=on,wait=off" \
 		-pidfile "$state/qemu.pid" -daemonize -S \
 		> "$state/qemu.log" 2>&1 || { cat "$state/qemu.log" >&2; die "qemu did not start"; }
@@ -137,5 +142,5 @@ power) power ;;
 stop) stop ;;
 status) if running; then echo "running (pid $(cat "$state/qemu.pid")), console $state/console"; else echo "stopped"; exit 1; fi ;;
 check) check ;;
-*) sed -n '2,17p' "$0" >&2; exit 2 ;;
+*) sed -n '2,20p' "$0" >&2; exit 2 ;;
 esac

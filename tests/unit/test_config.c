@@ -577,7 +577,7 @@ static void test_scenario_errors(void **state)
 		"    timout: 5m\n"                                          /* 28 */
 		"  - name: bt\n"                                            /* 29 */
 		"    boot: { trigger: kick, phases: [{ until: '(' }, { name: p, until: '[z-a]' }] }\n" /* 30 */
-		"    metrics: []\n");                                       /* 31 */
+		"    metrics: [{ name: bm, regex: 'x', from: stderr }]\n");  /* 31 */
 	has_exact(&dl, SC_PATH, 2, 24, "invalid selector in 'boards', found '!': nothing after '!'");
 	has_diag(&dl, SC_PATH, 2, 29, "invalid selector in 'boards', found 'a b'");
 	has_exact(&dl, SC_PATH, 3, 22, "invalid duration for 'timeout', found '5 minutes' (use 30s, 5m, 1h)");
@@ -611,7 +611,8 @@ static void test_scenario_errors(void **state)
 	has_exact(&dl, SC_PATH, 30, 71,
 		  "invalid regex for 'until', found '[z-a]': range out of order in character class "
 		  "at offset 3");
-	has_exact(&dl, SC_PATH, 31, 5, "'metrics' does not go with 'boot' (phases are its metrics)");
+	has_exact(&dl, SC_PATH, 31, 45,
+		  "'from' does not go with 'boot' (its metrics are read from the console lines)");
 	assert_int_equal(dl.n, 28);
 	diag_list_release(&dl);
 }

@@ -258,6 +258,18 @@ static void read_metrics(struct cfg *c, const struct ynode *n, struct test *t)
 	}
 }
 
+/* A boot test's metrics are read from its console lines: no stream or file. */
+static void check_boot_metrics(struct cfg *c, const struct ynode *metrics)
+{
+	for (size_t i = 0; metrics->kind == YNODE_SEQ && i < metrics->n; i++) {
+		const struct ynode *m = metrics->items[i];
+		const struct ynode *from = m->kind == YNODE_MAP ? ymap_get(m, "from") : NULL;
+		if (from)
+			cfg_error(c, from, "'from' does not go with 'boot' (its metrics are read "
+				  "from the console lines)");
+	}
+}
+
 static bool read_bound(struct cfg *c, const struct ynode *n, const char *key, struct quantity *q)
 {
 	char f[96];
@@ -533,10 +545,10 @@ static void read_test(struct cfg *c, const struct ynode *m, const struct scenari
 		read_parse(c, parse, &t->parse);
 
 	const struct ynode *metrics = ymap_get(m, "metrics");
-	if (metrics && ymap_get(m, "boot"))
-		cfg_error(c, ymap_key(m, "metrics"), "'metrics' does not go with 'boot' (phases are its metrics)");
-	else if (metrics)
+	if (metrics)
 		read_metrics(c, metrics, t);
+	if (metrics && ymap_get(m, "boot"))
+		check_boot_metrics(c, metrics);
 	const struct ynode *expect = ymap_get(m, "expect");
 	if (expect)
 		read_expect(c, expect, t);

@@ -10,6 +10,7 @@
  */
 #include <stddef.h>
 #include "execute/execute.h"
+#include "execute/metrics.h"
 #include "transport/serial_capture.h"
 #include "transport/transport_local.h"
 #include "util/deadline.h"
@@ -20,6 +21,7 @@
 #include "util/units.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +45,8 @@ struct boot_watch {
 	size_t next;                  /* first phase not reached */
 	struct phase_seen *seen;
 	char last_line[512];
+	struct metric_collector mc;   /* the test's metrics: on console lines */
+	int64_t metrics_from_us;      /* lines from here on (the trigger) give metrics */
 };
 
 static void watch_line(void *ctx, const struct serial_line *l)
@@ -51,6 +55,8 @@ static void watch_line(void *ctx, const struct serial_line *l)
 	pthread_mutex_lock(&w->mu);
 	if (l->len > 0)
 		snprintf(w->last_line, sizeof(w->last_line), "%s", l->text);
+	if (!l->partial && l->mono_us >= w->metrics_from_us)
+		metric_collector_line(&w->mc, TRANSPORT_STDOUT, l->text);
 	if (!w->base_found && w->spec->base_src &&
 	    orch_regex_match(&w->spec->base, l->text, NULL, 0)) {
 		w->base_found = true;
@@ -226,6 +232,8 @@ int execute_boot(struct exec_context *ctx, struct test_result *tr)
 	struct boot_watch w = { .spec = spec };
 	pthread_mutex_init(&w.mu, NULL);
 	w.seen = xcalloc(spec->n_phases ? spec->n_phases : 1, sizeof(*w.seen));
+	metric_collector_init(&w.mc, test, false);
+	w.metrics_from_us = spec->trigger == BOOT_TRIGGER_NONE ? 0 : INT64_MAX;
 	tr->exit_code = -1;
 
 	if (!b->serial.present) {
@@ -264,6 +272,10 @@ int execute_boot(struct exec_context *ctx, struct test_result *tr)
 	w.cap = cap;
 	pthread_mutex_unlock(&w.mu);
 
+	pthread_mutex_lock(&w.mu);
+	if (w.metrics_from_us)
+		w.metrics_from_us = clock_mono_us();   /* the old system's last words give none */
+	pthread_mutex_unlock(&w.mu);
 	int trig = 0;
 	if (spec->trigger == BOOT_TRIGGER_POWER_CYCLE)
 		trig = trigger_power(b, ctx->inventory_dir, err, sizeof(err));
@@ -324,6 +336,11 @@ int execute_boot(struct exec_context *ctx, struct test_result *tr)
 		tr->status = STATUS_FAIL;
 		fail_message(&w, spec, tr, timeout_ms);
 	}
+	if (tr->status == STATUS_PASS || tr->status == STATUS_FAIL) {
+		bool passed = tr->status == STATUS_PASS;
+		if (metric_collector_commit(&w.mc, tr) < 0 && passed)
+			tr->status = STATUS_FAIL;   /* a metric that could not be read */
+	}
 	pthread_mutex_unlock(&w.mu);
 	if (cret < 0 && tr->status == STATUS_PASS) {
 		tr->status = STATUS_ERROR;
@@ -338,6 +355,7 @@ out:
 	for (size_t i = 0; i < spec->n_phases; i++)
 		free(w.seen[i].line);
 	free(w.seen);
+	metric_collector_release(&w.mc);
 	pthread_mutex_destroy(&w.mu);
 	free(log_path);
 	free(raw_path);

@@ -1,0 +1,170 @@
+/*
+ * A serial-only board that boots for real: the qemu lab board started with
+ * no network device (tests/lab/qemu-board.sh start --no-net), reached by
+ * `orch run` only through its console:
+ *   - a boot test (power cycle) with `metrics:` read from the console lines:
+ *     the kernel's BogoMIPS and its version, recorded like any metric;
+ *   - `bench: cpu` on the same board: remote-bench pushed over the console
+ *     (gzip + base64 through busybox), run, its metrics recorded;
+ *   - the console is locked while the run holds it (a second orch is told
+ *     who has it) and free again afterwards.
+ * Skipped, saying why, without qemu-system-x86_64 or a /boot/vmlinuz-*.
+ */
+#include "testsupport.h"
+#include "util/strbuf.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define BENCH_DIR ORCH_BINARY_DIR "/remote-bench/bin"
+
+struct fx {
+	char *dir;
+	char *state;
+	char *script;
+};
+
+static int setup(void **state)
+{
+	char *script = xasprintf("%s/tests/lab/qemu-board.sh", ORCH_SOURCE_DIR);
+	char *why = NULL;
+	if (ts_run(&why, "%s check", script) != 0) {
+		print_message("skipped: %s", why ? why : "qemu lab board unavailable\n");
+		free(why);
+		free(script);
+		return -1;
+	}
+	free(why);
+	struct fx *f = xcalloc(1, sizeof(*f));
+	*state = f;
+	f->script = script;
+	f->dir = ts_mkdtemp("console-qemu");
+	f->state = xasprintf("%s/board", f->dir);
+	char *out = NULL;
+	if (ts_run(&out, "%s start --no-net --state %s", script, f->state) != 0) {
+		print_message("qemu board did not start: %s\n", out ? out : "");
+		free(out);
+		return -1;
+	}
+	free(out);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	if (!f)
+		return 0;
+	ts_run(NULL, "%s stop --state %s", f->script, f->state);
+	ts_rmrf(f->dir);
+	free(f->dir);
+	free(f->state);
+	free(f->script);
+	free(f);
+	return 0;
+}
+
+static void test_serial_only_board(void **state)
+{
+	struct fx *f = *state;
+	char *inv_text = xasprintf(
+		"boards:\n"
+		"  sq:\n"
+		"    arch: x86_64\n"
+		"    transport: serial\n"
+		"    workdir: /tmp/orch\n"
+		"    serial: { port: %s/console, baud: 115200, user: root,\n"
+		"              password_env: ORCH_LAB_QEMU_PASSWORD }\n"
+		"    power: { cycle: '%s power cycle --state %s' }\n",
+		f->state, f->script, f->state);
+	char *inv = ts_write_file(f->dir, "inv.yaml", inv_text);
+	char *sc = ts_write_file(
+		f->dir, "serial-only.yaml",
+		"name: serialonly\n"
+		"tests:\n"
+		"  - name: boot\n"
+		"    boot:\n"
+		"      trigger: power-cycle\n"
+		"      timeout: 150s\n"
+		"      phases:\n"
+		"        - { name: kernel, until: 'Run /init' }\n"
+		"        - { name: login, until: 'login:' }\n"
+		"    metrics:\n"
+		"      - { name: bogomips, unit: BogoMIPS,\n"
+		"          regex: '(?|Calibrating delay loop.*?([0-9.]+) BogoMIPS|"
+		"Calculated BogoMips:? *([0-9.]+)|Total of [0-9]+ processors activated "
+		"\\(([0-9.]+) BogoMIPS)' }\n"
+		"      - { name: kernel.version, regex: 'Linux version ([0-9]+\\.[0-9]+)' }\n"
+		"  - name: cpu\n"
+		"    bench: cpu\n"
+		"    timeout: 5m\n"
+		"    args: [--time, 0.1, --repeats, 1]\n");
+	char *log = xasprintf("%s/run.log", f->dir);
+	char *cmd = xasprintf("ORCH_LAB_QEMU_PASSWORD=orchlab exec %s run %s -i %s -o %s/runs "
+			      "--bench-dir %s", ORCH_BIN, sc, inv, f->dir, BENCH_DIR);
+	pid_t run = ts_spawn(cmd, log);
+
+	/* once the run holds the console (its pid in the UUCP lock), a second
+	 * orch is refused */
+	char *console = xasprintf("%s/console", f->state);
+	char real[4096];
+	assert_non_null(realpath(console, real));
+	assert_true(strncmp(real, "/dev/pts/", 9) == 0);
+	char *lockfile = xasprintf("/var/lock/LCK..pts_%s", real + 9);
+	bool held = false;
+	for (int i = 0; i < 300 && !held; i++) {
+		char *t = ts_read_file(lockfile);
+		held = t && atol(t) == (long)run;
+		free(t);
+		if (!held)
+			usleep(50000);
+	}
+	assert_true(held);
+	char *out = NULL;
+	int rc = ts_run(&out, "%s boot sq -i %s --trigger none --timeout 1s -o %s/second",
+			ORCH_BIN, inv, f->dir);
+	print_message("second: %s", out);
+	assert_int_equal(rc, 3);
+	char want[64];
+	snprintf(want, sizeof(want), "in use by pid %ld (", (long)run);
+	assert_non_null(strstr(out, want));
+	free(out);
+
+	int st = 0;
+	for (int i = 0; i < 3000 && waitpid(run, &st, WNOHANG) != run; i++)
+		usleep(100000);
+	char *text = ts_read_file(log);
+	print_message("%s", text ? text : "(no log)");
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_non_null(strstr(text, "over the console"));
+	free(text);
+
+	char *res_path = xasprintf("%s/runs/serialonly/latest/results.json", f->dir);
+	char *res = ts_read_file(res_path);
+	assert_non_null(res);
+	assert_non_null(strstr(res, "\"bogomips\""));
+	assert_non_null(strstr(res, "\"kernel.version\""));
+	assert_non_null(strstr(res, "\"console.push\""));
+	assert_non_null(strstr(res, "\"cpu.bogomips\""));
+	free(res);
+	free(res_path);
+	assert_false(ts_file_exists(lockfile));   /* free again after the run */
+	free(lockfile);
+	free(console);
+	free(log);
+	free(cmd);
+	free(sc);
+	free(inv);
+	free(inv_text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_serial_only_board),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
