@@ -89,7 +89,8 @@ fi
 # dropbear and the libraries it needs
 if [ -x /usr/sbin/dropbear ] && command -v dropbearkey >/dev/null; then
 	cp /usr/sbin/dropbear usr/sbin/dropbear
-	for lib in $(ldd /usr/sbin/dropbear | grep -o '/[^ ]*'); do
+	# and libm: a host remote-bench built against glibc (not musl) needs it
+	for lib in $(ldd /usr/sbin/dropbear | grep -o '/[^ ]*') $(ls /lib/*/libm.so.6 2>/dev/null | head -n 1); do
 		mkdir -p ".$(dirname "$lib")"
 		cp -L "$lib" ".$lib"
 	done
