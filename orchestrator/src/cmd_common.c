@@ -1,6 +1,7 @@
 #include "cmd_common.h"
 #include "cmd.h"
 #include "util/fsutil.h"
+#include "util/secret.h"
 #include "util/strbuf.h"
 
 #include <errno.h>
@@ -23,6 +24,18 @@ static int print_diags(struct diag_list *diags)
 	return EXIT_USAGE;
 }
 
+/* Takes every password_env of the inventory out of the environment now,
+ * before any child can be started (docs/guarantees.md "Secrets"). */
+static void take_secrets(const struct inventory *inv)
+{
+	for (size_t i = 0; inv && i < inv->n_boards; i++) {
+		if (inv->boards[i].ssh.password_env)
+			secret_take(inv->boards[i].ssh.password_env);
+		if (inv->boards[i].serial.password_env)
+			secret_take(inv->boards[i].serial.password_env);
+	}
+}
+
 int cmd_load_inventory(const char *inventory_path, struct inventory **inv)
 {
 	*inv = NULL;
@@ -36,6 +49,7 @@ int cmd_load_inventory(const char *inventory_path, struct inventory **inv)
 	if (inventory_load(inventory_path, inv, &diags) < 0)
 		return print_diags(&diags);
 	diag_list_release(&diags);
+	take_secrets(*inv);
 	return EXIT_OK;
 }
 
@@ -86,6 +100,7 @@ int cmd_load_scenario(const char *scenario_path, const char *inventory_path,
 	}
 	diag_list_release(&diags);
 	warn_metric_directions(*sc);
+	take_secrets(*inv);
 	return EXIT_OK;
 }
 

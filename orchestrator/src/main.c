@@ -7,6 +7,7 @@
 
 #include "cmd.h"
 #include "util/log.h"
+#include "util/secret.h"
 #include "version.h"
 
 struct command {
@@ -112,6 +113,7 @@ static int help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	secret_protect_process();
 	argc = take_global_options(argc, argv);
 	if (argc < 0)
 		return EXIT_USAGE;
@@ -131,8 +133,11 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	const struct command *c = find_command(name);
-	if (c)
-		return c->fn(argc - 1, argv + 1);
+	if (c) {
+		int ret = c->fn(argc - 1, argv + 1);
+		secret_wipe_all();
+		return ret;
+	}
 	fprintf(stderr, "orch: '%s' is not a command; see 'orch --help'\n", name);
 	return EXIT_USAGE;
 }

@@ -26,13 +26,20 @@ static const char login_script[] =
 	"user=\n"
 	"while [ -z \"$user\" ]; do printf '\\r\\nfake-board login: '; read user; done\n"
 	"printf 'Password: '\n"
-	"%s read pw; stty echo; echo\n"
+	"stty -echo; read pw; stty echo; echo\n"
 	"if [ \"$user\" = root ] && [ \"$pw\" = '" SECRET "' ]; then\n"
 	"  /bin/sh -i\n"
 	"else\n"
 	"  echo 'Login incorrect'; sleep 1\n"
 	"fi\n"
 	"done\n";
+
+/* A console that echoes the password as it is typed, then hangs up. */
+static const char echo_login_script[] =
+	"user=\n"
+	"while [ -z \"$user\" ]; do printf '\\r\\nfake-board login: '; read user; done\n"
+	"printf 'Password: '\n"
+	"read pw; sleep 0.3; exit 0\n";
 
 struct fx {
 	struct lab *lab;
@@ -48,7 +55,7 @@ static struct fx F;
 
 static int start_console(const char *name, bool echo, char **link, pid_t *pid)
 {
-	char *text = xasprintf(login_script, echo ? "" : "stty -echo;");
+	const char *text = echo ? echo_login_script : login_script;
 	char *file = xasprintf("%s.sh", name);
 	char *script = ts_write_file(F.dir, file, text);
 	*link = xasprintf("%s/%s", F.dir, name);
@@ -58,7 +65,6 @@ static int start_console(const char *name, bool echo, char **link, pid_t *pid)
 	free(cmd);
 	free(script);
 	free(file);
-	free(text);
 	for (int i = 0; i < 250; i++) {
 		if (access(*link, F_OK) == 0)
 			return 0;
@@ -223,11 +229,108 @@ static void test_board_fields_in_plain_run(void **state)
 	free(out);
 }
 
+/* No password_env value reaches a local board's test: not in its
+ * environment, not in orch's /proc/PID/environ; orch itself dumps no core,
+ * and the test gets the core limit orch was started with. */
+static void test_password_not_inherited(void **state)
+{
+	(void)state;
+	const char *tests =
+		"  - name: env\n"
+		"    run: env; echo; tr '\\0' '\\n' </proc/$PPID/environ; echo;"
+		" grep -i 'core file' /proc/$PPID/limits; echo \"child core $(ulimit -c)\"\n";
+	char *out = NULL;
+	int rc = run_scenario("env", "tag:l", "", tests, &out, NULL);
+	if (rc != 0)
+		fail_msg("orch exited %d:\n%s", rc, out);
+	char *got = log_of("env", "loc", "env", "stdout.log");
+	assert_non_null(got);
+	char *env_end = strstr(got, "\n\n");   /* `env` ends at the first empty line */
+	assert_non_null(env_end);
+	*env_end = '\0';
+	if (strstr(got, SECRET) || strstr(env_end + 1, SECRET) || strstr(got, "ORCH_LIE_SECRET"))
+		fail_msg("the password reached the test:\n%s\n%s", got, env_end + 1);
+	*env_end = '\n';
+	if (!strstr(got, "Max core file size        0 "))
+		fail_msg("orch may dump core:\n%s", got);
+	char *mine = NULL;
+	ts_run(&mine, "echo \"child core $(ulimit -c)\"");
+	mine[strcspn(mine, "\n")] = '\0';
+	if (!strstr(got, mine))
+		fail_msg("the test did not get the core limit back (%s):\n%s", mine, got);
+	free(mine);
+	free(got);
+	free(out);
+}
+
+/* A console echoing the password: no report or message shows it. */
+static void test_echoed_password_not_in_reports(void **state)
+{
+	(void)state;
+	const char *tests = "  - name: echo\n    run: 'true'\n";
+	char *out = NULL;
+	json_t *res = NULL;
+	int rc = run_scenario("echo", "tag:e", "", tests, &out, &res);
+	assert_int_equal(rc, 3);
+	if (strstr(out, SECRET))
+		fail_msg("orch printed the password:\n%s", out);
+	const char *files[] = { "results.json", "junit.xml", "summary.txt", "report.html",
+				"run.json" };
+	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
+		char *path = xasprintf("%s/runs/echo/latest/%s", F.dir, files[i]);
+		char *text = ts_read_file(path);
+		if (!text)
+			fail_msg("no %s", path);
+		if (strstr(text, SECRET))
+			fail_msg("%s holds the password", path);
+		free(text);
+		free(path);
+	}
+	assert_non_null(strstr(out, "Password:"));   /* the console text up to the prompt */
+	char *grep = NULL;
+	ts_run(&grep, "grep -rl '" SECRET "' %s/runs/echo/ || true", F.dir);
+	if (grep && *grep)
+		fail_msg("files holding the password: %s", grep);
+	free(grep);
+	free(out);
+	json_decref(res);
+}
+
+/* An identity file others may read is refused, as OpenSSH does. */
+static void test_unprotected_identity_refused(void **state)
+{
+	(void)state;
+	char *key = xasprintf("%s/open_key", F.dir);
+	ts_run(NULL, "cp '%s' '%s' && chmod 644 '%s'", F.lab->identity, key, key);
+	char *inv = xasprintf("boards:\n  k: { tags: [k], ssh: { host: " LAB_BASE ".1, port: %d,"
+			      " user: %s, identity: %s, known_hosts: %s } }\n", LAB_PORT,
+			      F.lab->user, key, F.lab->known_hosts);
+	free(ts_write_file(F.dir, "keyrack.yaml", inv));
+	char *sc = ts_write_file(F.dir, "key.yaml", "name: key\ninventory: keyrack.yaml\n"
+				 "tests:\n  - { name: k, run: 'true' }\n");
+	char *out = NULL;
+	int rc = ts_run(&out, "%s run %s -o %s/runs", ORCH_BIN, sc, F.dir);
+	if (rc != 3 || !strstr(out, "UNPROTECTED PRIVATE KEY FILE"))
+		fail_msg("orch exited %d:\n%s", rc, out);
+	free(out);
+	ts_run(NULL, "chmod 600 '%s'", key);
+	rc = ts_run(&out, "%s run %s -o %s/runs", ORCH_BIN, sc, F.dir);
+	if (rc != 0)
+		fail_msg("with mode 600, orch exited %d:\n%s", rc, out);
+	free(out);
+	free(sc);
+	free(inv);
+	free(key);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hostile_host_is_never_code),
 		cmocka_unit_test(test_board_fields_in_plain_run),
+		cmocka_unit_test(test_password_not_inherited),
+		cmocka_unit_test(test_echoed_password_not_in_reports),
+		cmocka_unit_test(test_unprotected_identity_refused),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

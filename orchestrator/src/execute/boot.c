@@ -13,6 +13,7 @@
 #include "execute/metrics.h"
 #include "transport/serial_capture.h"
 #include "transport/transport_local.h"
+#include "util/secret.h"
 #include "util/deadline.h"
 #include "util/fsutil.h"
 #include "util/interrupt.h"
@@ -316,6 +317,7 @@ int execute_boot(struct exec_context *ctx, struct test_result *tr)
 
 	pthread_mutex_lock(&w.mu);
 	tr->last_line = xstrdup(w.last_line);
+	secret_redact(tr->last_line);
 	size_t over;
 	fill_results(&w, spec, tr, &over);
 	if (done && over < spec->n_phases) {

@@ -7,6 +7,7 @@
 #include "util/log.h"
 #include "transport/transport_local.h"
 #include "transport/transport_ssh.h"
+#include "util/secret.h"
 #include "util/strbuf.h"
 
 #include <stdio.h>
@@ -27,7 +28,7 @@ static struct transport *connect_ssh(const struct board *b, char *err, size_t er
 {
 	const char *password = NULL;
 	if (b->ssh.password_env) {
-		password = getenv(b->ssh.password_env);
+		password = secret_get(b->ssh.password_env);
 		if (!password) {
 			snprintf(err, errlen, "%s: password variable %s is not set",
 				 b->name, b->ssh.password_env);

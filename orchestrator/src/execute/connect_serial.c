@@ -1,6 +1,7 @@
 /* From a board's serial: section to the serial port and transport. */
 #include "execute/execute.h"
 #include "transport/transport_serial.h"
+#include "util/secret.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@ struct transport *board_connect_serial(const struct board *b, char *err, size_t 
 {
 	const char *password = NULL;
 	if (b->serial.password_env) {
-		password = getenv(b->serial.password_env);
+		password = secret_get(b->serial.password_env);
 		if (!password) {
 			snprintf(err, errlen, "%s: password variable %s is not set", b->name,
 				 b->serial.password_env);

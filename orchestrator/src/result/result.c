@@ -1,4 +1,5 @@
 #include "result/result.h"
+#include "util/secret.h"
 #include "util/strbuf.h"
 
 #include <math.h>
@@ -125,6 +126,7 @@ void test_result_set_message(struct test_result *tr, const char *fmt, ...)
 	va_end(ap);
 	free(tr->message);
 	tr->message = strbuf_detach(&sb);
+	secret_redact(tr->message);   /* console text may show a password's answer */
 }
 
 void metric_result_release(struct metric_result *m)

@@ -1,4 +1,5 @@
 #include "transport/transport_local.h"
+#include "util/secret.h"
 #include "util/deadline.h"
 #include "util/interrupt.h"
 #include "util/strbuf.h"
@@ -77,6 +78,7 @@ static void local_child(const char *command, int in_fd, int out_fd, int err_fd, 
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	secret_child_restore();
 	execl("/bin/sh", "sh", "-c", command, (char *)NULL);
 fail:
 	e = errno;

@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -402,6 +403,22 @@ static char *xstrdup_opt(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
+/* OpenSSH's rule: a private key of ours that group or others may read is
+ * not used ("UNPROTECTED PRIVATE KEY FILE"). 0, or -1 with err. */
+static int identity_protected(const char *name, const char *path, char *err, size_t errlen)
+{
+	struct stat sb;
+	if (!path || stat(path, &sb) < 0)
+		return 0;   /* a missing file is reported when it is read */
+	if (sb.st_uid == getuid() && (sb.st_mode & 077)) {
+		snprintf(err, errlen, "ssh to %s: identity '%s' is accessible by others (mode "
+			 "%04o): UNPROTECTED PRIVATE KEY FILE, refused as OpenSSH does "
+			 "(chmod 600 '%s')", name, path, (unsigned)(sb.st_mode & 07777), path);
+		return -1;
+	}
+	return 0;
+}
+
 struct transport *transport_ssh_new(const struct ssh_target *target, char *err, size_t errlen)
 {
 	transport_ssh_global_init();
@@ -420,6 +437,8 @@ struct transport *transport_ssh_new(const struct ssh_target *target, char *err, 
 		snprintf(err, errlen, "ssh to %s: no host", st->name);
 		goto fail;
 	}
+	if (identity_protected(st->name, target->identity, err, errlen) < 0)
+		goto fail;
 	if (ssh_open(st, err, errlen) < 0)
 		goto fail;
 	return &st->base;
