@@ -145,13 +145,13 @@ static int hold_board(const char *board, struct coord_db **db, struct hold **hol
 		return -1;
 	}
 	char *note = xasprintf("orch boot %s", board);
-	*hold = hold_new(note, 0, *db, err, sizeof(err));
+	*hold = hold_new(note, 0, 0, *db, err, sizeof(err));
 	free(note);
 	if (!*hold) {
 		fprintf(stderr, "orch boot: %s\n", err);
 		return -1;
 	}
-	if (hold_acquire(*hold, &board, 1, msg, sizeof(msg)) < 0) {
+	if (hold_acquire(*hold, &board, 1, false, msg, sizeof(msg)) < 0) {
 		fprintf(stderr, "orch boot: %s\n", msg);
 		return -1;
 	}

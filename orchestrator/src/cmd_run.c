@@ -449,14 +449,15 @@ static int open_join(struct run_options *o, struct coord_db *db, const struct pl
 		     const char *scenario, struct store *st, struct join **out)
 {
 	static char host[256];
+	bool name_given = o->controller != NULL;
 	if (!o->controller) {
 		if (gethostname(host, sizeof(host) - 1) < 0 || !host[0])
 			snprintf(host, sizeof(host), "controller");
 		o->controller = host;
 	}
 	char *folder = realpath(store_path(st), NULL);
-	struct join_options jo = { o->join, o->controller, folder ? folder : store_path(st),
-				   o->join_wait_ms };
+	struct join_options jo = { o->join, o->controller, name_given,
+				   folder ? folder : store_path(st), o->join_wait_ms };
 	char err[1024];
 	int r = join_open(db, plan, scenario, &jo, out, err, sizeof(err));
 	free(folder);
@@ -464,6 +465,7 @@ static int open_join(struct run_options *o, struct coord_db *db, const struct pl
 		fprintf(stderr, "orch run: %s\n", err);
 		return r == JOIN_EUSAGE ? EXIT_USAGE : EXIT_INFRA;
 	}
+	o->controller = join_controller_name(*out);
 	return EXIT_OK;
 }
 
@@ -590,7 +592,7 @@ int cmd_run(int argc, char **argv)
 	}
 	if (!o.quiet && join) {
 		log_info("run %s: joined '%s' as controller %s: %zu board%s, %zu test run%s shared; "
-			 "this controller's part -> %s", sc->name, o.join, o.controller,
+			 "this controller's part -> %s", sc->name, o.join, join_controller_name(join),
 			 plan->n_boards, plan->n_boards == 1 ? "" : "s", plan->n_items,
 			 plan->n_items == 1 ? "" : "s", store_path(st));
 	} else if (!o.quiet) {
@@ -617,7 +619,9 @@ int cmd_run(int argc, char **argv)
 	if (progress)
 		sopts.hooks = (struct schedule_hooks){ on_started, on_finished, on_tick, progress };
 	char *note = xasprintf("orch run %s -> %s", sc->name, store_path(st));
-	hold = hold_new(note, o.wait_ms, db, err, sizeof(err));
+	/* joined controllers take turns on a shared role board (a server) */
+	int64_t role_wait = join && o.wait_ms < JOIN_ROLE_WAIT_MS ? JOIN_ROLE_WAIT_MS : o.wait_ms;
+	hold = hold_new(note, o.wait_ms, role_wait, db, err, sizeof(err));
 	free(note);
 	if (!hold) {
 		log_error("%s", err);

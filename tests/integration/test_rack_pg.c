@@ -379,6 +379,55 @@ static void test_join_edges(void **state)
 	free(sc);
 }
 
+/* Two controllers of one host without --controller: the second is HOST-2.
+ * Their clients take turns on the one server board of a multi-host test
+ * through its board lock (a role board is waited for), so nothing errors. */
+static void test_join_same_host_shared_server(void **state)
+{
+	struct fixture *f = *state;
+	free(ts_write_file(f->tmp, "srv.yaml", "boards:\n  srv: { local: true }\n"
+			   "  b01: { local: true }\n  b02: { local: true }\n"
+			   "  b03: { local: true }\n  b04: { local: true }\n"));
+	char *sc = ts_write_file(f->tmp, "srv-sc.yaml", "name: pairs\ninventory: srv.yaml\n"
+				 "boards: [all, \"!srv\"]\ntests:\n  - name: pair\n"
+				 "    roles: { server: srv, client: each }\n    steps:\n"
+				 "      - { on: server, run: \"echo serving\" }\n"
+				 "      - { on: client, run: \"sleep 0.4\" }\n");
+	pid_t pids[2];
+	for (int c = 0; c < 2; c++) {
+		char *e = env(f, "same");
+		char *cmd = xasprintf("%s exec %s run %s -o runs-%d --db %s --join p6", e, ORCH_BIN,
+				      sc, c, f->url);
+		char *log = xasprintf("%s/same%d.log", f->tmp, c);
+		pids[c] = ts_spawn(cmd, log);
+		free(e);
+		free(cmd);
+		free(log);
+		usleep(200 * 1000);
+	}
+	assert_int_equal(wait_exit(pids[0]), 0);
+	assert_int_equal(wait_exit(pids[1]), 0);
+	char host[128] = "";
+	gethostname(host, sizeof(host) - 1);
+	char *l0 = read_tmp(f, "same0.log"), *l1 = read_tmp(f, "same1.log");
+	char want0[200], want1[200];
+	snprintf(want0, sizeof(want0), "as controller %s:", host);
+	snprintf(want1, sizeof(want1), "as controller %s-2:", host);
+	assert_non_null(strstr(l0, want0));
+	assert_non_null(strstr(l1, want1));
+	free(l0);
+	free(l1);
+	char *p0 = xasprintf("%s/runs-0/pairs/latest/results.json", f->tmp);
+	char *p1 = xasprintf("%s/runs-1/pairs/latest/results.json", f->tmp);
+	char *merged = result_set(ts_file_exists(p0) ? p0 : p1, NULL, NULL, NULL);
+	assert_string_equal(merged, "b01\tpair\tpass\nb02\tpair\tpass\n"
+				    "b03\tpair\tpass\nb04\tpair\tpass\n");
+	free(merged);
+	free(p0);
+	free(p1);
+	free(sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -388,6 +437,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_killed_controller_items_rerun_elsewhere, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_join_edges, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_join_same_host_shared_server, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -48,7 +48,7 @@ static const char schema_sql[] =
 	"CREATE TABLE IF NOT EXISTS orch_controller ("
 	"  run text NOT NULL REFERENCES orch_run(name) ON DELETE CASCADE, name text NOT NULL,"
 	"  backend_pid integer, backend_start timestamptz, host text, folder text,"
-	"  PRIMARY KEY (run, name));"
+	"  reach text, PRIMARY KEY (run, name));"
 	"COMMIT;";
 
 PGresult *coord_db_exec(PGconn *c, const char *sql, int n, const char *const *params,

@@ -23,14 +23,15 @@ struct hold {
 	char *dir;
 	char *note;
 	int64_t wait_ms;
+	int64_t role_wait_ms;
 	struct coord_db *db;
 	pthread_mutex_t mu;
 	struct held_board *boards;
 	size_t n, cap;
 };
 
-struct hold *hold_new(const char *note, int64_t wait_ms, struct coord_db *db, char *err,
-		      size_t errlen)
+struct hold *hold_new(const char *note, int64_t wait_ms, int64_t role_wait_ms,
+		      struct coord_db *db, char *err, size_t errlen)
 {
 	char *dir = boardlock_dir(err, errlen);
 	if (!dir)
@@ -39,6 +40,7 @@ struct hold *hold_new(const char *note, int64_t wait_ms, struct coord_db *db, ch
 	h->dir = dir;
 	h->note = xstrdup(note ? note : "");
 	h->wait_ms = wait_ms;
+	h->role_wait_ms = role_wait_ms;
 	h->db = db;
 	pthread_mutex_init(&h->mu, NULL);
 	return h;
@@ -115,9 +117,11 @@ static int take_all(struct hold *h, const char *const *boards, size_t n, size_t 
 	return ret;
 }
 
-int hold_acquire(struct hold *h, const char *const *boards, size_t n, char *msg, size_t msglen)
+int hold_acquire(struct hold *h, const char *const *boards, size_t n, bool role, char *msg,
+		 size_t msglen)
 {
-	int64_t deadline = clock_mono_ms() + (h->wait_ms > 0 ? h->wait_ms : 0);
+	int64_t wait_ms = role ? h->role_wait_ms : h->wait_ms;
+	int64_t deadline = clock_mono_ms() + (wait_ms > 0 ? wait_ms : 0);
 	char err[512] = "";
 	for (;;) {
 		size_t failed = 0;
@@ -134,7 +138,7 @@ int hold_acquire(struct hold *h, const char *const *boards, size_t n, char *msg,
 			char desc[512];
 			board_holder_describe(&who, desc, sizeof(desc));
 			snprintf(msg, msglen, "board %s is held by %s%s", boards[failed], desc,
-				 h->wait_ms > 0 ? " (waited for it)" : "");
+				 wait_ms > 0 ? " (waited for it)" : "");
 			return ret;
 		}
 		int64_t left = deadline - clock_mono_ms();
@@ -178,11 +182,11 @@ static const char **board_names(const struct board *const *boards, size_t n)
 	return names;
 }
 
-static int claims_acquire(void *ctx, const struct board *const *boards, size_t n, char *msg,
-			  size_t msglen)
+static int claims_acquire(void *ctx, const struct board *const *boards, size_t n, bool role,
+			  char *msg, size_t msglen)
 {
 	const char **names = board_names(boards, n);
-	int ret = hold_acquire(ctx, names, n, msg, msglen);
+	int ret = hold_acquire(ctx, names, n, role, msg, msglen);
 	free(names);
 	return ret < 0 ? -1 : 0;
 }

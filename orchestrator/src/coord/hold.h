@@ -8,6 +8,7 @@
  * ends the wait. The board lock is always taken before anything on the
  * board (its console, its ssh session) is opened.
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,14 +17,17 @@
 
 struct hold;
 
-/* note: says what this run is (shown by orch who); db may be NULL. Returns
- * the set (hold_free) or NULL with err (no usable lock folder). */
-struct hold *hold_new(const char *note, int64_t wait_ms, struct coord_db *db, char *err,
-		      size_t errlen);
+/* note: says what this run is (shown by orch who); db may be NULL. A held
+ * board is waited for wait_ms, a role board (a test's server, which other
+ * controllers of a joined run take turns on) role_wait_ms. Returns the set
+ * (hold_free) or NULL with err (no usable lock folder). */
+struct hold *hold_new(const char *note, int64_t wait_ms, int64_t role_wait_ms,
+		      struct coord_db *db, char *err, size_t errlen);
 /* Takes every board of boards, all or none. 0, or BOARDLOCK_HELD with the
  * holder named in msg ("board rpi1 is held by alice@lab1 pid 42 since ...")
  * after waiting, or BOARDLOCK_ERROR with why in msg. */
-int hold_acquire(struct hold *h, const char *const *boards, size_t n, char *msg, size_t msglen);
+int hold_acquire(struct hold *h, const char *const *boards, size_t n, bool role, char *msg,
+		 size_t msglen);
 void hold_release(struct hold *h, const char *const *boards, size_t n);
 /* Sets the scheduler's acquire/release to hold_acquire/hold_release on h. */
 void hold_schedule_claims(struct hold *h, struct schedule_claims *cl);

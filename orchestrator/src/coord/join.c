@@ -25,11 +25,14 @@ struct join {
 	struct coord_db *db;
 	const struct plan *plan;
 	char *name, *controller, *host, *folder;
+	char *reach;                   /* the name the inventory's controllers: lists */
+	bool name_given;
 	int64_t join_wait_ms;
 	struct hold *hold;
 	pthread_mutex_t mu;            /* retried, done */
 	bool *retried;                 /* per plan board: claimed again after a loss */
 	bool **done;                   /* per plan board and item: recorded already */
+	bool **mine;                   /* ... recorded by this controller (logs here) */
 };
 
 static PGresult *q(struct join *j, const char *sql, int n, const char *const *p, char *err,
@@ -166,24 +169,44 @@ static int create_locked(PGconn *c, void *arg)
 	return ret;
 }
 
-/* Registers this controller; a live one of the same name is a usage error. */
-static int register_controller(struct join *j, char *err, size_t errlen)
+/* Registers this controller under its name: 1, or 0 when a live
+ * controller has that name, or JOIN_EDB. */
+static int register_as(struct join *j, const char *name, char *err, size_t errlen)
 {
-	const char *p[] = { j->name, j->controller, j->host, j->folder };
+	const char *p[] = { j->name, name, j->host, j->folder, j->reach };
 	PGresult *r = q(j, "INSERT INTO orch_controller AS c (run, name, backend_pid, backend_start,"
-			   " host, folder) SELECT $1, $2, pid, backend_start, $3, $4 FROM"
+			   " host, folder, reach) SELECT $1, $2, pid, backend_start, $3, $4, $5 FROM"
 			   " pg_stat_activity WHERE pid = pg_backend_pid() ON CONFLICT (run, name) DO"
 			   " UPDATE SET backend_pid = excluded.backend_pid, backend_start ="
-			   " excluded.backend_start, host = excluded.host, folder = excluded.folder"
-			   " WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid ="
-			   " c.backend_pid AND a.backend_start = c.backend_start) RETURNING name",
-			4, p, err, errlen);
+			   " excluded.backend_start, host = excluded.host, folder = excluded.folder,"
+			   " reach = excluded.reach WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity a"
+			   " WHERE a.pid = c.backend_pid AND a.backend_start = c.backend_start)"
+			   " RETURNING name", 5, p, err, errlen);
 	if (!r)
 		return JOIN_EDB;
 	int n = PQntuples(r);
 	PQclear(r);
-	if (n == 1)
-		return 0;
+	return n == 1;
+}
+
+/* Registers this controller. A name given with --controller that a live
+ * controller has is a usage error; a host name gets a suffix instead. */
+static int register_controller(struct join *j, char *err, size_t errlen)
+{
+	for (int k = 1; k < 100; k++) {
+		char *name = k == 1 ? xstrdup(j->controller) : xasprintf("%s-%d", j->reach, k);
+		int got = register_as(j, name, err, errlen);
+		if (got == 1) {
+			free(j->controller);
+			j->controller = name;
+			return 0;
+		}
+		free(name);
+		if (got < 0)
+			return got;
+		if (j->name_given)
+			break;
+	}
 	snprintf(err, errlen, "controller '%s' has already joined run '%s' and is still running; "
 		 "give each controller its own --controller NAME", j->controller, j->name);
 	return JOIN_EUSAGE;
@@ -199,14 +222,19 @@ int join_open(struct coord_db *db, const struct plan *p, const char *scenario,
 	j->plan = p;
 	j->name = xstrdup(o->name);
 	j->controller = xstrdup(o->controller);
+	j->reach = xstrdup(o->controller);
+	j->name_given = o->name_given;
 	j->host = xstrdup(host);
 	j->folder = xstrdup(o->folder);
 	j->join_wait_ms = o->join_wait_ms;
 	pthread_mutex_init(&j->mu, NULL);
 	j->retried = xcalloc(p->n_boards + 1, sizeof(*j->retried));
 	j->done = xcalloc(p->n_boards + 1, sizeof(*j->done));
-	for (size_t b = 0; b < p->n_boards; b++)
+	j->mine = xcalloc(p->n_boards + 1, sizeof(*j->mine));
+	for (size_t b = 0; b < p->n_boards; b++) {
 		j->done[b] = xcalloc(p->boards[b].n_items + 1, sizeof(**j->done));
+		j->mine[b] = xcalloc(p->boards[b].n_items + 1, sizeof(**j->mine));
+	}
 	struct create_args a = { .j = j, .scenario = scenario, .err = err, .errlen = errlen };
 	plan_sha(p, a.sha);
 	int ret = coord_db_with(db, create_locked, &a);
@@ -244,14 +272,14 @@ static long claim(struct join *j, char *err, size_t errlen)
 {
 	if (!requeue_lost(j, err, errlen))
 		return -1;
-	const char *p[] = { j->name, j->controller };
+	const char *p[] = { j->name, j->controller, j->reach };
 	PGresult *r = q(j, "UPDATE orch_unit SET state = 'claimed', claimed_by = $2, claimed_pid ="
 			   " pg_backend_pid(), claimed_start = (SELECT backend_start FROM"
 			   " pg_stat_activity WHERE pid = pg_backend_pid()), claims = claims + 1"
 			   " WHERE run = $1 AND state = 'queued' AND idx = (SELECT idx FROM orch_unit"
-			   " WHERE run = $1 AND state = 'queued' AND (controllers IS NULL OR $2 ="
+			   " WHERE run = $1 AND state = 'queued' AND (controllers IS NULL OR $3 ="
 			   " ANY(controllers)) ORDER BY idx LIMIT 1 FOR UPDATE SKIP LOCKED)"
-			   " RETURNING idx, claims", 2, p, err, errlen);
+			   " RETURNING idx, claims", 3, p, err, errlen);
 	if (!r)
 		return -1;
 	long idx = -1;
@@ -429,6 +457,7 @@ static void claims_item_done(void *ctx, const struct plan_item *item, const stru
 	else {
 		pthread_mutex_lock(&j->mu);
 		j->done[b][i] = true;
+		j->mine[b][i] = true;
 		pthread_mutex_unlock(&j->mu);
 	}
 	free(dir);
@@ -455,13 +484,13 @@ static void claims_board_done(void *ctx, size_t board_index, bool interrupted)
 			"claimed_pid = pg_backend_pid() AND state = 'claimed'", 2, p, err, sizeof(err));
 }
 
-static int claims_acquire(void *ctx, const struct board *const *boards, size_t n, char *msg,
-			  size_t msglen)
+static int claims_acquire(void *ctx, const struct board *const *boards, size_t n, bool role,
+			  char *msg, size_t msglen)
 {
 	struct join *j = ctx;
 	struct schedule_claims cl;
 	hold_schedule_claims(j->hold, &cl);
-	return cl.acquire(cl.ctx, boards, n, msg, msglen);
+	return cl.acquire(cl.ctx, boards, n, role, msg, msglen);
 }
 
 static void claims_release(void *ctx, const struct board *const *boards, size_t n)
@@ -495,7 +524,7 @@ static bool give_up_stranded(struct join *j, char *err, size_t errlen)
 			   " 'queued' AND (SELECT created FROM orch_run WHERE name = $1) < now() -"
 			   " $2::interval AND NOT EXISTS (SELECT 1 FROM orch_controller c JOIN"
 			   " pg_stat_activity a ON a.pid = c.backend_pid AND a.backend_start ="
-			   " c.backend_start WHERE c.run = u.run AND (u.controllers IS NULL OR c.name"
+			   " c.backend_start WHERE c.run = u.run AND (u.controllers IS NULL OR c.reach"
 			   " = ANY(u.controllers))) RETURNING idx, board, array_to_string(controllers,"
 			   " ', ')", 2, p, err, errlen);
 	if (!r)
@@ -542,7 +571,7 @@ struct run_state {
 
 static bool read_state(struct join *j, struct run_state *s, char *err, size_t errlen)
 {
-	const char *p[] = { j->name, j->controller };
+	const char *p[] = { j->name, j->reach };
 	PGresult *r = q(j, "SELECT (SELECT count(*) FROM orch_unit WHERE run = $1 AND state ="
 			   " 'queued' AND (controllers IS NULL OR $2 = ANY(controllers))), (SELECT"
 			   " count(*) FROM orch_unit WHERE run = $1 AND state <> 'done'), exit_code,"
@@ -658,8 +687,10 @@ int join_collect(struct join *j, const char *folder, struct run_result *merged, 
 			test_result_set_message(&tr, "no result was recorded for this test");
 		}
 		json_decref(o);
-		const char *by = PQgetvalue(r, i, 5);
-		if (tr.log_dir && !PQgetisnull(r, i, 5) && strcmp(by, j->controller)) {
+		long unit = atol(PQgetvalue(r, i, 0)), seq = atol(PQgetvalue(r, i, 1));
+		bool here = unit >= 0 && (size_t)unit < j->plan->n_boards && seq >= 0 &&
+			    (size_t)seq < j->plan->boards[unit].n_items && j->mine[unit][seq];
+		if (tr.log_dir && !PQgetisnull(r, i, 5) && !here) {
 			char *dir = fs_path_join(folder, tr.log_dir);
 			ret = write_files(j, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1), dir, err, errlen);
 			free(dir);
@@ -698,6 +729,11 @@ char *join_merged_folder(struct join *j)
 	return one_value(j, "SELECT merged_folder FROM orch_run WHERE name = $1");
 }
 
+const char *join_controller_name(const struct join *j)
+{
+	return j->controller;
+}
+
 char *join_controllers(struct join *j)
 {
 	char *v = one_value(j, "SELECT string_agg(name, ', ' ORDER BY name) FROM orch_controller "
@@ -709,9 +745,13 @@ void join_free(struct join *j)
 {
 	if (!j)
 		return;
-	for (size_t b = 0; b < j->plan->n_boards; b++)
+	for (size_t b = 0; b < j->plan->n_boards; b++) {
 		free(j->done[b]);
+		free(j->mine[b]);
+	}
 	free(j->done);
+	free(j->mine);
+	free(j->reach);
 	free(j->retried);
 	free(j->name);
 	free(j->controller);

@@ -15,6 +15,7 @@
  * folder, and publishes the run's exit code, which every controller then
  * exits with.
  */
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "coord/db.h"
@@ -28,10 +29,15 @@ struct join;
 /* Boards a joined controller runs at once unless -j says otherwise: few, so
  * that the queue is shared out by speed instead of all taken at the start. */
 #define JOIN_DEFAULT_JOBS 2
+/* How long a joined controller waits for a role board (the server of a
+ * multi-host test) that another controller's test is using, at least. */
+#define JOIN_ROLE_WAIT_MS (60 * 60 * 1000)
 
 struct join_options {
 	const char *name;              /* --join NAME: the same on every controller */
 	const char *controller;        /* this controller's name (hostname by default) */
+	bool name_given;               /* --controller: else a second controller of
+					  the same host becomes HOST-2, HOST-3... */
 	const char *folder;            /* this controller's run folder */
 	int64_t join_wait_ms;          /* how long a board may wait for a controller
 					  that may take it to join */
@@ -73,6 +79,8 @@ int join_collect(struct join *j, const char *folder, struct run_result *merged, 
 int join_publish(struct join *j, int exit_code, const char *folder, char *err, size_t errlen);
 /* Where the merged folder is ("HOST:PATH" of the merger; caller frees), or NULL. */
 char *join_merged_folder(struct join *j);
+/* This controller's name in the run (HOST-2 when HOST was taken). */
+const char *join_controller_name(const struct join *j);
 /* The controllers that took part, comma-separated (caller frees). */
 char *join_controllers(struct join *j);
 void join_free(struct join *j);

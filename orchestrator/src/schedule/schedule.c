@@ -83,6 +83,18 @@ static void record(struct scheduler *s, const struct plan_item *item, struct tes
 	pthread_mutex_unlock(&s->lock);
 }
 
+/* The boards of locked other than the item's own (its role boards), into
+ * out; how many. */
+static size_t role_boards(const struct plan_item *item, const struct board **locked, size_t n,
+			  const struct board **out)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (locked[i] != item->board)
+			out[k++] = locked[i];
+	return k;
+}
+
 static void run_item(struct scheduler *s, struct board_conn *bc, const struct plan_item *item)
 {
 	struct test_result tr;
@@ -92,13 +104,19 @@ static void run_item(struct scheduler *s, struct board_conn *bc, const struct pl
 	tr.exit_code = -1;
 
 	/* A client waits here for its turn on the server, before it counts as started. */
-	const struct board **locked = xcalloc(s->opts->inventory->n_boards + 1, sizeof(*locked));
+	const struct board **locked = xcalloc(2 * s->opts->inventory->n_boards + 2, sizeof(*locked));
 	size_t n_locked = locked_boards(item, locked);
 	for (size_t i = 0; i < n_locked; i++)
 		pthread_mutex_lock(&s->role_locks[board_index(s, locked[i])]);
 
 	char err[512];
-	char *dir = store_test_dir(s->store, item->board->name, item->test->name, err, sizeof(err));
+	size_t n_roles = role_boards(item, locked, n_locked, locked + n_locked);
+	const struct schedule_claims *cl = &s->opts->claims;
+	bool roles_held = !n_roles || !cl->acquire ||
+			  cl->acquire(cl->ctx, locked + n_locked, n_roles, true, err, sizeof(err)) == 0;
+	char *dir = !roles_held ? NULL
+				: store_test_dir(s->store, item->board->name, item->test->name, err,
+						 sizeof(err));
 	pthread_mutex_lock(&s->lock);
 	if (dir && s->opts->hooks.item_started)
 		s->opts->hooks.item_started(s->opts->hooks.ctx, item);
@@ -118,6 +136,8 @@ static void run_item(struct scheduler *s, struct board_conn *bc, const struct pl
 		test_result_set_message(&tr, "%s", err);
 	}
 
+	if (roles_held && n_roles && cl->release)
+		cl->release(cl->ctx, locked + n_locked, n_roles);
 	for (size_t i = n_locked; i-- > 0;)
 		pthread_mutex_unlock(&s->role_locks[board_index(s, locked[i])]);
 	free(locked);
@@ -143,29 +163,6 @@ static void skip_item(struct scheduler *s, const struct plan_item *item)
 	end_item(s, item, STATUS_SKIP, "interrupted before it ran");
 }
 
-/* Every board a plan board's items use: the board itself first, then the
- * boards of their fixed roles, each once. Returns how many (out has room
- * for the whole inventory). */
-static size_t boards_used(const struct plan_board *pb, const struct board **out)
-{
-	size_t n = 0;
-	out[n++] = pb->board;
-	for (size_t i = 0; i < pb->n_items; i++) {
-		const struct plan_item *item = &pb->items[i];
-		for (size_t r = 0; r < item->n_roles; r++) {
-			for (size_t k = 0; k < item->roles[r].n_boards; k++) {
-				const struct board *b = item->roles[r].boards[k];
-				bool dup = false;
-				for (size_t j = 0; j < n; j++)
-					dup |= out[j] == b;
-				if (!dup)
-					out[n++] = b;
-			}
-		}
-	}
-	return n;
-}
-
 static long next_board(struct scheduler *s)
 {
 	if (s->opts->claims.next_board)
@@ -187,11 +184,11 @@ static void run_board(struct scheduler *s, size_t b)
 {
 	const struct schedule_claims *cl = &s->opts->claims;
 	const struct plan_board *pb = &s->plan->boards[b];
-	const struct board **used = xcalloc(s->opts->inventory->n_boards + 1, sizeof(*used));
-	size_t n_used = boards_used(pb, used);
+	const struct board *used[1] = { pb->board };
+	size_t n_used = 1;
 	char msg[512];
 	bool interrupted = false;
-	if (cl->acquire && cl->acquire(cl->ctx, used, n_used, msg, sizeof(msg)) < 0) {
+	if (cl->acquire && cl->acquire(cl->ctx, used, n_used, false, msg, sizeof(msg)) < 0) {
 		for (size_t i = 0; i < pb->n_items; i++) {
 			if (!wanted(s, &pb->items[i]))
 				continue;
@@ -223,7 +220,6 @@ static void run_board(struct scheduler *s, size_t b)
 out:
 	if (cl->board_done)
 		cl->board_done(cl->ctx, b, interrupted || interrupt_requested());
-	free(used);
 }
 
 static void *worker(void *arg)

@@ -29,10 +29,12 @@ struct schedule_hooks {
 /*
  * Optional: who else may use a board, and which boards this process runs
  * (the board locks and joined runs of coord/). Every member may be NULL.
- * acquire: called by a worker before a board's first item, with every board
- * its items use (the board itself first, then role boards); 0, or -1 with
- * a message (the holder) in msg: the board's items then end as error with
- * it. release: after the board's last item, when acquire returned 0.
+ * acquire: called by a worker before a board's first item with the board
+ * itself (role false), and before each item of a multi-host test with the
+ * boards of its fixed roles (role true: the iperf3 server, held only while
+ * the item runs); 0, or -1 with a message (the holder) in msg: the board's
+ * items, or that item, then end as error with it. release: after the
+ * board's last item, or after the item, when acquire returned 0.
  * next_board: the plan board to run next (index into plan->boards), or -1
  * when there is none; default: each board once, in plan order.
  * item_wanted: false when an item is not to run here (it ran elsewhere).
@@ -42,8 +44,8 @@ struct schedule_hooks {
  * unserialized, from worker threads.
  */
 struct schedule_claims {
-	int (*acquire)(void *ctx, const struct board *const *boards, size_t n, char *msg,
-		       size_t msglen);
+	int (*acquire)(void *ctx, const struct board *const *boards, size_t n, bool role,
+		       char *msg, size_t msglen);
 	void (*release)(void *ctx, const struct board *const *boards, size_t n);
 	long (*next_board)(void *ctx);
 	bool (*item_wanted)(void *ctx, const struct plan_item *item);
