@@ -18,6 +18,34 @@ __attribute__((constructor)) static void ts_ignore_sigpipe(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/* Board locks are machine-wide (the lock folder): every test process gets
+ * a lock folder of its own, so tests that run at once (ctest -j, another
+ * checkout's suite) never hold each other's boards. A test of the locks
+ * themselves sets ORCH_LOCK_DIR in the commands it runs. */
+static char ts_lock_dir[64];
+
+static void ts_remove_lock_dir(void)
+{
+	if (getpid() != (pid_t)strtol(strrchr(ts_lock_dir, '-') + 1, NULL, 10))
+		return;   /* a forked child exiting */
+	char *cmd = xasprintf("rm -rf '%s'", ts_lock_dir);
+	if (system(cmd) != 0) {
+		/* a leftover folder in /tmp is harmless */
+	}
+	free(cmd);
+}
+
+__attribute__((constructor)) static void ts_private_lock_dir(void)
+{
+	if (getenv("ORCH_LOCK_DIR"))
+		return;
+	snprintf(ts_lock_dir, sizeof(ts_lock_dir), "/tmp/orch-test-locks-%ld", (long)getpid());
+	if (mkdir(ts_lock_dir, 0700) < 0 && errno != EEXIST)
+		return;
+	setenv("ORCH_LOCK_DIR", ts_lock_dir, 1);
+	atexit(ts_remove_lock_dir);
+}
+
 pid_t ts_spawn(const char *cmd, const char *log)
 {
 	pid_t parent = getpid();
