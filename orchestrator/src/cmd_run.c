@@ -396,9 +396,10 @@ static int load_baseline(const struct run_options *o, const struct scenario *sc,
 }
 
 /* Reports, results.json (and the journal's end line), run.json, latest.
- * Each is tried whatever became of the others; a run whose results could
- * not all be written exits 3 (130 stays 130), and run.exit_code says so
- * in every file still written after the failure. Returns whether all of
+ * Each is tried whatever became of the others; a run that passed but whose
+ * results could not all be written exits 3 (a failure's 1 and 130 stay:
+ * a failure is never hidden), and run.exit_code says so in every file
+ * still written after the failure. Returns whether all of
  * the results were written; the latest link is only warned about. */
 static bool finish_run_folder(struct store *st, struct run_result *run,
 			      const struct run_options *o, const struct scenario *sc,
@@ -407,12 +408,12 @@ static bool finish_run_folder(struct store *st, struct run_result *run,
 	char err[1024];
 	if (stored && store_failed(st))
 		stored = false;
-	if (!stored && run->exit_code != EXIT_INTERRUPTED)
+	if (!stored && run->exit_code == EXIT_OK)
 		run->exit_code = EXIT_INFRA;
 	if (report_write_all(run, store_path(st), err, sizeof(err)) < 0) {
 		log_error("cannot write the reports: %s", err);
 		stored = false;
-		if (run->exit_code != EXIT_INTERRUPTED)
+		if (run->exit_code == EXIT_OK)
 			run->exit_code = EXIT_INFRA;
 	}
 	if (store_finish(st, run, err, sizeof(err)) < 0) {
@@ -423,7 +424,7 @@ static bool finish_run_folder(struct store *st, struct run_result *run,
 		log_error("cannot write run.json: %s", err);
 		stored = false;
 	}
-	if (!stored && run->exit_code != EXIT_INTERRUPTED)
+	if (!stored && run->exit_code == EXIT_OK)
 		run->exit_code = EXIT_INFRA;
 	if (link_latest && store_link_latest(st, err, sizeof(err)) < 0)
 		log_warn("%s", err);
@@ -682,10 +683,11 @@ int cmd_run(int argc, char **argv)
 	if (run.interrupted)
 		fprintf(stderr, "orch: interrupted; partial results were written\n");
 	if (!stored)
-		fprintf(stderr, "orch: the results could not all be written (see above): exit 3; "
+		fprintf(stderr, "orch: the results could not all be written (see above)%s; "
 			"every finished test is in %s/%s, and `orch report %s` rebuilds the "
-			"rest once there is room\n", store_path(st), STORE_JOURNAL, store_path(st));
-	if (o.json && print_json(&run) < 0 && ret != EXIT_INTERRUPTED)
+			"rest once there is room\n", ret == EXIT_INFRA ? ": exit 3" : "",
+			store_path(st), STORE_JOURNAL, store_path(st));
+	if (o.json && print_json(&run) < 0 && ret == EXIT_OK)
 		ret = EXIT_INFRA;
 out:
 	join_free(join);
