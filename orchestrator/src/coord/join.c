@@ -19,7 +19,9 @@
 #include <unistd.h>
 
 #define JOIN_POLL_MS 250
-#define JOIN_MAX_FILE (16L << 20)   /* log files larger than this stay linked */
+/* Log files larger than this stay where they are: the merged folder gets
+ * NAME.where with "HOST:PATH" instead. */
+#define JOIN_MAX_FILE (16L << 20)
 
 struct join {
 	struct coord_db *db;
@@ -364,15 +366,25 @@ static int upload_files(PGconn *c, struct record_args *a)
 		char *path = fs_path_join(a->test_dir, e->d_name);
 		struct stat st;
 		FILE *f = NULL;
-		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= JOIN_MAX_FILE)
-			f = fopen(path, "rb");
+		bool regular = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+		char *name = xstrdup(e->d_name), *data = NULL;
+		size_t n = 0;
+		if (regular && st.st_size <= JOIN_MAX_FILE && (f = fopen(path, "rb"))) {
+			data = xmalloc((size_t)st.st_size + 1);
+			n = fread(data, 1, (size_t)st.st_size, f);
+			fclose(f);
+		} else if (regular) {   /* too big to carry: where it is instead */
+			free(name);
+			name = xasprintf("%s.where", e->d_name);
+			data = xasprintf("%s:%s\n", a->j->host, path);
+			n = strlen(data);
+		}
 		free(path);
-		if (!f)
+		if (!data) {
+			free(name);
 			continue;
-		char *data = xmalloc((size_t)st.st_size + 1);
-		size_t n = fread(data, 1, (size_t)st.st_size, f);
-		fclose(f);
-		const char *p[] = { a->j->name, a->unit, a->seq, e->d_name, data };
+		}
+		const char *p[] = { a->j->name, a->unit, a->seq, name, data };
 		int lens[] = { 0, 0, 0, 0, (int)n };
 		int fmts[] = { 0, 0, 0, 0, 1 };
 		PGresult *r = PQexecParams(c, "INSERT INTO orch_item_file (run, unit, seq, name, data)"
@@ -386,6 +398,7 @@ static int upload_files(PGconn *c, struct record_args *a)
 		}
 		PQclear(r);
 		free(data);
+		free(name);
 	}
 	closedir(d);
 	return ret;
