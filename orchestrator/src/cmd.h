@@ -14,6 +14,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_ports(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_history(int argc, char **argv);
 int cmd_who(int argc, char **argv);
 int cmd_lock(int argc, char **argv);
 int cmd_unlock(int argc, char **argv);

@@ -7,6 +7,7 @@
  */
 #include "config/config.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
 /* Loads SCENARIO and its inventory (-i wins over the scenario's
@@ -37,5 +38,16 @@ int cmd_usage_error(const char *name, const char *fmt, ...)
  * when the caller goes on with its operands at argv[optind], else the
  * exit code to return. */
 int cmd_parse_help_only(int argc, char **argv, const char *name, void (*usage)(FILE *out));
+
+/* orch run's use of the history (cmd_history.c): whether a --baseline
+ * spec means the history; judging the run against it; recording the run
+ * (and its trend lines) in it. Trouble with the history is a warning: the
+ * run folder stays the source of truth. */
+struct run_result;
+bool cmd_baseline_is_history(const char *spec);
+void cmd_run_history_judge(const char *db_target, const char *runs_dir, struct run_result *run,
+			   double threshold_pct);
+void cmd_run_history_record(const char *db_target, const char *runs_dir, struct run_result *run,
+			    const char *run_dir);
 
 #endif

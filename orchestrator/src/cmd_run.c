@@ -59,7 +59,9 @@ static const char usage_text[] =
 	"                         for it (default: do not wait), then its tests end as\n"
 	"                         error naming the holder; see orch who\n"
 	"      --db URL           PostgreSQL database shared by the controllers: board\n"
-	"                         locks across them (default: $ORCH_DB)\n"
+	"                         locks across them, and the history of runs\n"
+	"                         (default: $ORCH_DB; history: RUNS_DIR/orch-history.sqlite)\n"
+	"      --no-history       do not record this run in the history\n"
 	"      --join NAME        with --db: one run over every controller that joins\n"
 	"                         NAME (e.g. the CI pipeline id); each takes the next\n"
 	"                         board it may, the last to finish writes the merged\n"
@@ -101,6 +103,7 @@ struct run_options {
 	bool json;
 	bool quiet;
 	const char *label;
+	bool no_history;
 };
 
 static int parse_int(const char *s, int lo, int hi, int *out)
@@ -117,7 +120,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 {
 	enum { OPT_REPEAT = 256, OPT_BASELINE, OPT_THRESHOLD, OPT_SHARD, OPT_BENCH_DIR,
 	       OPT_DRY_RUN, OPT_FORMAT, OPT_WAIT, OPT_DB, OPT_JOIN,
-	       OPT_CONTROLLER, OPT_JOIN_WAIT, OPT_LABEL, OPT_JUDGE_SINGLE };
+	       OPT_CONTROLLER, OPT_JOIN_WAIT, OPT_LABEL, OPT_JUDGE_SINGLE, OPT_NO_HISTORY };
 	static const struct option longopts[] = {
 		{ "inventory", required_argument, NULL, 'i' },
 		{ "limit", required_argument, NULL, 'l' },
@@ -140,6 +143,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "label", required_argument, NULL, OPT_LABEL },
+		{ "no-history", no_argument, NULL, OPT_NO_HISTORY },
 		{ NULL, 0, NULL, 0 },
 	};
 	o->runs_dir = "runs";
@@ -204,6 +208,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 				return cmd_usage_error("run", "--join-wait takes a duration such as "
 							      "5m, found '%s'", optarg);
 			break;
+		case OPT_NO_HISTORY: o->no_history = true; break;
 		case OPT_LABEL:
 			if (!*optarg || strchr(optarg, '\n'))
 				return cmd_usage_error("run", "--label takes one line of text, found '%s'",
@@ -376,7 +381,7 @@ static int load_baseline(const struct run_options *o, const struct scenario *sc,
 {
 	const char *spec = o->baseline ? o->baseline : sc->baseline;
 	*path = NULL;
-	if (!spec)
+	if (!spec || cmd_baseline_is_history(spec))
 		return 0;
 	*path = compare_resolve_baseline(o->runs_dir, sc->name, spec);
 	char err[512];
@@ -655,6 +660,9 @@ int cmd_run(int argc, char **argv)
 
 	sort_results(&run, sc, inv);
 	run.label = run_label(&o, sc, &run);
+	if (cmd_baseline_is_history(o.baseline ? o.baseline : sc->baseline))
+		cmd_run_history_judge(o.db_url, o.runs_dir, &run,
+				      o.has_threshold ? o.threshold : sc->threshold_pct);
 	if (baseline_path) {
 		struct judge_rule rule = {
 			.threshold_pct = o.has_threshold ? o.threshold : sc->threshold_pct,
@@ -669,6 +677,8 @@ int cmd_run(int argc, char **argv)
 		run.exit_code = join_code;
 	if (join_failed && run.exit_code == EXIT_OK)
 		run.exit_code = EXIT_INFRA;
+	if (!run.interrupted && !o.no_history && (!join || jstate == JOIN_MERGE))
+		cmd_run_history_record(o.db_url, o.runs_dir, &run, store_path(st));
 	/* a joined controller's folder is its part: latest is the merged one */
 	bool stored = finish_run_folder(st, &run, &o, sc, inv, sched_ret == 0,
 					!join || jstate == JOIN_MERGE);

@@ -28,6 +28,8 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "RUN_DIR", "re-render summary, junit and html from results.json" },
 	{ "ports", cmd_ports, "", "list serial ports (USB VID:PID, serial number)" },
 	{ "merge", cmd_merge, "OUT RUN_DIR...", "join shard run folders into one" },
+	{ "history", cmd_history, "SCENARIO [-l BOARD] [--metric M] [--last N] | import RUNS_DIR",
+	  "the last nights per board and metric, from the history database" },
 	{ "who", cmd_who, "[--db URL]", "who holds which board (runs and reservations)" },
 	{ "lock", cmd_lock, "BOARD... [--for DURATION] [--note TEXT] [--db URL]",
 	  "reserve boards for manual work" },

@@ -50,7 +50,7 @@ static void test_pg_exec(void **state)
 	assert_non_null(url);
 	struct db *db = open_url(url);
 	assert_int_equal(db_kind(db), DB_POSTGRES);
-	assert_int_equal(db_migrate(db, migs, 2, NULL, err, sizeof(err)), 0);
+	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", migs, 2 }, NULL, err, sizeof(err)), 0);
 	struct db_val p[] = { DB_TEXT("it's ?"), DB_REAL(2.5), DB_INT(1234567890123LL), DB_TEXT(NULL) };
 	struct db_rows *r = NULL;
 	assert_int_equal(db_exec(db, "INSERT INTO t (name, v, n, note) VALUES (?, ?, ?, ?) RETURNING id",
@@ -86,24 +86,24 @@ static void test_pg_migrate_from_older(void **state)
 	char *url = pg_createdb(pg, "older");
 	struct db *db = open_url(url);
 	int from = -1;
-	assert_int_equal(db_migrate(db, migs, 1, &from, err, sizeof(err)), 0);
+	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", migs, 1 }, &from, err, sizeof(err)), 0);
 	assert_int_equal(from, 0);
 	struct db_val v = DB_TEXT("old row");
 	assert_int_equal(db_exec(db, "INSERT INTO t (name) VALUES (?)", &v, 1, NULL, err, sizeof(err)), 0);
 	db_close(db);
 	db = open_url(url);
-	assert_int_equal(db_migrate(db, migs, 2, &from, err, sizeof(err)), 0);
+	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", migs, 2 }, &from, err, sizeof(err)), 0);
 	assert_int_equal(from, 1);
 	struct db_rows *r = NULL;
 	assert_int_equal(db_exec(db, "SELECT name, note FROM t", NULL, 0, &r, err, sizeof(err)), 0);
 	assert_string_equal(db_cell(r, 0, 0), "old row");
 	db_rows_free(r);
-	assert_int_equal(db_migrate(db, migs, 1, NULL, err, sizeof(err)), DB_ESCHEMA);
+	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", migs, 1 }, NULL, err, sizeof(err)), DB_ESCHEMA);
 	static const struct db_migration bad[] = {
 		migs[0], migs[1], { 3, "CREATE TABLE u (x INTEGER); SELECT broken FROM nowhere" },
 	};
-	assert_int_equal(db_migrate(db, bad, 3, NULL, err, sizeof(err)), DB_ESCHEMA);
-	assert_int_equal(db_schema_version(db, err, sizeof(err)), 2);
+	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", bad, 3 }, NULL, err, sizeof(err)), DB_ESCHEMA);
+	assert_int_equal(db_schema_version(db, "t_schema", err, sizeof(err)), 2);
 	db_close(db);
 	free(url);
 }
@@ -122,7 +122,7 @@ static void test_pg_two_writers(void **state)
 			char err[512] = "";
 			struct db *mine = NULL;
 			int bad = db_open(&mine, url, err, sizeof(err)) != 0 ||
-				  db_migrate(mine, migs, 2, NULL, err, sizeof(err)) != 0;
+				  db_migrate(mine, &(struct db_schema){ "t_schema", migs, 2 }, NULL, err, sizeof(err)) != 0;
 			for (int i = 0; i < 200 && !bad; i++) {
 				struct db_val v[] = { DB_TEXT(k ? "b" : "a"), DB_INT(i) };
 				bad = db_begin(mine, err, sizeof(err)) != 0 ||
@@ -143,7 +143,7 @@ static void test_pg_two_writers(void **state)
 	}
 	char *out = NULL;
 	assert_int_equal(pg_psql(url, &out, "SELECT name, COUNT(*) FROM t GROUP BY name ORDER BY name;"
-					     "SELECT version FROM schema_version;"), 0);
+					     "SELECT version FROM t_schema;"), 0);
 	assert_string_equal(out, "a|200\nb|200\n2\n");
 	free(out);
 	free(url);

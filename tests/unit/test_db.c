@@ -49,7 +49,7 @@ static void test_exec_and_types(void **state)
 	struct db *db = open_db("a.sqlite");
 	int from = -1;
 	assert_int_equal(db_kind(db), DB_SQLITE);
-	assert_int_equal(db_migrate(db, migs, 2, &from, err, sizeof(err)), 0);
+	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", migs, 2 }, &from, err, sizeof(err)), 0);
 	assert_int_equal(from, 0);
 	struct db_val p[] = { DB_TEXT("it's ?"), DB_REAL(2.5), DB_INT(1234567890123LL), DB_TEXT(NULL) };
 	struct db_rows *r = NULL;
@@ -81,7 +81,7 @@ static void test_transactions(void **state)
 {
 	char err[256] = "";
 	struct db *db = open_db("b.sqlite");
-	assert_int_equal(db_migrate(db, migs, 2, NULL, err, sizeof(err)), 0);
+	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", migs, 2 }, NULL, err, sizeof(err)), 0);
 	assert_int_equal(db_begin(db, err, sizeof(err)), 0);
 	struct db_val v = DB_TEXT("gone");
 	assert_int_equal(db_exec(db, "INSERT INTO t (name) VALUES (?)", &v, 1, NULL, err, sizeof(err)), 0);
@@ -105,29 +105,29 @@ static void test_migrate_from_older(void **state)
 	char err[256] = "";
 	struct db *db = open_db("c.sqlite");
 	int from = -1;
-	assert_int_equal(db_migrate(db, migs, 1, &from, err, sizeof(err)), 0);
-	assert_int_equal(db_schema_version(db, err, sizeof(err)), 1);
+	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", migs, 1 }, &from, err, sizeof(err)), 0);
+	assert_int_equal(db_schema_version(db, "t_schema", err, sizeof(err)), 1);
 	struct db_val v = DB_TEXT("old row");
 	assert_int_equal(db_exec(db, "INSERT INTO t (name) VALUES (?)", &v, 1, NULL, err, sizeof(err)), 0);
 	db_close(db);
 	db = open_db("c.sqlite");
-	assert_int_equal(db_migrate(db, migs, 2, &from, err, sizeof(err)), 0);
+	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", migs, 2 }, &from, err, sizeof(err)), 0);
 	assert_int_equal(from, 1);
-	assert_int_equal(db_schema_version(db, err, sizeof(err)), 2);
+	assert_int_equal(db_schema_version(db, "t_schema", err, sizeof(err)), 2);
 	struct db_rows *r = NULL;
 	assert_int_equal(db_exec(db, "SELECT name, note FROM t", NULL, 0, &r, err, sizeof(err)), 0);
 	assert_string_equal(db_cell(r, 0, 0), "old row");
 	db_rows_free(r);
 	/* an orch that knows only version 1 refuses the newer database */
-	assert_int_equal(db_migrate(db, migs, 1, NULL, err, sizeof(err)), DB_ESCHEMA);
+	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", migs, 1 }, NULL, err, sizeof(err)), DB_ESCHEMA);
 	assert_non_null(strstr(err, "version 2 is newer"));
 	/* a broken migration leaves the schema where it was */
 	static const struct db_migration bad[] = {
 		migs[0], migs[1], { 3, "CREATE TABLE u (x INTEGER); SELECT broken FROM nowhere" },
 	};
-	assert_int_equal(db_migrate(db, bad, 3, NULL, err, sizeof(err)), DB_ESCHEMA);
+	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", bad, 3 }, NULL, err, sizeof(err)), DB_ESCHEMA);
 	assert_non_null(strstr(err, "version 3"));
-	assert_int_equal(db_schema_version(db, err, sizeof(err)), 2);
+	assert_int_equal(db_schema_version(db, "t_schema", err, sizeof(err)), 2);
 	assert_int_equal(db_exec(db, "SELECT * FROM u", NULL, 0, NULL, err, sizeof(err)), DB_EQUERY);
 	db_close(db);
 }
@@ -138,7 +138,7 @@ static void test_two_writers(void **state)
 {
 	char err[256] = "";
 	struct db *db = open_db("d.sqlite");
-	assert_int_equal(db_migrate(db, migs, 2, NULL, err, sizeof(err)), 0);
+	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", migs, 2 }, NULL, err, sizeof(err)), 0);
 	db_close(db);
 	pid_t kids[2];
 	for (int k = 0; k < 2; k++) {
@@ -146,7 +146,7 @@ static void test_two_writers(void **state)
 		assert_true(kids[k] >= 0);
 		if (kids[k] == 0) {
 			struct db *mine = open_db("d.sqlite");
-			int bad = db_migrate(mine, migs, 2, NULL, err, sizeof(err)) != 0;
+			int bad = db_migrate(mine, &(struct db_schema){ "t_schema", migs, 2 }, NULL, err, sizeof(err)) != 0;
 			for (int i = 0; i < 200 && !bad; i++) {
 				struct db_val v[] = { DB_TEXT(k ? "b" : "a"), DB_INT(i) };
 				bad = db_begin(mine, err, sizeof(err)) != 0 ||

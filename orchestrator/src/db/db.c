@@ -201,56 +201,68 @@ void db_rows_free(struct db_rows *r)
 	free(r);
 }
 
-int db_schema_version(struct db *db, char *err, size_t errlen)
+int db_schema_version(struct db *db, const char *version_table, char *err, size_t errlen)
 {
 	struct db_rows *r = NULL;
-	int rc = db_exec_script(db, "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
-				err, errlen);
+	char *create = xasprintf("CREATE TABLE IF NOT EXISTS %s (version INTEGER NOT NULL)", version_table);
+	char *select = xasprintf("SELECT MAX(version) FROM %s", version_table);
+	int rc = db_exec_script(db, create, err, errlen);
 	if (rc == 0)
-		rc = db_exec(db, "SELECT MAX(version) FROM schema_version", NULL, 0, &r, err, errlen);
+		rc = db_exec(db, select, NULL, 0, &r, err, errlen);
 	if (rc == 0)
 		rc = (int)db_cell_int(r, 0, 0, 0);
 	db_rows_free(r);
+	free(create);
+	free(select);
 	return rc;
 }
 
-static int db_migrate_locked(struct db *db, const struct db_migration *migs, int n, int *from,
+static int db_migrate_locked(struct db *db, const struct db_schema *schema, int *from,
 			     char *err, size_t errlen)
 {
 	char detail[512];
-	int have = db_schema_version(db, err, errlen);
-	if (have < 0)
-		return have;
+	const struct db_migration *migs = schema->migs;
+	int n = schema->n;
+	char *del = xasprintf("DELETE FROM %s", schema->version_table);
+	char *ins = xasprintf("INSERT INTO %s (version) VALUES (?)", schema->version_table);
+	int rc = 0;
+	int have = db_schema_version(db, schema->version_table, err, errlen);
+	if (have < 0) {
+		rc = have;
+		goto out;
+	}
 	if (from)
 		*from = have;
 	int last = n > 0 ? migs[n - 1].version : 0;
 	if (have > last) {
 		snprintf(err, errlen, "database schema version %d is newer than this orch knows (%d)",
 			 have, last);
-		return DB_ESCHEMA;
+		rc = DB_ESCHEMA;
+		goto out;
 	}
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n && rc == 0; i++) {
 		if (migs[i].version <= have)
 			continue;
-		int rc = db_exec_script(db, migs[i].sql, detail, sizeof(detail));
+		rc = db_exec_script(db, migs[i].sql, detail, sizeof(detail));
 		if (rc == 0) {
 			struct db_val v = DB_INT(migs[i].version);
-			rc = db_exec(db, "DELETE FROM schema_version", NULL, 0, NULL, detail, sizeof(detail));
+			rc = db_exec(db, del, NULL, 0, NULL, detail, sizeof(detail));
 			if (rc == 0)
-				rc = db_exec(db, "INSERT INTO schema_version (version) VALUES (?)", &v, 1,
-					     NULL, detail, sizeof(detail));
+				rc = db_exec(db, ins, &v, 1, NULL, detail, sizeof(detail));
 		}
 		if (rc < 0) {
 			snprintf(err, errlen, "migration to schema version %d failed: %s", migs[i].version,
 				 detail);
-			return DB_ESCHEMA;
+			rc = DB_ESCHEMA;
 		}
 	}
-	return 0;
+out:
+	free(del);
+	free(ins);
+	return rc;
 }
 
-int db_migrate(struct db *db, const struct db_migration *migs, int n, int *from, char *err,
-	       size_t errlen)
+int db_migrate(struct db *db, const struct db_schema *schema, int *from, char *err, size_t errlen)
 {
 	int rc = db_begin(db, err, errlen);
 	if (rc < 0)
@@ -258,7 +270,7 @@ int db_migrate(struct db *db, const struct db_migration *migs, int n, int *from,
 	if (db->kind == DB_POSTGRES)
 		rc = db_exec(db, "SELECT pg_advisory_xact_lock(7272010)", NULL, 0, NULL, err, errlen);
 	if (rc == 0)
-		rc = db_migrate_locked(db, migs, n, from, err, errlen);
+		rc = db_migrate_locked(db, schema, from, err, errlen);
 	if (rc == 0)
 		rc = db_commit(db, err, errlen);
 	if (rc < 0)

@@ -88,20 +88,27 @@ int64_t db_cell_int(const struct db_rows *r, int row, int col, int64_t dflt);
 double db_cell_real(const struct db_rows *r, int row, int col, double dflt);
 void db_rows_free(struct db_rows *r);
 
-/* Schema migrations: version N's script turns schema N-1 into N. */
+/* Schema migrations: version N's script turns schema N-1 into N. A set
+ * of migrations names the table its version lives in, so several users of
+ * one database (history, board locks) keep their own. */
 struct db_migration {
 	int version;        /* 1, 2, ... in order */
 	const char *sql;    /* statements for db_exec_script */
 };
 
+struct db_schema {
+	const char *version_table;   /* [a-z_]+, e.g. "history_schema" */
+	const struct db_migration *migs;
+	int n;
+};
+
 /* Brings the schema up to the last migration in one transaction (under an
  * advisory lock on PostgreSQL, so controllers starting together migrate
- * once). The version lives in the table schema_version. Returns 0, or
- * DB_ESCHEMA when the database is newer than `migs` knows. *from (when not
+ * once). Returns 0, or DB_ESCHEMA when the database is newer than the
+ * migrations know or one failed (nothing of it is kept). *from (when not
  * NULL) is set to the version found. */
-int db_migrate(struct db *db, const struct db_migration *migs, int n, int *from,
-	       char *err, size_t errlen);
+int db_migrate(struct db *db, const struct db_schema *schema, int *from, char *err, size_t errlen);
 /* The schema version recorded (0 for an empty database), or a DB_E* code. */
-int db_schema_version(struct db *db, char *err, size_t errlen);
+int db_schema_version(struct db *db, const char *version_table, char *err, size_t errlen);
 
 #endif

@@ -1,4 +1,4 @@
-/* Board facts in the result model, and the run's name for people. */
+/* Board facts and history trends in the result model, and the run's name for people. */
 #include "result/result.h"
 #include "util/strbuf.h"
 
@@ -92,4 +92,38 @@ char *run_result_fact_values(const struct run_result *run, const char *fact, siz
 	if (n_distinct)
 		*n_distinct = n;
 	return n ? strbuf_detach(&sb) : NULL;
+}
+
+struct metric_trend *run_result_add_trend(struct run_result *run, const char *board,
+					  const char *test, const char *metric)
+{
+	run->trends = xrealloc(run->trends, (run->n_trends + 1) * sizeof(*run->trends));
+	struct metric_trend *t = &run->trends[run->n_trends++];
+	memset(t, 0, sizeof(*t));
+	t->board = xstrdup(board);
+	t->test = xstrdup(test);
+	t->metric = xstrdup(metric);
+	return t;
+}
+
+void metric_trend_add_point(struct metric_trend *t, const char *run_id, const char *label,
+			    double value, bool current)
+{
+	t->points = xrealloc(t->points, (t->n + 1) * sizeof(*t->points));
+	struct trend_point *p = &t->points[t->n++];
+	p->run_id = xstrdup(run_id);
+	p->label = xstrdup(label);
+	p->value = value;
+	p->current = current;
+}
+
+const struct metric_trend *run_result_find_trend(const struct run_result *run, const char *board,
+						 const char *test, const char *metric)
+{
+	for (size_t i = 0; i < run->n_trends; i++) {
+		const struct metric_trend *t = &run->trends[i];
+		if (!strcmp(t->board, board) && !strcmp(t->test, test) && !strcmp(t->metric, metric))
+			return t;
+	}
+	return NULL;
 }

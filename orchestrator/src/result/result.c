@@ -87,6 +87,18 @@ void run_result_release(struct run_result *run)
 	for (size_t i = 0; i < run->n_facts; i++)
 		board_facts_release(&run->facts[i]);
 	free(run->facts);
+	for (size_t i = 0; i < run->n_trends; i++) {
+		struct metric_trend *t = &run->trends[i];
+		for (size_t k = 0; k < t->n; k++) {
+			free(t->points[k].run_id);
+			free(t->points[k].label);
+		}
+		free(t->points);
+		free(t->board);
+		free(t->test);
+		free(t->metric);
+	}
+	free(run->trends);
 	memset(run, 0, sizeof(*run));
 }
 

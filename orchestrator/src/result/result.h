@@ -127,6 +127,23 @@ struct board_facts {
 	size_t n;
 };
 
+/* The last runs of one board x test x metric from the history database,
+ * oldest first, for the report's trend lines; the current run is marked. */
+struct trend_point {
+	char *run_id;
+	char *label;              /* or NULL */
+	double value;             /* the run's median */
+	bool current;
+};
+
+struct metric_trend {
+	char *board;
+	char *test;
+	char *metric;
+	struct trend_point *points;
+	size_t n;
+};
+
 struct run_result {
 	char *scenario;           /* scenario name */
 	char *label;              /* --label / scenario label:, or NULL */
@@ -143,6 +160,8 @@ struct run_result {
 	size_t cap_results;
 	struct board_facts *facts;  /* one per board that answered, in the order gathered */
 	size_t n_facts;
+	struct metric_trend *trends;  /* from the history, when there was one */
+	size_t n_trends;
 };
 
 /* Appends a zeroed result for board/test (exit_code -1) and returns it;
@@ -195,6 +214,14 @@ const struct board_facts *run_result_facts(const struct run_result *run, const c
  * joined by ", " (caller frees), or NULL when no board reported it;
  * *n_distinct (may be NULL) gets how many. */
 char *run_result_fact_values(const struct run_result *run, const char *fact, size_t *n_distinct);
+/* Appends an empty trend for board/test/metric and returns it (valid until
+ * the next append); trend_add_point appends a point to it. */
+struct metric_trend *run_result_add_trend(struct run_result *run, const char *board,
+					  const char *test, const char *metric);
+void metric_trend_add_point(struct metric_trend *t, const char *run_id, const char *label,
+			    double value, bool current);
+const struct metric_trend *run_result_find_trend(const struct run_result *run, const char *board,
+						 const char *test, const char *metric);
 /* The run's name for people: its label, else its run_id (never NULL). */
 const char *run_result_name(const struct run_result *run);
 

@@ -225,6 +225,30 @@ static json_t *facts_to_json(const struct run_result *run)
 	return boards;
 }
 
+static json_t *trends_to_json(const struct run_result *run)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < run->n_trends; i++) {
+		const struct metric_trend *t = &run->trends[i];
+		json_t *pts = json_array();
+		for (size_t k = 0; k < t->n; k++) {
+			json_t *p = json_object();
+			json_object_set_new(p, "run_id", jstr(t->points[k].run_id));
+			json_object_set_new(p, "label", jstr(t->points[k].label));
+			json_object_set_new(p, "value", jreal(t->points[k].value));
+			json_object_set_new(p, "current", json_boolean(t->points[k].current));
+			json_array_append_new(pts, p);
+		}
+		json_t *o = json_object();
+		json_object_set_new(o, "board", jstr(t->board));
+		json_object_set_new(o, "test", jstr(t->test));
+		json_object_set_new(o, "metric", jstr(t->metric));
+		json_object_set_new(o, "points", pts);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 json_t *run_result_to_json(const struct run_result *run)
 {
 	json_t *results = json_array();
@@ -242,6 +266,8 @@ json_t *run_result_to_json(const struct run_result *run)
 	json_object_set_new(o, "interrupted", json_boolean(run->interrupted));
 	json_object_set_new(o, "baseline", jstr(run->baseline));
 	json_object_set_new(o, "boards", facts_to_json(run));
+	if (run->n_trends)
+		json_object_set_new(o, "trends", trends_to_json(run));
 	json_object_set_new(o, "results", results);
 	return o;
 }
@@ -594,6 +620,38 @@ static int facts_from_json(struct jctx *c, const json_t *obj, struct run_result 
 	return 0;
 }
 
+/* "trends": [ { board, test, metric, points: [ { run_id, label, value, current } ] } ];
+ * entries without names are skipped. */
+static int trends_from_json(struct jctx *c, const json_t *obj, struct run_result *run)
+{
+	json_t *a = json_object_get(obj, "trends");
+	size_t i, k;
+	json_t *t, *p;
+	if (!a || json_is_null(a))
+		return 0;
+	if (!json_is_array(a))
+		return jfail(c, "trends", "expected an array");
+	json_array_foreach(a, i, t) {
+		const char *b = json_string_value(json_object_get(t, "board"));
+		const char *te = json_string_value(json_object_get(t, "test"));
+		const char *m = json_string_value(json_object_get(t, "metric"));
+		json_t *pts = json_object_get(t, "points");
+		if (!b || !te || !m || !json_is_array(pts))
+			continue;
+		struct metric_trend *mt = run_result_add_trend(run, b, te, m);
+		json_array_foreach(pts, k, p) {
+			const char *id = json_string_value(json_object_get(p, "run_id"));
+			json_t *v = json_object_get(p, "value");
+			if (!id || !json_is_number(v))
+				continue;
+			metric_trend_add_point(mt, id, json_string_value(json_object_get(p, "label")),
+					       json_number_value(v),
+					       json_is_true(json_object_get(p, "current")));
+		}
+	}
+	return 0;
+}
+
 int run_result_from_json(const json_t *obj, struct run_result *run, char *err, size_t errlen)
 {
 	memset(run, 0, sizeof(*run));
@@ -614,7 +672,8 @@ int run_result_from_json(const json_t *obj, struct run_result *run, char *err, s
 	    get_bool(&c, obj, "interrupted", &run->interrupted) < 0 ||
 	    get_str(&c, obj, "baseline", false, &run->baseline) < 0 ||
 	    get_str(&c, obj, "label", false, &run->label) < 0 ||
-	    facts_from_json(&c, obj, run) < 0)
+	    facts_from_json(&c, obj, run) < 0 ||
+	    trends_from_json(&c, obj, run) < 0)
 		goto out;
 	json_t *results = json_object_get(obj, "results");
 	if (!results || !json_is_array(results)) {

@@ -1,0 +1,154 @@
+/* Judging a run against the history: steps over a window, and trends. */
+#include "history/history.h"
+#include "util/strbuf.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void mean_sd(const double *v, size_t n, double *mean, double *sd)
+{
+	double s = 0, ss = 0;
+	for (size_t i = 0; i < n; i++)
+		s += v[i];
+	*mean = n ? s / (double)n : 0;
+	for (size_t i = 0; i < n; i++)
+		ss += (v[i] - *mean) * (v[i] - *mean);
+	*sd = n > 1 ? sqrt(ss / (double)(n - 1)) : 0;
+}
+
+/* Whether every point from k on lies beyond the midpoint of the two means,
+ * on the side of the change: a lasting step, not one outlier. */
+static bool step_lasts(const double *v, size_t k, size_t n, double before, double after)
+{
+	double mid = (before + after) / 2;
+	for (size_t i = k; i < n; i++)
+		if (after < before ? v[i] >= mid : v[i] <= mid)
+			return false;
+	return true;
+}
+
+bool history_find_step(const double *v, size_t n, bool higher_is_better, double threshold_pct,
+		       struct history_step *step)
+{
+	double best_t = -1;
+	for (size_t k = 2; k < n; k++) {
+		double mb, sb, ma, sa;
+		mean_sd(v, k, &mb, &sb);
+		mean_sd(v + k, n - k, &ma, &sa);
+		double delta = ma - mb;
+		if (mb == 0 || fabs(delta) / fabs(mb) * 100 < threshold_pct || fabs(delta) <= 3 * sb ||
+		    !step_lasts(v, k, n, mb, ma))
+			continue;
+		double se = sqrt(sb * sb / (double)k + sa * sa / (double)(n - k));
+		double t = se > 0 ? fabs(delta) / se : HUGE_VAL;
+		if (t > best_t) {
+			best_t = t;
+			step->at = k;
+			step->before = mb;
+			step->after = ma;
+			step->change_pct = delta / fabs(mb) * 100;
+			step->worse = higher_is_better ? delta < 0 : delta > 0;
+		}
+	}
+	return best_t >= 0;
+}
+
+static const struct history_series *find_series(const struct history_series *s, size_t n,
+						const char *board, const char *test, const char *metric)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(s[i].board, board) && !strcmp(s[i].test, test) && !strcmp(s[i].metric, metric))
+			return &s[i];
+	return NULL;
+}
+
+static void append_comparison(struct test_result *tr, const char *text)
+{
+	char *joined = tr->comparison ? xasprintf("%s; %s", tr->comparison, text) : xstrdup(text);
+	free(tr->comparison);
+	tr->comparison = joined;
+}
+
+/* One metric of the current run against its window of earlier runs. */
+static void judge_metric(const struct run_result *run, struct test_result *tr,
+			 const struct metric_result *m, const struct history_series *s,
+			 size_t window, double threshold_pct)
+{
+	size_t from = s->n > window ? s->n - window : 0, n = s->n - from;
+	if (n < 2)
+		return;
+	double *v = xcalloc(n + 1, sizeof(*v));
+	for (size_t i = 0; i < n; i++)
+		v[i] = s->points[from + i].value;
+	v[n] = m->median;
+	struct history_step st;
+	if (history_find_step(v, n + 1, m->higher_is_better, threshold_pct, &st)) {
+		const char *id = st.at == n ? run->run_id : s->points[from + st.at].run_id;
+		const char *label = st.at == n ? run->label : s->points[from + st.at].label;
+		char *where = label && *label ? xasprintf("%s (%s)", label, id ? id : "?")
+					      : xstrdup(id ? id : "?");
+		char *text = xasprintf("%s stepped %.1f%% %s at %s: %.4g -> %.4g%s%s over the last %zu runs",
+				       m->name, fabs(st.change_pct), st.change_pct < 0 ? "down" : "up",
+				       where, st.before, st.after, *m->unit ? " " : "", m->unit, n);
+		append_comparison(tr, text);
+		if (st.worse)
+			tr->regressed = true;
+		free(text);
+		free(where);
+	}
+	free(v);
+}
+
+int history_apply_baseline(struct db *db, struct run_result *run, size_t window,
+			   double threshold_pct, char *err, size_t errlen)
+{
+	struct history_query q = { .scenario = run->scenario };
+	struct history_series *s = NULL;
+	size_t ns = 0;
+	int rc = history_load(db, &q, &s, &ns, err, errlen);
+	for (size_t i = 0; rc == 0 && i < run->n_results; i++) {
+		struct test_result *tr = &run->results[i];
+		if (tr->status == STATUS_ERROR || tr->status == STATUS_SKIP)
+			continue;
+		for (size_t k = 0; k < tr->n_metrics; k++) {
+			const struct metric_result *m = &tr->metrics[k];
+			const struct history_series *hs = find_series(s, ns, tr->board, tr->test, m->name);
+			if (hs && m->n_samples)
+				judge_metric(run, tr, m, hs, window ? window : HISTORY_DEFAULT_LAST,
+					     threshold_pct);
+		}
+	}
+	history_series_free(s, ns);
+	return rc;
+}
+
+int history_fill_trends(struct db *db, struct run_result *run, const char *run_dir, size_t last,
+			char *err, size_t errlen)
+{
+	char buf[PATH_MAX];
+	const char *dir = realpath(run_dir, buf) ? buf : run_dir;
+	struct history_query q = { .scenario = run->scenario, .last = last };
+	struct history_series *s = NULL;
+	size_t ns = 0;
+	int rc = history_load(db, &q, &s, &ns, err, errlen);
+	for (size_t i = 0; rc == 0 && i < run->n_results; i++) {
+		const struct test_result *tr = &run->results[i];
+		for (size_t k = 0; k < tr->n_metrics; k++) {
+			const struct history_series *hs =
+				find_series(s, ns, tr->board, tr->test, tr->metrics[k].name);
+			if (!hs || run_result_find_trend(run, tr->board, tr->test, tr->metrics[k].name))
+				continue;
+			struct metric_trend *t = run_result_add_trend(run, tr->board, tr->test,
+								      tr->metrics[k].name);
+			for (size_t p = 0; p < hs->n; p++)
+				metric_trend_add_point(t, hs->points[p].run_id, hs->points[p].label,
+						       hs->points[p].value,
+						       hs->points[p].run_dir && !strcmp(hs->points[p].run_dir, dir));
+		}
+	}
+	history_series_free(s, ns);
+	return rc;
+}
