@@ -911,6 +911,56 @@ static void html_boards(struct strbuf *sb, const struct run_result *run)
 	free(names);
 }
 
+/* One small trend line: the last runs of a board x test x metric from the
+ * history, oldest left, the current run a filled dot. */
+static void html_trend(struct strbuf *sb, const struct metric_trend *t)
+{
+	const double w = 160, h = 36, pad = 4;
+	double lo = t->points[0].value, hi = lo;
+	for (size_t k = 1; k < t->n; k++) {
+		lo = t->points[k].value < lo ? t->points[k].value : lo;
+		hi = t->points[k].value > hi ? t->points[k].value : hi;
+	}
+	double span = hi > lo ? hi - lo : 1;
+	strbuf_puts(sb, "<div class=\"trendbox\"><div class=\"trendname\">");
+	esc(sb, t->board);
+	strbuf_puts(sb, " \u00b7 ");
+	esc(sb, t->test);
+	strbuf_puts(sb, " \u00b7 ");
+	esc(sb, t->metric);
+	strbuf_printf(sb, "</div><svg class=\"trend\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">"
+		      "<polyline fill=\"none\" stroke=\"#3b6ea5\" stroke-width=\"1.5\" points=\"", w, h, w, h);
+	for (size_t k = 0; k < t->n; k++) {
+		double x = t->n > 1 ? pad + (w - 2 * pad) * (double)k / (double)(t->n - 1) : w / 2;
+		double y = h - pad - (h - 2 * pad) * (t->points[k].value - lo) / span;
+		strbuf_printf(sb, "%s%.1f,%.1f", k ? " " : "", x, y);
+	}
+	strbuf_puts(sb, "\"/>");
+	for (size_t k = 0; k < t->n; k++) {
+		const struct trend_point *p = &t->points[k];
+		double x = t->n > 1 ? pad + (w - 2 * pad) * (double)k / (double)(t->n - 1) : w / 2;
+		double y = h - pad - (h - 2 * pad) * (p->value - lo) / span;
+		strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\"%s><title>", x, y,
+			      p->current ? "3.5" : "2", p->current ? "#c0392b" : "#3b6ea5",
+			      p->current ? " class=\"current\"" : "");
+		esc(sb, p->label && *p->label ? p->label : p->run_id);
+		strbuf_printf(sb, " %s: %.6g%s</title></circle>", p->current ? "(this run)" : "", p->value, "");
+	}
+	strbuf_puts(sb, "</svg></div>\n");
+}
+
+static void html_trends(struct strbuf *sb, const struct run_result *run)
+{
+	if (!run->n_trends)
+		return;
+	strbuf_puts(sb, "<h2 id=\"trends\">Trends<small>the last runs from the history, this run in "
+		    "red</small></h2>\n<div class=\"trends\" style=\"display:flex;flex-wrap:wrap;gap:12px\">\n");
+	for (size_t i = 0; i < run->n_trends; i++)
+		if (run->trends[i].n)
+			html_trend(sb, &run->trends[i]);
+	strbuf_puts(sb, "</div>\n");
+}
+
 static void html_regressions(struct strbuf *sb, const struct run_result *run)
 {
 	bool any = false;
@@ -954,6 +1004,7 @@ char *report_html_in(const struct run_result *run, const char *run_dir)
 	html_regressions(&sb, run);
 	html_timeline(&sb, run);
 	html_metrics(&sb, run);
+	html_trends(&sb, run);
 	html_table(&sb, run, run_dir);
 	strbuf_puts(&sb, "<footer>Written by orch ");
 	esc(&sb, run->orch_version ? run->orch_version : ORCH_VERSION);
