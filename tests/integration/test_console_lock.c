@@ -58,8 +58,10 @@ static int setup(void **state)
 			       "  b1:\n"
 			       "    serial: { port: %s, baud: 115200 }\n"
 			       "  net1:\n"
+			       "    serial: { url: 'tcp://" TCP_ADDR ":%d' }\n"
+			       "  net1b:\n"   /* another name for the same console */
 			       "    serial: { url: 'tcp://" TCP_ADDR ":%d' }\n",
-			       f->a, 27100 + getpid() % 500);
+			       f->a, 27100 + getpid() % 500, 27100 + getpid() % 500);
 	f->inv = ts_write_file(f->dir, "inv.yaml", text);
 	free(text);
 	return 0;
@@ -144,10 +146,12 @@ static void test_second_orch_refused_first_unharmed(void **state)
 			ORCH_BIN, f->inv, f->dir);
 	print_message("second orch boot: %s", out);
 	assert_int_equal(rc, 3);
+	/* the board lock, taken before the console is opened, refuses it first;
+	 * either way the holder's pid and command line are named */
 	char holder[64];
-	snprintf(holder, sizeof(holder), "in use by pid %ld (", (long)first);
+	snprintf(holder, sizeof(holder), "pid %ld ", (long)first);
 	assert_non_null(strstr(out, holder));
-	assert_non_null(strstr(out, " boot b1 -i "));   /* the holder's command line */
+	assert_non_null(strstr(out, " boot b1"));   /* the holder's command line */
 	free(out);
 
 	/* orch run honours the same lock: the boot test errors, naming the holder */
@@ -322,7 +326,8 @@ static void test_network_console(void **state)
 	for (int i = 0; i < 50; i++) {
 		free(out);
 		out = NULL;
-		rc = ts_run(&out, "%s boot net1 -i %s --trigger none --timeout 1s -o %s/net2",
+		/* net1b: its board lock is free, so the console lock is what refuses it */
+		rc = ts_run(&out, "%s boot net1b -i %s --trigger none --timeout 1s -o %s/net2",
 			    ORCH_BIN, f->inv, f->dir);
 		if (rc == 3 && strstr(out, "in use by"))
 			break;
