@@ -436,16 +436,14 @@ static bool finish_run_folder(struct store *st, struct run_result *run,
 	return stored;
 }
 
-/* --format json: results.json's content on stdout. -1 (and a message) when
- * stdout did not take it all. */
+/* --format json: results.json's content on stdout, streamed result by
+ * result. -1 (and a message) when stdout did not take it all. */
 static int print_json(const struct run_result *run)
 {
-	json_t *j = run_result_to_json(run);
-	int r = json_dumpf(j, stdout, JSON_INDENT(2));
-	json_decref(j);
-	if (r == 0 && fputc('\n', stdout) != EOF && fflush(stdout) == 0 && !ferror(stdout))
+	char err[512];
+	if (store_print_results(stdout, run, err, sizeof(err)) == 0)
 		return 0;
-	log_error("cannot write --format json to stdout: %s", strerror(errno));
+	log_error("cannot write --format json to stdout: %s", err);
 	return -1;
 }
 

@@ -146,44 +146,60 @@ static void remember_error(struct store *st, const char *err)
 
 /* ---- results.json, written piece by piece ------------------------------ */
 
+/* Where results.json's text goes: a file written whole, or a stream. */
+struct sink {
+	void (*put)(void *ctx, const void *data, size_t len);
+	void *ctx;
+};
+
+static void put_atomic(void *ctx, const void *data, size_t len)
+{
+	fs_atomic_write(ctx, data, len);
+}
+
+static void put_stream(void *ctx, const void *data, size_t len)
+{
+	fwrite(data, 1, len, ctx);   /* errors are seen by ferror() at the end */
+}
+
 /* The header members, indented as json_dumps would, up to "results": [. */
-static void emit_header(struct fs_atomic *a, const json_t *header)
+static void emit_header(const struct sink *o, const json_t *header)
 {
 	char *text = json_dumps(header, RESULT_JSON_FLAGS);
 	size_t n = text ? strlen(text) : 0;
 	/* "{\n  ...\n}" without the closing "\n}" */
 	if (n >= 2 && text[n - 1] == '}' && text[n - 2] == '\n') {
-		fs_atomic_write(a, text, n - 2);
-		fs_atomic_write(a, ",\n  \"results\": [", 16);
+		o->put(o->ctx, text, n - 2);
+		o->put(o->ctx, ",\n  \"results\": [", 16);
 	} else {
-		fs_atomic_write(a, "{\n  \"results\": [", 16);
+		o->put(o->ctx, "{\n  \"results\": [", 16);
 	}
 	free(text);
 }
 
 /* One result's text, each line indented by four more spaces. */
-static void emit_item(struct fs_atomic *a, const char *text, size_t len, size_t index)
+static void emit_item(const struct sink *o, const char *text, size_t len, size_t index)
 {
-	fs_atomic_write(a, index ? ",\n    " : "\n    ", index ? 6 : 5);
+	o->put(o->ctx, index ? ",\n    " : "\n    ", index ? 6 : 5);
 	const char *p = text, *end = text + len;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl) {
-			fs_atomic_write(a, p, (size_t)(end - p));
+			o->put(o->ctx, p, (size_t)(end - p));
 			break;
 		}
-		fs_atomic_write(a, p, (size_t)(nl - p));
-		fs_atomic_write(a, "\n    ", 5);
+		o->put(o->ctx, p, (size_t)(nl - p));
+		o->put(o->ctx, "\n    ", 5);
 		p = nl + 1;
 	}
 }
 
-static void emit_end(struct fs_atomic *a, size_t n_items)
+static void emit_end(const struct sink *o, size_t n_items)
 {
 	if (n_items)
-		fs_atomic_write(a, "\n  ]\n}\n", 7);
+		o->put(o->ctx, "\n  ]\n}\n", 7);
 	else
-		fs_atomic_write(a, "]\n}\n", 4);
+		o->put(o->ctx, "]\n}\n", 4);
 }
 
 static json_t *header_json(const struct run_result *run)
@@ -202,6 +218,30 @@ static uint64_t atomic_bytes_written(const struct fs_atomic *a)
 	return a->fd >= 0 && fstat(a->fd, &sb) == 0 ? (uint64_t)sb.st_size + a->len : 0;
 }
 
+/* The whole run, one result at a time (no copy of all of it in memory).
+ * 0, or -1 + err when a result cannot be encoded. */
+static int emit_run(const struct sink *o, const struct run_result *run, char *err,
+		    size_t errlen)
+{
+	json_t *hdr = header_json(run);
+	emit_header(o, hdr);
+	json_decref(hdr);
+	for (size_t i = 0; i < run->n_results; i++) {
+		json_t *j = test_result_to_json(&run->results[i]);
+		char *text = json_dumps(j, RESULT_JSON_FLAGS);
+		json_decref(j);
+		if (!text) {
+			snprintf(err, errlen, "cannot encode the result of %s/%s as JSON",
+				 run->results[i].board, run->results[i].test);
+			return -1;
+		}
+		emit_item(o, text, strlen(text), i);
+		free(text);
+	}
+	emit_end(o, run->n_results);
+	return 0;
+}
+
 int store_write_results(const char *run_dir, const struct run_result *run, char *err,
 			size_t errlen)
 {
@@ -211,24 +251,25 @@ int store_write_results(const char *run_dir, const struct run_result *run, char 
 	free(path);
 	if (ret < 0)
 		return ret;
-	json_t *hdr = header_json(run);
-	emit_header(&a, hdr);
-	json_decref(hdr);
-	for (size_t i = 0; i < run->n_results; i++) {
-		json_t *j = test_result_to_json(&run->results[i]);
-		char *text = json_dumps(j, RESULT_JSON_FLAGS);
-		json_decref(j);
-		if (!text) {
-			snprintf(err, errlen, "cannot encode the result of %s/%s as JSON",
-				 run->results[i].board, run->results[i].test);
-			fs_atomic_abort(&a);
-			return -1;
-		}
-		emit_item(&a, text, strlen(text), i);
-		free(text);
+	struct sink o = { put_atomic, &a };
+	if (emit_run(&o, run, err, errlen) < 0) {
+		fs_atomic_abort(&a);
+		return -1;
 	}
-	emit_end(&a, run->n_results);
 	return fs_atomic_commit(&a, err, errlen);
+}
+
+int store_print_results(FILE *f, const struct run_result *run, char *err, size_t errlen)
+{
+	struct sink o = { put_stream, f };
+	errno = 0;
+	if (emit_run(&o, run, err, errlen) < 0)
+		return -1;
+	if (fflush(f) != 0 || ferror(f)) {
+		snprintf(err, errlen, "%s", strerror(errno ? errno : EIO));
+		return -1;
+	}
+	return 0;
 }
 
 /* results.json from the journal's first len bytes: the header, then each
@@ -242,9 +283,10 @@ static int rebuild_from_journal(struct store *st, off_t len, size_t n_fail, size
 	free(path);
 	if (ret < 0)
 		return ret;
+	struct sink o = { put_atomic, &a };
 	json_t *hdr = json_deep_copy(st->header);
 	json_object_set_new(hdr, "exit_code", json_integer(n_fail ? 1 : n_error ? 3 : 0));
-	emit_header(&a, hdr);
+	emit_header(&o, hdr);
 	json_decref(hdr);
 
 	char *buf = xmalloc(65536);
@@ -268,7 +310,7 @@ static int rebuild_from_journal(struct store *st, off_t len, size_t n_fail, size
 				break;
 			}
 			strbuf_append(&line, p, (size_t)(nl - p));
-			emit_item(&a, strbuf_str(&line), line.len, n_items++);
+			emit_item(&o, strbuf_str(&line), line.len, n_items++);
 			strbuf_reset(&line);
 			p = nl + 1;
 		}
@@ -279,7 +321,7 @@ static int rebuild_from_journal(struct store *st, off_t len, size_t n_fail, size
 		fs_atomic_abort(&a);
 		return ret;
 	}
-	emit_end(&a, n_items);
+	emit_end(&o, n_items);
 	uint64_t bytes = atomic_bytes_written(&a);
 	ret = fs_atomic_commit(&a, err, errlen);
 	pthread_mutex_lock(&st->lock);

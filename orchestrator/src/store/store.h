@@ -23,6 +23,7 @@
  */
 #include <jansson.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "result/result.h"
 
@@ -74,6 +75,9 @@ void store_close(struct store *st);
 /* results.json from run into run_dir (written whole). 0 or -1 + err. */
 int store_write_results(const char *run_dir, const struct run_result *run, char *err,
 			size_t errlen);
+/* results.json's text for run on f (orch run --format json), written one
+ * result at a time. 0, or -1 + err when f did not take it all. */
+int store_print_results(FILE *f, const struct run_result *run, char *err, size_t errlen);
 /* Reads RUN_DIR/journal.jsonl into run (caller releases it): the header,
  * every whole result line in the order written, and the end line if the
  * run ended (else run->end_wall_us is 0). A last line cut short (a kill
