@@ -201,6 +201,17 @@ static char *result_set(const char *path, int *n_retried, const char *controller
 	return strbuf_detach(&sb);
 }
 
+/* How many boards have facts in a results.json ("boards" object). */
+static size_t facts_boards(const char *path)
+{
+	json_error_t jerr;
+	json_t *root = json_load_file(path, 0, &jerr);
+	assert_non_null(root);
+	size_t n = json_object_size(json_object_get(root, "boards"));
+	json_decref(root);
+	return n;
+}
+
 static const char *const names[] = { "fast1", "fast2", "slow" };
 
 /* Starts the three controllers of run NAME; slow is three times slower. */
@@ -267,6 +278,9 @@ static void test_joined_fast_take_more_and_merge_equals_single(void **state)
 	char *single_path = xasprintf("%s/runs-single/shared/latest/results.json", f->tmp);
 	char *single = result_set(single_path, NULL, NULL, NULL);
 	assert_string_equal(merged, single);
+	/* and the facts of every board, whichever controller asked it */
+	assert_int_equal(facts_boards(single_path), N_BOARDS);
+	assert_int_equal(facts_boards(merged_path), N_BOARDS);
 	/* the logs of every test are in the merged folder, whoever ran it */
 	char *dir = strdup(merged_path);
 	*strrchr(dir, '/') = '\0';

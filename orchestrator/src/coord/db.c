@@ -35,7 +35,7 @@ static const char schema_sql[] =
 	"  run text NOT NULL REFERENCES orch_run(name) ON DELETE CASCADE, idx integer NOT NULL,"
 	"  board text NOT NULL, controllers text[], state text NOT NULL DEFAULT 'queued',"
 	"  claimed_by text, claimed_pid integer, claimed_start timestamptz,"
-	"  claims integer NOT NULL DEFAULT 0, PRIMARY KEY (run, idx));"
+	"  claims integer NOT NULL DEFAULT 0, facts text, PRIMARY KEY (run, idx));"
 	"CREATE TABLE IF NOT EXISTS orch_item ("
 	"  run text NOT NULL, unit integer NOT NULL, seq integer NOT NULL,"
 	"  board text NOT NULL, test text NOT NULL, done boolean NOT NULL DEFAULT false,"

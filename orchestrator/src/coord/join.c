@@ -441,12 +441,33 @@ static int record_locked(PGconn *c, void *arg)
 	return ret;
 }
 
-static void claims_item_done(void *ctx, const struct plan_item *item, const struct test_result *tr)
+/* The board's facts as {"NAME": "value", ...}, kept with its unit. */
+static void put_facts(struct join *j, size_t b, const struct board_facts *bf)
+{
+	json_t *o = json_object();
+	for (size_t k = 0; k < bf->n; k++)
+		json_object_set_new(o, bf->items[k].name, json_string(bf->items[k].value ?
+								      bf->items[k].value : ""));
+	char *text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	char unit[24], err[512];
+	snprintf(unit, sizeof(unit), "%zu", b);
+	const char *p[] = { j->name, unit, text };
+	if (!q_ok(j, "UPDATE orch_unit SET facts = $3 WHERE run = $1 AND idx = $2::int", 3, p, err,
+		  sizeof(err)))
+		log_warn("join %s: board facts: %s", j->name, err);
+	free(text);
+}
+
+static void claims_item_done(void *ctx, const struct plan_item *item, const struct test_result *tr,
+			     const struct board_facts *facts)
 {
 	struct join *j = ctx;
 	size_t b, i;
 	if (!locate(j, item, &b, &i) || (tr->status == STATUS_SKIP && interrupt_requested()))
 		return;   /* interrupted before it ran: it runs elsewhere */
+	if (facts)
+		put_facts(j, b, facts);
 	pthread_mutex_lock(&j->mu);
 	bool retried = j->retried[b];
 	pthread_mutex_unlock(&j->mu);
@@ -676,9 +697,39 @@ static int write_files(struct join *j, const char *unit, const char *seq, const 
 	return ret;
 }
 
+/* The facts other controllers recorded for their boards, into merged. */
+static int collect_facts(struct join *j, struct run_result *merged, char *err, size_t errlen)
+{
+	const char *p[] = { j->name };
+	PGresult *r = q(j, "SELECT board, facts FROM orch_unit WHERE run = $1 AND facts IS NOT NULL"
+			   " ORDER BY idx", 1, p, err, errlen);
+	if (!r)
+		return -1;
+	for (int i = 0; i < PQntuples(r); i++) {
+		const char *board = PQgetvalue(r, i, 0);
+		json_t *o = json_loads(PQgetvalue(r, i, 1), 0, NULL);
+		if (!o || run_result_facts(merged, board)) {
+			json_decref(o);
+			continue;   /* this controller's own facts are there already */
+		}
+		struct board_facts bf = { .board = xstrdup(board) };
+		const char *key;
+		json_t *v;
+		json_object_foreach(o, key, v)
+			board_facts_set(&bf, key, json_string_value(v));
+		run_result_put_facts(merged, &bf);
+		board_facts_release(&bf);
+		json_decref(o);
+	}
+	PQclear(r);
+	return 0;
+}
+
 int join_collect(struct join *j, const char *folder, struct run_result *merged, char *err,
 		 size_t errlen)
 {
+	if (collect_facts(j, merged, err, errlen) < 0)
+		return -1;
 	const char *p[] = { j->name };
 	PGresult *r = q(j, "SELECT unit, seq, board, test, result, controller FROM orch_item WHERE"
 			   " run = $1 ORDER BY unit, seq", 1, p, err, errlen);

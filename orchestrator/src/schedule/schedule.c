@@ -70,7 +70,9 @@ static void record(struct scheduler *s, const struct plan_item *item, struct tes
 	bool saved = store_save_test(s->store, s->run, tr, err, sizeof(err)) == 0;
 	/* told before tr moves into the run: no copy, and outside the lock */
 	if (s->opts->claims.item_done)
-		s->opts->claims.item_done(s->opts->claims.ctx, item, tr);
+		s->opts->claims.item_done(s->opts->claims.ctx, item, tr,
+					  bc && bc->facts_done && bc->facts.board ? &bc->facts
+										  : NULL);
 	pthread_mutex_lock(&s->lock);
 	if (!saved && !s->store_error[0])
 		snprintf(s->store_error, sizeof(s->store_error), "%s", err);

@@ -40,7 +40,8 @@ struct schedule_hooks {
  * item_wanted: false when an item is not to run here (it ran elsewhere).
  * board_done: after a board from next_board ran (interrupted: Ctrl-C came
  * before all its items ran). item_done: an item's result, once stored
- * (also an error from acquire, or a skip after Ctrl-C). Called
+ * (also an error from acquire, or a skip after Ctrl-C), with the board's
+ * facts when they are new (the board's first result), else NULL. Called
  * unserialized, from worker threads.
  */
 struct schedule_claims {
@@ -50,7 +51,8 @@ struct schedule_claims {
 	long (*next_board)(void *ctx);
 	bool (*item_wanted)(void *ctx, const struct plan_item *item);
 	void (*board_done)(void *ctx, size_t board_index, bool interrupted);
-	void (*item_done)(void *ctx, const struct plan_item *item, const struct test_result *tr);
+	void (*item_done)(void *ctx, const struct plan_item *item, const struct test_result *tr,
+			  const struct board_facts *facts);
 	void *ctx;
 };
 
