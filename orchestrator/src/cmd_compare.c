@@ -16,7 +16,8 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: orch compare RUN_A RUN_B [--threshold PCT] [--judge-single] [--format table|json]\n"
+		"usage: orch compare RUN_A RUN_B [--threshold PCT] [--judge-single]\n"
+		"                    [--format table|json|junit]\n"
 		"                    [--only-changes]\n"
 		"\n"
 		"Compares two run folders, A (old) and B (new): every board x test x metric\n"
@@ -36,7 +37,8 @@ static void usage(FILE *out)
 		"\n"
 		"options:\n"
 		"  -t, --threshold PCT   regression threshold in percent (default %g)\n"
-		"  -f, --format FORMAT   table (default) or json\n"
+		"  -f, --format FORMAT   table (default), json, or junit (regressions as\n"
+		"                        failed tests, for a CI view)\n"
 		"  -c, --only-changes    leave out unchanged rows and rows within noise\n"
 		"      --judge-single    judge metrics with one sample on a side: one against\n"
 		"                        one by the threshold alone, one against several by\n"
@@ -59,7 +61,8 @@ int cmd_compare(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct judge_rule rule = { .threshold_pct = COMPARE_DEFAULT_THRESHOLD_PCT };
-	bool json = false, only_changes = false;
+	enum { FMT_TABLE, FMT_JSON, FMT_JUNIT } format = FMT_TABLE;
+	bool only_changes = false;
 	int opt;
 
 	optind = 1;
@@ -73,12 +76,14 @@ int cmd_compare(int argc, char **argv)
 			break;
 		case 'f':
 			if (strcmp(optarg, "json") == 0)
-				json = true;
+				format = FMT_JSON;
 			else if (strcmp(optarg, "table") == 0)
-				json = false;
+				format = FMT_TABLE;
+			else if (strcmp(optarg, "junit") == 0)
+				format = FMT_JUNIT;
 			else
-				return cmd_usage_error("compare", "unknown format '%s' (table or json)",
-						       optarg);
+				return cmd_usage_error("compare", "unknown format '%s' (table, json "
+						       "or junit)", optarg);
 			break;
 		case 'c':
 			only_changes = true;
@@ -115,7 +120,12 @@ int cmd_compare(int argc, char **argv)
 	}
 
 	compare_runs(&a, &b, &rule, &cr);
-	if (json) {
+	if (format == FMT_JUNIT) {
+		char *xml = compare_format_junit(&cr, argv[optind], argv[optind + 1],
+						 b.start_wall_us);
+		fputs(xml, stdout);
+		free(xml);
+	} else if (format == FMT_JSON) {
 		json_t *o = compare_to_json(&cr, only_changes);
 		json_object_set_new(o, "a", json_pack("{s:s, s:s?, s:s?}", "path", argv[optind],
 						       "scenario", a.scenario, "run_id", a.run_id));

@@ -174,6 +174,41 @@ static void test_json(void **state)
 	free(out);
 }
 
+/* --format junit: the regression is a failed test a CI view shows; the file
+ * has junit-10's structure and junitparser reads it. */
+static void test_junit(void **state)
+{
+	struct fixture *f = *state;
+	char *out = NULL;
+	assert_int_equal(ORCH_STDOUT(&out, "compare --format junit %s %s", f->a, f->b), 1);
+	assert_non_null(strstr(out, "<testsuites name=\"orch compare "));
+	assert_non_null(strstr(out, "failures=\"1\""));
+	assert_non_null(strstr(out, "name=\"memory: mem.memcpy\""));
+	assert_non_null(strstr(out, "<failure message=\"12.1% slower\" type=\"regression\">"));
+	assert_non_null(strstr(out, "<skipped message=\"test only in B\"/>"));
+	char *file = ts_write_file(f->tmp, "compare-junit.xml", out);
+	char *lint = NULL;
+	if (ts_run(NULL, "command -v xmllint") == 0 &&
+	    ts_run(&lint, "xmllint --noout --schema '%s/tests/report/junit.xsd' '%s'",
+		   ORCH_SOURCE_DIR, file) != 0)
+		fail_msg("compare's junit does not validate: %s", lint);
+	free(lint);
+	if (ts_run(NULL, "/usr/bin/python3 -c 'import junitparser' 2>/dev/null") == 0) {
+		char *py = NULL;
+		assert_int_equal(ts_run(&py, "/usr/bin/python3 -c 'import junitparser, sys\n"
+					     "x = junitparser.JUnitXml.fromfile(sys.argv[1])\n"
+					     "print(sum(1 for s in x for c in s if any(r._tag == \"failure\" "
+					     "for r in c.result)))' '%s'", file), 0);
+		assert_string_equal(py, "1\n");
+		free(py);
+	}
+	free(file);
+	free(out);
+	assert_int_equal(ORCH_STDOUT(&out, "compare --format junit %s %s", f->a, f->a), 0);
+	assert_non_null(strstr(out, "failures=\"0\""));
+	free(out);
+}
+
 static void test_usage(void **state)
 {
 	struct fixture *f = *state;
@@ -259,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_exit_codes),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_junit),
 		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_merge),

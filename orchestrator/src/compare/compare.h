@@ -36,6 +36,7 @@
  */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -131,6 +132,12 @@ bool compare_row_is_change(const struct compare_row *row);
  * then a one-line tally. ANSI colour when color. Caller frees.
  */
 char *compare_format_table(const struct compare_result *cr, bool only_changes, bool color);
+/* The same as JUnit XML (junit-10 structure): a testsuite per board, a
+ * testcase per row, a regression a <failure>, a row not judged or on one
+ * side only <skipped>. NAME_A and NAME_B name the runs; WHEN_US (wall
+ * clock, microseconds) is the suites' timestamp. Caller frees. */
+char *compare_format_junit(const struct compare_result *cr, const char *name_a,
+			   const char *name_b, int64_t when_us);
 /* The same as JSON (new reference; caller decrefs). */
 json_t *compare_to_json(const struct compare_result *cr, bool only_changes);
 
