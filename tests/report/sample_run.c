@@ -94,6 +94,12 @@ void sample_run_fill(struct run_result *run)
 	run->results[run->n_results - 1].regressed = true;
 	run->results[run->n_results - 1].comparison =
 		xstrdup("mem.memcpy 12.0% slower than baseline (29.1 MiB/s)");
+	run->results[run->n_results - 1].metrics[0].change = METRIC_CHANGE_REGRESSION;
+	run->results[run->n_results - 1].metrics[0].change_pct = -12.0;
+	run->results[run->n_results - 1].metrics[1].change = METRIC_CHANGE_BETTER;
+	run->results[run->n_results - 1].metrics[1].change_pct = 7.5;
+	run->results[run->n_results - 1].metrics[2].change = METRIC_CHANGE_NOISE;
+	run->results[run->n_results - 1].metrics[2].change_pct = 0.8;
 	tr = add(run, "bifferboard", "cpuinfo", STATUS_PASS, 13.5, 0.3);
 	test_result_add_sample(tr, "bogomips", "", true, 49.97);
 	boot(run, "bifferboard", 14.0, (const double[]){ 2.35, 9.8, 14.2, 21.65 }, 4, lines);
@@ -103,6 +109,7 @@ void sample_run_fill(struct run_result *run)
 	run->results[run->n_results - 1].comparison = xstrdup("mem.memcpy 1.5% faster than baseline");
 	tr = add(run, "rpi1", "cpuinfo", STATUS_PASS, 4.0, 0.22);
 	test_result_add_sample(tr, "bogomips", "", true, 697.95);
+	test_result_add_sample(tr, "mem.total", "KiB", true, 24683568);
 	boot(run, "rpi1", 5.0, (const double[]){ 3.1, 41.5, 47.0, 0 }, 3, lines);
 
 	tr = add(run, "apu2", "kernel", STATUS_ERROR, 0.2, 10.0);

@@ -202,6 +202,19 @@ static void test_html(void **state)
 	assert_non_null(strstr(h, "href=\"rpi1/boot/boot.log\""));
 	assert_non_null(strstr(h, "href=\"bifferboard/memory/stdout.log\""));
 	assert_non_null(strstr(h, "login not reached"));
+	/* the grid first, then regressions and improvements, timeline, charts */
+	const char *grid = strstr(h, "id=\"grid\""), *reg = strstr(h, "id=\"regressions\"");
+	assert_true(grid && reg && grid < reg && reg < strstr(h, "id=\"boot\"") &&
+		    strstr(h, "id=\"boot\"") < strstr(h, "id=\"metrics\""));
+	assert_non_null(strstr(h, "Regressions and improvements"));
+	assert_non_null(strstr(h, "mem.memcpy <span class=\"chg worse\">-12.0%</span>"));
+	assert_non_null(strstr(h, "mem.loop <span class=\"chg better\">+7.5%</span>"));
+	assert_null(strstr(h, "mem.tmpfs_write <span class=\"chg"));   /* within noise */
+	/* bars coloured by the metric's change, sizes informational and scaled */
+	assert_non_null(strstr(h, "fill=\"#1a7f37\""));
+	assert_non_null(strstr(h, "fill=\"#afb8c1\""));
+	assert_non_null(strstr(h, "<b>mem.total</b><span>KiB \u00b7 for information"));
+	assert_non_null(strstr(h, "23.5 GiB"));
 	/* escaping */
 	assert_null(strstr(h, "<b>&"));
 	assert_non_null(strstr(h, "&lt;b&gt;&amp;&quot;"));

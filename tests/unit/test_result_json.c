@@ -77,6 +77,10 @@ static void test_round_trip(void **state)
 	assert_int_equal(run_result_from_json(parsed, &back, err, sizeof(err)), 0);
 	json_decref(parsed);
 
+	/* the change against the baseline survives (docs/results-json.md) */
+	assert_int_equal(back.results[1].metrics[0].change, METRIC_CHANGE_REGRESSION);
+	assert_true(back.results[1].metrics[0].change_pct == -12.0);
+	assert_int_equal(back.results[0].n_metrics, 0);
 	assert_string_equal(back.scenario, run.scenario);
 	assert_string_equal(back.run_id, run.run_id);
 	assert_string_equal(back.orch_version, run.orch_version);

@@ -638,6 +638,25 @@ static void regression_text(struct strbuf *text, const struct compare_row *row)
 		      *row->unit ? " " : "", row->unit);
 }
 
+/* The row's verdict on the run's own metric, for reports to colour by. */
+static void mark_metric_change(struct test_result *tr, const struct compare_row *row)
+{
+	static const enum metric_change of[] = {
+		[COMPARE_SAME] = METRIC_CHANGE_SAME, [COMPARE_NOISE] = METRIC_CHANGE_NOISE,
+		[COMPARE_BETTER] = METRIC_CHANGE_BETTER, [COMPARE_WORSE] = METRIC_CHANGE_WORSE,
+		[COMPARE_REGRESSION] = METRIC_CHANGE_REGRESSION,
+		[COMPARE_NOT_JUDGED] = METRIC_CHANGE_NOT_JUDGED,
+	};
+	if (row->kind != COMPARE_KIND_METRIC || !row->a.present || !row->b.present ||
+	    (size_t)row->verdict >= sizeof(of) / sizeof(of[0]) || !of[row->verdict])
+		return;
+	for (size_t m = 0; m < tr->n_metrics; m++)
+		if (strcmp(tr->metrics[m].name, row->name) == 0) {
+			tr->metrics[m].change = of[row->verdict];
+			tr->metrics[m].change_pct = row->change_pct;
+		}
+}
+
 int compare_apply_baseline(struct run_result *run, const struct run_result *baseline,
 			   const struct judge_rule *rule)
 {
@@ -658,6 +677,7 @@ int compare_apply_baseline(struct run_result *run, const struct run_result *base
 			const struct compare_row *row = &cr.rows[r];
 			if (row->kind == COMPARE_KIND_STATUS)
 				continue;
+			mark_metric_change(tr, row);
 			if (row->verdict == COMPARE_REGRESSION) {
 				regression_text(&text, row);
 				regressed = true;

@@ -3,6 +3,7 @@
 #include "result/result_json.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
+#include "util/units.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -706,15 +707,29 @@ static void html_timeline(struct strbuf *sb, const struct run_result *run)
 
 /* ---- metric charts ------------------------------------------------------ */
 
-/* A bar's colour says how its metric changed against the baseline, when the
- * run had one (regressed: worse), never the test's status; grey when the
- * test did not pass, neutral blue otherwise. */
+/* A figure that is neither better nor worse when it moves: a size (memory
+ * total, free memory, a disk's capacity), not a rate or a time. */
+static bool informational(const struct metric_result *m)
+{
+	const char *base = units_base(m->unit);
+	return base && strcmp(base, "B") == 0;
+}
+
+/* A bar's colour says how its metric changed against the baseline (better,
+ * worse, within noise), never the test's status; neutral without one. */
 static const char *bar_fill(const struct test_result *tr, const struct metric_result *mr)
 {
-	(void)mr;
-	if (tr->regressed)
-		return "#cf222e";
-	return tr->status != STATUS_PASS ? "#8c959f" : "#4e79a7";
+	(void)tr;
+	if (informational(mr))
+		return "#8c959f";
+	switch (mr->change) {
+	case METRIC_CHANGE_BETTER: return "#1a7f37";
+	case METRIC_CHANGE_WORSE:
+	case METRIC_CHANGE_REGRESSION: return "#cf222e";
+	case METRIC_CHANGE_SAME:
+	case METRIC_CHANGE_NOISE: return "#afb8c1";
+	default: return "#4e79a7";
+	}
 }
 
 static void html_metric_chart(struct strbuf *sb, const struct run_result *run,
@@ -751,7 +766,11 @@ static void html_metric_chart(struct strbuf *sb, const struct run_result *run,
 		esc(sb, first->unit);
 		strbuf_puts(sb, " \u00b7 ");
 	}
-	strbuf_printf(sb, "%s is better \u00b7 test ", first->higher_is_better ? "higher" : "lower");
+	if (informational(first))
+		strbuf_puts(sb, "for information, never better or worse \u00b7 test ");
+	else
+		strbuf_printf(sb, "%s is better \u00b7 test ",
+			      first->higher_is_better ? "higher" : "lower");
 	esc(sb, test);
 	strbuf_puts(sb, "</span></figcaption>\n");
 
@@ -852,8 +871,9 @@ static void html_metric_group(struct strbuf *sb, const struct run_result *run, b
 				    "controller reached the boards, not the boards' performance"
 				    "</small></h2>\n<div class=\"grid2\">\n");
 		else
-			strbuf_puts(sb, "<h2 id=\"metrics\">Metrics<small>median per board; whiskers "
-				    "from min to max over the repeats</small></h2>\n<div class=\"grid2\">\n");
+			strbuf_puts(sb, "<h2 id=\"metrics\">Metrics<small>median per board, whiskers "
+				    "from min to max; against the baseline green is better, red worse, "
+				    "grey within noise</small></h2>\n<div class=\"grid2\">\n");
 		for (size_t k = 0; k < n; k++)
 			html_metric_chart(sb, run, tests[k], metrics[k]);
 		strbuf_puts(sb, "</div>\n");
@@ -961,27 +981,75 @@ static void html_trends(struct strbuf *sb, const struct run_result *run)
 	strbuf_puts(sb, "</div>\n");
 }
 
+/* One <li> per metric that changed beyond noise in direction WANT. */
+static size_t html_changes(struct strbuf *sb, const struct run_result *run,
+			   enum metric_change want)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < run->n_results; i++) {
+		const struct test_result *tr = &run->results[i];
+		for (size_t m = 0; m < tr->n_metrics; m++) {
+			const struct metric_result *mr = &tr->metrics[m];
+			bool match = mr->change == want ||
+				     (want == METRIC_CHANGE_WORSE && mr->change == METRIC_CHANGE_REGRESSION);
+			if (!match || informational(mr) || metric_is_orch_own(mr->name))
+				continue;
+			struct strbuf v = STRBUF_INIT;
+			report_fmt_metric(&v, mr);
+			strbuf_printf(sb, "<li><b>");
+			esc(sb, tr->board);
+			strbuf_puts(sb, " / ");
+			esc(sb, tr->test);
+			strbuf_puts(sb, "</b>: ");
+			esc(sb, mr->name);
+			strbuf_printf(sb, " <span class=\"chg %s\">%+.1f%%</span> (", want ==
+				      METRIC_CHANGE_BETTER ? "better" : "worse",
+				      isfinite(mr->change_pct) ? mr->change_pct : 0.0);
+			esc(sb, strbuf_str(&v));
+			strbuf_printf(sb, ")%s</li>\n", mr->change == METRIC_CHANGE_REGRESSION ?
+				      " \u2014 a regression" : "");
+			strbuf_release(&v);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Regressions (tests marked against the baseline, with orch's words), then
+ * every metric that moved beyond noise: worse first, then better. */
 static void html_regressions(struct strbuf *sb, const struct run_result *run)
 {
-	bool any = false;
+	struct strbuf body = STRBUF_INIT;
 	for (size_t i = 0; i < run->n_results; i++) {
 		const struct test_result *tr = &run->results[i];
 		if (!tr->regressed)
 			continue;
-		if (!any)
-			strbuf_puts(sb, "<h2 id=\"regressions\">Regressions against the baseline</h2>\n"
-				    "<ul class=\"reg\">\n");
-		any = true;
-		strbuf_puts(sb, "<li><b>");
-		esc(sb, tr->board);
-		strbuf_puts(sb, " / ");
-		esc(sb, tr->test);
-		strbuf_puts(sb, "</b>: ");
-		esc(sb, tr->comparison ? tr->comparison : "regressed");
-		strbuf_puts(sb, "</li>\n");
+		strbuf_puts(&body, "<li><b>");
+		esc(&body, tr->board);
+		strbuf_puts(&body, " / ");
+		esc(&body, tr->test);
+		strbuf_puts(&body, "</b>: ");
+		esc(&body, tr->comparison ? tr->comparison : "regressed");
+		strbuf_puts(&body, "</li>\n");
 	}
-	if (any)
-		strbuf_puts(sb, "</ul>\n");
+	struct strbuf worse = STRBUF_INIT, better = STRBUF_INIT;
+	size_t n_worse = html_changes(&worse, run, METRIC_CHANGE_WORSE);
+	size_t n_better = html_changes(&better, run, METRIC_CHANGE_BETTER);
+	if (body.len || n_worse || n_better) {
+		strbuf_puts(sb, "<h2 id=\"regressions\">Regressions and improvements<small>against "
+			    "the baseline; changes within noise are left out</small></h2>\n");
+		if (body.len)
+			strbuf_printf(sb, "<ul class=\"reg\">\n%s</ul>\n", strbuf_str(&body));
+		if (n_worse)
+			strbuf_printf(sb, "<p>Worse:</p><ul class=\"reg\">\n%s</ul>\n",
+				      strbuf_str(&worse));
+		if (n_better)
+			strbuf_printf(sb, "<p>Better:</p><ul class=\"reg\">\n%s</ul>\n",
+				      strbuf_str(&better));
+	}
+	strbuf_release(&body);
+	strbuf_release(&worse);
+	strbuf_release(&better);
 }
 
 char *report_html_in(const struct run_result *run, const char *run_dir)

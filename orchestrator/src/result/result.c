@@ -415,3 +415,26 @@ void test_result_add_push(struct test_result *tr, const char *file, uint64_t byt
 	tr->pushes = xrealloc(tr->pushes, (tr->n_pushes + 1) * sizeof(*tr->pushes));
 	tr->pushes[tr->n_pushes++] = (struct push_record){ xstrdup(file), bytes, seconds };
 }
+
+static const char *const change_names[] = {
+	[METRIC_CHANGE_SAME] = "same", [METRIC_CHANGE_NOISE] = "noise",
+	[METRIC_CHANGE_BETTER] = "better", [METRIC_CHANGE_WORSE] = "worse",
+	[METRIC_CHANGE_REGRESSION] = "regression", [METRIC_CHANGE_NOT_JUDGED] = "not judged",
+};
+
+const char *metric_change_name(enum metric_change c)
+{
+	if (c <= METRIC_CHANGE_NONE || c > METRIC_CHANGE_NOT_JUDGED)
+		return NULL;
+	return change_names[c];
+}
+
+int metric_change_parse(const char *name, enum metric_change *c)
+{
+	for (int i = METRIC_CHANGE_SAME; i <= METRIC_CHANGE_NOT_JUDGED; i++)
+		if (name && strcmp(name, change_names[i]) == 0) {
+			*c = (enum metric_change)i;
+			return 0;
+		}
+	return -1;
+}

@@ -15,6 +15,20 @@ enum result_status { STATUS_PASS = 0, STATUS_FAIL, STATUS_ERROR, STATUS_SKIP };
 const char *result_status_name(enum result_status st);     /* "pass", ... */
 int result_status_parse(const char *name, enum result_status *st);
 
+/* How a metric moved against the baseline (set by compare when the run has
+ * one; METRIC_CHANGE_NONE otherwise). */
+enum metric_change {
+	METRIC_CHANGE_NONE = 0,   /* no baseline value to compare with */
+	METRIC_CHANGE_SAME,
+	METRIC_CHANGE_NOISE,      /* changed, but within the runs' noise */
+	METRIC_CHANGE_BETTER,
+	METRIC_CHANGE_WORSE,      /* worse, but not beyond the threshold */
+	METRIC_CHANGE_REGRESSION,
+	METRIC_CHANGE_NOT_JUDGED, /* one sample on a side */
+};
+const char *metric_change_name(enum metric_change c);       /* "better", ...; NULL for NONE */
+int metric_change_parse(const char *name, enum metric_change *c);
+
 struct metric_result {
 	char *name;               /* "mem.memcpy" */
 	char *unit;               /* "MiB/s", "" */
@@ -27,6 +41,8 @@ struct metric_result {
 	double max;
 	double mean;
 	double stddev;            /* sample standard deviation; 0 for one sample */
+	enum metric_change change; /* against the baseline, when the run had one */
+	double change_pct;        /* (value - baseline) / |baseline| * 100 */
 };
 
 /* Whether a metric is orch's own measurement of how it reached the board

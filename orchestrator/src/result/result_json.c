@@ -131,7 +131,7 @@ static json_t *metric_to_json(const struct metric_result *m)
 	json_t *samples = json_array();
 	for (size_t i = 0; i < m->n_samples; i++)
 		json_array_append_new(samples, jreal(m->samples[i]));
-	return json_pack("{s:o, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
+	json_t *o = json_pack("{s:o, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "value", jstat(m->median),
 			 "unit", m->unit ? m->unit : "",
 			 "better", m->higher_is_better ? "higher" : "lower",
@@ -141,6 +141,11 @@ static json_t *metric_to_json(const struct metric_result *m)
 			 "max", jstat(m->max),
 			 "mean", jstat(m->mean),
 			 "stddev", jstat(m->stddev));
+	if (m->change != METRIC_CHANGE_NONE) {
+		json_object_set_new(o, "change", json_string(metric_change_name(m->change)));
+		json_object_set_new(o, "change_pct", jreal(m->change_pct));
+	}
+	return o;
 }
 
 static json_t *phase_to_json(const struct phase_result *ph)
@@ -397,6 +402,16 @@ static int metric_from_json(struct jctx *c, const char *name, const json_t *o,
 	} else {
 		/* not written: the unit or the name says (a latency in ms is lower) */
 		m->higher_is_better = units_better_of(m->unit, name) != UNITS_BETTER_LOWER;
+	}
+	json_t *change = json_object_get(o, "change");
+	if (change && !json_is_null(change)) {
+		if (metric_change_parse(json_string_value(change), &m->change) < 0)
+			return jfail(c, name, "change: expected same, noise, better, worse, "
+				     "regression or \"not judged\"");
+		json_t *pct = json_object_get(o, "change_pct");
+		m->change_pct = NAN;
+		if (pct && !json_is_null(pct) && num_value(pct, &m->change_pct) < 0)
+			return jfail(c, name, "change_pct: expected a number");
 	}
 	json_t *samples = json_object_get(o, "samples");
 	if (samples && !json_is_null(samples)) {
