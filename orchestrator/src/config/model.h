@@ -173,6 +173,14 @@ struct step {
 	struct src_pos pos;
 };
 
+/* push: { src, dest, mode } / fetch: { src, dest } */
+struct artifact {
+	char *src;                /* push: resolved local path; fetch: path on the board */
+	char *dest;               /* push: path on the board; fetch: path in the test's folder */
+	int mode;                 /* push: permissions; -1: the local file's */
+	struct src_pos pos;
+};
+
 enum test_kind { TEST_RUN = 0, TEST_BENCH, TEST_BOOT, TEST_MULTI };
 
 struct test {
@@ -200,6 +208,10 @@ struct test {
 	size_t n_vars;
 	struct var *env;          /* env: exported to the test's commands */
 	size_t n_env;
+	struct artifact *push;    /* files sent to the board before the command */
+	size_t n_push;
+	struct artifact *fetch;   /* files brought back into the test's folder after it */
+	size_t n_fetch;
 	struct src_pos pos;
 };
 

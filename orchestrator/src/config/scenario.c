@@ -15,13 +15,16 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const top_keys[] = { "name", "inventory", "boards", "defaults", "baseline",
 					"threshold", "tests", "include", "vars", "facts", "label", NULL };
 static const char *const defaults_keys[] = { "timeout", "repeat", NULL };
 static const char *const test_keys[] = { "name", "run", "bench", "boot", "steps", "roles", "args",
 					 "repeat", "repeat_max", "timeout", "metrics", "expect",
-					 "parse", "vars", "env", NULL };
+					 "parse", "vars", "env", "push", "fetch", NULL };
+static const char *const push_keys[] = { "src", "dest", "mode", NULL };
+static const char *const fetch_keys[] = { "src", "dest", NULL };
 static const char *const metric_keys[] = { "name", "regex", "unit", "unit_group", "better", "from",
 					   NULL };
 static const char *const bound_keys[] = { "min", "max", NULL };
@@ -211,6 +214,86 @@ static void read_metric_from(struct cfg *c, const struct ynode *n, struct metric
 			  cfg_found(n, f, sizeof(f)));
 	}
 	free(v);
+}
+
+/* One push: or fetch: entry; false when it is unusable. */
+static bool read_artifact(struct cfg *c, const struct ynode *m, bool push, struct artifact *a)
+{
+	char f[96];
+	const char *what = push ? "push" : "fetch";
+	if (!cfg_want_map(c, m, what))
+		return false;
+	cfg_check_keys(c, m, push ? push_keys : fetch_keys, what);
+	a->pos = cfg_pos(c, m);
+	a->mode = -1;
+	const struct ynode *src = ymap_get(m, "src"), *dest = ymap_get(m, "dest");
+	char *s = NULL;
+	if (!src) {
+		cfg_error(c, m, "%s needs 'src'", what);
+		return false;
+	}
+	if (cfg_str(c, src, "src", &s) <= 0)
+		return false;
+	if (push) {
+		char *dir = fs_dirname(src->file ? src->file : c->file);
+		a->src = fs_resolve_path(s, dir);
+		free(dir);
+		if (access(a->src, R_OK) != 0)
+			cfg_error(c, src, "push: cannot read %s (%s)", cfg_found(src, f, sizeof(f)),
+				  a->src);
+		if (!dest)
+			a->dest = xstrdup(strrchr(s, '/') ? strrchr(s, '/') + 1 : s);
+		free(s);
+	} else {
+		a->src = s;
+		if (!dest)
+			a->dest = xstrdup(strrchr(s, '/') ? strrchr(s, '/') + 1 : s);
+	}
+	if (dest)
+		cfg_str(c, dest, "dest", &a->dest);
+	if (!push && a->dest && (a->dest[0] == '/' || strstr(a->dest, "..") || !a->dest[0]))
+		cfg_error(c, dest ? dest : src, "fetch: 'dest' must be a path inside the test's "
+			  "folder, found '%s'", a->dest);
+	const struct ynode *mode = ymap_get(m, "mode");
+	if (mode) {
+		char *end = NULL;
+		long v = mode->kind == YNODE_SCALAR ? strtol(mode->value, &end, 8) : -1;
+		if (!end || end == mode->value || *end || v < 0 || v > 07777)
+			cfg_error(c, mode, "invalid 'mode', found %s (use octal, e.g. 0755)",
+				  cfg_found(mode, f, sizeof(f)));
+		else
+			a->mode = (int)v;
+	}
+	return a->src && a->dest;
+}
+
+static void read_artifacts(struct cfg *c, const struct ynode *n, bool push, struct artifact **out,
+			   size_t *n_out)
+{
+	if (!n)
+		return;
+	size_t count = n->kind == YNODE_SEQ ? n->n : 1;
+	*out = xcalloc(count ? count : 1, sizeof(**out));
+	for (size_t i = 0; i < count; i++) {
+		const struct ynode *m = n->kind == YNODE_SEQ ? n->items[i] : n;
+		struct artifact *a = &(*out)[*n_out];
+		if (read_artifact(c, m, push, a)) {
+			(*n_out)++;
+		} else {
+			free(a->src);
+			free(a->dest);
+			memset(a, 0, sizeof(*a));
+		}
+	}
+}
+
+static void artifacts_free(struct artifact *a, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(a[i].src);
+		free(a[i].dest);
+	}
+	free(a);
 }
 
 static void read_metrics(struct cfg *c, const struct ynode *n, struct test *t)
@@ -569,6 +652,12 @@ static void read_test(struct cfg *c, const struct ynode *m, const struct scenari
 	if (steps && roles)
 		read_steps(c, steps, t);
 	read_env(c, ymap_get(m, "env"), &t->env, &t->n_env, t);
+	const struct ynode *push = ymap_get(m, "push"), *fetch = ymap_get(m, "fetch");
+	if ((push || fetch) && (t->kind == TEST_BOOT || t->kind == TEST_MULTI))
+		cfg_error(c, ymap_key(m, push ? "push" : "fetch"),
+			  "'%s' goes with 'run' and 'bench' tests", push ? "push" : "fetch");
+	read_artifacts(c, push, true, &t->push, &t->n_push);
+	read_artifacts(c, fetch, false, &t->fetch, &t->n_fetch);
 }
 
 static char *default_name(const char *path)
@@ -805,6 +894,8 @@ static void test_release(struct test *t)
 	free(t->steps);
 	cfg_vars_free(t->vars, t->n_vars);
 	cfg_vars_free(t->env, t->n_env);
+	artifacts_free(t->push, t->n_push);
+	artifacts_free(t->fetch, t->n_fetch);
 }
 
 void scenario_free(struct scenario *sc)

@@ -4,6 +4,7 @@
  * metric lines. The push needs nothing on the board but a POSIX shell and
  * cat: no SFTP, no scp.
  */
+#include "execute/artifact.h"
 #include "execute/command.h"
 #include "execute/execute.h"
 #include "execute/metrics.h"
@@ -323,6 +324,11 @@ int execute_bench(struct exec_context *ctx, struct test_result *tr)
 		free(remote);
 		return 0;
 	}
+	if (artifact_push_all(t, ctx->item->board, test, tr) < 0) {
+		free(command);
+		free(remote);
+		return 0;
+	}
 	struct metric_collector mc;
 	metric_collector_init(&mc, test, true);
 	struct command_spec spec = {
@@ -331,9 +337,13 @@ int execute_bench(struct exec_context *ctx, struct test_result *tr)
 		.line_fn = metric_collector_line, .line_ctx = &mc,
 	};
 	struct command_outcome out;
-	if (command_run(t, &spec, &out) < 0)
+	int ran = command_run(t, &spec, &out);
+	if (ran < 0)
 		board_conn_reset(ctx->conn);
-	if (command_judge(&out, test->timeout_ms, test->bench, mc.last_stderr, tr)) {
+	bool passed = command_judge(&out, test->timeout_ms, test->bench, mc.last_stderr, tr);
+	if (ran == 0)
+		artifact_fetch_all(t, ctx->item->board, test, ctx->test_dir, tr);
+	if (passed && tr->status == STATUS_PASS) {
 		metric_collector_files(&mc, ctx->test_dir);
 		if (metric_collector_commit(&mc, tr) < 0) {
 			tr->status = STATUS_FAIL;

@@ -1,4 +1,5 @@
 /* `run:` tests: a shell command on the board, metrics from its output. */
+#include "execute/artifact.h"
 #include "execute/command.h"
 #include "execute/execute.h"
 #include "execute/metrics.h"
@@ -65,6 +66,10 @@ int execute_run(struct exec_context *ctx, struct test_result *tr)
 		test_result_set_message(tr, "%s", err);
 		return 0;
 	}
+	if (artifact_push_all(t, ctx->item->board, test, tr) < 0) {
+		free(command);
+		return 0;
+	}
 	struct metric_collector mc;
 	metric_collector_init(&mc, test, test->parse && !strcmp(test->parse, "remote-bench"));
 	struct command_spec spec = {
@@ -84,9 +89,13 @@ int execute_run(struct exec_context *ctx, struct test_result *tr)
 		spec.capture_max = IPERF3_MAX_OUTPUT;
 	}
 	struct command_outcome out;
-	if (command_run(t, &spec, &out) < 0)
+	int ran = command_run(t, &spec, &out);
+	if (ran < 0)
 		board_conn_reset(ctx->conn);
-	if (command_judge(&out, test->timeout_ms, "command", mc.last_stderr, tr)) {
+	bool passed = command_judge(&out, test->timeout_ms, "command", mc.last_stderr, tr);
+	if (ran == 0)
+		artifact_fetch_all(t, ctx->item->board, test, ctx->test_dir, tr);
+	if (passed && tr->status == STATUS_PASS) {
 		metric_collector_files(&mc, ctx->test_dir);
 		if (metric_collector_commit(&mc, tr) < 0) {
 			tr->status = STATUS_FAIL;

@@ -470,6 +470,13 @@ static char **log_files(const struct test_result *tr, const char *run_dir, const
 				names[(*n)++] = xstrdup(de->d_name);
 			}
 			closedir(d);
+			/* fetched files in folders of their own (fetch: dest: a/b) */
+			for (size_t a = 0; a < tr->n_artifacts; a++) {
+				if (!strchr(tr->artifacts[a], '/'))
+					continue;
+				names = xrealloc(names, (*n + 1) * sizeof(*names));
+				names[(*n)++] = xstrdup(tr->artifacts[a]);
+			}
 			qsort(names, *n, sizeof(*names), cmp_log);
 			return names;
 		}

@@ -21,6 +21,8 @@
 
 #define SSH_DEFAULT_CONNECT_MS 10000
 #define SSH_CHUNK 32768
+#define SSH_BULK_CIPHERS "aes128-gcm@openssh.com,aes256-gcm@openssh.com," \
+	"chacha20-poly1305@openssh.com,aes128-ctr,aes192-ctr,aes256-ctr"
 #define SSH_KILL_WAIT_MS 5000
 #define SSH_KILL_DONE "orch-kill-done"
 
@@ -123,6 +125,11 @@ static int ssh_apply_options(ssh_session s, const struct ssh_target *t, char *er
 		goto fail;
 	if (ssh_options_set(s, SSH_OPTIONS_TIMEOUT, &secs) < 0 ||
 	    ssh_options_set(s, SSH_OPTIONS_TIMEOUT_USEC, &usecs) < 0)
+		goto fail;
+	/* AES-GCM first: with AES-NI it moves bulk data (pushes) several
+	 * times faster than ChaCha20; the rest as libssh orders them */
+	if (ssh_options_set(s, SSH_OPTIONS_CIPHERS_C_S, SSH_BULK_CIPHERS) < 0 ||
+	    ssh_options_set(s, SSH_OPTIONS_CIPHERS_S_C, SSH_BULK_CIPHERS) < 0)
 		goto fail;
 	ret = 0;
 	goto out;

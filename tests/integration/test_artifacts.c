@@ -1,0 +1,173 @@
+/*
+ * push: and fetch: through `orch run` against a real OpenSSH board and a
+ * dropbear board on loopback (127.0.161.x): a pushed file arrives whole with
+ * its mode and is not sent again when the board has it; a board log comes
+ * back into the test's folder, is checksummed and is listed in results.json
+ * and linked from report.html; a missing file fails the test with its name.
+ */
+#include "testsupport.h"
+#include "lab.h"
+#include "ts_json.h"
+#include "util/strbuf.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static struct lab *L;
+static char *tmp;
+
+static int group_setup(void **state)
+{
+	(void)state;
+	L = lab_up("127.0.161", 1, 1, false);
+	if (!L)
+		return -1;
+	tmp = ts_mkdtemp("artifacts");
+	chmod(tmp, 0755);
+	char *locks = xasprintf("%s/locks", tmp);
+	setenv("ORCH_LOCK_DIR", locks, 1);
+	free(locks);
+	char *inv = xasprintf(
+		"defaults:\n"
+		"  ssh: { user: %s, port: %d, identity: %s, known_hosts: %s }\n"
+		"boards:\n"
+		"  art-ossh: { ssh: { host: %s.1 } }\n"
+		"  art-drop: { ssh: { host: %s.200 } }\n",
+		L->user, LAB_PORT, L->identity, L->known_hosts, L->base, L->base);
+	free(ts_write_file(tmp, "inv.yaml", inv));
+	free(inv);
+	/* 3 MiB of varied bytes and a script */
+	char *big = xasprintf("%s/fw.bin", tmp);
+	assert_int_equal(ts_run(NULL, "head -c 3145728 /dev/urandom > '%s'", big), 0);
+	free(big);
+	free(ts_write_file(tmp, "probe.sh", "#!/bin/sh\necho probe ran on $(uname -s)\n"));
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	lab_down(L);
+	ts_rmrf(tmp);
+	free(tmp);
+	return 0;
+}
+
+static json_t *run(const char *name, const char *tests, int want_rc)
+{
+	char *text = xasprintf("name: %s\ninventory: inv.yaml\ntests:\n%s", name, tests);
+	char *file = xasprintf("%s.yaml", name);
+	char *sc = ts_write_file(tmp, file, text);
+	char *out = NULL;
+	int rc = ts_run(&out, "%s run %s -o %s/runs 2>&1", ORCH_BIN, sc, tmp);
+	if (rc != want_rc)
+		fail_msg("orch run %s exited %d, wanted %d:\n%s", name, rc, want_rc, out);
+	char *dir = xasprintf("%s/runs/%s/latest", tmp, name);
+	json_t *res = ts_json_load_in(dir, "results.json");
+	free(dir);
+	free(out);
+	free(sc);
+	free(file);
+	free(text);
+	return res;
+}
+
+static void test_push_fetch_and_skip(void **state)
+{
+	(void)state;
+	const char *tests =
+		"  - name: deploy\n"
+		"    push:\n"
+		"      - { src: fw.bin, dest: /tmp/orch-art/fw.bin, mode: '0600' }\n"
+		"      - { src: probe.sh, dest: /tmp/orch-art/probe.sh, mode: '0755' }\n"
+		"    run: \"/tmp/orch-art/probe.sh > /tmp/orch-art/board.log; "
+		"stat -c '%a %s' /tmp/orch-art/fw.bin; sha256sum < /tmp/orch-art/fw.bin\"\n"
+		"    fetch:\n"
+		"      - { src: /tmp/orch-art/board.log }\n"
+		"      - { src: /tmp/orch-art/fw.bin, dest: back/fw.bin }\n";
+	json_t *res = run("deploy", tests, 0);
+	char *sum = NULL;
+	assert_int_equal(ts_run(&sum, "sha256sum < '%s/fw.bin'", tmp), 0);
+	const char *boards[] = { "art-ossh", "art-drop" };
+	for (int i = 0; i < 2; i++) {
+		json_t *r = ts_json_result_or_fail(res, boards[i], "deploy");
+		if (strcmp(ts_json_str(r, "status"), "pass") != 0)
+			fail_msg("%s: %s", boards[i], ts_json_str(r, "message"));
+		json_t *arts = json_object_get(r, "artifacts");
+		assert_int_equal(json_array_size(arts), 2);
+		assert_string_equal(json_string_value(json_array_get(arts, 0)), "board.log");
+		char *d = xasprintf("%s/runs/deploy/latest/%s/deploy", tmp, boards[i]);
+		char *out = xasprintf("%s/stdout.log", d);
+		char *text = ts_read_file(out);
+		assert_non_null(strstr(text, "600 3145728\n"));
+		assert_non_null(strstr(text, sum));
+		free(text);
+		free(out);
+		char *log = xasprintf("%s/board.log", d);
+		text = ts_read_file(log);
+		assert_non_null(text);
+		assert_string_equal(text, "probe ran on Linux\n");
+		free(text);
+		free(log);
+		char *back = NULL;
+		assert_int_equal(ts_run(&back, "cmp '%s/fw.bin' '%s/back/fw.bin' && echo same", tmp, d), 0);
+		free(back);
+		free(d);
+	}
+	json_decref(res);
+	char *html_path = xasprintf("%s/runs/deploy/latest/report.html", tmp);
+	char *html = ts_read_file(html_path);
+	assert_non_null(html);
+	assert_non_null(strstr(html, "art-ossh/deploy/board.log"));
+	free(html);
+	free(html_path);
+
+	/* the board has the same file now: not sent again (its mtime stays) */
+	char *before = NULL, *after = NULL;
+	assert_int_equal(ts_run(&before, "ssh -F %s lab1 stat -c %%Y.%%i /tmp/orch-art/fw.bin",
+				L->ssh_config), 0);
+	sleep(1);
+	res = run("deploy", tests, 0);
+	json_decref(res);
+	assert_int_equal(ts_run(&after, "ssh -F %s lab1 stat -c %%Y.%%i /tmp/orch-art/fw.bin",
+				L->ssh_config), 0);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	free(sum);
+}
+
+static void test_missing_files_fail_clearly(void **state)
+{
+	(void)state;
+	json_t *res = run("missing",
+			  "  - name: nolog\n"
+			  "    run: 'true'\n"
+			  "    fetch: { src: /tmp/orch-art/never-written.log }\n", 1);
+	json_t *r = ts_json_result_or_fail(res, "art-ossh", "nolog");
+	assert_string_equal(ts_json_str(r, "status"), "fail");
+	assert_non_null(strstr(ts_json_str(r, "message"),
+			       "fetch of art-ossh:/tmp/orch-art/never-written.log: no such file"));
+	json_decref(res);
+	/* a push source that does not exist is refused before the run */
+	char *sc = ts_write_file(tmp, "nosrc.yaml", "inventory: inv.yaml\ntests:\n"
+				 "  - { name: t, run: 'true', push: { src: nope.bin, dest: x } }\n");
+	char *out = NULL;
+	assert_int_equal(ts_run(&out, "%s validate %s 2>&1", ORCH_BIN, sc), 2);
+	if (!strstr(out, "nosrc.yaml:3:42: error: push: cannot read 'nope.bin'"))
+		fail_msg("%s", out);
+	free(out);
+	free(sc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_push_fetch_and_skip),
+		cmocka_unit_test(test_missing_files_fail_clearly),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
