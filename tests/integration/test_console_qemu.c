@@ -77,8 +77,10 @@ static void test_serial_only_board(void **state)
 		"    workdir: /tmp/orch\n"
 		"    serial: { port: %s/console, baud: 115200, user: root,\n"
 		"              password_env: ORCH_LAB_QEMU_PASSWORD }\n"
-		"    power: { cycle: '%s power cycle --state %s' }\n",
-		f->state, f->script, f->state);
+		"    power: { cycle: '%s power cycle --state %s' }\n"
+		"  sqtwin:\n"   /* the same console under another name: past the board lock */
+		"    serial: { port: %s/console }\n",
+		f->state, f->script, f->state, f->state);
 	char *inv = ts_write_file(f->dir, "inv.yaml", inv_text);
 	char *sc = ts_write_file(
 		f->dir, "serial-only.yaml",
@@ -102,7 +104,7 @@ static void test_serial_only_board(void **state)
 		"    timeout: 5m\n"
 		"    args: [--time, 0.1, --repeats, 1]\n");
 	char *log = xasprintf("%s/run.log", f->dir);
-	char *cmd = xasprintf("ORCH_LAB_QEMU_PASSWORD=orchlab exec %s run %s -i %s -o %s/runs "
+	char *cmd = xasprintf("ORCH_LAB_QEMU_PASSWORD=orchlab exec %s run %s -i %s -l sq -o %s/runs "
 			      "--bench-dir %s", ORCH_BIN, sc, inv, f->dir, BENCH_DIR);
 	pid_t run = ts_spawn(cmd, log);
 
@@ -123,7 +125,7 @@ static void test_serial_only_board(void **state)
 	}
 	assert_true(held);
 	char *out = NULL;
-	int rc = ts_run(&out, "%s boot sq -i %s --trigger none --timeout 1s -o %s/second",
+	int rc = ts_run(&out, "%s boot sqtwin -i %s --trigger none --timeout 1s -o %s/second",
 			ORCH_BIN, inv, f->dir);
 	print_message("second: %s", out);
 	assert_int_equal(rc, 3);
