@@ -252,7 +252,7 @@ static void test_joined_fast_take_more_and_merge_equals_single(void **state)
 {
 	struct fixture *f = *state;
 	pid_t pids[3];
-	start_joined(f, "pipeline-1", "0.15", "0.45", pids);
+	start_joined(f, "pipeline-1", "0.2", "0.6", pids);
 	for (int c = 0; c < 3; c++)
 		assert_int_equal(wait_exit(pids[c]), 1);   /* b07 check failed: the run's code */
 	int took[3];
