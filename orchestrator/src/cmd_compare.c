@@ -127,17 +127,25 @@ int cmd_compare(int argc, char **argv)
 		free(xml);
 	} else if (format == FMT_JSON) {
 		json_t *o = compare_to_json(&cr, only_changes);
-		json_object_set_new(o, "a", json_pack("{s:s, s:s?, s:s?}", "path", argv[optind],
-						       "scenario", a.scenario, "run_id", a.run_id));
-		json_object_set_new(o, "b", json_pack("{s:s, s:s?, s:s?}", "path", argv[optind + 1],
-						       "scenario", b.scenario, "run_id", b.run_id));
+		json_object_set_new(o, "a", json_pack("{s:s, s:s?, s:s?, s:s?}", "path", argv[optind],
+						       "scenario", a.scenario, "run_id", a.run_id,
+						       "label", a.label));
+		json_object_set_new(o, "b", json_pack("{s:s, s:s?, s:s?, s:s?}", "path", argv[optind + 1],
+						       "scenario", b.scenario, "run_id", b.run_id,
+						       "label", b.label));
+		char *summary = compare_format_summary(&cr, &a, &b, only_changes);
+		json_object_set_new(o, "summary", json_string(summary));
+		free(summary);
 		char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		json_decref(o);
 		printf("%s\n", text);
 		free(text);
 	} else {
 		char *table = compare_format_table(&cr, only_changes, log_color_for(STDOUT_FILENO));
-		printf("A: %s\nB: %s\n\n%s", argv[optind], argv[optind + 1], table);
+		char *summary = compare_format_summary(&cr, &a, &b, only_changes);
+		printf("A: %s (%s)\nB: %s (%s)\n\n%s%s", argv[optind], run_result_name(&a),
+		       argv[optind + 1], run_result_name(&b), summary, table);
+		free(summary);
 		free(table);
 	}
 	if (fflush(stdout) != 0) {

@@ -184,6 +184,20 @@ static void test_sqlite_ten_nights(void **state)
 			    "v0.0.20180206");
 	json_decref(j);
 	free(out);
+	/* compare names the runs by label and words the change across boards */
+	char *cmp = NULL;
+	assert_int_equal(ts_run(&cmp, "cd '%s' && set -- runs/nightly/2*; %s compare \"$5\" \"$6\"", dir,
+				ORCH_BIN), 0);
+	assert_non_null(strstr(cmp, "v0.0.20180206 vs v0.0.20180205\n"));
+	if (!strstr(cmp, "iperf.tput: v0.0.20180206 ranges from 19.1% slower (hist1) to 17.6% slower "
+			 "(hist2) than v0.0.20180205"))
+		fprintf(stderr, "%s\n", cmp);
+	assert_non_null(strstr(cmp, "iperf.tput: v0.0.20180206 ranges from 19.1% slower (hist1) to "
+				    "17.6% slower (hist2)"));
+	assert_non_null(strstr(cmp, " than v0.0.20180205, over 2 boards; measured once on a side on "
+				    "2 boards: not judged"));
+	assert_non_null(strstr(cmp, "facts that changed:\n  wireguard: v0.0.20180205 -> v0.0.20180206 ("));
+	free(cmp);
 	/* the report's trend line marks the current run */
 	char *html = xasprintf("%s/runs/nightly/latest/report.html", dir);
 	char *text = ts_read_file(html);

@@ -138,6 +138,18 @@ char *compare_format_table(const struct compare_result *cr, bool only_changes, b
  * clock, microseconds) is the suites' timestamp. Caller frees. */
 char *compare_format_junit(const struct compare_result *cr, const char *name_a,
 			   const char *name_b, int64_t when_us);
+/*
+ * The words before the table (summary.c): "LABEL_B vs LABEL_A" (labels, or
+ * run ids), one executive line per metric across boards ("iperf.tput:
+ * v0.0.20180202 ranges from 0.7% slower (apu2) to 2.9% faster (alix) than
+ * v0.0.20171211, over 3 boards"), with metrics measured once on a side
+ * flagged as not judged; then the boards' facts that changed between the
+ * runs, and orch's own figures (metric_is_orch_own) apart. With
+ * only_changes, metrics with no change on any board are left out. Caller
+ * frees.
+ */
+char *compare_format_summary(const struct compare_result *cr, const struct run_result *a,
+			     const struct run_result *b, bool only_changes);
 /* The same as JSON (new reference; caller decrefs). */
 json_t *compare_to_json(const struct compare_result *cr, bool only_changes);
 

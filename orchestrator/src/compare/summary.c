@@ -1,0 +1,195 @@
+/*
+ * The words around a comparison, as nightly reports put them: the runs by
+ * their labels ("v0.0.20180202 vs v0.0.20171211"), one executive line per
+ * metric across boards ("ranges from 0.7% slower (apu2) to 2.9% faster
+ * (alix)"), metrics measured once on a side flagged instead of judged, the
+ * facts that changed between the runs, and orch's own figures apart.
+ */
+#include "compare/compare.h"
+#include "util/strbuf.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool is_speed(const char *unit, bool higher_is_better)
+{
+	size_t n = strlen(unit ? unit : "");
+	if (higher_is_better)
+		return n > 2 && strcmp(unit + n - 2, "/s") == 0;
+	return !strcmp(unit, "s") || !strcmp(unit, "ms") || !strcmp(unit, "us") ||
+	       !strcmp(unit, "ns") || !strcmp(unit, "min");
+}
+
+/* How much better B is than A on a row, in percent (< 0: worse). */
+static double betterness(const struct compare_row *row)
+{
+	if (row->verdict == COMPARE_SAME || isnan(row->change_pct))
+		return 0;
+	return row->judged.worse ? -fabs(row->change_pct) : fabs(row->change_pct);
+}
+
+static void phrase(struct strbuf *sb, double g, bool speed)
+{
+	if (g == 0)
+		strbuf_puts(sb, "no change");
+	else
+		strbuf_printf(sb, "%.1f%% %s", fabs(g),
+			      speed ? (g > 0 ? "faster" : "slower") : (g > 0 ? "better" : "worse"));
+}
+
+static bool same_key(const struct compare_row *x, const struct compare_row *y)
+{
+	return x->kind == y->kind && !strcmp(x->test, y->test) && !strcmp(x->name, y->name);
+}
+
+/* One line for the metric of rows[first], over every board that has it on both sides. */
+static void metric_line(struct strbuf *sb, const struct compare_result *cr, size_t first,
+			const char *name_a, const char *name_b)
+{
+	const struct compare_row *r0 = &cr->rows[first];
+	const struct compare_row *lo = NULL, *hi = NULL;
+	size_t boards = 0, once = 0, regressed = 0;
+	for (size_t i = first; i < cr->n_rows; i++) {
+		const struct compare_row *r = &cr->rows[i];
+		if (!same_key(r, r0) || !r->a.present || !r->b.present)
+			continue;
+		boards++;
+		once += r->verdict == COMPARE_NOT_JUDGED;
+		regressed += r->verdict == COMPARE_REGRESSION;
+		if (!lo || betterness(r) < betterness(lo))
+			lo = r;
+		if (!hi || betterness(r) > betterness(hi))
+			hi = r;
+	}
+	if (!boards)
+		return;
+	bool speed = is_speed(r0->unit, r0->higher_is_better);
+	strbuf_printf(sb, "  %s%s%s: %s ", r0->test, r0->kind == COMPARE_KIND_PHASE ? " phase " : ".",
+		      r0->name, name_b);
+	if (boards == 1) {
+		strbuf_puts(sb, "is ");
+		phrase(sb, betterness(lo), speed);
+		strbuf_printf(sb, " than %s on %s", name_a, lo->board);
+	} else {
+		strbuf_puts(sb, "ranges from ");
+		phrase(sb, betterness(lo), speed);
+		strbuf_printf(sb, " (%s) to ", lo->board);
+		phrase(sb, betterness(hi), speed);
+		strbuf_printf(sb, " (%s) than %s, over %zu boards", hi->board, name_a, boards);
+	}
+	if (regressed)
+		strbuf_printf(sb, "; regression on %zu board%s", regressed, regressed == 1 ? "" : "s");
+	if (once)
+		strbuf_printf(sb, "; measured once on a side on %zu board%s: not judged, repeat it",
+			      once, once == 1 ? "" : "s");
+	strbuf_putc(sb, '\n');
+}
+
+/* Facts that differ between the runs, one line per change with its boards. */
+static void facts_changed(struct strbuf *sb, const struct run_result *a, const struct run_result *b)
+{
+	struct strbuf seen = STRBUF_INIT;   /* "name\told\tnew\n" lines already printed */
+	bool any = false;
+	for (size_t i = 0; i < b->n_facts; i++) {
+		const struct board_facts *fb = &b->facts[i];
+		const struct board_facts *fa = run_result_facts(a, fb->board);
+		for (size_t k = 0; fa && k < fb->n; k++) {
+			const char *old = board_facts_get(fa, fb->items[k].name), *now = fb->items[k].value;
+			if (!old || !strcmp(old, now))
+				continue;
+			char *key = xasprintf("%s\t%s\t%s\n", fb->items[k].name, old, now);
+			bool dup = strstr(strbuf_str(&seen), key) != NULL;
+			if (!dup) {
+				strbuf_puts(&seen, key);
+				if (!any)
+					strbuf_puts(sb, "facts that changed:\n");
+				any = true;
+				strbuf_printf(sb, "  %s: %s -> %s (", fb->items[k].name, old, now);
+				bool first = true;
+				for (size_t j = i; j < b->n_facts; j++) {
+					const struct board_facts *fj = run_result_facts(a, b->facts[j].board);
+					const char *o = board_facts_get(fj, fb->items[k].name);
+					const char *n = board_facts_get(&b->facts[j], fb->items[k].name);
+					if (o && n && !strcmp(o, old) && !strcmp(n, now)) {
+						strbuf_printf(sb, "%s%s", first ? "" : ", ", b->facts[j].board);
+						first = false;
+					}
+				}
+				strbuf_puts(sb, ")\n");
+			}
+			free(key);
+		}
+	}
+	strbuf_release(&seen);
+}
+
+/* orch's own figures (how the controller reached the boards), never judged. */
+static void orch_figures(struct strbuf *sb, const struct run_result *a, const struct run_result *b)
+{
+	bool any = false;
+	for (size_t i = 0; i < b->n_results; i++) {
+		const struct test_result *tb = &b->results[i];
+		const struct test_result *ta = run_result_find(a, tb->board, tb->test);
+		for (size_t k = 0; k < tb->n_metrics; k++) {
+			const struct metric_result *mb = &tb->metrics[k];
+			if (!metric_is_orch_own(mb->name))
+				continue;
+			const struct metric_result *ma = NULL;
+			for (size_t j = 0; ta && j < ta->n_metrics; j++)
+				if (!strcmp(ta->metrics[j].name, mb->name))
+					ma = &ta->metrics[j];
+			if (!any)
+				strbuf_puts(sb, "orch's own figures (how orch reached the boards; not the "
+					    "boards' performance, not judged):\n");
+			any = true;
+			char va[32] = "-", vb[32];
+			if (ma)
+				compare_format_number(ma->median, va, sizeof(va));
+			compare_format_number(mb->median, vb, sizeof(vb));
+			strbuf_printf(sb, "  %s %s %s: %s -> %s %s\n", tb->board, tb->test, mb->name, va, vb,
+				      mb->unit ? mb->unit : "");
+		}
+	}
+}
+
+/* Whether any board's row of the metric at rows[first] is a change. */
+static bool metric_changed(const struct compare_result *cr, size_t first)
+{
+	for (size_t i = first; i < cr->n_rows; i++)
+		if (same_key(&cr->rows[i], &cr->rows[first]) && compare_row_is_change(&cr->rows[i]))
+			return true;
+	return false;
+}
+
+char *compare_format_summary(const struct compare_result *cr, const struct run_result *a,
+			     const struct run_result *b, bool only_changes)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *na = run_result_name(a), *nb = run_result_name(b);
+	strbuf_printf(&sb, "%s vs %s\n", nb, na);
+	bool any = false;
+	for (size_t i = 0; i < cr->n_rows; i++) {
+		const struct compare_row *r = &cr->rows[i];
+		if ((r->kind != COMPARE_KIND_METRIC && r->kind != COMPARE_KIND_PHASE) ||
+		    !r->a.present || !r->b.present)
+			continue;
+		bool earlier = false;
+		for (size_t j = 0; j < i && !earlier; j++)
+			earlier = same_key(&cr->rows[j], r) && cr->rows[j].a.present && cr->rows[j].b.present;
+		if (earlier || (only_changes && !metric_changed(cr, i)))
+			continue;
+		if (!any)
+			strbuf_puts(&sb, "\n");
+		any = true;
+		metric_line(&sb, cr, i, na, nb);
+	}
+	strbuf_putc(&sb, '\n');
+	size_t mark = sb.len;
+	facts_changed(&sb, a, b);
+	orch_figures(&sb, a, b);
+	if (sb.len > mark)
+		strbuf_putc(&sb, '\n');
+	return strbuf_detach(&sb);
+}
