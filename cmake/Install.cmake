@@ -17,7 +17,8 @@ if(TARGET remote-bench)
   install(DIRECTORY ${CMAKE_BINARY_DIR}/remote-bench/bin/
           DESTINATION ${ORCH_BENCH_INSTALL_DIR}
           USE_SOURCE_PERMISSIONS
-          PATTERN "*.tmp" EXCLUDE)
+          PATTERN "*.tmp" EXCLUDE
+          PATTERN ".build" EXCLUDE)
 endif()
 
 # Cross-built programs: scripts/build-remote-bench.sh writes ARCH/ folders

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs what orch needs on Debian 12, as root (or through sudo):
 #   install-deps.sh [build] [lab] [qemu] [netns] [cross] [report] [bench] | all
-# build: compiler, CMake, the libraries orch links, python3 (the
+# build: compiler, CMake, musl-tools (the static host remote-bench), the
+# libraries orch links, python3 (the
 # remote-bench output checks, tests/remote-bench/rbcheck.py) and the package
 # tools (dpkg-dev, man-db for the .deb test); lab: the servers its
 # tests start (OpenSSH, dropbear, socat, ser2net, iperf3, the PostgreSQL
@@ -23,7 +24,7 @@ for group in "$@"; do
 	build) pkgs="$pkgs build-essential cmake pkg-config git ca-certificates
 		libyaml-dev libssh-dev libserialport-dev libjansson-dev libcmocka-dev zlib1g-dev
 		libsqlite3-dev libpq-dev libpcre2-dev libssl-dev
-		valgrind clang time python3 dpkg-dev man-db groff-base" ;;
+		valgrind clang time python3 dpkg-dev man-db groff-base musl-tools" ;;
 	lab) pkgs="$pkgs openssh-server openssh-client dropbear-bin socat ser2net
 		iperf3 procps psmisc iproute2 passwd postgresql picocom" ;;
 	qemu) pkgs="$pkgs qemu-system-x86 busybox-static cpio gzip xz-utils

@@ -8,6 +8,8 @@
   rbcheck.py mem-signal PROG                 tmpfs file removed on SIGTERM
   rbcheck.py net PROG [EMULATOR...]          server+client on 127.0.0.1
   rbcheck.py cross SRC OUT ARCH EMULATOR...  cross build, run each under qemu
+  rbcheck.py static DIR [MORE_DIR...]        DIR's 5 programs (and any in
+                                             MORE_DIR/*/) static, <= 100 KB
 
 Exit 0 pass, 1 fail, 77 skip (ctest SKIP_RETURN_CODE).
 """
@@ -28,6 +30,8 @@ UNITS = {"MiB/s", "ops/s", "Mbit/s", "pkt/s", "BogoMIPS", "KiB", "%"}
 KEYS = {"metric", "value", "unit", "better"}
 METRIC_RE = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_]+)+$")
 SKIP = 77
+PROGRAMS = ("cpu", "mem", "disk", "net", "crypto")
+BUDGET = 102400
 
 
 class Fail(Exception):
@@ -296,6 +300,66 @@ def do_cross(args):
         raise Fail("usage error under %s: exit %d" % (" ".join(emu), r.returncode))
 
 
+def elf_static_problem(path):
+    """None when path is a static ELF executable (no interpreter, no
+    dynamic section), else what is wrong with it."""
+    import struct
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] != b"\x7fELF":
+        return "not an ELF file"
+    is64 = data[4] == 2
+    end = "<" if data[5] == 1 else ">"
+    if is64:
+        phoff, = struct.unpack_from(end + "Q", data, 0x20)
+        phentsize, phnum = struct.unpack_from(end + "HH", data, 0x36)
+    else:
+        phoff, = struct.unpack_from(end + "I", data, 0x1C)
+        phentsize, phnum = struct.unpack_from(end + "HH", data, 0x2A)
+    for i in range(phnum):
+        ptype, = struct.unpack_from(end + "I", data, phoff + i * phentsize)
+        if ptype == 3:
+            return "has a program interpreter (dynamically linked)"
+        if ptype == 2:
+            return "has a dynamic section (dynamically linked or static-pie)"
+    if shutil.which("file"):
+        r = run(["file", "-b", path])
+        if "statically linked" not in r.stdout:
+            return "file(1) says: %s" % r.stdout.strip()
+    return None
+
+
+def check_static_dir(d):
+    bad = []
+    for p in PROGRAMS:
+        path = os.path.join(d, "remote-bench-" + p)
+        if not os.path.isfile(path):
+            bad.append("%s: missing" % path)
+            continue
+        size = os.path.getsize(path)
+        problem = elf_static_problem(path)
+        if problem:
+            bad.append("%s: %s" % (path, problem))
+        if size > BUDGET:
+            bad.append("%s: %d bytes, over the %d byte budget" % (path, size, BUDGET))
+        print("%-60s %7d bytes %s" % (path, size, "ok" if not problem and size <= BUDGET else "BAD"))
+    return bad
+
+
+def do_static(args):
+    bad = check_static_dir(args[0])
+    for more in args[1:]:
+        if not os.path.isdir(more):
+            continue
+        for arch in sorted(os.listdir(more)):
+            d = os.path.join(more, arch)
+            if os.path.isfile(os.path.join(d, "remote-bench-cpu")) and \
+                    os.path.abspath(d) != os.path.abspath(args[0]):
+                bad += check_static_dir(d)
+    if bad:
+        raise Fail("; ".join(bad))
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
@@ -318,6 +382,8 @@ def main(argv):
             do_net(args)
         elif cmd == "cross":
             do_cross(args)
+        elif cmd == "static":
+            do_static(args)
         else:
             print("unknown command %s" % cmd, file=sys.stderr)
             return 2
