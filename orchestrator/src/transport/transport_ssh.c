@@ -23,6 +23,7 @@
 #define SSH_CHUNK 32768
 #define SSH_BULK_CIPHERS "aes128-gcm@openssh.com,aes256-gcm@openssh.com," \
 	"chacha20-poly1305@openssh.com,aes128-ctr,aes192-ctr,aes256-ctr"
+#define SSH_READ_CHUNK 4096
 #define SSH_KILL_WAIT_MS 5000
 #define SSH_KILL_DONE "orch-kill-done"
 
@@ -597,7 +598,9 @@ static void ssh_deliver(struct ssh_run *run, enum transport_stream stream, const
 /* Reads what is buffered on both streams. Returns 0, or -1 on a channel error. */
 static int ssh_drain(struct ssh_run *run, ssh_channel ch)
 {
-	char buf[SSH_CHUNK];
+	/* on the stack of a worker thread per board: every KiB here is a KiB
+	 * of memory times the boards (libssh keeps what is not read yet) */
+	char buf[SSH_READ_CHUNK];
 	for (int is_stderr = 0; is_stderr <= 1; is_stderr++) {
 		for (;;) {
 			int n = ssh_channel_read_nonblocking(ch, buf, sizeof(buf), is_stderr);
