@@ -21,6 +21,7 @@
 
 struct mem_opts {
 	uint64_t size;
+	int size_given;
 	uint64_t block;
 	unsigned long loops;
 	double max_time;
@@ -31,7 +32,7 @@ struct mem_opts {
 /* The destination is written through a volatile pointer so that the compiler
  * neither turns the loop into a memcpy call nor vectorises it: one machine
  * word per iteration, as the metric's name says. */
-static void mem_copy_words(unsigned long *dst, const unsigned long *src, size_t words)
+__attribute__((noinline, aligned(64))) static void mem_copy_words(unsigned long *dst, const unsigned long *src, size_t words)
 {
 	volatile unsigned long *d = dst;
 	size_t i;
@@ -228,12 +229,86 @@ static int mem_meminfo(void)
 	return ret;
 }
 
+/* One /proc/meminfo value in KiB (0 when absent). */
+static uint64_t mem_meminfo_kib(const char *key)
+{
+	char line[256], *p;
+	uint64_t kib = 0;
+	size_t klen = strlen(key);
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, key, klen) != 0)
+			continue;
+		p = strchr(line, 'k');
+		if (p && p > line && p[-1] == ' ') {
+			p[-1] = '\0';
+			if (rb_parse_u64_list(line + klen, &kib, 1) != 0)
+				kib = 0;
+		}
+		break;
+	}
+	fclose(f);
+	return kib;
+}
+
+/* The largest cache of cpu0 in bytes, from sysfs (0 when unknown). */
+static uint64_t mem_llc_bytes(void)
+{
+	char path[96], text[32];
+	uint64_t best = 0, v;
+	size_t n;
+	int i;
+	FILE *f;
+
+	for (i = 0; i < 8; i++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+		f = fopen(path, "re");
+		if (!f)
+			break;
+		n = fread(text, 1, sizeof(text) - 1, f);
+		fclose(f);
+		text[n] = '\0';
+		text[strcspn(text, "\n")] = '\0';
+		if (rb_parse_size(text, 1, (uint64_t)1 << 40, &v) == 0 && v > best)
+			best = v;
+	}
+	return best;
+}
+
+/* Default size: 64 MiB per array, well past the last-level caches of the
+ * boards this is for, halved while the two arrays would take more than half
+ * of MemAvailable (down to 4 MiB): a board with 25 MB free gets 4 MiB and a
+ * note that says so, instead of swapping or being killed. */
+static void mem_pick_size(struct mem_opts *o)
+{
+	uint64_t avail = mem_meminfo_kib("MemAvailable:") * 1024, llc = mem_llc_bytes();
+
+	if (!avail)
+		avail = mem_meminfo_kib("MemFree:") * 1024;
+	if (!o->size_given) {
+		o->size = (uint64_t)64 << 20;
+		while (avail && o->size > ((uint64_t)4 << 20) && 2 * o->size > avail / 2)
+			o->size /= 2;
+		if (o->size < ((uint64_t)64 << 20))
+			rb_note("%llu KiB available: arrays of %llu MiB instead of 64 MiB",
+				(unsigned long long)(avail >> 10), (unsigned long long)(o->size >> 20));
+	}
+	if (llc && o->size < 4 * llc)
+		rb_note("arrays of %llu KiB are less than 4x the %llu KiB cache: the copy figures "
+			"include cache speed", (unsigned long long)(o->size >> 10),
+			(unsigned long long)(llc >> 10));
+}
+
 static void mem_usage(void)
 {
 	printf("Usage: remote-bench-mem [OPTIONS]\n"
 	       "Measures memory copy bandwidth (as mbw does), tmpfs write rate, free memory.\n"
 	       "\n"
-	       "  --size SIZE       bytes per array, two arrays are used (default 4M; K/M/G)\n"
+	       "  --size SIZE       bytes per array, two arrays are used (default 64M, less\n"
+	       "                    when two arrays would take over half of MemAvailable)\n"
 	       "  --loops N         timed copies per method (default 10)\n"
 	       "  --block SIZE      block size for the block copy (default 256K)\n"
 	       "  --max-time SECS   stop a method's loops after this much time (default 1)\n"
@@ -267,7 +342,7 @@ int main(int argc, char **argv)
 		{ MEM_BLOCK, "mem.block" },
 	};
 	struct mem_opts o = {
-		.size = 4u << 20, .block = 256u << 10, .loops = 10, .max_time = 1.0,
+		.size = 64u << 20, .block = 256u << 10, .loops = 10, .max_time = 1.0,
 		.tmpfs_dir = "/dev/shm",
 	};
 	char *src = NULL, *dst = NULL;
@@ -282,6 +357,7 @@ int main(int argc, char **argv)
 		case 's':
 			if (rb_parse_size(optarg, 4096, (uint64_t)1 << 30, &o.size) < 0)
 				return rb_usage_error("bad --size '%s' (4K to 1G, e.g. 4M)", optarg);
+			o.size_given = 1;
 			break;
 		case 'l':
 			if (rb_parse_count(optarg, 1, 100000, &o.loops) < 0)
@@ -308,12 +384,17 @@ int main(int argc, char **argv)
 	}
 	if (rb_no_operands(argc, argv) != 0)
 		return 2;
+	mem_pick_size(&o);
 	o.size -= o.size % sizeof(unsigned long);
 	if (o.block > o.size)
 		o.block = o.size;
 
-	src = malloc(o.size);
-	dst = malloc(o.size);
+	/* Page-aligned (so cache-line aligned) in every libc: musl's malloc
+	 * returns 16-byte aligned blocks, which made its copies read slower. */
+	if (posix_memalign((void **)&src, 4096, o.size) != 0)
+		src = NULL;
+	if (posix_memalign((void **)&dst, 4096, o.size) != 0)
+		dst = NULL;
 	if (!src || !dst) {
 		ret = rb_error("cannot allocate 2 x %llu bytes", (unsigned long long)o.size);
 		goto out;
