@@ -323,6 +323,45 @@ static void test_unprotected_identity_refused(void **state)
 	free(key);
 }
 
+/* Bytes that are not UTF-8 are kept: the message is there, readable, with
+ * its exact bytes in message_base64; a metric after a NUL is found. */
+static void test_bytes_kept_as_they_came(void **state)
+{
+	(void)state;
+	const char *tests =
+		"  - name: latin1\n"
+		"    run: printf 'caf\\351\\n' >&2; exit 1\n"
+		"  - name: nul\n"
+		"    run: |\n      printf 'junk\\000 rate: 42\\n'\n"
+		"    metrics: [{ name: rate, regex: 'rate: ([0-9]+)' }]\n";
+	char *out = NULL;
+	json_t *res = NULL;
+	int rc = run_scenario("bytes", "tag:l", "", tests, &out, &res);
+	assert_int_equal(rc, 1);
+	assert_non_null(res);
+	json_t *results = json_object_get(res, "results");
+	json_t *latin1 = json_array_get(results, 0), *nul = json_array_get(results, 1);
+	const char *msg = ts_json_str(latin1, "message");
+	if (!strstr(msg, "caf\xEF\xBF\xBD"))
+		fail_msg("message '%s'; orch said:\n%s", msg, out);
+	const char *b64 = ts_json_str(latin1, "message_base64");
+	char *dec = NULL;
+	ts_run(&dec, "printf '%%s' '%s' | base64 -d | od -An -tx1 | tr -d ' \\n'", b64);
+	if (!dec || !strstr(dec, "636166e9"))
+		fail_msg("message_base64 %s decodes to %s", b64, dec ? dec : "?");
+	free(dec);
+	if (strcmp(ts_json_str(nul, "status"), "pass") != 0)
+		fail_msg("metric after a NUL not found: %s", ts_json_str(nul, "message"));
+	char *one = xasprintf("%s/runs/bytes/latest/loc/latin1/result.json", F.dir);
+	char *text = ts_read_file(one);
+	if (!text || !strstr(text, "message_base64"))
+		fail_msg("%s has no message_base64", one);
+	free(text);
+	free(one);
+	free(out);
+	json_decref(res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_password_not_inherited),
 		cmocka_unit_test(test_echoed_password_not_in_reports),
 		cmocka_unit_test(test_unprotected_identity_refused),
+		cmocka_unit_test(test_bytes_kept_as_they_came),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

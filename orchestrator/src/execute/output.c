@@ -88,14 +88,20 @@ int output_sink_write(void *sink, enum transport_stream stream, const char *data
 	if (!s->line_fn)
 		return 0;
 	for (size_t i = 0; i < len; i++) {
-		if (data[i] == '\n' || st->line_len == OUTPUT_MAX_LINE) {
+		size_t need = data[i] ? 1 : 2;   /* a NUL is held as C0 80 (util/utf8.h) */
+		if (data[i] == '\n' || st->line_len + need > OUTPUT_MAX_LINE) {
 			int ret = emit_line(s, stream, st);
 			if (ret < 0)
 				return ret;
 			if (data[i] == '\n')
 				continue;
 		}
-		st->line[st->line_len++] = data[i];
+		if (data[i]) {
+			st->line[st->line_len++] = data[i];
+		} else {
+			st->line[st->line_len++] = '\xC0';
+			st->line[st->line_len++] = '\x80';
+		}
 	}
 	return 0;
 }
@@ -130,7 +136,7 @@ int output_each_line(const char *path, output_line_fn fn, void *ctx)
 	int ret = 0;
 	int c;
 	while (ret >= 0 && (c = getc_unlocked(f)) != EOF) {
-		if (c == '\n' || len == OUTPUT_MAX_LINE) {
+		if (c == '\n' || len + (c ? 1 : 2) > OUTPUT_MAX_LINE) {
 			if (len && line[len - 1] == '\r')
 				len--;
 			line[len] = '\0';
@@ -139,7 +145,12 @@ int output_each_line(const char *path, output_line_fn fn, void *ctx)
 			if (c == '\n')
 				continue;
 		}
-		line[len++] = (char)c;
+		if (c) {
+			line[len++] = (char)c;
+		} else {
+			line[len++] = '\xC0';
+			line[len++] = '\x80';
+		}
 	}
 	if (ret >= 0 && len) {
 		line[len] = '\0';

@@ -1,4 +1,5 @@
 #include "result/result_json.h"
+#include "util/utf8.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
 #include "util/units.h"
@@ -88,9 +89,47 @@ int result_time_parse(const char *s, int64_t *wall_us)
 
 /* ---- to JSON ---------------------------------------------------------- */
 
+/* A string member; text that is not UTF-8 in its readable form (never
+ * NULL, so nothing is dropped: set_text adds the exact bytes). */
 static json_t *jstr(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	if (!s)
+		return json_null();
+	json_t *j = json_string(s);
+	if (!j) {
+		char *text = utf8_lossy(s);
+		j = json_string(text);
+		free(text);
+	}
+	return j;
+}
+
+/* Sets o.key (a key that is not UTF-8 in its readable form); counts a
+ * failure (out of memory) in *bad. */
+static void jset(json_t *o, const char *key, json_t *v, int *bad)
+{
+	if (!v) {
+		(*bad)++;
+		return;
+	}
+	char *fixed = utf8_valid(key) ? NULL : utf8_lossy(key);
+	if (json_object_set_new(o, fixed ? fixed : key, v) < 0)
+		(*bad)++;
+	free(fixed);
+}
+
+/* o.key = s, plus o.key_base64 with its exact bytes when s is not UTF-8
+ * (docs/results-json.md "Bytes as they came"). */
+static void set_text(json_t *o, const char *key, const char *s, int *bad)
+{
+	jset(o, key, jstr(s), bad);
+	if (!s || utf8_valid(s))
+		return;
+	char *k = xasprintf("%s_base64", key);
+	char *b = utf8_bytes_base64(s);
+	jset(o, k, json_string(b), bad);
+	free(b);
+	free(k);
 }
 
 static json_t *jreal(double v)
@@ -150,7 +189,7 @@ static json_t *metric_to_json(const struct metric_result *m)
 
 static json_t *phase_to_json(const struct phase_result *ph)
 {
-	return json_pack("{s:o, s:b, s:o, s:o, s:o, s:b, s:o}",
+	json_t *o = json_pack("{s:o, s:b, s:o, s:o, s:o, s:b, s:o}",
 			 "name", jstr(ph->name),
 			 "reached", ph->reached,
 			 "offset_s", jreal(ph->offset_s),
@@ -158,6 +197,14 @@ static json_t *phase_to_json(const struct phase_result *ph)
 			 "max_s", jreal(ph->max_s),
 			 "over_budget", ph->over_budget,
 			 "line", jstr(ph->line));
+	int bad = 0;
+	if (o)
+		set_text(o, "line", ph->line, &bad);
+	if (!o || bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
 }
 
 /* What repeat: auto did (docs/results-json.md). */
@@ -172,60 +219,66 @@ static json_t *repeat_to_json(const struct repeat_outcome *r)
 
 json_t *test_result_to_json(const struct test_result *tr)
 {
+	int bad = 0;
 	json_t *metrics = json_object();
 	for (size_t i = 0; i < tr->n_metrics; i++)
-		json_object_set_new(metrics, tr->metrics[i].name, metric_to_json(&tr->metrics[i]));
+		jset(metrics, tr->metrics[i].name, metric_to_json(&tr->metrics[i]), &bad);
 	json_t *phases = json_array();
 	for (size_t i = 0; i < tr->n_phases; i++)
-		json_array_append_new(phases, phase_to_json(&tr->phases[i]));
+		if (json_array_append_new(phases, phase_to_json(&tr->phases[i])) < 0)
+			bad++;
 
 	json_t *o = json_object();
-	json_object_set_new(o, "board", jstr(tr->board));
-	json_object_set_new(o, "test", jstr(tr->test));
-	json_object_set_new(o, "status", json_string(result_status_name(tr->status)));
-	json_object_set_new(o, "message", jstr(tr->message));
-	json_object_set_new(o, "exit_code", json_integer(tr->exit_code));
-	json_object_set_new(o, "start", jtime(tr->start_wall_us));
-	json_object_set_new(o, "end", jtime(tr->end_wall_us));
-	json_object_set_new(o, "duration_s", jreal(tr->duration_s));
-	json_object_set_new(o, "attempts", json_integer(tr->attempts));
-	json_object_set_new(o, "metrics", metrics);
-	json_object_set_new(o, "phases", phases);
-	json_object_set_new(o, "last_line", jstr(tr->last_line));
-	json_object_set_new(o, "log_dir", jstr(tr->log_dir));
-	json_object_set_new(o, "regressed", json_boolean(tr->regressed));
-	json_object_set_new(o, "comparison", jstr(tr->comparison));
-	json_object_set_new(o, "missing_metrics", strv_to_json(tr->missing_metrics,
-								tr->n_missing_metrics));
-	json_object_set_new(o, "artifacts", strv_to_json(tr->artifacts, tr->n_artifacts));
+	set_text(o, "board", tr->board, &bad);
+	set_text(o, "test", tr->test, &bad);
+	jset(o, "status", json_string(result_status_name(tr->status)), &bad);
+	set_text(o, "message", tr->message, &bad);
+	jset(o, "exit_code", json_integer(tr->exit_code), &bad);
+	jset(o, "start", jtime(tr->start_wall_us), &bad);
+	jset(o, "end", jtime(tr->end_wall_us), &bad);
+	jset(o, "duration_s", jreal(tr->duration_s), &bad);
+	jset(o, "attempts", json_integer(tr->attempts), &bad);
+	jset(o, "metrics", metrics, &bad);
+	jset(o, "phases", phases, &bad);
+	set_text(o, "last_line", tr->last_line, &bad);
+	set_text(o, "log_dir", tr->log_dir, &bad);
+	jset(o, "regressed", json_boolean(tr->regressed), &bad);
+	set_text(o, "comparison", tr->comparison, &bad);
+	jset(o, "missing_metrics", strv_to_json(tr->missing_metrics,
+								tr->n_missing_metrics), &bad);
+	jset(o, "artifacts", strv_to_json(tr->artifacts, tr->n_artifacts), &bad);
 	if (tr->controller)
-		json_object_set_new(o, "controller", json_string(tr->controller));
+		set_text(o, "controller", tr->controller, &bad);
 	if (tr->retried)
-		json_object_set_new(o, "retried", json_true());
+		jset(o, "retried", json_true(), &bad);
 	if (tr->repeat.is_auto)
-		json_object_set_new(o, "repeat", repeat_to_json(&tr->repeat));
+		jset(o, "repeat", repeat_to_json(&tr->repeat), &bad);
 	if (tr->n_pushes) {
 		json_t *pushes = json_array();
 		for (size_t i = 0; i < tr->n_pushes; i++)
 			json_array_append_new(pushes, json_pack("{s:o, s:I, s:o}",
 				"file", jstr(tr->pushes[i].file), "bytes", (json_int_t)tr->pushes[i].bytes,
 				"seconds", jreal(tr->pushes[i].seconds)));
-		json_object_set_new(o, "pushes", pushes);
+		jset(o, "pushes", pushes, &bad);
+	}
+	if (bad) {
+		json_decref(o);
+		return NULL;
 	}
 	return o;
 }
 
-static json_t *facts_to_json(const struct run_result *run)
+static json_t *facts_to_json(const struct run_result *run, int *bad)
 {
 	json_t *boards = json_object();
 	for (size_t i = 0; i < run->n_facts; i++) {
 		const struct board_facts *bf = &run->facts[i];
 		json_t *facts = json_object();
 		for (size_t k = 0; k < bf->n; k++)
-			json_object_set_new(facts, bf->items[k].name, jstr(bf->items[k].value));
+			set_text(facts, bf->items[k].name, bf->items[k].value, bad);
 		json_t *b = json_object();
-		json_object_set_new(b, "facts", facts);
-		json_object_set_new(boards, bf->board, b);
+		jset(b, "facts", facts, bad);
+		jset(boards, bf->board, b, bad);
 	}
 	return boards;
 }
@@ -256,24 +309,30 @@ static json_t *trends_to_json(const struct run_result *run)
 
 json_t *run_result_to_json(const struct run_result *run)
 {
+	int bad = 0;
 	json_t *results = json_array();
 	for (size_t i = 0; i < run->n_results; i++)
-		json_array_append_new(results, test_result_to_json(&run->results[i]));
+		if (json_array_append_new(results, test_result_to_json(&run->results[i])) < 0)
+			bad++;
 	json_t *o = json_object();
-	json_object_set_new(o, "orch_version", jstr(run->orch_version));
-	json_object_set_new(o, "scenario", jstr(run->scenario));
-	json_object_set_new(o, "run_id", jstr(run->run_id));
-	json_object_set_new(o, "label", jstr(run->label));
-	json_object_set_new(o, "host", jstr(run->host));
-	json_object_set_new(o, "start", jtime(run->start_wall_us));
-	json_object_set_new(o, "end", jtime(run->end_wall_us));
-	json_object_set_new(o, "exit_code", json_integer(run->exit_code));
-	json_object_set_new(o, "interrupted", json_boolean(run->interrupted));
-	json_object_set_new(o, "baseline", jstr(run->baseline));
-	json_object_set_new(o, "boards", facts_to_json(run));
+	set_text(o, "orch_version", run->orch_version, &bad);
+	set_text(o, "scenario", run->scenario, &bad);
+	set_text(o, "run_id", run->run_id, &bad);
+	set_text(o, "label", run->label, &bad);
+	set_text(o, "host", run->host, &bad);
+	jset(o, "start", jtime(run->start_wall_us), &bad);
+	jset(o, "end", jtime(run->end_wall_us), &bad);
+	jset(o, "exit_code", json_integer(run->exit_code), &bad);
+	jset(o, "interrupted", json_boolean(run->interrupted), &bad);
+	set_text(o, "baseline", run->baseline, &bad);
+	jset(o, "boards", facts_to_json(run, &bad), &bad);
 	if (run->n_trends)
-		json_object_set_new(o, "trends", trends_to_json(run));
-	json_object_set_new(o, "results", results);
+		jset(o, "trends", trends_to_json(run), &bad);
+	jset(o, "results", results, &bad);
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
 	return o;
 }
 
@@ -318,6 +377,13 @@ static int get_str(struct jctx *c, const json_t *o, const char *key, bool requir
 	}
 	if (!json_is_string(v))
 		return jfail(c, key, "expected a string");
+	char *k = xasprintf("%s_base64", key);
+	json_t *raw = json_object_get(o, k);
+	free(k);
+	if (raw && !json_is_null(raw)) {
+		*out = json_is_string(raw) ? utf8_bytes_from_base64(json_string_value(raw)) : NULL;
+		return *out ? 0 : jfail(c, key, "its _base64 twin is not base64");
+	}
 	*out = xstrdup(json_string_value(v));
 	return 0;
 }
