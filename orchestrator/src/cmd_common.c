@@ -1,4 +1,5 @@
 #include "cmd_common.h"
+#include "plan/plan.h"
 #include "cmd.h"
 #include "util/fsutil.h"
 #include "util/secret.h"
@@ -7,6 +8,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <dirent.h>
 #include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
@@ -17,7 +19,7 @@
 static int print_diags(struct diag_list *diags)
 {
 	diag_sort(diags);
-	diag_print(diags, stderr);
+	diag_print_source(diags, stderr);
 	if (diags->n > 1)
 		fprintf(stderr, "orch: %zu errors; nothing was run\n", diags->n);
 	diag_list_release(diags);
@@ -172,4 +174,60 @@ char *cmd_default_bench_dir(void)
 	}
 	free(dir);
 	return bench;
+}
+
+/* Whether BENCH/ARCH/remote-bench-NAME exists for some ARCH. */
+static bool bench_known(const char *bench_dir, const char *name)
+{
+	DIR *d = opendir(bench_dir);
+	struct dirent *e;
+	bool found = false;
+	while (d && !found && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *p = xasprintf("%s/%s/remote-bench-%s", bench_dir, e->d_name, name);
+		found = access(p, F_OK) == 0;
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static void check_bench(struct diag_list *dl, const char *bench_dir, const char *name,
+			const struct src_pos *pos)
+{
+	if (name && !bench_known(bench_dir, name))
+		diag_add(dl, pos->file, pos->line, pos->col,
+			 "unknown remote-bench program '%s' (no remote-bench-%s in %s)", name, name,
+			 bench_dir);
+}
+
+int cmd_check_before_run(const struct scenario *sc, const struct plan *plan,
+			 const char *bench_dir_opt)
+{
+	struct diag_list dl = DIAG_LIST_INIT;
+	for (size_t b = 0; b < plan->n_boards; b++) {
+		const struct board *bd = plan->boards[b].board;
+		if (bd->transport == TRANSPORT_KIND_SSH && bd->ssh.identity &&
+		    access(bd->ssh.identity, F_OK) != 0)
+			diag_add(&dl, bd->pos.file, bd->pos.line, bd->pos.col,
+				 "board '%s': identity file '%s' does not exist", bd->name,
+				 bd->ssh.identity);
+	}
+	char *bench_dir = bench_dir_opt ? xstrdup(bench_dir_opt) : cmd_default_bench_dir();
+	struct stat st;
+	if (bench_dir && stat(bench_dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+		for (size_t t = 0; t < sc->n_tests; t++) {
+			const struct test *test = &sc->tests[t];
+			check_bench(&dl, bench_dir, test->bench, &test->pos);
+			for (size_t i = 0; i < test->n_steps; i++)
+				check_bench(&dl, bench_dir, test->steps[i].bench, &test->steps[i].pos);
+		}
+	}
+	free(bench_dir);
+	if (!dl.n)
+		return 0;
+	print_diags(&dl);
+	return -1;
 }

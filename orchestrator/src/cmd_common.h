@@ -39,6 +39,14 @@ int cmd_usage_error(const char *name, const char *fmt, ...)
  * exit code to return. */
 int cmd_parse_help_only(int argc, char **argv, const char *name, void (*usage)(FILE *out));
 
+/* What orch validate and --dry-run also check, for the boards and tests
+ * the plan runs: identity files exist, bench: programs exist in the bench
+ * folder (bench_dir, or the default). Prints every problem with its line;
+ * returns 0 or -1. */
+struct plan;
+int cmd_check_before_run(const struct scenario *sc, const struct plan *plan,
+			 const char *bench_dir);
+
 /* orch run's use of the history (cmd_history.c): whether a --baseline
  * spec means the history; judging the run against it; recording the run
  * (and its trend lines) in it. Trouble with the history is a warning: the

@@ -559,7 +559,7 @@ int cmd_run(int argc, char **argv)
 	}
 	if (o.dry_run) {
 		plan_print(plan, stdout);
-		ret = EXIT_OK;
+		ret = cmd_check_before_run(sc, plan, o.bench_dir) < 0 ? EXIT_USAGE : EXIT_OK;
 		goto out;
 	}
 	if (load_baseline(&o, sc, &baseline, &baseline_path) < 0) {

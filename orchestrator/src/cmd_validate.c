@@ -80,6 +80,8 @@ int cmd_validate(int argc, char **argv)
 		else
 			fprintf(stderr, "%s: error: %s\n", argv[optind], err);
 		ret = EXIT_USAGE;
+	} else if (cmd_check_before_run(sc, plan, NULL) < 0) {
+		ret = EXIT_USAGE;
 	} else {
 		fprintf(stderr, "%s: ok: %zu test%s, %zu board%s selected of %zu, %zu test run%s\n",
 			argv[optind], sc->n_tests, sc->n_tests == 1 ? "" : "s", plan->n_boards,

@@ -206,6 +206,57 @@ static void test_select_tests_and_boards(void **state)
 	free(file);
 }
 
+/* Broken scenarios are refused by orch validate before anything runs, each
+ * at its line and column, with the line shown and a caret under the column. */
+static void test_broken_scenarios_refused(void **state)
+{
+	(void)state;
+	struct { const char *name, *text, *want; } cases[] = {
+		{ "args", "inventory: inventory.yaml\ntests:\n"
+			  "  - { name: m, bench: mem, args: --size 4M }\n",
+		  "args.yaml:3:34: error: '--size 4M' in 'args' is one argument with spaces, not "
+		  "several options; write a list: [--size, 4M]" },
+		{ "bench", "inventory: inventory.yaml\ntests:\n  - { name: m, bench: nosuchbench }\n",
+		  "bench.yaml:3:5: error: unknown remote-bench program 'nosuchbench'" },
+		{ "unit", "inventory: inventory.yaml\ntests:\n  - name: u\n    run: 'true'\n"
+			  "    metrics: [{ name: r, regex: '(\\d+)', unit: Mbs }]\n",
+		  "unit.yaml:5:48: error: unknown unit 'Mbs' (did you mean 'Mbps'?)" },
+		{ "expect", "inventory: inventory.yaml\ntests:\n  - name: e\n    run: 'true'\n"
+			    "    metrics: [{ name: speed, regex: '(\\d+)' }]\n"
+			    "    expect: { sped: { min: 1 } }\n",
+		  "expect.yaml:6:15: error: expect on metric 'sped', which test 'e' does not "
+		  "produce (did you mean 'speed'?)" },
+		{ "syntax", "inventory: inventory.yaml\ntests:\n  - name: s\n    run: [oops\n",
+		  "syntax.yaml:5:1: error: " },
+		{ "identity", "inventory: badkey.yaml\ntests:\n  - { name: i, run: 'true' }\n",
+		  "badkey.yaml:2:3: error: board 'k1': identity file '" },
+	};
+	free(ts_write_file(tmp, "badkey.yaml", "boards:\n  k1: { ssh: { host: 127.0.160.9, "
+			   "identity: /nonexistent/id_ed25519 } }\n"));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *name = xasprintf("%s.yaml", cases[i].name);
+		char *file = ts_write_file(tmp, name, cases[i].text);
+		char *out = NULL;
+		int rc = ts_run(&out, "cd '%s' && %s validate %s 2>&1", tmp, ORCH_BIN, file);
+		if (rc != 2 || !strstr(out, cases[i].want))
+			fail_msg("%s: exit %d, wanted 2 and '%s':\n%s", name, rc, cases[i].want, out);
+		if (strcmp(cases[i].name, "args") == 0 &&
+		    !strstr(out, "    3 |   - { name: m, bench: mem, args: --size 4M }\n"
+				 "        |                                  ^\n"))
+			fail_msg("no caret under the column:\n%s", out);
+		free(out);
+		free(file);
+		free(name);
+	}
+	/* --dry-run finds the same */
+	char *out = NULL;
+	char *file = xasprintf("%s/bench.yaml", tmp);
+	assert_int_equal(ts_run(&out, "cd '%s' && %s run --dry-run %s 2>&1", tmp, ORCH_BIN, file), 2);
+	assert_non_null(strstr(out, "unknown remote-bench program 'nosuchbench'"));
+	free(out);
+	free(file);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_missing_bonnie_value),
 		cmocka_unit_test(test_undefined_var_refused_before_run),
 		cmocka_unit_test(test_select_tests_and_boards),
+		cmocka_unit_test(test_broken_scenarios_refused),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -17,6 +17,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const board_keys[] = { "arch", "tags", "local", "workdir", "transport",
 					  "controllers", "ssh", "serial", "power", "vars", NULL };

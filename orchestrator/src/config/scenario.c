@@ -48,6 +48,29 @@ static void read_parse(struct cfg *c, const struct ynode *n, char **out)
 	}
 }
 
+/* args: --size 4M is one argument with a space, which a program reads as
+ * one unknown option: refused, with the list to write instead. */
+static void check_args(struct cfg *c, const struct ynode *n, char **args, size_t n_args)
+{
+	for (size_t i = 0; i < n_args; i++) {
+		const char *a = args[i];
+		if (a[0] != '-' || !strpbrk(a, " \t"))
+			continue;
+		const struct ynode *at = n->kind == YNODE_SEQ && i < n->n ? n->items[i] : n;
+		struct strbuf sb = STRBUF_INIT;
+		for (const char *p = a; *p;) {
+			size_t len = strcspn(p, " \t");
+			if (len)
+				strbuf_printf(&sb, "%s%.*s", sb.len ? ", " : "", (int)len, p);
+			p += len;
+			p += strspn(p, " \t");
+		}
+		cfg_error(c, at, "'%s' in 'args' is one argument with spaces, not several options; "
+			  "write a list: [%s]", a, strbuf_str(&sb));
+		strbuf_release(&sb);
+	}
+}
+
 static void read_bench(struct cfg *c, const struct ynode *n, char **out)
 {
 	char f[96];
@@ -414,6 +437,35 @@ static void read_expect(struct cfg *c, const struct ynode *n, struct test *t)
 	}
 }
 
+/* A plain run: test (no parse:) has only its metrics: to give; an expect:
+ * on anything else can never be met. */
+static void check_expects_producible(struct cfg *c, struct test *t)
+{
+	if (t->kind != TEST_RUN || t->parse)
+		return;
+	for (size_t i = 0; i < t->n_expects; i++) {
+		const struct expectation *x = &t->expects[i];
+		bool found = false;
+		for (size_t j = 0; j < t->n_metrics; j++)
+			found = found || (t->metrics[j].name && strcmp(t->metrics[j].name, x->metric) == 0);
+		if (found)
+			continue;
+		struct ynode at = { .kind = YNODE_SCALAR, .file = x->pos.file, .line = x->pos.line,
+				    .col = x->pos.col };
+		const char **names = xcalloc(t->n_metrics + 1, sizeof(char *));
+		for (size_t j = 0; j < t->n_metrics; j++)
+			names[j] = t->metrics[j].name;
+		const char *sug = cfg_suggest(x->metric, names);
+		if (sug)
+			cfg_error(c, &at, "expect on metric '%s', which test '%s' does not produce "
+				  "(did you mean '%s'?)", x->metric, t->name ? t->name : "?", sug);
+		else
+			cfg_error(c, &at, "expect on metric '%s', which test '%s' does not produce "
+				  "(its metrics: are what it measures)", x->metric, t->name ? t->name : "?");
+		free(names);
+	}
+}
+
 static void read_boot(struct cfg *c, const struct ynode *n, struct test *t)
 {
 	char f[96];
@@ -554,8 +606,8 @@ static void read_steps(struct cfg *c, const struct ynode *n, struct test *t)
 		const struct ynode *args = ymap_get(m, "args");
 		if (args && !bench)
 			cfg_error(c, ymap_key(m, "args"), "'args' only goes with 'bench'");
-		else
-			cfg_str_list(c, args, "args", &s->args, &s->n_args, NULL);
+		else if (cfg_str_list(c, args, "args", &s->args, &s->n_args, NULL) > 0)
+			check_args(c, args, s->args, s->n_args);
 		cfg_bool(c, ymap_get(m, "background"), "background", &s->background);
 		const struct ynode *ready = ymap_get(m, "ready");
 		if (ready && !s->background)
@@ -619,8 +671,8 @@ static void read_test(struct cfg *c, const struct ynode *m, const struct scenari
 	const struct ynode *args = ymap_get(m, "args");
 	if (args && !ymap_get(m, "bench"))
 		cfg_error(c, ymap_key(m, "args"), "'args' only goes with 'bench'");
-	else
-		cfg_str_list(c, args, "args", &t->args, &t->n_args, NULL);
+	else if (cfg_str_list(c, args, "args", &t->args, &t->n_args, NULL) > 0)
+		check_args(c, args, t->args, t->n_args);
 	const struct ynode *parse = ymap_get(m, "parse");
 	if (parse && !ymap_get(m, "run"))
 		cfg_error(c, ymap_key(m, "parse"), "'parse' only goes with 'run' (and in steps)");
@@ -635,6 +687,7 @@ static void read_test(struct cfg *c, const struct ynode *m, const struct scenari
 	const struct ynode *expect = ymap_get(m, "expect");
 	if (expect)
 		read_expect(c, expect, t);
+	check_expects_producible(c, t);
 
 	const struct ynode *boot = ymap_get(m, "boot");
 	if (boot)

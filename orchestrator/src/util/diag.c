@@ -57,6 +57,50 @@ void diag_print(const struct diag_list *dl, FILE *out)
 	}
 }
 
+/* Line n (1-based) of path into buf, without its newline; false if absent. */
+static bool source_line(const char *path, int n, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	int at = 1;
+	bool found = false;
+	while (fgets(buf, (int)len, f)) {
+		size_t l = strlen(buf);
+		bool whole = l > 0 && buf[l - 1] == '\n';
+		if (at == n) {
+			buf[strcspn(buf, "\r\n")] = '\0';
+			found = true;
+			break;
+		}
+		if (whole)
+			at++;
+	}
+	fclose(f);
+	return found;
+}
+
+void diag_print_source(const struct diag_list *dl, FILE *out)
+{
+	char line[512];
+	for (size_t i = 0; i < dl->n; i++) {
+		const struct diag *d = &dl->items[i];
+		if (d->line > 0)
+			fprintf(out, "%s:%d:%d: error: %s\n", d->file, d->line, d->col, d->message);
+		else
+			fprintf(out, "%s: error: %s\n", d->file, d->message);
+		if (d->line <= 0 || !source_line(d->file, d->line, line, sizeof(line)))
+			continue;
+		fprintf(out, "  %5d | ", d->line);
+		for (const char *c = line; *c; c++)
+			fputc((unsigned char)*c < 0x20 && *c != '\t' ? '?' : *c, out);
+		fprintf(out, "\n        | ");
+		for (int c = 1; c < d->col && line[c - 1]; c++)
+			fputc(line[c - 1] == '\t' ? '\t' : ' ', out);
+		fputs("^\n", out);
+	}
+}
+
 void diag_list_release(struct diag_list *dl)
 {
 	for (size_t i = 0; i < dl->n; i++) {

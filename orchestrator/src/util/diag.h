@@ -30,6 +30,10 @@ void diag_add(struct diag_list *dl, const char *file, int line, int col, const c
 void diag_sort(struct diag_list *dl);
 /* Prints every diagnostic, one per line, "file:line:col: error: message". */
 void diag_print(const struct diag_list *dl, FILE *out);
+/* As diag_print, each followed by the offending line of its file and a
+ * caret under the column, as compilers show them (when the file is
+ * readable). */
+void diag_print_source(const struct diag_list *dl, FILE *out);
 void diag_list_release(struct diag_list *dl);
 
 #endif
