@@ -116,6 +116,30 @@ static void test_plan_that_runs_nothing_exits_2(void **state)
 	free(sc);
 }
 
+/* A FIFO (or any file that is not regular) given as inventory or scenario
+ * is refused at once, not waited on forever. */
+static void test_fifo_refused_at_once(void **state)
+{
+	(void)state;
+	char *fifo = xasprintf("%s/fifo.yaml", dir);
+	assert_int_equal(ts_run(NULL, "mkfifo '%s'", fifo), 0);
+	char *sc = ts_write_file(dir, "fifo-sc.yaml", "name: f\ntests:\n  - { name: t, run: 'true' }\n");
+	char *out;
+	int code = ts_run(&out, "timeout 10 %s validate %s -i %s", ORCH_BIN, sc, fifo);
+	assert_int_equal(code, 2);
+	assert_non_null(strstr(out, "not a regular file, found a FIFO"));
+	free(out);
+	code = ts_run(&out, "timeout 10 %s validate %s", ORCH_BIN, fifo);
+	assert_int_equal(code, 2);
+	assert_non_null(strstr(out, "found a FIFO"));
+	free(out);
+	code = ts_run(&out, "timeout 10 %s run %s -i %s -o %s/fifo-runs", ORCH_BIN, sc, fifo, dir);
+	assert_int_equal(code, 2);
+	free(out);
+	free(sc);
+	free(fifo);
+}
+
 /* A baseline that cannot be read stops the run before anything is made. */
 static void test_unreadable_baseline_exits_2_and_leaves_no_folder(void **state)
 {
@@ -251,6 +275,7 @@ int main(void)
 		cmocka_unit_test(test_usage_errors_exit_2),
 		cmocka_unit_test(test_validate_ok_and_plan),
 		cmocka_unit_test(test_plan_that_runs_nothing_exits_2),
+		cmocka_unit_test(test_fifo_refused_at_once),
 		cmocka_unit_test(test_validate_reports_every_error_with_position),
 		cmocka_unit_test(test_unreadable_baseline_exits_2_and_leaves_no_folder),
 		cmocka_unit_test(test_threshold_is_a_finite_percentage),

@@ -2,9 +2,12 @@
 #include "util/strbuf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 /* Deeper nesting than any orch file needs; keeps freeing's recursion bounded. */
@@ -441,11 +444,27 @@ int ytree_load_file(const char *path, struct ynode **root, struct diag_list *dia
 	struct strbuf sb = STRBUF_INIT;
 	int ret = -1;
 	char buf[8192];
-	FILE *f = fopen(path, "rb");
+	struct stat st;
+	/* O_NONBLOCK: opening a FIFO with no writer must not hang; it is
+	 * refused below like any file that is not a regular one. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
 	*root = NULL;
+	if (fd < 0) {
+		diag_add(diags, path, 0, 0, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		diag_add(diags, path, 0, 0, "not a regular file, found %s (give a YAML file)",
+			 S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory"
+			 : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "a special file");
+		close(fd);
+		return -1;
+	}
+	FILE *f = fdopen(fd, "rb");
 	if (!f) {
 		diag_add(diags, path, 0, 0, "cannot open: %s", strerror(errno));
+		close(fd);
 		return -1;
 	}
 	size_t n;
