@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -29,6 +30,8 @@ struct disk_opts {
 	unsigned long files;
 	uint64_t file_size;
 	double seek_time;
+	double file_time;
+	unsigned long max_files;
 };
 
 static volatile sig_atomic_t disk_stop;
@@ -254,19 +257,92 @@ fail:
 	return -1;
 }
 
-enum disk_phase { DISK_CREATE, DISK_READ, DISK_DELETE };
+/* bonnie++'s per-character write: putc of every byte through stdio, then
+ * fflush and fsync (both timed). */
+static int disk_putc_write(const char *path, const struct disk_opts *o, double *secs)
+{
+	double t0 = rb_now();
+	uint64_t i;
+	FILE *f = fopen(path, "wxe");
 
-/* One pass over the small files; returns 0 and the seconds taken, or -1. */
-static int disk_files_pass(const char *work, const struct disk_opts *o, enum disk_phase phase,
+	if (!f)
+		return -1;
+	for (i = 0; i < o->size; i++) {
+		if (putc((int)(i & 0x7f), f) == EOF)
+			goto fail;
+		if ((i & 0xfffff) == 0 && disk_stopped())
+			goto fail;
+	}
+	if (fflush(f) != 0 || fsync(fileno(f)) < 0)
+		goto fail;
+	if (fclose(f) != 0)
+		return -1;
+	*secs = rb_now() - t0;
+	return 0;
+fail:
+	fclose(f);
+	return -1;
+}
+
+/* bonnie++'s per-character read: getc of every byte, the file's cached
+ * pages dropped first. */
+static int disk_getc_read(const char *path, const struct disk_opts *o, double *secs)
+{
+	double t0;
+	uint64_t n = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -1;
+	posix_fadvise(fileno(f), 0, 0, POSIX_FADV_DONTNEED);
+	t0 = rb_now();
+	while (getc(f) != EOF) {
+		if ((++n & 0xfffff) == 0 && disk_stopped())
+			break;
+	}
+	*secs = rb_now() - t0;
+	if (ferror(f) || n != o->size) {
+		fclose(f);
+		errno = EIO;
+		return -1;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* CPU seconds (user + system) this process used so far. */
+static double disk_cpu_secs(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return 0;
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+enum disk_phase { DISK_CREATE, DISK_STAT, DISK_READ, DISK_DELETE };
+
+#define DISK_MAX_FILES 1000000ul
+
+/* One pass over the small files; returns 0 and the seconds taken, or -1.
+ * The create pass makes at least --files files and goes on until it took
+ * --file-time (at most o->max_files), so every pass runs long enough to
+ * measure; o->files is then the count made. */
+static int disk_files_pass(const char *work, struct disk_opts *o, enum disk_phase phase,
 			   char *buf, double *secs)
 {
 	char path[4096 + 32];
 	double t0 = rb_now();
 	unsigned long i;
+	struct stat st;
 	ssize_t n;
 	int fd;
 
-	for (i = 0; i < o->files; i++) {
+	for (i = 0; i < o->files ||
+		    (phase == DISK_CREATE && i < o->max_files && (i & 63) != 0) ||
+		    (phase == DISK_CREATE && i < o->max_files && rb_now() - t0 < o->file_time);
+	     i++) {
 		if (disk_stopped())
 			return -1;
 		snprintf(path, sizeof(path), "%s/f%06lu", work, i);
@@ -280,6 +356,10 @@ static int disk_files_pass(const char *work, const struct disk_opts *o, enum dis
 				return -1;
 			}
 			if (close(fd) < 0)
+				return -1;
+			break;
+		case DISK_STAT:
+			if (stat(path, &st) < 0)
 				return -1;
 			break;
 		case DISK_READ:
@@ -300,6 +380,8 @@ static int disk_files_pass(const char *work, const struct disk_opts *o, enum dis
 			break;
 		}
 	}
+	if (phase == DISK_CREATE)
+		o->files = i;
 	*secs = rb_now() - t0;
 	return 0;
 }
@@ -313,15 +395,20 @@ static void disk_usage(void)
 	       "  --dir DIR          where to work (default: the current directory)\n"
 	       "  --size SIZE        size of the big file (default 8M; K/M/G)\n"
 	       "  --block SIZE       read/write size for the big file (default 64K)\n"
-	       "  --files N          small files to create, read, delete (default 256)\n"
+	       "  --files N          at least N small files to create, stat, read, delete\n"
+	       "                     (default 1024; bonnie++ -n 16 is 16384)\n"
+	       "  --file-time SECS   create files for at least this long (default 1)\n"
 	       "  --file-size SIZE   bytes per small file (default 0)\n"
 	       "  --seek-time SECS   time spent on random seeks (default 0.5)\n"
 	       "  --help             this text\n"
 	       "\n"
-	       "Prints JSON lines: disk.seq_write (MiB/s, write+fsync), disk.rewrite (MiB/s,\n"
+	       "Prints JSON lines: disk.putc_write, disk.getc_read (MiB/s, one byte per\n"
+	       "putc/getc, like bonnie++'s per-char), disk.seq_write (MiB/s, write+fsync), disk.rewrite (MiB/s,\n"
 	       "read-modify-write+fsync), disk.seq_read (MiB/s, cache dropped first),\n"
-	       "disk.seeks (random 4 KiB reads/s), disk.create, disk.read, disk.delete\n"
-	       "(small files/s, no fsync).\n");
+	       "disk.seeks (random 4 KiB reads/s), disk.create, disk.stat (stat(), bonnie++'s\n"
+	       "Read), disk.open_read (open+read+close), disk.delete\n"
+	       "(small files/s, no fsync; sync before the delete), and for each of these\n"
+	       "but seeks METRIC_cpu: the %% of one CPU this process used meanwhile.\n");
 }
 
 static int disk_parse(int argc, char **argv, struct disk_opts *o)
@@ -333,6 +420,7 @@ static int disk_parse(int argc, char **argv, struct disk_opts *o)
 		{ "files", required_argument, NULL, 'f' },
 		{ "file-size", required_argument, NULL, 'F' },
 		{ "seek-time", required_argument, NULL, 't' },
+		{ "file-time", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -364,6 +452,10 @@ static int disk_parse(int argc, char **argv, struct disk_opts *o)
 			if (rb_parse_seconds(optarg, 0.001, 3600, &o->seek_time) < 0)
 				return rb_usage_error("bad --seek-time '%s' (seconds)", optarg);
 			break;
+		case 'T':
+			if (rb_parse_seconds(optarg, 0, 3600, &o->file_time) < 0)
+				return rb_usage_error("bad --file-time '%s' (seconds)", optarg);
+			break;
 		case 'h':
 			disk_usage();
 			return -1;
@@ -377,14 +469,14 @@ static int disk_parse(int argc, char **argv, struct disk_opts *o)
 int main(int argc, char **argv)
 {
 	struct disk_opts o = {
-		.dir = ".", .size = 8u << 20, .block = 64u << 10, .files = 256,
-		.file_size = 0, .seek_time = 0.5,
+		.dir = ".", .size = 8u << 20, .block = 64u << 10, .files = 1024,
+		.file_size = 0, .seek_time = 0.5, .file_time = 1.0,
 	};
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	char work[4096], data[4200];
 	struct sigaction sa;
 	struct statvfs vfs;
-	double secs, rate;
+	double secs = 0, rate, cpu0;
 	char *buf = NULL;
 	size_t buflen, i;
 	int ret, unmeasured = 0;
@@ -405,6 +497,10 @@ int main(int argc, char **argv)
 	if ((uint64_t)vfs.f_bavail * vfs.f_frsize < o.size + o.files * (o.file_size + 4096) + (1u << 20))
 		return rb_error("not enough free space in %s for --size %llu", o.dir,
 				(unsigned long long)o.size);
+	/* files made beyond --files (to fill --file-time) use at most half the room */
+	o.max_files = (unsigned long)((uint64_t)vfs.f_bavail * vfs.f_frsize / 2 / (o.file_size + 4096));
+	if (o.max_files > DISK_MAX_FILES)
+		o.max_files = DISK_MAX_FILES;
 	if (snprintf(work, sizeof(work), "%s/remote-bench-disk.XXXXXX", o.dir) >= (int)sizeof(work))
 		return rb_error("--dir too long");
 	if (!mkdtemp(work))
@@ -437,21 +533,58 @@ int main(int argc, char **argv)
 			unmeasured = 1;                                           \
 	} while (0)
 
+/* The CPU share of the step just measured (bonnie++'s %CP): this process's
+ * user+system time over the step's wall time, as metric NAME_cpu. */
+#define DISK_EMIT_CPU(metric)                                                     \
+	do {                                                                      \
+		if (secs > 0 && rb_emit(metric "_cpu", 100.0 * (disk_cpu_secs() - cpu0) / secs, \
+					"%", "lower") < 0)                        \
+			unmeasured = 1;                                           \
+	} while (0)
+
+	cpu0 = disk_cpu_secs();
+	DISK_STEP(disk_putc_write(data, &o, &secs), "per-char write");
+	DISK_EMIT("disk.putc_write", (double)o.size / DISK_MIB / secs, "MiB/s");
+	DISK_EMIT_CPU("disk.putc_write");
+	cpu0 = disk_cpu_secs();
+	DISK_STEP(disk_getc_read(data, &o, &secs), "per-char read");
+	DISK_EMIT("disk.getc_read", (double)o.size / DISK_MIB / secs, "MiB/s");
+	DISK_EMIT_CPU("disk.getc_read");
+	unlink(data);
+	cpu0 = disk_cpu_secs();
 	DISK_STEP(disk_seq_write(data, &o, buf, &secs), "sequential write");
 	DISK_EMIT("disk.seq_write", (double)o.size / DISK_MIB / secs, "MiB/s");
+	DISK_EMIT_CPU("disk.seq_write");
+	cpu0 = disk_cpu_secs();
 	DISK_STEP(disk_rewrite(data, &o, buf, &secs), "rewrite");
 	DISK_EMIT("disk.rewrite", (double)o.size / DISK_MIB / secs, "MiB/s");
+	DISK_EMIT_CPU("disk.rewrite");
+	cpu0 = disk_cpu_secs();
 	DISK_STEP(disk_seq_read(data, &o, buf, &secs), "sequential read");
 	DISK_EMIT("disk.seq_read", (double)o.size / DISK_MIB / secs, "MiB/s");
+	DISK_EMIT_CPU("disk.seq_read");
 	DISK_STEP(disk_seeks(data, &o, buf, &rate), "seeks");
 	DISK_EMIT("disk.seeks", rate, "ops/s");
 	unlink(data);
+	cpu0 = disk_cpu_secs();
 	DISK_STEP(disk_files_pass(work, &o, DISK_CREATE, buf, &secs), "creating files");
 	DISK_EMIT("disk.create", (double)o.files / secs, "ops/s");
+	DISK_EMIT_CPU("disk.create");
+	cpu0 = disk_cpu_secs();
+	cpu0 = disk_cpu_secs();
+	DISK_STEP(disk_files_pass(work, &o, DISK_STAT, buf, &secs), "stat of files");
+	DISK_EMIT("disk.stat", (double)o.files / secs, "ops/s");
+	DISK_EMIT_CPU("disk.stat");
+	cpu0 = disk_cpu_secs();
 	DISK_STEP(disk_files_pass(work, &o, DISK_READ, buf, &secs), "reading files");
-	DISK_EMIT("disk.read", (double)o.files / secs, "ops/s");
+	DISK_EMIT("disk.open_read", (double)o.files / secs, "ops/s");
+	DISK_EMIT_CPU("disk.open_read");
+	/* bonnie++ deletes files whose data is on the disk: sync first. */
+	sync();
+	cpu0 = disk_cpu_secs();
 	DISK_STEP(disk_files_pass(work, &o, DISK_DELETE, buf, &secs), "deleting files");
 	DISK_EMIT("disk.delete", (double)o.files / secs, "ops/s");
+	DISK_EMIT_CPU("disk.delete");
 	ret = unmeasured;
 out:
 	free(buf);

@@ -135,10 +135,18 @@ def leftovers(d):
 
 def do_disk(args):
     prog = args[0]
-    expect = ["disk.seq_write", "disk.rewrite", "disk.seq_read", "disk.seeks",
-              "disk.create", "disk.read", "disk.delete"]
+    steps = ["disk.putc_write", "disk.getc_read", "disk.seq_write", "disk.rewrite",
+             "disk.seq_read", "disk.create", "disk.stat", "disk.open_read", "disk.delete"]
+    expect = steps + [m + "_cpu" for m in steps] + ["disk.seeks"]
     with tempfile.TemporaryDirectory(prefix="rb-disk-") as d:
-        run_json([prog, "--dir", d, "--size", "1M", "--files", "32", "--seek-time", "0.1"], expect)
+        t0 = time.time()
+        got = run_json([prog, "--dir", d, "--size", "1M", "--files", "32", "--seek-time", "0.1",
+                        "--file-time", "0.5"], expect)
+        if time.time() - t0 < 0.5:
+            raise Fail("file tests ran less than --file-time 0.5")
+        for m in steps:
+            if not 0 <= got[m + "_cpu"] <= 400:
+                raise Fail("%s_cpu = %r is not a CPU share" % (m, got[m + "_cpu"]))
         if leftovers(d):
             raise Fail("files left after a normal run: %s" % leftovers(d))
 
