@@ -40,7 +40,7 @@ static void check_ssh(struct board_check *bc)
 		return;
 	}
 	char err[512];
-	struct transport *t = board_connect(b, err, sizeof(err));
+	struct transport *t = board_link_connect_once(b, err, sizeof(err));
 	if (!t) {
 		snprintf(bc->ssh, sizeof(bc->ssh), "%s", err);
 		bc->ok = false;

@@ -221,7 +221,7 @@ int cmd_boot(int argc, char **argv)
 	bool own_phases = false;
 	const struct board *board = inventory_find(inv, board_name);
 	char *dir = NULL;
-	struct board_conn conn = { 0 };
+	struct board_link link = { 0 };
 	struct coord_db *db = NULL;
 	struct hold *hold = NULL;
 	if (!board) {
@@ -229,7 +229,7 @@ int cmd_boot(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	board_conn_init(&conn, board);
+	board_link_init(&link, board, inv->dir);
 	const struct test *from = NULL;
 	for (size_t i = 0; sc && i < sc->n_tests && !from; i++)
 		if (sc->tests[i].kind == TEST_BOOT)
@@ -287,7 +287,7 @@ int cmd_boot(int argc, char **argv)
 	}
 	struct plan_item item = { .board = board, .test = &test };
 	struct boot_job job = {
-		.ctx = { .item = &item, .conn = &conn, .test_dir = dir, .inventory_dir = inv->dir },
+		.ctx = { .item = &item, .link = &link, .test_dir = dir, .inventory_dir = inv->dir },
 	};
 	job.tr.board = xstrdup(board->name);
 	job.tr.test = xstrdup("boot");
@@ -339,7 +339,7 @@ int cmd_boot(int argc, char **argv)
 	test_result_release(&job.tr);
 out:
 	if (board)
-		board_conn_release(&conn);
+		board_link_release(&link);
 	hold_free(hold);
 	coord_db_close(db);
 	if (own_phases)

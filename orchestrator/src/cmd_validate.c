@@ -87,6 +87,13 @@ int cmd_validate(int argc, char **argv)
 			argv[optind], sc->n_tests, sc->n_tests == 1 ? "" : "s", plan->n_boards,
 			plan->n_boards == 1 ? "" : "s", inv->n_boards, plan->n_items,
 			plan->n_items == 1 ? "" : "s");
+		for (size_t b = 0; b < plan->n_boards; b++)
+			for (size_t i = 0; i < plan->boards[b].n_items; i++) {
+				const struct plan_item *it = &plan->boards[b].items[i];
+				if (it->skip_reason)
+					fprintf(stderr, "%s: skip: test '%s' on %s: %s\n", argv[optind],
+						it->test->name, it->board->name, it->skip_reason);
+			}
 		if (show_plan)
 			plan_print(plan, stdout);
 	}

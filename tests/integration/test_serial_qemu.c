@@ -23,7 +23,7 @@ struct fx {
 	char *state;
 	char *script;
 	struct board board;
-	struct board_conn conn;
+	struct board_link link;
 	bool booted;
 };
 
@@ -57,7 +57,7 @@ static int setup(void **state)
 	b->serial.port = xasprintf("%s/console", f->state);
 	b->serial.baud = 115200;
 	b->power.cycle = xasprintf("%s power cycle --state %s", script, f->state);
-	board_conn_init(&f->conn, b);
+	board_link_init(&f->link, b, NULL);
 	*state = f;
 	return 0;
 }
@@ -67,7 +67,7 @@ static int teardown(void **state)
 	struct fx *f = *state;
 	if (!f)
 		return 0;
-	board_conn_release(&f->conn);
+	board_link_release(&f->link);
 	ts_run(NULL, "%s stop --state %s", f->script, f->state);
 	ts_rmrf(f->dir);
 	free(f->board.name);
@@ -122,7 +122,7 @@ static void run_boot(struct fx *f, struct test *t, const char *sub, struct test_
 	struct plan_item item = { .board = &f->board, .test = t };
 	char *dir = xasprintf("%s/%s", f->dir, sub);
 	assert_int_equal(ts_run(NULL, "mkdir -p %s", dir), 0);
-	struct exec_context ctx = { .item = &item, .conn = &f->conn, .test_dir = dir,
+	struct exec_context ctx = { .item = &item, .link = &f->link, .test_dir = dir,
 				    .inventory_dir = f->dir };
 	memset(tr, 0, sizeof(*tr));
 	tr->board = xstrdup("qemu");

@@ -212,6 +212,9 @@ struct test {
 	size_t n_push;
 	struct artifact *fetch;   /* files brought back into the test's folder after it */
 	size_t n_fetch;
+	char **board_selectors;   /* boards: of this test (narrows the scenario's), or NULL */
+	size_t n_board_selectors;
+	struct src_pos *board_selector_pos;
 	struct src_pos pos;
 };
 

@@ -22,7 +22,7 @@ static const char *const top_keys[] = { "name", "inventory", "boards", "defaults
 static const char *const defaults_keys[] = { "timeout", "repeat", NULL };
 static const char *const test_keys[] = { "name", "run", "bench", "boot", "steps", "roles", "args",
 					 "repeat", "repeat_max", "timeout", "metrics", "expect",
-					 "parse", "vars", "env", "push", "fetch", NULL };
+					 "parse", "vars", "env", "push", "fetch", "boards", NULL };
 static const char *const push_keys[] = { "src", "dest", "mode", NULL };
 static const char *const fetch_keys[] = { "src", "dest", NULL };
 static const char *const metric_keys[] = { "name", "regex", "unit", "unit_group", "better", "from",
@@ -133,7 +133,7 @@ static void check_substitutions(struct cfg *c, const struct ynode *n, const char
 		if ((len == 5 && strncmp(p + 1, "board", 5) == 0) ||
 		    (len == 4 && strncmp(p + 1, "vars", 4) == 0) ||
 		    (len == 3 && strncmp(p + 1, "env", 3) == 0))
-			continue;
+			continue;   /* namespaces every command has (DESIGN.md) */
 		bool found = false;
 		for (size_t i = 0; i < t->n_roles; i++)
 			if (strlen(t->roles[i].name) == len && strncmp(t->roles[i].name, p + 1, len) == 0)
@@ -620,6 +620,23 @@ static void read_steps(struct cfg *c, const struct ynode *n, struct test *t)
 	free(role_names);
 }
 
+/* A test's own boards: (a selector narrowing the scenario's). */
+static void read_test_boards(struct cfg *c, const struct ynode *n, struct test *t)
+{
+	char f[96], err[256];
+	if (!n || cfg_str_list(c, n, "boards", &t->board_selectors, &t->n_board_selectors,
+			       &t->board_selector_pos) <= 0)
+		return;
+	for (size_t i = 0; i < t->n_board_selectors; i++) {
+		const struct ynode *it = n->kind == YNODE_SEQ ? n->items[i] : n;
+		if (!selector_well_formed(t->board_selectors[i], err, sizeof(err)))
+			cfg_error(c, it, "invalid selector in 'boards', found %s: %s",
+				  cfg_found(it, f, sizeof(f)), err);
+	}
+	if (t->n_board_selectors == 0)
+		cfg_error(c, n, "'boards' is empty (use all, a name or tag:NAME)");
+}
+
 static void read_test(struct cfg *c, const struct ynode *m, const struct scenario *sc, struct test *t)
 {
 	char f[96];
@@ -635,6 +652,7 @@ static void read_test(struct cfg *c, const struct ynode *m, const struct scenari
 	else if (cfg_str(c, name, "name", &t->name) > 0 && !cfg_safe_name(t->name))
 		cfg_error(c, name, "invalid test name, found %s (use letters, digits, '.', '_', '-')",
 			  cfg_found(name, f, sizeof(f)));
+	read_test_boards(c, ymap_get(m, "boards"), t);
 	const char *tn = t->name ? t->name : "?";
 
 	cfg_duration(c, ymap_get(m, "timeout"), "timeout", &t->timeout_ms);
@@ -902,6 +920,8 @@ int scenario_load_buffer(const char *name, const char *data, size_t len, struct 
 
 static void test_release(struct test *t)
 {
+	cfg_strv_free(t->board_selectors, t->n_board_selectors);
+	free(t->board_selector_pos);
 	free(t->name);
 	free(t->run);
 	free(t->bench);

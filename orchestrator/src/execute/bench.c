@@ -307,9 +307,9 @@ int execute_bench(struct exec_context *ctx, struct test_result *tr)
 	struct transport *t;
 	char err[512];
 	char *remote = NULL;
-	if (board_conn_get(ctx->conn, &t, err, sizeof(err)) == 0) {
+	if (exec_transport(ctx, tr, &t, err, sizeof(err)) == 0) {
 		struct bench_target bt = {
-			ctx->conn->board, t, &ctx->conn->arch, ctx->bench_dir, ctx->test_dir };
+			ctx->link->board, t, &ctx->link->arch, ctx->bench_dir, ctx->test_dir };
 		remote = bench_ensure(&bt, test->bench, tr, err, sizeof(err));
 	}
 	if (!remote) {
@@ -339,7 +339,7 @@ int execute_bench(struct exec_context *ctx, struct test_result *tr)
 	struct command_outcome out;
 	int ran = command_run(t, &spec, &out);
 	if (ran < 0)
-		board_conn_reset(ctx->conn);
+		board_link_reset(ctx->link);
 	bool passed = command_judge(&out, test->timeout_ms, test->bench, mc.last_stderr, tr);
 	if (ran == 0)
 		artifact_fetch_all(t, ctx->item->board, test, ctx->test_dir, tr);

@@ -12,7 +12,6 @@
 #include "execute/execute.h"
 #include "execute/metrics.h"
 #include "transport/serial_capture.h"
-#include "transport/transport_local.h"
 #include "util/secret.h"
 #include "util/deadline.h"
 #include "util/fsutil.h"
@@ -28,8 +27,6 @@
 #include <string.h>
 #include <time.h>
 
-#define POWER_TIMEOUT_MS 60000
-#define REBOOT_TIMEOUT_MS 5000
 
 struct phase_seen {
 	bool reached;
@@ -75,93 +72,9 @@ static void watch_line(void *ctx, const struct serial_line *l)
 	pthread_mutex_unlock(&w->mu);
 }
 
-struct collect {
-	struct strbuf text;
-};
-
-static int collect_output(void *ctx, enum transport_stream stream, const char *data, size_t len)
+static int trigger_power(struct exec_context *ctx, int64_t timeout_ms, char *err, size_t errlen)
 {
-	struct collect *c = ctx;
-	if (c->text.len < 2048)
-		strbuf_append(&c->text, data, len);
-	return 0;
-}
-
-/* Runs a power command on the controller in dir: 0, or -1 with why in err. */
-static int run_power(const char *what, const char *cmd, const char *dir, char *err,
-		     size_t errlen)
-{
-	struct transport *local = transport_local_new();
-	struct strbuf line = STRBUF_INIT;
-	if (dir) {
-		strbuf_puts(&line, "cd ");
-		strbuf_shquote(&line, dir);
-		strbuf_puts(&line, " && ");
-	}
-	strbuf_puts(&line, cmd);
-	struct collect c = { STRBUF_INIT };
-	struct transport_exec req = {
-		.command = strbuf_str(&line), .timeout_ms = POWER_TIMEOUT_MS, .stdin_fd = -1,
-		.on_output = collect_output, .ctx = &c,
-	};
-	struct transport_status st;
-	char terr[256];
-	int ret = -1;
-	if (transport_exec(local, &req, &st, terr, sizeof(terr)) < 0) {
-		snprintf(err, errlen, "power %s command '%s': %s", what, cmd, terr);
-	} else if (st.timed_out || st.interrupted || st.exit_code != 0) {
-		char *out = strbuf_detach(&c.text);
-		size_t n = strlen(out);
-		while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == '\r'))
-			out[--n] = '\0';
-		char *last = strrchr(out, '\n');
-		snprintf(err, errlen, "power %s command '%s' %s%s%s", what, cmd,
-			 st.timed_out ? "timed out" : st.interrupted ? "interrupted" : "failed",
-			 *out ? ": " : "", last ? last + 1 : out);
-		if (!st.timed_out && !st.interrupted && st.exit_code > 0) {
-			size_t l = strlen(err);
-			snprintf(err + l, errlen - l, " (exit status %d)", st.exit_code);
-		}
-		free(out);
-	} else {
-		ret = 0;
-	}
-	strbuf_release(&c.text);
-	strbuf_release(&line);
-	transport_free(local);
-	return ret;
-}
-
-static int trigger_power(const struct board *b, const char *dir, char *err, size_t errlen)
-{
-	if (b->power.cycle)
-		return run_power("cycle", b->power.cycle, dir, err, errlen);
-	if (!b->power.on) {
-		snprintf(err, errlen, "%s has no power commands (power: cycle, or off and on)",
-			 b->name);
-		return -1;
-	}
-	if (b->power.off && run_power("off", b->power.off, dir, err, errlen) < 0)
-		return -1;
-	return run_power("on", b->power.on, dir, err, errlen);
-}
-
-/* Sends reboot; losing the connection is expected, so only reaching the
- * board at all counts. */
-static int trigger_reboot(struct exec_context *ctx, char *err, size_t errlen)
-{
-	struct transport *t;
-	if (board_conn_get(ctx->conn, &t, err, errlen) < 0)
-		return -1;
-	struct transport_status st;
-	struct transport_exec req = {
-		.command = "(sleep 1; reboot || busybox reboot) >/dev/null 2>&1 </dev/null &",
-		.timeout_ms = REBOOT_TIMEOUT_MS, .stdin_fd = -1,
-	};
-	char terr[256];
-	transport_exec(t, &req, &st, terr, sizeof(terr));
-	board_conn_reset(ctx->conn);
-	return 0;
+	return board_link_power(ctx->link, POWER_CYCLE, timeout_ms, err, errlen);
 }
 
 static void fill_results(struct boot_watch *w, const struct boot_spec *spec,
@@ -237,22 +150,14 @@ int execute_boot(struct exec_context *ctx, struct test_result *tr)
 	w.metrics_from_us = spec->trigger == BOOT_TRIGGER_NONE ? 0 : INT64_MAX;
 	tr->exit_code = -1;
 
-	if (!b->serial.present) {
-		tr->status = STATUS_ERROR;
-		test_result_set_message(tr, "%s has no serial console to time the boot on", b->name);
-		goto out;
-	}
 	if (spec->trigger == BOOT_TRIGGER_REBOOT && b->transport == TRANSPORT_KIND_SERIAL &&
-	    trigger_reboot(ctx, err, sizeof(err)) < 0) {
+	    board_link_reboot(ctx->link, err, sizeof(err)) < 0) {
 		/* the console is the command transport: reboot before listening on it */
 		tr->status = STATUS_ERROR;
 		test_result_set_message(tr, "reboot: %s", err);
 		goto out;
 	}
-	struct serial_target target;
-	board_serial_target(b, &target);
-	port = serial_port_open(&target, err, sizeof(err));
-	if (!port) {
+	if (board_link_console(ctx->link, &port, err, sizeof(err)) < 0) {
 		tr->status = STATUS_ERROR;
 		test_result_set_message(tr, "serial console of %s: %s", b->name, err);
 		goto out;
@@ -279,9 +184,9 @@ int execute_boot(struct exec_context *ctx, struct test_result *tr)
 	pthread_mutex_unlock(&w.mu);
 	int trig = 0;
 	if (spec->trigger == BOOT_TRIGGER_POWER_CYCLE)
-		trig = trigger_power(b, ctx->inventory_dir, err, sizeof(err));
+		trig = trigger_power(ctx, timeout_ms, err, sizeof(err));
 	else if (spec->trigger == BOOT_TRIGGER_REBOOT && b->transport != TRANSPORT_KIND_SERIAL)
-		trig = trigger_reboot(ctx, err, sizeof(err));
+		trig = board_link_reboot(ctx->link, err, sizeof(err));
 	if (trig < 0) {
 		tr->status = STATUS_ERROR;
 		test_result_set_message(tr, "%s", err);
@@ -314,6 +219,8 @@ int execute_boot(struct exec_context *ctx, struct test_result *tr)
 	char cerr[256] = "";
 	int cret = serial_capture_stop(cap, &cst, cerr, sizeof(cerr));
 	cap = NULL;
+	if (spec->trigger == BOOT_TRIGGER_NONE && w.next > 0)
+		board_link_mark_booting(ctx->link);   /* it rebooted: any session is stale */
 
 	pthread_mutex_lock(&w.mu);
 	tr->last_line = xstrdup(w.last_line);
@@ -353,7 +260,6 @@ int execute_boot(struct exec_context *ctx, struct test_result *tr)
 	}
 out:
 	serial_capture_stop(cap, NULL, err, sizeof(err));
-	serial_port_close(port);
 	for (size_t i = 0; i < spec->n_phases; i++)
 		free(w.seen[i].line);
 	free(w.seen);

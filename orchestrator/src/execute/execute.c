@@ -3,8 +3,11 @@
  * against its expectations. The per-kind executors do one run each.
  */
 #include "execute/execute.h"
+#include "execute/facts.h"
+#include "config/caps.h"
 #include "execute/metrics.h"
 #include "util/deadline.h"
+#include "util/log.h"
 #include "util/interrupt.h"
 #include "util/strbuf.h"
 #include "util/units.h"
@@ -106,14 +109,46 @@ static void repeat_finish(struct test_result *tr, bool settled, bool interrupted
 		r->stop = settled ? REPEAT_STOP_CONVERGED : REPEAT_STOP_CAP;
 }
 
+int exec_transport(struct exec_context *ctx, struct test_result *tr, struct transport **t,
+		   char *err, size_t errlen)
+{
+	struct board_link *bl = ctx->link;
+	struct facts_state *fs = ctx->facts;
+	bl->last_reconnect_s = -1;
+	int ret = board_link_get(bl, ctx->item->test->timeout_ms, t, err, errlen);
+	if (bl->last_reconnect_s >= 0 && tr)
+		test_result_add_sample(tr, "link.reconnect", "s", false, bl->last_reconnect_s);
+	bl->last_reconnect_s = -1;
+	if (ret == 0 && fs && fs->want && !fs->done) {
+		/* once, over the first connection: a failure costs the facts only */
+		char ferr[512];
+		fs->done = true;
+		if (!fs->facts.board)
+			fs->facts.board = xstrdup(bl->board->name);
+		if (facts_gather(*t, fs->specs, fs->n_specs, &fs->facts, ferr, sizeof(ferr)) < 0) {
+			log_warn("%s: facts not gathered: %s", bl->board->name, ferr);
+			board_link_reset(bl);
+			ret = board_link_get(bl, ctx->item->test->timeout_ms, t, err, errlen);
+		}
+	}
+	return ret;
+}
+
 int execute_item(struct exec_context *ctx, struct test_result *tr)
 {
 	const struct test *test = ctx->item->test;
 	int runs = test->repeat_auto ? test->repeat_max : test->repeat;
 	if (runs < 1)
 		runs = 1;
-	tr->status = STATUS_PASS;
 	tr->start_wall_us = clock_wall_us();
+	const char *why = test_unsupported(ctx->item->board, test);
+	if (why) {
+		tr->status = STATUS_SKIP;
+		test_result_set_message(tr, "%s", why);
+		tr->end_wall_us = tr->start_wall_us;
+		return 0;
+	}
+	tr->status = STATUS_PASS;
 	tr->repeat.is_auto = test->repeat_auto;
 	tr->repeat.max_runs = runs;
 	tr->repeat.target_pct = REPEAT_AUTO_RSD_PCT;

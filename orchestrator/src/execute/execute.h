@@ -6,65 +6,58 @@
  * executor writes the test's logs into ctx->test_dir and fills a
  * test_result; it never decides exit codes or writes run-level files.
  *
+ * Everything that reaches a board goes through its board link
+ * (link/board_link.h): executors ask it for a transport, the console or a
+ * power action, and never open one themselves.
+ *
  * Status rules: a command that ran and failed (non-zero exit, timeout,
  * missed expectation, boot phase over budget) is STATUS_FAIL; a board that
- * cannot be reached, a push or power command that failed, a serial port that
- * is missing is STATUS_ERROR.
+ * cannot be reached or stops answering, a push or power command that
+ * failed, a serial port that is missing is STATUS_ERROR.
  */
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "config/model.h"
+#include "link/board_link.h"
 #include "plan/plan.h"
 #include "result/result.h"
 #include "transport/serial_port.h"
 #include "transport/transport.h"
 
 /*
- * A board's connection for the commands of its tests: opened on first use,
- * reused by every later test of the board, and reopened once if it was lost.
- * Owned by one worker thread at a time.
+ * A board's facts (facts.h), gathered once per run over the first
+ * connection its link makes for a test, when want is set (the scheduler
+ * keeps one per board).
  */
-struct board_conn {
-	const struct board *board;
-	struct transport *transport;   /* NULL until connected */
-	char *arch;                    /* board arch: inventory, or `uname -m` once */
-	char *connect_error;           /* set once connecting failed: not retried */
-	bool bench_dir_ready;          /* workdir created on the board */
-	/* facts: gathered right after the first successful connect when
-	 * want_facts is set (the scheduler sets it), then left in facts */
-	bool want_facts;
-	const struct fact_spec *fact_specs;   /* the scenario's facts: */
-	size_t n_fact_specs;
-	bool facts_done;
+struct facts_state {
+	bool want;
+	const struct fact_spec *specs;   /* the scenario's facts: */
+	size_t n_specs;
+	bool done;
 	struct board_facts facts;
 };
 
-void board_conn_init(struct board_conn *bc, const struct board *board);
-/* The transport, connecting if needed: 0, or -1 with the reason in err. A
- * board that could not be reached is not tried again in this run (its later
- * tests error at once with the same reason); a connection lost later is. */
-int board_conn_get(struct board_conn *bc, struct transport **out, char *err, size_t errlen);
-/* Drops a broken connection so the next board_conn_get() reconnects. */
-void board_conn_reset(struct board_conn *bc);
-void board_conn_release(struct board_conn *bc);
-
-/* A new connection to board through its configured transport (ssh, local,
- * serial); caller frees. NULL with the reason in err. */
-struct transport *board_connect(const struct board *board, char *err, size_t errlen);
-/* The serial console as a command transport (connect_serial.c). */
-struct transport *board_connect_serial(const struct board *board, char *err, size_t errlen);
-/* The board's serial: section as a transport-level target (strings borrowed). */
-void board_serial_target(const struct board *board, struct serial_target *t);
-
 struct exec_context {
 	const struct plan_item *item;  /* board, test, roles */
-	struct board_conn *conn;       /* the item's board's connection */
+	struct board_link *link;       /* the item's board's link */
+	/* The link of another board of the item (a fixed role's board, locked
+	 * by the scheduler for the item); NULL: role boards get connections of
+	 * their own for this item only. */
+	struct board_link *(*link_of)(void *links_ctx, const struct board *b);
+	void *links_ctx;
+	struct facts_state *facts;     /* NULL: no facts gathered */
 	const char *test_dir;          /* absolute: logs go here */
 	const char *bench_dir;         /* remote-bench binaries: BENCH_DIR/ARCH/NAME */
 	const char *inventory_dir;     /* power commands run here */
 	int repeat_index;              /* 0-based, for repeat: N */
 };
+
+/* The item's board's command transport through its link, waiting for a
+ * booting board up to the test's timeout; that wait is recorded in tr as
+ * the metric link.reconnect (s). 0, or -1 with the reason in err. */
+int exec_transport(struct exec_context *ctx, struct test_result *tr, struct transport **t,
+		   char *err, size_t errlen);
 
 /* Runs ctx->item once per repeat into tr (whose board/test names are set).
  * Returns 0; all outcomes are expressed in tr->status and tr->message. */

@@ -23,6 +23,7 @@
 #include "execute/parse_iperf3.h"
 #include "execute/substitute.h"
 #include "execute/vars.h"
+#include "transport/transport_ssh.h"
 #include "util/deadline.h"
 #include "util/interrupt.h"
 #include "util/log.h"
@@ -56,7 +57,8 @@ struct tail {
 struct peer {
 	const struct board *board;
 	struct transport *t;           /* owned unless borrowed */
-	bool borrowed;                 /* the item's board: ctx->conn's transport */
+	struct board_link *link;       /* b's link when the scheduler gave one, or NULL */
+	bool borrowed;                 /* t is link's transport */
 	char *arch;                    /* from `uname -m`, when the inventory has none */
 };
 
@@ -66,6 +68,7 @@ struct bg_step {
 	const char *role;
 	char *command;                 /* as sent: the pgid line, then the step */
 	struct transport *t;           /* its own connection, used by its thread only */
+	struct board_link *link;       /* where t came from (put back there), or NULL */
 	struct output_sink *sink;
 	pthread_t thread;
 	bool started;
@@ -136,6 +139,15 @@ static const struct role_binding *find_role(const struct plan_item *item, const 
 	return NULL;
 }
 
+/* b's board link: the item's own, or the scheduler's for a role board;
+ * NULL when run without a scheduler (role boards then connect per item). */
+static struct board_link *multi_link(struct multi_run *mr, const struct board *b)
+{
+	if (b == mr->item->board)
+		return mr->ctx->link;
+	return mr->ctx->link_of ? mr->ctx->link_of(mr->ctx->links_ctx, b) : NULL;
+}
+
 /* The boards a step of role rb runs on: the item's board for `each`. */
 static void role_boards(const struct plan_item *item, const struct role_binding *rb,
 			const struct board *const **boards, size_t *n)
@@ -197,6 +209,7 @@ static struct peer *peer_for(struct multi_run *mr, const struct board *b)
 	struct peer *p = &mr->peers[mr->n_peers++];
 	memset(p, 0, sizeof(*p));
 	p->board = b;
+	p->link = multi_link(mr, b);
 	return p;
 }
 
@@ -207,11 +220,15 @@ static int peer_transport(struct multi_run *mr, const struct board *b, struct tr
 	struct peer *p = peer_for(mr, b);
 	if (!p->t) {
 		if (b == mr->item->board) {
-			if (board_conn_get(mr->ctx->conn, &p->t, err, errlen) < 0)
+			if (exec_transport(mr->ctx, mr->tr, &p->t, err, errlen) < 0)
+				return -1;
+			p->borrowed = true;
+		} else if (p->link) {
+			if (board_link_get(p->link, mr->item->test->timeout_ms, &p->t, err, errlen) < 0)
 				return -1;
 			p->borrowed = true;
 		} else {
-			p->t = board_connect(b, err, errlen);
+			p->t = board_link_connect_once(b, err, errlen);
 			if (!p->t)
 				return -1;
 		}
@@ -225,7 +242,7 @@ static void peer_lost(struct multi_run *mr, const struct board *b)
 {
 	struct peer *p = peer_for(mr, b);
 	if (p->borrowed)
-		board_conn_reset(mr->ctx->conn);
+		board_link_reset(p->link);
 	else
 		transport_free(p->t);
 	p->t = NULL;
@@ -237,8 +254,8 @@ static int detect_arch(void *ctx, const struct board *b, const char **arch, char
 {
 	struct multi_run *mr = ctx;
 	struct peer *p = peer_for(mr, b);
-	if (b == mr->item->board && mr->ctx->conn->arch) {
-		*arch = mr->ctx->conn->arch;
+	if (p->link && p->link->arch) {
+		*arch = p->link->arch;
 		return 0;
 	}
 	if (!p->arch) {
@@ -294,7 +311,7 @@ static char *bench_command(struct multi_run *mr, const struct step *step, const 
 		p->arch = xstrdup(b->arch);
 	struct bench_target bt = {
 		.board = b, .t = t,
-		.machine = b == mr->item->board ? &mr->ctx->conn->arch : &p->arch,
+		.machine = p->link ? &p->link->arch : &p->arch,
 		.bench_dir = mr->ctx->bench_dir, .log_dir = mr->ctx->test_dir,
 	};
 	/* only the item's own board reports its push rate */
@@ -327,6 +344,19 @@ static char *bench_command(struct multi_run *mr, const struct step *step, const 
 	return cmd;
 }
 
+/* {ROLE.host}: the address orch's connection to b reached (connecting
+ * through b's link if needed), else NULL: the inventory's. */
+static const char *connected_host(void *ctx, const struct board *b)
+{
+	struct multi_run *mr = ctx;
+	struct peer *p = peer_for(mr, b);
+	struct transport *t;
+	char err[512];
+	if (b->transport != TRANSPORT_KIND_SSH || peer_transport(mr, b, &t, err, sizeof(err)) < 0)
+		return p->link ? board_link_host(p->link) : NULL;
+	return p->link ? board_link_host(p->link) : transport_ssh_connected_host(t);
+}
+
 /* The step's command for board b (running in role rb), substitutions made. */
 static char *step_command(struct multi_run *mr, const struct step *step,
 			  const struct role_binding *rb, const struct board *b,
@@ -349,6 +379,7 @@ static char *step_command(struct multi_run *mr, const struct step *step,
 	struct subst_env env = {
 		.board = b, .roles = roles, .n_roles = item->n_roles,
 		.arch_fn = detect_arch, .arch_ctx = mr, .lookup = vars_lookup, .lookup_ctx = &vc,
+		.host_fn = connected_host, .host_ctx = mr,
 	};
 	char *cmd = NULL;
 	if (step->bench) {
@@ -506,10 +537,18 @@ static void bg_free(struct bg_step *bg)
 {
 	if (!bg)
 		return;
-	transport_free(bg->t);
+	if (bg->link)
+		board_link_put_extra(bg->link, bg->t);
+	else
+		transport_free(bg->t);
 	free(bg->command);
 	pthread_mutex_destroy(&bg->lock);
 	free(bg);
+}
+
+static void bg_free_cb(void *arg)
+{
+	bg_free(arg);
 }
 
 /* Stops every background step, whatever state the test is in. */
@@ -539,10 +578,12 @@ static void bg_stop_all(struct multi_run *mr)
 			pthread_join(bg->thread, NULL);
 			bg_free(bg);
 		} else {
-			/* Still stuck in its exec: leave it (and its memory) to itself. */
-			log_warn("%s: background step '%s' on %s could not be stopped",
+			/* Still stuck in its exec: its board's link joins it at the end
+			 * of the run, before the scenario it reads is freed. */
+			log_warn("%s: background step '%s' on %s could not be stopped yet",
 				 mr->item->test->name, step_text(bg->step), bg->board->name);
-			pthread_detach(bg->thread);
+			struct board_link *bl = bg->link ? bg->link : mr->ctx->link;
+			board_link_adopt(bl, bg->thread, bg_free_cb, bg);
 		}
 		mr->bgs[i] = NULL;
 	}
@@ -607,7 +648,9 @@ static void bg_start(struct multi_run *mr, const struct step *step,
 	mr->bgs = xrealloc(mr->bgs, (mr->n_bgs + 1) * sizeof(*mr->bgs));
 	mr->bgs[mr->n_bgs++] = bg;
 
-	bg->t = board_connect(b, err, sizeof(err));
+	bg->link = multi_link(mr, b);
+	bg->t = bg->link ? board_link_get_extra(bg->link, err, sizeof(err))
+			 : board_link_connect_once(b, err, sizeof(err));
 	if (!bg->t) {
 		set_outcome(mr, STATUS_ERROR, "cannot start %s step '%s' on %s: %s", bg->role,
 			    step_text(step), b->name, err);

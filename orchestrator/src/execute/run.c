@@ -25,7 +25,7 @@ static int run_arch(void *arg, const struct board *b, const char **arch, char *e
 		    size_t errlen)
 {
 	struct run_arch *ra = arg;
-	struct board_conn *bc = ra->ctx->conn;
+	struct board_link *bc = ra->ctx->link;
 	(void)b;
 	if (!bc->arch) {
 		char *out = NULL;
@@ -44,12 +44,19 @@ static int run_arch(void *arg, const struct board *b, const char **arch, char *e
 	return 0;
 }
 
+/* {board.host}: the address the link connected to. */
+static const char *link_host(void *ctx, const struct board *b)
+{
+	(void)b;
+	return board_link_host(ctx);
+}
+
 int execute_run(struct exec_context *ctx, struct test_result *tr)
 {
 	const struct test *test = ctx->item->test;
 	struct transport *t;
 	char err[512];
-	if (board_conn_get(ctx->conn, &t, err, sizeof(err)) < 0) {
+	if (exec_transport(ctx, tr, &t, err, sizeof(err)) < 0) {
 		tr->status = STATUS_ERROR;
 		test_result_set_message(tr, "%s", err);
 		return 0;
@@ -57,7 +64,8 @@ int execute_run(struct exec_context *ctx, struct test_result *tr)
 	struct run_arch ra = { ctx, t };
 	struct vars_ctx vc = { test, ctx->item->board };
 	struct subst_env env = { .board = ctx->item->board, .arch_fn = run_arch, .arch_ctx = &ra,
-				 .lookup = vars_lookup, .lookup_ctx = &vc };
+				 .lookup = vars_lookup, .lookup_ctx = &vc,
+				 .host_fn = link_host, .host_ctx = ctx->link };
 	char *with_env = vars_env_prefix(test->env, test->n_env, NULL, 0, test->run);
 	char *command = substitute(with_env, &env, err, sizeof(err));
 	free(with_env);
@@ -91,7 +99,7 @@ int execute_run(struct exec_context *ctx, struct test_result *tr)
 	struct command_outcome out;
 	int ran = command_run(t, &spec, &out);
 	if (ran < 0)
-		board_conn_reset(ctx->conn);
+		board_link_reset(ctx->link);
 	bool passed = command_judge(&out, test->timeout_ms, "command", mc.last_stderr, tr);
 	if (ran == 0)
 		artifact_fetch_all(t, ctx->item->board, test, ctx->test_dir, tr);

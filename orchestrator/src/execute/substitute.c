@@ -51,7 +51,10 @@ static int board_field(const struct board *b, const char *field, const struct su
 	if (!strcmp(field, "name")) {
 		*val = b->name;
 	} else if (!strcmp(field, "host")) {
-		*val = b->ssh.host ? b->ssh.host : b->local ? "localhost" : b->name;
+		if (env->host_fn)
+			*val = env->host_fn(env->host_ctx, b);
+		if (!*val)
+			*val = b->ssh.host ? b->ssh.host : b->local ? "localhost" : b->name;
 	} else if (!strcmp(field, "port")) {
 		snprintf(num, 16, "%d", b->ssh.port > 0 ? b->ssh.port : 22);
 		*val = num;

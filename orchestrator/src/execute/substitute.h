@@ -19,8 +19,10 @@
  * board playing that role; a role bound to several boards is ambiguous
  * unless the command runs on that role, where it means the board at hand),
  * and whatever env->lookup answers for (vars, env, ...). Board fields: name,
- * host (ssh host, else "localhost" for a local board, else the board name,
- * which may be a ~/.ssh/config alias), port (ssh port, 22 by default), user
+ * host (the address orch's SSH connection to the board really reached,
+ * after ~/.ssh/config HostName/ProxyJump, when env->host_fn knows it; else
+ * the inventory's ssh host, "localhost" for a local board, else the board
+ * name, which may be a ~/.ssh/config alias), port (ssh port, 22 by default), user
  * (ssh user, "" when unset), arch, workdir.
  *
  * Only `{WORD.WORD}` (letters, digits, '_' and '-') is a substitution, so
@@ -63,6 +65,10 @@ struct subst_env {
 	void *arch_ctx;
 	subst_lookup_fn lookup;             /* NULL: built-in namespaces only */
 	void *lookup_ctx;
+	/* The address orch connected to for b (board_link_host), or NULL:
+	 * then the inventory's host. NULL fn: always the inventory's. */
+	const char *(*host_fn)(void *ctx, const struct board *b);
+	void *host_ctx;
 };
 
 /* The command with every substitution made, prefix included; caller frees.

@@ -1,4 +1,5 @@
 #include "plan/plan.h"
+#include "config/caps.h"
 #include "config/selector.h"
 #include "util/strbuf.h"
 
@@ -89,6 +90,25 @@ static bool plays_fixed_role(const struct test *test, const struct inventory *in
 	}
 	free(match);
 	return found;
+}
+
+/* Whether board i is in test's own boards: (all when it has none). */
+static int test_selects(const struct test *test, const struct inventory *inv, size_t i,
+			bool *yes, char *err, size_t errlen)
+{
+	*yes = true;
+	if (!test->n_board_selectors)
+		return 0;
+	bool *match = xcalloc(inv->n_boards ? inv->n_boards : 1, sizeof(bool));
+	int ret = selector_resolve(inv, (const char *const *)test->board_selectors,
+				   test->n_board_selectors, NULL, 0, match, err, errlen);
+	if (ret < 0) {
+		size_t n = strlen(err);
+		snprintf(err + n, errlen - n, " (boards: of test '%s')", test->name);
+	}
+	*yes = match[i];
+	free(match);
+	return ret;
 }
 
 static bool has_each_role(const struct test *test)
@@ -204,12 +224,20 @@ int plan_build(const struct scenario *sc, const struct inventory *inv,
 			const struct test *test = &sc->tests[t];
 			if (!want[t])
 				continue;
+			bool mine;
+			if (test_selects(test, inv, i, &mine, err, errlen) < 0)
+				goto out;
+			if (!mine)
+				continue;
 			if (test->kind == TEST_MULTI &&
 			    (plays_fixed_role(test, inv, i) || !has_each_role(test)))
 				continue;
 			struct plan_item *item = &pb->items[pb->n_items++];
 			item->board = pb->board;
 			item->test = test;
+			item->skip_reason = test_unsupported(pb->board, test);
+			if (item->skip_reason)
+				p->n_skips++;
 			if (test->kind == TEST_MULTI &&
 			    bind_roles(test, inv, pb->board, item, err, errlen) < 0)
 				goto out;
@@ -247,8 +275,11 @@ static const char *kind_name(enum test_kind k)
 
 void plan_print(const struct plan *p, FILE *out)
 {
-	fprintf(out, "plan: %zu board%s, %zu test run%s\n", p->n_boards, p->n_boards == 1 ? "" : "s",
+	fprintf(out, "plan: %zu board%s, %zu test run%s", p->n_boards, p->n_boards == 1 ? "" : "s",
 		p->n_items, p->n_items == 1 ? "" : "s");
+	if (p->n_skips)
+		fprintf(out, " (%zu skipped: the board lacks what the test needs)", p->n_skips);
+	fputc('\n', out);
 	for (size_t b = 0; b < p->n_boards; b++) {
 		const struct plan_board *pb = &p->boards[b];
 		fprintf(out, "  %s\n", pb->board->name);
@@ -266,6 +297,8 @@ void plan_print(const struct plan *p, FILE *out)
 				for (size_t k = 0; k < rb->n_boards; k++)
 					fprintf(out, "%s%s", k ? "," : "", rb->boards[k]->name);
 			}
+			if (it->skip_reason)
+				fprintf(out, " skip: %s", it->skip_reason);
 			fputc('\n', out);
 		}
 	}

@@ -9,7 +9,10 @@
  * (roles:) gets one item per board of its `each` role, run in that board's
  * queue; its other roles are bound to the boards they name, which need not
  * be selected themselves. A board that is only a role target (the VM
- * serving iperf3) gets no items of its own for that test.
+ * serving iperf3) gets no items of its own for that test. A test with its
+ * own boards: runs only on the selected boards that also match it. A test
+ * a board cannot run (a boot test without a console) is planned as a skip
+ * with its reason, so validate and --dry-run show it.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,6 +31,8 @@ struct plan_item {
 	const struct test *test;
 	struct role_binding *roles;    /* multi-host tests only; index = role index */
 	size_t n_roles;
+	const char *skip_reason;       /* the board lacks what the test needs (config/caps.h):
+					* recorded as skip, never run; NULL otherwise */
 };
 
 struct plan_board {
@@ -40,6 +45,7 @@ struct plan {
 	struct plan_board *boards;     /* selected boards, in inventory order */
 	size_t n_boards;
 	size_t n_items;
+	size_t n_skips;                /* items planned as skips */
 };
 
 struct plan_options {

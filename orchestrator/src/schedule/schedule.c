@@ -18,6 +18,8 @@ struct scheduler {
 	pthread_mutex_t lock;          /* next_board, run, store, hooks */
 	size_t next_board;
 	pthread_mutex_t *role_locks;   /* one per inventory board */
+	struct board_link *links;      /* one per inventory board, for the whole run */
+	struct facts_state *facts;     /* one per inventory board */
 	pthread_cond_t worker_done;
 	size_t workers_running;
 	char store_error[512];
@@ -26,6 +28,13 @@ struct scheduler {
 static size_t board_index(const struct scheduler *s, const struct board *b)
 {
 	return (size_t)(b - s->opts->inventory->boards);
+}
+
+/* exec_context.link_of: a role board's link; its lock is held for the item. */
+static struct board_link *link_of(void *ctx, const struct board *b)
+{
+	struct scheduler *s = ctx;
+	return &s->links[board_index(s, b)];
 }
 
 static int compare_ptr(const void *a, const void *b)
@@ -64,7 +73,7 @@ static size_t locked_boards(const struct plan_item *item, const struct board **o
  * into the run and the hooks under it, with the board's facts the first
  * time they are there. */
 static void record(struct scheduler *s, const struct plan_item *item, struct test_result *tr,
-		   struct board_conn *bc)
+		   struct facts_state *fs)
 {
 	char err[512];
 	bool saved = store_save_test(s->store, s->run, tr, err, sizeof(err)) == 0;
@@ -76,8 +85,8 @@ static void record(struct scheduler *s, const struct plan_item *item, struct tes
 	pthread_mutex_lock(&s->lock);
 	if (!saved && !s->store_error[0])
 		snprintf(s->store_error, sizeof(s->store_error), "%s", err);
-	if (bc && bc->facts_done && bc->facts.board)
-		run_result_put_facts(s->run, &bc->facts);   /* once: the move empties it */
+	if (fs && fs->done && fs->facts.board)
+		run_result_put_facts(s->run, &fs->facts);   /* once: the move empties it */
 	run_result_take(s->run, tr);
 	const struct test_result *stored = &s->run->results[s->run->n_results - 1];
 	if (s->opts->hooks.item_finished)
@@ -97,7 +106,8 @@ static size_t role_boards(const struct plan_item *item, const struct board **loc
 	return k;
 }
 
-static void run_item(struct scheduler *s, struct board_conn *bc, const struct plan_item *item)
+static void run_item(struct scheduler *s, struct board_link *bl, struct facts_state *fs,
+		     const struct plan_item *item)
 {
 	struct test_result tr;
 	memset(&tr, 0, sizeof(tr));
@@ -127,7 +137,10 @@ static void run_item(struct scheduler *s, struct board_conn *bc, const struct pl
 		tr.log_dir = store_log_dir(item->board->name, item->test->name);
 		struct exec_context ctx = {
 			.item = item,
-			.conn = bc,
+			.link = bl,
+			.link_of = link_of,
+			.links_ctx = s,
+			.facts = fs,
 			.test_dir = dir,
 			.bench_dir = s->opts->bench_dir,
 			.inventory_dir = s->opts->inventory_dir,
@@ -144,7 +157,7 @@ static void run_item(struct scheduler *s, struct board_conn *bc, const struct pl
 		pthread_mutex_unlock(&s->role_locks[board_index(s, locked[i])]);
 	free(locked);
 	free(dir);
-	record(s, item, &tr, bc);
+	record(s, item, &tr, fs);
 }
 
 static void end_item(struct scheduler *s, const struct plan_item *item,
@@ -201,11 +214,12 @@ static void run_board(struct scheduler *s, size_t b)
 		}
 		goto out;
 	}
-	struct board_conn bc;
-	board_conn_init(&bc, pb->board);
-	bc.want_facts = s->opts->gather_facts;
-	bc.fact_specs = s->opts->facts;
-	bc.n_fact_specs = s->opts->n_facts;
+	size_t idx = board_index(s, pb->board);
+	struct board_link *bl = &s->links[idx];
+	struct facts_state *fs = &s->facts[idx];
+	fs->want = s->opts->gather_facts;
+	fs->specs = s->opts->facts;
+	fs->n_specs = s->opts->n_facts;
 	for (size_t i = 0; i < pb->n_items; i++) {
 		if (!wanted(s, &pb->items[i]))
 			continue;
@@ -213,12 +227,18 @@ static void run_board(struct scheduler *s, size_t b)
 			interrupted = true;
 			skip_item(s, &pb->items[i]);
 		} else {
-			run_item(s, &bc, &pb->items[i]);
+			run_item(s, bl, fs, &pb->items[i]);
 		}
 	}
-	board_conn_release(&bc);
-	if (cl->release)
+	if (cl->release) {
+		/* another controller may take the board now: let go of it (under
+		 * its lock: a multi-host item elsewhere may use it as a role board) */
+		pthread_mutex_lock(&s->role_locks[idx]);
+		board_link_release(bl);
+		board_link_init(bl, pb->board, s->opts->inventory_dir);
+		pthread_mutex_unlock(&s->role_locks[idx]);
 		cl->release(cl->ctx, used, n_used);
+	}
 out:
 	if (cl->board_done)
 		cl->board_done(cl->ctx, b, interrupted || interrupt_requested());
@@ -266,8 +286,12 @@ int schedule_run(const struct plan *p, struct store *st, struct run_result *run,
 	pthread_mutex_init(&s.lock, NULL);
 	pthread_cond_init(&s.worker_done, NULL);
 	s.role_locks = xcalloc(n_inv ? n_inv : 1, sizeof(*s.role_locks));
-	for (size_t i = 0; i < n_inv; i++)
+	s.links = xcalloc(n_inv ? n_inv : 1, sizeof(*s.links));
+	s.facts = xcalloc(n_inv ? n_inv : 1, sizeof(*s.facts));
+	for (size_t i = 0; i < n_inv; i++) {
 		pthread_mutex_init(&s.role_locks[i], NULL);
+		board_link_init(&s.links[i], &opts->inventory->boards[i], opts->inventory_dir);
+	}
 
 	size_t jobs = opts->jobs > 0 ? (size_t)opts->jobs : SCHEDULE_MAX_JOBS;
 	if (jobs > SCHEDULE_MAX_JOBS)
@@ -292,8 +316,15 @@ int schedule_run(const struct plan *p, struct store *st, struct run_result *run,
 		pthread_join(threads[i], NULL);
 
 	free(threads);
-	for (size_t i = 0; i < n_inv; i++)
+	/* every link closes what it opened and joins what it adopted: nothing
+	 * started for this run outlives it */
+	for (size_t i = 0; i < n_inv; i++) {
+		board_link_release(&s.links[i]);
+		board_facts_release(&s.facts[i].facts);
 		pthread_mutex_destroy(&s.role_locks[i]);
+	}
+	free(s.links);
+	free(s.facts);
 	free(s.role_locks);
 	pthread_cond_destroy(&s.worker_done);
 	pthread_mutex_destroy(&s.lock);

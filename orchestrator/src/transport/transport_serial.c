@@ -22,6 +22,7 @@
 struct serial_transport {
 	struct transport base;
 	struct serial_port *port;
+	bool port_borrowed;        /* attached to a port its caller keeps open */
 	char *name;
 	int64_t char_delay_us;
 	struct serial_linebuf lb;
@@ -359,7 +360,8 @@ static void serial_free(struct transport *t)
 	char err[64];
 	if (!s->broken)
 		type_text(s, "exit\r", err, sizeof(err));
-	serial_port_close(s->port);
+	if (!s->port_borrowed)
+		serial_port_close(s->port);
 	drop_lines(s);
 	free(s->lines);
 	strbuf_release(&s->partial);
@@ -375,16 +377,15 @@ static const struct transport_ops serial_ops = {
 	.free = serial_free,
 };
 
-struct transport *transport_serial_new(const struct serial_target *target, const char *password,
-				       const char *name, char *err, size_t errlen)
+static struct transport *serial_login(struct serial_port *port, bool borrowed,
+				      const struct serial_target *target, const char *password,
+				      const char *name, char *err, size_t errlen)
 {
-	struct serial_port *port = serial_port_open(target, err, errlen);
-	if (!port)
-		return NULL;
 	struct serial_transport *s = xcalloc(1, sizeof(*s));
 	s->base.ops = &serial_ops;
 	s->base.description = xasprintf("serial %s", serial_port_describe(port));
 	s->port = port;
+	s->port_borrowed = borrowed;
 	s->name = xstrdup(name ? name : "board");
 	s->char_delay_us = target->char_delay_us;
 	s->nonce_seed = (unsigned long)clock_wall_us() ^ ((unsigned long)getpid() << 16);
@@ -399,4 +400,21 @@ struct transport *transport_serial_new(const struct serial_target *target, const
 		return NULL;
 	}
 	return &s->base;
+}
+
+struct transport *transport_serial_new(const struct serial_target *target, const char *password,
+				       const char *name, char *err, size_t errlen)
+{
+	struct serial_port *port = serial_port_open(target, err, errlen);
+	if (!port)
+		return NULL;
+	return serial_login(port, false, target, password, name, err, errlen);
+}
+
+struct transport *transport_serial_attach(struct serial_port *port,
+					  const struct serial_target *target,
+					  const char *password, const char *name, char *err,
+					  size_t errlen)
+{
+	return serial_login(port, true, target, password, name, err, errlen);
 }

@@ -34,4 +34,11 @@
 struct transport *transport_serial_new(const struct serial_target *target, const char *password,
 				       const char *name, char *err, size_t errlen);
 
+/* The same on a port the caller opened and keeps (the board link's console):
+ * freeing the transport logs out but leaves the port open. */
+struct transport *transport_serial_attach(struct serial_port *port,
+					  const struct serial_target *target,
+					  const char *password, const char *name, char *err,
+					  size_t errlen);
+
 #endif

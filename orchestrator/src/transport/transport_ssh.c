@@ -6,6 +6,8 @@
 #include "util/strbuf.h"
 
 #include <ctype.h>
+#include <netdb.h>
+#include <sys/socket.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -36,6 +38,7 @@ struct ssh_transport {
 	char *host;                /* as resolved by ssh_config, for messages */
 	unsigned int port;
 	char *user;
+	char *peer;                /* numeric peer address of the last session, or NULL */
 	bool dead;                 /* stopped answering: reopen before the next exec */
 };
 
@@ -377,6 +380,24 @@ static const struct transport_ops ssh_ops = {
 	.free = ssh_transport_free,
 };
 
+/* The numeric address at the other end of a direct TCP session (none
+ * through a proxy command: its socket is a pipe). */
+static void ssh_fill_peer(struct ssh_transport *st)
+{
+	free(st->peer);
+	st->peer = NULL;
+	struct sockaddr_storage sa;
+	socklen_t len = sizeof(sa);
+	char host[NI_MAXHOST];
+	socket_t fd = ssh_get_fd(st->session);
+	if (fd == SSH_INVALID_SOCKET || getpeername(fd, (struct sockaddr *)&sa, &len) < 0 ||
+	    (sa.ss_family != AF_INET && sa.ss_family != AF_INET6))
+		return;
+	if (getnameinfo((struct sockaddr *)&sa, len, host, sizeof(host), NULL, 0,
+			NI_NUMERICHOST) == 0)
+		st->peer = xstrdup(host);
+}
+
 /* A fresh session: options, connect, host key, authentication. */
 static int ssh_open(struct ssh_transport *st, char *err, size_t errlen)
 {
@@ -403,7 +424,16 @@ static int ssh_open(struct ssh_transport *st, char *err, size_t errlen)
 		return -1;
 	free(st->base.description);
 	st->base.description = xasprintf("%s@%s:%u", st->user, st->host, st->port);
+	ssh_fill_peer(st);
 	return 0;
+}
+
+const char *transport_ssh_connected_host(struct transport *t)
+{
+	if (!t || t->ops != &ssh_ops)
+		return NULL;
+	struct ssh_transport *st = (struct ssh_transport *)t;
+	return st->peer ? st->peer : st->host;
 }
 
 static char *xstrdup_opt(const char *s)
@@ -477,6 +507,7 @@ static void ssh_transport_free(struct transport *t)
 	free(st->own_ssh_config);
 	free(st->host);
 	free(st->user);
+	free(st->peer);
 	free(st->base.description);
 	free(st);
 }

@@ -46,6 +46,12 @@ struct ssh_target {
  */
 struct transport *transport_ssh_new(const struct ssh_target *target, char *err, size_t errlen);
 
+/* The host t's session reached: the peer's numeric address for a direct TCP
+ * connection, else the host name after ~/.ssh/config (HostName; through a
+ * ProxyJump/ProxyCommand the name the proxy connected to). Borrowed; valid
+ * until t's next exec or free. NULL if t is not an ssh transport. */
+const char *transport_ssh_connected_host(struct transport *t);
+
 /* Calls libssh's global init once; safe from any thread before the first connect. */
 void transport_ssh_global_init(void);
 

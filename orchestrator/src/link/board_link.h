@@ -1,0 +1,123 @@
+#ifndef ORCH_LINK_BOARD_LINK_H
+#define ORCH_LINK_BOARD_LINK_H
+/*
+ * The board link: one object per board for a whole run, owned by the
+ * scheduler, and the only code that opens and closes what reaches a board:
+ * its command transport (the SSH session, a local shell, or a logged-in
+ * serial console), the extra connections of background steps, the serial
+ * console itself (opened once per run and shared by boot capture, the
+ * serial shell and background steps) and the power commands.
+ *
+ * It knows the board's state:
+ *   unknown  nothing tried yet (or the last connection dropped: try again)
+ *   up       a command transport is open
+ *   booting  a power action or a reboot was made: the transport was dropped,
+ *            and the next use waits (up to the asking test's timeout) until
+ *            the board answers again; the wait is kept as last_reconnect_s
+ *   down     connecting failed; later tests error at once with the same
+ *            reason, until a power action makes the board booting again
+ * and what the board can do (config/caps.h: ssh, console, power, arch).
+ *
+ * A link is used by one thread at a time: its board's worker, or the worker
+ * of a multi-host test holding the board's lock (schedule.c).
+ */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/caps.h"
+#include "config/model.h"
+#include "transport/serial_port.h"
+#include "transport/transport.h"
+
+enum board_state { BOARD_UNKNOWN = 0, BOARD_UP, BOARD_BOOTING, BOARD_DOWN };
+
+/* "unknown", "up", "booting", "down". */
+const char *board_state_name(enum board_state s);
+
+struct board_link_thread;
+
+struct board_link {
+	const struct board *board;
+	const char *power_dir;         /* power commands run here (borrowed) */
+	enum board_state state;
+	struct transport *transport;   /* the command transport; NULL until connected */
+	struct serial_port *console;   /* the serial console, once opened */
+	bool lent;                     /* the serial shell is lent to a background step */
+	char *arch;                    /* inventory arch, or `uname -m` once */
+	char *down_reason;             /* state down: why */
+	char *connected_host;          /* the host SSH reached (after ~/.ssh/config), or NULL */
+	bool bench_dir_ready;          /* workdir created on the board */
+	int64_t booting_since_ms;      /* when the power action or reboot was made */
+	double last_reconnect_s;       /* the last wait for a booting board; -1: none */
+	struct board_link_thread *threads;  /* adopted: joined at release */
+};
+
+/* power_dir is borrowed (the inventory's folder). */
+void board_link_init(struct board_link *bl, const struct board *board, const char *power_dir);
+/* Joins adopted threads, then closes everything the link opened. */
+void board_link_release(struct board_link *bl);
+
+/*
+ * The command transport, connecting if needed: 0, or -1 with the reason in
+ * err. A booting board is tried again and again until it answers or
+ * wait_ms passes (the asking test's timeout; <= 0: one try); the wait is
+ * then in bl->last_reconnect_s. A board found down fails at once.
+ */
+int board_link_get(struct board_link *bl, int64_t wait_ms, struct transport **out,
+		   char *err, size_t errlen);
+/* Drops a broken transport (a command failed at the transport level); the
+ * next board_link_get() connects again. */
+void board_link_reset(struct board_link *bl);
+
+/* The connected address for {board.host}: what SSH reached after
+ * ~/.ssh/config (HostName, ProxyJump), "localhost" for a local board, else
+ * NULL (use the inventory's). Borrowed; valid until the next reconnect. */
+const char *board_link_host(const struct board_link *bl);
+
+enum power_action { POWER_CYCLE = 0, POWER_ON, POWER_OFF };
+
+/*
+ * Runs the board's power commands for action (cycle: `cycle`, else `off`
+ * then `on`), each bounded by timeout_ms (<= 0: 60 s). The command
+ * transport is dropped and the board becomes booting (down after off), so
+ * a board that was down is tried again. 0, or -1 with the reason in err.
+ */
+int board_link_power(struct board_link *bl, enum power_action action, int64_t timeout_ms,
+		     char *err, size_t errlen);
+/* Asks the board to reboot over its command transport; the transport is
+ * dropped and the board becomes booting. 0, or -1 with the reason in err. */
+int board_link_reboot(struct board_link *bl, char *err, size_t errlen);
+/* The board's state after a boot test watched it come up on its own (no
+ * trigger): booting, so the next command waits for it. */
+void board_link_mark_booting(struct board_link *bl);
+
+/* The serial console, opened on first use and kept for the run (a serial
+ * shell is attached to this same port). 0, or -1 with the reason in err.
+ * Borrowed. */
+int board_link_console(struct board_link *bl, struct serial_port **out, char *err,
+		       size_t errlen);
+
+/*
+ * A connection of its own for a background step (released with
+ * board_link_put_extra). Over ssh or local a new connection; on a board
+ * whose only shell is its serial console, that shell is lent out (the board's
+ * foreground commands then fail until it is given back).
+ */
+struct transport *board_link_get_extra(struct board_link *bl, char *err, size_t errlen);
+void board_link_put_extra(struct board_link *bl, struct transport *t);
+
+/* A thread that did not end in time (a background step stuck in its exec):
+ * the link joins it at release and then calls done(arg), so no thread
+ * outlives the run. */
+void board_link_adopt(struct board_link *bl, pthread_t thread, void (*done)(void *arg),
+		      void *arg);
+
+/* A plain connection to board through its configured transport, outside any
+ * link: for `orch boards` (cmd level) only; caller frees. */
+struct transport *board_link_connect_once(const struct board *board, char *err, size_t errlen);
+/* The board's serial: section as a transport-level target (strings borrowed). */
+void board_serial_target(const struct board *board, struct serial_target *t);
+
+#endif
