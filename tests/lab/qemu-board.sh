@@ -1,7 +1,7 @@
 #!/bin/sh
 # qemu-board.sh: a real Linux board in qemu for the serial and boot tests.
 #
-#   qemu-board.sh start  [--state DIR] [--ssh-port N] [--kernel VMLINUZ] [--accel tcg|kvm]
+#   qemu-board.sh start  [--state DIR] [--ssh-port N] [--ssh-addr A] [--kernel VMLINUZ] [--accel tcg|kvm]
 #                        [--no-net]
 #   qemu-board.sh power  on|off|cycle [--state DIR]
 #   qemu-board.sh stop   [--state DIR]
@@ -12,7 +12,7 @@
 # off: the serial console exists from then on at DIR/console (a symlink to
 # qemu's pty), so a reader can attach before power-on and nothing is lost.
 # `power on` is QMP cont, `power off` is stop + system_reset, `power cycle`
-# is system_reset + cont. ssh: root@127.0.0.1 port N (default 2299) with
+# is system_reset + cont. ssh: root@A (default 127.0.0.1) port N (default 2299) with
 # DIR/id_ed25519; root's console password is "orchlab".
 #
 # --no-net: no network device at all, a serial-only board (console login,
@@ -26,6 +26,7 @@ cmd=${1:-}
 [ $# -gt 0 ] && shift
 state=${ORCH_LAB_QEMU:-/tmp/orch-lab-qemu}
 ssh_port=2299
+ssh_addr=127.0.0.1
 kernel=
 accel=${ORCH_LAB_ACCEL:-tcg}
 power_arg=
@@ -34,6 +35,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--state) state=$2; shift 2 ;;
 	--ssh-port) ssh_port=$2; shift 2 ;;
+	--ssh-addr) ssh_addr=$2; shift 2 ;;
 	--kernel) kernel=$2; shift 2 ;;
 	--accel) accel=$2; shift 2 ;;
 	--no-net) net=0; shift ;;
@@ -85,7 +87,7 @@ start() {
 	kvm) accel_opts="-accel kvm -cpu host" ;;
 	*) accel_opts="-accel tcg -cpu max" ;;
 	esac
-	net_opts="-netdev user,id=n0,hostfwd=tcp:127.0.0.1:$ssh_port-:22 -device virtio-net-pci,netdev=n0"
+	net_opts="-netdev user,id=n0,hostfwd=tcp:$ssh_addr:$ssh_port-:22 -device virtio-net-pci,netdev=n0"
 	[ $net = 1 ] || net_opts=
 	# shellcheck disable=SC2086
 	qemu-system-x86_64 $accel_opts -m 256M -smp 1 $net_opts \
@@ -109,7 +111,7 @@ start() {
 	ln -sfn "$pty" "$state/console"
 	echo "$ssh_port" > "$state/ssh_port"
 	trap - EXIT HUP INT TERM
-	echo "console $state/console -> $pty, ssh 127.0.0.1:$ssh_port, powered off"
+	echo "console $state/console -> $pty, ssh $ssh_addr:$ssh_port, powered off"
 }
 
 power() {

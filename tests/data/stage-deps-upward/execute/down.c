@@ -1,0 +1,2 @@
+/* fixture */
+#include "transport/upward.h"

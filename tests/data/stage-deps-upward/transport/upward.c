@@ -1,0 +1,2 @@
+/* fixture: a transport reaching up into execute */
+#include "execute/execute.h"
