@@ -6,10 +6,10 @@
 # written by orchestrator/CMakeLists.txt from the orch_module() calls).
 # Files at the top of SRC (main.c, cmd_*.c) may include any stage.
 cmake_minimum_required(VERSION 3.20)
-get_filename_component(SRC "${SRC}" ABSOLUTE)
 if(NOT SRC OR NOT DEPS)
   message(FATAL_ERROR "usage: cmake -DSRC=DIR -DDEPS=FILE -P CheckStageDeps.cmake")
 endif()
+get_filename_component(SRC "${SRC}" ABSOLUTE)
 file(STRINGS ${DEPS} lines)
 set(stages "")
 foreach(line ${lines})
