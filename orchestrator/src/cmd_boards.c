@@ -40,10 +40,13 @@ static void check_ssh(struct board_check *bc)
 		return;
 	}
 	char err[512];
-	struct transport *t = board_link_connect_once(b, err, sizeof(err));
-	if (!t) {
+	struct board_link bl;
+	struct transport *t;
+	board_link_init(&bl, b, NULL);
+	if (board_link_get(&bl, 0, &t, err, sizeof(err)) < 0) {
 		snprintf(bc->ssh, sizeof(bc->ssh), "%s", err);
 		bc->ok = false;
+		board_link_release(&bl);
 		return;
 	}
 	char *out = NULL;
@@ -58,7 +61,7 @@ static void check_ssh(struct board_check *bc)
 		snprintf(bc->ssh, sizeof(bc->ssh), "ok");
 	}
 	free(out);
-	transport_free(t);
+	board_link_release(&bl);
 }
 
 static void check_serial(struct board_check *bc)
@@ -67,10 +70,14 @@ static void check_serial(struct board_check *bc)
 		snprintf(bc->serial, sizeof(bc->serial), "-");
 		return;
 	}
-	struct serial_target t;
-	board_serial_target(bc->board, &t);
+	/* opened (and locked) through the board link, like a run does */
+	struct board_link bl;
+	struct serial_port *port;
 	char err[512];
-	if (serial_port_probe(&t, err, sizeof(err)) < 0) {
+	board_link_init(&bl, bc->board, NULL);
+	int r = board_link_console(&bl, &port, err, sizeof(err));
+	board_link_release(&bl);
+	if (r < 0) {
 		snprintf(bc->serial, sizeof(bc->serial), "%s", err);
 		bc->ok = false;
 	} else {

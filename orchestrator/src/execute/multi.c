@@ -649,7 +649,8 @@ static void bg_start(struct multi_run *mr, const struct step *step,
 	mr->bgs[mr->n_bgs++] = bg;
 
 	bg->link = multi_link(mr, b);
-	bg->t = bg->link ? board_link_get_extra(bg->link, err, sizeof(err))
+	bg->t = bg->link ? board_link_get_extra(bg->link, mr->item->test->timeout_ms, err,
+						sizeof(err))
 			 : board_link_connect_once(b, err, sizeof(err));
 	if (!bg->t) {
 		set_outcome(mr, STATUS_ERROR, "cannot start %s step '%s' on %s: %s", bg->role,

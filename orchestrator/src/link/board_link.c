@@ -263,13 +263,15 @@ int board_link_console(struct board_link *bl, struct serial_port **out, char *er
 	return 0;
 }
 
-struct transport *board_link_get_extra(struct board_link *bl, char *err, size_t errlen)
+struct transport *board_link_get_extra(struct board_link *bl, int64_t wait_ms, char *err,
+					size_t errlen)
 {
+	struct transport *t;
+	/* the board must answer first (a booting one is waited for) */
+	if (board_link_get(bl, wait_ms, &t, err, errlen) < 0)
+		return NULL;
 	if (bl->board->transport != TRANSPORT_KIND_SERIAL)
 		return board_link_connect_once(bl->board, err, errlen);
-	struct transport *t;
-	if (board_link_get(bl, 0, &t, err, errlen) < 0)
-		return NULL;
 	bl->lent = true;
 	return t;
 }

@@ -101,11 +101,13 @@ int board_link_console(struct board_link *bl, struct serial_port **out, char *er
 
 /*
  * A connection of its own for a background step (released with
- * board_link_put_extra). Over ssh or local a new connection; on a board
+ * board_link_put_extra), once the board answers (a booting board is waited
+ * for up to wait_ms, as board_link_get). Over ssh or local a new connection; on a board
  * whose only shell is its serial console, that shell is lent out (the board's
  * foreground commands then fail until it is given back).
  */
-struct transport *board_link_get_extra(struct board_link *bl, char *err, size_t errlen);
+struct transport *board_link_get_extra(struct board_link *bl, int64_t wait_ms, char *err,
+					size_t errlen);
 void board_link_put_extra(struct board_link *bl, struct transport *t);
 
 /* A thread that did not end in time (a background step stuck in its exec):
