@@ -1,8 +1,12 @@
 #ifndef ORCH_SCHEDULE_SCHEDULE_H
 #define ORCH_SCHEDULE_SCHEDULE_H
 /*
- * The scheduler: runs a plan with up to `jobs` boards at once. Each board's
- * tests run in order on one worker, over one connection; a board's trouble
+ * The scheduler: runs a plan with up to `jobs` boards at once. It owns one
+ * board link per inventory board for the whole run (link/board_link.h: the
+ * board's session, console, power and background connections), released
+ * only after every worker ended, so nothing the run opened or started
+ * outlives it. Each board's tests run in order on one worker, through its
+ * link; a board's trouble
  * (unreachable, a test that fails) never stops the other boards. A board
  * that holds a fixed role of a multi-host test (the iperf3 server) serves
  * one client at a time, and not while it runs a test of its own: every item
