@@ -95,6 +95,13 @@ if [ -x /usr/sbin/dropbear ] && command -v dropbearkey >/dev/null; then
 		cp -L "$lib" ".$lib"
 	done
 	dropbearkey -t ed25519 -f etc/dropbear/dropbear_ed25519_host_key >/dev/null 2>&1
+	# libm too, like any glibc board: remote-bench built for the host (a
+	# Debug build calls libm) runs there
+	for lib in /lib/x86_64-linux-gnu/libm.so.6; do
+		[ -e "$lib" ] || continue
+		mkdir -p ".$(dirname "$lib")"
+		cp -L "$lib" ".$lib"
+	done
 fi
 if [ -n "$authkey" ]; then
 	cp "$authkey" root/.ssh/authorized_keys
