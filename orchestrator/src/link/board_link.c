@@ -178,7 +178,7 @@ static struct transport *link_await(struct board_link *bl, int64_t wait_ms, char
 				 bl->last_reconnect_s, tries);
 			return t;
 		}
-		if (deadline_expired(dl) || interrupt_requested())
+		if (wait_ms <= 0 || deadline_expired(dl) || interrupt_requested())
 			break;
 		pause_ms(RETRY_PAUSE_MS, dl);
 	}
