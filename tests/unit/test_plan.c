@@ -244,10 +244,45 @@ static void test_multi_host_roles(void **state)
 	release(&f);
 }
 
+/* A test's own boards: narrow the scenario's; a test a board cannot run
+ * (a boot test on boards with no console, here all of them) is planned as
+ * a skip with the reason, and the plan text says so. */
+static void test_test_boards_and_capability_skips(void **state)
+{
+	(void)state;
+	struct fixture f = { 0 };
+	load(&f, "name: s\nboards: [tag:embedded]\ntests:\n"
+		 "  - { name: a, run: 'true', boards: [tag:x86, '!geode'] }\n"
+		 "  - name: boot\n    boot: { trigger: none, phases: [ { name: k, until: x } ] }\n");
+	char err[256];
+	assert_int_equal(plan_build(f.sc, f.inv, NULL, &f.plan, err, sizeof(err)), 0);
+	/* a on biff and apu only; boot on pi, biff, apu, geode: all skips */
+	assert_int_equal(f.plan->n_items, 6);
+	assert_int_equal(f.plan->n_skips, 4);
+	for (size_t b = 0; b < f.plan->n_boards; b++)
+		for (size_t i = 0; i < f.plan->boards[b].n_items; i++) {
+			const struct plan_item *it = &f.plan->boards[b].items[i];
+			if (!strcmp(it->test->name, "a"))
+				assert_null(it->skip_reason);
+			else
+				assert_non_null(strstr(it->skip_reason, "no serial console"));
+		}
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	plan_print(f.plan, out);
+	fclose(out);
+	assert_non_null(strstr(buf, "(4 skipped: the board lacks what the test needs)"));
+	assert_non_null(strstr(buf, "skip: the board has no serial console"));
+	free(buf);
+	release(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_selection_and_order),
+		cmocka_unit_test(test_test_boards_and_capability_skips),
 		cmocka_unit_test(test_limits_narrow),
 		cmocka_unit_test(test_globs_lists_and_test_filter),
 		cmocka_unit_test(test_nothing_selected_is_an_error),
