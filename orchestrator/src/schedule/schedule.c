@@ -80,8 +80,7 @@ static void record(struct scheduler *s, const struct plan_item *item, struct tes
 	/* told before tr moves into the run: no copy, and outside the lock */
 	if (s->opts->claims.item_done)
 		s->opts->claims.item_done(s->opts->claims.ctx, item, tr,
-					  bc && bc->facts_done && bc->facts.board ? &bc->facts
-										  : NULL);
+					  fs && fs->done && fs->facts.board ? &fs->facts : NULL);
 	pthread_mutex_lock(&s->lock);
 	if (!saved && !s->store_error[0])
 		snprintf(s->store_error, sizeof(s->store_error), "%s", err);
