@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -310,17 +309,6 @@ static int disk_getc_read(const char *path, const struct disk_opts *o, double *s
 	return 0;
 }
 
-/* CPU seconds (user + system) this process used so far. */
-static double disk_cpu_secs(void)
-{
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_SELF, &ru) < 0)
-		return 0;
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-}
-
 enum disk_phase { DISK_CREATE, DISK_STAT, DISK_READ, DISK_DELETE };
 
 #define DISK_MAX_FILES 1000000ul
@@ -537,51 +525,51 @@ int main(int argc, char **argv)
  * user+system time over the step's wall time, as metric NAME_cpu. */
 #define DISK_EMIT_CPU(metric)                                                     \
 	do {                                                                      \
-		if (secs > 0 && rb_emit(metric "_cpu", 100.0 * (disk_cpu_secs() - cpu0) / secs, \
+		if (secs > 0 && rb_emit(metric "_cpu", 100.0 * (rb_cpu_secs() - cpu0) / secs, \
 					"%", "lower") < 0)                        \
 			unmeasured = 1;                                           \
 	} while (0)
 
-	cpu0 = disk_cpu_secs();
+	cpu0 = rb_cpu_secs();
 	DISK_STEP(disk_putc_write(data, &o, &secs), "per-char write");
 	DISK_EMIT("disk.putc_write", (double)o.size / DISK_MIB / secs, "MiB/s");
 	DISK_EMIT_CPU("disk.putc_write");
-	cpu0 = disk_cpu_secs();
+	cpu0 = rb_cpu_secs();
 	DISK_STEP(disk_getc_read(data, &o, &secs), "per-char read");
 	DISK_EMIT("disk.getc_read", (double)o.size / DISK_MIB / secs, "MiB/s");
 	DISK_EMIT_CPU("disk.getc_read");
 	unlink(data);
-	cpu0 = disk_cpu_secs();
+	cpu0 = rb_cpu_secs();
 	DISK_STEP(disk_seq_write(data, &o, buf, &secs), "sequential write");
 	DISK_EMIT("disk.seq_write", (double)o.size / DISK_MIB / secs, "MiB/s");
 	DISK_EMIT_CPU("disk.seq_write");
-	cpu0 = disk_cpu_secs();
+	cpu0 = rb_cpu_secs();
 	DISK_STEP(disk_rewrite(data, &o, buf, &secs), "rewrite");
 	DISK_EMIT("disk.rewrite", (double)o.size / DISK_MIB / secs, "MiB/s");
 	DISK_EMIT_CPU("disk.rewrite");
-	cpu0 = disk_cpu_secs();
+	cpu0 = rb_cpu_secs();
 	DISK_STEP(disk_seq_read(data, &o, buf, &secs), "sequential read");
 	DISK_EMIT("disk.seq_read", (double)o.size / DISK_MIB / secs, "MiB/s");
 	DISK_EMIT_CPU("disk.seq_read");
 	DISK_STEP(disk_seeks(data, &o, buf, &rate), "seeks");
 	DISK_EMIT("disk.seeks", rate, "ops/s");
 	unlink(data);
-	cpu0 = disk_cpu_secs();
+	cpu0 = rb_cpu_secs();
 	DISK_STEP(disk_files_pass(work, &o, DISK_CREATE, buf, &secs), "creating files");
 	DISK_EMIT("disk.create", (double)o.files / secs, "ops/s");
 	DISK_EMIT_CPU("disk.create");
-	cpu0 = disk_cpu_secs();
-	cpu0 = disk_cpu_secs();
+	cpu0 = rb_cpu_secs();
+	cpu0 = rb_cpu_secs();
 	DISK_STEP(disk_files_pass(work, &o, DISK_STAT, buf, &secs), "stat of files");
 	DISK_EMIT("disk.stat", (double)o.files / secs, "ops/s");
 	DISK_EMIT_CPU("disk.stat");
-	cpu0 = disk_cpu_secs();
+	cpu0 = rb_cpu_secs();
 	DISK_STEP(disk_files_pass(work, &o, DISK_READ, buf, &secs), "reading files");
 	DISK_EMIT("disk.open_read", (double)o.files / secs, "ops/s");
 	DISK_EMIT_CPU("disk.open_read");
 	/* bonnie++ deletes files whose data is on the disk: sync first. */
 	sync();
-	cpu0 = disk_cpu_secs();
+	cpu0 = rb_cpu_secs();
 	DISK_STEP(disk_files_pass(work, &o, DISK_DELETE, buf, &secs), "deleting files");
 	DISK_EMIT("disk.delete", (double)o.files / secs, "ops/s");
 	DISK_EMIT_CPU("disk.delete");

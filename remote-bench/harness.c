@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 static const char *harness_prog = "remote-bench";
@@ -15,6 +16,16 @@ void rb_init(const char *prog)
 {
 	harness_prog = prog;
 	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
+double rb_cpu_secs(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return 0;
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
 double rb_now(void)

@@ -24,6 +24,9 @@ void rb_init(const char *prog);
 /* Seconds from CLOCK_MONOTONIC. */
 double rb_now(void);
 
+/* CPU seconds (user + system) this process used so far (getrusage). */
+double rb_cpu_secs(void);
+
 /* Prints one metric line on stdout. `better` is "higher" or "lower".
  * Returns 0, or -1 (and prints nothing but a note on stderr) when the value
  * is not finite, which would not be honest JSON. */

@@ -399,8 +399,11 @@ done:
 	return fd;
 }
 
+/* The client's CPU share while it sends (METRIC_cpu, %): this process's
+ * user+system time over the sending time, as bonnie++'s %CP. */
 static int net_client_tcp(int cfd, const struct net_opts *o)
 {
+	double cpu0, cpu, t0;
 	uint64_t v[2];
 	double end;
 	char line[128];
@@ -415,7 +418,9 @@ static int net_client_tcp(int cfd, const struct net_opts *o)
 	if (dfd < 0)
 		return 1;
 	memset(net_buf, 0x5a, sizeof(net_buf));
-	end = rb_now() + o->seconds;
+	cpu0 = rb_cpu_secs();
+	t0 = rb_now();
+	end = t0 + o->seconds;
 	while (rb_now() < end) {
 		n = send(dfd, net_buf, sizeof(net_buf), MSG_NOSIGNAL);
 		if (n < 0 && errno == EINTR)
@@ -425,6 +430,7 @@ static int net_client_tcp(int cfd, const struct net_opts *o)
 			return rb_error("tcp test: send: %s", strerror(errno));
 		}
 	}
+	cpu = 100.0 * (rb_cpu_secs() - cpu0) / (rb_now() - t0);
 	shutdown(dfd, SHUT_WR);
 	if (net_read_line(cfd, line, sizeof(line), o->seconds + o->idle_timeout) < 0 ||
 	    strncmp(line, "tcp ", 4) != 0 || rb_parse_u64_list(line + 4, v, 2) < 0) {
@@ -434,8 +440,10 @@ static int net_client_tcp(int cfd, const struct net_opts *o)
 	close(dfd);
 	if (v[0] == 0 || v[1] == 0)
 		return rb_error("tcp test: the server received nothing");
-	return rb_emit("net.tcp_stream", (double)v[0] * 8 / ((double)v[1] / 1e9) / 1e6, "Mbit/s",
-		       "higher") < 0;
+	if (rb_emit("net.tcp_stream", (double)v[0] * 8 / ((double)v[1] / 1e9) / 1e6, "Mbit/s",
+		    "higher") < 0)
+		return 1;
+	return rb_emit("net.tcp_stream_cpu", cpu, "%", "lower") < 0;
 }
 
 static int net_client_udp(int cfd, const struct net_opts *o)
@@ -444,7 +452,7 @@ static int net_client_udp(int cfd, const struct net_opts *o)
 	socklen_t plen = sizeof(peer);
 	unsigned long long sent = 0;
 	uint64_t v[2];
-	double end;
+	double end, cpu0, cpu, t0;
 	char line[128];
 	ssize_t n;
 	int ufd, ret;
@@ -461,7 +469,9 @@ static int net_client_udp(int cfd, const struct net_opts *o)
 		goto out;
 	}
 	memset(net_buf, 0x33, o->udp_size);
-	end = rb_now() + o->seconds;
+	cpu0 = rb_cpu_secs();
+	t0 = rb_now();
+	end = t0 + o->seconds;
 	while (rb_now() < end) {
 		n = send(ufd, net_buf, o->udp_size, 0);
 		if (n == (ssize_t)o->udp_size)
@@ -472,6 +482,7 @@ static int net_client_udp(int cfd, const struct net_opts *o)
 			goto out;
 		}
 	}
+	cpu = 100.0 * (rb_cpu_secs() - cpu0) / (rb_now() - t0);
 	if (net_send_line(cfd, "done %llu", sent) < 0 ||
 	    net_read_line(cfd, line, sizeof(line), 5 + o->idle_timeout) < 0 ||
 	    strncmp(line, "udp ", 4) != 0 || rb_parse_u64_list(line + 4, v, 2) < 0) {
@@ -487,6 +498,8 @@ static int net_client_udp(int cfd, const struct net_opts *o)
 	ret = rb_emit("net.udp_pps", (double)(v[0] - 1) / ((double)v[1] / 1e9), "pkt/s", "higher") < 0;
 	if (rb_emit("net.udp_loss", sent > v[0] ? 100.0 * (double)(sent - v[0]) / (double)sent : 0.0,
 		    "%", "lower") < 0)
+		ret = 1;
+	if (rb_emit("net.udp_pps_cpu", cpu, "%", "lower") < 0)
 		ret = 1;
 out:
 	if (ufd >= 0)
@@ -529,7 +542,8 @@ static void net_usage(void)
 	       "  --help               this text\n"
 	       "\n"
 	       "The client prints JSON lines: net.tcp_stream (Mbit/s received by the server),\n"
-	       "net.udp_pps (datagrams/s received by the server), net.udp_loss (%% lost).\n");
+	       "net.udp_pps (datagrams/s received by the server), net.udp_loss (%% lost),\n"
+	       "net.tcp_stream_cpu, net.udp_pps_cpu (%% of one CPU the client used sending).\n");
 }
 
 static int net_parse(int argc, char **argv, struct net_opts *o)

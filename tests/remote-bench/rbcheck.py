@@ -249,7 +249,8 @@ def do_net(args):
                               universal_newlines=True)
     try:
         run_json(emu + [prog, "--client", "127.0.0.1", "--port", port, "--time", "0.3"],
-                 ["net.tcp_stream", "net.udp_pps", "net.udp_loss"])
+                 ["net.tcp_stream", "net.udp_pps", "net.udp_loss",
+                  "net.tcp_stream_cpu", "net.udp_pps_cpu"])
         out, err = server.communicate(timeout=20)
     except BaseException:
         server.kill()
