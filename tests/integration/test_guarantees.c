@@ -362,6 +362,42 @@ static void test_bytes_kept_as_they_came(void **state)
 	json_decref(res);
 }
 
+/* A runaway test cannot fill the disk: its log is cut at log_limit, the
+ * cut said in the log and in the result; metrics still see every line. */
+static void test_logs_capped(void **state)
+{
+	(void)state;
+	const char *tests =
+		"  - name: flood\n"
+		"    log_limit: 1MiB\n"
+		"    run: |\n      yes | head -c 8000000; echo 'rate: 7'\n"
+		"    metrics: [{ name: rate, regex: 'rate: ([0-9]+)' }]\n";
+	char *out = NULL;
+	json_t *res = NULL;
+	int rc = run_scenario("flood", "tag:l", "", tests, &out, &res);
+	if (rc != 0)
+		fail_msg("orch exited %d:\n%s", rc, out);
+	json_t *r = json_array_get(json_object_get(res, "results"), 0);
+	assert_true(json_is_true(json_object_get(r, "log_cut")));
+	char *path = xasprintf("%s/runs/flood/latest/loc/flood/stdout.log", F.dir);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	if (st.st_size > (1 << 20) + 200)
+		fail_msg("stdout.log is %lld bytes", (long long)st.st_size);
+	char *tail = NULL;
+	ts_run(&tail, "tail -c 200 '%s'", path);
+	assert_non_null(strstr(tail, "[orch: log limit of 1048576 bytes reached; "));
+	free(tail);
+	free(path);
+	free(out);
+	json_decref(res);
+	const char *bad = "  - { name: b, run: 'true', log_limit: lots }\n";
+	rc = run_scenario("badlimit", "tag:l", "", bad, &out, NULL);
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(out, "invalid size for 'log_limit', found 'lots'"));
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +407,7 @@ int main(void)
 		cmocka_unit_test(test_echoed_password_not_in_reports),
 		cmocka_unit_test(test_unprotected_identity_refused),
 		cmocka_unit_test(test_bytes_kept_as_they_came),
+		cmocka_unit_test(test_logs_capped),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

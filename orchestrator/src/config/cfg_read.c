@@ -280,6 +280,24 @@ int cfg_duration(struct cfg *c, const struct ynode *n, const char *key, int64_t 
 	return 1;
 }
 
+int cfg_size(struct cfg *c, const struct ynode *n, const char *key, uint64_t *bytes)
+{
+	char f[96];
+	uint64_t v;
+	if (!n)
+		return 0;
+	const char *s = scalar(c, n, key, "a size");
+	if (!s)
+		return -1;
+	if (units_parse_size(s, &v) < 0 || v == 0) {
+		cfg_error(c, n, "invalid size for '%s', found %s (use 64MiB, 1GiB, 500kB)", key,
+			  cfg_found(n, f, sizeof(f)));
+		return -1;
+	}
+	*bytes = v;
+	return 1;
+}
+
 int cfg_enum(struct cfg *c, const struct ynode *n, const char *key, const char *const *names,
 	     int *out)
 {

@@ -57,6 +57,8 @@ int cfg_bool(struct cfg *c, const struct ynode *n, const char *key, bool *out);
 int cfg_number(struct cfg *c, const struct ynode *n, const char *key, double *out);
 /* A positive duration ("30s", "5m", "1h", bare seconds). */
 int cfg_duration(struct cfg *c, const struct ynode *n, const char *key, int64_t *ms);
+/* A size with units (64MiB) into *bytes; 1 when read, 0 when n is NULL, -1 on error. */
+int cfg_size(struct cfg *c, const struct ynode *n, const char *key, uint64_t *bytes);
 /* One of names (NULL-terminated); *out is its index. */
 int cfg_enum(struct cfg *c, const struct ynode *n, const char *key, const char *const *names,
 	     int *out);

@@ -7,6 +7,9 @@
  * defaults are already applied and paths already resolved: nothing below the
  * loader looks at YAML or fills in a default again.
  */
+
+/* Bytes kept per log file of a test unless log_limit: says otherwise. */
+#define LOG_LIMIT_DEFAULT (64ull << 20)
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -195,6 +198,7 @@ struct test {
 	bool repeat_auto;         /* repeat: auto, up to repeat_max */
 	int repeat_max;           /* cap for auto; default 10 */
 	int64_t timeout_ms;
+	uint64_t log_limit;       /* bytes kept per log file; default 64 MiB */
 	struct metric_spec *metrics;
 	size_t n_metrics;
 	struct expectation *expects;
@@ -237,6 +241,7 @@ struct scenario {
 	size_t n_board_selectors;
 	struct src_pos *board_selector_pos;  /* where each was written (0:0 for the default) */
 	int64_t default_timeout_ms;  /* default 5 min */
+	uint64_t default_log_limit;  /* default 64 MiB (LOG_LIMIT_DEFAULT) */
 	int default_repeat;
 	char *baseline;           /* run folder, "latest", "history", or NULL */
 	double threshold_pct;     /* regression threshold; default 5 */

@@ -19,9 +19,9 @@
 
 static const char *const top_keys[] = { "name", "inventory", "boards", "defaults", "baseline",
 					"threshold", "tests", "include", "vars", "facts", "label", NULL };
-static const char *const defaults_keys[] = { "timeout", "repeat", NULL };
+static const char *const defaults_keys[] = { "timeout", "repeat", "log_limit", NULL };
 static const char *const test_keys[] = { "name", "run", "bench", "boot", "steps", "roles", "args",
-					 "repeat", "repeat_max", "timeout", "metrics", "expect",
+					 "repeat", "repeat_max", "timeout", "log_limit", "metrics", "expect",
 					 "parse", "vars", "env", "push", "fetch", "boards", NULL };
 static const char *const push_keys[] = { "src", "dest", "mode", NULL };
 static const char *const fetch_keys[] = { "src", "dest", NULL };
@@ -644,6 +644,7 @@ static void read_test(struct cfg *c, const struct ynode *m, const struct scenari
 	t->repeat = sc->default_repeat;
 	t->repeat_max = 10;
 	t->timeout_ms = sc->default_timeout_ms;
+	t->log_limit = sc->default_log_limit;
 	cfg_check_keys(c, m, test_keys, "a test");
 
 	const struct ynode *name = ymap_get(m, "name");
@@ -656,6 +657,7 @@ static void read_test(struct cfg *c, const struct ynode *m, const struct scenari
 	const char *tn = t->name ? t->name : "?";
 
 	cfg_duration(c, ymap_get(m, "timeout"), "timeout", &t->timeout_ms);
+	cfg_size(c, ymap_get(m, "log_limit"), "log_limit", &t->log_limit);
 	read_repeat(c, ymap_get(m, "repeat"), &t->repeat, &t->repeat_auto);
 	const struct ynode *rmax = ymap_get(m, "repeat_max");
 	cfg_int(c, rmax, "repeat_max", 1, REPEAT_MAX_LIMIT, &t->repeat_max);
@@ -818,6 +820,7 @@ static void load_tree(struct cfg *c, const struct ynode *root, struct scenario *
 	if (n && !ynode_is_null(n) && cfg_want_map(c, n, "defaults")) {
 		cfg_check_keys(c, n, defaults_keys, "defaults");
 		cfg_duration(c, ymap_get(n, "timeout"), "timeout", &sc->default_timeout_ms);
+		cfg_size(c, ymap_get(n, "log_limit"), "log_limit", &sc->default_log_limit);
 		cfg_int(c, ymap_get(n, "repeat"), "repeat", 1, REPEAT_MAX_LIMIT, &sc->default_repeat);
 	}
 
@@ -876,6 +879,7 @@ static int load(const char *path, const char *data, size_t len, struct scenario 
 	sc->path = xstrdup(path);
 	sc->dir = fs_dirname(path);
 	sc->default_timeout_ms = 5 * 60 * 1000;
+	sc->default_log_limit = LOG_LIMIT_DEFAULT;
 	sc->default_repeat = 1;
 	sc->threshold_pct = 5.0;
 	struct cfg c = { sc->path, diags, diags->n };

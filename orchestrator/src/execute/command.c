@@ -1,4 +1,5 @@
 #include "execute/command.h"
+#include "config/model.h"
 #include "util/units.h"
 
 #include <stdio.h>
@@ -35,6 +36,7 @@ int command_run(struct transport *t, const struct command_spec *spec,
 		return out->ret = -1;
 	if (spec->line_fn)
 		output_sink_set_line_fn(sink, spec->line_fn, spec->line_ctx);
+	output_sink_set_limit(sink, spec->log_limit ? spec->log_limit : LOG_LIMIT_DEFAULT);
 	struct command_output co = { sink, spec, out };
 	struct transport_exec req = {
 		.command = spec->command,
@@ -45,6 +47,7 @@ int command_run(struct transport *t, const struct command_spec *spec,
 	};
 	out->ret = transport_exec(t, &req, &out->st, out->err, sizeof(out->err));
 	char close_err[256];
+	out->log_cut = output_sink_cut(sink);
 	if (output_sink_close(sink, close_err, sizeof(close_err)) < 0 && out->ret == 0) {
 		snprintf(out->err, sizeof(out->err), "%s", close_err);
 		out->ret = -1;
@@ -56,6 +59,8 @@ bool command_judge(const struct command_outcome *out, int64_t timeout_ms, const 
 		   const char *last_stderr, struct test_result *tr)
 {
 	tr->exit_code = out->st.exit_code;
+	if (out->log_cut)
+		tr->log_cut = true;
 	if (out->ret < 0) {
 		tr->status = STATUS_ERROR;
 		test_result_set_message(tr, "%s", out->err);

@@ -23,6 +23,7 @@ struct command_spec {
 	void *line_ctx;
 	struct strbuf *capture;        /* also keep stdout here (parse: iperf3-json), or NULL */
 	size_t capture_max;            /* beyond this much, capture_overflow is set instead */
+	uint64_t log_limit;            /* bytes kept per log file; 0: LOG_LIMIT_DEFAULT */
 };
 
 struct command_outcome {
@@ -30,6 +31,7 @@ struct command_outcome {
 	struct transport_status st;
 	char err[512];                 /* for ret < 0 */
 	bool capture_overflow;         /* stdout was larger than capture_max */
+	bool log_cut;                  /* a log file reached log_limit */
 };
 
 /* Runs spec on t. Returns outcome.ret. A log file that cannot be opened is

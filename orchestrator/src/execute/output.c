@@ -11,6 +11,8 @@
 
 struct stream_state {
 	int fd;                    /* -1: discarded */
+	uint64_t written;          /* bytes given to the file */
+	uint64_t dropped;          /* bytes beyond the limit, not kept */
 	char line[OUTPUT_MAX_LINE + 1];
 	size_t line_len;
 };
@@ -20,6 +22,8 @@ struct output_sink {
 	output_line_fn line_fn;
 	void *line_ctx;
 	int write_errno;           /* first write error, reported at close */
+	uint64_t limit;            /* bytes kept per log file; 0: no limit */
+	bool cut;                  /* a log reached the limit */
 };
 
 static int open_log(const char *dir, const char *name, int *fd, char *err, size_t errlen)
@@ -47,6 +51,16 @@ struct output_sink *output_sink_open(const char *dir, const char *stdout_name,
 		return NULL;
 	}
 	return s;
+}
+
+void output_sink_set_limit(struct output_sink *s, uint64_t bytes)
+{
+	s->limit = bytes;
+}
+
+bool output_sink_cut(const struct output_sink *s)
+{
+	return s->cut;
 }
 
 void output_sink_set_line_fn(struct output_sink *s, output_line_fn fn, void *ctx)
@@ -84,7 +98,14 @@ int output_sink_write(void *sink, enum transport_stream stream, const char *data
 {
 	struct output_sink *s = sink;
 	struct stream_state *st = &s->streams[stream == TRANSPORT_STDERR];
-	write_all(s, st->fd, data, len);
+	size_t keep = len;
+	if (s->limit && st->written + len > s->limit) {
+		keep = st->written < s->limit ? (size_t)(s->limit - st->written) : 0;
+		st->dropped += len - keep;
+		s->cut = true;
+	}
+	write_all(s, st->fd, data, keep);
+	st->written += keep;
 	if (!s->line_fn)
 		return 0;
 	for (size_t i = 0; i < len; i++) {
@@ -115,6 +136,14 @@ int output_sink_close(struct output_sink *s, char *err, size_t errlen)
 		struct stream_state *st = &s->streams[i];
 		if (s->line_fn && st->line_len)
 			emit_line(s, i ? TRANSPORT_STDERR : TRANSPORT_STDOUT, st);
+		if (st->dropped && st->fd >= 0) {
+			char mark[160];
+			int n = snprintf(mark, sizeof(mark), "\n[orch: log limit of %llu bytes reached; "
+					 "%llu more bytes of output were not kept]\n",
+					 (unsigned long long)s->limit,
+					 (unsigned long long)st->dropped);
+			write_all(s, st->fd, mark, (size_t)n);
+		}
 		if (st->fd >= 0 && close(st->fd) < 0 && !s->write_errno)
 			s->write_errno = errno;
 	}

@@ -6,7 +6,9 @@
  * set, cut into lines for it (ready: patterns, live progress). A line longer
  * than OUTPUT_MAX_LINE is passed on in pieces of that size.
  */
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "transport/transport.h"
 
@@ -21,6 +23,11 @@ struct output_sink;
 struct output_sink *output_sink_open(const char *dir, const char *stdout_name,
 				     const char *stderr_name, char *err, size_t errlen);
 void output_sink_set_line_fn(struct output_sink *s, output_line_fn fn, void *ctx);
+/* Keeps at most bytes of each log file (0: all); what is beyond still goes
+ * to the line callback, and close appends a line saying how much was cut. */
+void output_sink_set_limit(struct output_sink *s, uint64_t bytes);
+/* Whether a log file reached the limit. */
+bool output_sink_cut(const struct output_sink *s);
 /* A transport_output_fn; ctx is the sink. */
 int output_sink_write(void *sink, enum transport_stream stream, const char *data, size_t len);
 /* Flushes a last unterminated line to the line callback and closes. */

@@ -89,6 +89,7 @@ int execute_run(struct exec_context *ctx, struct test_result *tr)
 		.stderr_name = "stderr.log",
 		.line_fn = metric_collector_line,
 		.line_ctx = &mc,
+		.log_limit = test->log_limit,
 	};
 	bool iperf3 = test->parse && !strcmp(test->parse, "iperf3-json");
 	struct strbuf capture = STRBUF_INIT;

@@ -120,6 +120,7 @@ struct test_result {
 	 * it ran again after the controller that had it first was lost */
 	char *controller;         /* NULL: not a joined run */
 	bool retried;
+	bool log_cut;             /* a log file reached the test's log_limit and was cut */
 	struct repeat_outcome repeat;
 	struct push_record *pushes;
 	size_t n_pushes;

@@ -251,6 +251,8 @@ json_t *test_result_to_json(const struct test_result *tr)
 		set_text(o, "controller", tr->controller, &bad);
 	if (tr->retried)
 		jset(o, "retried", json_true(), &bad);
+	if (tr->log_cut)
+		jset(o, "log_cut", json_true(), &bad);
 	if (tr->repeat.is_auto)
 		jset(o, "repeat", repeat_to_json(&tr->repeat), &bad);
 	if (tr->n_pushes) {
@@ -616,7 +618,8 @@ static int test_from_json(struct jctx *c, const json_t *obj, struct test_result 
 	    get_strv(c, obj, "missing_metrics", tr, test_result_add_missing) < 0 ||
 	    get_strv(c, obj, "artifacts", tr, test_result_add_artifact) < 0 ||
 	    get_str(c, obj, "controller", false, &tr->controller) < 0 ||
-	    get_bool(c, obj, "retried", &tr->retried) < 0)
+	    get_bool(c, obj, "retried", &tr->retried) < 0 ||
+	    get_bool(c, obj, "log_cut", &tr->log_cut) < 0)
 		goto out;
 
 	if (repeat_from_json(c, json_object_get(obj, "repeat"), &tr->repeat) < 0 ||
