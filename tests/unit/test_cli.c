@@ -225,6 +225,19 @@ static void test_help_command_and_global_options(void **state)
 				ORCH_BIN, dir), 0);
 	assert_non_null(strstr(out, "\tx,y\t"));
 	free(out);
+	/* -v: the connection steps and every command sent, on stderr */
+	char *scen = ts_write_file(dir, "verbose.yaml", "name: verbose\ninventory: rack.yaml\n"
+				   "boards: [c]\ntests:\n  - { name: hi, run: 'echo hi-there' }\n");
+	assert_int_equal(ts_run(&out, "cd %s && %s run %s -o runs -v -q", dir, ORCH_BIN, scen), 0);
+	assert_non_null(strstr(out, "c: local board: commands run on this machine"));
+	assert_non_null(strstr(out, "c: connected: "));
+	assert_non_null(strstr(out, "echo hi-there"));
+	assert_non_null(strstr(out, ": exit 0"));
+	free(out);
+	assert_int_equal(ts_run(&out, "cd %s && %s run %s -o runs -q", dir, ORCH_BIN, scen), 0);
+	assert_null(strstr(out, "echo hi-there"));
+	free(out);
+	free(scen);
 }
 
 /* orch run on a terminal (script(1) gives it a pty): TERM=dumb gets plain

@@ -110,20 +110,36 @@ static struct transport *connect_serial(const struct board *b, struct serial_por
 	return transport_serial_new(&t, password, b->name, err, errlen);
 }
 
-struct transport *board_link_connect_once(const struct board *b, char *err, size_t errlen)
+static struct transport *connect_once(const struct board *b, char *err, size_t errlen)
 {
 	switch (b->transport) {
 	case TRANSPORT_KIND_SSH:
+		log_debug("%s: ssh: connecting to %s (port %d, 0: from ~/.ssh/config or 22)%s%s, "
+			  "timeout %lld ms", b->name, b->ssh.host ? b->ssh.host : b->name,
+			  b->ssh.port, b->ssh.user ? " as " : "", b->ssh.user ? b->ssh.user : "",
+			  (long long)b->ssh.connect_timeout_ms);
 		return connect_ssh(b, err, errlen);
 	case TRANSPORT_KIND_LOCAL:
+		log_debug("%s: local board: commands run on this machine", b->name);
 		return transport_local_new();
 	case TRANSPORT_KIND_SERIAL:
+		log_debug("%s: serial: logging in on the console", b->name);
 		return connect_serial(b, NULL, err, errlen);
 	case TRANSPORT_KIND_NONE:
 		break;
 	}
 	snprintf(err, errlen, "%s has no way to run commands (no ssh, serial or local)", b->name);
 	return NULL;
+}
+
+struct transport *board_link_connect_once(const struct board *b, char *err, size_t errlen)
+{
+	struct transport *t = connect_once(b, err, errlen);
+	if (t)
+		log_debug("%s: connected: %s", b->name, transport_describe(t));
+	else
+		log_debug("%s: not connected: %s", b->name, err);
+	return t;
 }
 
 void board_link_init(struct board_link *bl, const struct board *board, const char *power_dir)

@@ -1,4 +1,5 @@
 #include "transport/transport.h"
+#include "util/log.h"
 #include "util/strbuf.h"
 
 #include <stdio.h>
@@ -10,7 +11,15 @@ int transport_exec(struct transport *t, const struct transport_exec *req,
 {
 	memset(st, 0, sizeof(*st));
 	st->exit_code = -1;
-	return t->ops->exec(t, req, st, err, errlen);
+	log_debug("%s: exec (timeout %lld ms): %s", transport_describe(t),
+		  (long long)req->timeout_ms, req->command);
+	int rc = t->ops->exec(t, req, st, err, errlen);
+	if (rc < 0)
+		log_debug("%s: exec failed: %s", transport_describe(t), err);
+	else
+		log_debug("%s: exit %d%s", transport_describe(t), st->exit_code,
+			  st->timed_out ? " (timed out)" : "");
+	return rc;
 }
 
 bool transport_cancelled(const struct transport_exec *req)
