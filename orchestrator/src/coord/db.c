@@ -307,8 +307,9 @@ struct reserve_args {
 	size_t errlen;
 };
 
-static int reserve_tx(PGconn *c, struct reserve_args *a)
+static int reserve_tx(PGconn *c, void *arg)
 {
+	struct reserve_args *a = arg;
 	char key[16], pid[24], since[32], expires[32];
 	board_key(a->board, key, sizeof(key));
 	const char *pk[] = { key };
@@ -341,18 +342,25 @@ static int reserve_tx(PGconn *c, struct reserve_args *a)
 	return 0;
 }
 
+int coord_db_in_tx(PGconn *c, int (*tx)(PGconn *c, void *arg), void *arg, int fail, char *err,
+		   size_t errlen)
+{
+	if (!exec_ok(c, "BEGIN", 0, NULL, err, errlen))
+		return fail;
+	int ret = tx(c, arg);
+	if (ret == 0 && !exec_ok(c, "COMMIT", 0, NULL, err, errlen))
+		ret = fail;
+	if (ret != 0) {
+		char ignored[256];
+		exec_ok(c, "ROLLBACK", 0, NULL, ignored, sizeof(ignored));
+	}
+	return ret;
+}
+
 static int reserve_locked(PGconn *c, void *arg)
 {
 	struct reserve_args *a = arg;
-	if (!exec_ok(c, "BEGIN", 0, NULL, a->err, a->errlen))
-		return BOARDLOCK_ERROR;
-	int ret = reserve_tx(c, a);
-	char err[256];
-	if (ret == 0 && !exec_ok(c, "COMMIT", 0, NULL, a->err, a->errlen))
-		ret = BOARDLOCK_ERROR;
-	if (ret != 0)
-		exec_ok(c, "ROLLBACK", 0, NULL, err, sizeof(err));
-	return ret;
+	return coord_db_in_tx(c, reserve_tx, a, BOARDLOCK_ERROR, a->err, a->errlen);
 }
 
 int coord_db_reserve(struct coord_db *db, const char *board, int64_t expires_us, const char *note,

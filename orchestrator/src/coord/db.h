@@ -44,6 +44,11 @@ PGresult *coord_db_query_binary(struct coord_db *db, const char *sql, int n,
 				const char *const *params, char *err, size_t errlen);
 /* For join.c: runs f with the session locked (f returns 0 or -1). */
 int coord_db_with(struct coord_db *db, int (*f)(PGconn *c, void *arg), void *arg);
+/* Runs tx(c, arg) inside BEGIN ... COMMIT, rolled back when it fails.
+ * Returns what tx returned, or FAIL (with the message in err) when BEGIN
+ * or COMMIT failed. Call it with the session locked (coord_db_with). */
+int coord_db_in_tx(PGconn *c, int (*tx)(PGconn *c, void *arg), void *arg, int fail, char *err,
+		   size_t errlen);
 /* One statement with text parameters; the result (caller PQclear()s) when
  * it succeeded, else NULL with the server's message in err. */
 PGresult *coord_db_exec(PGconn *c, const char *sql, int n, const char *const *params,

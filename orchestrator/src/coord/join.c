@@ -129,8 +129,9 @@ static int queue_plan(PGconn *c, struct create_args *a)
 	return 0;
 }
 
-static int create_tx(PGconn *c, struct create_args *a)
+static int create_tx(PGconn *c, void *arg)
 {
+	struct create_args *a = arg;
 	const char *p[] = { a->j->name, a->scenario, a->sha };
 	PGresult *r = coord_db_exec(c, "INSERT INTO orch_run (name, scenario, plan_sha) VALUES "
 				       "($1, $2, $3) ON CONFLICT (name) DO NOTHING RETURNING name",
@@ -157,18 +158,7 @@ static int create_tx(PGconn *c, struct create_args *a)
 static int create_locked(PGconn *c, void *arg)
 {
 	struct create_args *a = arg;
-	char err[256];
-	PGresult *r = coord_db_exec(c, "BEGIN", 0, NULL, a->err, a->errlen);
-	if (!r)
-		return -1;
-	PQclear(r);
-	int ret = create_tx(c, a);
-	if (ret == 0 && !(r = coord_db_exec(c, "COMMIT", 0, NULL, a->err, a->errlen)))
-		ret = -1;
-	PQclear(ret == 0 ? r : NULL);
-	if (ret != 0)
-		PQclear(coord_db_exec(c, "ROLLBACK", 0, NULL, err, sizeof(err)));
-	return ret;
+	return coord_db_in_tx(c, create_tx, a, -1, a->err, a->errlen);
 }
 
 /* Registers this controller under its name: 1, or 0 when a live
@@ -404,8 +394,9 @@ static int upload_files(PGconn *c, struct record_args *a)
 	return ret;
 }
 
-static int record_tx(PGconn *c, struct record_args *a)
+static int record_tx(PGconn *c, void *arg)
 {
+	struct record_args *a = arg;
 	const char *p[] = { a->j->name, a->unit, a->seq, a->json, a->j->controller, a->retried };
 	PGresult *r = coord_db_exec(c, "UPDATE orch_item i SET done = true, result = $4, controller ="
 				       " $5, retried = $6::boolean WHERE run = $1 AND unit = $2::int"
@@ -427,18 +418,7 @@ static int record_tx(PGconn *c, struct record_args *a)
 static int record_locked(PGconn *c, void *arg)
 {
 	struct record_args *a = arg;
-	char err[256];
-	PGresult *r = coord_db_exec(c, "BEGIN", 0, NULL, a->err, a->errlen);
-	if (!r)
-		return -1;
-	PQclear(r);
-	int ret = record_tx(c, a);
-	if (ret == 0 && !(r = coord_db_exec(c, "COMMIT", 0, NULL, a->err, a->errlen)))
-		ret = -1;
-	PQclear(ret == 0 ? r : NULL);
-	if (ret != 0)
-		PQclear(coord_db_exec(c, "ROLLBACK", 0, NULL, err, sizeof(err)));
-	return ret;
+	return coord_db_in_tx(c, record_tx, a, -1, a->err, a->errlen);
 }
 
 /* The board's facts as {"NAME": "value", ...}, kept with its unit. */
