@@ -68,7 +68,8 @@ bool command_judge(const struct command_outcome *out, int64_t timeout_ms, const 
 	}
 	if (out->st.interrupted) {
 		tr->status = STATUS_ERROR;
-		test_result_set_message(tr, "interrupted; %s was stopped", what);
+		test_result_set_message(tr, "interrupted; %s on %s was stopped", what,
+					tr->board ? tr->board : "the board");
 		return false;
 	}
 	if (out->st.timed_out) {

@@ -1,5 +1,6 @@
 #include "schedule/schedule.h"
 #include "execute/execute.h"
+#include "util/deadline.h"
 #include "util/interrupt.h"
 #include "util/log.h"
 #include "util/strbuf.h"
@@ -262,16 +263,31 @@ static void *worker(void *arg)
 /* The main thread ticks the hooks and the store until every worker is done. */
 static void wait_for_workers(struct scheduler *s)
 {
+	bool marked = false;
+	int64_t next_tick = clock_mono_ms() + 1000;
 	pthread_mutex_lock(&s->lock);
 	while (s->workers_running) {
+		/* wakes every DEADLINE_TICK_MS to see a Ctrl-C at once */
 		struct timespec until;
 		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += 1;
+		until.tv_nsec += DEADLINE_TICK_MS * 1000000L;
+		until.tv_sec += until.tv_nsec / 1000000000L;
+		until.tv_nsec %= 1000000000L;
 		pthread_cond_timedwait(&s->worker_done, &s->lock, &until);
-		if (s->workers_running && s->opts->hooks.tick)
+		bool mark = !marked && interrupt_requested();
+		bool tick = clock_mono_ms() >= next_tick;
+		if (!mark && !tick)
+			continue;
+		if (tick && s->workers_running && s->opts->hooks.tick)
 			s->opts->hooks.tick(s->opts->hooks.ctx);
 		pthread_mutex_unlock(&s->lock);
-		store_tick(s->store);   /* results.json catches up in quiet spells */
+		if (mark)
+			store_mark_interrupted(s->store);   /* before a third Ctrl-C can come */
+		marked |= mark;
+		if (tick) {
+			store_tick(s->store);   /* results.json catches up in quiet spells */
+			next_tick = clock_mono_ms() + 1000;
+		}
 		pthread_mutex_lock(&s->lock);
 	}
 	pthread_mutex_unlock(&s->lock);

@@ -36,6 +36,7 @@ struct store {
 	json_t *header;              /* results.json's members but results */
 	size_t n_fail, n_error;      /* results so far, for the exit code */
 	bool rebuilding, syncing;
+	bool interrupted;            /* Ctrl-C: results.json says so from then on */
 	int64_t last_rebuild_us, last_sync_us;
 	off_t synced_len;
 	off_t last_rebuild_len;
@@ -275,7 +276,7 @@ int store_print_results(FILE *f, const struct run_result *run, char *err, size_t
 /* results.json from the journal's first len bytes: the header, then each
  * result line as it is. Outside st->lock. */
 static int rebuild_from_journal(struct store *st, off_t len, size_t n_fail, size_t n_error,
-				char *err, size_t errlen)
+				bool interrupted, char *err, size_t errlen)
 {
 	char *path = fs_path_join(st->path, "results.json");
 	struct fs_atomic a;
@@ -285,7 +286,10 @@ static int rebuild_from_journal(struct store *st, off_t len, size_t n_fail, size
 		return ret;
 	struct sink o = { put_atomic, &a };
 	json_t *hdr = json_deep_copy(st->header);
-	json_object_set_new(hdr, "exit_code", json_integer(n_fail ? 1 : n_error ? 3 : 0));
+	json_object_set_new(hdr, "exit_code",
+			    json_integer(interrupted ? 130 : n_fail ? 1 : n_error ? 3 : 0));
+	if (interrupted)
+		json_object_set_new(hdr, "interrupted", json_true());
 	emit_header(&o, hdr);
 	json_decref(hdr);
 
@@ -412,7 +416,7 @@ int store_start(struct store *st, const struct run_result *run, char *err, size_
 	if (ret < 0)
 		remember_error(st, err);
 	pthread_mutex_unlock(&st->lock);
-	if (ret == 0 && rebuild_from_journal(st, len, 0, 0, err, errlen) < 0) {
+	if (ret == 0 && rebuild_from_journal(st, len, 0, 0, false, err, errlen) < 0) {
 		pthread_mutex_lock(&st->lock);
 		remember_error(st, err);
 		pthread_mutex_unlock(&st->lock);
@@ -480,6 +484,7 @@ static int sync_and_rebuild(struct store *st, bool tick, char *err, size_t errle
 	off_t len = st->journal_len;
 	/* after a write error results.json says exit 3, as the run will */
 	size_t n_fail = st->n_fail, n_error = st->n_error + (st->error[0] != '\0');
+	bool interrupted = st->interrupted;
 	if (rebuild) {
 		st->rebuilding = true;
 		st->last_rebuild_us = now;
@@ -498,7 +503,7 @@ static int sync_and_rebuild(struct store *st, bool tick, char *err, size_t errle
 		ret = -1;
 	}
 	if (rebuild && ret == 0)
-		ret = rebuild_from_journal(st, len, n_fail, n_error, err, errlen);
+		ret = rebuild_from_journal(st, len, n_fail, n_error, interrupted, err, errlen);
 	pthread_mutex_lock(&st->lock);
 	if (sync) {
 		st->syncing = false;
@@ -560,6 +565,35 @@ void store_tick(struct store *st)
 		remember_error(st, err);
 		pthread_mutex_unlock(&st->lock);
 	}
+}
+
+void store_mark_interrupted(struct store *st)
+{
+	char err[512];
+	pthread_mutex_lock(&st->lock);
+	bool first = !st->interrupted && st->journal_fd >= 0;
+	st->interrupted = true;
+	while (first && st->rebuilding) {   /* it may have read the flag before */
+		pthread_mutex_unlock(&st->lock);
+		usleep(10000);
+		pthread_mutex_lock(&st->lock);
+	}
+	off_t len = st->journal_len;
+	size_t n_fail = st->n_fail, n_error = st->n_error + (st->error[0] != '\0');
+	if (first) {
+		st->rebuilding = true;
+		st->last_rebuild_us = st->clock_us();
+		st->last_rebuild_len = len;
+	}
+	pthread_mutex_unlock(&st->lock);
+	if (!first)
+		return;
+	int ret = rebuild_from_journal(st, len, n_fail, n_error, true, err, sizeof(err));
+	pthread_mutex_lock(&st->lock);
+	st->rebuilding = false;
+	if (ret < 0)
+		remember_error(st, err);
+	pthread_mutex_unlock(&st->lock);
 }
 
 int store_save_run_json(struct store *st, json_t *run_json, char *err, size_t errlen)

@@ -59,6 +59,10 @@ int store_save_test(struct store *st, const struct run_result *run, const struct
  * scheduler's lock): syncs the journal and rebuilds results.json if results
  * have waited long enough. Errors are remembered (store_failed). */
 void store_tick(struct store *st);
+/* Ctrl-C came: results.json is written again at once saying interrupted
+ * (exit code 130), and so is every rebuild after it, so a run that is then
+ * killed outright still leaves a results.json that says it was cut short. */
+void store_mark_interrupted(struct store *st);
 /* Writes run.json. Steals the caller's reference to run_json (it is
  * released here, also on error); it must hold no secrets. */
 int store_save_run_json(struct store *st, json_t *run_json, char *err, size_t errlen);

@@ -5,16 +5,23 @@
 /* d: pids of $P and all its descendants, from /proc (no ps on small boards).
  * w: waits up to a second for what TERM was sent to to go away, so a
  * command that exits on TERM is not held up by a fixed sleep. */
-const char SSH_WRAP_KILL_SCRIPT[] =
-	"d() { l=\" $P \"; n=1; while [ $n = 1 ]; do n=0; "
-	"for f in /proc/[0-9]*/stat; do read -r s 2>/dev/null <\"$f\" || continue; "
-	"set -- ${s##*) }; p=${f#/proc/}; p=${p%/stat}; "
-	"case \"$l\" in *\" $2 \"*) case \"$l\" in *\" $p \"*) ;; *) l=\"$l$p \"; n=1;; esac;; esac; "
+#define KILL_TREE_FN \
+	"d() { l=\" $P \"; n=1; while [ $n = 1 ]; do n=0; " \
+	"for f in /proc/[0-9]*/stat; do read -r s 2>/dev/null <\"$f\" || continue; " \
+	"set -- ${s##*) }; p=${f#/proc/}; p=${p%/stat}; " \
+	"case \"$l\" in *\" $2 \"*) case \"$l\" in *\" $p \"*) ;; *) l=\"$l$p \"; n=1;; esac;; esac; " \
 	"done; done; echo $l; }; "
+
+const char SSH_WRAP_KILL_SCRIPT[] =
+	KILL_TREE_FN
 	"w() { i=0; while [ $i -lt 10 ] && kill -0 $1 2>/dev/null; do "
 	"sleep 0.1 2>/dev/null || sleep 1; i=$((i+1)); done; }; "
 	"if kill -TERM -$P 2>/dev/null; then w -$P; kill -KILL -$P 2>/dev/null; "
 	"else L=$(d); kill -TERM $L 2>/dev/null; sleep 1; kill -KILL $L 2>/dev/null; fi";
+
+const char SSH_WRAP_KILL_NOW_SCRIPT[] =
+	KILL_TREE_FN
+	"kill -KILL -$P 2>/dev/null || kill -KILL $(d) 2>/dev/null; :";
 
 /* No process is started before the command's own shell: the group check
  * reads /proc/$$/stat with the shell's `read` (field 3 after "comm) " is

@@ -25,5 +25,7 @@ char *ssh_wrap_command(const char *command);
 /* Kills process group $P (TERM, 1 s, KILL), or the tree under pid $P when
  * there is no such group. Prefix with "P=PGID; ". */
 extern const char SSH_WRAP_KILL_SCRIPT[];
+/* The same without the TERM and the grace: KILL at once (a second Ctrl-C). */
+extern const char SSH_WRAP_KILL_NOW_SCRIPT[];
 
 #endif

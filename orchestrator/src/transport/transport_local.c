@@ -93,7 +93,7 @@ static void local_kill_and_reap(pid_t pid, int *wstatus)
 	kill(-pid, SIGTERM);
 	int64_t dl = deadline_in_ms(LOCAL_KILL_GRACE_MS);
 	bool reaped = false;
-	while (!deadline_expired(dl)) {
+	while (!deadline_expired(dl) && !interrupt_hurry()) {
 		pid_t r = waitpid(pid, wstatus, WNOHANG);
 		if (r == pid || (r < 0 && errno != EINTR)) {
 			reaped = true;

@@ -704,7 +704,7 @@ static int ssh_kill_group(struct ssh_run *run, ssh_channel ch, int64_t dl)
 	int ret = -1;
 	struct strbuf cmd = STRBUF_INIT;
 	strbuf_printf(&cmd, "P=%ld; ", run->pgid);
-	strbuf_puts(&cmd, SSH_WRAP_KILL_SCRIPT);
+	strbuf_puts(&cmd, interrupt_hurry() ? SSH_WRAP_KILL_NOW_SCRIPT : SSH_WRAP_KILL_SCRIPT);
 	strbuf_puts(&cmd, "; echo " SSH_KILL_DONE);
 	for (int i = 0; i < 2 && ret < 0 && !deadline_expired(dl) &&
 	     ssh_is_connected(run->st->session); i++)
@@ -849,11 +849,18 @@ static int ssh_stop_command(struct ssh_run *run, struct ssh_io *io, char *err, s
 	if (ssh_kill_group(run, io->ch, kdl) == 0)
 		return 0;
 	const struct transport_status *s = run->status;
-	snprintf(err, errlen, "%s (%s:%u) stopped answering: the command %s, and the board did not "
-		 "confirm that its process group was killed within %d s; it may still be running "
-		 "there", st->name, st->host, st->port,
-		 s->timed_out ? "timed out" : s->interrupted ? "was interrupted" : "was stopped",
-		 SSH_KILL_WAIT_MS / 1000);
+	const char *what = s->timed_out ? "timed out" : s->interrupted ? "was interrupted"
+										: "was stopped";
+	if (interrupt_hurry())
+		snprintf(err, errlen, "%s (%s:%u): the command %s, and the board did not confirm "
+			 "that its process group was killed before orch was interrupted again and "
+			 "gave up waiting; it may still be running there", st->name, st->host,
+			 st->port, what);
+	else
+		snprintf(err, errlen, "%s (%s:%u) stopped answering: the command %s, and the board "
+			 "did not confirm that its process group was killed within %d s; it may "
+			 "still be running there", st->name, st->host, st->port, what,
+			 SSH_KILL_WAIT_MS / 1000);
 	ssh_mark_dead(st);
 	return -1;
 }

@@ -1,4 +1,5 @@
 #include "util/deadline.h"
+#include "util/interrupt.h"
 
 #include <stdio.h>
 #include <time.h>
@@ -21,13 +22,22 @@ int64_t deadline_in_ms(int64_t timeout_ms)
 	return clock_mono_ms() + timeout_ms;
 }
 
+/* After a second Ctrl-C every wait ends by the hurry deadline. */
+static int64_t clamped(int64_t deadline_ms)
+{
+	int64_t hurry = interrupt_hurry_deadline_ms();
+	return hurry < deadline_ms ? hurry : deadline_ms;
+}
+
 bool deadline_expired(int64_t deadline_ms)
 {
+	deadline_ms = clamped(deadline_ms);
 	return deadline_ms != DEADLINE_NONE && clock_mono_ms() >= deadline_ms;
 }
 
 int deadline_poll_ms(int64_t deadline_ms)
 {
+	deadline_ms = clamped(deadline_ms);
 	if (deadline_ms == DEADLINE_NONE)
 		return DEADLINE_TICK_MS;
 	int64_t left = deadline_ms - clock_mono_ms();

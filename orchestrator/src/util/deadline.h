@@ -3,7 +3,9 @@
 /*
  * Clocks and deadlines. Every wait in orch (poll, connect, serial read) asks
  * deadline_poll_ms() how long it may block, so a timeout is enforced in one
- * place and an interrupt (Ctrl-C) is noticed within DEADLINE_TICK_MS.
+ * place and an interrupt (Ctrl-C) is noticed within DEADLINE_TICK_MS. After
+ * a second Ctrl-C every deadline ends at the latest by the hurry deadline
+ * (util/interrupt.h): no wait outlasts it.
  */
 #include <stdbool.h>
 #include <stddef.h>

@@ -7,18 +7,19 @@
 #include <unistd.h>
 
 /* Read by every worker thread and set from the signal handler or a thread:
- * a lock-free atomic is safe for both (a volatile sig_atomic_t is only
+ * lock-free atomics are safe for both (a volatile sig_atomic_t is only
  * safe for the handler). */
-static atomic_int interrupted;
+static atomic_int level;
 
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the signal handler needs a lock-free flag");
 
-/* A second signal at least this long after the first is a person pressing
+/* A signal at least this long after the last one is a person pressing
  * Ctrl-C again; closer ones are the same event delivered twice (timeout(1),
  * a CI runner or a terminal signal both orch and its process group). */
 #define SECOND_SIGNAL_GAP_NS 250000000LL
 
-static atomic_llong first_signal_ns;   /* 0 until the first signal */
+static atomic_llong last_signal_ns;    /* 0 until the first signal */
+static atomic_llong hurry_deadline_ms = INT64_MAX;
 
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "the signal handler needs a lock-free clock");
 
@@ -29,29 +30,38 @@ static long long monotonic_ns(void)
 	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* The first signal asks everything to stop cleanly; a second one, for when
- * that takes too long, ends orch at once (results.json already holds every
- * finished test). Only async-signal-safe calls here. */
+static void say(const char *text, size_t len)
+{
+	ssize_t n = write(STDERR_FILENO, text, len);
+	(void)n;
+}
+
+#define SAY(s) say(s, sizeof(s) - 1)
+
+/* Only async-signal-safe calls here. */
 static void on_signal(int sig)
 {
 	(void)sig;
-	static const char first[] = "\norch: interrupted: stopping the running commands "
-				    "(press Ctrl-C again to quit at once)\n";
-	static const char second[] = "\norch: interrupted twice: quitting now; commands "
-				     "still running on boards are left to their timeouts\n";
 	long long now = monotonic_ns();
-	long long first_ns = 0;
-	if (atomic_compare_exchange_strong(&first_signal_ns, &first_ns, now)) {
-		atomic_store(&interrupted, 1);
-		ssize_t n = write(STDERR_FILENO, first, sizeof(first) - 1);
-		(void)n;
+	long long last = atomic_load(&last_signal_ns);
+	if (last && now - last < SECOND_SIGNAL_GAP_NS)
 		return;
+	atomic_store(&last_signal_ns, now);
+	int was = atomic_fetch_add(&level, 1);
+	if (was == 0) {
+		SAY("\norch: interrupted: stopping the running commands and writing the results "
+		    "(Ctrl-C again to stop faster)\n");
+	} else if (was == 1) {
+		atomic_store(&hurry_deadline_ms, now / 1000000 + INTERRUPT_HURRY_MS);
+		SAY("\norch: interrupted twice: killing what runs on the boards without a grace "
+		    "period and writing the results, within 2 s (Ctrl-C a third time to quit at "
+		    "once)\n");
+	} else {
+		SAY("\norch: interrupted three times: quitting now; results.json holds every "
+		    "finished test and `orch report RUN_FOLDER` writes the reports; commands may "
+		    "still run on the boards\n");
+		_exit(130);
 	}
-	if (now - first_ns < SECOND_SIGNAL_GAP_NS)
-		return;
-	ssize_t n = write(STDERR_FILENO, second, sizeof(second) - 1);
-	(void)n;
-	_exit(130);
 }
 
 void interrupt_install(void)
@@ -67,10 +77,17 @@ void interrupt_install(void)
 	sigaction(SIGPIPE, &sa, NULL);
 }
 
-bool interrupt_requested(void) { return interrupted != 0; }
-void interrupt_request(void) { interrupted = 1; }
+bool interrupt_requested(void) { return atomic_load(&level) != 0; }
+bool interrupt_hurry(void) { return atomic_load(&level) >= 2; }
+int64_t interrupt_hurry_deadline_ms(void) { return (int64_t)atomic_load(&hurry_deadline_ms); }
+void interrupt_request(void)
+{
+	int zero = 0;
+	atomic_compare_exchange_strong(&level, &zero, 1);
+}
 void interrupt_reset(void)
 {
-	interrupted = 0;
-	first_signal_ns = 0;
+	atomic_store(&level, 0);
+	atomic_store(&last_signal_ns, 0);
+	atomic_store(&hurry_deadline_ms, INT64_MAX);
 }

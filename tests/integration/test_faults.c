@@ -1,0 +1,242 @@
+/*
+ * Faults a lab meets at night, attacked through `orch run` against real
+ * peers on 127.0.170.x (an OpenSSH board of tests/lab/sshd-lab.sh logging
+ * in as the lab user, local boards, a network namespace "lie-dns" whose
+ * resolver never answers):
+ *   - Ctrl-C twice while a step that ignores SIGTERM runs on a board: orch
+ *     still kills it, writes every report and exits 130;
+ *   - daemons a passing step leaves behind are found, reported and stopped;
+ *   - a host name lookup that hangs is bounded by connect_timeout and by
+ *     Ctrl-C;
+ *   - a power command that hangs is bounded by the test's timeout;
+ *   - a push that fails leaves no part file on the board.
+ * Run as root (the lab user, network namespaces).
+ */
+#include "lab.h"
+#include "testsupport.h"
+#include "ts_json.h"
+#include "util/deadline.h"
+#include "util/strbuf.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define LAB_BASE "127.0.170"
+
+struct fx {
+	struct lab *lab;
+	char *dir;
+	char *inventory;
+};
+
+static struct fx F;
+
+static int setup(void **state)
+{
+	(void)state;
+	if (!ts_is_root()) {
+		print_message("these tests need root (the lab user, network namespaces)\n");
+		return -1;
+	}
+	F.lab = lab_up(LAB_BASE, 1, 0, false);
+	if (!F.lab)
+		return -1;
+	F.dir = ts_mkdtemp("faults");
+	char *inv = xasprintf(
+		"defaults:\n"
+		"  ssh: { user: %s, identity: %s, known_hosts: %s, connect_timeout: 5s }\n"
+		"boards:\n"
+		"  sshb: { arch: x86_64, tags: [s], ssh: { host: " LAB_BASE ".1, port: %d } }\n"
+		"  loc: { local: true, tags: [l] }\n",
+		F.lab->user, F.lab->identity, F.lab->known_hosts, LAB_PORT);
+	F.inventory = ts_write_file(F.dir, "rack.yaml", inv);
+	free(inv);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	lab_down(F.lab);
+	if (F.dir)
+		ts_rmrf(F.dir);
+	free(F.dir);
+	free(F.inventory);
+	return 0;
+}
+
+/* scenario NAME on the boards of selector, written to F.dir/NAME.yaml;
+ * returns its path (caller frees). */
+static char *write_scenario(const char *name, const char *selector, const char *tests)
+{
+	char *text = xasprintf("name: %s\ninventory: rack.yaml\nboards: [\"%s\"]\n"
+			       "defaults: { timeout: 60s }\ntests:\n%s", name, selector, tests);
+	char *file = xasprintf("%s.yaml", name);
+	char *sc = ts_write_file(F.dir, file, text);
+	free(file);
+	free(text);
+	return sc;
+}
+
+static json_t *load_results(const char *name)
+{
+	char *run_dir = xasprintf("%s/runs/%s/latest", F.dir, name);
+	json_t *j = ts_json_load_in(run_dir, "results.json");
+	free(run_dir);
+	return j;
+}
+
+static bool run_file_exists(const char *name, const char *file)
+{
+	char *p = xasprintf("%s/runs/%s/latest/%s", F.dir, name, file);
+	bool ok = ts_file_exists(p);
+	free(p);
+	return ok;
+}
+
+/* How many processes of the lab user have pattern in their command line. */
+static int count_board_procs(const char *pattern)
+{
+	char *out = NULL;
+	ts_run(&out, "pgrep -c -u %s -f '%s'", F.lab->user, pattern);
+	int n = out ? atoi(out) : -1;
+	free(out);
+	return n;
+}
+
+/* Waits up to ms for a file matching glob (the run folder's `latest` is
+ * linked only at the end) to hold needle. */
+static bool wait_for_text(const char *glob, const char *needle, int ms)
+{
+	for (int64_t dl = deadline_in_ms(ms); !deadline_expired(dl); usleep(50000))
+		if (ts_run(NULL, "grep -qs '%s' %s", needle, glob) == 0)
+			return true;
+	return false;
+}
+
+/* waitpid with a bound; the exit status as ts_run gives it, -1 on timeout. */
+static int wait_exit(pid_t pid, int ms)
+{
+	int ws;
+	for (int64_t dl = deadline_in_ms(ms); !deadline_expired(dl); usleep(10000)) {
+		pid_t r = waitpid(pid, &ws, WNOHANG);
+		if (r == pid)
+			return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	}
+	return -1;
+}
+
+static const json_t *first_result(const json_t *res)
+{
+	return json_array_get(json_object_get(res, "results"), 0);
+}
+
+/* Before: the second Ctrl-C _exit()ed: results.json said `interrupted:
+ * false, exit_code: 3`, no junit.xml, summary.txt or report.html. Now the
+ * second one hurries: what runs is killed without a grace, the reports are
+ * written, and orch exits 130 within a couple of seconds. */
+static void test_double_ctrl_c_still_reports(void **state)
+{
+	(void)state;
+	const char *tests =
+		"  - name: stubborn\n"
+		"    run: \"trap '' TERM INT HUP; echo started; sleep 1717; echo never\"\n";
+	char *sc = write_scenario("ctrlc2", "sshb", tests);
+	char *log = xasprintf("%s/ctrlc2.out", F.dir);
+	char *cmd = xasprintf("exec %s run %s -o %s/runs", ORCH_BIN, sc, F.dir);
+	pid_t pid = ts_spawn(cmd, log);
+	char *stdout_log = xasprintf("%s/runs/ctrlc2/2*/sshb/stubborn/stdout.log", F.dir);
+	if (!wait_for_text(stdout_log, "started", 20000)) {
+		ts_stop(&pid);
+		char *o = ts_read_file(log);
+		fail_msg("the step never started; orch said:\n%s", o ? o : "");
+	}
+	assert_int_equal(count_board_procs("^sleep 1717"), 1);
+	kill(pid, SIGINT);
+	usleep(400000);
+	int64_t t0 = clock_mono_ms();
+	kill(pid, SIGINT);
+	int rc = wait_exit(pid, 15000);
+	int64_t took = clock_mono_ms() - t0;
+	char *out = ts_read_file(log);
+	if (rc < 0)
+		ts_stop(&pid);
+	print_message("exit %d, %lld ms after the second Ctrl-C\n", rc, (long long)took);
+	if (rc != 130)
+		fail_msg("exit %d, want 130; orch said:\n%s", rc, out ? out : "");
+	assert_true(took < 4000);
+	json_t *res = load_results("ctrlc2");
+	assert_non_null(res);
+	assert_true(json_is_true(json_object_get(res, "interrupted")));
+	assert_int_equal(json_integer_value(json_object_get(res, "exit_code")), 130);
+	const json_t *r = first_result(res);
+	assert_string_equal(json_string_value(json_object_get(r, "status")), "error");
+	const char *msg = json_string_value(json_object_get(r, "message"));
+	if (!msg || !strstr(msg, "interrupted") || !strstr(msg, "sshb"))
+		fail_msg("message: %s", msg ? msg : "(none)");
+	assert_true(run_file_exists("ctrlc2", "junit.xml"));
+	assert_true(run_file_exists("ctrlc2", "summary.txt"));
+	assert_true(run_file_exists("ctrlc2", "report.html"));
+	usleep(300000);
+	assert_int_equal(count_board_procs("^sleep 1717"), 0);
+	json_decref(res);
+	free(out);
+	free(stdout_log);
+	free(cmd);
+	free(log);
+	free(sc);
+}
+
+/* A third Ctrl-C quits at once, but results.json (written again at the
+ * first) already says the run was interrupted. */
+static void test_third_ctrl_c_quits_but_says_interrupted(void **state)
+{
+	(void)state;
+	const char *tests =
+		"  - name: stubborn\n"
+		"    run: \"trap '' TERM INT HUP; echo started; sleep 1718\"\n";
+	char *sc = write_scenario("ctrlc3", "sshb", tests);
+	char *log = xasprintf("%s/ctrlc3.out", F.dir);
+	char *cmd = xasprintf("exec %s run %s -o %s/runs", ORCH_BIN, sc, F.dir);
+	pid_t pid = ts_spawn(cmd, log);
+	char *glob = xasprintf("%s/runs/ctrlc3/2*/sshb/stubborn/stdout.log", F.dir);
+	assert_true(wait_for_text(glob, "started", 20000));
+	for (int i = 0; i < 3; i++) {
+		kill(pid, SIGINT);
+		usleep(300000);
+	}
+	int rc = wait_exit(pid, 5000);
+	if (rc < 0)
+		ts_stop(&pid);
+	assert_int_equal(rc, 130);
+	char *out = NULL;
+	ts_run(&out, "cat %s/runs/ctrlc3/2*/results.json", F.dir);
+	json_error_t e;
+	json_t *res = json_loads(out ? out : "", 0, &e);
+	if (!res || !json_is_true(json_object_get(res, "interrupted")))
+		fail_msg("results.json does not say interrupted:\n%s", out ? out : "");
+	assert_int_equal(json_integer_value(json_object_get(res, "exit_code")), 130);
+	json_decref(res);
+	usleep(1500000);   /* the kill sent before the third Ctrl-C ends on the board */
+	ts_run(NULL, "pkill -KILL -u %s -f '^sleep 1718'", F.lab->user);
+	free(out);
+	free(glob);
+	free(cmd);
+	free(log);
+	free(sc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_double_ctrl_c_still_reports),
+		cmocka_unit_test(test_third_ctrl_c_quits_but_says_interrupted),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
