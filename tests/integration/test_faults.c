@@ -232,11 +232,136 @@ static void test_third_ctrl_c_quits_but_says_interrupted(void **state)
 	free(sc);
 }
 
+/* ---- host name lookups -------------------------------------------------- */
+
+#define DNS_NS "lie-dns"
+#define DNS_SERVER LAB_BASE ".53"
+
+static pid_t dns_sink;   /* takes the queries of DNS_NS and never answers */
+
+/* A network namespace whose resolv.conf (ip netns exec bind-mounts
+ * /etc/netns/NS/resolv.conf) names a server that takes queries and never
+ * answers, the resolver told to wait 30 s. */
+static int dns_up(void)
+{
+	if (ts_run(NULL, "ip netns add " DNS_NS " && ip -n " DNS_NS " link set lo up && "
+		   "mkdir -p /etc/netns/" DNS_NS " && printf 'nameserver " DNS_SERVER "\n"
+		   "options timeout:30 attempts:1\n' >/etc/netns/" DNS_NS "/resolv.conf") != 0)
+		return -1;
+	dns_sink = ts_spawn("exec ip netns exec " DNS_NS " socat -u UDP4-RECV:53,bind="
+			    DNS_SERVER " OPEN:/dev/null", NULL);
+	for (int i = 0; i < 100; i++) {
+		if (ts_run(NULL, "ip netns exec " DNS_NS " ss -uln | grep -q '" DNS_SERVER ":53'") == 0)
+			return 0;
+		usleep(20000);
+	}
+	return -1;
+}
+
+static void dns_down(void)
+{
+	ts_stop(&dns_sink);
+	ts_run(NULL, "ip netns del " DNS_NS " 2>/dev/null; rm -rf /etc/netns/" DNS_NS);
+}
+
+/* Starts orch run of a one-board scenario whose host is a name only the
+ * silent server could answer, inside DNS_NS; returns its pid. */
+static pid_t spawn_in_dns_ns(const char *name, const char *timeout, char **log)
+{
+	char *inv = xasprintf("boards:\n  named: { ssh: { host: board1.lie-lab.test, port: %d,\n"
+			      "    user: %s, identity: %s, known_hosts: %s, connect_timeout: %s } }\n",
+			      LAB_PORT, F.lab->user, F.lab->identity, F.lab->known_hosts, timeout);
+	char *invfile = xasprintf("%s-rack.yaml", name);
+	free(ts_write_file(F.dir, invfile, inv));
+	char *text = xasprintf("name: %s\ninventory: %s\ntests:\n  - name: t\n    run: 'true'\n",
+			       name, invfile);
+	char *file = xasprintf("%s.yaml", name);
+	char *sc = ts_write_file(F.dir, file, text);
+	*log = xasprintf("%s/%s.out", F.dir, name);
+	char *cmd = xasprintf("exec ip netns exec " DNS_NS " %s run %s -o %s/runs", ORCH_BIN, sc,
+			      F.dir);
+	pid_t pid = ts_spawn(cmd, *log);
+	free(cmd);
+	free(sc);
+	free(file);
+	free(text);
+	free(invfile);
+	free(inv);
+	return pid;
+}
+
+/* Before: libssh's own getaddrinfo() waited for the resolver (30 s here)
+ * whatever connect_timeout said. Now the lookup counts against it: the
+ * board is an infrastructure error (exit 3) in about 2 s. */
+static void test_hanging_lookup_bounded_by_connect_timeout(void **state)
+{
+	(void)state;
+	if (dns_up() < 0) {
+		dns_down();
+		fail_msg("cannot make the network namespace " DNS_NS " with a silent resolver");
+	}
+	char *log = NULL;
+	int64_t t0 = clock_mono_ms();
+	pid_t pid = spawn_in_dns_ns("dnsslow", "2s", &log);
+	int rc = wait_exit(pid, 40000);
+	int64_t took = clock_mono_ms() - t0;
+	if (rc < 0)
+		ts_stop(&pid);
+	char *out = ts_read_file(log);
+	dns_down();
+	print_message("exit %d after %lld ms (connect_timeout 2 s)\n", rc, (long long)took);
+	if (rc != 3)
+		fail_msg("exit %d, want 3; orch said:\n%s", rc, out ? out : "");
+	assert_true(took < 4500);
+	json_t *res = load_results("dnsslow");
+	const json_t *r = first_result(res);
+	assert_string_equal(json_string_value(json_object_get(r, "status")), "error");
+	const char *msg = json_string_value(json_object_get(r, "message"));
+	if (!msg || !strstr(msg, "cannot resolve 'board1.lie-lab.test'"))
+		fail_msg("message: %s", msg ? msg : "(none)");
+	json_decref(res);
+	free(out);
+	free(log);
+}
+
+/* Ctrl-C during a lookup that hangs ends the run at once (exit 130). */
+static void test_ctrl_c_during_lookup(void **state)
+{
+	(void)state;
+	if (dns_up() < 0) {
+		dns_down();
+		fail_msg("cannot make the network namespace " DNS_NS " with a silent resolver");
+	}
+	char *log = NULL;
+	pid_t pid = spawn_in_dns_ns("dnsint", "25s", &log);
+	usleep(1500000);
+	int64_t t0 = clock_mono_ms();
+	kill(pid, SIGINT);
+	int rc = wait_exit(pid, 40000);
+	int64_t took = clock_mono_ms() - t0;
+	if (rc < 0)
+		ts_stop(&pid);
+	char *out = ts_read_file(log);
+	dns_down();
+	print_message("exit %d %lld ms after Ctrl-C\n", rc, (long long)took);
+	if (rc != 130)
+		fail_msg("exit %d, want 130; orch said:\n%s", rc, out ? out : "");
+	assert_true(took < 1500);
+	json_t *res = load_results("dnsint");
+	assert_non_null(res);
+	assert_true(json_is_true(json_object_get(res, "interrupted")));
+	json_decref(res);
+	free(out);
+	free(log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_double_ctrl_c_still_reports),
 		cmocka_unit_test(test_third_ctrl_c_quits_but_says_interrupted),
+		cmocka_unit_test(test_hanging_lookup_bounded_by_connect_timeout),
+		cmocka_unit_test(test_ctrl_c_during_lookup),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

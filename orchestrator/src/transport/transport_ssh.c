@@ -1,4 +1,5 @@
 #include "transport/transport_ssh.h"
+#include "transport/net_connect.h"
 #include "transport/ssh_wrap.h"
 #include "util/deadline.h"
 #include "util/interrupt.h"
@@ -39,6 +40,7 @@ struct ssh_transport {
 	unsigned int port;
 	char *user;
 	char *peer;                /* numeric peer address of the last session, or NULL */
+	int fd;                    /* the socket orch connected and gave libssh, or -1 */
 	bool dead;                 /* stopped answering: reopen before the next exec */
 };
 
@@ -325,18 +327,52 @@ lost: {
 }
 
 /*
- * ssh_connect in non-blocking mode, so Ctrl-C is noticed and the connect
- * timeout covers TCP connect, banner and key exchange as one deadline.
+ * Unless a ProxyCommand (or ProxyJump) carries the session, orch makes the
+ * TCP connection itself, name lookup included, both bounded by dl and
+ * Ctrl-C (libssh's own getaddrinfo() is not), and hands the socket to
+ * libssh, which keeps the host name for the known_hosts check. 0, or -1
+ * with err set.
  */
-static int ssh_connect_bounded(struct ssh_transport *st, const struct ssh_target *t,
-			       char *err, size_t errlen)
+static int ssh_attach_socket(struct ssh_transport *st, int64_t dl, char *err, size_t errlen)
 {
-	int64_t ms = t->connect_timeout_ms > 0 ? t->connect_timeout_ms : SSH_DEFAULT_CONNECT_MS;
-	int64_t dl = deadline_in_ms(ms);
+	char *proxy = NULL;
+	if (ssh_options_get(st->session, SSH_OPTIONS_PROXYCOMMAND, &proxy) == SSH_OK && proxy) {
+		bool none = strcasecmp(proxy, "none") == 0;
+		ssh_string_free_char(proxy);
+		if (!none)
+			return 0;
+	}
+	char e[256];
+	int fd = net_connect(st->host, st->port, dl, e, sizeof(e));
+	if (fd < 0) {
+		snprintf(err, errlen, "connect to %s (%s:%u): %s", st->name, st->host, st->port, e);
+		return -1;
+	}
+	socket_t sock = fd;
+	st->fd = fd;
+	if (ssh_options_set(st->session, SSH_OPTIONS_FD, &sock) < 0) {
+		close(fd);
+		st->fd = -1;
+		snprintf(err, errlen, "ssh options for %s: %s", st->name, ssh_get_error(st->session));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * ssh_connect in non-blocking mode, so Ctrl-C is noticed and the connect
+ * timeout covers name lookup, TCP connect, banner and key exchange as one
+ * deadline (dl).
+ */
+static int ssh_connect_bounded(struct ssh_transport *st, int64_t dl, int64_t ms, char *err,
+			       size_t errlen)
+{
 	bool connected = false;
 	int rc;
 	char e[256];
 
+	if (ssh_attach_socket(st, dl, err, errlen) < 0)
+		return -1;
 	ssh_set_blocking(st->session, 0);
 	while ((rc = ssh_connect(st->session)) == SSH_AGAIN) {
 		if (interrupt_requested()) {
@@ -398,15 +434,30 @@ static void ssh_fill_peer(struct ssh_transport *st)
 		st->peer = xstrdup(host);
 }
 
+/* Says goodbye and frees st's session. libssh closes a socket it was
+ * given on some paths (a silent disconnect, ssh_free() of a session still
+ * holding it) and only forgets it on others (ssh_disconnect()), and this
+ * differs between its versions: so the socket is closed here, exactly when
+ * libssh still holds it, after ssh_disconnect() let go of it. */
+static void ssh_session_end(struct ssh_transport *st)
+{
+	if (!st->session)
+		return;
+	bool ours = st->fd >= 0 && ssh_get_fd(st->session) == st->fd;
+	if (ours || ssh_is_connected(st->session))
+		ssh_disconnect(st->session);
+	if (ours)
+		close(st->fd);
+	st->fd = -1;
+	ssh_free(st->session);
+	st->session = NULL;
+}
+
 /* A fresh session: options, connect, host key, authentication. */
 static int ssh_open(struct ssh_transport *st, char *err, size_t errlen)
 {
 	const struct ssh_target *target = &st->target;
-	if (st->session) {
-		if (ssh_is_connected(st->session))
-			ssh_disconnect(st->session);
-		ssh_free(st->session);
-	}
+	ssh_session_end(st);
 	free(st->host);
 	free(st->user);
 	st->host = st->user = NULL;
@@ -418,7 +469,9 @@ static int ssh_open(struct ssh_transport *st, char *err, size_t errlen)
 	if (ssh_apply_options(st->session, target, err, errlen) < 0)
 		return -1;
 	ssh_fill_resolved(st);
-	if (ssh_connect_bounded(st, target, err, errlen) < 0 ||
+	int64_t ms = target->connect_timeout_ms > 0 ? target->connect_timeout_ms
+						     : SSH_DEFAULT_CONNECT_MS;
+	if (ssh_connect_bounded(st, deadline_in_ms(ms), ms, err, errlen) < 0 ||
 	    ssh_check_host_key(st, target, err, errlen) < 0 ||
 	    ssh_authenticate(st, target, err, errlen) < 0)
 		return -1;
@@ -462,6 +515,7 @@ struct transport *transport_ssh_new(const struct ssh_target *target, char *err, 
 	transport_ssh_global_init();
 	struct ssh_transport *st = xcalloc(1, sizeof(*st));
 	st->base.ops = &ssh_ops;
+	st->fd = -1;
 	st->name = xstrdup(target_name(target));
 	st->target = *target;
 	st->target.name = st->name;
@@ -490,11 +544,7 @@ static void ssh_transport_free(struct transport *t)
 	struct ssh_transport *st = (struct ssh_transport *)t;
 	if (!st)
 		return;
-	if (st->session) {
-		if (ssh_is_connected(st->session))
-			ssh_disconnect(st->session);
-		ssh_free(st->session);
-	}
+	ssh_session_end(st);
 	free(st->name);
 	free(st->own_host);
 	free(st->own_user);
