@@ -48,6 +48,7 @@ static int setup(void **state)
 	if (!F.lab)
 		return -1;
 	F.dir = ts_mkdtemp("faults");
+	chmod(F.dir, 0755);   /* the lab user writes pushes below it */
 	char *inv = xasprintf(
 		"defaults:\n"
 		"  ssh: { user: %s, identity: %s, known_hosts: %s, connect_timeout: 5s }\n"
@@ -355,6 +356,130 @@ static void test_ctrl_c_during_lookup(void **state)
 	free(log);
 }
 
+/* ---- power and push ------------------------------------------------------- */
+
+/* A power command that hangs is bounded by the test's timeout (3 s here),
+ * not by the link's 60 s cap, and the command is killed. */
+static void test_hanging_power_command_bounded_by_test_timeout(void **state)
+{
+	(void)state;
+	char *link = xasprintf("%s/console", F.dir);
+	char *cmd = xasprintf("exec socat pty,raw,echo=0,link=%s SYSTEM:'sleep 600'", link);
+	pid_t console = ts_spawn(cmd, NULL);
+	for (int i = 0; i < 250 && access(link, F_OK) != 0; i++)
+		usleep(20000);
+	char *inv = xasprintf("boards:\n  pw: { transport: serial, serial: { port: %s },\n"
+			      "        power: { cycle: 'sleep 1719' } }\n", link);
+	free(ts_write_file(F.dir, "power-rack.yaml", inv));
+	char *sc = ts_write_file(F.dir, "power.yaml",
+				 "name: power\ninventory: power-rack.yaml\ntests:\n"
+				 "  - name: boot\n    timeout: 3s\n"
+				 "    boot: { trigger: power-cycle, phases: [ { name: up, until: login } ] }\n");
+	char *out = NULL;
+	int64_t t0 = clock_mono_ms();
+	int rc = ts_run(&out, "%s run %s -o %s/runs 2>&1", ORCH_BIN, sc, F.dir);
+	int64_t took = clock_mono_ms() - t0;
+	int left = count_board_procs("^sleep 1719");
+	ts_run(NULL, "pkill -KILL -f '^sleep 1719'");
+	ts_stop(&console);
+	print_message("exit %d after %lld ms\n", rc, (long long)took);
+	json_t *res = load_results("power");
+	const json_t *r = first_result(res);
+	const char *msg = json_string_value(json_object_get(r, "message"));
+	if (rc != 3 || !msg || !strstr(msg, "power cycle command 'sleep 1719' timed out"))
+		fail_msg("exit %d, message %s; orch said:\n%s", rc, msg ? msg : "(none)", out);
+	assert_true(took < 8000);
+	char *root_left = NULL;
+	ts_run(&root_left, "pgrep -c -f '^sleep 1719'");
+	assert_int_equal(atoi(root_left ? root_left : "0") + (left > 0 ? left : 0), 0);
+	free(root_left);
+	json_decref(res);
+	free(out);
+	free(sc);
+	free(inv);
+	free(cmd);
+	free(link);
+}
+
+/* A push that fails on the board leaves neither the file nor its part
+ * file: the destination is a 256 KiB tmpfs that a 2 MiB file fills. */
+static void test_failed_push_leaves_no_part_file(void **state)
+{
+	(void)state;
+	char *tiny = xasprintf("%s/tiny", F.dir);
+	if (ts_run(NULL, "mkdir -p %s && mount -t tmpfs -o size=256k,mode=0777 lie-tiny %s",
+		   tiny, tiny) != 0)
+		fail_msg("cannot mount a tmpfs on %s", tiny);
+	ts_run(NULL, "head -c 2097152 /dev/urandom > %s/big.bin", F.dir);
+	char *tests = xasprintf("  - name: deploy\n"
+				"    push: [ { src: big.bin, dest: %s/big.bin } ]\n"
+				"    run: 'true'\n", tiny);
+	char *sc = write_scenario("pushfull", "sshb", tests);
+	char *out = NULL;
+	int rc = ts_run(&out, "%s run %s -o %s/runs 2>&1", ORCH_BIN, sc, F.dir);
+	char *ls = NULL;
+	ts_run(&ls, "ls -A %s", tiny);
+	ts_run(NULL, "umount %s", tiny);
+	json_t *res = load_results("pushfull");
+	const json_t *r = first_result(res);
+	const char *msg = json_string_value(json_object_get(r, "message"));
+	print_message("exit %d: %s\n", rc, msg ? msg : "(none)");
+	if (rc == 0 || !msg || !strstr(msg, "push of"))
+		fail_msg("exit %d, message %s; orch said:\n%s", rc, msg ? msg : "(none)", out);
+	if (ls && *ls)
+		fail_msg("the failed push left on the board: %s", ls);
+	json_decref(res);
+	free(ls);
+	free(out);
+	free(sc);
+	free(tests);
+	free(tiny);
+}
+
+/* The connection is killed mid-push (the board's sshd session process):
+ * the part file goes all the same. */
+static void test_push_cut_mid_way_leaves_no_part_file(void **state)
+{
+	(void)state;
+	char *dest = xasprintf("%s/cut", F.dir);
+	ts_run(NULL, "mkdir -p %s && chmod 777 %s", dest, dest);
+	ts_run(NULL, "head -c 268435456 /dev/zero > %s/huge.bin", F.dir);
+	char *tests = xasprintf("  - name: deploy\n"
+				"    push: [ { src: huge.bin, dest: %s/huge.bin } ]\n"
+				"    run: 'true'\n", dest);
+	char *sc = write_scenario("pushcut", "sshb", tests);
+	char *log = xasprintf("%s/pushcut.out", F.dir);
+	char *cmd = xasprintf("exec %s run %s -o %s/runs", ORCH_BIN, sc, F.dir);
+	pid_t pid = ts_spawn(cmd, log);
+	char *glob = xasprintf("%s/huge.bin.part.*", dest);
+	bool seen = false;
+	for (int64_t dl = deadline_in_ms(20000); !seen && !deadline_expired(dl); usleep(20000))
+		seen = ts_run(NULL, "test -s %s", glob) == 0 || ts_run(NULL, "ls %s >/dev/null 2>&1", glob) == 0;
+	ts_run(NULL, "pkill -KILL -u %s -f '^sshd: %s'", F.lab->user, F.lab->user);
+	int rc = wait_exit(pid, 60000);
+	if (rc < 0)
+		ts_stop(&pid);
+	usleep(500000);
+	char *ls = NULL;
+	ts_run(&ls, "ls -A %s", dest);
+	ts_run(NULL, "rm -f %s/huge.bin", F.dir);
+	char *out = ts_read_file(log);
+	print_message("part file seen: %d, exit %d\n", seen, rc);
+	assert_true(seen);
+	if (rc == 0)
+		fail_msg("a cut push passed; orch said:\n%s", out ? out : "");
+	if (ls && *ls)
+		fail_msg("the cut push left on the board: %s", ls);
+	free(out);
+	free(ls);
+	free(glob);
+	free(cmd);
+	free(log);
+	free(sc);
+	free(tests);
+	free(dest);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +487,9 @@ int main(void)
 		cmocka_unit_test(test_third_ctrl_c_quits_but_says_interrupted),
 		cmocka_unit_test(test_hanging_lookup_bounded_by_connect_timeout),
 		cmocka_unit_test(test_ctrl_c_during_lookup),
+		cmocka_unit_test(test_hanging_power_command_bounded_by_test_timeout),
+		cmocka_unit_test(test_failed_push_leaves_no_part_file),
+		cmocka_unit_test(test_push_cut_mid_way_leaves_no_part_file),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

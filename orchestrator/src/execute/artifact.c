@@ -184,7 +184,8 @@ int artifact_push(struct transport *t, const struct board *b, const struct artif
 	/* the board hashes the stream as it writes it (tee), so the check
 	 * costs no second pass; the size then proves the file got it all */
 	char *cmd = xasprintf(
-		"d=%s; p=\"$d.part.$$\"; trap 'rm -f \"$p\"' EXIT HUP INT TERM; "
+		"d=%s; p=\"$d.part.$$\"; trap 'rm -f \"$p\"' EXIT; "
+		"trap 'rm -f \"$p\"; exit 1' HUP INT TERM PIPE; "
 		"mkdir -p \"$(dirname \"$d\")\" || exit 1; "
 		"if command -v sha256sum >/dev/null 2>&1; then H=sha256sum; "
 		"elif busybox sha256sum </dev/null >/dev/null 2>&1; then H='busybox sha256sum'; "
