@@ -1,0 +1,126 @@
+/*
+ * scenarios/bifferboard.yaml (the Bifferboard report redone) run as it is
+ * on the qemu lab board (tests/lab/qemu-board.sh; ssh on 127.0.174.1:42600,
+ * the controller as its network server on 127.0.0.1:42601, which qemu's
+ * user network shows the guest as 10.0.2.2:42601), with short runs set by
+ * the board's vars in this test's inventory. Checked: exit 0, and every
+ * metric the scenario's top comment lists is in results.json.
+ * Skipped, saying why, without qemu-system-x86_64 or a /boot/vmlinuz-*.
+ */
+#include "testsupport.h"
+#include "ts_example.h"
+#include "ts_json.h"
+#include "util/strbuf.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SSH_ADDR "127.0.174.1"
+#define SSH_PORT 42600
+#define NET_PORT 42601
+#define SCENARIO ORCH_SOURCE_DIR "/scenarios/bifferboard.yaml"
+
+struct fx {
+	char *dir;
+	char *state;
+	char *script;
+	char *inventory;
+};
+
+static struct fx F;
+
+static int setup(void **state)
+{
+	(void)state;
+	F.script = xasprintf("%s/tests/lab/qemu-board.sh", ORCH_SOURCE_DIR);
+	char *why = NULL;
+	if (ts_run(&why, "%s check", F.script) != 0) {
+		print_message("skipped: %s", why ? why : "qemu lab board unavailable\n");
+		free(why);
+		return -1;
+	}
+	free(why);
+	F.dir = ts_mkdtemp("example-biffer");
+	F.state = xasprintf("%s/board", F.dir);
+	char *out = NULL;
+	if (ts_run(&out, "%s start --state %s --ssh-addr " SSH_ADDR " --ssh-port %d", F.script,
+		   F.state, SSH_PORT) != 0) {
+		print_message("qemu board did not start: %s\n", out ? out : "");
+		free(out);
+		return -1;
+	}
+	free(out);
+	/* The lab inventory of boards/bifferboard-lab.yaml at this test's
+	 * addresses, with runs of a second or less per figure. */
+	char *inv = xasprintf(
+		"defaults: { workdir: /tmp/orch }\n"
+		"boards:\n"
+		"  bifferboard:\n"
+		"    arch: x86_64\n"
+		"    ssh: { host: " SSH_ADDR ", port: %d, user: root, identity: %s/id_ed25519,\n"
+		"           known_hosts: %s/known_hosts, host_key: accept-new, connect_timeout: 10s }\n"
+		"    serial: { port: %s/console, baud: 115200 }\n"
+		"    power:\n"
+		"      on: %s power on --state %s\n"
+		"      off: %s power off --state %s\n"
+		"      cycle: %s power cycle --state %s\n"
+		"    vars: { server_addr: 10.0.2.2, disk_dir: /tmp, tmpfs_dir: /tmp,\n"
+		"            cpu_time: 0.1, cpu_repeats: 2, mem_size: 1M, mem_loops: 3,\n"
+		"            disk_size: 1M, disk_files: 64, disk_file_time: 0.2, disk_seek_time: 0.2,\n"
+		"            dd_count: 512, net_time: 0.5, net_port: %d }\n"
+		"  server:\n"
+		"    local: true\n"
+		"    arch: x86_64\n"
+		"    vars: { net_bind: 127.0.0.1, net_port: %d }\n",
+		SSH_PORT, F.state, F.state, F.state, F.script, F.state, F.script, F.state, F.script,
+		F.state, NET_PORT, NET_PORT);
+	F.inventory = ts_write_file(F.dir, "rack.yaml", inv);
+	free(inv);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (F.state)
+		ts_run(NULL, "%s stop --state %s", F.script, F.state);
+	if (F.dir)
+		ts_rmrf(F.dir);
+	free(F.dir);
+	free(F.state);
+	free(F.script);
+	free(F.inventory);
+	memset(&F, 0, sizeof(F));
+	return 0;
+}
+
+static void test_bifferboard_example(void **state)
+{
+	(void)state;
+	char *out = NULL;
+	int code = ts_run(&out, "cd %s && %s run %s -i %s -o runs --no-history "
+			  "--bench-dir %s/remote-bench/bin 2>&1",
+			  F.dir, ORCH_BIN, SCENARIO, F.inventory, ORCH_BINARY_DIR);
+	print_message("%s\n", out ? out : "");
+	free(out);
+	char *run = xasprintf("%s/runs/bifferboard/latest", F.dir);
+	json_t *res = ts_json_load_in(run, "results.json");
+	assert_non_null(res);
+	struct ts_example_metric *rows;
+	size_t n = ts_example_metrics(SCENARIO, &rows);
+	assert_true(n >= 30);
+	ts_example_check(res, "bifferboard", rows, n);
+	assert_int_equal(code, 0);
+	ts_example_free(rows, n);
+	json_decref(res);
+	free(run);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bifferboard_example),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
