@@ -11,7 +11,7 @@
 # multi-host lab; cross: musl cross toolchains and qemu-user for remote-bench;
 # report: headless Chromium and xmllint for the report checks; bench: the
 # reference tools the benchmarks are compared against (mbw, grabserial,
-# hyperfine, pssh).
+# hyperfine, pssh, fio, bonnie++, openssl speed, iperf3 in namespaces).
 set -eu
 
 [ $# -gt 0 ] || set -- build lab
@@ -35,7 +35,7 @@ for group in "$@"; do
 		musl-dev:i386 musl-dev:armel musl-dev:armhf musl-dev:arm64"
 		arches="i386 armel armhf arm64" ;;
 	report) pkgs="$pkgs chromium libxml2-utils python3-junitparser" ;;
-	bench) pkgs="$pkgs mbw grabserial hyperfine pssh" ;;
+	bench) pkgs="$pkgs mbw grabserial hyperfine pssh fio bonnie++ openssl iperf3 iproute2" ;;
 	*) echo "install-deps: unknown group '$group'" >&2; exit 2 ;;
 	esac
 done
