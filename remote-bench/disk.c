@@ -31,6 +31,7 @@ struct disk_opts {
 	double seek_time;
 	double file_time;
 	unsigned long max_files;
+	uint64_t char_size;
 };
 
 static volatile sig_atomic_t disk_stop;
@@ -309,67 +310,226 @@ static int disk_getc_read(const char *path, const struct disk_opts *o, double *s
 	return 0;
 }
 
-enum disk_phase { DISK_CREATE, DISK_STAT, DISK_READ, DISK_DELETE };
+/* bonnie++ 2.x's per-character write: one write(2) of one byte for each of
+ * --char-size bytes, then fsync and close (all timed). */
+static int disk_char_write(const char *path, const struct disk_opts *o, double *secs)
+{
+	double t0 = rb_now();
+	uint64_t i;
+	char c;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < o->char_size; i++) {
+		c = (char)(i & 0x7f);
+		if (disk_write_all(fd, &c, 1) < 0) {
+			close(fd);
+			return -1;
+		}
+	}
+	return disk_sync_close(fd, t0, secs);
+}
+
+/* bonnie++ 2.x's per-character read: one read(2) of one byte at a time to
+ * the end of the file, the file's cached pages dropped first. */
+static int disk_char_read(const char *path, const struct disk_opts *o, double *secs)
+{
+	double t0;
+	uint64_t n = 0;
+	ssize_t r;
+	char c;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	t0 = rb_now();
+	for (;;) {
+		r = disk_read_full(fd, &c, 1);
+		if (r <= 0)
+			break;
+		n++;
+	}
+	*secs = rb_now() - t0;
+	close(fd);
+	if (r < 0)
+		return -1;
+	if (n != o->char_size) {
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/* The small-file passes, as bonnie++'s file tests: the sequential ones work
+ * in name order (create) and directory order (stat, delete), the random ones
+ * on names the file system sees in no order, stat random picks and delete
+ * in a random order. Creates and deletes end with sync(), timed, as
+ * bonnie++'s do. DISK_READ (open+read+close in name order) is this
+ * program's own. */
+enum disk_phase {
+	DISK_CREATE, DISK_STAT, DISK_READ, DISK_DELETE,
+	DISK_RCREATE, DISK_RSTAT, DISK_RDELETE,
+};
 
 #define DISK_MAX_FILES 1000000ul
 
+/* Name of small file i: "f0000012" for the sequential tests, and for the
+ * random ones a scrambled 8-hex-digit head before the number (bonnie++ puts
+ * its random characters first there). */
+static void disk_file_name(char *path, size_t len, const char *work, unsigned long i, int random)
+{
+	uint32_t h = (uint32_t)i * 2654435761u;
+
+	h ^= h >> 15;
+	if (random)
+		snprintf(path, len, "%s/%08lxr%07lu", work, (unsigned long)h, i);
+	else
+		snprintf(path, len, "%s/f%07lu", work, i);
+}
+
+/* Stats or unlinks every regular entry of work in directory order; *count
+ * is the number done. */
+static int disk_dir_pass(const char *work, int unlink_them, unsigned long *count)
+{
+	char path[4096 + 260];
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	*count = 0;
+	d = opendir(work);
+	if (!d)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		if (disk_stopped())
+			goto fail;
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", work, de->d_name);
+		if ((unlink_them ? unlink(path) : stat(path, &st)) < 0)
+			goto fail;
+		(*count)++;
+	}
+	closedir(d);
+	return 0;
+fail:
+	closedir(d);
+	return -1;
+}
+
+/* The k-th of n indexes in a fixed pseudo-random order (a permutation:
+ * the multiplier is a prime above any n, so coprime to it). */
+static unsigned long disk_shuffled(unsigned long k, unsigned long n)
+{
+	return (unsigned long)(((uint64_t)k * 2654435761u + 12345u) % n);
+}
+
+/* Creates small file `path` of --file-size bytes. */
+static int disk_create_one(const char *path, const struct disk_opts *o, const char *buf)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -1;
+	if (o->file_size > 0 && disk_write_all(fd, buf, (size_t)o->file_size) < 0) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+/* Opens, reads and closes small file `path`, which must hold --file-size. */
+static int disk_read_one(const char *path, const struct disk_opts *o, char *buf)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = disk_read_full(fd, buf, (size_t)o->file_size + 1);
+	close(fd);
+	if (n != (ssize_t)o->file_size) {
+		if (n >= 0)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether the create pass goes on after i files: at least --files, then
+ * whole groups of 64 until it took --file-time (at most o->max_files). */
+static int disk_create_more(const struct disk_opts *o, unsigned long i, double t0)
+{
+	if (i < o->files)
+		return 1;
+	if (i >= o->max_files)
+		return 0;
+	return (i & 63) != 0 || rb_now() - t0 < o->file_time;
+}
+
 /* One pass over the small files; returns 0 and the seconds taken, or -1.
- * The create pass makes at least --files files and goes on until it took
- * --file-time (at most o->max_files), so every pass runs long enough to
- * measure; o->files is then the count made. */
+ * The sequential create pass makes at least --files files and goes on until
+ * it took --file-time, so every pass runs long enough to measure; o->files
+ * is then the count made, which every other pass uses. */
 static int disk_files_pass(const char *work, struct disk_opts *o, enum disk_phase phase,
 			   char *buf, double *secs)
 {
 	char path[4096 + 32];
 	double t0 = rb_now();
-	unsigned long i;
+	unsigned long i, done = 0;
+	uint64_t x = 0x2545f4914f6cdd1dull;
 	struct stat st;
-	ssize_t n;
-	int fd;
+	int r = 0;
 
-	for (i = 0; i < o->files ||
-		    (phase == DISK_CREATE && i < o->max_files && (i & 63) != 0) ||
-		    (phase == DISK_CREATE && i < o->max_files && rb_now() - t0 < o->file_time);
-	     i++) {
+	if (phase == DISK_STAT || phase == DISK_DELETE) {
+		r = disk_dir_pass(work, phase == DISK_DELETE, &done);
+		if (r == 0 && done != o->files) {
+			errno = EIO;
+			r = -1;
+		}
+	}
+	for (i = 0; r == 0 && phase == DISK_CREATE && disk_create_more(o, i, t0); i++) {
+		disk_file_name(path, sizeof(path), work, i, 0);
+		r = disk_stopped() ? -1 : disk_create_one(path, o, buf);
+		done = i + 1;
+	}
+	for (i = 0; r == 0 && phase != DISK_CREATE && phase != DISK_STAT &&
+		    phase != DISK_DELETE && i < o->files; i++) {
 		if (disk_stopped())
 			return -1;
-		snprintf(path, sizeof(path), "%s/f%06lu", work, i);
 		switch (phase) {
-		case DISK_CREATE:
-			fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-			if (fd < 0)
-				return -1;
-			if (o->file_size > 0 && disk_write_all(fd, buf, (size_t)o->file_size) < 0) {
-				close(fd);
-				return -1;
-			}
-			if (close(fd) < 0)
-				return -1;
-			break;
-		case DISK_STAT:
-			if (stat(path, &st) < 0)
-				return -1;
-			break;
 		case DISK_READ:
-			fd = open(path, O_RDONLY | O_CLOEXEC);
-			if (fd < 0)
-				return -1;
-			n = disk_read_full(fd, buf, (size_t)o->file_size + 1);
-			close(fd);
-			if (n != (ssize_t)o->file_size) {
-				if (n >= 0)
-					errno = EIO;
-				return -1;
-			}
+			disk_file_name(path, sizeof(path), work, i, 0);
+			r = disk_read_one(path, o, buf);
 			break;
-		case DISK_DELETE:
-			if (unlink(path) < 0)
-				return -1;
+		case DISK_RCREATE:
+			disk_file_name(path, sizeof(path), work, i, 1);
+			r = disk_create_one(path, o, buf);
+			break;
+		case DISK_RSTAT:
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			disk_file_name(path, sizeof(path), work, (unsigned long)(x % o->files), 1);
+			r = stat(path, &st);
+			break;
+		default: /* DISK_RDELETE */
+			disk_file_name(path, sizeof(path), work, disk_shuffled(i, o->files), 1);
+			r = unlink(path);
 			break;
 		}
 	}
+	if (r < 0)
+		return -1;
+	if (phase == DISK_CREATE || phase == DISK_DELETE || phase == DISK_RCREATE ||
+	    phase == DISK_RDELETE)
+		sync();
 	if (phase == DISK_CREATE)
-		o->files = i;
+		o->files = done;
 	*secs = rb_now() - t0;
 	return 0;
 }
@@ -388,15 +548,20 @@ static void disk_usage(void)
 	       "  --file-time SECS   create files for at least this long (default 1)\n"
 	       "  --file-size SIZE   bytes per small file (default 0)\n"
 	       "  --seek-time SECS   time spent on random seeks (default 0.5)\n"
+	       "  --char-size SIZE   bytes for the write(2)/read(2) per-char tests (default\n"
+	       "                     1M; 0 skips them; bonnie++ -f)\n"
 	       "  --help             this text\n"
 	       "\n"
 	       "Prints JSON lines: disk.putc_write, disk.getc_read (MiB/s, one byte per\n"
-	       "putc/getc, like bonnie++'s per-char), disk.seq_write (MiB/s, write+fsync), disk.rewrite (MiB/s,\n"
-	       "read-modify-write+fsync), disk.seq_read (MiB/s, cache dropped first),\n"
-	       "disk.seeks (random 4 KiB reads/s), disk.create, disk.stat (stat(), bonnie++'s\n"
-	       "Read), disk.open_read (open+read+close), disk.delete\n"
-	       "(small files/s, no fsync; sync before the delete), and for each of these\n"
-	       "but seeks METRIC_cpu: the %% of one CPU this process used meanwhile.\n");
+	       "putc/getc, bonnie++ 1.0x's per-char), disk.char_write, disk.char_read (one\n"
+	       "write(2)/read(2) per byte, bonnie++ 2.x's per-char), disk.seq_write (MiB/s,\n"
+	       "write+fsync), disk.rewrite (MiB/s, read-modify-write+fsync), disk.seq_read\n"
+	       "(MiB/s, cache dropped first), disk.seeks (random 4 KiB reads/s), disk.create,\n"
+	       "disk.stat (stat() in directory order, bonnie++'s Read), disk.open_read\n"
+	       "(open+read+close), disk.delete, disk.rand_create, disk.rand_stat,\n"
+	       "disk.rand_delete (small files/s; creates and deletes end with a timed sync),\n"
+	       "and for each of these but seeks METRIC_cpu (%% of one CPU this process used)\n"
+	       "and METRIC_syscpu (%% of the whole machine busy meanwhile, /proc/stat).\n");
 }
 
 static int disk_parse(int argc, char **argv, struct disk_opts *o)
@@ -409,6 +574,7 @@ static int disk_parse(int argc, char **argv, struct disk_opts *o)
 		{ "file-size", required_argument, NULL, 'F' },
 		{ "seek-time", required_argument, NULL, 't' },
 		{ "file-time", required_argument, NULL, 'T' },
+		{ "char-size", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -444,6 +610,10 @@ static int disk_parse(int argc, char **argv, struct disk_opts *o)
 			if (rb_parse_seconds(optarg, 0, 3600, &o->file_time) < 0)
 				return rb_usage_error("bad --file-time '%s' (seconds)", optarg);
 			break;
+		case 'c':
+			if (rb_parse_size(optarg, 0, (uint64_t)1 << 40, &o->char_size) < 0)
+				return rb_usage_error("bad --char-size '%s' (0 to 1T, e.g. 1M)", optarg);
+			break;
 		case 'h':
 			disk_usage();
 			return -1;
@@ -458,13 +628,14 @@ int main(int argc, char **argv)
 {
 	struct disk_opts o = {
 		.dir = ".", .size = 8u << 20, .block = 64u << 10, .files = 1024,
-		.file_size = 0, .seek_time = 0.5, .file_time = 1.0,
+		.file_size = 0, .seek_time = 0.5, .file_time = 1.0, .char_size = 1u << 20,
 	};
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	char work[4096], data[4200];
 	struct sigaction sa;
 	struct statvfs vfs;
 	double secs = 0, rate, cpu0;
+	struct rb_syscpu sys0, sys1;
 	char *buf = NULL;
 	size_t buflen, i;
 	int ret, unmeasured = 0;
@@ -482,7 +653,7 @@ int main(int argc, char **argv)
 
 	if (statvfs(o.dir, &vfs) < 0)
 		return rb_error("cannot use --dir %s: %s", o.dir, strerror(errno));
-	if ((uint64_t)vfs.f_bavail * vfs.f_frsize < o.size + o.files * (o.file_size + 4096) + (1u << 20))
+	if ((uint64_t)vfs.f_bavail * vfs.f_frsize < (o.size > o.char_size ? o.size : o.char_size) + o.files * (o.file_size + 4096) + (1u << 20))
 		return rb_error("not enough free space in %s for --size %llu", o.dir,
 				(unsigned long long)o.size);
 	/* files made beyond --files (to fill --file-time) use at most half the room */
@@ -521,58 +692,70 @@ int main(int argc, char **argv)
 			unmeasured = 1;                                           \
 	} while (0)
 
-/* The CPU share of the step just measured (bonnie++'s %CP): this process's
- * user+system time over the step's wall time, as metric NAME_cpu. */
+/* The CPU share of the step just measured: this process's user+system time
+ * over the step's wall time (bonnie++'s %CP) as NAME_cpu, and the share of
+ * the whole machine that was busy meanwhile (/proc/stat) as NAME_syscpu. */
+#define DISK_BEGIN()                                                              \
+	do {                                                                      \
+		cpu0 = rb_cpu_secs();                                             \
+		rb_syscpu_sample(&sys0);                                          \
+	} while (0)
 #define DISK_EMIT_CPU(metric)                                                     \
 	do {                                                                      \
+		rb_syscpu_sample(&sys1);                                          \
 		if (secs > 0 && rb_emit(metric "_cpu", 100.0 * (rb_cpu_secs() - cpu0) / secs, \
 					"%", "lower") < 0)                        \
 			unmeasured = 1;                                           \
+		if (rb_syscpu_share(&sys0, &sys1) >= 0 &&                         \
+		    rb_emit(metric "_syscpu", rb_syscpu_share(&sys0, &sys1), "%", "lower") < 0) \
+			unmeasured = 1;                                           \
+	} while (0)
+/* One timed step that ends in a rate: NAME, NAME_cpu, NAME_syscpu. */
+#define DISK_RUN(metric, call, what, amount, unit)                                \
+	do {                                                                      \
+		DISK_BEGIN();                                                     \
+		DISK_STEP(call, what);                                            \
+		DISK_EMIT(metric, (double)(amount) / secs, unit);                 \
+		DISK_EMIT_CPU(metric);                                            \
 	} while (0)
 
-	cpu0 = rb_cpu_secs();
-	DISK_STEP(disk_putc_write(data, &o, &secs), "per-char write");
-	DISK_EMIT("disk.putc_write", (double)o.size / DISK_MIB / secs, "MiB/s");
-	DISK_EMIT_CPU("disk.putc_write");
-	cpu0 = rb_cpu_secs();
-	DISK_STEP(disk_getc_read(data, &o, &secs), "per-char read");
-	DISK_EMIT("disk.getc_read", (double)o.size / DISK_MIB / secs, "MiB/s");
-	DISK_EMIT_CPU("disk.getc_read");
+	DISK_RUN("disk.putc_write", disk_putc_write(data, &o, &secs), "per-char write",
+		 o.size / DISK_MIB, "MiB/s");
+	DISK_RUN("disk.getc_read", disk_getc_read(data, &o, &secs), "per-char read",
+		 o.size / DISK_MIB, "MiB/s");
 	unlink(data);
-	cpu0 = rb_cpu_secs();
-	DISK_STEP(disk_seq_write(data, &o, buf, &secs), "sequential write");
-	DISK_EMIT("disk.seq_write", (double)o.size / DISK_MIB / secs, "MiB/s");
-	DISK_EMIT_CPU("disk.seq_write");
-	cpu0 = rb_cpu_secs();
-	DISK_STEP(disk_rewrite(data, &o, buf, &secs), "rewrite");
-	DISK_EMIT("disk.rewrite", (double)o.size / DISK_MIB / secs, "MiB/s");
-	DISK_EMIT_CPU("disk.rewrite");
-	cpu0 = rb_cpu_secs();
-	DISK_STEP(disk_seq_read(data, &o, buf, &secs), "sequential read");
-	DISK_EMIT("disk.seq_read", (double)o.size / DISK_MIB / secs, "MiB/s");
-	DISK_EMIT_CPU("disk.seq_read");
+	if (o.char_size > 0) {
+		DISK_RUN("disk.char_write", disk_char_write(data, &o, &secs),
+			 "per-char write(2)", o.char_size / DISK_MIB, "MiB/s");
+		DISK_RUN("disk.char_read", disk_char_read(data, &o, &secs),
+			 "per-char read(2)", o.char_size / DISK_MIB, "MiB/s");
+		unlink(data);
+	}
+	DISK_RUN("disk.seq_write", disk_seq_write(data, &o, buf, &secs), "sequential write",
+		 o.size / DISK_MIB, "MiB/s");
+	DISK_RUN("disk.rewrite", disk_rewrite(data, &o, buf, &secs), "rewrite",
+		 o.size / DISK_MIB, "MiB/s");
+	DISK_RUN("disk.seq_read", disk_seq_read(data, &o, buf, &secs), "sequential read",
+		 o.size / DISK_MIB, "MiB/s");
 	DISK_STEP(disk_seeks(data, &o, buf, &rate), "seeks");
 	DISK_EMIT("disk.seeks", rate, "ops/s");
 	unlink(data);
-	cpu0 = rb_cpu_secs();
-	DISK_STEP(disk_files_pass(work, &o, DISK_CREATE, buf, &secs), "creating files");
-	DISK_EMIT("disk.create", (double)o.files / secs, "ops/s");
-	DISK_EMIT_CPU("disk.create");
-	cpu0 = rb_cpu_secs();
-	cpu0 = rb_cpu_secs();
-	DISK_STEP(disk_files_pass(work, &o, DISK_STAT, buf, &secs), "stat of files");
-	DISK_EMIT("disk.stat", (double)o.files / secs, "ops/s");
-	DISK_EMIT_CPU("disk.stat");
-	cpu0 = rb_cpu_secs();
-	DISK_STEP(disk_files_pass(work, &o, DISK_READ, buf, &secs), "reading files");
-	DISK_EMIT("disk.open_read", (double)o.files / secs, "ops/s");
-	DISK_EMIT_CPU("disk.open_read");
+	DISK_RUN("disk.create", disk_files_pass(work, &o, DISK_CREATE, buf, &secs),
+		 "creating files", o.files, "ops/s");
+	DISK_RUN("disk.stat", disk_files_pass(work, &o, DISK_STAT, buf, &secs),
+		 "stat of files", o.files, "ops/s");
+	DISK_RUN("disk.open_read", disk_files_pass(work, &o, DISK_READ, buf, &secs),
+		 "reading files", o.files, "ops/s");
 	/* bonnie++ deletes files whose data is on the disk: sync first. */
 	sync();
-	cpu0 = rb_cpu_secs();
-	DISK_STEP(disk_files_pass(work, &o, DISK_DELETE, buf, &secs), "deleting files");
-	DISK_EMIT("disk.delete", (double)o.files / secs, "ops/s");
-	DISK_EMIT_CPU("disk.delete");
+	DISK_RUN("disk.delete", disk_files_pass(work, &o, DISK_DELETE, buf, &secs),
+		 "deleting files", o.files, "ops/s");
+	DISK_RUN("disk.rand_create", disk_files_pass(work, &o, DISK_RCREATE, buf, &secs),
+		 "creating files in random order", o.files, "ops/s");
+	DISK_RUN("disk.rand_stat", disk_files_pass(work, &o, DISK_RSTAT, buf, &secs),
+		 "stat of random files", o.files, "ops/s");
+	DISK_RUN("disk.rand_delete", disk_files_pass(work, &o, DISK_RDELETE, buf, &secs),
+		 "deleting files in random order", o.files, "ops/s");
 	ret = unmeasured;
 out:
 	free(buf);

@@ -28,6 +28,46 @@ double rb_cpu_secs(void)
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
+void rb_syscpu_sample(struct rb_syscpu *s)
+{
+	char line[512], *p, *end;
+	unsigned long long v[8] = { 0 };
+	FILE *f = fopen("/proc/stat", "re");
+	int i;
+
+	s->ok = 0;
+	if (!f)
+		return;
+	if (!fgets(line, sizeof(line), f) || strncmp(line, "cpu ", 4) != 0) {
+		fclose(f);
+		return;
+	}
+	fclose(f);
+	/* user nice system idle iowait irq softirq steal [guest guest_nice]:
+	 * guest time is already inside user and nice. */
+	p = line + 4;
+	for (i = 0; i < 8; i++) {
+		errno = 0;
+		v[i] = strtoull(p, &end, 10);
+		if (end == p || errno) {
+			if (i < 4)
+				return;
+			break;
+		}
+		p = end;
+	}
+	s->busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+	s->total = s->busy + v[3] + v[4];
+	s->ok = 1;
+}
+
+double rb_syscpu_share(const struct rb_syscpu *a, const struct rb_syscpu *b)
+{
+	if (!a->ok || !b->ok || b->total <= a->total || b->busy < a->busy)
+		return -1;
+	return 100.0 * (double)(b->busy - a->busy) / (double)(b->total - a->total);
+}
+
 double rb_now(void)
 {
 	struct timespec ts;

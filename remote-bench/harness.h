@@ -27,6 +27,21 @@ double rb_now(void);
 /* CPU seconds (user + system) this process used so far (getrusage). */
 double rb_cpu_secs(void);
 
+/* The whole machine's CPU time so far, from the first line of /proc/stat
+ * (jiffies): busy = user+nice+system+irq+softirq+steal, total = busy +
+ * idle + iowait. ok is 0 when /proc/stat could not be read. */
+struct rb_syscpu {
+	unsigned long long busy, total;
+	int ok;
+};
+void rb_syscpu_sample(struct rb_syscpu *s);
+
+/* The share of the whole machine's CPU time that was busy between samples a
+ * and b, in % (100 = every CPU busy the whole time; every process and kernel
+ * thread counts, not only this one). Returns -1 when either sample failed or
+ * no clock tick passed between them. */
+double rb_syscpu_share(const struct rb_syscpu *a, const struct rb_syscpu *b);
+
 /* Prints one metric line on stdout. `better` is "higher" or "lower".
  * Returns 0, or -1 (and prints nothing but a note on stderr) when the value
  * is not finite, which would not be honest JSON. */

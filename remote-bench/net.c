@@ -403,7 +403,9 @@ done:
  * user+system time over the sending time, as bonnie++'s %CP. */
 static int net_client_tcp(int cfd, const struct net_opts *o)
 {
-	double cpu0, cpu, t0;
+	struct rb_syscpu sys0;
+	struct rb_syscpu sys1;
+	double cpu0, cpu, t0, share;
 	uint64_t v[2];
 	double end;
 	char line[128];
@@ -418,6 +420,7 @@ static int net_client_tcp(int cfd, const struct net_opts *o)
 	if (dfd < 0)
 		return 1;
 	memset(net_buf, 0x5a, sizeof(net_buf));
+	rb_syscpu_sample(&sys0);
 	cpu0 = rb_cpu_secs();
 	t0 = rb_now();
 	end = t0 + o->seconds;
@@ -432,6 +435,7 @@ static int net_client_tcp(int cfd, const struct net_opts *o)
 	}
 	cpu = 100.0 * (rb_cpu_secs() - cpu0) / (rb_now() - t0);
 	shutdown(dfd, SHUT_WR);
+	rb_syscpu_sample(&sys1);
 	if (net_read_line(cfd, line, sizeof(line), o->seconds + o->idle_timeout) < 0 ||
 	    strncmp(line, "tcp ", 4) != 0 || rb_parse_u64_list(line + 4, v, 2) < 0) {
 		close(dfd);
@@ -443,7 +447,10 @@ static int net_client_tcp(int cfd, const struct net_opts *o)
 	if (rb_emit("net.tcp_stream", (double)v[0] * 8 / ((double)v[1] / 1e9) / 1e6, "Mbit/s",
 		    "higher") < 0)
 		return 1;
-	return rb_emit("net.tcp_stream_cpu", cpu, "%", "lower") < 0;
+	if (rb_emit("net.tcp_stream_cpu", cpu, "%", "lower") < 0)
+		return 1;
+	share = rb_syscpu_share(&sys0, &sys1);
+	return share >= 0 && rb_emit("net.tcp_stream_syscpu", share, "%", "lower") < 0;
 }
 
 static int net_client_udp(int cfd, const struct net_opts *o)
@@ -451,8 +458,9 @@ static int net_client_udp(int cfd, const struct net_opts *o)
 	struct sockaddr_storage peer;
 	socklen_t plen = sizeof(peer);
 	unsigned long long sent = 0;
+	struct rb_syscpu sys0, sys1;
 	uint64_t v[2];
-	double end, cpu0, cpu, t0;
+	double end, cpu0, cpu, t0, share;
 	char line[128];
 	ssize_t n;
 	int ufd, ret;
@@ -469,6 +477,7 @@ static int net_client_udp(int cfd, const struct net_opts *o)
 		goto out;
 	}
 	memset(net_buf, 0x33, o->udp_size);
+	rb_syscpu_sample(&sys0);
 	cpu0 = rb_cpu_secs();
 	t0 = rb_now();
 	end = t0 + o->seconds;
@@ -483,6 +492,7 @@ static int net_client_udp(int cfd, const struct net_opts *o)
 		}
 	}
 	cpu = 100.0 * (rb_cpu_secs() - cpu0) / (rb_now() - t0);
+	rb_syscpu_sample(&sys1);
 	if (net_send_line(cfd, "done %llu", sent) < 0 ||
 	    net_read_line(cfd, line, sizeof(line), 5 + o->idle_timeout) < 0 ||
 	    strncmp(line, "udp ", 4) != 0 || rb_parse_u64_list(line + 4, v, 2) < 0) {
@@ -500,6 +510,9 @@ static int net_client_udp(int cfd, const struct net_opts *o)
 		    "%", "lower") < 0)
 		ret = 1;
 	if (rb_emit("net.udp_pps_cpu", cpu, "%", "lower") < 0)
+		ret = 1;
+	share = rb_syscpu_share(&sys0, &sys1);
+	if (share >= 0 && rb_emit("net.udp_pps_syscpu", share, "%", "lower") < 0)
 		ret = 1;
 out:
 	if (ufd >= 0)
@@ -543,7 +556,9 @@ static void net_usage(void)
 	       "\n"
 	       "The client prints JSON lines: net.tcp_stream (Mbit/s received by the server),\n"
 	       "net.udp_pps (datagrams/s received by the server), net.udp_loss (%% lost),\n"
-	       "net.tcp_stream_cpu, net.udp_pps_cpu (%% of one CPU the client used sending).\n");
+	       "net.tcp_stream_cpu, net.udp_pps_cpu (%% of one CPU the client used sending),\n"
+	       "net.tcp_stream_syscpu, net.udp_pps_syscpu (%% of the whole machine busy\n"
+	       "meanwhile, from /proc/stat).\n");
 }
 
 static int net_parse(int argc, char **argv, struct net_opts *o)

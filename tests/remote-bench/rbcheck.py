@@ -135,18 +135,41 @@ def leftovers(d):
 
 def do_disk(args):
     prog = args[0]
-    steps = ["disk.putc_write", "disk.getc_read", "disk.seq_write", "disk.rewrite",
-             "disk.seq_read", "disk.create", "disk.stat", "disk.open_read", "disk.delete"]
-    expect = steps + [m + "_cpu" for m in steps] + ["disk.seeks"]
+    steps = ["disk.putc_write", "disk.getc_read", "disk.char_write", "disk.char_read",
+             "disk.seq_write", "disk.rewrite", "disk.seq_read", "disk.create", "disk.stat",
+             "disk.open_read", "disk.delete", "disk.rand_create", "disk.rand_stat",
+             "disk.rand_delete"]
+    # _syscpu is left out of a step shorter than one /proc/stat tick (10 ms):
+    # only the create pass (--file-time) is sure to last that long.
+    expect = steps + [m + "_cpu" for m in steps] + ["disk.seeks", "disk.create_syscpu"]
     with tempfile.TemporaryDirectory(prefix="rb-disk-") as d:
-        t0 = time.time()
-        got = run_json([prog, "--dir", d, "--size", "1M", "--files", "32", "--seek-time", "0.1",
-                        "--file-time", "0.5"], expect)
+        # Every CPU kept busy by spinners meanwhile: the system-wide share
+        # (/proc/stat) must see them, where the process's own share cannot.
+        spin = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                for _ in range(os.cpu_count() or 1)]
+        try:
+            t0 = time.time()
+            got = run_json([prog, "--dir", d, "--size", "1M", "--files", "32", "--seek-time",
+                            "0.1", "--file-time", "0.5", "--char-size", "64K"], expect)
+        finally:
+            for p in spin:
+                p.kill()
+                p.wait()
         if time.time() - t0 < 0.5:
             raise Fail("file tests ran less than --file-time 0.5")
         for m in steps:
             if not 0 <= got[m + "_cpu"] <= 400:
                 raise Fail("%s_cpu = %r is not a CPU share" % (m, got[m + "_cpu"]))
+            if not 0 <= got.get(m + "_syscpu", 0) <= 100:
+                raise Fail("%s_syscpu = %r is not a share of the machine" % (m, got[m + "_syscpu"]))
+        if got["disk.create_syscpu"] < 70:
+            raise Fail("disk.create_syscpu = %r with every CPU busy (process's own share %r)"
+                       % (got["disk.create_syscpu"], got["disk.create_cpu"]))
+        # bonnie++ 2.x's per-char: one write(2) per byte, far slower than
+        # block writes or stdio's putc (which writes 4 KiB at a time).
+        if got["disk.char_write"] * 4 > got["disk.putc_write"]:
+            raise Fail("disk.char_write %r MiB/s is not a write(2) per byte (putc_write %r)"
+                       % (got["disk.char_write"], got["disk.putc_write"]))
         if leftovers(d):
             raise Fail("files left after a normal run: %s" % leftovers(d))
 
@@ -248,9 +271,13 @@ def do_net(args):
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               universal_newlines=True)
     try:
-        run_json(emu + [prog, "--client", "127.0.0.1", "--port", port, "--time", "0.3"],
-                 ["net.tcp_stream", "net.udp_pps", "net.udp_loss",
-                  "net.tcp_stream_cpu", "net.udp_pps_cpu"])
+        got = run_json(emu + [prog, "--client", "127.0.0.1", "--port", port, "--time", "0.3"],
+                       ["net.tcp_stream", "net.udp_pps", "net.udp_loss",
+                        "net.tcp_stream_cpu", "net.udp_pps_cpu",
+                        "net.tcp_stream_syscpu", "net.udp_pps_syscpu"])
+        for m in ("net.tcp_stream_syscpu", "net.udp_pps_syscpu"):
+            if not 0 <= got[m] <= 100:
+                raise Fail("%s = %r is not a share of the machine" % (m, got[m]))
         out, err = server.communicate(timeout=20)
     except BaseException:
         server.kill()
@@ -300,7 +327,8 @@ def do_cross(args):
         run_json(emu + [os.path.join(bindir, "remote-bench-" + name)] + extra, expect, timeout=300)
     with tempfile.TemporaryDirectory(prefix="rb-cross-") as d:
         run_json(emu + [os.path.join(bindir, "remote-bench-disk"), "--dir", d, "--size", "256K",
-                        "--files", "16", "--seek-time", "0.05"], ["disk.seq_write", "disk.delete"])
+                        "--files", "16", "--seek-time", "0.05", "--char-size", "16K"],
+                 ["disk.seq_write", "disk.delete", "disk.char_write", "disk.rand_delete"])
         if leftovers(d):
             raise Fail("disk left files: %s" % leftovers(d))
     do_net([os.path.join(bindir, "remote-bench-net")] + emu)
