@@ -32,7 +32,36 @@ struct disk_opts {
 	double file_time;
 	unsigned long max_files;
 	uint64_t char_size;
+	unsigned tests; /* DISK_T_* bits */
 };
+
+/* The groups of --tests, bonnie++'s sections (its -s 0 / -n 0 / -f). */
+enum {
+	DISK_T_PUTC = 1, DISK_T_CHAR = 2, DISK_T_BLOCK = 4, DISK_T_SEEKS = 8,
+	DISK_T_FILES = 16, DISK_T_RAND = 32, DISK_T_ALL = 63,
+};
+
+/* "block,files" -> DISK_T_BLOCK | DISK_T_FILES; 0 on an unknown name. */
+static unsigned disk_parse_tests(const char *text)
+{
+	static const char *const names[] = { "putc", "char", "block", "seeks", "files", "rand" };
+	unsigned bits = 0, i;
+	size_t len;
+
+	while (*text) {
+		len = strcspn(text, ",");
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i]) == len && strncmp(text, names[i], len) == 0)
+				break;
+		if (i == sizeof(names) / sizeof(names[0]))
+			return 0;
+		bits |= 1u << i;
+		text += len;
+		if (*text == ',' && *++text == '\0')
+			return 0;
+	}
+	return bits;
+}
 
 static volatile sig_atomic_t disk_stop;
 
@@ -550,6 +579,9 @@ static void disk_usage(void)
 	       "  --seek-time SECS   time spent on random seeks (default 0.5)\n"
 	       "  --char-size SIZE   bytes for the write(2)/read(2) per-char tests (default\n"
 	       "                     1M; 0 skips them; bonnie++ -f)\n"
+	       "  --tests LIST       which tests, comma-separated (default all): putc, char,\n"
+	       "                     block (seq_write, rewrite, seq_read), seeks, files\n"
+	       "                     (create, stat, open_read, delete), rand (rand_*)\n"
 	       "  --help             this text\n"
 	       "\n"
 	       "Prints JSON lines: disk.putc_write, disk.getc_read (MiB/s, one byte per\n"
@@ -575,6 +607,7 @@ static int disk_parse(int argc, char **argv, struct disk_opts *o)
 		{ "seek-time", required_argument, NULL, 't' },
 		{ "file-time", required_argument, NULL, 'T' },
 		{ "char-size", required_argument, NULL, 'c' },
+		{ "tests", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -614,6 +647,12 @@ static int disk_parse(int argc, char **argv, struct disk_opts *o)
 			if (rb_parse_size(optarg, 0, (uint64_t)1 << 40, &o->char_size) < 0)
 				return rb_usage_error("bad --char-size '%s' (0 to 1T, e.g. 1M)", optarg);
 			break;
+		case 'X':
+			o->tests = disk_parse_tests(optarg);
+			if (!o->tests)
+				return rb_usage_error("bad --tests '%s' (a list of putc, char, block, "
+						      "seeks, files, rand)", optarg);
+			break;
 		case 'h':
 			disk_usage();
 			return -1;
@@ -629,6 +668,7 @@ int main(int argc, char **argv)
 	struct disk_opts o = {
 		.dir = ".", .size = 8u << 20, .block = 64u << 10, .files = 1024,
 		.file_size = 0, .seek_time = 0.5, .file_time = 1.0, .char_size = 1u << 20,
+		.tests = DISK_T_ALL,
 	};
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	char work[4096], data[4200];
@@ -719,43 +759,56 @@ int main(int argc, char **argv)
 		DISK_EMIT_CPU(metric);                                            \
 	} while (0)
 
-	DISK_RUN("disk.putc_write", disk_putc_write(data, &o, &secs), "per-char write",
-		 o.size / DISK_MIB, "MiB/s");
-	DISK_RUN("disk.getc_read", disk_getc_read(data, &o, &secs), "per-char read",
-		 o.size / DISK_MIB, "MiB/s");
-	unlink(data);
-	if (o.char_size > 0) {
+	if (o.tests & DISK_T_PUTC) {
+		DISK_RUN("disk.putc_write", disk_putc_write(data, &o, &secs), "per-char write",
+			 o.size / DISK_MIB, "MiB/s");
+		DISK_RUN("disk.getc_read", disk_getc_read(data, &o, &secs), "per-char read",
+			 o.size / DISK_MIB, "MiB/s");
+		unlink(data);
+	}
+	if ((o.tests & DISK_T_CHAR) && o.char_size > 0) {
 		DISK_RUN("disk.char_write", disk_char_write(data, &o, &secs),
 			 "per-char write(2)", o.char_size / DISK_MIB, "MiB/s");
 		DISK_RUN("disk.char_read", disk_char_read(data, &o, &secs),
 			 "per-char read(2)", o.char_size / DISK_MIB, "MiB/s");
 		unlink(data);
 	}
-	DISK_RUN("disk.seq_write", disk_seq_write(data, &o, buf, &secs), "sequential write",
-		 o.size / DISK_MIB, "MiB/s");
-	DISK_RUN("disk.rewrite", disk_rewrite(data, &o, buf, &secs), "rewrite",
-		 o.size / DISK_MIB, "MiB/s");
-	DISK_RUN("disk.seq_read", disk_seq_read(data, &o, buf, &secs), "sequential read",
-		 o.size / DISK_MIB, "MiB/s");
-	DISK_STEP(disk_seeks(data, &o, buf, &rate), "seeks");
-	DISK_EMIT("disk.seeks", rate, "ops/s");
+	if (o.tests & DISK_T_BLOCK) {
+		DISK_RUN("disk.seq_write", disk_seq_write(data, &o, buf, &secs),
+			 "sequential write", o.size / DISK_MIB, "MiB/s");
+		DISK_RUN("disk.rewrite", disk_rewrite(data, &o, buf, &secs), "rewrite",
+			 o.size / DISK_MIB, "MiB/s");
+		DISK_RUN("disk.seq_read", disk_seq_read(data, &o, buf, &secs), "sequential read",
+			 o.size / DISK_MIB, "MiB/s");
+	} else if (o.tests & DISK_T_SEEKS) {
+		/* the file to seek in, written untimed */
+		DISK_STEP(disk_seq_write(data, &o, buf, &secs), "sequential write");
+	}
+	if (o.tests & DISK_T_SEEKS) {
+		DISK_STEP(disk_seeks(data, &o, buf, &rate), "seeks");
+		DISK_EMIT("disk.seeks", rate, "ops/s");
+	}
 	unlink(data);
-	DISK_RUN("disk.create", disk_files_pass(work, &o, DISK_CREATE, buf, &secs),
-		 "creating files", o.files, "ops/s");
-	DISK_RUN("disk.stat", disk_files_pass(work, &o, DISK_STAT, buf, &secs),
-		 "stat of files", o.files, "ops/s");
-	DISK_RUN("disk.open_read", disk_files_pass(work, &o, DISK_READ, buf, &secs),
-		 "reading files", o.files, "ops/s");
-	/* bonnie++ deletes files whose data is on the disk: sync first. */
-	sync();
-	DISK_RUN("disk.delete", disk_files_pass(work, &o, DISK_DELETE, buf, &secs),
-		 "deleting files", o.files, "ops/s");
-	DISK_RUN("disk.rand_create", disk_files_pass(work, &o, DISK_RCREATE, buf, &secs),
-		 "creating files in random order", o.files, "ops/s");
-	DISK_RUN("disk.rand_stat", disk_files_pass(work, &o, DISK_RSTAT, buf, &secs),
-		 "stat of random files", o.files, "ops/s");
-	DISK_RUN("disk.rand_delete", disk_files_pass(work, &o, DISK_RDELETE, buf, &secs),
-		 "deleting files in random order", o.files, "ops/s");
+	if (o.tests & DISK_T_FILES) {
+		DISK_RUN("disk.create", disk_files_pass(work, &o, DISK_CREATE, buf, &secs),
+			 "creating files", o.files, "ops/s");
+		DISK_RUN("disk.stat", disk_files_pass(work, &o, DISK_STAT, buf, &secs),
+			 "stat of files", o.files, "ops/s");
+		DISK_RUN("disk.open_read", disk_files_pass(work, &o, DISK_READ, buf, &secs),
+			 "reading files", o.files, "ops/s");
+		/* bonnie++ deletes files whose data is on the disk: sync first. */
+		sync();
+		DISK_RUN("disk.delete", disk_files_pass(work, &o, DISK_DELETE, buf, &secs),
+			 "deleting files", o.files, "ops/s");
+	}
+	if (o.tests & DISK_T_RAND) {
+		DISK_RUN("disk.rand_create", disk_files_pass(work, &o, DISK_RCREATE, buf, &secs),
+			 "creating files in random order", o.files, "ops/s");
+		DISK_RUN("disk.rand_stat", disk_files_pass(work, &o, DISK_RSTAT, buf, &secs),
+			 "stat of random files", o.files, "ops/s");
+		DISK_RUN("disk.rand_delete", disk_files_pass(work, &o, DISK_RDELETE, buf, &secs),
+			 "deleting files in random order", o.files, "ops/s");
+	}
 	ret = unmeasured;
 out:
 	free(buf);

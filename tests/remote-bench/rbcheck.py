@@ -173,6 +173,19 @@ def do_disk(args):
         if leftovers(d):
             raise Fail("files left after a normal run: %s" % leftovers(d))
 
+        # --tests runs one section at a time, as bonnie++'s -s 0 / -n 0.
+        r = run([prog, "--dir", d, "--tests", "seeks,rand", "--size", "1M", "--files", "16",
+                 "--seek-time", "0.05"])
+        names = {json.loads(l)["metric"] for l in r.stdout.splitlines()}
+        if r.returncode != 0 or "disk.seeks" not in names or "disk.rand_delete" not in names or \
+                any(not (n == "disk.seeks" or n.startswith("disk.rand_")) for n in names):
+            raise Fail("--tests seeks,rand: exit %d, printed %s" % (r.returncode, sorted(names)))
+        if leftovers(d):
+            raise Fail("files left after --tests seeks,rand: %s" % leftovers(d))
+        r = run([prog, "--dir", d, "--tests", "block,nope"])
+        if r.returncode != 2 or "--tests" not in r.stderr or r.stdout:
+            raise Fail("--tests block,nope: exit %d, stderr %r" % (r.returncode, r.stderr))
+
         r = run([prog, "--dir", os.path.join(d, "missing")])
         if r.returncode != 1 or not r.stderr or r.stdout:
             raise Fail("missing --dir: exit %d, stderr %r" % (r.returncode, r.stderr))

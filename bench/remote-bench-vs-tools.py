@@ -1,0 +1,556 @@
+#!/usr/bin/env python3
+"""remote-bench against the tools people trust, on this machine: an oracle.
+
+  bench/remote-bench-vs-tools.sh [BIN_DIR] [--rounds N] [--quick]
+        [--only mem,tmpfs,disk,seeks,net,crypto] [--dir DISK_DIR]
+
+Every remote-bench metric that has a reference is measured by both at the
+same sizes (buffer and file sizes, block sizes, counts, durations), in
+alternating rounds: tool, remote-bench, tool, remote-bench... (--rounds,
+default 7). For each metric it prints both sides' medians, the median of
+the per-round ratios remote-bench/tool and the interquartile range of those
+ratios, and exits 1 when a median ratio is outside 0.9-1.1 (crypto:
+0.5-2.0, an implementation's speed against OpenSSL's portable C). The
+metrics without a reference are listed with the reason. Exit 2: a tool is
+missing or failed.
+
+References (see bench/RESULTS.md for what each measures and why it matches):
+  mbw 1.2.2          mem.memcpy ("DUMB" line: Debian's 1.2.2 prints its memcpy
+                     there), mem.word ("MEMCPY" line: its b[i]=a[i] loop),
+                     mem.block (MCBLOCK: mempcpy of 256 KiB blocks, each from
+                     the start of the source)
+  dd                 mem.tmpfs_write (if=/dev/zero of=/dev/shm bs=64K),
+                     disk.seq_write (conv=fdatasync), disk.seq_read (after
+                     iflag=nocache dropped the file's pages)
+  bonnie++ 2.00a     disk.char_write/char_read (per-char: one write(2)/read(2)
+                     per byte), seq_write (Block), rewrite, create, stat
+                     (Read), delete, rand_create, rand_stat, rand_delete, and
+                     each one's %CP against NAME_cpu
+  fio                disk.seeks (psync randread 4k, direct=1, one job)
+  iperf3             net.tcp_stream, net.udp_pps (64-byte datagrams), and the
+                     client's CPU share, between two network namespaces
+  openssl speed      crypto.* (-evp chacha20, chacha20-poly1305, aes-128-cbc,
+                     aes-128-gcm; ecdhx25519), OPENSSL_ia32cap=0
+
+BIN_DIR holds remote-bench-* (default: BUILD/remote-bench/bin/ARCH of a
+fresh build in a temporary directory). --quick: small sizes and one round,
+a smoke test of the script itself (ratios are printed, never judged).
+Needs root for the network namespaces (oracle-a, oracle-b).
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MIB = 1024 * 1024
+NS_A, NS_B = "oracle-a", "oracle-b"
+ADDR_A, ADDR_B = "10.173.0.1", "10.173.0.2"
+PORT = 42510
+BAND = (0.9, 1.1)
+CRYPTO_BAND = (0.5, 2.0)
+
+
+class ToolError(Exception):
+    pass
+
+
+def run(cmd, timeout=900, env=None, check=True):
+    try:
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        raise ToolError("%s: no result in %d s" % (" ".join(cmd), timeout))
+    if check and r.returncode != 0:
+        raise ToolError("%s: exit %d: %s" % (" ".join(cmd), r.returncode, r.stderr.strip()[-400:]))
+    return r
+
+
+def rb_metrics(text):
+    out = {}
+    for line in text.splitlines():
+        o = json.loads(line)
+        out[o["metric"]] = float(o["value"])
+    return out
+
+
+class Oracle:
+    def __init__(self, args):
+        self.a = args
+        self.bin = args.bin
+        self.samples = {}   # metric -> {"rb": [...], "tool": [...]}
+        self.refs = {}      # metric -> text naming the reference
+        self.seen = set()   # every metric remote-bench printed
+        self.work = tempfile.mkdtemp(prefix="rb-oracle-", dir=args.dir)
+        self.procs = []
+        self.netns = False
+
+    # ---- bookkeeping ----
+    def rb(self, name, value):
+        self.samples.setdefault(name, {"rb": {}, "tool": {}})["rb"][self.rnd] = value
+
+    def tool(self, name, value, ref):
+        self.samples.setdefault(name, {"rb": {}, "tool": {}})["tool"][self.rnd] = value
+        self.refs[name] = ref
+
+    def has_tool(self, name):
+        return self.rnd in self.samples.get(name, {"tool": {}})["tool"]
+
+    def rb_run(self, prog, args, timeout=900):
+        r = run([os.path.join(self.bin, "remote-bench-" + prog)] + args, timeout=timeout)
+        m = rb_metrics(r.stdout)
+        self.seen.update(m)
+        return m
+
+    # ---- memory: mbw ----
+    def mem(self, rnd):
+        """--mem-pairs short runs of each, alternating (tool, remote-bench,
+        tool...) inside the round, so that both sides see the same load;
+        each side's figure for the round is the mean of its runs."""
+        a = self.a
+        tool, rb = {}, {}
+        for _ in range(a.mem_pairs):
+            if "mem" in a.only:
+                for k, v in self.mbw().items():
+                    tool.setdefault(k, []).append(v)
+            if "tmpfs" in a.only:
+                tool.setdefault("mem.tmpfs_write", []).append(self.dd_tmpfs())
+            m = self.rb_run("mem", ["--size", "%dM" % a.mem_mib, "--loops", str(a.mem_loops),
+                                    "--max-time", "1000", "--block", "256K",
+                                    "--tmpfs-dir", self.shm])
+            for k, v in m.items():
+                rb.setdefault(k, []).append(v)
+        refs = {"mem.memcpy": "mbw \"DUMB\" (its memcpy; Debian's 1.2.2 swaps the labels)",
+                "mem.word": "mbw \"MEMCPY\" (its b[i]=a[i] loop)",
+                "mem.block": "mbw MCBLOCK (mempcpy of 256 KiB blocks from the source's start)",
+                "mem.tmpfs_write": "dd if=/dev/zero of=/dev/shm/x bs=64K count=%d" % (a.mem_mib * 16)}
+        for k, v in tool.items():
+            self.tool(k, statistics.mean(v), refs[k])
+            if k in rb:
+                self.rb(k, statistics.mean(rb[k]))
+
+    def mbw(self):
+        """One mbw run (-n --mem-loops, 256 KiB blocks, --mem-mib arrays)."""
+        a = self.a
+        r = run(["mbw", "-q", "-n", str(a.mem_loops), "-b", str(256 * 1024), str(a.mem_mib)])
+        avg = {}
+        for line in r.stdout.splitlines():
+            f = re.match(r"AVG\s+Method: (\w+)\s+Elapsed: [0-9.]+\s+MiB: [0-9.]+\s+Copy: ([0-9.]+) MiB/s",
+                         line)
+            if f:
+                avg[f.group(1)] = float(f.group(2))
+        if set(avg) != {"MEMCPY", "DUMB", "MCBLOCK"}:
+            raise ToolError("mbw printed no AVG lines: %r" % r.stdout[-300:])
+        # Debian's mbw 1.2.2 labels its memcpy "DUMB" and its loop "MEMCPY"
+        # (checked in its machine code: the copy loop prints "MEMCPY").
+        return {"mem.memcpy": avg["DUMB"], "mem.word": avg["MEMCPY"], "mem.block": avg["MCBLOCK"]}
+
+    def dd_tmpfs(self):
+        """MiB/s of --mem-loops dd runs to the tmpfs, as remote-bench's mean
+        time per file over its loops (the file removed before each)."""
+        a = self.a
+        f = os.path.join(self.shm, "oracle-dd")
+        secs = []
+        for _ in range(a.mem_loops):
+            if os.path.exists(f):
+                os.unlink(f)
+            r = run(["dd", "if=/dev/zero", "of=" + f, "bs=64K", "count=%d" % (a.mem_mib * 16)])
+            secs.append(dd_seconds(r.stderr))
+        os.unlink(f)
+        return a.mem_mib / statistics.mean(secs)
+
+    # ---- disk: bonnie++, dd, fio ----
+    # bonnie++ runs one section at a time (per-char, block, files), each
+    # right before remote-bench-disk --tests with the same section, so that
+    # both see the same load on this shared machine.
+    def disk(self, rnd):
+        a = self.a
+        if "disk" in a.only:
+            self.bonnie("-s", "16", "-n", "0", "-f%d" % a.char_mib)
+            self.disk_rb("char", "--char-size", "%dM" % a.char_mib)
+            self.bonnie("-s", "%d:%d" % (a.disk_mib, a.block), "-n", "0", "-f")
+            self.disk_rb("block", "--size", "%dM" % a.disk_mib, "--block", str(a.block))
+            self.dd_disk()
+            self.bonnie("-s", "0", "-n", "%d:0:0:1" % a.kfiles)
+            self.disk_rb("files,rand", "--files", str(a.kfiles * 1024), "--file-time", "0")
+        if "seeks" in a.only:
+            self.fio()
+            self.disk_rb("seeks", "--size", "%dM" % a.disk_mib, "--seek-time", str(a.seek_time))
+
+    def bonnie(self, *args):
+        d = tempfile.mkdtemp(prefix="bonnie-", dir=self.work)
+        cmd = ["bonnie++", "-d", d, "-r", "0", "-q", "-m", "oracle"] + list(args)
+        if os.geteuid() == 0:
+            cmd += ["-u", "root"]
+        try:
+            r = run(cmd, timeout=1800)
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+        csv = [l for l in r.stdout.splitlines() if l.startswith("1.98,")]
+        if not csv:
+            raise ToolError("bonnie++ printed no CSV line: %r" % r.stdout[-300:])
+        f = csv[-1].split(",")
+        # bonnie++ 2.00a CSV (format 1.98): 9 per-char out, 10 %CP, 11 block
+        # out, 12 %CP, 13 rewrite, 14 %CP, 15 per-char in, 16 %CP, 17 block
+        # in, 18 %CP, 19 seeks, 20 %CP, 21 files/1024, 22-25 max, min, dirs,
+        # chunk, 26 seq create, 27 %CP, 28 stat, 29 %CP, 30 delete, 31 %CP,
+        # 32 random create, 33 %CP, 34 stat, 35 %CP, 36 delete, 37 %CP. Sizes
+        # in K/sec; "+++++" where the step took under 0.5 s.
+        opts = " ".join(args)
+        fields = [
+            ("disk.char_write", 9, 1024.0, "bonnie++ Per Chr output (write(2) per byte)"),
+            ("disk.seq_write", 11, 1024.0, "bonnie++ Block output"),
+            ("disk.rewrite", 13, 1024.0, "bonnie++ Rewrite"),
+            ("disk.char_read", 15, 1024.0, "bonnie++ Per Chr input (read(2) per byte)"),
+            ("disk.create", 26, 1.0, "bonnie++ Sequential Create"),
+            ("disk.stat", 28, 1.0, "bonnie++ Sequential Read (stat)"),
+            ("disk.delete", 30, 1.0, "bonnie++ Sequential Delete"),
+            ("disk.rand_create", 32, 1.0, "bonnie++ Random Create"),
+            ("disk.rand_stat", 34, 1.0, "bonnie++ Random Read (stat)"),
+            ("disk.rand_delete", 36, 1.0, "bonnie++ Random Delete"),
+        ]
+        for name, i, div, ref in fields:
+            if re.match(r"^[0-9.]+$", f[i]):
+                self.tool(name, float(f[i]) / div, ref + " " + opts)
+                if re.match(r"^[0-9.]+$", f[i + 1]):
+                    self.tool(name + "_cpu", float(f[i + 1]), ref.split(" (")[0] + " %CP")
+
+    def dd_disk(self):
+        a = self.a
+        f = os.path.join(self.work, "dd")
+        count = a.disk_mib * MIB // a.block
+        r = run(["dd", "if=/dev/zero", "of=" + f, "bs=%d" % a.block, "count=%d" % count,
+                 "conv=fdatasync"])
+        self.tool("disk.seq_write@dd", a.disk_mib / dd_seconds(r.stderr),
+                  "dd bs=%d count=%d conv=fdatasync" % (a.block, count))
+        run(["dd", "if=" + f, "iflag=nocache", "count=0"])
+        r = run(["dd", "if=" + f, "of=/dev/null", "bs=%d" % a.block])
+        self.tool("disk.seq_read", a.disk_mib / dd_seconds(r.stderr),
+                  "dd bs=%d after iflag=nocache count=0" % a.block)
+        os.unlink(f)
+        # dd came after remote-bench here: its write is paired with this
+        # round's remote-bench block run (recorded before), kept apart from
+        # bonnie++'s Block figure so that each ratio has one definition.
+        if self.rnd in self.pending:
+            for k, v in self.pending.pop(self.rnd).items():
+                self.rb(k, v)
+
+    def fio(self):
+        a = self.a
+        f = os.path.join(self.work, "fio")
+        run(["dd", "if=/dev/zero", "of=" + f, "bs=1M", "count=%d" % a.disk_mib, "conv=fdatasync"])
+        r = run(["fio", "--name=seeks", "--filename=" + f, "--rw=randread", "--bs=4k",
+                 "--size=%dM" % a.disk_mib, "--ioengine=psync", "--direct=1", "--numjobs=1",
+                 "--time_based", "--runtime=%s" % a.seek_time, "--norandommap",
+                 "--output-format=json"], timeout=600)
+        j = json.loads(r.stdout[r.stdout.index("{"):])
+        self.tool("disk.seeks", j["jobs"][0]["read"]["iops"],
+                  "fio randread bs=4k psync direct=1 size=%dM runtime=%s" % (a.disk_mib,
+                                                                            a.seek_time))
+        os.unlink(f)
+
+    def disk_rb(self, tests, *args):
+        m = self.rb_run("disk", ["--dir", self.work, "--tests", tests] + list(args), timeout=1800)
+        for k, v in m.items():
+            if self.has_tool(k):
+                self.rb(k, v)
+        if tests == "block":
+            self.pending[self.rnd] = {"disk.seq_write@dd": m["disk.seq_write"],
+                                      "disk.seq_read": m["disk.seq_read"]}
+
+    # ---- network: iperf3 between two namespaces ----
+    def netns_up(self):
+        self.netns_down()
+        cmds = [["ip", "netns", "add", NS_A], ["ip", "netns", "add", NS_B],
+                ["ip", "link", "add", "oracle-va", "netns", NS_A, "type", "veth", "peer", "name",
+                 "oracle-vb", "netns", NS_B],
+                ["ip", "-n", NS_A, "addr", "add", ADDR_A + "/24", "dev", "oracle-va"],
+                ["ip", "-n", NS_B, "addr", "add", ADDR_B + "/24", "dev", "oracle-vb"],
+                ["ip", "-n", NS_A, "link", "set", "oracle-va", "up"],
+                ["ip", "-n", NS_B, "link", "set", "oracle-vb", "up"],
+                ["ip", "-n", NS_A, "link", "set", "lo", "up"],
+                ["ip", "-n", NS_B, "link", "set", "lo", "up"]]
+        self.netns = True
+        for c in cmds:
+            run(c, timeout=30)
+
+    def netns_down(self):
+        for ns in (NS_A, NS_B):
+            subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)
+
+    def server(self, cmd):
+        p = subprocess.Popen(["ip", "netns", "exec", NS_B] + cmd, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        self.procs.append(p)
+        return p
+
+    def reap(self, p):
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        self.procs.remove(p)
+
+    def iperf(self, args):
+        p = self.server(["iperf3", "-s", "-1", "-B", ADDR_B, "-p", str(PORT + 1)])
+        time.sleep(0.3)
+        try:
+            r = run(["ip", "netns", "exec", NS_A, "iperf3", "-c", ADDR_B, "-p", str(PORT + 1),
+                     "-t", str(self.a.net_time), "-J"] + args, timeout=60 + self.a.net_time)
+        finally:
+            self.reap(p)
+        return json.loads(r.stdout)
+
+    def net(self, rnd):
+        t = self.a.net_time
+        j = self.iperf(["-l", "128K"])
+        self.tool("net.tcp_stream", j["end"]["sum_received"]["bits_per_second"] / 1e6,
+                  "iperf3 -l 128K -t %s, receiver Mbit/s" % t)
+        self.tool("net.tcp_stream_cpu", j["end"]["cpu_utilization_percent"]["host_total"],
+                  "iperf3 client cpu_utilization_percent.host_total")
+        j = self.iperf(["-u", "-b", "0", "-l", "64"])
+        s = j["end"]["sum"]
+        self.tool("net.udp_pps", (s["packets"] - s["lost_packets"]) / s["seconds"],
+                  "iperf3 -u -b 0 -l 64 -t %s, datagrams received/s" % t)
+        self.tool("net.udp_pps_cpu", j["end"]["cpu_utilization_percent"]["host_total"],
+                  "iperf3 client cpu_utilization_percent.host_total")
+        p = self.server([os.path.join(self.bin, "remote-bench-net"), "--server", "--bind", ADDR_B,
+                         "--port", str(PORT), "--idle-timeout", "60"])
+        try:
+            r = run(["ip", "netns", "exec", NS_A, os.path.join(self.bin, "remote-bench-net"),
+                     "--client", ADDR_B, "--port", str(PORT), "--time", str(t),
+                     "--udp-size", "64"], timeout=120 + 2 * t)
+        finally:
+            self.reap(p)
+        m = rb_metrics(r.stdout)
+        self.seen.update(m)
+        for k, v in m.items():
+            if self.has_tool(k):
+                self.rb(k, v)
+
+    # ---- crypto: openssl speed ----
+    OPENSSL = {"chacha20": "chacha20", "chacha20poly1305": "chacha20-poly1305",
+               "aes128_cbc": "aes-128-cbc", "aes128_gcm": "aes-128-gcm"}
+
+    def crypto(self, rnd):
+        a = self.a
+        m = self.rb_run("crypto", ["--time", str(a.crypto_time), "--repeats", "3"])
+        env = dict(os.environ, OPENSSL_ia32cap="0")
+        names = sorted(m)
+        for k in names:
+            f = re.match(r"^crypto\.(\w+?)_(\d+)(_pps)?$", k)
+            if f and f.group(1) in self.OPENSSL:
+                alg, size, pps = f.group(1), int(f.group(2)), f.group(3)
+                bps = self.openssl_evp(self.OPENSSL[alg], size, env)
+                ref = "openssl speed -evp %s -bytes %d (ia32cap=0)" % (self.OPENSSL[alg], size)
+                self.tool(k, bps / size if pps else bps * 8 / 1e6, ref)
+                self.rb(k, m[k])
+            elif k == "crypto.x25519":
+                self.tool(k, self.openssl_x25519(env), "openssl speed ecdhx25519 (ia32cap=0)")
+                self.rb(k, m[k])
+
+    def openssl_evp(self, alg, size, env):
+        r = run(["openssl", "speed", "-mr", "-elapsed", "-seconds", str(self.a.crypto_time),
+                 "-bytes", str(size), "-evp", alg], env=env, timeout=120)
+        for line in r.stdout.splitlines() + r.stderr.splitlines():
+            if line.startswith("+F:"):
+                return float(line.split(":")[3])
+        raise ToolError("openssl speed -evp %s printed no +F line" % alg)
+
+    def openssl_x25519(self, env):
+        r = run(["openssl", "speed", "-mr", "-elapsed", "-seconds", str(self.a.crypto_time),
+                 "ecdhx25519"], env=env, timeout=120)
+        for line in r.stdout.splitlines() + r.stderr.splitlines():
+            if line.startswith("+F5:"):
+                return float(line.split(":")[3])
+        raise ToolError("openssl speed ecdhx25519 printed no +F5 line")
+
+    # ---- the run ----
+    def go(self):
+        a = self.a
+        self.shm = tempfile.mkdtemp(prefix="rb-oracle-", dir="/dev/shm")
+        self.pending = {}
+        groups = []
+        if "mem" in a.only or "tmpfs" in a.only:
+            groups.append(("mem", self.mem))
+        if "disk" in a.only or "seeks" in a.only:
+            groups.append(("disk", self.disk))
+        if "net" in a.only:
+            self.netns_up()
+            groups.append(("net", self.net))
+        if "crypto" in a.only:
+            groups.append(("crypto", self.crypto))
+        for rnd in range(a.rounds):
+            self.rnd = rnd
+            for name, fn in groups:
+                t0 = time.time()
+                fn(rnd)
+                print("round %d/%d %s: %.0f s, load %s" % (rnd + 1, a.rounds, name,
+                      time.time() - t0, loadavg()), file=sys.stderr, flush=True)
+
+    def cleanup(self):
+        for p in list(self.procs):
+            p.kill()
+            p.wait()
+        if self.netns:
+            self.netns_down()
+        shutil.rmtree(self.work, ignore_errors=True)
+        if getattr(self, "shm", None):
+            shutil.rmtree(self.shm, ignore_errors=True)
+
+
+NO_REFERENCE = [
+    (r"^cpu\.bogomips$", "the kernel's delay loop timed here; the kernel's own BogoMIPS on this "
+     "host comes from the TSC (2 x MHz), not from a loop (orch records it as cpu.bogomips_kernel)"),
+    (r"^cpu\.(int|float)_ops$", "remote-bench's own operation mix; no standard tool counts the "
+     "same operations"),
+    (r"^mem\.(total|free|available)$", "read from /proc/meminfo, which is the reference itself"),
+    (r"^disk\.(putc_write|getc_read)$", "bonnie++ 1.0x's stdio putc/getc; Debian's bonnie++ 2.00a "
+     "does one write(2)/read(2) per byte instead, compared as disk.char_write/char_read"),
+    (r"^disk\.(putc_write|getc_read)_(cpu|syscpu)$", "as its figure"),
+    (r"^disk\.open_read(_cpu|_syscpu)?$", "open+read+close of each small file: bonnie++'s Read "
+     "is stat() (disk.stat); no tool times this"),
+    (r"^disk\..*_syscpu$|^net\..*_syscpu$", "the machine's busy share from /proc/stat during the "
+     "step: /proc/stat is itself the reference (no tool prints it per step)"),
+    (r"^disk\.(seq_read|rewrite|seq_write|char_read|char_write|create|stat|delete|rand_\w+)_cpu$",
+     "bonnie++ printed no %CP for this step (+++: it took under 0.5 s)"),
+    (r"^net\.udp_loss$", "loss at an unlimited send rate depends on how fast each sender floods, "
+     "not on the link; iperf3's sender differs from remote-bench's"),
+    (r"^crypto\.hello(_ms)?$", "one X25519 and one sealed 64-byte packet together: openssl speed "
+     "times each alone (crypto.x25519, crypto.chacha20poly1305_64)"),
+    (r"^crypto\..*_ms$", "--count mode: the same work as the rate metric, as a time"),
+]
+
+
+def dd_seconds(stderr):
+    f = re.search(r"copied, ([0-9.e+-]+) s", stderr)
+    if not f:
+        raise ToolError("dd printed no time: %r" % stderr)
+    return float(f.group(1))
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def quartiles(v):
+    if len(v) < 2:
+        return v[0], v[0]
+    q = statistics.quantiles(v, n=4, method="inclusive")
+    return q[0], q[2]
+
+
+def report(o, quick):
+    bad = 0
+    rows = []
+    for name in sorted(o.samples):
+        s = o.samples[name]
+        both = [r for r in sorted(s["rb"]) if r in s["tool"] and s["tool"][r] > 0]
+        n = len(both)
+        if n == 0:
+            continue
+        ratios = [s["rb"][r] / s["tool"][r] for r in both]
+        med = statistics.median(ratios)
+        q1, q3 = quartiles(ratios)
+        band = CRYPTO_BAND if name.startswith("crypto.") else BAND
+        if quick:
+            verdict = "(quick: not judged)"
+        elif band[0] <= med <= band[1]:
+            verdict = "ok"
+        else:
+            verdict = "OUT OF %.1f-%.1f" % band
+            bad += 1
+        rows.append((name, statistics.median(s["rb"][r] for r in both),
+                     statistics.median(s["tool"][r] for r in both),
+                     med, q3 - q1, n, verdict, o.refs[name]))
+    print("%-26s %12s %12s %7s %7s %3s  %-12s %s" % ("metric", "remote-bench", "tool", "ratio",
+          "IQR", "n", "verdict", "reference"))
+    for r in rows:
+        print("%-26s %12.1f %12.1f %7.3f %7.3f %3d  %-12s %s" % r)
+    compared = {r[0].split("@")[0] for r in rows}
+    missing = sorted(m for m in o.seen if m not in compared)
+    if missing:
+        print("\nno reference:")
+        for m in missing:
+            why = next((w for pat, w in NO_REFERENCE if re.search(pat, m)), None)
+            if why is None and m in o.samples:
+                why = "the tool printed no figure (bonnie++ +++: under 0.5 s)"
+            print("  %-26s %s" % (m, why or "no reference tool known"))
+    return bad
+
+
+def parse():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("bin", nargs="?", help="directory with remote-bench-*")
+    p.add_argument("--rounds", type=int, default=7)
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--only", default="mem,tmpfs,disk,seeks,net,crypto")
+    p.add_argument("--dir", default=os.environ.get("TMPDIR", "/var/tmp"))
+    a = p.parse_args()
+    a.only = set(a.only.split(","))
+    unknown = a.only - {"mem", "tmpfs", "disk", "seeks", "net", "crypto"}
+    if unknown:
+        p.error("unknown --only group: %s" % ",".join(sorted(unknown)))
+    if a.quick:
+        a.rounds = 1 if a.rounds == 7 else a.rounds
+        a.mem_mib, a.mem_loops, a.mem_pairs = 8, 3, 1
+        a.disk_mib, a.block, a.kfiles, a.char_mib = 16, 65536, 1, 1
+        a.seek_time, a.net_time, a.crypto_time = 0.5, 1, 1
+    else:
+        a.mem_mib, a.mem_loops, a.mem_pairs = 64, 5, 4
+        a.disk_mib, a.block, a.kfiles, a.char_mib = 1024, 65536, 64, 2
+        a.seek_time, a.net_time, a.crypto_time = 3, 3, 1
+    return a
+
+
+def main():
+    a = parse()
+    need = {"mem": ["mbw"], "tmpfs": ["dd"], "disk": ["bonnie++", "dd"], "seeks": ["fio", "dd"],
+            "net": ["iperf3", "ip"], "crypto": ["openssl"]}
+    for g in a.only:
+        for t in need[g]:
+            if not shutil.which(t):
+                print("missing %s (scripts/install-deps.sh bench)" % t, file=sys.stderr)
+                return 2
+    if "net" in a.only and os.geteuid() != 0:
+        print("the net group needs root (network namespaces); use --only without net",
+              file=sys.stderr)
+        return 2
+    build = None
+    if not a.bin:
+        build = tempfile.mkdtemp(prefix="rb-oracle-build-")
+        run(["cmake", "-S", SRC, "-B", build, "-DCMAKE_BUILD_TYPE=Release"], timeout=600)
+        run(["cmake", "--build", build, "-j2", "--target", "remote-bench"], timeout=1200)
+        bins = [os.path.join(build, "remote-bench", "bin", d)
+                for d in os.listdir(os.path.join(build, "remote-bench", "bin"))]
+        a.bin = bins[0]
+    o = Oracle(a)
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda n, f: sys.exit(128 + n))
+    print("remote-bench-vs-tools: %d rounds (tool, remote-bench, alternating); bin %s; load %s; "
+          "%s" % (a.rounds, a.bin, loadavg(), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())))
+    try:
+        o.go()
+    except ToolError as e:
+        print("remote-bench-vs-tools: %s" % e, file=sys.stderr)
+        return 2
+    finally:
+        o.cleanup()
+        if build:
+            shutil.rmtree(build, ignore_errors=True)
+    bad = report(o, a.quick)
+    print("\nload at the end: %s" % loadavg())
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
