@@ -578,7 +578,7 @@ static void disk_usage(void)
 	       "  --file-size SIZE   bytes per small file (default 0)\n"
 	       "  --seek-time SECS   time spent on random seeks (default 0.5)\n"
 	       "  --char-size SIZE   bytes for the write(2)/read(2) per-char tests (default\n"
-	       "                     1M; 0 skips them; bonnie++ -f)\n"
+	       "                     256K; 0 skips them; bonnie++ -f)\n"
 	       "  --tests LIST       which tests, comma-separated (default all): putc, char,\n"
 	       "                     block (seq_write, rewrite, seq_read), seeks, files\n"
 	       "                     (create, stat, open_read, delete), rand (rand_*)\n"
@@ -667,7 +667,7 @@ int main(int argc, char **argv)
 {
 	struct disk_opts o = {
 		.dir = ".", .size = 8u << 20, .block = 64u << 10, .files = 1024,
-		.file_size = 0, .seek_time = 0.5, .file_time = 1.0, .char_size = 1u << 20,
+		.file_size = 0, .seek_time = 0.5, .file_time = 1.0, .char_size = 256u << 10,
 		.tests = DISK_T_ALL,
 	};
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
