@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -102,12 +103,174 @@ static void test_busybox(void **state)
 	free(cmd);
 }
 
+/* PATH shims that log each program the facts command starts, then run the
+ * real one (or, with fake set, print fake for -m and -r). */
+static char *shim_path(const char *dir, const char *log)
+{
+	static const char *const tools[] = { "uname", "awk", "tr", "getconf", "ls", "head",
+					     "cut", "sed", "cat", "grep", "ldd", "wc", NULL };
+	char *bin = xasprintf("%s/bin", dir);
+	assert_int_equal(ts_run(NULL, "mkdir -p '%s'", bin), 0);
+	for (size_t i = 0; tools[i]; i++) {
+		char *text = xasprintf("#!/bin/sh\necho %s >>'%s'\n"
+				       "PATH=/usr/bin:/bin exec %s \"$@\"\n", tools[i], log, tools[i]);
+		char *p = ts_write_file(bin, tools[i], text);
+		assert_int_equal(chmod(p, 0755), 0);
+		free(p);
+		free(text);
+	}
+	return bin;
+}
+
+static size_t count_lines(const char *path)
+{
+	char *text = ts_read_file(path);
+	size_t n = 0;
+	for (const char *c = text; c && *c; c++)
+		n += *c == '\n';
+	free(text);
+	return n;
+}
+
+/* 64 boards run the facts command at once on the first connect of a run:
+ * a board's shell reads /proc itself and starts getconf alone (uname too
+ * on kernels without /proc/sys/kernel/arch), not eight programs. */
+static void test_programs_started(void **state)
+{
+	char *dir = ts_mkdtemp("facts-progs");
+	char *log = xasprintf("%s/started", dir);
+	char *bin = shim_path(dir, log);
+	char *cmd = facts_command(NULL, 0);
+	char *script = ts_write_file(dir, "facts.sh", cmd);
+	char *out = NULL;
+	assert_int_equal(ts_run(&out, "PATH='%s' /bin/sh '%s'", bin, script), 0);
+	struct board_facts bf = { 0 };
+	facts_parse(out, NULL, 0, &bf);
+	struct utsname u;
+	uname(&u);
+	assert_string_equal(board_facts_get(&bf, "kernel"), u.release);
+	assert_string_equal(board_facts_get(&bf, "arch"), u.machine);
+	assert_non_null(strstr(board_facts_get(&bf, "libc"), "glibc 2."));
+	size_t allowed = access("/proc/sys/kernel/arch", R_OK) == 0 ? 1 : 2;
+	size_t started = count_lines(log);
+	if (started > allowed) {
+		char *which = ts_read_file(log);
+		fprintf(stderr, "facts started %zu programs:\n%s", started, which);
+		free(which);
+	}
+	assert_true(started <= allowed);
+	board_facts_release(&bf);
+	free(out);
+	ts_rmrf(dir);
+	free(dir);
+	free(log);
+	free(bin);
+	free(cmd);
+	free(script);
+}
+
+/* The facts command with /proc, /sys, /etc and /lib moved under root. */
+static char *facts_command_under(const char *root)
+{
+	char *cmd = facts_command(NULL, 0);
+	static const char *const paths[] = { "/proc/", "/sys/", "/etc/os-release", "/lib/", NULL };
+	struct strbuf sb = STRBUF_INIT;
+	for (const char *c = cmd; *c;) {
+		size_t i;
+		for (i = 0; paths[i]; i++)
+			if (strncmp(c, paths[i], strlen(paths[i])) == 0)
+				break;
+		if (paths[i]) {
+			strbuf_printf(&sb, "%s%s", root, paths[i]);
+			c += strlen(paths[i]);
+		} else {
+			strbuf_putc(&sb, *c++);
+		}
+	}
+	free(cmd);
+	return strbuf_detach(&sb);
+}
+
+/* A small ARM board seen through files: old-style cpuinfo (Processor,
+ * Hardware, BogoMIPS, no MHz), no cpu/online and no kernel/arch (uname
+ * answers), os-release with single quotes, a musl loader and no getconf;
+ * dash and busybox sh both read it the way the old awk script did. */
+static void test_small_arm_board(void **state)
+{
+	char *dir = ts_mkdtemp("facts-arm");
+	char *log = xasprintf("%s/started", dir);
+	assert_int_equal(ts_run(NULL, "cd '%s' && mkdir -p root/proc/sys/kernel root/etc "
+				"root/lib bin && printf '%%s\\n' 5.10.110 >root/proc/sys/kernel/osrelease",
+				dir), 0);
+	free(ts_write_file(dir, "root/proc/cpuinfo",
+			   "processor\t: 0\nProcessor\t: ARMv7 Processor rev 5 (v7l)\n"
+			   "BogoMIPS\t: 38.40\n\nprocessor\t: 1\nBogoMIPS\t: 38.40\n\n"
+			   "Hardware\t: BCM2835\nRevision\t: a21041\n"));
+	free(ts_write_file(dir, "root/proc/meminfo",
+			   "MemTotal:        1012348 kB\nMemFree:          512000 kB\n"));
+	free(ts_write_file(dir, "root/etc/os-release",
+			   "NAME='Buildroot'\nVERSION=\"2023.02 (it's lts)\"\nVERSION_ID=2023.02\n"));
+	char *loader = ts_write_file(dir, "root/lib/ld-musl-armhf.so.1",
+				     "#!/bin/sh\necho 'musl libc (armhf)' >&2\n"
+				     "echo 'Version 1.2.3' >&2\necho 'Dynamic Program Loader' >&2\nexit 1\n");
+	assert_int_equal(chmod(loader, 0755), 0);
+	char *uname_text = xasprintf("#!/bin/sh\necho uname >>'%s'\n"
+				     "case $1 in -m) echo armv7l;; *) echo wrong;; esac\n", log);
+	char *uname_path = ts_write_file(dir, "bin/uname", uname_text);
+	assert_int_equal(chmod(uname_path, 0755), 0);
+	char *root = xasprintf("%s/root", dir);
+	char *cmd = facts_command_under(root);
+	char *script = ts_write_file(dir, "facts.sh", cmd);
+	const char *shells[] = { "/bin/sh", "/bin/busybox sh" };
+	for (size_t i = 0; i < 2; i++) {
+		char *out = NULL;
+		if (i == 1)   /* busybox runs its own uname applet, not PATH's */
+			free(ts_write_file(dir, "root/proc/sys/kernel/arch", "armv7l\n"));
+		assert_int_equal(ts_run(&out, "PATH='%s/bin' %s '%s'", dir, shells[i], script), 0);
+		struct board_facts bf = { 0 };
+		facts_parse(out, NULL, 0, &bf);
+		assert_string_equal(board_facts_get(&bf, "kernel"), "5.10.110");
+		assert_string_equal(board_facts_get(&bf, "arch"), "armv7l");
+		assert_string_equal(board_facts_get(&bf, "cpu"), "ARMv7 Processor rev 5 (v7l)");
+		assert_string_equal(board_facts_get(&bf, "bogomips"), "38.40");
+		assert_null(board_facts_get(&bf, "mhz"));
+		assert_string_equal(board_facts_get(&bf, "cores"), "2");
+		assert_string_equal(board_facts_get(&bf, "memory"), "988 MiB");
+		assert_string_equal(board_facts_get(&bf, "os"), "Buildroot");
+		assert_string_equal(board_facts_get(&bf, "os_version"), "2023.02 (its lts)");
+		assert_string_equal(board_facts_get(&bf, "libc"), "musl 1.2.3");
+		board_facts_release(&bf);
+		free(out);
+	}
+	/* cpu/online wins over the count of processor lines, ranges and all */
+	assert_int_equal(ts_run(NULL, "cd '%s' && mkdir -p root/sys/devices/system/cpu && "
+				"echo 0-3,6 >root/sys/devices/system/cpu/online", dir), 0);
+	char *out = NULL;
+	assert_int_equal(ts_run(&out, "PATH='%s/bin' /bin/sh '%s'", dir, script), 0);
+	struct board_facts bf = { 0 };
+	facts_parse(out, NULL, 0, &bf);
+	assert_string_equal(board_facts_get(&bf, "cores"), "5");
+	board_facts_release(&bf);
+	free(out);
+	ts_rmrf(dir);
+	free(dir);
+	free(log);
+	free(loader);
+	free(uname_text);
+	free(uname_path);
+	free(root);
+	free(cmd);
+	free(script);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gather_local),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_busybox),
+		cmocka_unit_test(test_programs_started),
+		cmocka_unit_test(test_small_arm_board),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,27 +6,55 @@
 #include <string.h>
 
 /* POSIX sh and the tools busybox has; stderr is dropped (a missing file or
- * tool just leaves its fact out). The first value printed for a name wins. */
+ * tool just leaves its fact out). The first value printed for a name wins.
+ * Every board runs this once per run, 64 at a time on a rack: files are read
+ * with the shell's own `read` and cut with parameter expansion, so a glibc
+ * board on Linux >= 6.1 starts one program (getconf, for the libc version)
+ * where uname, awk, tr and getconf used to take eight. uname is the fallback
+ * for kernels without /proc/sys/kernel/arch; cpuinfo is read only until the
+ * facts it gives are known. */
 static const char facts_builtin_script[] =
 	"exec 2>/dev/null </dev/null\n"
-	"echo \"kernel=$(uname -r)\"\n"
-	"echo \"arch=$(uname -m)\"\n"
-	"[ -r /etc/os-release ] && awk -F= '$1==\"NAME\"{n=$2} $1==\"VERSION\"{v=$2} "
-	"$1==\"VERSION_ID\"{i=$2} END{if(n!=\"\")print \"os=\" n; if(v==\"\")v=i; "
-	"if(v!=\"\")print \"os_version=\" v}' /etc/os-release | tr -d \"\\\"'\"\n"
-	"c=$(getconf _NPROCESSORS_ONLN) && [ -n \"$c\" ] && echo \"cores=$c\"\n"
-	"[ -r /proc/cpuinfo ] && awk -F': *' "
-	"'/^(model name|Processor|cpu model|cpu)[ \\t]*:/ && m==\"\" {m=$2} "
-	"/^[Hh]ardware[ \\t]*:/ && h==\"\" {h=$2} /^cpu MHz[ \\t]*:/ && z==\"\" {z=$2} "
-	"/^[Bb]ogo[Mm][Ii][Pp][Ss][ \\t]*:/ && b==\"\" {b=$2} /^processor[ \\t]*:/ {n++} "
-	"END {if(m==\"\")m=h; if(m!=\"\")print \"cpu=\" m; if(z!=\"\")print \"mhz=\" z; "
-	"if(b!=\"\")print \"bogomips=\" b; if(n)print \"cores=\" n}' /proc/cpuinfo\n"
-	"[ -r /proc/meminfo ] && awk '/^MemTotal:/ {printf \"memory=%d MiB\\n\", $2/1024}' /proc/meminfo\n"
+	"if read -r v </proc/sys/kernel/osrelease; then echo \"kernel=$v\"; else echo \"kernel=$(uname -r)\"; fi\n"
+	"if read -r v </proc/sys/kernel/arch; then echo \"arch=$v\"; else echo \"arch=$(uname -m)\"; fi\n"
+	"q() { while :; do case $v in *[\\\"\\']*) v=${v%%[\\\"\\']*}${v#*[\\\"\\']};; *) break;; esac; done; }\n"
+	"if [ -r /etc/os-release ]; then\n"
+	"  n= o= i=\n"
+	"  while IFS== read -r k v; do case $k in NAME) q; n=$v;; VERSION) q; o=$v;; VERSION_ID) q; i=$v;; esac; done </etc/os-release\n"
+	"  [ -n \"$n\" ] && echo \"os=$n\"; [ -z \"$o\" ] && o=$i; [ -n \"$o\" ] && echo \"os_version=$o\"\n"
+	"fi\n"
+	"c=\n"
+	"if read -r v </sys/devices/system/cpu/online && [ -n \"$v\" ]; then\n"
+	"  c=0; f=$IFS; IFS=,; for r in $v; do case $r in *-*) c=$((c + ${r#*-} - ${r%-*} + 1));; *) c=$((c + 1));; esac; done; IFS=$f\n"
+	"  echo \"cores=$c\"\n"
+	"fi\n"
+	"if [ -r /proc/cpuinfo ]; then\n"
+	"  m= h= z= b= n=0\n"
+	"  while IFS= read -r l; do\n"
+	"    case $l in *:*) ;; *) continue;; esac\n"
+	"    k=${l%%:*}; v=${l#*:}\n"
+	"    while :; do case $k in *[\\ \\\t]) k=${k%?};; *) break;; esac; done\n"
+	"    while :; do case $v in [\\ \\\t]*) v=${v#?};; *) break;; esac; done\n"
+	"    case $k in\n"
+	"    \"model name\"|Processor|\"cpu model\"|cpu) [ -z \"$m\" ] && m=$v;;\n"
+	"    [Hh]ardware) [ -z \"$h\" ] && h=$v;;\n"
+	"    \"cpu MHz\") [ -z \"$z\" ] && z=$v;;\n"
+	"    [Bb]ogo[Mm][Ii][Pp][Ss]) [ -z \"$b\" ] && b=$v;;\n"
+	"    processor) n=$((n + 1));;\n"
+	"    esac\n"
+	"    [ -n \"$c\" ] && [ -n \"$m\" ] && [ -n \"$z\" ] && [ -n \"$b\" ] && break\n"
+	"  done </proc/cpuinfo\n"
+	"  [ -z \"$m\" ] && m=$h; [ -n \"$m\" ] && echo \"cpu=$m\"; [ -n \"$z\" ] && echo \"mhz=$z\"\n"
+	"  [ -n \"$b\" ] && echo \"bogomips=$b\"; [ -z \"$c\" ] && [ \"$n\" -gt 0 ] && echo \"cores=$n\"\n"
+	"fi\n"
+	"[ -r /proc/meminfo ] && while read -r k v u; do [ \"$k\" = MemTotal: ] && { echo \"memory=$((v / 1024)) MiB\"; break; }; done </proc/meminfo\n"
+	"u=; for l in /lib/ld-musl-*; do [ -e \"$l\" ] && u=$l && break; done\n"
+	"w=; for l in /lib/ld-uClibc* /lib/libuClibc-*; do [ -e \"$l\" ] && w=$l && break; done\n"
 	"if v=$(getconf GNU_LIBC_VERSION) && [ -n \"$v\" ]; then echo \"libc=$v\"\n"
-	"elif ls /lib/ld-musl-* >/dev/null; then\n"
-	"  v=$(for l in /lib/ld-musl-*; do \"$l\"; done 2>&1 | awk '/^Version/ {print $2; exit}')\n"
+	"elif [ -n \"$u\" ]; then\n"
+	"  v=$(\"$u\" 2>&1); case $v in *\"Version \"*) v=${v#*Version }; v=${v%%[!0-9A-Za-z._+-]*};; *) v=;; esac\n"
 	"  echo \"libc=musl${v:+ $v}\"\n"
-	"elif ls /lib/ld-uClibc* /lib/libuClibc-* >/dev/null; then echo \"libc=uClibc\"\n"
+	"elif [ -n \"$w\" ]; then echo \"libc=uClibc\"\n"
 	"elif command -v ldd >/dev/null; then echo \"libc=$(ldd --version 2>&1 | head -n 1)\"\n"
 	"fi\n";
 

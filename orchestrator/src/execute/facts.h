@@ -2,13 +2,13 @@
 #define ORCH_EXECUTE_FACTS_H
 /*
  * Board facts: what a board says about itself, gathered once per run over
- * the connection its tests use, with one POSIX shell command (uname,
- * /etc/os-release, /proc/cpuinfo, /proc/meminfo, getconf or the musl
- * loader): kernel, os, os_version, arch, cpu, cores, mhz, bogomips, memory,
- * libc; then the scenario's own `facts:` commands in the same command, the
- * first line of each one's output being its value. A fact the board cannot
- * tell is left out. Reports, junit and history read them from the result
- * model; nothing here decides a test's status.
+ * the connection its tests use, with one POSIX shell command (/proc, /sys
+ * and /etc/os-release read by the shell's builtins; getconf or the musl
+ * loader for the libc): kernel, os, os_version, arch, cpu, cores, mhz,
+ * bogomips, memory, libc; then the scenario's own `facts:` commands in the
+ * same command, the first line of each one's output being its value. A
+ * fact the board cannot tell is left out. Reports, junit and history read
+ * them from the result model; nothing here decides a test's status.
  */
 #include <stddef.h>
 
