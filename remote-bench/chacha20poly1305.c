@@ -30,22 +30,28 @@ static void store64_le(uint8_t *p, uint64_t v)
 		c += d; b ^= c; b = ROTL32(b, 7);    \
 	} while (0)
 
-void chacha20_block(const uint8_t key[32], uint32_t counter, const uint8_t nonce[12],
-		    uint8_t out[64])
+static void chacha20_setup(uint32_t st[16], const uint8_t key[32], uint32_t counter,
+			   const uint8_t nonce[12])
 {
-	uint32_t in[16], x[16];
 	int i;
 
-	in[0] = 0x61707865;
-	in[1] = 0x3320646e;
-	in[2] = 0x79622d32;
-	in[3] = 0x6b206574;
+	st[0] = 0x61707865;
+	st[1] = 0x3320646e;
+	st[2] = 0x79622d32;
+	st[3] = 0x6b206574;
 	for (i = 0; i < 8; i++)
-		in[4 + i] = load32_le(key + 4 * i);
-	in[12] = counter;
+		st[4 + i] = load32_le(key + 4 * i);
+	st[12] = counter;
 	for (i = 0; i < 3; i++)
-		in[13 + i] = load32_le(nonce + 4 * i);
-	memcpy(x, in, sizeof(x));
+		st[13 + i] = load32_le(nonce + 4 * i);
+}
+
+/* x = the 20 rounds of st, plus st (RFC 8439 2.3). */
+static void chacha20_core(uint32_t x[16], const uint32_t st[16])
+{
+	int i;
+
+	memcpy(x, st, 16 * sizeof(x[0]));
 	for (i = 0; i < 10; i++) {
 		QUARTER(x[0], x[4], x[8], x[12]);
 		QUARTER(x[1], x[5], x[9], x[13]);
@@ -57,23 +63,42 @@ void chacha20_block(const uint8_t key[32], uint32_t counter, const uint8_t nonce
 		QUARTER(x[3], x[4], x[9], x[14]);
 	}
 	for (i = 0; i < 16; i++)
-		store32_le(out + 4 * i, x[i] + in[i]);
+		x[i] += st[i];
 }
 
+void chacha20_block(const uint8_t key[32], uint32_t counter, const uint8_t nonce[12],
+		    uint8_t out[64])
+{
+	uint32_t st[16], x[16];
+	int i;
+
+	chacha20_setup(st, key, counter, nonce);
+	chacha20_core(x, st);
+	for (i = 0; i < 16; i++)
+		store32_le(out + 4 * i, x[i]);
+}
+
+/* Whole blocks are XORed a word at a time; the state is set up once. */
 void chacha20_xor(const uint8_t key[32], uint32_t counter, const uint8_t nonce[12],
 		  const uint8_t *in, uint8_t *out, size_t len)
 {
+	uint32_t st[16], x[16];
 	uint8_t ks[64];
-	size_t i, n;
+	size_t i;
 
-	while (len > 0) {
-		chacha20_block(key, counter++, nonce, ks);
-		n = len < 64 ? len : 64;
-		for (i = 0; i < n; i++)
+	chacha20_setup(st, key, counter, nonce);
+	for (; len >= 64; len -= 64, in += 64, out += 64) {
+		chacha20_core(x, st);
+		st[12]++;
+		for (i = 0; i < 16; i++)
+			store32_le(out + 4 * i, load32_le(in + 4 * i) ^ x[i]);
+	}
+	if (len > 0) {
+		chacha20_core(x, st);
+		for (i = 0; i < 16; i++)
+			store32_le(ks + 4 * i, x[i]);
+		for (i = 0; i < len; i++)
 			out[i] = in[i] ^ ks[i];
-		in += n;
-		out += n;
-		len -= n;
 	}
 }
 

@@ -3,7 +3,9 @@
 
   rbcheck.py check PREFIX [--positive]      JSON lines on stdin
   rbcheck.py json EXPECT PROG [ARGS...]      run PROG, check its lines
+                                             (EXPECT "=a,b": exactly those)
   rbcheck.py usage PROG GOODARG              --help, bad options -> exit 2
+  rbcheck.py usage-error TEXT PROG [ARGS...] exit 2, TEXT in the message
   rbcheck.py disk PROG                       results, cleanup, also on SIGTERM
   rbcheck.py mem-signal PROG                 tmpfs file removed on SIGTERM
   rbcheck.py net PROG [EMULATOR...]          server+client on 127.0.0.1
@@ -26,7 +28,7 @@ import sys
 import tempfile
 import time
 
-UNITS = {"MiB/s", "ops/s", "Mbit/s", "pkt/s", "BogoMIPS", "KiB", "%"}
+UNITS = {"MiB/s", "ops/s", "Mbit/s", "pkt/s", "BogoMIPS", "KiB", "%", "ms"}
 KEYS = {"metric", "value", "unit", "better"}
 METRIC_RE = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_]+)+$")
 SKIP = 77
@@ -102,8 +104,25 @@ def cmd_program(cmd):
 
 
 def do_json(args):
-    expect = [e for e in args[0].split(",") if e]
-    run_json(args[1:], expect)
+    exact = args[0].startswith("=")
+    expect = [e for e in args[0].lstrip("=").split(",") if e]
+    seen = run_json(args[1:], expect)
+    extra = sorted(set(seen) - set(expect))
+    if exact and extra:
+        raise Fail("unexpected metrics: %s" % ", ".join(extra))
+
+
+def do_usage_error(args):
+    text, cmd = args[0], args[1:]
+    name = os.path.basename(cmd[0])
+    r = run(cmd)
+    if r.returncode != 2:
+        raise Fail("%s: exit %d, want 2" % (" ".join(cmd), r.returncode))
+    if not r.stderr.startswith(name + ": ") or text not in r.stderr:
+        raise Fail("%s: message %r does not say %r" % (" ".join(cmd), r.stderr, text))
+    if r.stdout:
+        raise Fail("%s: printed on stdout: %r" % (" ".join(cmd), r.stdout))
+    print("%s: %s" % (" ".join(cmd), r.stderr.strip()))
 
 
 def do_usage(args):
@@ -315,7 +334,9 @@ CROSS_ARGS = {
     "cpu": (["--time", "0.05", "--repeats", "1"], ["cpu.int_ops", "cpu.float_ops", "cpu.bogomips"]),
     "mem": (["--size", "256K", "--loops", "2"], ["mem.memcpy", "mem.word", "mem.block"]),
     "crypto": (["--time", "0.05", "--repeats", "1"],
-               ["crypto.chacha20poly1305_64", "crypto.chacha20poly1305_1500"]),
+               ["crypto.%s_%d%s" % (a, n, s)
+                for a in ("chacha20", "chacha20poly1305", "aes128_cbc", "aes128_gcm")
+                for n in (64, 1500) for s in ("", "_pps")] + ["crypto.x25519", "crypto.hello"]),
 }
 
 
@@ -424,6 +445,8 @@ def main(argv):
             do_json(args)
         elif cmd == "usage":
             do_usage(args)
+        elif cmd == "usage-error":
+            do_usage_error(args)
         elif cmd == "disk":
             do_disk(args)
         elif cmd == "mem-signal":
