@@ -46,24 +46,29 @@ static void chacha20_setup(uint32_t st[16], const uint8_t key[32], uint32_t coun
 		st[13 + i] = load32_le(nonce + 4 * i);
 }
 
-/* x = the 20 rounds of st, plus st (RFC 8439 2.3). */
+/* x = the 20 rounds of st, plus st (RFC 8439 2.3). The state is in 16
+ * named variables so that compilers keep it in registers. */
 static void chacha20_core(uint32_t x[16], const uint32_t st[16])
 {
+	uint32_t x0 = st[0], x1 = st[1], x2 = st[2], x3 = st[3], x4 = st[4], x5 = st[5];
+	uint32_t x6 = st[6], x7 = st[7], x8 = st[8], x9 = st[9], x10 = st[10], x11 = st[11];
+	uint32_t x12 = st[12], x13 = st[13], x14 = st[14], x15 = st[15];
 	int i;
 
-	memcpy(x, st, 16 * sizeof(x[0]));
 	for (i = 0; i < 10; i++) {
-		QUARTER(x[0], x[4], x[8], x[12]);
-		QUARTER(x[1], x[5], x[9], x[13]);
-		QUARTER(x[2], x[6], x[10], x[14]);
-		QUARTER(x[3], x[7], x[11], x[15]);
-		QUARTER(x[0], x[5], x[10], x[15]);
-		QUARTER(x[1], x[6], x[11], x[12]);
-		QUARTER(x[2], x[7], x[8], x[13]);
-		QUARTER(x[3], x[4], x[9], x[14]);
+		QUARTER(x0, x4, x8, x12);
+		QUARTER(x1, x5, x9, x13);
+		QUARTER(x2, x6, x10, x14);
+		QUARTER(x3, x7, x11, x15);
+		QUARTER(x0, x5, x10, x15);
+		QUARTER(x1, x6, x11, x12);
+		QUARTER(x2, x7, x8, x13);
+		QUARTER(x3, x4, x9, x14);
 	}
-	for (i = 0; i < 16; i++)
-		x[i] += st[i];
+	x[0] = x0 + st[0]; x[1] = x1 + st[1]; x[2] = x2 + st[2]; x[3] = x3 + st[3];
+	x[4] = x4 + st[4]; x[5] = x5 + st[5]; x[6] = x6 + st[6]; x[7] = x7 + st[7];
+	x[8] = x8 + st[8]; x[9] = x9 + st[9]; x[10] = x10 + st[10]; x[11] = x11 + st[11];
+	x[12] = x12 + st[12]; x[13] = x13 + st[13]; x[14] = x14 + st[14]; x[15] = x15 + st[15];
 }
 
 void chacha20_block(const uint8_t key[32], uint32_t counter, const uint8_t nonce[12],
