@@ -1,6 +1,6 @@
 /*
  * scenarios/bifferboard.yaml (the Bifferboard report redone) run as it is
- * on the qemu lab board (tests/lab/qemu-board.sh; ssh on 127.0.174.1:42600,
+ * on the qemu lab board (tests/lab/qemu-board.sh with a 64 MiB disk; ssh on 127.0.174.1:42600,
  * the controller as its network server on 127.0.0.1:42601, which qemu's
  * user network shows the guest as 10.0.2.2:42601), with short runs set by
  * the board's vars in this test's inventory. Checked: exit 0, and every
@@ -44,8 +44,8 @@ static int setup(void **state)
 	F.dir = ts_mkdtemp("example-biffer");
 	F.state = xasprintf("%s/board", F.dir);
 	char *out = NULL;
-	if (ts_run(&out, "%s start --state %s --ssh-addr " SSH_ADDR " --ssh-port %d", F.script,
-		   F.state, SSH_PORT) != 0) {
+	if (ts_run(&out, "%s start --state %s --ssh-addr " SSH_ADDR " --ssh-port %d --disk 64M",
+		   F.script, F.state, SSH_PORT) != 0) {
 		print_message("qemu board did not start: %s\n", out ? out : "");
 		free(out);
 		return -1;
@@ -65,16 +65,17 @@ static int setup(void **state)
 		"      on: %s power on --state %s\n"
 		"      off: %s power off --state %s\n"
 		"      cycle: %s power cycle --state %s\n"
-		"    vars: { server_addr: 10.0.2.2, disk_dir: /tmp, tmpfs_dir: /tmp,\n"
+		"    vars: { server_addr: 10.0.2.2,\n"
 		"            cpu_time: 0.1, cpu_repeats: 2, mem_size: 1M, mem_loops: 3,\n"
 		"            disk_size: 1M, disk_files: 64, disk_file_time: 0.2, disk_seek_time: 0.2,\n"
-		"            dd_count: 512, net_time: 0.5, net_port: %d }\n"
+		"            dd_count: 256, net_time: 0.5, net_port: %d }\n"
 		"  server:\n"
 		"    local: true\n"
 		"    arch: x86_64\n"
+		"    workdir: %s/server\n"
 		"    vars: { net_bind: 127.0.0.1, net_port: %d }\n",
 		SSH_PORT, F.state, F.state, F.state, F.script, F.state, F.script, F.state, F.script,
-		F.state, NET_PORT, NET_PORT);
+		F.state, NET_PORT, F.dir, NET_PORT);
 	F.inventory = ts_write_file(F.dir, "rack.yaml", inv);
 	free(inv);
 	return 0;

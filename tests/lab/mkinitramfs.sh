@@ -12,6 +12,8 @@
 # then a getty on ttyS0 ("orch-lab login:"; root's password is PW, default
 # "orchlab": a lab board, not a secret). dropbear listens on port 22 of
 # 10.0.2.15 (virtio-net, qemu user networking) with a host key made here;
+# a virtio disk (/dev/vda, ext2, as qemu-board.sh --disk makes it) is
+# mounted on /mnt/disk; /tmp and /dev/shm are tmpfs;
 # FILE.pub, when given, is root's authorized_keys.
 set -eu
 
@@ -55,7 +57,8 @@ for applet in $(/bin/busybox --list-full); do
 done
 ln -s /bin/busybox init
 
-# kernel modules for virtio-net, in load order
+# kernel modules for virtio-net and a virtio disk with ext2 (the ext4
+# driver), in load order
 modlist=
 add_mod() {
 	local line path deps d n
@@ -72,7 +75,7 @@ add_mod() {
 }
 mods_ok=0
 if [ -f "$moddir/modules.dep" ]; then
-	for m in virtio_pci virtio_net; do add_mod $m; done
+	for m in virtio_pci virtio_net virtio_blk crc32c_generic ext4; do add_mod $m; done
 	for p in $modlist; do
 		n=$(basename "$p"); n=${n%%.ko*}
 		case "$p" in
@@ -139,12 +142,18 @@ mount -t sysfs sys /sys
 mkdir -p /dev/pts
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmp /tmp
+mkdir -p /dev/shm
+mount -t tmpfs shm /dev/shm
 hostname -F /etc/hostname
 phase starting udev
 if [ -f /lib/modules/order ]; then
 	for m in $(cat /lib/modules/order); do insmod /lib/modules/$m.ko 2>/dev/null; done
 fi
 mdev -s
+if [ -b /dev/vda ]; then
+	mkdir -p /mnt/disk
+	mount -t ext2 /dev/vda /mnt/disk && phase "disk /dev/vda on /mnt/disk"
+fi
 phase starting services
 ip link set lo up
 if ip link set eth0 up 2>/dev/null; then

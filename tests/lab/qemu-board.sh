@@ -2,7 +2,7 @@
 # qemu-board.sh: a real Linux board in qemu for the serial and boot tests.
 #
 #   qemu-board.sh start  [--state DIR] [--ssh-port N] [--ssh-addr A] [--kernel VMLINUZ] [--accel tcg|kvm]
-#                        [--no-net]
+#                        [--no-net] [--disk SIZE]
 #   qemu-board.sh power  on|off|cycle [--state DIR]
 #   qemu-board.sh stop   [--state DIR]
 #   qemu-board.sh status [--state DIR]
@@ -17,6 +17,8 @@
 #
 # --no-net: no network device at all, a serial-only board (console login,
 # pushes over the console).
+# --disk SIZE: a disk (virtio, raw file DIR/disk.img of SIZE, e.g. 128M,
+# made anew with an ext2 file system) that the board mounts on /mnt/disk.
 # DIR defaults to $ORCH_LAB_QEMU or /tmp/orch-lab-qemu. KVM is off by default
 # (it is unusable on the lab machines); TCG boots to login in ~8-20 s.
 set -eu
@@ -31,6 +33,7 @@ kernel=
 accel=${ORCH_LAB_ACCEL:-tcg}
 power_arg=
 net=1
+disk=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--state) state=$2; shift 2 ;;
@@ -39,6 +42,7 @@ while [ $# -gt 0 ]; do
 	--kernel) kernel=$2; shift 2 ;;
 	--accel) accel=$2; shift 2 ;;
 	--no-net) net=0; shift ;;
+	--disk) disk=$2; shift 2 ;;
 	on|off|cycle) power_arg=$1; shift ;;
 	*) echo "qemu-board.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -89,8 +93,16 @@ start() {
 	esac
 	net_opts="-netdev user,id=n0,hostfwd=tcp:$ssh_addr:$ssh_port-:22 -device virtio-net-pci,netdev=n0"
 	[ $net = 1 ] || net_opts=
+	disk_opts=
+	if [ -n "$disk" ]; then
+		command -v mkfs.ext2 >/dev/null || die "mkfs.ext2 missing (apt-get install e2fsprogs)"
+		rm -f "$state/disk.img"
+		truncate -s "$disk" "$state/disk.img" || die "bad --disk size '$disk'"
+		mkfs.ext2 -q -F "$state/disk.img" >/dev/null || die "mkfs.ext2 of $state/disk.img failed"
+		disk_opts="-drive file=$state/disk.img,if=virtio,format=raw"
+	fi
 	# shellcheck disable=SC2086
-	qemu-system-x86_64 $accel_opts -m 256M -smp 1 $net_opts \
+	qemu-system-x86_64 $accel_opts -m 256M -smp 1 $net_opts $disk_opts \
 		-kernel "$k" -initrd "$state/initramfs.cpio.gz" \
 		-append "console=ttyS0,115200 printk.time=1 panic=-1" \
 		-display none -monitor none -vga none -nodefaults \
@@ -135,7 +147,7 @@ stop() {
 		while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 		if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; fi
 	fi
-	rm -f "$state/qmp.sock" "$state/console" "$state/qemu.pid"
+	rm -f "$state/qmp.sock" "$state/console" "$state/qemu.pid" "$state/disk.img"
 }
 
 case "$cmd" in
