@@ -83,15 +83,14 @@ void chacha20_block(const uint8_t key[32], uint32_t counter, const uint8_t nonce
 		store32_le(out + 4 * i, x[i]);
 }
 
-/* Whole blocks are XORed a word at a time; the state is set up once. */
-void chacha20_xor(const uint8_t key[32], uint32_t counter, const uint8_t nonce[12],
-		  const uint8_t *in, uint8_t *out, size_t len)
+/* XORs with the keystream from block st[12] on; whole blocks a word at a
+ * time. st[12] is advanced past the blocks used. */
+static void chacha20_xor_state(uint32_t st[16], const uint8_t *in, uint8_t *out, size_t len)
 {
-	uint32_t st[16], x[16];
+	uint32_t x[16];
 	uint8_t ks[64];
 	size_t i;
 
-	chacha20_setup(st, key, counter, nonce);
 	for (; len >= 64; len -= 64, in += 64, out += 64) {
 		chacha20_core(x, st);
 		st[12]++;
@@ -100,11 +99,21 @@ void chacha20_xor(const uint8_t key[32], uint32_t counter, const uint8_t nonce[1
 	}
 	if (len > 0) {
 		chacha20_core(x, st);
+		st[12]++;
 		for (i = 0; i < 16; i++)
 			store32_le(ks + 4 * i, x[i]);
 		for (i = 0; i < len; i++)
 			out[i] = in[i] ^ ks[i];
 	}
+}
+
+void chacha20_xor(const uint8_t key[32], uint32_t counter, const uint8_t nonce[12],
+		  const uint8_t *in, uint8_t *out, size_t len)
+{
+	uint32_t st[16];
+
+	chacha20_setup(st, key, counter, nonce);
+	chacha20_xor_state(st, in, out, len);
 }
 
 /* Poly1305 keeps the accumulator and r as five 26-bit limbs so that every
@@ -255,16 +264,28 @@ void poly1305_mac(const uint8_t key[32], const uint8_t *msg, size_t len, uint8_t
 	poly1305_final(&st, tag);
 }
 
-static void aead_tag(const uint8_t key[32], const uint8_t nonce[12],
-		     const uint8_t *aad, size_t aadlen,
+/* The one-time Poly1305 key: the first 32 bytes of block 0 (RFC 8439
+ * 2.6). `st` is set up for block 0 and left at block 1, where the data's
+ * keystream starts. */
+static void aead_poly_key(uint32_t st[16], uint8_t pk[32])
+{
+	uint32_t x[16];
+	int i;
+
+	chacha20_core(x, st);
+	for (i = 0; i < 8; i++)
+		store32_le(pk + 4 * i, x[i]);
+	st[12] = 1;
+}
+
+static void aead_tag(const uint8_t pk[32], const uint8_t *aad, size_t aadlen,
 		     const uint8_t *ct, size_t len, uint8_t tag[16])
 {
 	static const uint8_t zeros[16];
-	uint8_t block[64], lens[16];
+	uint8_t lens[16];
 	struct poly1305 st;
 
-	chacha20_block(key, 0, nonce, block);
-	poly1305_init(&st, block);
+	poly1305_init(&st, pk);
 	poly1305_update(&st, aad, aadlen);
 	if (aadlen % 16)
 		poly1305_update(&st, zeros, 16 - aadlen % 16);
@@ -275,7 +296,6 @@ static void aead_tag(const uint8_t key[32], const uint8_t nonce[12],
 	store64_le(lens + 8, (uint64_t)len);
 	poly1305_update(&st, lens, sizeof(lens));
 	poly1305_final(&st, tag);
-	memset(block, 0, sizeof(block));
 }
 
 void aead_chacha20poly1305_seal(const uint8_t key[32], const uint8_t nonce[12],
@@ -283,8 +303,14 @@ void aead_chacha20poly1305_seal(const uint8_t key[32], const uint8_t nonce[12],
 				const uint8_t *pt, size_t len,
 				uint8_t *ct, uint8_t tag[16])
 {
-	chacha20_xor(key, 1, nonce, pt, ct, len);
-	aead_tag(key, nonce, aad, aadlen, ct, len, tag);
+	uint32_t st[16];
+	uint8_t pk[32];
+
+	chacha20_setup(st, key, 0, nonce);
+	aead_poly_key(st, pk);
+	chacha20_xor_state(st, pt, ct, len);
+	aead_tag(pk, aad, aadlen, ct, len, tag);
+	memset(pk, 0, sizeof(pk));
 }
 
 int aead_chacha20poly1305_open(const uint8_t key[32], const uint8_t nonce[12],
@@ -292,15 +318,19 @@ int aead_chacha20poly1305_open(const uint8_t key[32], const uint8_t nonce[12],
 			       const uint8_t *ct, size_t len, const uint8_t tag[16],
 			       uint8_t *pt)
 {
-	uint8_t want[16];
+	uint32_t st[16];
+	uint8_t pk[32], want[16];
 	unsigned diff = 0;
 	int i;
 
-	aead_tag(key, nonce, aad, aadlen, ct, len, want);
+	chacha20_setup(st, key, 0, nonce);
+	aead_poly_key(st, pk);
+	aead_tag(pk, aad, aadlen, ct, len, want);
+	memset(pk, 0, sizeof(pk));
 	for (i = 0; i < 16; i++)
 		diff |= (unsigned)(want[i] ^ tag[i]);
 	if (diff)
 		return -1;
-	chacha20_xor(key, 1, nonce, ct, pt, len);
+	chacha20_xor_state(st, ct, pt, len);
 	return 0;
 }
