@@ -95,20 +95,32 @@ static double mem_copy_rate(enum mem_method m, char *dst, char *src, const struc
 	return (double)o->size * (double)i / MEM_MIB / total;
 }
 
-static int mem_write_file(const char *path, const char *buf, uint64_t size, double *secs)
+/* One file written as `dd if=/dev/zero of=PATH bs=64K count=SIZE/64K` does:
+ * for each 64 KiB a read(2) from /dev/zero into buf, then a write(2) of it
+ * to the file (without /dev/zero, buf's own bytes are written). Open to
+ * close is timed. */
+static int mem_write_file(const char *path, char *buf, uint64_t size, double *secs)
 {
 	double t0 = rb_now();
 	uint64_t done = 0;
 	ssize_t n;
 	size_t chunk;
-	int fd, ret = 0;
+	int fd, zero, ret = 0;
 
+	zero = open("/dev/zero", O_RDONLY | O_CLOEXEC);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
+	if (fd < 0) {
+		if (zero >= 0)
+			close(zero);
 		return -1;
+	}
 	while (done < size) {
 		chunk = size - done < 65536 ? (size_t)(size - done) : 65536;
-		n = write(fd, buf + done % (1024 * 1024), chunk);
+		if (zero >= 0 && read(zero, buf, chunk) != (ssize_t)chunk) {
+			ret = -1;
+			break;
+		}
+		n = write(fd, buf, chunk);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -120,6 +132,8 @@ static int mem_write_file(const char *path, const char *buf, uint64_t size, doub
 	if (close(fd) < 0)
 		ret = -1;
 	*secs = rb_now() - t0;
+	if (zero >= 0)
+		close(zero);
 	return ret;
 }
 
@@ -136,10 +150,11 @@ static void mem_on_signal(int sig)
 	raise(sig);
 }
 
-/* MiB/s writing a file of --size in 64 KiB writes to a tmpfs (open, write,
- * close timed; the file is removed between loops). Returns 0, 1 when there
+/* MiB/s writing a file of --size to a tmpfs as dd from /dev/zero with
+ * bs=64K does (open, read+write, close timed; the file is removed between
+ * loops). Returns 0, 1 when there
  * is no tmpfs to measure (noted), -1 on error. */
-static int mem_tmpfs_rate(const struct mem_opts *o, const char *buf, double *rate)
+static int mem_tmpfs_rate(const struct mem_opts *o, char *buf, double *rate)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	const char *path = mem_tmp_path;

@@ -24,7 +24,7 @@ for group in "$@"; do
 	build) pkgs="$pkgs build-essential cmake pkg-config git ca-certificates
 		libyaml-dev libssh-dev libserialport-dev libjansson-dev libcmocka-dev zlib1g-dev
 		libsqlite3-dev libpq-dev libpcre2-dev libssl-dev python3-yaml python3-jsonschema
-		valgrind clang time python3 dpkg-dev man-db groff-base musl-tools" ;;
+		valgrind clang time strace python3 dpkg-dev man-db groff-base musl-tools" ;;
 	lab) pkgs="$pkgs openssh-server openssh-client dropbear-bin socat ser2net
 		iperf3 procps psmisc iproute2 passwd postgresql picocom" ;;
 	qemu) pkgs="$pkgs qemu-system-x86 busybox-static cpio gzip xz-utils

@@ -8,6 +8,9 @@
   rbcheck.py usage-error TEXT PROG [ARGS...] exit 2, TEXT in the message
   rbcheck.py disk PROG                       results, cleanup, also on SIGTERM
   rbcheck.py mem-signal PROG                 tmpfs file removed on SIGTERM
+  rbcheck.py trace PROG_DIR                  the system calls behind the
+                                             definitions (strace): tmpfs as dd,
+                                             per-char, syncs of the file tests
   rbcheck.py net PROG [EMULATOR...]          server+client on 127.0.0.1
   rbcheck.py cross SRC OUT ARCH EMULATOR...  cross build, run each under qemu
   rbcheck.py static DIR [MORE_DIR...]        DIR's 5 programs (and any in
@@ -245,6 +248,67 @@ def do_disk(args):
             print("disk: cleaned up on %s" % sig.name)
 
 
+def strace_log(cmd):
+    """Runs cmd under strace -f; returns the trace lines."""
+    if not shutil.which("strace"):
+        print("SKIP: no strace (scripts/install-deps.sh build)")
+        sys.exit(SKIP)
+    with tempfile.NamedTemporaryFile(prefix="rb-trace-", mode="r") as log:
+        r = run(["strace", "-f", "-qq", "-o", log.name, "-e",
+                 "trace=open,openat,read,write,sync,close"] + cmd)
+        if r.returncode != 0:
+            raise Fail("%s: exit %d: %s" % (" ".join(cmd), r.returncode, r.stderr))
+        return log.read().splitlines()
+
+
+def fd_calls(lines, path_part, call, size):
+    """Counts call(fd, ..., size) = size on the fds opened on a path with
+    path_part in it (fds are followed through close and reuse)."""
+    fds, n = set(), 0
+    for l in lines:
+        m = re.search(r'\bopen(?:at)?\((?:AT_FDCWD, )?"([^"]*)".*\)\s+=\s+(\d+)$', l)
+        if m:
+            if path_part in m.group(1):
+                fds.add(m.group(2))
+            else:
+                fds.discard(m.group(2))
+            continue
+        m = re.search(r"\b%s\((\d+), .*, (\d+)\)\s+=\s+(\d+)$" % call, l)
+        if m and m.group(1) in fds and int(m.group(2)) == size and int(m.group(3)) == size:
+            n += 1
+    return n
+
+
+def do_trace(args):
+    bindir = args[0]
+    with tempfile.TemporaryDirectory(prefix="rb-trace-", dir="/dev/shm") as d:
+        # mem.tmpfs_write is dd if=/dev/zero bs=64K: a read from /dev/zero
+        # and a write to the file per 64 KiB (1 MiB: 16 per file, 2 files).
+        lines = strace_log([os.path.join(bindir, "remote-bench-mem"), "--size", "1M",
+                            "--loops", "1", "--tmpfs-dir", d])
+        reads = fd_calls(lines, "/dev/zero", "read", 65536)
+        writes = fd_calls(lines, "remote-bench-mem.", "write", 65536)
+        if reads < 32 or writes < 32:
+            raise Fail("tmpfs write: %d reads of 64 KiB from /dev/zero, %d writes of 64 KiB "
+                       "to the file, want 32 each (as dd)" % (reads, writes))
+    with tempfile.TemporaryDirectory(prefix="rb-trace-") as d:
+        # bonnie++ 2.x per-char: one write(2)/read(2) per byte; its file
+        # tests end each create and delete pass with sync().
+        lines = strace_log([os.path.join(bindir, "remote-bench-disk"), "--dir", d, "--tests",
+                            "char,files,rand", "--char-size", "4K", "--files", "8",
+                            "--file-time", "0"])
+        w1 = fd_calls(lines, "/data", "write", 1)
+        r1 = fd_calls(lines, "/data", "read", 1)
+        if w1 != 4096 or r1 != 4096:
+            raise Fail("per-char: %d one-byte writes, %d one-byte reads of the 4K file, want 4096"
+                       % (w1, r1))
+        syncs = sum(1 for l in lines if re.search(r"\bsync\(\) += 0$", l))
+        if syncs < 5:
+            raise Fail("file tests: %d sync() calls, want 5 (create, before delete, delete, "
+                       "random create, random delete)" % syncs)
+    print("trace: tmpfs as dd, per-char one byte per call, file-test syncs")
+
+
 def do_mem_signal(args):
     """SIGTERM during the tmpfs phase: the tmpfs file (RAM) must go too."""
     prog = args[0]
@@ -451,6 +515,8 @@ def main(argv):
             do_disk(args)
         elif cmd == "mem-signal":
             do_mem_signal(args)
+        elif cmd == "trace":
+            do_trace(args)
         elif cmd == "net":
             do_net(args)
         elif cmd == "cross":
