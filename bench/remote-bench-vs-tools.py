@@ -6,8 +6,10 @@
 
 Every remote-bench metric that has a reference is measured by both at the
 same sizes (buffer and file sizes, block sizes, counts, durations), in
-alternating rounds: tool, remote-bench, tool, remote-bench... (--rounds,
-default 7). For each metric it prints both sides' medians, the median of
+alternating rounds (--rounds, default 7): each round runs the tool and
+remote-bench once per section, tool first in even rounds and remote-bench
+first in odd ones (ABBA), so that a load that drifts on a shared machine
+favours neither side. For each metric it prints both sides' medians, the median of
 the per-round ratios remote-bench/tool and the interquartile range of those
 ratios, and exits 1 when a median ratio is outside 0.9-1.1 (crypto:
 0.5-2.0, an implementation's speed against OpenSSL's portable C). The
@@ -100,8 +102,17 @@ class Oracle:
         self.samples.setdefault(name, {"rb": {}, "tool": {}})["tool"][self.rnd] = value
         self.refs[name] = ref
 
-    def has_tool(self, name):
-        return self.rnd in self.samples.get(name, {"tool": {}})["tool"]
+    def pair(self, tool_fn, rb_fn, j=0):
+        """One tool run and one remote-bench run, in the order that
+        alternates from round to round (and from pair to pair inside a
+        round): tool first, then remote-bench first, and so on. On a shared
+        machine whose load drifts, a fixed order would favour one side."""
+        if (self.rnd + j) % 2 == 0:
+            tool_fn()
+            rb_fn()
+        else:
+            rb_fn()
+            tool_fn()
 
     def rb_run(self, prog, args, timeout=900):
         r = run([os.path.join(self.bin, "remote-bench-" + prog)] + args, timeout=timeout)
@@ -111,22 +122,27 @@ class Oracle:
 
     # ---- memory: mbw ----
     def mem(self, rnd):
-        """--mem-pairs short runs of each, alternating (tool, remote-bench,
-        tool...) inside the round, so that both sides see the same load;
-        each side's figure for the round is the mean of its runs."""
+        """--mem-pairs short runs of each inside the round, in alternating
+        order; each side's figure for the round is the mean of its runs."""
         a = self.a
         tool, rb = {}, {}
-        for _ in range(a.mem_pairs):
+
+        def tool_fn():
             if "mem" in a.only:
                 for k, v in self.mbw().items():
                     tool.setdefault(k, []).append(v)
             if "tmpfs" in a.only:
                 tool.setdefault("mem.tmpfs_write", []).append(self.dd_tmpfs())
+
+        def rb_fn():
             m = self.rb_run("mem", ["--size", "%dM" % a.mem_mib, "--loops", str(a.mem_loops),
                                     "--max-time", "1000", "--block", "256K",
                                     "--tmpfs-dir", self.shm])
             for k, v in m.items():
                 rb.setdefault(k, []).append(v)
+
+        for j in range(a.mem_pairs):
+            self.pair(tool_fn, rb_fn, j)
         refs = {"mem.memcpy": "mbw \"DUMB\" (its memcpy; Debian's 1.2.2 swaps the labels)",
                 "mem.word": "mbw \"MEMCPY\" (its b[i]=a[i] loop)",
                 "mem.block": "mbw MCBLOCK (mempcpy of 256 KiB blocks from the source's start)",
@@ -173,16 +189,18 @@ class Oracle:
     def disk(self, rnd):
         a = self.a
         if "disk" in a.only:
-            self.bonnie("-s", "16", "-n", "0", "-f%d" % a.char_mib)
-            self.disk_rb("char", "--char-size", "%dM" % a.char_mib)
-            self.bonnie("-s", "%d:%d" % (a.disk_mib, a.block), "-n", "0", "-f")
-            self.disk_rb("block", "--size", "%dM" % a.disk_mib, "--block", str(a.block))
-            self.dd_disk()
-            self.bonnie("-s", "0", "-n", "%d:0:0:1" % a.kfiles)
-            self.disk_rb("files,rand", "--files", str(a.kfiles * 1024), "--file-time", "0")
+            self.pair(lambda: self.bonnie("-s", "16", "-n", "0", "-f%d" % a.char_mib),
+                      lambda: self.disk_rb("char", "--char-size", "%dM" % a.char_mib))
+            self.pair(lambda: (self.bonnie("-s", "%d:%d" % (a.disk_mib, a.block), "-n", "0",
+                                           "-f"), self.dd_disk()),
+                      lambda: self.disk_rb("block", "--size", "%dM" % a.disk_mib, "--block",
+                                           str(a.block)))
+            self.pair(lambda: self.bonnie("-s", "0", "-n", "%d:0:0:1" % a.kfiles),
+                      lambda: self.disk_rb("files,rand", "--files", str(a.kfiles * 1024),
+                                           "--file-time", "0"))
         if "seeks" in a.only:
-            self.fio()
-            self.disk_rb("seeks", "--size", "%dM" % a.disk_mib, "--seek-time", str(a.seek_time))
+            self.pair(self.fio, lambda: self.disk_rb("seeks", "--size", "%dM" % a.disk_mib,
+                                                     "--seek-time", str(a.seek_time)))
 
     def bonnie(self, *args):
         d = tempfile.mkdtemp(prefix="bonnie-", dir=self.work)
@@ -235,12 +253,6 @@ class Oracle:
         self.tool("disk.seq_read", a.disk_mib / dd_seconds(r.stderr),
                   "dd bs=%d after iflag=nocache count=0" % a.block)
         os.unlink(f)
-        # dd came after remote-bench here: its write is paired with this
-        # round's remote-bench block run (recorded before), kept apart from
-        # bonnie++'s Block figure so that each ratio has one definition.
-        if self.rnd in self.pending:
-            for k, v in self.pending.pop(self.rnd).items():
-                self.rb(k, v)
 
     def fio(self):
         a = self.a
@@ -259,11 +271,11 @@ class Oracle:
     def disk_rb(self, tests, *args):
         m = self.rb_run("disk", ["--dir", self.work, "--tests", tests] + list(args), timeout=1800)
         for k, v in m.items():
-            if self.has_tool(k):
-                self.rb(k, v)
-        if tests == "block":
-            self.pending[self.rnd] = {"disk.seq_write@dd": m["disk.seq_write"],
-                                      "disk.seq_read": m["disk.seq_read"]}
+            self.rb(k, v)
+        if "disk.seq_write" in m:
+            # dd's write is a second reference for it, kept apart from
+            # bonnie++'s Block output so that each ratio has one definition
+            self.rb("disk.seq_write@dd", m["disk.seq_write"])
 
     # ---- network: iperf3 between two namespaces ----
     def netns_up(self):
@@ -310,6 +322,9 @@ class Oracle:
         return json.loads(r.stdout)
 
     def net(self, rnd):
+        self.pair(self.net_tool, self.net_rb)
+
+    def net_tool(self):
         t = self.a.net_time
         j = self.iperf(["-l", "128K"])
         self.tool("net.tcp_stream", j["end"]["sum_received"]["bits_per_second"] / 1e6,
@@ -322,6 +337,9 @@ class Oracle:
                   "iperf3 -u -b 0 -l 64 -t %s, datagrams received/s" % t)
         self.tool("net.udp_pps_cpu", j["end"]["cpu_utilization_percent"]["host_total"],
                   "iperf3 client cpu_utilization_percent.host_total")
+
+    def net_rb(self):
+        t = self.a.net_time
         p = self.server([os.path.join(self.bin, "remote-bench-net"), "--server", "--bind", ADDR_B,
                          "--port", str(PORT), "--idle-timeout", "60"])
         try:
@@ -333,8 +351,7 @@ class Oracle:
         m = rb_metrics(r.stdout)
         self.seen.update(m)
         for k, v in m.items():
-            if self.has_tool(k):
-                self.rb(k, v)
+            self.rb(k, v)
 
     # ---- crypto: openssl speed ----
     OPENSSL = {"chacha20": "chacha20", "chacha20poly1305": "chacha20-poly1305",
@@ -342,20 +359,38 @@ class Oracle:
 
     def crypto(self, rnd):
         a = self.a
-        m = self.rb_run("crypto", ["--time", str(a.crypto_time), "--repeats", "3"])
         env = dict(os.environ, OPENSSL_ia32cap="0")
-        names = sorted(m)
-        for k in names:
-            f = re.match(r"^crypto\.(\w+?)_(\d+)(_pps)?$", k)
-            if f and f.group(1) in self.OPENSSL:
-                alg, size, pps = f.group(1), int(f.group(2)), f.group(3)
-                bps = self.openssl_evp(self.OPENSSL[alg], size, env)
-                ref = "openssl speed -evp %s -bytes %d (ia32cap=0)" % (self.OPENSSL[alg], size)
-                self.tool(k, bps / size if pps else bps * 8 / 1e6, ref)
-                self.rb(k, m[k])
-            elif k == "crypto.x25519":
-                self.tool(k, self.openssl_x25519(env), "openssl speed ecdhx25519 (ia32cap=0)")
-                self.rb(k, m[k])
+        got = {}
+
+        def rb_fn():
+            got.update(self.rb_run("crypto", ["--time", str(a.crypto_time), "--repeats", "3"]))
+            for k, v in got.items():
+                self.rb(k, v)
+
+        def tool_fn():
+            # the names remote-bench-crypto prints decide what is compared:
+            # in the first round (remote-bench first) they are known; later
+            # rounds reuse them
+            for k in sorted(self.crypto_names):
+                f = re.match(r"^crypto\.(\w+?)_(\d+)(_pps)?$", k)
+                if f and f.group(1) in self.OPENSSL:
+                    alg, size, pps = f.group(1), int(f.group(2)), f.group(3)
+                    if pps:
+                        continue  # from the same openssl run as its Mbit/s twin
+                    bps = self.openssl_evp(self.OPENSSL[alg], size, env)
+                    ref = "openssl speed -evp %s -bytes %d (ia32cap=0)" % (self.OPENSSL[alg], size)
+                    self.tool(k, bps * 8 / 1e6, ref)
+                    if k + "_pps" in self.crypto_names:
+                        self.tool(k + "_pps", bps / size, ref)
+                elif k == "crypto.x25519":
+                    self.tool(k, self.openssl_x25519(env), "openssl speed ecdhx25519 (ia32cap=0)")
+
+        if not self.crypto_names:
+            rb_fn()
+            self.crypto_names = set(got)
+            tool_fn()
+        else:
+            self.pair(tool_fn, rb_fn)
 
     def openssl_evp(self, alg, size, env):
         r = run(["openssl", "speed", "-mr", "-elapsed", "-seconds", str(self.a.crypto_time),
@@ -377,7 +412,8 @@ class Oracle:
     def go(self):
         a = self.a
         self.shm = tempfile.mkdtemp(prefix="rb-oracle-", dir="/dev/shm")
-        self.pending = {}
+        self.shown = set()
+        self.crypto_names = set()
         groups = []
         if "mem" in a.only or "tmpfs" in a.only:
             groups.append(("mem", self.mem))
@@ -393,8 +429,15 @@ class Oracle:
             for name, fn in groups:
                 t0 = time.time()
                 fn(rnd)
-                print("round %d/%d %s: %.0f s, load %s" % (rnd + 1, a.rounds, name,
-                      time.time() - t0, loadavg()), file=sys.stderr, flush=True)
+                ratios = ["%s %.3f" % (k, v["rb"][rnd] / v["tool"][rnd])
+                          for k, v in sorted(self.samples.items())
+                          if rnd in v["rb"] and rnd in v["tool"] and v["tool"][rnd] > 0
+                          and k not in self.shown]
+                self.shown.update(k.split(" ")[0] for k in ratios)
+                print("round %d/%d %s: %.0f s, load %s: %s" % (rnd + 1, a.rounds, name,
+                      time.time() - t0, loadavg(), ", ".join(ratios)), file=sys.stderr,
+                      flush=True)
+            self.shown = set()
 
     def cleanup(self):
         for p in list(self.procs):
@@ -454,6 +497,8 @@ def report(o, quick):
     rows = []
     for name in sorted(o.samples):
         s = o.samples[name]
+        if name not in o.refs:
+            continue
         both = [r for r in sorted(s["rb"]) if r in s["tool"] and s["tool"][r] > 0]
         n = len(both)
         if n == 0:
@@ -482,7 +527,7 @@ def report(o, quick):
         print("\nno reference:")
         for m in missing:
             why = next((w for pat, w in NO_REFERENCE if re.search(pat, m)), None)
-            if why is None and m in o.samples:
+            if why is None and m in o.refs:
                 why = "the tool printed no figure (bonnie++ +++: under 0.5 s)"
             print("  %-26s %s" % (m, why or "no reference tool known"))
     return bad
@@ -507,7 +552,7 @@ def parse():
         a.seek_time, a.net_time, a.crypto_time = 0.5, 1, 1
     else:
         a.mem_mib, a.mem_loops, a.mem_pairs = 64, 5, 4
-        a.disk_mib, a.block, a.kfiles, a.char_mib = 1024, 65536, 64, 2
+        a.disk_mib, a.block, a.kfiles, a.char_mib = 512, 65536, 32, 1
         a.seek_time, a.net_time, a.crypto_time = 3, 3, 1
     return a
 
