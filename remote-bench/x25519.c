@@ -64,7 +64,7 @@ __extension__ typedef unsigned __int128 fe_wide;
 
 /* Limbs of the products below stay under 2^113, so add and sub need no
  * carry: their inputs are carried (< 2^52), their outputs < 2^54. */
-static void fe_carry(struct fe *h, fe_wide r0, fe_wide r1, fe_wide r2, fe_wide r3, fe_wide r4)
+static inline void fe_carry(struct fe *h, fe_wide r0, fe_wide r1, fe_wide r2, fe_wide r3, fe_wide r4)
 {
 	fe_wide t;
 
@@ -141,7 +141,7 @@ static const char fe_radix_name[] = "51-bit limbs";
 
 /* Carries 64-bit column sums into limbs (each below its width but limb 1,
  * which may exceed 2^25 by a little). */
-static void fe_carry(struct fe *h, uint64_t *r)
+static inline void fe_carry(struct fe *h, uint64_t *r)
 {
 	uint64_t c;
 	int i, w;
