@@ -62,7 +62,7 @@ static int setup(void **state)
 	free(path);
 	if (!inv)
 		return -1;
-	char *text = xasprintf("%s    vars: { crypto_time: 0.2, hellos: 20, packets: 2000 }\n", inv);
+	char *text = xasprintf("%s    vars: { crypto_time: 0.1, hellos: 20, packets: 2000 }\n", inv);
 	inventory = ts_write_file(dir, "rack.yaml", text);
 	free(text);
 	free(inv);
