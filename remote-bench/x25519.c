@@ -187,9 +187,38 @@ static void fe_mul(struct fe *h, const struct fe *f, const struct fe *g)
 	fe_carry(h, r);
 }
 
+/* f*f with each cross product once, doubled: 55 products instead of 100.
+ * Coefficients as in fe_mul (2 for odd*odd, 19 for a wrap), written out;
+ * the largest factor, 76 = 2 * 38, is split so that every factor fits
+ * 32 bits. */
 static void fe_sq(struct fe *h, const struct fe *f)
 {
-	fe_mul(h, f, f);
+	const uint32_t f0 = f->v[0], f1 = f->v[1], f2 = f->v[2], f3 = f->v[3], f4 = f->v[4];
+	const uint32_t f5 = f->v[5], f6 = f->v[6], f7 = f->v[7], f8 = f->v[8], f9 = f->v[9];
+	const uint32_t f0_2 = 2 * f0, f1_2 = 2 * f1, f2_2 = 2 * f2, f3_2 = 2 * f3, f4_2 = 2 * f4;
+	const uint32_t f5_2 = 2 * f5, f7_2 = 2 * f7;
+	const uint32_t f5_38 = 38 * f5, f6_38 = 38 * f6, f7_38 = 38 * f7, f8_38 = 38 * f8,
+		       f9_38 = 38 * f9, f6_19 = 19 * f6, f8_19 = 19 * f8;
+	uint64_t r[10];
+
+#define M(a, b) ((uint64_t)(a) * (b))
+	r[0] = M(f0, f0) + M(f1_2, f9_38) + M(f2, f8_38) + M(f3_2, f7_38) + M(f4, f6_38) +
+	       M(f5, f5_38);
+	r[1] = M(f0_2, f1) + M(f2, f9_38) + M(f3, f8_38) + M(f4, f7_38) + M(f5, f6_38);
+	r[2] = M(f0_2, f2) + M(f1_2, f1) + M(f3_2, f9_38) + M(f4, f8_38) + M(f5_2, f7_38) +
+	       M(f6, f6_19);
+	r[3] = M(f0_2, f3) + M(f1_2, f2) + M(f4, f9_38) + M(f5, f8_38) + M(f6, f7_38);
+	r[4] = M(f0_2, f4) + M(f1_2, f3_2) + M(f2, f2) + M(f5_2, f9_38) + M(f6, f8_38) +
+	       M(f7, f7_38);
+	r[5] = M(f0_2, f5) + M(f1_2, f4) + M(f2_2, f3) + M(f6, f9_38) + M(f7, f8_38);
+	r[6] = M(f0_2, f6) + M(f1_2, f5_2) + M(f2_2, f4) + M(f3_2, f3) + M(f7_2, f9_38) +
+	       M(f8, f8_19);
+	r[7] = M(f0_2, f7) + M(f1_2, f6) + M(f2_2, f5) + M(f3_2, f4) + M(f8, f9_38);
+	r[8] = M(f0_2, f8) + M(f1_2, f7_2) + M(f2_2, f6) + M(f3_2, f5_2) + M(f4, f4) +
+	       M(f9, f9_38);
+	r[9] = M(f0_2, f9) + M(f1_2, f8) + M(f2_2, f7) + M(f3_2, f6) + M(f4_2, f5);
+#undef M
+	fe_carry(h, r);
 }
 
 static void fe_mul_small(struct fe *h, const struct fe *f, uint32_t k)
