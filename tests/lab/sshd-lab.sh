@@ -15,6 +15,9 @@
 # dropbear has no AuthorizedKeysFile option, so its key goes into the lab
 # user's ~/.ssh/authorized_keys (one line per lab, removed again by `down`).
 #
+# SSHD_LAB_LOGLEVEL sets the OpenSSH boards' LogLevel (default INFO; VERBOSE
+# logs every session a client opens).
+#
 # Daemons are left to the caller's nearest subreaper (tests/support/lab.c makes
 # the test process one and reaps them); `down` kills each daemon and all its
 # descendants and waits until they are dead.
@@ -233,7 +236,7 @@ PermitRootLogin prohibit-password
 AllowUsers $lab_user
 MaxStartups 200:30:400
 MaxSessions 100
-LogLevel INFO
+LogLevel ${SSHD_LAB_LOGLEVEL:-INFO}
 Subsystem sftp $SFTP_SERVER
 EOF
 }

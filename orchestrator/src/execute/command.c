@@ -3,18 +3,88 @@
 #include "util/units.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+/* More prelude output than this without its end line: it was not ours. */
+#define PRELUDE_MAX (64 * 1024)
 
 struct command_output {
 	struct output_sink *sink;
 	const struct command_spec *spec;
 	struct command_outcome *out;
+	bool in_prelude;
+	char end[48];                  /* "\nEND-LINE\n" */
 };
 
-/* The transport's output callback: the capture, when asked for, then the sink. */
+static int command_pass(struct command_output *co, enum transport_stream stream,
+			const char *data, size_t len);
+
+/* A random end line, so neither the prelude's output nor a board's files
+ * can end it early. */
+static void prelude_end_line(char *buf, size_t len)
+{
+	unsigned long long r = 0;
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+		r = (unsigned long long)time(NULL) * 2654435761ULL ^ (unsigned long long)getpid() ^
+		    (unsigned long long)(uintptr_t)buf;
+	snprintf(buf, len, "\norch-prelude-end-%016llx\n", r);
+}
+
+/* The prelude, then its end line, then the command (on a line of its own:
+ * the command runs as if it came alone). */
+static char *prelude_command(const char *prelude, const char *end, const char *command)
+{
+	size_t n = strlen(end) - 2;   /* without the two newlines */
+	return xasprintf("( %s\n) </dev/null 2>/dev/null; printf '\\n%%s\\n' '%.*s'\n%s",
+			 prelude, (int)n, end + 1, command);
+}
+
+/* Stdout while the prelude runs: into prelude_out up to the end line, the
+ * rest on to the logs. Output that never ends (not a prelude's) goes to
+ * the logs after all. */
+static int prelude_feed(struct command_output *co, const char *data, size_t len)
+{
+	struct strbuf *pre = co->spec->prelude_out;
+	strbuf_append(pre, data, len);
+	size_t elen = strlen(co->end);
+	const char *hit = memmem(pre->buf, pre->len, co->end, elen);
+	if (hit) {
+		size_t at = (size_t)(hit - pre->buf);
+		size_t rest = pre->len - at - elen;
+		char *tail = xmalloc(rest + 1);
+		memcpy(tail, hit + elen, rest);
+		pre->len = at;
+		pre->buf[at] = '\0';
+		co->in_prelude = false;
+		co->out->prelude_done = true;
+		int r = rest ? command_pass(co, TRANSPORT_STDOUT, tail, rest) : 0;
+		free(tail);
+		return r;
+	}
+	if (pre->len <= PRELUDE_MAX)
+		return 0;
+	co->in_prelude = false;
+	int r = command_pass(co, TRANSPORT_STDOUT, pre->buf, pre->len);
+	strbuf_reset(pre);
+	return r;
+}
+
 static int command_output(void *ctx, enum transport_stream stream, const char *data, size_t len)
 {
 	struct command_output *co = ctx;
+	if (co->in_prelude && stream == TRANSPORT_STDOUT)
+		return prelude_feed(co, data, len);
+	return command_pass(co, stream, data, len);
+}
+
+/* The capture, when asked for, then the sink. */
+static int command_pass(struct command_output *co, enum transport_stream stream,
+			const char *data, size_t len)
+{
 	struct strbuf *capture = co->spec->capture;
 	if (capture && stream == TRANSPORT_STDOUT) {
 		if (capture->len + len > co->spec->capture_max)
@@ -37,15 +107,28 @@ int command_run(struct transport *t, const struct command_spec *spec,
 	if (spec->line_fn)
 		output_sink_set_line_fn(sink, spec->line_fn, spec->line_ctx);
 	output_sink_set_limit(sink, spec->log_limit ? spec->log_limit : LOG_LIMIT_DEFAULT);
-	struct command_output co = { sink, spec, out };
+	struct command_output co = { sink, spec, out, false, "" };
+	char *combined = NULL;
+	if (spec->prelude && spec->prelude_out) {
+		prelude_end_line(co.end, sizeof(co.end));
+		combined = prelude_command(spec->prelude, co.end, spec->command);
+		co.in_prelude = true;
+		strbuf_reset(spec->prelude_out);
+	}
 	struct transport_exec req = {
-		.command = spec->command,
+		.command = combined ? combined : spec->command,
 		.timeout_ms = spec->timeout_ms,
 		.stdin_fd = spec->stdin_fd,
 		.on_output = command_output,
 		.ctx = &co,
 	};
 	out->ret = transport_exec(t, &req, &out->st, out->err, sizeof(out->err));
+	free(combined);
+	if (co.in_prelude && spec->prelude_out->len) {
+		/* no end line: whatever came is the command's, kept in its log */
+		command_pass(&co, TRANSPORT_STDOUT, spec->prelude_out->buf, spec->prelude_out->len);
+		strbuf_reset(spec->prelude_out);
+	}
 	char close_err[256];
 	out->log_cut = output_sink_cut(sink);
 	if (output_sink_close(sink, close_err, sizeof(close_err)) < 0 && out->ret == 0) {

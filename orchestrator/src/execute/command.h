@@ -24,6 +24,12 @@ struct command_spec {
 	struct strbuf *capture;        /* also keep stdout here (parse: iperf3-json), or NULL */
 	size_t capture_max;            /* beyond this much, capture_overflow is set instead */
 	uint64_t log_limit;            /* bytes kept per log file; 0: LOG_LIMIT_DEFAULT */
+	/* A command run first, in a subshell of the same shell with stdin and
+	 * stderr on /dev/null; its stdout, up to an end line of its own, goes to
+	 * prelude_out and not to the logs (a board's facts ride on its first
+	 * test command: no channel and no shell of their own). NULL: none. */
+	const char *prelude;
+	struct strbuf *prelude_out;
 };
 
 struct command_outcome {
@@ -32,6 +38,7 @@ struct command_outcome {
 	char err[512];                 /* for ret < 0 */
 	bool capture_overflow;         /* stdout was larger than capture_max */
 	bool log_cut;                  /* a log file reached log_limit */
+	bool prelude_done;             /* the prelude's end line came: prelude_out is whole */
 };
 
 /* Runs spec on t. Returns outcome.ret. A log file that cannot be opened is

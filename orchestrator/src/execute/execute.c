@@ -109,6 +109,8 @@ static void repeat_finish(struct test_result *tr, bool settled, bool interrupted
 		r->stop = settled ? REPEAT_STOP_CONVERGED : REPEAT_STOP_CAP;
 }
 
+static int facts_ask(struct facts_state *fs, const char *board, struct transport *t);
+
 int exec_transport(struct exec_context *ctx, struct test_result *tr, struct transport **t,
 		   char *err, size_t errlen)
 {
@@ -119,19 +121,67 @@ int exec_transport(struct exec_context *ctx, struct test_result *tr, struct tran
 	if (bl->last_reconnect_s >= 0 && tr)
 		test_result_add_sample(tr, "link.reconnect", "s", false, bl->last_reconnect_s);
 	bl->last_reconnect_s = -1;
-	if (ret == 0 && fs && fs->want && !fs->done) {
-		/* once, over the first connection: a failure costs the facts only */
-		char ferr[512];
-		fs->done = true;
-		if (!fs->facts.board)
-			fs->facts.board = xstrdup(bl->board->name);
-		if (facts_gather(*t, fs->specs, fs->n_specs, &fs->facts, ferr, sizeof(ferr)) < 0) {
-			log_warn("%s: facts not gathered: %s", bl->board->name, ferr);
-			board_link_reset(bl);
-			ret = board_link_get(bl, ctx->item->test->timeout_ms, t, err, errlen);
-		}
+	if (ret == 0 && fs && fs->want && !fs->done && !fs->riding &&
+	    facts_ask(fs, bl->board->name, *t) < 0) {
+		board_link_reset(bl);
+		ret = board_link_get(bl, ctx->item->test->timeout_ms, t, err, errlen);
 	}
 	return ret;
+}
+
+/* Once, over the first connection: a failure costs the facts only.
+ * Returns -1 when the transport failed (the connection may be gone). */
+static int facts_ask(struct facts_state *fs, const char *board, struct transport *t)
+{
+	char ferr[512];
+	fs->done = true;
+	if (!fs->facts.board)
+		fs->facts.board = xstrdup(board);
+	if (facts_gather(t, fs->specs, fs->n_specs, &fs->facts, ferr, sizeof(ferr)) < 0) {
+		log_warn("%s: facts not gathered: %s", board, ferr);
+		return -1;
+	}
+	return 0;
+}
+
+static bool facts_ride_fits(const struct transport *t)
+{
+	return !strcmp(t->ops->name, "ssh") || !strcmp(t->ops->name, "local");
+}
+
+int exec_transport_ride(struct exec_context *ctx, struct test_result *tr, struct transport **t,
+			bool *ride, char *err, size_t errlen)
+{
+	struct facts_state *fs = ctx->facts;
+	*ride = fs && fs->want && !fs->done && !fs->n_specs;
+	if (*ride)
+		fs->riding = true;
+	int ret = exec_transport(ctx, tr, t, err, errlen);
+	if (*ride && (ret < 0 || !facts_ride_fits(*t))) {
+		fs->riding = false;
+		*ride = false;
+		if (ret == 0)   /* asks for them now */
+			ret = exec_transport(ctx, tr, t, err, errlen);
+	}
+	return ret;
+}
+
+void facts_ride_end(struct exec_context *ctx, struct transport *t, int ran, bool prelude_done,
+		    const char *prelude_out)
+{
+	struct facts_state *fs = ctx->facts;
+	const char *board = ctx->item->board->name;
+	if (!fs || !fs->riding)
+		return;
+	fs->riding = false;
+	if (prelude_done) {
+		fs->done = true;
+		if (!fs->facts.board)
+			fs->facts.board = xstrdup(board);
+		facts_parse(prelude_out, NULL, 0, &fs->facts);
+	} else if (ran == 0) {
+		facts_ask(fs, board, t);
+	}
 }
 
 int execute_item(struct exec_context *ctx, struct test_result *tr)

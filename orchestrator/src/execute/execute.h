@@ -28,13 +28,16 @@
 /*
  * A board's facts (facts.h), gathered once per run over the first
  * connection its link makes for a test, when want is set (the scheduler
- * keeps one per board).
+ * keeps one per board). A command test over ssh or the local transport
+ * carries the built-in facts as the prelude of its first command
+ * (facts_ride); anything else asks with a command of their own.
  */
 struct facts_state {
 	bool want;
 	const struct fact_spec *specs;   /* the scenario's facts: */
 	size_t n_specs;
 	bool done;
+	bool riding;                     /* the next command carries them: exec_transport waits */
 	struct board_facts facts;
 };
 
@@ -58,6 +61,20 @@ struct exec_context {
  * the metric link.reconnect (s). 0, or -1 with the reason in err. */
 int exec_transport(struct exec_context *ctx, struct test_result *tr, struct transport **t,
 		   char *err, size_t errlen);
+
+/* exec_transport for a command test, whose first command may carry the
+ * board's facts: *ride is set when it must (wanted, not yet known, no
+ * scenario facts: their commands are the user's, bounded by the facts
+ * timeout and not the test's; and *t is ssh or local). Otherwise the facts
+ * were asked for as exec_transport does. */
+int exec_transport_ride(struct exec_context *ctx, struct test_result *tr, struct transport **t,
+			bool *ride, char *err, size_t errlen);
+/* After the command that carried them: the facts from prelude_out when its
+ * end line came, else asked for with a command of their own over t when
+ * the command ran (ran == 0); a connection that failed leaves them to the
+ * board's next test. */
+void facts_ride_end(struct exec_context *ctx, struct transport *t, int ran, bool prelude_done,
+		    const char *prelude_out);
 
 /* Runs ctx->item once per repeat into tr (whose board/test names are set).
  * Returns 0; all outcomes are expressed in tr->status and tr->message. */

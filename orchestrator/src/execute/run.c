@@ -2,6 +2,7 @@
 #include "execute/artifact.h"
 #include "execute/command.h"
 #include "execute/execute.h"
+#include "execute/facts.h"
 #include "execute/metrics.h"
 #include "execute/parse_iperf3.h"
 #include "execute/substitute.h"
@@ -56,7 +57,8 @@ int execute_run(struct exec_context *ctx, struct test_result *tr)
 	const struct test *test = ctx->item->test;
 	struct transport *t;
 	char err[512];
-	if (exec_transport(ctx, tr, &t, err, sizeof(err)) < 0) {
+	bool ride;
+	if (exec_transport_ride(ctx, tr, &t, &ride, err, sizeof(err)) < 0) {
 		tr->status = STATUS_ERROR;
 		test_result_set_message(tr, "%s", err);
 		return 0;
@@ -70,11 +72,14 @@ int execute_run(struct exec_context *ctx, struct test_result *tr)
 	char *command = substitute(with_env, &env, err, sizeof(err));
 	free(with_env);
 	if (!command) {
+		facts_ride_end(ctx, t, 0, false, NULL);
 		tr->status = STATUS_FAIL;
 		test_result_set_message(tr, "%s", err);
 		return 0;
 	}
 	if (artifact_push_all(t, ctx->item->board, test, tr) < 0) {
+		/* a board that failed the push is asked again by its next test */
+		facts_ride_end(ctx, t, tr->status == STATUS_ERROR ? -1 : 0, false, NULL);
 		free(command);
 		return 0;
 	}
@@ -97,8 +102,15 @@ int execute_run(struct exec_context *ctx, struct test_result *tr)
 		spec.capture = &capture;
 		spec.capture_max = IPERF3_MAX_OUTPUT;
 	}
+	struct strbuf facts_out = STRBUF_INIT;
+	char *facts_cmd = ride ? facts_command(NULL, 0) : NULL;
+	spec.prelude = facts_cmd;
+	spec.prelude_out = ride ? &facts_out : NULL;
 	struct command_outcome out;
 	int ran = command_run(t, &spec, &out);
+	facts_ride_end(ctx, t, ran, out.prelude_done, strbuf_str(&facts_out));
+	strbuf_release(&facts_out);
+	free(facts_cmd);
 	if (ran < 0)
 		board_link_reset(ctx->link);
 	bool passed = command_judge(&out, test->timeout_ms, "command", mc.last_stderr, tr);

@@ -1,0 +1,198 @@
+/*
+ * A board's facts ride on its first test command (issue 12, fan-out): on
+ * a loopback lab of OpenSSH boards, orch run opens one exec channel per
+ * test and no channel of its own for the facts, the facts are recorded all
+ * the same, and the test's logs, exit status and shell variables are
+ * exactly what they would be without them. Scenario facts (the user's
+ * commands) and a first command that does not parse still give facts.
+ */
+#include "lab.h"
+#include "testsupport.h"
+#include "ts_json.h"
+#include "util/strbuf.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LAB_BASE "127.0.172"
+#define BOARDS 2
+
+struct ride {
+	struct lab *lab;
+	char *dir;            /* scratch: inventory, scenarios, runs */
+};
+
+static struct ride R;
+
+static int setup(void **state)
+{
+	(void)state;
+	setenv("SSHD_LAB_LOGLEVEL", "VERBOSE", 1);   /* a line per session opened */
+	R.lab = lab_up(LAB_BASE, BOARDS, 0, false);
+	if (!R.lab)
+		return -1;
+	R.dir = ts_mkdtemp("facts-ride");
+	char *inv = xasprintf(
+		"defaults:\n"
+		"  ssh: { user: %s, identity: %s, known_hosts: %s, port: %d, connect_timeout: 5s }\n"
+		"boards:\n"
+		"  b1: { ssh: { host: " LAB_BASE ".1 } }\n"
+		"  b2: { ssh: { host: " LAB_BASE ".2 } }\n"
+		"  here: { local: true }\n",
+		R.lab->user, R.lab->identity, R.lab->known_hosts, LAB_PORT);
+	free(ts_write_file(R.dir, "rack.yaml", inv));
+	free(inv);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	lab_down(R.lab);
+	ts_rmrf(R.dir);
+	free(R.dir);
+	return 0;
+}
+
+/* Exec channels board i's sshd has opened so far ("Starting session"). */
+static int sessions(int i)
+{
+	char *path = xasprintf("%s/board%d/daemon.log", R.lab->dir, i);
+	char *log = ts_read_file(path);
+	int n = 0;
+	for (const char *p = log; p && (p = strstr(p, "Starting session: command")); p++)
+		n++;
+	free(log);
+	free(path);
+	return n;
+}
+
+static int run_scenario(const char *name, const char *body)
+{
+	char *text = xasprintf("name: %s\ninventory: rack.yaml\n%s", name, body);
+	char *file = xasprintf("%s.yaml", name);
+	char *path = ts_write_file(R.dir, file, text);
+	char *out = NULL;
+	int code = ts_run(&out, "cd '%s' && %s run %s -q -o runs", R.dir, ORCH_BIN, path);
+	if (code != 0 && code != 1)
+		fprintf(stderr, "%s", out ? out : "");
+	free(out);
+	free(text);
+	free(file);
+	free(path);
+	return code;
+}
+
+static char *run_file(const char *name, const char *rel)
+{
+	char *path = xasprintf("%s/runs/%s/latest/%s", R.dir, name, rel);
+	char *text = ts_read_file(path);
+	free(path);
+	return text;
+}
+
+static const char *fact(json_t *res, const char *board, const char *name)
+{
+	json_t *f = json_object_get(json_object_get(json_object_get(res, "boards"), board), "facts");
+	return json_string_value(json_object_get(f, name));
+}
+
+static void assert_builtin_facts(json_t *res, const char *board)
+{
+	assert_non_null(fact(res, board, "kernel"));
+	assert_non_null(fact(res, board, "arch"));
+	assert_non_null(fact(res, board, "cores"));
+	assert_non_null(strstr(fact(res, board, "memory"), " MiB"));
+	assert_non_null(fact(res, board, "libc"));
+}
+
+/* Two tests on each board: two exec channels, not three; facts recorded;
+ * the first test's stdout, stderr, exit status and variables untouched. */
+static void test_one_channel_per_test(void **state)
+{
+	(void)state;
+	int before[BOARDS + 1];
+	for (int i = 1; i <= BOARDS; i++)
+		before[i] = sessions(i);
+	int code = run_scenario("ride", "boards: [all]\ntests:\n"
+				"  - { name: first, run: 'echo \"one [${v-unset}${c-}${m-}${u-}]\"; "
+				"echo two >&2; exit 0' }\n"
+				"  - { name: second, run: 'echo again' }\n");
+	assert_int_equal(code, 0);
+	for (int i = 1; i <= BOARDS; i++)
+		assert_int_equal(sessions(i) - before[i], 2);
+	json_t *res = ts_json_load_in(R.dir, "runs/ride/latest/results.json");
+	assert_non_null(res);
+	for (const char *const *b = (const char *const[]){ "b1", "b2", "here", NULL }; *b; b++) {
+		assert_builtin_facts(res, *b);
+		char *rel = xasprintf("%s/first/stdout.log", *b);
+		char *text = run_file("ride", rel);
+		assert_non_null(text);
+		assert_string_equal(text, "one [unset]\n");
+		free(text);
+		free(rel);
+		rel = xasprintf("%s/first/stderr.log", *b);
+		text = run_file("ride", rel);
+		assert_string_equal(text, "two\n");
+		free(text);
+		free(rel);
+	}
+	json_decref(res);
+}
+
+/* The first command's exit status is its own; a command that does not
+ * parse still fails as before, and the facts are there. */
+static void test_exit_status_and_syntax_error(void **state)
+{
+	(void)state;
+	int code = run_scenario("status", "boards: [b1, b2]\ntests:\n"
+				"  - { name: three, run: 'echo out; exit 3' }\n");
+	assert_int_equal(code, 1);
+	json_t *res = ts_json_load_in(R.dir, "runs/status/latest/results.json");
+	json_t *r = ts_json_result_or_fail(res, "b1", "three");
+	assert_int_equal(json_integer_value(json_object_get(r, "exit_code")), 3);
+	assert_builtin_facts(res, "b1");
+	json_decref(res);
+	char *text = run_file("status", "b2/three/stdout.log");
+	assert_string_equal(text, "out\n");
+	free(text);
+
+	code = run_scenario("syntax", "boards: [b1]\ntests:\n"
+			    "  - { name: broken, run: 'echo ( oops' }\n");
+	assert_int_equal(code, 1);
+	res = ts_json_load_in(R.dir, "runs/syntax/latest/results.json");
+	r = ts_json_result_or_fail(res, "b1", "broken");
+	assert_string_equal(json_string_value(json_object_get(r, "status")), "fail");
+	assert_builtin_facts(res, "b1");
+	json_decref(res);
+}
+
+/* Scenario facts are the user's commands: they keep a command of their
+ * own (bounded by the facts timeout, not the test's), built-ins included. */
+static void test_scenario_facts_keep_their_command(void **state)
+{
+	(void)state;
+	int before = sessions(1);
+	int code = run_scenario("custom", "boards: [b1]\nfacts: { greeting: 'echo hello' }\n"
+				"tests:\n  - { name: t, run: 'echo t' }\n");
+	assert_int_equal(code, 0);
+	assert_int_equal(sessions(1) - before, 2);
+	json_t *res = ts_json_load_in(R.dir, "runs/custom/latest/results.json");
+	assert_string_equal(fact(res, "b1", "greeting"), "hello");
+	assert_builtin_facts(res, "b1");
+	json_decref(res);
+	char *text = run_file("custom", "b1/t/stdout.log");
+	assert_string_equal(text, "t\n");
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_one_channel_per_test),
+		cmocka_unit_test(test_exit_status_and_syntax_error),
+		cmocka_unit_test(test_scenario_facts_keep_their_command),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
