@@ -235,7 +235,8 @@ static void crypto_usage(void)
 	       "  --time SECONDS   time per measurement (default 0.3; e.g. 2, 1.5s, 800ms)\n"
 	       "  --count N        time N packets (N key agreements) instead, like\n"
 	       "                   `cjdroute --bench`; reports NAME_ms in ms\n"
-	       "  --repeats N      timed runs per measurement, median reported (default 3)\n"
+	       "  --repeats N      timed runs per measurement, median reported (default 3;\n"
+	       "                   with --count 1: one run of N, as cjdroute)\n"
 	       "  --only A,B,...   only these of: chacha20, chacha20poly1305, aes128_cbc,\n"
 	       "                   aes128_gcm, x25519, hello (default all)\n"
 	       "  --help           this text\n"
@@ -295,7 +296,7 @@ static int crypto_parse(int argc, char **argv, struct crypto_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt, timed = 0, ret;
+	int opt, timed = 0, repeats_set = 0, ret;
 	size_t i;
 
 	for (i = 0; i < CRYPTO_NALGS; i++)
@@ -315,6 +316,7 @@ static int crypto_parse(int argc, char **argv, struct crypto_opts *o)
 		case 'r':
 			if (rb_parse_count(optarg, 1, 64, &o->repeats) < 0)
 				return rb_usage_error("bad --repeats '%s' (1 to 64)", optarg);
+			repeats_set = 1;
 			break;
 		case 'o':
 			ret = crypto_parse_only(optarg, o->selected);
@@ -330,11 +332,13 @@ static int crypto_parse(int argc, char **argv, struct crypto_opts *o)
 	}
 	if (timed && o->count)
 		return rb_usage_error("--time and --count exclude each other");
+	if (o->count && !repeats_set)
+		o->repeats = 1; /* one run of N, as cjdroute does */
 	return rb_no_operands(argc, argv);
 }
 
-/* --count: one warm-up run of N/10 (at least 1), then `repeats` runs of N;
- * the median time in ms. Returns 0, or -1 when the clock did not move. */
+/* --count: one warm-up run of N/10 (at least 1), then `repeats` runs of N
+ * (one unless --repeats says otherwise); the median time in ms. Returns 0, or -1 when the clock did not move. */
 static int crypto_count(rb_work_fn fn, struct crypto_ctx *c, unsigned long count,
 			unsigned long repeats, double *ms)
 {
