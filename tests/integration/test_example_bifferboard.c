@@ -68,6 +68,7 @@ static int setup(void **state)
 		"    vars: { server_addr: 10.0.2.2,\n"
 		"            cpu_time: 0.1, cpu_repeats: 2, crypto_time: 0.1, mem_size: 1M, mem_loops: 3,\n"
 		"            disk_size: 1M, disk_files: 64, disk_file_time: 0.2, disk_seek_time: 0.2,\n"
+		"            disk_char_size: 16K,\n"
 		"            dd_count: 256, net_time: 0.5, net_port: %d }\n"
 		"  server:\n"
 		"    local: true\n"
