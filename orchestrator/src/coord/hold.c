@@ -17,6 +17,7 @@ struct held_board {
 	int refs;
 	int fd;                    /* lock folder flock */
 	bool in_db;
+	bool pending;              /* its lock file is being taken, outside the mutex */
 };
 
 struct hold {
@@ -25,7 +26,8 @@ struct hold {
 	int64_t wait_ms;
 	int64_t role_wait_ms;
 	struct coord_db *db;
-	pthread_mutex_t mu;
+	pthread_mutex_t mu;        /* boards, and the database connection */
+	pthread_cond_t settled;    /* a pending board was taken or given up */
 	struct held_board *boards;
 	size_t n, cap;
 };
@@ -43,15 +45,23 @@ struct hold *hold_new(const char *note, int64_t wait_ms, int64_t role_wait_ms,
 	h->role_wait_ms = role_wait_ms;
 	h->db = db;
 	pthread_mutex_init(&h->mu, NULL);
+	pthread_cond_init(&h->settled, NULL);
 	return h;
 }
 
-static struct held_board *find(struct hold *h, const char *name)
+/* The entry for name, settled or pending. */
+static struct held_board *find_any(struct hold *h, const char *name)
 {
 	for (size_t i = 0; i < h->n; i++)
 		if (h->boards[i].refs > 0 && !strcmp(h->boards[i].name, name))
 			return &h->boards[i];
 	return NULL;
+}
+
+static struct held_board *find(struct hold *h, const char *name)
+{
+	struct held_board *b = find_any(h, name);
+	return b && !b->pending ? b : NULL;
 }
 
 static void drop(struct hold *h, struct held_board *b)
@@ -65,32 +75,47 @@ static void drop(struct hold *h, struct held_board *b)
 	*b = h->boards[--h->n];
 }
 
-/* One board, once, with the mutex held: a new entry or one more ref. */
+/* One board, once, called with the mutex held: a new entry or one more
+ * ref. The lock file (open, flock, the holder written) is taken with the
+ * mutex let go, as a pending entry other takers of that board wait for:
+ * 64 boards starting at once do not queue behind each other's file system
+ * calls, nor behind a thread the scheduler has put aside while it held the
+ * mutex. The database's lock is taken under the mutex (one connection). */
 static int take_one(struct hold *h, const char *name, struct board_holder *who, char *err,
 		    size_t errlen)
 {
-	struct held_board *b = find(h, name);
+	struct held_board *b;
+	while ((b = find_any(h, name)) && b->pending)
+		pthread_cond_wait(&h->settled, &h->mu);
 	if (b) {
 		b->refs++;
 		return 0;
-	}
-	int fd = -1;
-	int ret = boardlock_try(h->dir, name, h->note, &fd, who, err, errlen);
-	if (ret != 0)
-		return ret;
-	if (h->db) {
-		ret = coord_db_board_try(h->db, name, h->note, who, err, errlen);
-		if (ret != 0) {
-			boardlock_release(fd);
-			return ret;
-		}
 	}
 	if (h->n == h->cap) {
 		h->cap = h->cap ? 2 * h->cap : 8;
 		h->boards = xrealloc(h->boards, h->cap * sizeof(*h->boards));
 	}
-	h->boards[h->n++] = (struct held_board){ xstrdup(name), 1, fd, h->db != NULL };
-	return 0;
+	h->boards[h->n++] = (struct held_board){ xstrdup(name), 1, -1, false, true };
+	pthread_mutex_unlock(&h->mu);
+	int fd = -1;
+	int ret = boardlock_try(h->dir, name, h->note, &fd, who, err, errlen);
+	pthread_mutex_lock(&h->mu);
+	if (ret == 0 && h->db) {
+		ret = coord_db_board_try(h->db, name, h->note, who, err, errlen);
+		if (ret != 0)
+			boardlock_release(fd);
+	}
+	b = find_any(h, name);   /* the array may have moved meanwhile; only its taker settles it */
+	if (b && ret == 0) {
+		b->fd = fd;
+		b->in_db = h->db != NULL;
+		b->pending = false;
+	} else if (b) {
+		free(b->name);
+		*b = h->boards[--h->n];
+	}
+	pthread_cond_broadcast(&h->settled);
+	return ret;
 }
 
 /* All of boards or none; on failure which board and who holds it. */
@@ -170,6 +195,7 @@ void hold_free(struct hold *h)
 	free(h->boards);
 	free(h->dir);
 	free(h->note);
+	pthread_cond_destroy(&h->settled);
 	pthread_mutex_destroy(&h->mu);
 	free(h);
 }

@@ -37,7 +37,11 @@ void board_holder_self(struct board_holder *h, const char *board, const char *no
 {
 	memset(h, 0, sizeof(*h));
 	copy_clean(h->board, sizeof(h->board), board);
-	struct passwd *pw = getpwuid(getuid());
+	/* getpwuid_r: workers take their boards' locks at the same time */
+	struct passwd pwd, *pw = NULL;
+	char buf[1024];
+	if (getpwuid_r(getuid(), &pwd, buf, sizeof(buf), &pw) != 0)
+		pw = NULL;
 	const char *user = pw ? pw->pw_name : getenv("USER");
 	copy_clean(h->user, sizeof(h->user), user ? user : "?");
 	if (gethostname(h->host, sizeof(h->host) - 1) < 0)

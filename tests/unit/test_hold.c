@@ -1,0 +1,123 @@
+/* The boards a run holds (coord/hold.c) when its workers take them at the
+ * same time: a board whose lock file is slow to take (another process
+ * holds it) keeps no other worker waiting, and a board several workers
+ * take at once is locked once and let go once. */
+#include "testsupport.h"
+#include "coord/hold.h"
+#include "lock/boardlock.h"
+#include "util/deadline.h"
+#include "util/strbuf.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct taker {
+	struct hold *h;
+	const char *board;
+	int ret;
+	int64_t took_ms;
+};
+
+static void *take(void *arg)
+{
+	struct taker *t = arg;
+	char msg[512];
+	int64_t start = clock_mono_ms();
+	t->ret = hold_acquire(t->h, &t->board, 1, false, msg, sizeof(msg));
+	t->took_ms = clock_mono_ms() - start;
+	return NULL;
+}
+
+/* Holds DIR/board-NAME.lock from another process (empty: its holder never
+ * written, so a taker retries for about 100 ms before it gives up). */
+static pid_t hold_outside(const char *dir, const char *name)
+{
+	char *cmd = xasprintf("exec flock '%s/board-%s.lock' sleep 30", dir, name);
+	pid_t pid = ts_spawn(cmd, NULL);
+	free(cmd);
+	char *check = xasprintf("for i in $(seq 100); do flock -n '%s/board-%s.lock' true || "
+				"exit 0; sleep 0.02; done; exit 1", dir, name);
+	assert_int_equal(ts_run(NULL, "%s", check), 0);
+	free(check);
+	return pid;
+}
+
+static void test_slow_board_keeps_no_one_waiting(void **state)
+{
+	char *dir = ts_mkdtemp("hold");
+	setenv("ORCH_LOCK_DIR", dir, 1);
+	char err[512];
+	struct hold *h = hold_new("test", 0, 0, NULL, err, sizeof(err));
+	assert_non_null(h);
+	const char *held[] = { "busy1", "busy2", "busy3" };
+	pid_t outside[3];
+	for (int i = 0; i < 3; i++)
+		outside[i] = hold_outside(dir, held[i]);
+	struct taker slow[3], fast = { h, "free", -1, 0 };
+	pthread_t ts[3], tf;
+	for (int i = 0; i < 3; i++) {
+		slow[i] = (struct taker){ h, held[i], -1, 0 };
+		assert_int_equal(pthread_create(&ts[i], NULL, take, &slow[i]), 0);
+	}
+	usleep(20000);
+	assert_int_equal(pthread_create(&tf, NULL, take, &fast), 0);
+	for (int i = 0; i < 3; i++)
+		pthread_join(ts[i], NULL);
+	pthread_join(tf, NULL);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(slow[i].ret, BOARDLOCK_HELD);
+		assert_true(slow[i].took_ms >= 80);
+		ts_stop(&outside[i]);
+	}
+	assert_int_equal(fast.ret, 0);
+	if (fast.took_ms >= 100)
+		fail_msg("a free board took %lld ms behind three held ones", (long long)fast.took_ms);
+	hold_free(h);
+	unsetenv("ORCH_LOCK_DIR");
+	ts_rmrf(dir);
+	free(dir);
+}
+
+static void test_shared_board_locked_once(void **state)
+{
+	char *dir = ts_mkdtemp("hold");
+	setenv("ORCH_LOCK_DIR", dir, 1);
+	char err[512];
+	struct hold *h = hold_new("test", 0, 0, NULL, err, sizeof(err));
+	assert_non_null(h);
+	enum { N = 16 };
+	struct taker t[N];
+	pthread_t th[N];
+	for (int i = 0; i < N; i++) {
+		t[i] = (struct taker){ h, "server", -1, 0 };
+		assert_int_equal(pthread_create(&th[i], NULL, take, &t[i]), 0);
+	}
+	for (int i = 0; i < N; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(t[i].ret, 0);
+	}
+	char *lock = xasprintf("%s/board-server.lock", dir);
+	assert_int_not_equal(ts_run(NULL, "flock -n '%s' true", lock), 0);
+	const char *name = "server";
+	for (int i = 0; i < N - 1; i++)
+		hold_release(h, &name, 1);
+	assert_int_not_equal(ts_run(NULL, "flock -n '%s' true", lock), 0);
+	hold_release(h, &name, 1);
+	assert_int_equal(ts_run(NULL, "flock -n '%s' true", lock), 0);
+	hold_free(h);
+	unsetenv("ORCH_LOCK_DIR");
+	ts_rmrf(dir);
+	free(lock);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_slow_board_keeps_no_one_waiting),
+		cmocka_unit_test(test_shared_board_locked_once),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
