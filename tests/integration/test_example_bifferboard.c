@@ -69,12 +69,12 @@ static int setup(void **state)
 		"            cpu_time: 0.1, cpu_repeats: 2, crypto_time: 0.1, mem_size: 1M, mem_loops: 3,\n"
 		"            disk_size: 1M, disk_files: 64, disk_file_time: 0.2, disk_seek_time: 0.2,\n"
 		"            disk_char_size: 16K,\n"
-		"            dd_count: 256, net_time: 0.5, net_port: %d }\n"
+		"            dd_count: 256, net_time: 0.5, net_port: %d, http_size: 4, http_port: 42602 }\n"
 		"  server:\n"
 		"    local: true\n"
 		"    arch: x86_64\n"
 		"    workdir: %s/server\n"
-		"    vars: { net_bind: 127.0.0.1, net_port: %d }\n",
+		"    vars: { net_bind: 127.0.0.1, net_port: %d, http_size: 4, http_port: 42602 }\n",
 		SSH_PORT, F.state, F.state, F.state, F.script, F.state, F.script, F.state, F.script,
 		F.state, NET_PORT, F.dir, NET_PORT);
 	F.inventory = ts_write_file(F.dir, "rack.yaml", inv);
