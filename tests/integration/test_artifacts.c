@@ -83,7 +83,10 @@ static void test_push_fetch_and_skip(void **state)
 		"    push:\n"
 		"      - { src: fw.bin, dest: /tmp/orch-art/fw.bin, mode: '0600' }\n"
 		"      - { src: probe.sh, dest: /tmp/orch-art/probe.sh, mode: '0755' }\n"
-		"    run: \"/tmp/orch-art/probe.sh > /tmp/orch-art/board.log; "
+		/* both lab boards share one /tmp: the log is replaced whole
+		 * (rename), never seen half-written by the other's fetch */
+		"    run: \"/tmp/orch-art/probe.sh > /tmp/orch-art/board.log.$$ && "
+		"mv /tmp/orch-art/board.log.$$ /tmp/orch-art/board.log; "
 		"stat -c '%a %s' /tmp/orch-art/fw.bin; sha256sum < /tmp/orch-art/fw.bin\"\n"
 		"    fetch:\n"
 		"      - { src: /tmp/orch-art/board.log }\n"

@@ -451,7 +451,7 @@ static void test_push_cut_mid_way_leaves_no_part_file(void **state)
 	char *log = xasprintf("%s/pushcut.out", F.dir);
 	char *cmd = xasprintf("exec %s run %s -o %s/runs", ORCH_BIN, sc, F.dir);
 	pid_t pid = ts_spawn(cmd, log);
-	char *glob = xasprintf("%s/huge.bin.part.*", dest);
+	char *glob = xasprintf("%s/huge.bin.orch-part.*", dest);
 	bool seen = false;
 	for (int64_t dl = deadline_in_ms(20000); !seen && !deadline_expired(dl); usleep(20000))
 		seen = ts_run(NULL, "test -s %s", glob) == 0 || ts_run(NULL, "ls %s >/dev/null 2>&1", glob) == 0;

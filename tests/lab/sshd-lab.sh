@@ -12,6 +12,8 @@
 #
 # As root the boards log in a system user `orchlab` (shell /bin/sh: root's
 # .bashrc is slow here); otherwise the current user, and no password board.
+# LAB_DROPBEAR_ARGS (environment): more options for every dropbear, e.g.
+# "-W 4194304" for a large receive window.
 # dropbear has no AuthorizedKeysFile option, so its key goes into the lab
 # user's ~/.ssh/authorized_keys (one line per lab, removed again by `down`).
 #
@@ -266,8 +268,9 @@ start_dropbear() {
 	[ -f "$bdir/dropbear_ed25519_host_key" ] ||
 		dropbearkey -t ed25519 -f "$bdir/dropbear_ed25519_host_key" >/dev/null 2>&1
 	: >"$bdir/daemon.log"
+	# shellcheck disable=SC2086 # LAB_DROPBEAR_ARGS is a list of options
 	dropbear -F -E -s -r "$bdir/dropbear_ed25519_host_key" -p "$addr:$port" \
-		-P "$bdir/dropbear.pid" </dev/null >>"$bdir/daemon.log" 2>&1 &
+		-P "$bdir/dropbear.pid" ${LAB_DROPBEAR_ARGS:-} </dev/null >>"$bdir/daemon.log" 2>&1 &
 	echo $! >"$bdir/daemon.pid"
 	echo "$addr:$port (dropbear)" >"$bdir/address"
 	key=$(dropbearkey -y -f "$bdir/dropbear_ed25519_host_key" 2>/dev/null | grep '^ssh-ed25519' | cut -d' ' -f1,2)

@@ -235,6 +235,48 @@ static void test_inventory_merge_and_paths(void **state)
 	inventory_free(inv);
 }
 
+/* ssh: ciphers and send_window, their defaults and their errors */
+static void test_inventory_ssh_transfer(void **state)
+{
+	(void)state;
+	struct inventory *inv = inv_ok(
+		"defaults:\n"
+		"  ssh: { ciphers: \"chacha20-poly1305@openssh.com, aes128-ctr\" }\n"
+		"boards:\n"
+		"  a: { ssh: { send_window: 1MiB } }\n"
+		"  b: { ssh: { send_window: off, ciphers: [aes256-gcm@openssh.com] } }\n"
+		"  c: { ssh: { send_window: 0 } }\n"
+		"  d: { local: true }\n");
+	const struct board *a = inventory_find(inv, "a");
+	assert_string_equal(a->ssh.ciphers, "chacha20-poly1305@openssh.com,aes128-ctr");
+	assert_int_equal(a->ssh.send_window, 1 << 20);
+	const struct board *b = inventory_find(inv, "b");
+	assert_string_equal(b->ssh.ciphers, "aes256-gcm@openssh.com");
+	assert_int_equal(b->ssh.send_window, 0);
+	assert_int_equal(inventory_find(inv, "c")->ssh.send_window, 0);
+	inventory_free(inv);
+	inv = inv_ok("boards:\n  a: { ssh: {} }\n");
+	assert_null(inv->boards[0].ssh.ciphers);       /* orch's order, by arch (board link) */
+	assert_int_equal(inv->boards[0].ssh.send_window, BOARD_SSH_SEND_WINDOW_DEFAULT);
+	inventory_free(inv);
+
+	struct diag_list dl = inv_bad(
+		"boards:\n"
+		"  a: { ssh: { ciphers: \"aes128-gcm@openssh.com,chacha20-poly1305\" } }\n"
+		"  b: { ssh: { send_window: 4K } }\n"
+		"  c: { ssh: { ciphers: \"\" } }\n");
+	has_exact(&dl, INV_PATH, 2, 24,
+		  "unknown cipher 'chacha20-poly1305', did you mean "
+		  "'chacha20-poly1305@openssh.com'? (orch offers: aes128-gcm@openssh.com, "
+		  "aes256-gcm@openssh.com, chacha20-poly1305@openssh.com, aes{128,192,256}-ctr, "
+		  "aes{128,192,256}-cbc)");
+	has_exact(&dl, INV_PATH, 3, 28,
+		  "'send_window' must be a size from 32KiB to 1GiB, or 0 or off, found '4K'");
+	has_exact(&dl, INV_PATH, 4, 24, "'ciphers' must name at least one cipher");
+	assert_int_equal(dl.n, 3);
+	diag_list_release(&dl);
+}
+
 /* controllers: which controllers of a joined run may take a board */
 static void test_inventory_controllers(void **state)
 {
@@ -746,6 +788,7 @@ int main(void)
 		cmocka_unit_test(test_inventory_design),
 		cmocka_unit_test(test_inventory_merge_and_paths),
 		cmocka_unit_test(test_inventory_controllers),
+		cmocka_unit_test(test_inventory_ssh_transfer),
 		cmocka_unit_test(test_inventory_errors),
 		cmocka_unit_test(test_inventory_structure_errors),
 		cmocka_unit_test(test_scenario_design),

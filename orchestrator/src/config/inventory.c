@@ -23,7 +23,13 @@ static const char *const board_keys[] = { "arch", "tags", "local", "workdir", "t
 					  "controllers", "ssh", "serial", "power", "vars", NULL };
 static const char *const top_keys[] = { "defaults", "boards", NULL };
 static const char *const ssh_keys[] = { "host", "port", "user", "identity", "password_env",
-					"host_key", "known_hosts", "connect_timeout", NULL };
+					"host_key", "known_hosts", "connect_timeout", "ciphers",
+					"send_window", NULL };
+/* what libssh 0.10 (OpenSSL) offers */
+static const char *const cipher_names[] = {
+	"aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "chacha20-poly1305@openssh.com",
+	"aes128-ctr", "aes192-ctr", "aes256-ctr", "aes128-cbc", "aes192-cbc", "aes256-cbc", NULL,
+};
 static const char *const serial_keys[] = { "port", "usb", "url", "baud", "data_bits", "parity",
 					   "stop_bits", "flow", "user", "login_user",
 					   "password_env", "char_delay", NULL };
@@ -47,6 +53,7 @@ static void ssh_release(struct board_ssh *s)
 	free(s->identity);
 	free(s->password_env);
 	free(s->known_hosts);
+	free(s->ciphers);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -87,6 +94,7 @@ static void board_init(struct board *b)
 	memset(b, 0, sizeof(*b));
 	b->ssh.host_key = HOST_KEY_STRICT;
 	b->ssh.connect_timeout_ms = 10000;
+	b->ssh.send_window = BOARD_SSH_SEND_WINDOW_DEFAULT;
 	b->serial.baud = 115200;
 	b->serial.data_bits = 8;
 	b->serial.stop_bits = 1;
@@ -110,6 +118,7 @@ static void board_copy(struct board *dst, const struct board *src)
 	dst->ssh.identity = xstrdup(src->ssh.identity);
 	dst->ssh.password_env = xstrdup(src->ssh.password_env);
 	dst->ssh.known_hosts = xstrdup(src->ssh.known_hosts);
+	dst->ssh.ciphers = xstrdup(src->ssh.ciphers);
 	dst->serial.port = xstrdup(src->serial.port);
 	dst->serial.usb = xstrdup(src->serial.usb);
 	dst->serial.url = xstrdup(src->serial.url);
@@ -241,6 +250,71 @@ static bool url_ok(const char *s, const char **why)
 	return true;
 }
 
+static bool name_in(const char *w, const char *const *names)
+{
+	for (size_t i = 0; names[i]; i++)
+		if (strcmp(w, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* ciphers: "a,b,c" (or a list), each one libssh offers. */
+static void read_ciphers(struct cfg *c, const struct ynode *n, char **out)
+{
+	char **v = NULL;
+	size_t nv = 0;
+	if (cfg_str_list(c, n, "ciphers", &v, &nv, NULL) <= 0)
+		return;
+	struct strbuf sb = STRBUF_INIT;
+	bool ok = nv > 0;
+	for (size_t i = 0; i < nv; i++) {
+		char *save = NULL;
+		for (char *w = strtok_r(v[i], ", ", &save); w; w = strtok_r(NULL, ", ", &save)) {
+			if (!name_in(w, cipher_names)) {
+				const char *s = cfg_suggest(w, cipher_names);
+				for (size_t k = 0; !s && cipher_names[k]; k++)
+					if (strncmp(cipher_names[k], w, strlen(w)) == 0 &&
+					    cipher_names[k][strlen(w)] == '@')
+						s = cipher_names[k];   /* the name without @openssh.com */
+				cfg_error(c, n->kind == YNODE_SEQ ? n->items[i] : n,
+					  "unknown cipher '%s'%s%s%s (orch offers: aes128-gcm@openssh.com, "
+					  "aes256-gcm@openssh.com, chacha20-poly1305@openssh.com, "
+					  "aes{128,192,256}-ctr, aes{128,192,256}-cbc)", w,
+					  s ? ", did you mean '" : "", s ? s : "", s ? "'?" : "");
+				ok = false;
+			}
+			strbuf_printf(&sb, "%s%s", sb.len ? "," : "", w);
+		}
+	}
+	if (ok && sb.len) {
+		free(*out);
+		*out = strbuf_detach(&sb);
+	} else {
+		if (ok)
+			cfg_error(c, n, "'ciphers' must name at least one cipher");
+		strbuf_release(&sb);
+	}
+	cfg_strv_free(v, nv);
+}
+
+/* send_window: a size ("384KiB", "1M"), or 0 / "off" for the board's whole window. */
+static void read_send_window(struct cfg *c, const struct ynode *n, int64_t *out)
+{
+	char *v = NULL;
+	if (!n || cfg_str(c, n, "send_window", &v) <= 0)
+		return;
+	uint64_t bytes = 0;
+	if (strcmp(v, "off") == 0)
+		*out = 0;
+	else if (units_parse_size(v, &bytes) == 0 && bytes <= (1u << 30) &&
+		 (bytes == 0 || bytes >= 32768))
+		*out = (int64_t)bytes;
+	else
+		cfg_error(c, n, "'send_window' must be a size from 32KiB to 1GiB, or 0 or off, "
+			  "found '%s'", v);
+	free(v);
+}
+
 static void read_ssh(struct cfg *c, const struct ynode *m, const char *dir, struct board_ssh *s)
 {
 	int e;
@@ -256,6 +330,8 @@ static void read_ssh(struct cfg *c, const struct ynode *m, const char *dir, stru
 		s->host_key = (enum host_key_policy)e;
 	read_path(c, ymap_get(m, "known_hosts"), "known_hosts", dir, &s->known_hosts);
 	cfg_duration(c, ymap_get(m, "connect_timeout"), "connect_timeout", &s->connect_timeout_ms);
+	read_ciphers(c, ymap_get(m, "ciphers"), &s->ciphers);
+	read_send_window(c, ymap_get(m, "send_window"), &s->send_window);
 }
 
 /* char_delay: "500us", "2ms", "0"; at most 10 s. */

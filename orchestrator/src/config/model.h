@@ -47,7 +47,12 @@ struct board_ssh {
 	enum host_key_policy host_key;
 	char *known_hosts;        /* resolved path; default ~/.ssh/known_hosts */
 	int64_t connect_timeout_ms;  /* default 10 s */
+	char *ciphers;            /* cipher names, first preferred; NULL: orch's order by arch */
+	int64_t send_window;      /* bytes sent ahead of the board's acks; 0: its whole window */
 };
+
+/* ssh: send_window: unless the inventory says otherwise (orch-inventory(5)) */
+#define BOARD_SSH_SEND_WINDOW_DEFAULT (384 * 1024)
 
 enum serial_parity { PARITY_NONE = 0, PARITY_ODD, PARITY_EVEN };
 enum serial_flow { FLOW_NONE = 0, FLOW_RTSCTS, FLOW_XONXOFF };

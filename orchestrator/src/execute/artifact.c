@@ -1,57 +1,24 @@
 #include "execute/artifact.h"
+#include "execute/artifact_sums.h"
+#include "util/cksum.h"
+#include "util/deadline.h"
 #include "util/fsutil.h"
 #include "util/shquote.h"
 #include "util/strbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The board's SHA-256 of the file on stdin into $h; "size:N" when it has
- * no sha256sum. */
-#define REMOTE_HASH(file)                                                              \
-	"if command -v sha256sum >/dev/null 2>&1; then h=$(sha256sum < " file "); "      \
-	"elif busybox sha256sum </dev/null >/dev/null 2>&1; then "                      \
-	"h=$(busybox sha256sum < " file "); else h=size:$(($(wc -c < " file "))); fi; " \
-	"h=${h%%%% *}; "
-
-static void to_hex(const unsigned char *d, unsigned n, char *hex)
-{
-	for (unsigned i = 0; i < n; i++)
-		snprintf(hex + 2 * i, 3, "%02x", d[i]);
-}
-
-int artifact_sha256_file(const char *path, char hex[65])
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	int ret = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) == 1 ? 0 : -1;
-	char *buf = xmalloc(1 << 20);
-	ssize_t n;
-	while (ret == 0 && (n = read(fd, buf, 1 << 20)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 || EVP_DigestUpdate(ctx, buf, (size_t)n) != 1)
-			ret = -1;
-	}
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned len = 0;
-	if (ret == 0 && EVP_DigestFinal_ex(ctx, md, &len) == 1 && len == 32)
-		to_hex(md, len, hex);
-	else
-		ret = -1;
-	free(buf);
-	EVP_MD_CTX_free(ctx);
-	close(fd);
-	return ret;
-}
+/* The board's checking tools into $C (cksum) and $S (a sha256sum). */
+#define REMOTE_TOOLS                                                                   \
+	"C=; S=; command -v cksum >/dev/null 2>&1 && C=cksum; "                        \
+	"if command -v sha256sum >/dev/null 2>&1; then S=sha256sum; "                  \
+	"elif busybox sha256sum </dev/null >/dev/null 2>&1; then S='busybox sha256sum'; fi; "
 
 /* A path on the board as the test's commands see it: a relative one is
  * where they start (the login's home over SSH). */
@@ -83,7 +50,7 @@ struct capture {
 	struct strbuf out;
 	struct strbuf errtext;
 	FILE *file;                /* fetch: stdout goes here */
-	EVP_MD_CTX *md;
+	struct cksum ck;           /* of what went into file */
 	bool write_failed;
 };
 
@@ -104,7 +71,7 @@ static int capture_output(void *ctx, enum transport_stream stream, const char *d
 		c->write_failed = true;
 		return -1;
 	}
-	EVP_DigestUpdate(c->md, data, len);
+	cksum_update(&c->ck, data, len);
 	return 0;
 }
 
@@ -117,112 +84,234 @@ static void trim_line(struct strbuf *sb)
 	sb->len = n;
 }
 
-/* The board's checksum of path: "" when absent, "size:N" without sha256sum. */
-static int remote_hash(struct transport *t, const char *qpath, int64_t timeout_ms,
-		       struct strbuf *hash, bool *infra, char *err, size_t errlen)
+/* What the board has at a push's destination, and how it can check a file. */
+struct board_copy {
+	bool cksum, sha256;        /* its tools */
+	char kind[8];              /* "" no file, "size", "sha256" or "cksum" */
+	char value[80];
+};
+
+/* One exec: the board's tools, and its copy's size or (the same size as
+ * ours) its checksum. */
+static int probe_board(struct transport *t, const char *qpath, long long size,
+		       int64_t timeout_ms, struct board_copy *bc, bool *infra, char *err,
+		       size_t errlen)
 {
-	char *cmd = xasprintf("f=%s; [ -f \"$f\" ] || exit 0; " REMOTE_HASH("\"$f\"")
-			      "echo \"$h\"", qpath);
-	struct capture c = { STRBUF_INIT, STRBUF_INIT, NULL, NULL, false };
+	char *cmd = xasprintf(
+		"f=%s; " REMOTE_TOOLS "echo \"tools ${C:-none} ${S:+sha256}\"; "
+		"[ -f \"$f\" ] || exit 0; m=$(($(wc -c < \"$f\"))); "
+		"if [ \"$m\" != %lld ]; then echo \"size $m\"; "
+		"elif [ -n \"$S\" ]; then h=$($S < \"$f\") && echo \"sha256 ${h%%%% *}\"; "
+		"elif [ -n \"$C\" ]; then set -- $($C < \"$f\") && echo \"cksum $1\"; "
+		"else echo \"size $m\"; fi", qpath, size);
+	struct capture c = { .out = STRBUF_INIT, .errtext = STRBUF_INIT };
 	struct transport_exec req = { .command = cmd, .timeout_ms = timeout_ms, .stdin_fd = -1,
 				      .on_output = capture_output, .ctx = &c };
 	struct transport_status st;
 	char why[256] = "";
 	int rc = transport_exec(t, &req, &st, why, sizeof(why));
-	int ret = outcome_error(rc, &st, "checksum on the board", why, infra, err, errlen);
-	trim_line(&c.out);
-	strbuf_reset(hash);
-	strbuf_puts(hash, strbuf_str(&c.out));
+	int ret = outcome_error(rc, &st, "checking the board's copy", why, infra, err, errlen);
+	memset(bc, 0, sizeof(*bc));
+	const char *out = strbuf_str(&c.out);
+	char tool[16] = "", sha[16] = "";
+	if (ret == 0 && sscanf(out, "tools %15s %15s", tool, sha) >= 1) {
+		bc->cksum = strcmp(tool, "cksum") == 0;
+		bc->sha256 = strcmp(sha, "sha256") == 0;
+		const char *nl = strchr(out, '\n');
+		if (nl && sscanf(nl + 1, "%7s %79s", bc->kind, bc->value) != 2)
+			bc->kind[0] = '\0';
+	} else if (ret == 0) {
+		snprintf(err, errlen, "checking the board's copy: no answer from its shell");
+		ret = -1;
+	}
 	strbuf_release(&c.out);
 	strbuf_release(&c.errtext);
 	free(cmd);
 	return ret;
 }
 
-static bool same_file(const char *have, const char *want, long long size)
+/* Whether the board's copy is ours (size, then SHA-256 or cksum). */
+static bool board_has_it(const struct board_copy *bc, const char *src, long long size)
 {
-	char sz[40];
-	snprintf(sz, sizeof(sz), "size:%lld", size);
-	return strcmp(have, want) == 0 || strcmp(have, sz) == 0;
+	char want[65];
+	uint32_t crc;
+	if (strcmp(bc->kind, "size") == 0)
+		return bc->value[0] && strtoll(bc->value, NULL, 10) == size && !bc->sha256 &&
+		       !bc->cksum;
+	if (strcmp(bc->kind, "sha256") == 0)
+		return artifact_file_sums(src, want, NULL) == 0 && strcmp(bc->value, want) == 0;
+	if (strcmp(bc->kind, "cksum") == 0)
+		return artifact_file_crc(src, &crc) == 0 && strtoul(bc->value, NULL, 10) == crc;
+	return false;
+}
+
+/* The board's check line after writing a file ("ORCH-CHECK KIND VALUE
+ * SIZE": POSIX cksum, else its sha256sum, else the size alone), as shell
+ * for the file $f, written to stream fd. */
+#define REMOTE_CHECK(fd)                                                                   \
+	REMOTE_TOOLS "n=$(($(wc -c < \"$f\"))); "                                           \
+	"if [ -n \"$C\" ]; then set -- $($C < \"$f\"); k=\"cksum $1\"; "                    \
+	"elif [ -n \"$S\" ]; then h=$($S < \"$f\"); k=\"sha256 ${h%%%% *}\"; "              \
+	"else k=\"size $n\"; fi; echo \"ORCH-CHECK $k $n\" >&" fd
+
+/* Whether a board's "ORCH-CHECK KIND VALUE SIZE" line (tag) matches the
+ * local file: size, then cksum (crc) or SHA-256 (sha, computed from path
+ * when NULL). Sets err (prefixed by what) when not. */
+static bool check_matches(const char *tag, long long size, uint32_t crc, const char *sha,
+			  const char *path, const char *what, char *err, size_t errlen)
+{
+	char kind[8] = "", value[80] = "", here[80] = "";
+	long long n = -1;
+	if (!tag || sscanf(tag, "ORCH-CHECK %7s %79s %lld", kind, value, &n) != 3) {
+		snprintf(err, errlen, "%s: the board did not say what it got", what);
+		return false;
+	}
+	if (n != size) {
+		snprintf(err, errlen, "%s: size differs after the transfer (board %lld, here %lld)",
+			 what, n, size);
+		return false;
+	}
+	if (strcmp(kind, "cksum") == 0)
+		snprintf(here, sizeof(here), "%u", (unsigned)crc);
+	else if (strcmp(kind, "sha256") == 0 && sha)
+		snprintf(here, sizeof(here), "%s", sha);
+	else if (strcmp(kind, "sha256") == 0 && artifact_file_sums(path, here, NULL) < 0)
+		snprintf(here, sizeof(here), "unreadable");
+	else if (strcmp(kind, "size") == 0)
+		snprintf(here, sizeof(here), "%s", value);
+	if (strcmp(value, here) != 0) {
+		snprintf(err, errlen, "%s: checksum differs after the transfer (board %s %s, here "
+			 "%s)", what, kind, value, here);
+		return false;
+	}
+	return true;
+}
+
+/* Streams src into the part file "DEST.orch-part.BOARD" (per board: boards
+ * that share a file system, as lab boards on one host do, never write the
+ * same part file; a part left by a controller that died is replaced by the
+ * board's next push to dest), made with the mode
+ * where the umask can give it) and has the board check it; its check line
+ * lands in c->out. 0, or -1 with err set. */
+static int push_stream(struct transport *t, const struct board *b, const struct artifact *a,
+		       const char *qdest, int mode, int64_t timeout_ms, struct capture *c, bool *infra,
+		       const char *what, char *err, size_t errlen)
+{
+	int fd = open(a->src, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "push: cannot open '%s': %s", a->src, strerror(errno));
+		return -1;
+	}
+	char *umask_sh = mode & 07111 ? xstrdup("") : xasprintf("umask %o; ", (unsigned)(0777 & ~mode));
+	char *cmd = xasprintf(
+		"d=%s; f=\"$d.orch-part.%s\"; trap 'rm -f \"$f\"; exit 1' HUP INT TERM PIPE; "
+		"case $d in ?*/*) [ -d \"${d%%/*}\" ] || mkdir -p \"${d%%/*}\" || exit 1;; esac; "
+		"rm -f \"$f\"; %scat > \"$f\" || { rm -f \"$f\"; exit 1; }; " REMOTE_CHECK("1"),
+		qdest, b->name, umask_sh);
+	struct transport_exec req = { .command = cmd, .timeout_ms = timeout_ms, .stdin_fd = fd,
+				      .on_output = capture_output, .ctx = c };
+	struct transport_status ts;
+	char why[256] = "";
+	int rc = transport_exec(t, &req, &ts, why, sizeof(why));
+	if (rc == 0 && !*why) {
+		trim_line(&c->errtext);
+		snprintf(why, sizeof(why), "%s", strbuf_str(&c->errtext));
+	}
+	int ret = outcome_error(rc, &ts, what, why, infra, err, errlen);
+	close(fd);
+	free(cmd);
+	free(umask_sh);
+	return ret;
+}
+
+/* Gives the checked part file its mode and name (ok), or removes it. */
+static int push_commit(struct transport *t, const struct board *b, const char *qdest, int mode,
+		       bool ok,
+		       int64_t timeout_ms, bool *infra, const char *what, char *err,
+		       size_t errlen)
+{
+	char *mode_sh = mode & 07111 ? xasprintf("chmod %o \"$f\" && ", (unsigned)mode) : xstrdup("");
+	char *cmd = ok ? xasprintf("d=%s; f=\"$d.orch-part.%s\"; %smv -f \"$f\" \"$d\"", qdest,
+				   b->name, mode_sh)
+		       : xasprintf("rm -f %s.orch-part.%s", qdest, b->name);
+	struct capture c = { .out = STRBUF_INIT, .errtext = STRBUF_INIT };
+	struct transport_exec req = { .command = cmd, .timeout_ms = timeout_ms, .stdin_fd = -1,
+				      .on_output = capture_output, .ctx = &c };
+	struct transport_status ts;
+	char why[256] = "";
+	int rc = transport_exec(t, &req, &ts, why, sizeof(why));
+	if (rc == 0 && !*why) {
+		trim_line(&c.errtext);
+		snprintf(why, sizeof(why), "%s", strbuf_str(&c.errtext));
+	}
+	int ret = ok ? outcome_error(rc, &ts, what, why, infra, err, errlen) : 0;
+	strbuf_release(&c.out);
+	strbuf_release(&c.errtext);
+	free(cmd);
+	free(mode_sh);
+	return ret;
+}
+
+/* The transfer, then the local sums (computed beside it) against the
+ * board's check, then the rename. */
+static int push_file(struct transport *t, const struct board *b, const struct artifact *a,
+		     const struct board_copy *bc, const char *qdest, long long size, int mode,
+		     int64_t timeout_ms, bool *infra, double *secs, char *err, size_t errlen)
+{
+	char what[512];
+	snprintf(what, sizeof(what), "push of %s to %s:%s", a->src, b->name, a->dest);
+	struct sum_job job;
+	sum_job_start(&job, a->src, !bc->cksum && bc->sha256);
+	struct capture c = { .out = STRBUF_INIT, .errtext = STRBUF_INIT };
+	int64_t t0 = clock_mono_us();
+	int ret = push_stream(t, b, a, qdest, mode, timeout_ms, &c, infra, what, err, errlen);
+	if (secs)
+		*secs = (double)(clock_mono_us() - t0) / 1e6;
+	if (sum_job_wait(&job) < 0 && ret == 0) {
+		snprintf(err, errlen, "push: cannot read '%s': %s", a->src, strerror(errno));
+		ret = -1;
+	}
+	if (ret == 0 && check_matches(strstr(strbuf_str(&c.out), "ORCH-CHECK "), size, job.crc,
+				      job.want_sha ? job.sha : NULL, a->src, what, err, errlen)) {
+		ret = push_commit(t, b, qdest, mode, true, timeout_ms, infra, what, err, errlen);
+	} else if (ret == 0) {
+		char ignored[256];   /* the mismatch is the message */
+		push_commit(t, b, qdest, mode, false, timeout_ms, infra, what, ignored, sizeof(ignored));
+		ret = -1;
+	}
+	strbuf_release(&c.out);
+	strbuf_release(&c.errtext);
+	return ret;
 }
 
 int artifact_push(struct transport *t, const struct board *b, const struct artifact *a,
 		  int64_t timeout_ms, bool *infra, double *secs, char *err, size_t errlen)
 {
-	char want[65];
 	struct stat st;
 	*infra = false;
-	if (stat(a->src, &st) < 0 || artifact_sha256_file(a->src, want) < 0) {
+	if (stat(a->src, &st) < 0 || access(a->src, R_OK) < 0) {
 		snprintf(err, errlen, "push: cannot read '%s': %s", a->src, strerror(errno));
 		return -1;
 	}
+	long long size = (long long)st.st_size;
+	int mode = a->mode >= 0 ? a->mode : (int)(st.st_mode & 07777);
 	char *dest = board_path(b, a->dest);
 	char *qdest = shquote(dest);
-	struct strbuf have = STRBUF_INIT;
-	int ret = remote_hash(t, qdest, timeout_ms, &have, infra, err, errlen);
-	int mode = a->mode >= 0 ? a->mode : (int)(st.st_mode & 07777);
-	if (ret == 0 && same_file(strbuf_str(&have), want, (long long)st.st_size)) {
+	struct board_copy bc;
+	int ret = probe_board(t, qdest, size, timeout_ms, &bc, infra, err, errlen);
+	if (ret == 0 && board_has_it(&bc, a->src, size)) {
 		/* the checksum matched: only the mode may differ */
 		char *cmd = xasprintf("chmod %o %s", (unsigned)mode, qdest);
 		int code = 0;
 		char *out = NULL;
-		if (transport_capture(t, cmd, timeout_ms, 1024, &out, &code, err, errlen) < 0)
-			*infra = true, ret = -1;
+		ret = transport_capture(t, cmd, timeout_ms, 1024, &out, &code, err, errlen) < 0
+			      ? (*infra = true, -1) : 1;
 		free(out);
 		free(cmd);
-		ret = ret < 0 ? -1 : 1;
-		goto out;
+	} else if (ret == 0) {
+		ret = push_file(t, b, a, &bc, qdest, size, mode, timeout_ms, infra, secs, err,
+				errlen);
 	}
-	if (ret < 0)
-		goto out;
-	int fd = open(a->src, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "push: cannot open '%s': %s", a->src, strerror(errno));
-		ret = -1;
-		goto out;
-	}
-	/* the board hashes the stream as it writes it (tee), so the check
-	 * costs no second pass; the size then proves the file got it all */
-	char *cmd = xasprintf(
-		"d=%s; p=\"$d.part.$$\"; trap 'rm -f \"$p\"' EXIT; "
-		"trap 'rm -f \"$p\"; exit 1' HUP INT TERM PIPE; "
-		"mkdir -p \"$(dirname \"$d\")\" || exit 1; "
-		"if command -v sha256sum >/dev/null 2>&1; then H=sha256sum; "
-		"elif busybox sha256sum </dev/null >/dev/null 2>&1; then H='busybox sha256sum'; "
-		"else H=; fi; "
-		"if [ -n \"$H\" ]; then h=$(tee \"$p\" | $H) || exit 1; h=${h%%%% *}; "
-		"else cat > \"$p\" || exit 1; h=size:%lld; fi; "
-		"n=$(($(wc -c < \"$p\"))); [ \"$n\" = %lld ] || "
-		"{ echo \"size differs after the transfer: $n bytes\" >&2; exit 9; }; "
-		"[ \"$h\" = %s ] || [ \"$h\" = size:%lld ] || "
-		"{ echo \"checksum differs after the transfer: $h\" >&2; exit 9; }; "
-		"chmod %o \"$p\" && mv -f \"$p\" \"$d\" && trap - EXIT",
-		qdest, (long long)st.st_size, (long long)st.st_size, want, (long long)st.st_size,
-		(unsigned)mode);
-	struct capture c = { STRBUF_INIT, STRBUF_INIT, NULL, NULL, false };
-	struct transport_exec req = { .command = cmd, .timeout_ms = timeout_ms, .stdin_fd = fd,
-				      .on_output = capture_output, .ctx = &c };
-	struct transport_status ts;
-	char why[256] = "";
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	int rc = transport_exec(t, &req, &ts, why, sizeof(why));
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (secs)
-		*secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	if (rc == 0 && !*why) {
-		trim_line(&c.errtext);
-		snprintf(why, sizeof(why), "%s", strbuf_str(&c.errtext));
-	}
-	char what[512];
-	snprintf(what, sizeof(what), "push of %s to %s:%s", a->src, b->name, dest);
-	ret = outcome_error(rc, &ts, what, why, infra, err, errlen);
-	close(fd);
-	free(cmd);
-	strbuf_release(&c.out);
-	strbuf_release(&c.errtext);
-out:
-	strbuf_release(&have);
 	free(qdest);
 	free(dest);
 	return ret;
@@ -251,13 +340,13 @@ int artifact_fetch(struct transport *t, const struct board *b, const struct arti
 	char *src = board_path(b, a->src), *qsrc = shquote(src), *path = NULL, *part = NULL;
 	*infra = false;
 	int ret = -1;
-	struct capture c = { STRBUF_INIT, STRBUF_INIT, NULL, EVP_MD_CTX_new(), false };
+	struct capture c = { .out = STRBUF_INIT, .errtext = STRBUF_INIT };
+	cksum_init(&c.ck);
 	c.file = open_local(test_dir, a->dest, &path, &part, err, errlen);
-	if (!c.file || !c.md || EVP_DigestInit_ex(c.md, EVP_sha256(), NULL) != 1)
+	if (!c.file)
 		goto out;
 	char *cmd = xasprintf("f=%s; [ -f \"$f\" ] || { echo \"no such file\" >&2; exit 2; }; "
-			      "cat \"$f\" || exit 1; " REMOTE_HASH("\"$f\"")
-			      "echo \"ORCH-SHA256 $h\" >&2", qsrc);
+			      "cat \"$f\" || exit 1; " REMOTE_CHECK("2"), qsrc);
 	struct transport_exec req = { .command = cmd, .timeout_ms = timeout_ms, .stdin_fd = -1,
 				      .on_output = capture_output, .ctx = &c };
 	struct transport_status st;
@@ -266,7 +355,7 @@ int artifact_fetch(struct transport *t, const struct board *b, const struct arti
 	free(cmd);
 	bool closed = fclose(c.file) == 0 && !c.write_failed;
 	c.file = NULL;
-	const char *tag = strstr(strbuf_str(&c.errtext), "ORCH-SHA256 ");
+	const char *tag = strstr(strbuf_str(&c.errtext), "ORCH-CHECK ");
 	if (rc == 0 && !*why && !tag) {
 		trim_line(&c.errtext);
 		snprintf(why, sizeof(why), "%s", strbuf_str(&c.errtext));
@@ -279,21 +368,10 @@ int artifact_fetch(struct transport *t, const struct board *b, const struct arti
 		snprintf(err, errlen, "%s: cannot write '%s'", what, part);
 		goto out;
 	}
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned len = 0;
-	char hex[65] = "";
-	if (EVP_DigestFinal_ex(c.md, md, &len) == 1 && len == 32)
-		to_hex(md, len, hex);
-	char have[80] = "";
-	if (tag)
-		sscanf(tag + 12, "%79s", have);
 	struct stat sb;
-	long long size = stat(part, &sb) == 0 ? (long long)sb.st_size : -1;
-	if (!same_file(have, hex, size)) {
-		snprintf(err, errlen, "%s: checksum differs after the transfer (board %s, here %s)",
-			 what, have, hex);
+	long long got = stat(part, &sb) == 0 ? (long long)sb.st_size : -1;
+	if (!check_matches(tag, got, cksum_final(&c.ck), NULL, part, what, err, errlen))
 		goto out;
-	}
 	if (rename(part, path) < 0) {
 		snprintf(err, errlen, "%s: cannot rename '%s': %s", what, part, strerror(errno));
 		goto out;
@@ -304,7 +382,6 @@ out:
 		fclose(c.file);
 	if (ret < 0 && part)
 		unlink(part);
-	EVP_MD_CTX_free(c.md);
 	strbuf_release(&c.out);
 	strbuf_release(&c.errtext);
 	free(path);

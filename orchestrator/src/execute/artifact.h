@@ -6,13 +6,14 @@
  * `fetch:` brings files back into the test's folder after it (whatever the
  * command's outcome), over the board's command transport.
  *
- * A push streams the file into a part file on the board (one exec, stdin),
- * checks its SHA-256 there against the controller's (libcrypto) and only
- * then renames it into place with its mode; a board that already has a file
- * with the same checksum is not sent it again. A fetch streams the file into
- * the test's folder and checks it against the board's SHA-256. Boards
- * without sha256sum (nor busybox's) get a size check. Every transfer is
- * bounded by the test's timeout.
+ * A push asks the board for its tools and its copy (a file of the same
+ * size and SHA-256 is not sent again), streams the file into a part file
+ * (one exec, stdin), has the board sum what it wrote with POSIX cksum (else
+ * sha256sum, else the size) against the controller's sums (computed beside
+ * the transfer: execute/artifact_sums.h), and only then renames it into
+ * place with its mode (a second exec). A fetch streams the file into the
+ * test's folder, summing it, and checks it against the board's sum. Every
+ * transfer is bounded by the test's timeout.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -20,9 +21,6 @@
 #include "config/model.h"
 #include "result/result.h"
 #include "transport/transport.h"
-
-/* SHA-256 of a local file as 64 hex digits (hex: 65 bytes); 0 or -1. */
-int artifact_sha256_file(const char *path, char hex[65]);
 
 /* Pushes a: 0, 1 when the board already had it, -1 with err set (a
  * transport failure sets *infra). stats (may be NULL) gets bytes and

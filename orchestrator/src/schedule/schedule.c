@@ -1,4 +1,5 @@
 #include "schedule/schedule.h"
+#include "execute/artifact_sums.h"
 #include "execute/execute.h"
 #include "util/deadline.h"
 #include "util/interrupt.h"
@@ -308,6 +309,8 @@ int schedule_run(const struct plan *p, struct store *st, struct run_result *run,
 		board_link_init(&s.links[i], &opts->inventory->boards[i], opts->inventory_dir);
 	}
 
+	/* the files tests push are summed while the boards connect */
+	struct artifact_sums *sums = artifact_sums_start(p);
 	size_t jobs = opts->jobs > 0 ? (size_t)opts->jobs : SCHEDULE_MAX_JOBS;
 	if (jobs > SCHEDULE_MAX_JOBS)
 		jobs = SCHEDULE_MAX_JOBS;
@@ -331,6 +334,7 @@ int schedule_run(const struct plan *p, struct store *st, struct run_result *run,
 		pthread_join(threads[i], NULL);
 
 	free(threads);
+	artifact_sums_stop(sums);
 	/* every link closes what it opened and joins what it adopted: nothing
 	 * started for this run outlives it */
 	for (size_t i = 0; i < n_inv; i++) {

@@ -33,6 +33,8 @@ struct transport_exec {
 	const char *command;       /* run by the board's /bin/sh */
 	int64_t timeout_ms;        /* <= 0: no timeout (still interruptible) */
 	int stdin_fd;              /* read to EOF and sent as stdin; -1: none (stdin is empty) */
+	int64_t stdin_limit;       /* > 0: only this many bytes of stdin_fd are sent, then
+				      EOF (a transfer test reads /dev/zero) */
 	transport_output_fn on_output;  /* may be NULL: output discarded */
 	void *ctx;
 	/* NULL, or a flag another thread may set: once *cancel is non-zero the

@@ -149,6 +149,7 @@ static int local_exec(struct transport *t, const struct transport_exec *req,
 	char *inbuf = NULL;
 	size_t in_len = 0, in_off = 0;
 	bool in_eof = false;
+	int64_t in_sent = 0;          /* bytes read from stdin_fd, for stdin_limit */
 	int64_t start = clock_mono_us();
 	int64_t dl = deadline_in_ms(req->timeout_ms);
 
@@ -228,7 +229,10 @@ static int local_exec(struct transport *t, const struct transport_exec *req,
 		if (r <= 0)
 			continue;
 		if (idx_src >= 0 && pf[idx_src].revents) {
-			ssize_t n = read(req->stdin_fd, inbuf, LOCAL_CHUNK);
+			size_t want = LOCAL_CHUNK;
+			if (req->stdin_limit > 0 && (int64_t)want > req->stdin_limit - in_sent)
+				want = (size_t)(req->stdin_limit - in_sent);
+			ssize_t n = want ? read(req->stdin_fd, inbuf, want) : 0;
 			if (n < 0 && errno != EINTR && errno != EAGAIN) {
 				snprintf(err, errlen, "local exec: reading stdin: %s", strerror(errno));
 				local_kill_and_reap(pid, &wstatus);
@@ -241,6 +245,7 @@ static int local_exec(struct transport *t, const struct transport_exec *req,
 			} else if (n > 0) {
 				in_len = (size_t)n;
 				in_off = 0;
+				in_sent += n;
 			}
 		}
 		if (idx_in >= 0 && pf[idx_in].revents) {

@@ -8,6 +8,8 @@
 
 #include <ctype.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <errno.h>
 #include <poll.h>
@@ -24,8 +26,6 @@
 
 #define SSH_DEFAULT_CONNECT_MS 10000
 #define SSH_CHUNK 32768
-#define SSH_BULK_CIPHERS "aes128-gcm@openssh.com,aes256-gcm@openssh.com," \
-	"chacha20-poly1305@openssh.com,aes128-ctr,aes192-ctr,aes256-ctr"
 #define SSH_READ_CHUNK 4096
 #define SSH_KILL_WAIT_MS 5000
 #define SSH_KILL_DONE "orch-kill-done"
@@ -35,6 +35,7 @@ struct ssh_transport {
 	ssh_session session;
 	struct ssh_target target;  /* copy for reconnecting; strings point at own_* */
 	char *own_host, *own_user, *own_identity, *own_password, *own_known_hosts, *own_ssh_config;
+	char *own_ciphers;
 	char *name;
 	char *host;                /* as resolved by ssh_config, for messages */
 	unsigned int port;
@@ -129,13 +130,19 @@ static int ssh_apply_options(ssh_session s, const struct ssh_target *t, char *er
 		goto fail;
 	if (t->identity && ssh_options_set(s, SSH_OPTIONS_ADD_IDENTITY, t->identity) < 0)
 		goto fail;
+	/* commands are small packets answered by small packets: without
+	 * TCP_NODELAY each channel open waits ~40 ms for Nagle (ssh_quickack) */
+	int one = 1;
+	if (ssh_options_set(s, SSH_OPTIONS_NODELAY, &one) < 0)
+		goto fail;
 	if (ssh_options_set(s, SSH_OPTIONS_TIMEOUT, &secs) < 0 ||
 	    ssh_options_set(s, SSH_OPTIONS_TIMEOUT_USEC, &usecs) < 0)
 		goto fail;
-	/* AES-GCM first: with AES-NI it moves bulk data (pushes) several
-	 * times faster than ChaCha20; the rest as libssh orders them */
-	if (ssh_options_set(s, SSH_OPTIONS_CIPHERS_C_S, SSH_BULK_CIPHERS) < 0 ||
-	    ssh_options_set(s, SSH_OPTIONS_CIPHERS_S_C, SSH_BULK_CIPHERS) < 0)
+	/* AES-GCM first unless the inventory says otherwise: with AES-NI it
+	 * moves bulk data (pushes) faster than ChaCha20 */
+	const char *ciphers = t->ciphers ? t->ciphers : SSH_CIPHERS_AES_FIRST;
+	if (ssh_options_set(s, SSH_OPTIONS_CIPHERS_C_S, ciphers) < 0 ||
+	    ssh_options_set(s, SSH_OPTIONS_CIPHERS_S_C, ciphers) < 0)
 		goto fail;
 	ret = 0;
 	goto out;
@@ -478,6 +485,8 @@ static int ssh_open(struct ssh_transport *st, char *err, size_t errlen)
 	free(st->base.description);
 	st->base.description = xasprintf("%s@%s:%u", st->user, st->host, st->port);
 	ssh_fill_peer(st);
+	log_debug("%s: cipher %s (to the board), %s (back)", st->name,
+		  ssh_get_cipher_out(st->session), ssh_get_cipher_in(st->session));
 	return 0;
 }
 
@@ -525,6 +534,7 @@ struct transport *transport_ssh_new(const struct ssh_target *target, char *err, 
 	st->target.password = st->own_password = xstrdup_opt(target->password);
 	st->target.known_hosts = st->own_known_hosts = xstrdup_opt(target->known_hosts);
 	st->target.ssh_config = st->own_ssh_config = xstrdup_opt(target->ssh_config);
+	st->target.ciphers = st->own_ciphers = xstrdup_opt(target->ciphers);
 	if (!target->host || !*target->host) {
 		snprintf(err, errlen, "ssh to %s: no host", st->name);
 		goto fail;
@@ -555,6 +565,7 @@ static void ssh_transport_free(struct transport *t)
 	}
 	free(st->own_known_hosts);
 	free(st->own_ssh_config);
+	free(st->own_ciphers);
 	free(st->host);
 	free(st->user);
 	free(st->peer);
@@ -607,6 +618,23 @@ static void ssh_drop_dead(struct ssh_transport *st)
 		ssh_silent_disconnect(st->session);
 }
 
+/* Acknowledges what arrives at once instead of after the delayed-ACK timer
+ * (~40 ms): an OpenSSH server sends small packets with Nagle on, so its
+ * answer to a channel open waits behind its unacknowledged last packet
+ * (after authentication, the host keys announcement) until our ACK. Linux
+ * resets the flag by itself, so it is set before every wait for an answer. */
+static void ssh_quickack(ssh_session s)
+{
+#ifdef TCP_QUICKACK
+	socket_t fd = ssh_get_fd(s);
+	int one = 1;
+	if (fd != SSH_INVALID_SOCKET)
+		setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
+#else
+	(void)s;
+#endif
+}
+
 /* Waits until the session's socket has something to read, dl passes, or
  * DEADLINE_TICK_MS (callers loop). Returns -1 once dl has passed. */
 static int ssh_wait_socket(struct ssh_transport *st, int64_t dl)
@@ -616,6 +644,7 @@ static int ssh_wait_socket(struct ssh_transport *st, int64_t dl)
 	socket_t fd = ssh_get_fd(st->session);
 	if (fd == SSH_INVALID_SOCKET)
 		return -1;
+	ssh_quickack(st->session);
 	struct pollfd pf = { .fd = fd, .events = POLLIN };
 	poll(&pf, 1, deadline_poll_ms(dl));
 	return 0;
@@ -763,19 +792,61 @@ static int ssh_kill_group(struct ssh_run *run, ssh_channel ch, int64_t dl)
 	return ret;
 }
 
-/* Feeds stdin as far as the remote window allows. Returns 0 for more to come, 1
+/* The exec channel's state for the output loop. */
+struct ssh_io {
+	ssh_channel ch;
+	ssh_event ev;
+	char *inbuf;
+	size_t in_pending, in_off;
+	bool in_done, eof_sent;
+	uint32_t win_top;          /* the largest window the board gave: its own size */
+	int64_t send_window;       /* current cap on unacknowledged bytes; 0: none */
+	int64_t capped_since_ms;   /* when the cap last held stdin back, or 0 */
+	int64_t in_left;           /* stdin bytes still to send under stdin_limit; -1: to EOF */
+};
+
+/* How many stdin bytes may go now: the board's window, less what the send
+ * window holds back. A cap the board does not answer (its adjusts come
+ * only after more than the cap was consumed) is doubled after
+ * SSH_SEND_WINDOW_STALL_MS, so it can slow a transfer but never stall it. */
+static uint32_t ssh_send_room(struct ssh_io *io)
+{
+	uint32_t win = ssh_channel_window_size(io->ch);
+	if (win > io->win_top)
+		io->win_top = win;
+	if (io->send_window <= 0)
+		return win;
+	int64_t unacked = (int64_t)io->win_top - win;
+	if (unacked < io->send_window) {
+		io->capped_since_ms = 0;
+		int64_t room = io->send_window - unacked;
+		return room < win ? (uint32_t)room : win;
+	}
+	int64_t now = clock_mono_ms();
+	if (io->capped_since_ms == 0) {
+		io->capped_since_ms = now;
+	} else if (now - io->capped_since_ms >= SSH_SEND_WINDOW_STALL_MS) {
+		io->send_window *= 2;
+		io->capped_since_ms = 0;
+	}
+	return 0;
+}
+
+/* Feeds stdin as far as the send room allows. Returns 0 for more to come, 1
  * when stdin is done, -1 when reading stdin failed (err set), -2 when the
  * channel refused the data. */
-static int ssh_feed_stdin(ssh_channel ch, int fd, char *buf, size_t *pending, size_t *off,
-			  char *err, size_t errlen)
+static int ssh_feed_stdin(struct ssh_io *io, int fd, char *err, size_t errlen)
 {
 	for (;;) {
-		if (*pending == 0) {
+		if (io->in_pending == 0) {
 			/* a pipe with nothing yet must not block the output loop */
 			struct pollfd pf = { .fd = fd, .events = POLLIN };
 			if (poll(&pf, 1, 0) == 0)
 				return 0;
-			ssize_t n = read(fd, buf, SSH_CHUNK);
+			size_t want = SSH_CHUNK;
+			if (io->in_left >= 0 && (int64_t)want > io->in_left)
+				want = (size_t)io->in_left;
+			ssize_t n = want ? read(fd, io->inbuf, want) : 0;
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n < 0) {
@@ -784,20 +855,22 @@ static int ssh_feed_stdin(ssh_channel ch, int fd, char *buf, size_t *pending, si
 			}
 			if (n == 0)
 				return 1;
-			*pending = (size_t)n;
-			*off = 0;
+			if (io->in_left >= 0)
+				io->in_left -= n;
+			io->in_pending = (size_t)n;
+			io->in_off = 0;
 		}
-		uint32_t win = ssh_channel_window_size(ch);
-		if (win == 0)
+		uint32_t room = ssh_send_room(io);
+		if (room == 0)
 			return 0;
-		size_t len = *pending < win ? *pending : win;
-		int w = ssh_channel_write(ch, buf + *off, (uint32_t)len);
+		size_t len = io->in_pending < room ? io->in_pending : room;
+		int w = ssh_channel_write(io->ch, io->inbuf + io->in_off, (uint32_t)len);
 		if (w == SSH_ERROR)
 			return -2;
 		if (w <= 0)
 			return 0;
-		*off += (size_t)w;
-		*pending -= (size_t)w;
+		io->in_off += (size_t)w;
+		io->in_pending -= (size_t)w;
 	}
 }
 
@@ -809,15 +882,6 @@ static bool ssh_run_ended(const struct ssh_run *run, ssh_channel ch)
 	return ssh_channel_is_closed(ch) ||
 	       (ssh_channel_is_eof(ch) && (run->got_exit_status || run->exit_signal));
 }
-
-/* The exec channel's state for the output loop. */
-struct ssh_io {
-	ssh_channel ch;
-	ssh_event ev;
-	char *inbuf;
-	size_t in_pending, in_off;
-	bool in_done, eof_sent;
-};
 
 /* Moves output and stdin until the command ends, or it must be stopped
  * (status->stopped, interrupted or timed_out set). Returns 0, -1 when the
@@ -844,8 +908,7 @@ static int ssh_pump(struct ssh_run *run, struct ssh_io *io, int64_t dl, char *er
 			return 0;
 		}
 		if (!io->in_done) {
-			int r = ssh_feed_stdin(io->ch, run->req->stdin_fd, io->inbuf, &io->in_pending,
-					       &io->in_off, err, errlen);
+			int r = ssh_feed_stdin(io, run->req->stdin_fd, err, errlen);
 			if (r == -1)
 				return -2;
 			if (r == -2 && !ssh_is_connected(s))
@@ -857,7 +920,12 @@ static int ssh_pump(struct ssh_run *run, struct ssh_io *io, int64_t dl, char *er
 			ssh_channel_send_eof(io->ch);
 			io->eof_sent = true;
 		}
-		if (ssh_event_dopoll(io->ev, deadline_poll_ms(dl)) == SSH_ERROR && !ssh_is_connected(s))
+		/* held back by the send window: look again soon for the stall */
+		int wait = deadline_poll_ms(dl);
+		if (io->capped_since_ms && wait > SSH_SEND_WINDOW_STALL_MS)
+			wait = SSH_SEND_WINDOW_STALL_MS;
+		ssh_quickack(s);
+		if (ssh_event_dopoll(io->ev, wait) == SSH_ERROR && !ssh_is_connected(s))
 			return -1;
 	}
 }
@@ -991,7 +1059,8 @@ static int ssh_transport_exec(struct transport *t, const struct transport_exec *
 	struct ssh_transport *st = (struct ssh_transport *)t;
 	struct ssh_run run = { .st = st, .req = req, .status = status };
 	struct ssh_channel_callbacks_struct cb = { 0 };
-	struct ssh_io io = { .in_done = req->stdin_fd < 0 };
+	struct ssh_io io = { .in_done = req->stdin_fd < 0, .send_window = st->target.send_window,
+			     .in_left = req->stdin_limit > 0 ? req->stdin_limit : -1 };
 	int ret = -1;
 	int64_t start = clock_mono_us();
 	int64_t dl = deadline_in_ms(req->timeout_ms);

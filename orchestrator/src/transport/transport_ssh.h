@@ -35,7 +35,27 @@ struct ssh_target {
 	const char *known_hosts;   /* NULL: ~/.ssh/known_hosts */
 	const char *ssh_config;    /* NULL: ~/.ssh/config; "" to read none */
 	int64_t connect_timeout_ms;
+	/* libssh cipher names, first preferred (both directions); NULL:
+	 * SSH_CIPHERS_AES_FIRST */
+	const char *ciphers;
+	/* stdin bytes sent ahead of the board's window adjusts: at most this
+	 * many, so the board's sshd keeps small buffers (an OpenSSH server
+	 * handed its whole 2 MiB window spends ~3x the CPU per byte reallocating
+	 * and moving them); raised when the board's adjusts do not come within
+	 * SSH_SEND_WINDOW_STALL_MS. 0: as much as the board's window allows. */
+	int64_t send_window;
 };
+
+/* The cipher orders orch offers (docs/orch-inventory.5.md "ciphers"):
+ * AES-GCM first for boards with AES instructions (x86-64 AES-NI, ARMv8
+ * crypto), ChaCha20-Poly1305 first for boards without (i586, 32-bit ARM,
+ * MIPS), where it is several times faster in software. */
+#define SSH_CIPHERS_AES_FIRST "aes128-gcm@openssh.com,aes256-gcm@openssh.com," \
+	"chacha20-poly1305@openssh.com,aes128-ctr,aes192-ctr,aes256-ctr"
+#define SSH_CIPHERS_CHACHA_FIRST "chacha20-poly1305@openssh.com," \
+	"aes128-gcm@openssh.com,aes256-gcm@openssh.com,aes128-ctr,aes192-ctr,aes256-ctr"
+#define SSH_SEND_WINDOW_STALL_MS 20
+
 
 /*
  * Connects and authenticates (publickey from identity/agent/defaults, then

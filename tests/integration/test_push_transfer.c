@@ -1,0 +1,168 @@
+/*
+ * How push: moves bytes over SSH (127.0.171.x, an OpenSSH board and a
+ * dropbear board with a 4 MiB receive window): the send window never
+ * stalls a push to a server that acknowledges late (dropbear -W 4194304
+ * sends its first window adjust only after more than orch's 384 KiB
+ * arrived: without the doubling the push hangs until its timeout); the
+ * inventory's `ciphers` is what the session negotiates; the part file never
+ * outlives a push, whether it worked or failed.
+ */
+#include "testsupport.h"
+#include "lab.h"
+#include "ts_json.h"
+#include "util/strbuf.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static struct lab *L;
+static char *tmp;
+
+static int group_setup(void **state)
+{
+	(void)state;
+	setenv("LAB_DROPBEAR_ARGS", "-W 4194304", 1);
+	L = lab_up("127.0.171", 1, 1, false);
+	unsetenv("LAB_DROPBEAR_ARGS");
+	if (!L)
+		return -1;
+	tmp = ts_mkdtemp("push-transfer");
+	chmod(tmp, 0755);
+	char *locks = xasprintf("%s/locks", tmp);
+	setenv("ORCH_LOCK_DIR", locks, 1);
+	free(locks);
+	char *inv = xasprintf(
+		"defaults:\n"
+		"  ssh: { user: %s, port: %d, identity: %s, known_hosts: %s }\n"
+		"boards:\n"
+		"  xf-ossh: { ssh: { host: %s.1 } }\n"
+		"  xf-chacha: { ssh: { host: %s.1, ciphers: chacha20-poly1305@openssh.com } }\n"
+		"  xf-drop: { ssh: { host: %s.200 } }\n",
+		L->user, LAB_PORT, L->identity, L->known_hosts, L->base, L->base, L->base);
+	free(ts_write_file(tmp, "inv.yaml", inv));
+	free(inv);
+	char *big = xasprintf("%s/big.bin", tmp);
+	assert_int_equal(ts_run(NULL, "head -c 8388608 /dev/urandom > '%s'", big), 0);
+	free(big);
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	lab_down(L);
+	ts_rmrf(tmp);
+	free(tmp);
+	return 0;
+}
+
+/* orch -v run of a one-test scenario on board; its output in *out. */
+static json_t *run(const char *name, const char *board, const char *test, int want_rc,
+		   char **out)
+{
+	char *text = xasprintf("name: %s\ninventory: inv.yaml\nboards: [%s]\ntests:\n%s", name,
+			       board, test);
+	char *file = xasprintf("%s.yaml", name);
+	char *sc = ts_write_file(tmp, file, text);
+	int rc = ts_run(out, "%s run -v %s -o %s/runs 2>&1", ORCH_BIN, sc, tmp);
+	if (rc != want_rc)
+		fail_msg("orch run %s exited %d, wanted %d:\n%s", name, rc, want_rc, *out);
+	char *dir = xasprintf("%s/runs/%s/latest", tmp, name);
+	json_t *res = ts_json_load_in(dir, "results.json");
+	free(dir);
+	free(sc);
+	free(file);
+	free(text);
+	return res;
+}
+
+static void board_sh(const char *host_alias, const char *cmd, char **out)
+{
+	assert_int_equal(ts_run(out, "ssh -F %s %s %s", L->ssh_config, host_alias, cmd), 0);
+}
+
+static void test_late_acks_do_not_stall(void **state)
+{
+	(void)state;
+	char *out = NULL;
+	board_sh("labdropbear1", "rm -rf /tmp/xfer-push", NULL);
+	json_t *res = run("late", "xf-drop",
+			  "  - name: big\n"
+			  "    timeout: 30s\n"
+			  "    push: { src: big.bin, dest: /tmp/xfer-push/big.bin }\n"
+			  "    run: cksum < /tmp/xfer-push/big.bin\n", 0, &out);
+	json_t *r = ts_json_result_or_fail(res, "xf-drop", "big");
+	assert_string_equal(ts_json_str(r, "status"), "pass");
+	/* the whole 8 MiB within a few seconds, not at the timeout */
+	assert_true(json_real_value(json_object_get(r, "duration_s")) < 10.0);
+	char *want = NULL;
+	assert_int_equal(ts_run(&want, "cksum < '%s/big.bin'", tmp), 0);
+	char *log = xasprintf("%s/runs/late/latest/xf-drop/big/stdout.log", tmp);
+	char *got = ts_read_file(log);
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	free(got);
+	free(log);
+	free(want);
+	json_decref(res);
+	free(out);
+}
+
+static void test_ciphers_negotiated(void **state)
+{
+	(void)state;
+	char *out = NULL;
+	json_t *res = run("cipher-default", "xf-ossh", "  - name: t\n    run: 'true'\n", 0, &out);
+	assert_non_null(strstr(out, "xf-ossh: cipher aes128-gcm@openssh.com (to the board)"));
+	json_decref(res);
+	free(out);
+	res = run("cipher-chacha", "xf-chacha", "  - name: t\n    run: 'true'\n", 0, &out);
+	assert_non_null(strstr(out, "xf-chacha: cipher chacha20-poly1305@openssh.com (to the "
+				    "board)"));
+	json_decref(res);
+	free(out);
+}
+
+static void test_no_part_file_left(void **state)
+{
+	(void)state;
+	char *out = NULL, *ls = NULL;
+	board_sh("lab1", "rm -rf /tmp/xfer-push", NULL);
+	json_t *res = run("parts", "xf-chacha",
+			  "  - name: ok\n"
+			  "    push: { src: big.bin, dest: /tmp/xfer-push/ok.bin, mode: '0640' }\n"
+			  "    run: stat -c %a /tmp/xfer-push/ok.bin\n"
+			  "  - name: refused\n"
+			  "    push: { src: big.bin, dest: /proc/xfer-push/no.bin }\n"
+			  "    run: 'true'\n", 1, &out);
+	json_t *r = ts_json_result_or_fail(res, "xf-chacha", "ok");
+	assert_string_equal(ts_json_str(r, "status"), "pass");
+	r = ts_json_result_or_fail(res, "xf-chacha", "refused");
+	assert_string_equal(ts_json_str(r, "status"), "fail");
+	const char *msg = ts_json_str(r, "message");
+	if (!strstr(msg, "big.bin to xf-chacha:/proc/xfer-push/no.bin: "))
+		fail_msg("message: %s", msg);
+	char *log = xasprintf("%s/runs/parts/latest/xf-chacha/ok/stdout.log", tmp);
+	char *mode = ts_read_file(log);
+	assert_string_equal(mode, "640\n");
+	free(mode);
+	free(log);
+	board_sh("lab1", "'ls -a /tmp/xfer-push; ls /proc/xfer-push* 2>&1 | wc -l'", &ls);
+	assert_string_equal(ls, ".\n..\nok.bin\n1\n");
+	json_decref(res);
+	free(ls);
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_late_acks_do_not_stall),
+		cmocka_unit_test(test_ciphers_negotiated),
+		cmocka_unit_test(test_no_part_file_left),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
