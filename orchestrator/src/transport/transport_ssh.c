@@ -357,6 +357,9 @@ static int ssh_attach_socket(struct ssh_transport *st, int64_t dl, char *err, si
 	}
 	socket_t sock = fd;
 	st->fd = fd;
+	/* libssh sets SSH_OPTIONS_NODELAY only on sockets it makes itself */
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (ssh_options_set(st->session, SSH_OPTIONS_FD, &sock) < 0) {
 		close(fd);
 		st->fd = -1;
