@@ -81,6 +81,9 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 # with dpkg-shlibdeps; the remote-bench programs are static and for other
 # arches, so they are left out of that scan.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# libpq is opened with dlopen when a PostgreSQL database is used
+# (util/pq_load.h), so dpkg-shlibdeps does not see it.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libpq5")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS "")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "openssh-client, busybox-static")
 set(CPACK_STRIP_FILES bin/orch)

@@ -24,7 +24,7 @@ trap cleanup EXIT INT TERM
 deb=$(ls "$tmp"/pkg/orch_*.deb)
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "Depends: $depends"
-for lib in libssh-4 libyaml-0-2 libjansson4 libserialport0 libc6; do
+for lib in libssh-4 libyaml-0-2 libjansson4 libserialport0 libc6 libpq5; do
 	echo "$depends" | grep -q "$lib" || fail "Depends lacks $lib"
 done
 dpkg -x "$deb" "$tmp/root"

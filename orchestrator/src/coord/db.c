@@ -1,4 +1,5 @@
 #include "coord/db.h"
+#include "util/pq_load.h"
 #include "util/deadline.h"
 #include "util/strbuf.h"
 
@@ -83,7 +84,7 @@ struct coord_db *coord_db_open(const char *url, char *err, size_t errlen)
 	const char *vals[] = { url, app, "10", NULL };
 	PGconn *c = PQconnectdbParams(keys, vals, 1);
 	if (!c || PQstatus(c) != CONNECTION_OK) {
-		const char *m = c ? PQerrorMessage(c) : "out of memory";
+		const char *m = c ? PQerrorMessage(c) : pq_load_error() ? pq_load_error() : "out of memory";
 		snprintf(err, errlen, "database: cannot connect: %.*s", (int)strcspn(m, "\n"), m);
 		PQfinish(c);
 		return NULL;

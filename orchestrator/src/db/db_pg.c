@@ -1,5 +1,6 @@
 /* The PostgreSQL back end: one libpq connection per struct db. */
 #include "db/db_impl.h"
+#include "util/pq_load.h"
 #include "util/strbuf.h"
 
 #include <inttypes.h>
@@ -120,7 +121,8 @@ int db_pg_open(struct db *db, const char *conninfo, char *err, size_t errlen)
 	if (!c || PQstatus(c) != CONNECTION_OK) {
 		char detail[512];
 		db_pg_error(c, NULL, detail, sizeof(detail));
-		snprintf(err, errlen, "cannot connect to %s: %s", db->name, c ? detail : "out of memory");
+		snprintf(err, errlen, "cannot connect to %s: %s", db->name,
+			 c ? detail : pq_load_error() ? pq_load_error() : "out of memory");
 		PQfinish(c);
 		return DB_EOPEN;
 	}

@@ -1,0 +1,186 @@
+#include "util/pq_load.h"
+
+#include <dlfcn.h>
+#include <libpq-fe.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#define PQ_LIBRARY "libpq.so.5"
+
+static struct {
+	PGconn *(*connectdb_params)(const char *const *, const char *const *, int);
+	void (*finish)(PGconn *);
+	ConnStatusType (*status)(const PGconn *);
+	char *(*error_message)(const PGconn *);
+	PGresult *(*exec)(PGconn *, const char *);
+	PGresult *(*exec_params)(PGconn *, const char *, int, const Oid *, const char *const *,
+				 const int *, const int *, int);
+	ExecStatusType (*result_status)(const PGresult *);
+	char *(*result_error_message)(const PGresult *);
+	char *(*result_error_field)(const PGresult *, int);
+	int (*ntuples)(const PGresult *);
+	int (*nfields)(const PGresult *);
+	char *(*fname)(const PGresult *, int);
+	char *(*cmd_tuples)(PGresult *);
+	char *(*getvalue)(const PGresult *, int, int);
+	int (*getlength)(const PGresult *, int, int);
+	int (*getisnull)(const PGresult *, int, int);
+	void (*clear)(PGresult *);
+} pq;
+
+static pthread_once_t pq_once = PTHREAD_ONCE_INIT;
+static void *pq_lib;
+static char pq_error[256] = "libpq not loaded yet";
+static char pq_empty[1];
+
+static void *pq_sym(const char *name, int *missing)
+{
+	void *f = dlsym(pq_lib, name);
+	if (!f && !*missing) {
+		*missing = 1;
+		snprintf(pq_error, sizeof(pq_error), "%s has no %s", PQ_LIBRARY, name);
+	}
+	return f;
+}
+
+static void pq_load(void)
+{
+	pq_lib = dlopen(PQ_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+	if (!pq_lib) {
+		const char *e = dlerror();
+		snprintf(pq_error, sizeof(pq_error), "cannot load libpq (%s): %s", PQ_LIBRARY,
+			 e ? e : "?");
+		return;
+	}
+	int missing = 0;
+	/* dlsym's void * into a function pointer: POSIX allows it, ISO C does not say */
+#define PQ_GET(field, name)                                    \
+	do {                                                   \
+		void *f_ = pq_sym(name, &missing);             \
+		memcpy(&pq.field, &f_, sizeof(pq.field));      \
+	} while (0)
+	PQ_GET(connectdb_params, "PQconnectdbParams");
+	PQ_GET(finish, "PQfinish");
+	PQ_GET(status, "PQstatus");
+	PQ_GET(error_message, "PQerrorMessage");
+	PQ_GET(exec, "PQexec");
+	PQ_GET(exec_params, "PQexecParams");
+	PQ_GET(result_status, "PQresultStatus");
+	PQ_GET(result_error_message, "PQresultErrorMessage");
+	PQ_GET(result_error_field, "PQresultErrorField");
+	PQ_GET(ntuples, "PQntuples");
+	PQ_GET(nfields, "PQnfields");
+	PQ_GET(fname, "PQfname");
+	PQ_GET(cmd_tuples, "PQcmdTuples");
+	PQ_GET(getvalue, "PQgetvalue");
+	PQ_GET(getlength, "PQgetlength");
+	PQ_GET(getisnull, "PQgetisnull");
+	PQ_GET(clear, "PQclear");
+#undef PQ_GET
+	if (missing) {
+		dlclose(pq_lib);
+		pq_lib = NULL;
+	}
+}
+
+const char *pq_load_error(void)
+{
+	return pq_lib ? NULL : pq_error;
+}
+
+/* Every other function is reached only with a connection or result that
+ * PQconnectdbParams made, so libpq is loaded by then; NULL ones are let
+ * through as libpq lets them (PQfinish(NULL), PQclear(NULL)). */
+PGconn *PQconnectdbParams(const char *const *keywords, const char *const *values,
+			  int expand_dbname)
+{
+	pthread_once(&pq_once, pq_load);
+	return pq_lib ? pq.connectdb_params(keywords, values, expand_dbname) : NULL;
+}
+
+void PQfinish(PGconn *conn)
+{
+	if (pq_lib)
+		pq.finish(conn);
+}
+
+ConnStatusType PQstatus(const PGconn *conn)
+{
+	return pq_lib ? pq.status(conn) : CONNECTION_BAD;
+}
+
+char *PQerrorMessage(const PGconn *conn)
+{
+	return pq_lib ? pq.error_message(conn) : pq_error;
+}
+
+PGresult *PQexec(PGconn *conn, const char *query)
+{
+	return pq_lib ? pq.exec(conn, query) : NULL;
+}
+
+PGresult *PQexecParams(PGconn *conn, const char *command, int n, const Oid *types,
+		       const char *const *values, const int *lengths, const int *formats,
+		       int result_format)
+{
+	return pq_lib ? pq.exec_params(conn, command, n, types, values, lengths, formats,
+				       result_format)
+		      : NULL;
+}
+
+ExecStatusType PQresultStatus(const PGresult *res)
+{
+	return pq_lib ? pq.result_status(res) : PGRES_FATAL_ERROR;
+}
+
+char *PQresultErrorMessage(const PGresult *res)
+{
+	return pq_lib ? pq.result_error_message(res) : pq_error;
+}
+
+char *PQresultErrorField(const PGresult *res, int fieldcode)
+{
+	return pq_lib ? pq.result_error_field(res, fieldcode) : NULL;
+}
+
+int PQntuples(const PGresult *res)
+{
+	return pq_lib ? pq.ntuples(res) : 0;
+}
+
+int PQnfields(const PGresult *res)
+{
+	return pq_lib ? pq.nfields(res) : 0;
+}
+
+char *PQfname(const PGresult *res, int field)
+{
+	return pq_lib ? pq.fname(res, field) : NULL;
+}
+
+char *PQcmdTuples(PGresult *res)
+{
+	return pq_lib ? pq.cmd_tuples(res) : pq_empty;
+}
+
+char *PQgetvalue(const PGresult *res, int row, int field)
+{
+	return pq_lib ? pq.getvalue(res, row, field) : NULL;
+}
+
+int PQgetlength(const PGresult *res, int row, int field)
+{
+	return pq_lib ? pq.getlength(res, row, field) : 0;
+}
+
+int PQgetisnull(const PGresult *res, int row, int field)
+{
+	return pq_lib ? pq.getisnull(res, row, field) : 1;
+}
+
+void PQclear(PGresult *res)
+{
+	if (pq_lib)
+		pq.clear(res);
+}

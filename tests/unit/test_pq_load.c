@@ -1,0 +1,43 @@
+/* libpq loaded on first use (util/pq_load.h): orch's binary does not link
+ * it (a run without PostgreSQL maps neither libpq nor its GnuTLS, LDAP and
+ * SASL tree), and the first connect loads it and talks to the server as
+ * libpq does (here: a refused port, and libpq's own message). */
+#include "testsupport.h"
+#include "util/pq_load.h"
+
+#include <libpq-fe.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void test_binary_does_not_link_libpq(void **state)
+{
+	char *out = NULL;
+	assert_int_equal(ts_run(&out, "readelf -d '%s' | grep NEEDED", ORCH_BIN), 0);
+	assert_non_null(strstr(out, "libssh"));
+	if (strstr(out, "libpq") || strstr(out, "gnutls"))
+		fail_msg("orch links libpq at start:\n%s", out);
+	free(out);
+}
+
+static void test_loaded_on_first_connect(void **state)
+{
+	assert_non_null(pq_load_error());
+	const char *keys[] = { "dbname", "connect_timeout", NULL };
+	const char *vals[] = { "postgresql://127.0.0.1:1/orch", "2", NULL };
+	PGconn *c = PQconnectdbParams(keys, vals, 1);
+	assert_null(pq_load_error());
+	assert_non_null(c);
+	assert_int_equal(PQstatus(c), CONNECTION_BAD);
+	assert_non_null(strstr(PQerrorMessage(c), "127.0.0.1"));
+	PQfinish(c);
+	PQclear(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_binary_does_not_link_libpq),
+		cmocka_unit_test(test_loaded_on_first_connect),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
