@@ -90,22 +90,25 @@ const char *cfg_found(const struct ynode *n, char *buf, size_t len)
 	return buf;
 }
 
-bool cfg_want_map(struct cfg *c, const struct ynode *n, const char *what)
+/* True if n is of kind; else reports "WHAT must be NOUN, found ..." and returns false. */
+static bool want_kind(struct cfg *c, const struct ynode *n, enum ynode_kind kind, const char *what,
+		      const char *noun)
 {
 	char f[96];
-	if (n && n->kind == YNODE_MAP)
+	if (n && n->kind == kind)
 		return true;
-	cfg_error(c, n, "%s must be a mapping, found %s", what, cfg_found(n, f, sizeof(f)));
+	cfg_error(c, n, "%s must be %s, found %s", what, noun, cfg_found(n, f, sizeof(f)));
 	return false;
+}
+
+bool cfg_want_map(struct cfg *c, const struct ynode *n, const char *what)
+{
+	return want_kind(c, n, YNODE_MAP, what, "a mapping");
 }
 
 bool cfg_want_seq(struct cfg *c, const struct ynode *n, const char *what)
 {
-	char f[96];
-	if (n && n->kind == YNODE_SEQ)
-		return true;
-	cfg_error(c, n, "%s must be a list, found %s", what, cfg_found(n, f, sizeof(f)));
-	return false;
+	return want_kind(c, n, YNODE_SEQ, what, "a list");
 }
 
 static size_t edit_distance(const char *a, const char *b)
@@ -331,6 +334,23 @@ void cfg_strv_free(char **v, size_t n)
 	free(v);
 }
 
+/* Replaces *out (and *pos if given) with copies of the count scalars in items. */
+static void str_list_set(struct cfg *c, const struct ynode *const *items, size_t count, char ***out,
+			 size_t *n_out, struct src_pos **pos)
+{
+	cfg_strv_free(*out, *n_out);
+	*out = xcalloc(count ? count : 1, sizeof(char *));
+	for (size_t i = 0; i < count; i++)
+		(*out)[i] = xstrdup(items[i]->value);
+	*n_out = count;
+	if (pos) {
+		free(*pos);
+		*pos = xcalloc(count ? count : 1, sizeof(**pos));
+		for (size_t i = 0; i < count; i++)
+			(*pos)[i] = cfg_pos(c, items[i]);
+	}
+}
+
 int cfg_str_list(struct cfg *c, const struct ynode *n, const char *key, char ***out, size_t *n_out,
 		 struct src_pos **pos)
 {
@@ -338,15 +358,7 @@ int cfg_str_list(struct cfg *c, const struct ynode *n, const char *key, char ***
 	if (!n)
 		return 0;
 	if (n->kind == YNODE_SCALAR && !ynode_is_null(n)) {
-		cfg_strv_free(*out, *n_out);
-		*out = xcalloc(1, sizeof(char *));
-		(*out)[0] = xstrdup(n->value);
-		*n_out = 1;
-		if (pos) {
-			free(*pos);
-			*pos = xcalloc(1, sizeof(**pos));
-			(*pos)[0] = cfg_pos(c, n);
-		}
+		str_list_set(c, &n, 1, out, n_out, pos);
 		return 1;
 	}
 	if (n->kind != YNODE_SEQ) {
@@ -364,17 +376,7 @@ int cfg_str_list(struct cfg *c, const struct ynode *n, const char *key, char ***
 	}
 	if (bad)
 		return -1;
-	cfg_strv_free(*out, *n_out);
-	*out = xcalloc(n->n ? n->n : 1, sizeof(char *));
-	for (size_t i = 0; i < n->n; i++)
-		(*out)[i] = xstrdup(n->items[i]->value);
-	*n_out = n->n;
-	if (pos) {
-		free(*pos);
-		*pos = xcalloc(n->n ? n->n : 1, sizeof(**pos));
-		for (size_t i = 0; i < n->n; i++)
-			(*pos)[i] = cfg_pos(c, n->items[i]);
-	}
+	str_list_set(c, (const struct ynode *const *)n->items, n->n, out, n_out, pos);
 	return 1;
 }
 
