@@ -228,9 +228,7 @@ int cmd_boards(int argc, char **argv)
 			ret = EXIT_OK;
 			goto out;
 		default:
-			cmd_usage_error("boards", "%s '%s'",
-					c == ':' ? "option needs a value:" : "unknown option",
-					argv[optind - 1]);
+			cmd_option_error("boards", c, argv[optind - 1]);
 			goto out;
 		}
 	}

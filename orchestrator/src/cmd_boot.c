@@ -184,10 +184,8 @@ int cmd_boot(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return EXIT_OK;
-		case ':':
-			return cmd_usage_error("boot", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return cmd_usage_error("boot", "unknown option '%s'", argv[optind - 1]);
+			return cmd_option_error("boot", c, argv[optind - 1]);
 		}
 	}
 	if (optind + 1 != argc)

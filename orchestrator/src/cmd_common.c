@@ -130,6 +130,13 @@ int cmd_usage_error(const char *name, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+int cmd_option_error(const char *name, int opt, const char *arg)
+{
+	if (opt == ':')
+		return cmd_usage_error(name, "option '%s' needs a value", arg);
+	return cmd_usage_error(name, "unknown option '%s'", arg);
+}
+
 int cmd_parse_help_only(int argc, char **argv, const char *name, void (*usage)(FILE *out))
 {
 	static const struct option opts[] = {
@@ -145,7 +152,7 @@ int cmd_parse_help_only(int argc, char **argv, const char *name, void (*usage)(F
 			usage(stdout);
 			return EXIT_OK;
 		}
-		return cmd_usage_error(name, "unknown option '%s'", argv[optind - 1]);
+		return cmd_option_error(name, opt, argv[optind - 1]);
 	}
 	return -1;
 }

@@ -33,6 +33,10 @@ char *cmd_default_bench_dir(void);
  * Returns EXIT_USAGE. */
 int cmd_usage_error(const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The usage error for what getopt_long returned OPT (':' or '?') on ARG:
+ * "option 'ARG' needs a value" or "unknown option 'ARG'". Returns
+ * EXIT_USAGE. */
+int cmd_option_error(const char *name, int opt, const char *arg);
 /* Option parsing for a command whose only option is -h/--help: prints
  * USAGE on stdout for it, a usage error for any other option. Returns -1
  * when the caller goes on with its operands at argv[optind], else the

@@ -94,11 +94,8 @@ int cmd_compare(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
-		case ':':
-			return cmd_usage_error("compare", "option '%s' needs a value",
-					       argv[optind - 1]);
 		default:
-			return cmd_usage_error("compare", "unknown option '%s'", argv[optind - 1]);
+			return cmd_option_error("compare", opt, argv[optind - 1]);
 		}
 	}
 	if (argc - optind != 2)

@@ -97,8 +97,7 @@ static int parse_options(int argc, char **argv, struct history_options *o)
 			break;
 		case OPT_REBUILD: o->rebuild = true; break;
 		case 'h': fputs(usage_text, stdout); return -1;
-		case ':': return cmd_usage_error("history", "option '%s' needs a value", argv[optind - 1]);
-		default: return cmd_usage_error("history", "unknown option '%s'", argv[optind - 1]);
+		default: return cmd_option_error("history", c, argv[optind - 1]);
 		}
 	}
 	if (optind < argc && strcmp(argv[optind], "import") == 0) {

@@ -90,8 +90,7 @@ static int parse(int argc, char **argv, const char *name, const char *usage, boo
 							     "8h, found '%s'", optarg);
 			break;
 		case 'h': fputs(usage, stdout); return 1;
-		case ':': return cmd_usage_error(name, "option '%s' needs a value", argv[optind - 1]);
-		default: return cmd_usage_error(name, "unknown option '%s'", argv[optind - 1]);
+		default: return cmd_option_error(name, c, argv[optind - 1]);
 		}
 	}
 	if (o->db_url && !*o->db_url)

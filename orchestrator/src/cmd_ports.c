@@ -113,10 +113,8 @@ int cmd_ports(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return EXIT_OK;
-		case ':':
-			return cmd_usage_error("ports", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return cmd_usage_error("ports", "unknown option '%s'", argv[optind - 1]);
+			return cmd_option_error("ports", c, argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

@@ -223,9 +223,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 			break;
 		case 'q': o->quiet = true; break;
 		case 'h': fputs(usage_text, stdout); return -1;
-		case ':':
-			return cmd_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
-		default: return cmd_usage_error("run", "unknown option '%s'", argv[optind - 1]);
+		default: return cmd_option_error("run", c, argv[optind - 1]);
 		}
 	}
 	if (o->db_url && !*o->db_url)

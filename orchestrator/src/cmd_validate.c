@@ -59,9 +59,7 @@ int cmd_validate(int argc, char **argv)
 			ret = EXIT_OK;
 			goto out;
 		default:
-			cmd_usage_error("validate", "%s '%s'",
-					c == ':' ? "option needs a value:" : "unknown option",
-					argv[optind - 1]);
+			cmd_option_error("validate", c, argv[optind - 1]);
 			goto out;
 		}
 	}
