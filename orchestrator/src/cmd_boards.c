@@ -211,8 +211,7 @@ int cmd_boards(int argc, char **argv)
 		switch (c) {
 		case 'i': inventory = optarg; break;
 		case 'l':
-			limits = xrealloc(limits, (n_limits + 1) * sizeof(*limits));
-			limits[n_limits++] = optarg;
+			cmd_add_arg(&limits, &n_limits, optarg);
 			break;
 		case 'c': check = true; break;
 		case 'f':

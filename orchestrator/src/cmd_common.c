@@ -130,6 +130,12 @@ int cmd_usage_error(const char *name, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+void cmd_add_arg(const char ***v, size_t *n, const char *arg)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = arg;
+}
+
 int cmd_option_error(const char *name, int opt, const char *arg)
 {
 	if (opt == ':')

@@ -75,8 +75,7 @@ static int parse_options(int argc, char **argv, struct history_options *o)
 		case 'o': o->runs_dir = optarg; break;
 		case OPT_DB: o->db = optarg; break;
 		case 'l':
-			o->boards = xrealloc(o->boards, (o->n_boards + 1) * sizeof(*o->boards));
-			o->boards[o->n_boards++] = optarg;
+			cmd_add_arg(&o->boards, &o->n_boards, optarg);
 			break;
 		case OPT_METRIC: o->metric = optarg; break;
 		case OPT_LAST:

@@ -156,12 +156,10 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 		switch (c) {
 		case 'i': o->inventory = optarg; break;
 		case 'l':
-			o->limits = xrealloc(o->limits, (o->n_limits + 1) * sizeof(*o->limits));
-			o->limits[o->n_limits++] = optarg;
+			cmd_add_arg(&o->limits, &o->n_limits, optarg);
 			break;
 		case 't':
-			o->tests = xrealloc(o->tests, (o->n_tests + 1) * sizeof(*o->tests));
-			o->tests[o->n_tests++] = optarg;
+			cmd_add_arg(&o->tests, &o->n_tests, optarg);
 			break;
 		case 'j':
 			if (parse_int(optarg, 1, SCHEDULE_MAX_JOBS, &o->jobs) < 0)

@@ -46,12 +46,10 @@ int cmd_validate(int argc, char **argv)
 		switch (c) {
 		case 'i': inventory = optarg; break;
 		case 'l':
-			limits = xrealloc(limits, (n_limits + 1) * sizeof(*limits));
-			limits[n_limits++] = optarg;
+			cmd_add_arg(&limits, &n_limits, optarg);
 			break;
 		case 't':
-			tests = xrealloc(tests, (n_tests + 1) * sizeof(*tests));
-			tests[n_tests++] = optarg;
+			cmd_add_arg(&tests, &n_tests, optarg);
 			break;
 		case 'p': show_plan = 1; break;
 		case 'h':
