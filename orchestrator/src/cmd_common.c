@@ -130,6 +130,16 @@ int cmd_usage_error(const char *name, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+int cmd_parse_int(const char *s, int lo, int hi, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
 void cmd_add_arg(const char ***v, size_t *n, const char *arg)
 {
 	*v = xrealloc(*v, (*n + 1) * sizeof(**v));

@@ -22,6 +22,9 @@ int cmd_load_inventory(const char *inventory_path, struct inventory **inv);
 /* Parses a --threshold percentage: a finite number >= 0, optionally with a
  * trailing '%'. Returns 0, or -1 (and *pct untouched) when S is not one. */
 int cmd_parse_percent(const char *s, double *pct);
+/* Parses a whole decimal integer from LO to HI. Returns 0, or -1 (and
+ * *out untouched) when S is not one. */
+int cmd_parse_int(const char *s, int lo, int hi, int *out);
 /* Appends ARG (borrowed: an argv string) to the list *V of *N entries,
  * for repeatable options such as -l and -t; the caller frees *V. */
 void cmd_add_arg(const char ***v, size_t *n, const char *arg);

@@ -70,7 +70,6 @@ static int parse_options(int argc, char **argv, struct history_options *o)
 	opterr = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, ":o:l:h", longopts, NULL)) != -1) {
-		char *end;
 		switch (c) {
 		case 'o': o->runs_dir = optarg; break;
 		case OPT_DB: o->db = optarg; break;
@@ -79,8 +78,7 @@ static int parse_options(int argc, char **argv, struct history_options *o)
 			break;
 		case OPT_METRIC: o->metric = optarg; break;
 		case OPT_LAST:
-			o->last = (int)strtol(optarg, &end, 10);
-			if (end == optarg || *end || o->last < 0 || o->last > 100000)
+			if (cmd_parse_int(optarg, 0, 100000, &o->last) < 0)
 				return cmd_usage_error("history", "--last takes a number >= 0, found '%s'", optarg);
 			break;
 		case OPT_THRESHOLD:

@@ -106,16 +106,6 @@ struct run_options {
 	bool no_history;
 };
 
-static int parse_int(const char *s, int lo, int hi, int *out)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (end == s || *end || v < lo || v > hi)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
 static int parse_options(int argc, char **argv, struct run_options *o)
 {
 	enum { OPT_REPEAT = 256, OPT_BASELINE, OPT_THRESHOLD, OPT_SHARD, OPT_BENCH_DIR,
@@ -162,13 +152,13 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 			cmd_add_arg(&o->tests, &o->n_tests, optarg);
 			break;
 		case 'j':
-			if (parse_int(optarg, 1, SCHEDULE_MAX_JOBS, &o->jobs) < 0)
+			if (cmd_parse_int(optarg, 1, SCHEDULE_MAX_JOBS, &o->jobs) < 0)
 				return cmd_usage_error("run", "-j takes a number from 1 to 64, found '%s'",
 						       optarg);
 			break;
 		case 'o': o->runs_dir = optarg; break;
 		case OPT_REPEAT:
-			if (parse_int(optarg, 1, 1000, &o->repeat) < 0)
+			if (cmd_parse_int(optarg, 1, 1000, &o->repeat) < 0)
 				return cmd_usage_error("run", "--repeat takes a number from 1 to 1000, "
 						       "found '%s'", optarg);
 			break;
