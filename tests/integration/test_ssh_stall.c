@@ -31,31 +31,13 @@ static struct lab *lab;
 static int group_setup(void **state)
 {
 	(void)state;
-	if (!ts_is_root()) {
-		fprintf(stderr, "skipping: the ssh lab needs root (lab user)\n");
-		return 0;
-	}
-	lab = lab_up(LAB_BASE, 2, 0, false);
-	return lab ? 0 : -1;
+	return lab_group_up(&lab, LAB_BASE, 2, 0, false);
 }
 
 static int group_teardown(void **state)
 {
 	(void)state;
-	lab_down(lab);
-	lab = NULL;
-	return 0;
-}
-
-#define SKIP_IF_NO_LAB() do { if (!lab) skip(); } while (0)
-
-static struct transport *connect_or_fail(struct ssh_target t)
-{
-	char err[512] = "";
-	struct transport *tr = transport_ssh_new(&t, err, sizeof(err));
-	if (!tr)
-		fail_msg("connect to %s: %s", t.name, err);
-	return tr;
+	return lab_group_down(&lab);
 }
 
 /* How many processes run `sleep N` (the pattern keeps this command out of it). */
@@ -78,8 +60,8 @@ static int count_sleepers(struct transport *tr, int n)
 static void test_redirected_output_exit_status(void **state)
 {
 	(void)state;
-	SKIP_IF_NO_LAB();
-	struct transport *tr = connect_or_fail(lab_target(lab, LAB_OPENSSH, 1));
+	LAB_SKIP_IF_DOWN(lab);
+	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 1));
 	struct ts_collect c = { 0 };
 	struct transport_status st;
 	assert_int_equal(ts_collect_exec(tr, "exec >/dev/null 2>&1; sleep 17; exit 3", 60000, -1,
@@ -95,8 +77,8 @@ static void test_redirected_output_exit_status(void **state)
 static void test_redirected_output_timeout_kills(void **state)
 {
 	(void)state;
-	SKIP_IF_NO_LAB();
-	struct transport *tr = connect_or_fail(lab_target(lab, LAB_OPENSSH, 1));
+	LAB_SKIP_IF_DOWN(lab);
+	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 1));
 	struct ts_collect c = { 0 };
 	struct transport_status st;
 	assert_int_equal(ts_collect_exec(tr, "exec >/tmp/orch-link-x.log 2>&1; sleep 4391", 3000,
@@ -139,8 +121,8 @@ static int stop_sshd(void *ctx, enum transport_stream stream, const char *data, 
 static void test_sigstopped_sshd_is_an_error(void **state)
 {
 	(void)state;
-	SKIP_IF_NO_LAB();
-	struct transport *tr = connect_or_fail(lab_target(lab, LAB_OPENSSH, 2));
+	LAB_SKIP_IF_DOWN(lab);
+	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 2));
 	struct stopper s = { 0 };
 	struct transport_status st;
 	char err[512] = "";

@@ -40,38 +40,20 @@ static struct lab *lab;
 static int group_setup(void **state)
 {
 	(void)state;
-	if (!ts_is_root()) {
-		fprintf(stderr, "skipping: the ssh lab needs root (lab user, password board)\n");
-		return 0;
-	}
-	lab = lab_up(LAB_BASE, 3, 1, true);
-	return lab ? 0 : -1;
+	return lab_group_up(&lab, LAB_BASE, 3, 1, true);
 }
 
 static int group_teardown(void **state)
 {
 	(void)state;
-	lab_down(lab);
-	lab = NULL;
-	return 0;
+	return lab_group_down(&lab);
 }
-
-static struct transport *connect_or_fail(struct ssh_target t)
-{
-	char err[512] = "";
-	struct transport *tr = transport_ssh_new(&t, err, sizeof(err));
-	if (!tr)
-		fail_msg("connect to %s: %s", t.name, err);
-	return tr;
-}
-
-#define SKIP_IF_NO_LAB() do { if (!lab) skip(); } while (0)
 
 static void test_exec_output_and_exit(void **state)
 {
 	(void)state;
-	SKIP_IF_NO_LAB();
-	struct transport *tr = connect_or_fail(lab_target(lab, LAB_OPENSSH, 1));
+	LAB_SKIP_IF_DOWN(lab);
+	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 1));
 	struct ts_collect c = { 0 };
 	struct transport_status st;
 	assert_int_equal(ts_collect_exec(tr, "echo hello; echo 'it''s' \"$0\" >/dev/null; printf world",
@@ -106,8 +88,8 @@ static void test_exec_output_and_exit(void **state)
 static void test_capture(void **state)
 {
 	(void)state;
-	SKIP_IF_NO_LAB();
-	struct transport *tr = connect_or_fail(lab_target(lab, LAB_OPENSSH, 2));
+	LAB_SKIP_IF_DOWN(lab);
+	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 2));
 	char *out = NULL;
 	int code = -1;
 	char err[256];
@@ -135,7 +117,7 @@ static int count_sleepers(struct transport *tr, int n)
 
 static void check_timeout_kills_group(struct ssh_target t, int n)
 {
-	struct transport *tr = connect_or_fail(t);
+	struct transport *tr = lab_connect_or_fail(t);
 	struct ts_collect c = { 0 };
 	struct transport_status st;
 	char cmd[128];
@@ -157,7 +139,7 @@ static void check_timeout_kills_group(struct ssh_target t, int n)
 static void test_timeout_kills_group(void **state)
 {
 	(void)state;
-	SKIP_IF_NO_LAB();
+	LAB_SKIP_IF_DOWN(lab);
 	check_timeout_kills_group(lab_target(lab, LAB_OPENSSH, 1), 4321);
 }
 
@@ -166,8 +148,8 @@ static void test_timeout_kills_group(void **state)
 static void test_timeout_before_pid_line(void **state)
 {
 	(void)state;
-	SKIP_IF_NO_LAB();
-	struct transport *tr = connect_or_fail(lab_target(lab, LAB_OPENSSH, 2));
+	LAB_SKIP_IF_DOWN(lab);
+	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 2));
 	struct ts_collect c = { 0 };
 	struct transport_status st;
 	assert_int_equal(ts_collect_exec(tr, "sleep 4328", 1, -1, &c, &st), 0);
@@ -190,8 +172,8 @@ static int stop_after_first(void *ctx, enum transport_stream stream, const char 
 static void test_stop_from_callback(void **state)
 {
 	(void)state;
-	SKIP_IF_NO_LAB();
-	struct transport *tr = connect_or_fail(lab_target(lab, LAB_OPENSSH, 3));
+	LAB_SKIP_IF_DOWN(lab);
+	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 3));
 	int calls = 0;
 	char err[256];
 	struct transport_exec req = {
@@ -220,8 +202,8 @@ static int interrupt_on_output(void *ctx, enum transport_stream stream, const ch
 static void test_interrupt(void **state)
 {
 	(void)state;
-	SKIP_IF_NO_LAB();
-	struct transport *tr = connect_or_fail(lab_target(lab, LAB_OPENSSH, 3));
+	LAB_SKIP_IF_DOWN(lab);
+	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 3));
 	char err[256];
 	struct transport_exec req = {
 		.command = "echo x; sleep 4326", .timeout_ms = 30000, .stdin_fd = -1,
@@ -245,7 +227,7 @@ static void check_stdin_push(struct ssh_target t, size_t size)
 	assert_int_equal(ts_run(&expect, "sha256sum < '%s' | cut -d' ' -f1", path), 0);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
-	struct transport *tr = connect_or_fail(t);
+	struct transport *tr = lab_connect_or_fail(t);
 	struct ts_collect c = { 0 };
 	struct transport_status st;
 	assert_int_equal(ts_collect_exec(tr, "sha256sum | cut -d' ' -f1", 60000, fd, &c, &st), 0);
@@ -271,7 +253,7 @@ static void check_stdin_push(struct ssh_target t, size_t size)
 static void test_stdin_push(void **state)
 {
 	(void)state;
-	SKIP_IF_NO_LAB();
+	LAB_SKIP_IF_DOWN(lab);
 	check_stdin_push(lab_target(lab, LAB_OPENSSH, 2), 5u << 20);
 }
 
@@ -279,7 +261,7 @@ static void test_stdin_push(void **state)
 static void test_stdin_from_pipe(void **state)
 {
 	(void)state;
-	SKIP_IF_NO_LAB();
+	LAB_SKIP_IF_DOWN(lab);
 	int p[2];
 	assert_int_equal(pipe(p), 0);
 	pid_t pid = fork();
@@ -294,7 +276,7 @@ static void test_stdin_from_pipe(void **state)
 		_exit(0);
 	}
 	close(p[1]);
-	struct transport *tr = connect_or_fail(lab_target(lab, LAB_OPENSSH, 2));
+	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 2));
 	struct ts_collect c = { 0 };
 	struct transport_status st;
 	assert_int_equal(ts_collect_exec(tr, "echo first; cat", 10000, p[0], &c, &st), 0);
@@ -309,8 +291,8 @@ static void test_stdin_from_pipe(void **state)
 static void test_stdout_50mb_streams(void **state)
 {
 	(void)state;
-	SKIP_IF_NO_LAB();
-	struct transport *tr = connect_or_fail(lab_target(lab, LAB_OPENSSH, 1));
+	LAB_SKIP_IF_DOWN(lab);
+	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 1));
 	struct ts_collect c = { .count_only = true };
 	struct transport_status st;
 	lab_reset_hwm();
@@ -341,7 +323,7 @@ static char *wrong_known_hosts(const char *dir, int board, int key_of)
 static void test_host_key_policies(void **state)
 {
 	(void)state;
-	SKIP_IF_NO_LAB();
+	LAB_SKIP_IF_DOWN(lab);
 	char *dir = ts_mkdtemp("kh");
 	char *wrong = wrong_known_hosts(dir, 1, 2);
 	char err[512] = "";
@@ -359,7 +341,7 @@ static void test_host_key_policies(void **state)
 	assert_non_null(strstr(err, "does not match"));
 
 	t.host_key = SSH_HOSTKEY_OFF;
-	struct transport *tr = connect_or_fail(t);
+	struct transport *tr = lab_connect_or_fail(t);
 	transport_free(tr);
 
 	char *fresh = xasprintf("%s/known_hosts.new", dir);
@@ -370,7 +352,7 @@ static void test_host_key_policies(void **state)
 	assert_non_null(strstr(err, "host key for board1 (" LAB_BASE ".1:2222) is not in"));
 
 	t.host_key = SSH_HOSTKEY_ACCEPT_NEW;
-	tr = connect_or_fail(t);
+	tr = lab_connect_or_fail(t);
 	transport_free(tr);
 	char *text = ts_read_file(fresh);
 	assert_non_null(text);
@@ -379,7 +361,7 @@ static void test_host_key_policies(void **state)
 	free(text);
 	/* now known: strict accepts it */
 	t.host_key = SSH_HOSTKEY_STRICT;
-	tr = connect_or_fail(t);
+	tr = lab_connect_or_fail(t);
 	transport_free(tr);
 
 	free(fresh);
@@ -391,7 +373,7 @@ static void test_host_key_policies(void **state)
 static void test_connection_refused(void **state)
 {
 	(void)state;
-	SKIP_IF_NO_LAB();
+	LAB_SKIP_IF_DOWN(lab);
 	struct ssh_target t = lab_target(lab, LAB_OPENSSH, 1);
 	t.port = 2223;
 	char err[512] = "";
@@ -404,7 +386,7 @@ static void test_connection_refused(void **state)
 static void test_connect_timeout_and_interrupt(void **state)
 {
 	(void)state;
-	SKIP_IF_NO_LAB();
+	LAB_SKIP_IF_DOWN(lab);
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(LAB_PORT) };
 	inet_pton(AF_INET, LAB_BASE ".250", &sa.sin_addr);
@@ -430,7 +412,7 @@ static void test_connect_timeout_and_interrupt(void **state)
 static void test_wrong_key(void **state)
 {
 	(void)state;
-	SKIP_IF_NO_LAB();
+	LAB_SKIP_IF_DOWN(lab);
 	char *dir = ts_mkdtemp("key");
 	assert_int_equal(ts_run(NULL, "ssh-keygen -q -t ed25519 -N '' -f '%s/other'", dir), 0);
 	char *key = xasprintf("%s/other", dir);
@@ -449,10 +431,10 @@ static void test_wrong_key(void **state)
 static void test_password(void **state)
 {
 	(void)state;
-	SKIP_IF_NO_LAB();
+	LAB_SKIP_IF_DOWN(lab);
 	struct ssh_target t = lab_target(lab, LAB_PASSWORD, 1);
 	assert_non_null(t.password);
-	struct transport *tr = connect_or_fail(t);
+	struct transport *tr = lab_connect_or_fail(t);
 	struct ts_collect c = { 0 };
 	struct transport_status st;
 	assert_int_equal(ts_collect_exec(tr, "echo pw", 10000, -1, &c, &st), 0);
@@ -478,9 +460,9 @@ static void test_password(void **state)
 static void test_dropbear(void **state)
 {
 	(void)state;
-	SKIP_IF_NO_LAB();
+	LAB_SKIP_IF_DOWN(lab);
 	struct ssh_target t = lab_target(lab, LAB_DROPBEAR, 1);
-	struct transport *tr = connect_or_fail(t);
+	struct transport *tr = lab_connect_or_fail(t);
 	struct ts_collect c = { 0 };
 	struct transport_status st;
 	assert_int_equal(ts_collect_exec(tr, "echo db; echo e >&2; exit 4", 10000, -1, &c, &st), 0);
@@ -496,12 +478,12 @@ static void test_dropbear(void **state)
 static void test_ssh_config_alias(void **state)
 {
 	(void)state;
-	SKIP_IF_NO_LAB();
+	LAB_SKIP_IF_DOWN(lab);
 	struct ssh_target t = {
 		.name = "alias", .host = "lab2", .ssh_config = lab->ssh_config,
 		.host_key = SSH_HOSTKEY_STRICT,
 	};
-	struct transport *tr = connect_or_fail(t);
+	struct transport *tr = lab_connect_or_fail(t);
 	assert_string_equal(transport_describe(tr), "orchlab@" LAB_BASE ".2:2222");
 	struct ts_collect c = { 0 };
 	struct transport_status st;
@@ -520,12 +502,12 @@ static void test_ssh_config_alias(void **state)
 static void test_proxy_command(void **state)
 {
 	(void)state;
-	SKIP_IF_NO_LAB();
+	LAB_SKIP_IF_DOWN(lab);
 	struct ssh_target t = {
 		.name = "proxied", .host = "labproxy", .ssh_config = lab->ssh_config,
 		.host_key = SSH_HOSTKEY_STRICT,
 	};
-	struct transport *tr = connect_or_fail(t);
+	struct transport *tr = lab_connect_or_fail(t);
 	struct ts_collect c = { 0 };
 	struct transport_status st;
 	assert_int_equal(ts_collect_exec(tr, "echo via proxy", 10000, -1, &c, &st), 0);
@@ -548,7 +530,7 @@ static int board1_logins(void)
 static void test_proxy_jump(void **state)
 {
 	(void)state;
-	SKIP_IF_NO_LAB();
+	LAB_SKIP_IF_DOWN(lab);
 	char *old_path = xstrdup(getenv("PATH"));
 	char *path = xasprintf("%s/bin:%s", lab->dir, old_path);
 	setenv("PATH", path, 1);
@@ -615,8 +597,8 @@ static void kill_orphaned_sleep(const char *cmdline)
 static void test_lost_connection(void **state)
 {
 	(void)state;
-	SKIP_IF_NO_LAB();
-	struct transport *tr = connect_or_fail(lab_target(lab, LAB_OPENSSH, 3));
+	LAB_SKIP_IF_DOWN(lab);
+	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 3));
 	struct ts_collect c = { 0 };
 	struct transport_status st;
 	char err[512] = "";

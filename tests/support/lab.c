@@ -1,5 +1,6 @@
 #include "lab.h"
 #include "testsupport.h"
+#include "transport/transport.h"
 #include "util/strbuf.h"
 
 #include <errno.h>
@@ -138,4 +139,32 @@ void lab_reset_hwm(void)
 		fputs("5", f);
 		fclose(f);
 	}
+}
+
+int lab_group_up(struct lab **lab, const char *base, int boards, int dropbears, bool password)
+{
+	*lab = NULL;
+	if (!ts_is_root()) {
+		fprintf(stderr, "skipping: the ssh lab needs root (lab user%s)\n",
+			password ? ", password board" : "");
+		return 0;
+	}
+	*lab = lab_up(base, boards, dropbears, password);
+	return *lab ? 0 : -1;
+}
+
+int lab_group_down(struct lab **lab)
+{
+	lab_down(*lab);
+	*lab = NULL;
+	return 0;
+}
+
+struct transport *lab_connect_or_fail(struct ssh_target t)
+{
+	char err[512] = "";
+	struct transport *tr = transport_ssh_new(&t, err, sizeof(err));
+	if (!tr)
+		fail_msg("connect to %s: %s", t.name, err);
+	return tr;
 }
