@@ -5,11 +5,14 @@
  * sends its first window adjust only after more than orch's 384 KiB
  * arrived: without the doubling the push hangs until its timeout); the
  * inventory's `ciphers` is what the session negotiates; the part file never
- * outlives a push, whether it worked or failed.
+ * outlives a push, whether it worked or failed. The `transfer:` test kind
+ * measures both ways against OpenSSH and dropbear, bounded by the test's
+ * timeout, leaving nothing running on the board.
  */
 #include "testsupport.h"
 #include "lab.h"
 #include "ts_json.h"
+#include "util/deadline.h"
 #include "util/strbuf.h"
 
 #include <jansson.h>
@@ -157,12 +160,81 @@ static void test_no_part_file_left(void **state)
 	free(out);
 }
 
+static void test_transfer_kind(void **state)
+{
+	(void)state;
+	char *out = NULL;
+	json_t *res = run("rate", "xf-ossh, xf-drop",
+			  "  - name: both\n"
+			  "    transfer: 8MiB\n"
+			  "    expect: { transfer.up: { min: 1MiB/s }, transfer.down: { min: 1MiB/s } }\n"
+			  "  - name: odd\n"
+			  "    transfer: { size: 100001, direction: down }\n", 0, &out);
+	const char *boards[] = { "xf-ossh", "xf-drop" };
+	for (int i = 0; i < 2; i++) {
+		json_t *r = ts_json_result_or_fail(res, boards[i], "both");
+		if (strcmp(ts_json_str(r, "status"), "pass") != 0)
+			fail_msg("%s: %s", boards[i], ts_json_str(r, "message"));
+		json_t *m = json_object_get(r, "metrics");
+		for (int k = 0; k < 2; k++) {
+			json_t *x = json_object_get(m, k ? "transfer.down" : "transfer.up");
+			assert_non_null(x);
+			assert_string_equal(ts_json_str(x, "unit"), "MiB/s");
+			assert_true(json_number_value(json_object_get(x, "value")) > 1.0);
+		}
+		r = ts_json_result_or_fail(res, boards[i], "odd");
+		assert_string_equal(ts_json_str(r, "status"), "pass");
+		m = json_object_get(r, "metrics");
+		assert_null(json_object_get(m, "transfer.up"));
+		assert_non_null(json_object_get(m, "transfer.down"));
+		char *log = xasprintf("%s/runs/rate/latest/%s/both/stdout.log", tmp, boards[i]);
+		char *text = ts_read_file(log);
+		assert_non_null(text);
+		assert_non_null(strstr(text, "up: 8388608 bytes in "));
+		assert_non_null(strstr(text, "down: 8388608 bytes in "));
+		free(text);
+		free(log);
+	}
+	json_decref(res);
+	free(out);
+}
+
+/* A transfer far too big for its timeout fails at the timeout, and what
+ * it ran on the board (dd) is gone. */
+static void test_transfer_bounded(void **state)
+{
+	(void)state;
+	char *out = NULL, *left = NULL;
+	int64_t t0 = clock_mono_ms();
+	json_t *res = run("slow", "xf-ossh, xf-drop",
+			  "  - name: huge\n"
+			  "    timeout: 2s\n"
+			  "    transfer: { size: 64GiB, direction: down }\n", 1, &out);
+	int64_t took = clock_mono_ms() - t0;
+	for (int i = 0; i < 2; i++) {
+		json_t *r = ts_json_result_or_fail(res, i ? "xf-drop" : "xf-ossh", "huge");
+		assert_string_equal(ts_json_str(r, "status"), "fail");
+		assert_non_null(strstr(ts_json_str(r, "message"),
+				       "transfer from the board timed out"));
+	}
+	assert_true(took < 15000);
+	usleep(300000);
+	/* this test's dd (other labs' commands run as the same user) */
+	ts_run(&left, "pgrep -u %s -f 'dd if=/dev/zero bs=65536 count=1048576' | wc -l", L->user);
+	assert_string_equal(left, "0\n");
+	json_decref(res);
+	free(left);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_late_acks_do_not_stall),
 		cmocka_unit_test(test_ciphers_negotiated),
 		cmocka_unit_test(test_no_part_file_left),
+		cmocka_unit_test(test_transfer_kind),
+		cmocka_unit_test(test_transfer_bounded),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

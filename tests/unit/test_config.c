@@ -585,6 +585,46 @@ static void test_scenario_defaults(void **state)
 	diag_list_release(&dl);
 }
 
+/* transfer: the built-in SSH transfer test */
+static void test_scenario_transfer(void **state)
+{
+	(void)state;
+	struct scenario *sc = sc_ok("tests:\n"
+				    "  - name: a\n    transfer: 16MiB\n"
+				    "    expect: { transfer.down: { min: 2MiB/s } }\n"
+				    "  - name: b\n    transfer: { size: 1000, direction: up }\n"
+				    "  - name: c\n    transfer: {}\n");
+	assert_int_equal(sc->tests[0].kind, TEST_TRANSFER);
+	assert_int_equal(sc->tests[0].transfer.bytes, 16u << 20);
+	assert_true(sc->tests[0].transfer.up && sc->tests[0].transfer.down);
+	assert_int_equal(sc->tests[1].transfer.bytes, 1000);
+	assert_true(sc->tests[1].transfer.up && !sc->tests[1].transfer.down);
+	assert_int_equal(sc->tests[2].transfer.bytes, 64u << 20);   /* the default */
+	scenario_free(sc);
+
+	struct diag_list dl = sc_bad(
+		"tests:\n"                                                   /* 1 */
+		"  - name: a\n    transfer: lots\n"                          /* 2, 3 */
+		"  - name: b\n    transfer: { size: 1M, way: up }\n"         /* 4, 5 */
+		"  - name: c\n    transfer: { direction: sideways }\n"       /* 6, 7 */
+		"  - name: d\n    transfer: 1M\n"                            /* 8, 9 */
+		"    expect: { transfer.upp: { min: 1 } }\n"                  /* 10 */
+		"  - name: e\n    transfer: 1M\n    run: 'true'\n"          /* 11-13 */
+		"  - name: f\n    transfer: 1M\n    push: { src: x, dest: y }\n" /* 14-16 */
+		"  - name: g\n    transfer: 1M\n"                            /* 17, 18 */
+		"    metrics: [ { name: x, regex: 'x' } ]\n");                /* 19 */
+	has_diag(&dl, SC_PATH, 3, 15, "'size'");
+	has_diag(&dl, SC_PATH, 5, 27, "unknown key 'way' in transfer");
+	has_diag(&dl, SC_PATH, 7, 28, "invalid value for 'direction', found 'sideways'");
+	has_diag(&dl, SC_PATH, 10, 15, "expect on metric 'transfer.upp', which transfer test 'd' "
+		 "does not produce (it measures transfer.up and transfer.down); did you mean "
+		 "'transfer.up'?");
+	has_diag(&dl, SC_PATH, 12, 5, "test 'e' has both 'run' and 'transfer'");
+	has_diag(&dl, SC_PATH, 16, 5, "'push' goes with 'run' and 'bench' tests");
+	has_diag(&dl, SC_PATH, 19, 5, "'metrics' does not go with 'transfer'");
+	diag_list_release(&dl);
+}
+
 static void test_scenario_errors(void **state)
 {
 	(void)state;
@@ -627,7 +667,7 @@ static void test_scenario_errors(void **state)
 	has_diag(&dl, SC_PATH, 4, 12, "invalid percentage for 'threshold', found 'lots'");
 	has_exact(&dl, SC_PATH, 8, 14, "invalid duration for 'timeout', found '5 minutes' (use 30s, 5m, 1h)");
 	has_exact(&dl, SC_PATH, 9, 11, "duplicate test name 'kernel' (first at line 6)");
-	has_exact(&dl, SC_PATH, 11, 5, "test 'nothing' needs one of 'run', 'bench', 'boot' or 'steps'");
+	has_exact(&dl, SC_PATH, 11, 5, "test 'nothing' needs one of 'run', 'bench', 'boot', 'steps' or 'transfer'");
 	has_exact(&dl, SC_PATH, 14, 5, "test 'both' has both 'run' and 'bench'; use one");
 	has_exact(&dl, SC_PATH, 15, 13, "'repeat' out of range, found '0' (use 1..10000 or auto)");
 	has_exact(&dl, SC_PATH, 16, 5, "test needs a 'name'");
@@ -789,6 +829,7 @@ int main(void)
 		cmocka_unit_test(test_inventory_merge_and_paths),
 		cmocka_unit_test(test_inventory_controllers),
 		cmocka_unit_test(test_inventory_ssh_transfer),
+		cmocka_unit_test(test_scenario_transfer),
 		cmocka_unit_test(test_inventory_errors),
 		cmocka_unit_test(test_inventory_structure_errors),
 		cmocka_unit_test(test_scenario_design),

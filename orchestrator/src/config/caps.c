@@ -34,6 +34,9 @@ const char *test_unsupported(const struct board *b, const struct test *t)
 	case TEST_BENCH:
 		return caps.commands ? NULL
 				     : "the board has no way to receive remote-bench (no ssh, serial or local)";
+	case TEST_TRANSFER:
+		return caps.ssh || caps.local ? NULL
+		       : "a transfer test needs the board's SSH session (or a local board)";
 	case TEST_RUN:
 	case TEST_MULTI:
 		return caps.commands ? NULL : "the board has no way to run commands (no ssh, serial or local)";

@@ -189,7 +189,14 @@ struct artifact {
 	struct src_pos pos;
 };
 
-enum test_kind { TEST_RUN = 0, TEST_BENCH, TEST_BOOT, TEST_MULTI };
+enum test_kind { TEST_RUN = 0, TEST_BENCH, TEST_BOOT, TEST_MULTI, TEST_TRANSFER };
+
+/* transfer: { size, direction }: the board's SSH transfer rate */
+struct transfer_spec {
+	uint64_t bytes;           /* each way */
+	bool up;                  /* controller to board (transfer.up) */
+	bool down;                /* board to controller (transfer.down) */
+};
 
 struct test {
 	char *name;
@@ -209,6 +216,7 @@ struct test {
 	struct expectation *expects;
 	size_t n_expects;
 	struct boot_spec boot;    /* TEST_BOOT */
+	struct transfer_spec transfer;  /* TEST_TRANSFER */
 	struct role *roles;       /* TEST_MULTI */
 	size_t n_roles;
 	struct step *steps;

@@ -22,7 +22,9 @@ static const char *const top_keys[] = { "name", "inventory", "boards", "defaults
 static const char *const defaults_keys[] = { "timeout", "repeat", "log_limit", NULL };
 static const char *const test_keys[] = { "name", "run", "bench", "boot", "steps", "roles", "args",
 					 "repeat", "repeat_max", "timeout", "log_limit", "metrics", "expect",
-					 "parse", "vars", "env", "push", "fetch", "boards", NULL };
+					 "parse", "vars", "env", "push", "fetch", "boards", "transfer", NULL };
+static const char *const transfer_keys[] = { "size", "direction", NULL };
+static const char *const direction_names[] = { "both", "up", "down", NULL };
 static const char *const push_keys[] = { "src", "dest", "mode", NULL };
 static const char *const fetch_keys[] = { "src", "dest", NULL };
 static const char *const metric_keys[] = { "name", "regex", "unit", "unit_group", "better", "from",
@@ -35,7 +37,8 @@ static const char *const step_keys[] = { "on", "run", "bench", "args", "backgrou
 static const char *const better_names[] = { "higher", "lower", NULL };
 static const char *const trigger_names[] = { "power-cycle", "reboot", "none", NULL };
 static const char *const parse_names[] = { "iperf3-json", "remote-bench", NULL };
-static const char *const kind_keys[] = { "run", "bench", "boot", "steps", NULL };
+/* in enum test_kind's order */
+static const char *const kind_keys[] = { "run", "bench", "boot", "steps", "transfer", NULL };
 
 #define REPEAT_MAX_LIMIT 10000
 
@@ -439,8 +442,47 @@ static void read_expect(struct cfg *c, const struct ynode *n, struct test *t)
 
 /* A plain run: test (no parse:) has only its metrics: to give; an expect:
  * on anything else can never be met. */
+/* transfer: SIZE, or { size: SIZE, direction: both|up|down } */
+static void read_transfer(struct cfg *c, const struct ynode *n, struct transfer_spec *x)
+{
+	const struct ynode *size = n;
+	int e = 0;
+	x->bytes = 64ull << 20;
+	if (n->kind == YNODE_MAP) {
+		cfg_check_keys(c, n, transfer_keys, "transfer");
+		size = ymap_get(n, "size");
+		cfg_enum(c, ymap_get(n, "direction"), "direction", direction_names, &e);
+	}
+	x->up = e != 2;
+	x->down = e != 1;
+	if (size && cfg_size(c, size, "size", &x->bytes) > 0 &&
+	    (x->bytes < 1 || x->bytes > (64ull << 30)))
+		cfg_error(c, size, "transfer size must be from 1 byte to 64GiB");
+}
+
+/* The metrics a transfer test makes (config/model.h TEST_TRANSFER). */
+static const char *const transfer_metrics[] = { "transfer.up", "transfer.down", NULL };
+
 static void check_expects_producible(struct cfg *c, struct test *t)
 {
+	if (t->kind == TEST_TRANSFER) {
+		for (size_t i = 0; i < t->n_expects; i++) {
+			const struct expectation *x = &t->expects[i];
+			bool up = strcmp(x->metric, "transfer.up") == 0 && t->transfer.up;
+			bool down = strcmp(x->metric, "transfer.down") == 0 && t->transfer.down;
+			if (up || down)
+				continue;
+			struct ynode at = { .kind = YNODE_SCALAR, .file = x->pos.file,
+					    .line = x->pos.line, .col = x->pos.col };
+			const char *sug = cfg_suggest(x->metric, transfer_metrics);
+			cfg_error(c, &at, "expect on metric '%s', which transfer test '%s' does not "
+				  "produce (it measures %s)%s%s%s", x->metric, t->name ? t->name : "?",
+				  t->transfer.up && t->transfer.down ? "transfer.up and transfer.down"
+				  : t->transfer.up ? "transfer.up" : "transfer.down",
+				  sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
+		}
+		return;
+	}
 	if (t->kind != TEST_RUN || t->parse)
 		return;
 	for (size_t i = 0; i < t->n_expects; i++) {
@@ -681,7 +723,14 @@ static void read_test(struct cfg *c, const struct ynode *m, const struct scenari
 		}
 	}
 	if (n_kinds == 0)
-		cfg_error(c, m, "test '%s' needs one of 'run', 'bench', 'boot' or 'steps'", tn);
+		cfg_error(c, m, "test '%s' needs one of 'run', 'bench', 'boot', 'steps' or 'transfer'",
+			  tn);
+	const struct ynode *transfer = ymap_get(m, "transfer");
+	if (transfer)
+		read_transfer(c, transfer, &t->transfer);
+	if (transfer && ymap_get(m, "metrics"))
+		cfg_error(c, ymap_key(m, "metrics"), "'metrics' does not go with 'transfer' (it "
+			  "measures transfer.up and transfer.down itself)");
 
 	cfg_vars_copy(&t->vars, &t->n_vars, sc->vars, sc->n_vars);
 	cfg_vars(c, ymap_get(m, "vars"), "vars", true, &t->vars, &t->n_vars);
@@ -726,7 +775,8 @@ static void read_test(struct cfg *c, const struct ynode *m, const struct scenari
 		read_steps(c, steps, t);
 	read_env(c, ymap_get(m, "env"), &t->env, &t->n_env, t);
 	const struct ynode *push = ymap_get(m, "push"), *fetch = ymap_get(m, "fetch");
-	if ((push || fetch) && (t->kind == TEST_BOOT || t->kind == TEST_MULTI))
+	if ((push || fetch) && (t->kind == TEST_BOOT || t->kind == TEST_MULTI ||
+				t->kind == TEST_TRANSFER))
 		cfg_error(c, ymap_key(m, push ? "push" : "fetch"),
 			  "'%s' goes with 'run' and 'bench' tests", push ? "push" : "fetch");
 	read_artifacts(c, push, true, &t->push, &t->n_push);

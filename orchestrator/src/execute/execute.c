@@ -27,6 +27,7 @@ static int execute_once(struct exec_context *ctx, struct test_result *tr)
 	case TEST_BENCH: return execute_bench(ctx, tr);
 	case TEST_BOOT: return execute_boot(ctx, tr);
 	case TEST_MULTI: return execute_multi(ctx, tr);
+	case TEST_TRANSFER: return execute_transfer(ctx, tr);
 	}
 	return 0;
 }

@@ -105,6 +105,7 @@ char *bench_ensure(const struct bench_target *bt, const char *name, struct test_
 int execute_run(struct exec_context *ctx, struct test_result *tr);
 int execute_bench(struct exec_context *ctx, struct test_result *tr);
 int execute_boot(struct exec_context *ctx, struct test_result *tr);
+int execute_transfer(struct exec_context *ctx, struct test_result *tr);
 int execute_multi(struct exec_context *ctx, struct test_result *tr);
 
 #endif

@@ -269,6 +269,7 @@ static const char *kind_name(enum test_kind k)
 	case TEST_BENCH: return "bench";
 	case TEST_BOOT: return "boot";
 	case TEST_MULTI: return "multi-host";
+	case TEST_TRANSFER: return "transfer";
 	}
 	return "?";
 }
