@@ -8,7 +8,7 @@ static const char *const host_key_str[] = { "strict", "accept-new", "off" };
 static const char *const parity_str[] = { "none", "odd", "even" };
 static const char *const flow_str[] = { "none", "rtscts", "xonxoff" };
 static const char *const transport_str[] = { "ssh", "serial", "local", "none" };
-static const char *const kind_str[] = { "run", "bench", "boot", "steps" };
+static const char *const kind_str[] = { "run", "bench", "boot", "steps", "transfer" };
 static const char *const trigger_str[] = { "power-cycle", "reboot", "none" };
 
 /* Sets key to a string, or null for NULL. */
