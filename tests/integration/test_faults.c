@@ -233,6 +233,80 @@ static void test_third_ctrl_c_quits_but_says_interrupted(void **state)
 	free(sc);
 }
 
+/* ---- leftovers -------------------------------------------------------------- */
+
+/* Before: a daemon (setsid, then a fork, outside the step's process group)
+ * started by a passing test outlived the run without a word. Now it is
+ * found by the ORCH_STEP_ID its environment inherited, listed in the
+ * result (leftovers) and the summary, and stopped; the test still passes. */
+static void test_daemon_left_by_passing_test_is_stopped(void **state)
+{
+	(void)state;
+	const char *tests =
+		"  - name: daemon\n"
+		"    run: \"setsid sh -c 'sleep 1720 </dev/null >/dev/null 2>&1 &'; "
+		"setsid sh -c 'sleep 1721 </dev/null >/dev/null 2>&1 &'; echo started\"\n";
+	char *sc = write_scenario("leftover", "*", tests);
+	char *out = NULL;
+	int rc = ts_run(&out, "%s run %s -o %s/runs 2>&1", ORCH_BIN, sc, F.dir);
+	usleep(200000);
+	int ssh_left = count_board_procs("^sleep 172[01]");
+	char *local_left = NULL;
+	ts_run(&local_left, "pgrep -c -u 0 -f '^sleep 172[01]'");
+	ts_run(NULL, "pkill -KILL -f '^sleep 172[01]'");
+	if (rc != 0 || ssh_left != 0 || atoi(local_left ? local_left : "0") != 0)
+		fail_msg("exit %d, left on the ssh board %d, on the local one %s; orch said:\n%s", rc,
+			 ssh_left, local_left ? local_left : "?", out);
+	json_t *res = load_results("leftover");
+	const char *boards[] = { "sshb", "loc" };
+	for (int i = 0; i < 2; i++) {
+		json_t *r = ts_json_result_or_fail(res, boards[i], "daemon");
+		assert_string_equal(ts_json_str(r, "status"), "pass");
+		json_t *left = json_object_get(r, "leftovers");
+		const char *l = json_string_value(json_array_get(left, 0));
+		if (!l || !strstr(l, "sleep"))
+			fail_msg("%s: leftovers %s; orch said:\n%s", boards[i], l ? l : "(none)", out);
+	}
+	char *summary = NULL;
+	ts_run(&summary, "cat %s/runs/leftover/latest/summary.txt", F.dir);
+	assert_non_null(strstr(summary, "warning: sshb daemon left processes running"));
+	json_decref(res);
+	free(summary);
+	free(local_left);
+	free(out);
+	free(sc);
+}
+
+/* leftovers: fail makes such a test fail, naming what it left. */
+static void test_leftovers_fail_option(void **state)
+{
+	(void)state;
+	const char *tests =
+		"  - name: daemon\n"
+		"    leftovers: fail\n"
+		"    run: \"setsid sh -c 'sleep 1722 </dev/null >/dev/null 2>&1 &'\"\n"
+		"  - name: clean\n"
+		"    leftovers: fail\n"
+		"    run: \"sleep 0.1 & wait\"\n";
+	char *sc = write_scenario("leftfail", "sshb", tests);
+	char *out = NULL;
+	int rc = ts_run(&out, "%s run %s -o %s/runs 2>&1", ORCH_BIN, sc, F.dir);
+	int left = count_board_procs("^sleep 1722");
+	assert_int_equal(left, 0);
+	json_t *res = load_results("leftfail");
+	json_t *r = ts_json_result_or_fail(res, "sshb", "daemon");
+	const char *msg = ts_json_str(r, "message");
+	if (rc != 1 || strcmp(ts_json_str(r, "status"), "fail") != 0 || !msg ||
+	    !strstr(msg, "sleep"))
+		fail_msg("exit %d, message %s; orch said:\n%s", rc, msg ? msg : "(none)", out);
+	r = ts_json_result_or_fail(res, "sshb", "clean");
+	assert_string_equal(ts_json_str(r, "status"), "pass");
+	assert_null(json_object_get(r, "leftovers"));
+	json_decref(res);
+	free(out);
+	free(sc);
+}
+
 /* ---- host name lookups -------------------------------------------------- */
 
 #define DNS_NS "lie-dns"
@@ -485,6 +559,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_double_ctrl_c_still_reports),
 		cmocka_unit_test(test_third_ctrl_c_quits_but_says_interrupted),
+		cmocka_unit_test(test_daemon_left_by_passing_test_is_stopped),
+		cmocka_unit_test(test_leftovers_fail_option),
 		cmocka_unit_test(test_hanging_lookup_bounded_by_connect_timeout),
 		cmocka_unit_test(test_ctrl_c_during_lookup),
 		cmocka_unit_test(test_hanging_power_command_bounded_by_test_timeout),

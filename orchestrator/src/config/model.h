@@ -211,6 +211,8 @@ struct test {
 	int repeat_max;           /* cap for auto; default 10 */
 	int64_t timeout_ms;
 	uint64_t log_limit;       /* bytes kept per log file; default 64 MiB */
+	bool leftovers_fail;      /* leftovers: fail (processes a step left running fail
+				     the test); default warn: they are stopped and reported */
 	struct metric_spec *metrics;
 	size_t n_metrics;
 	struct expectation *expects;
@@ -255,6 +257,7 @@ struct scenario {
 	struct src_pos *board_selector_pos;  /* where each was written (0:0 for the default) */
 	int64_t default_timeout_ms;  /* default 5 min */
 	uint64_t default_log_limit;  /* default 64 MiB (LOG_LIMIT_DEFAULT) */
+	bool default_leftovers_fail; /* defaults: { leftovers: fail } */
 	int default_repeat;
 	char *baseline;           /* run folder, "latest", "history", or NULL */
 	double threshold_pct;     /* regression threshold; default 5 */

@@ -19,10 +19,13 @@
 
 static const char *const top_keys[] = { "name", "inventory", "boards", "defaults", "baseline",
 					"threshold", "tests", "include", "vars", "facts", "label", NULL };
-static const char *const defaults_keys[] = { "timeout", "repeat", "log_limit", NULL };
+static const char *const defaults_keys[] = { "timeout", "repeat", "log_limit", "leftovers",
+					     NULL };
+static const char *const leftovers_names[] = { "warn", "fail", NULL };
 static const char *const test_keys[] = { "name", "run", "bench", "boot", "steps", "roles", "args",
-					 "repeat", "repeat_max", "timeout", "log_limit", "metrics", "expect",
-					 "parse", "vars", "env", "push", "fetch", "boards", "transfer", NULL };
+					 "repeat", "repeat_max", "timeout", "log_limit", "leftovers", "metrics",
+					 "expect", "parse", "vars", "env", "push", "fetch", "boards", "transfer",
+					 NULL };
 static const char *const transfer_keys[] = { "size", "direction", NULL };
 static const char *const direction_names[] = { "both", "up", "down", NULL };
 static const char *const push_keys[] = { "src", "dest", "mode", NULL };
@@ -687,6 +690,7 @@ static void read_test(struct cfg *c, const struct ynode *m, const struct scenari
 	t->repeat_max = 10;
 	t->timeout_ms = sc->default_timeout_ms;
 	t->log_limit = sc->default_log_limit;
+	t->leftovers_fail = sc->default_leftovers_fail;
 	cfg_check_keys(c, m, test_keys, "a test");
 
 	const struct ynode *name = ymap_get(m, "name");
@@ -700,6 +704,9 @@ static void read_test(struct cfg *c, const struct ynode *m, const struct scenari
 
 	cfg_duration(c, ymap_get(m, "timeout"), "timeout", &t->timeout_ms);
 	cfg_size(c, ymap_get(m, "log_limit"), "log_limit", &t->log_limit);
+	int lo = t->leftovers_fail;
+	if (cfg_enum(c, ymap_get(m, "leftovers"), "leftovers", leftovers_names, &lo) > 0)
+		t->leftovers_fail = lo == 1;
 	read_repeat(c, ymap_get(m, "repeat"), &t->repeat, &t->repeat_auto);
 	const struct ynode *rmax = ymap_get(m, "repeat_max");
 	cfg_int(c, rmax, "repeat_max", 1, REPEAT_MAX_LIMIT, &t->repeat_max);
@@ -871,6 +878,9 @@ static void load_tree(struct cfg *c, const struct ynode *root, struct scenario *
 		cfg_check_keys(c, n, defaults_keys, "defaults");
 		cfg_duration(c, ymap_get(n, "timeout"), "timeout", &sc->default_timeout_ms);
 		cfg_size(c, ymap_get(n, "log_limit"), "log_limit", &sc->default_log_limit);
+		int lo = 0;
+		if (cfg_enum(c, ymap_get(n, "leftovers"), "leftovers", leftovers_names, &lo) > 0)
+			sc->default_leftovers_fail = lo == 1;
 		cfg_int(c, ymap_get(n, "repeat"), "repeat", 1, REPEAT_MAX_LIMIT, &sc->default_repeat);
 	}
 

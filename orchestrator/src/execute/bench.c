@@ -334,13 +334,14 @@ int execute_bench(struct exec_context *ctx, struct test_result *tr)
 	struct command_spec spec = {
 		.command = command, .timeout_ms = test->timeout_ms, .stdin_fd = -1,
 		.dir = ctx->test_dir, .stdout_name = "stdout.log", .stderr_name = "stderr.log",
-		.line_fn = metric_collector_line, .line_ctx = &mc,
+		.line_fn = metric_collector_line, .line_ctx = &mc, .reap = true,
 	};
 	struct command_outcome out;
 	int ran = command_run(t, &spec, &out);
 	if (ran < 0)
 		board_link_reset(ctx->link);
 	bool passed = command_judge(&out, test->timeout_ms, test->bench, mc.last_stderr, tr);
+	command_leftovers(&out, ctx->item->board->name, NULL, tr);
 	if (ran == 0)
 		artifact_fetch_all(t, ctx->item->board, test, ctx->test_dir, tr);
 	if (passed && tr->status == STATUS_PASS) {

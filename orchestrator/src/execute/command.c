@@ -1,5 +1,6 @@
 #include "execute/command.h"
 #include "config/model.h"
+#include "util/log.h"
 #include "util/units.h"
 
 #include <stdio.h>
@@ -122,6 +123,12 @@ int command_run(struct transport *t, const struct command_spec *spec,
 		.on_output = command_output,
 		.ctx = &co,
 	};
+	char step_id[24];
+	if (spec->reap) {
+		transport_new_step_id(step_id, sizeof(step_id));
+		req.step_id = step_id;
+		req.reap = true;
+	}
 	out->ret = transport_exec(t, &req, &out->st, out->err, sizeof(out->err));
 	free(combined);
 	if (co.in_prelude && spec->prelude_out->len) {
@@ -175,4 +182,41 @@ bool command_judge(const struct command_outcome *out, int64_t timeout_ms, const 
 		return false;
 	}
 	return true;
+}
+
+void command_leftovers(const struct command_outcome *out, const char *board, const char *step,
+		       struct test_result *tr)
+{
+	const struct transport_leftovers *l = &out->st.leftovers;
+	if (out->ret < 0 || (!l->n && !l->unconfirmed))
+		return;
+	char *text;
+	if (l->n)
+		text = xasprintf("%s%s%s%s", step ? step : "", step ? ": " : "", l->list,
+				 l->unconfirmed ? " (not confirmed stopped)" : "");
+	else
+		text = xasprintf("%s%snot checked: %s", step ? step : "", step ? ": " : "",
+				 l->list[0] ? l->list : "the board did not answer");
+	test_result_add_leftover(tr, text);
+	if (l->n)
+		log_warn("%s %s: left %d process%s running after it ended; orch stopped %s: %s",
+			 board, tr->test ? tr->test : "", l->n, l->n == 1 ? "" : "es",
+			 l->n == 1 ? "it" : "them", text);
+	free(text);
+}
+
+void command_leftovers_verdict(const struct test *test, struct test_result *tr)
+{
+	if (!test->leftovers_fail || !tr->n_leftovers || tr->status != STATUS_PASS)
+		return;
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < tr->n_leftovers; i++) {
+		if (i)
+			strbuf_puts(&sb, "; ");
+		strbuf_puts(&sb, tr->leftovers[i]);
+	}
+	tr->status = STATUS_FAIL;
+	test_result_set_message(tr, "left processes running after it ended (leftovers: fail); "
+				"orch stopped them: %s", strbuf_str(&sb));
+	strbuf_release(&sb);
 }

@@ -7,6 +7,7 @@
  */
 #include <stdint.h>
 
+#include "config/model.h"
 #include "execute/output.h"
 #include "result/result.h"
 #include "util/strbuf.h"
@@ -30,6 +31,8 @@ struct command_spec {
 	 * test command: no channel and no shell of their own). NULL: none. */
 	const char *prelude;
 	struct strbuf *prelude_out;
+	bool reap;                     /* a test's step: what it leaves running is found and
+					  stopped (transport.h), see command_leftovers() */
 };
 
 struct command_outcome {
@@ -54,5 +57,15 @@ int command_run(struct transport *t, const struct command_spec *spec,
  */
 bool command_judge(const struct command_outcome *out, int64_t timeout_ms, const char *what,
 		   const char *last_stderr, struct test_result *tr);
+
+/* Adds to tr->leftovers what the command (run with spec.reap) left running
+ * and orch stopped, prefixed with step (e.g. "client step 'iperf3 -c'")
+ * when not NULL, and logs a warning naming board. */
+void command_leftovers(const struct command_outcome *out, const char *board, const char *step,
+		       struct test_result *tr);
+
+/* The test's rule for leftovers (leftovers: fail): a test that passed but
+ * left processes running fails, naming them. */
+void command_leftovers_verdict(const struct test *test, struct test_result *tr);
 
 #endif

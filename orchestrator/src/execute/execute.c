@@ -3,6 +3,7 @@
  * against its expectations. The per-kind executors do one run each.
  */
 #include "execute/execute.h"
+#include "execute/command.h"
 #include "execute/facts.h"
 #include "config/caps.h"
 #include "execute/metrics.h"
@@ -227,6 +228,7 @@ int execute_item(struct exec_context *ctx, struct test_result *tr)
 		metric_result_summarize(&tr->metrics[i]);
 	if (tr->status == STATUS_PASS && metrics_check_expectations(test, tr))
 		tr->status = STATUS_FAIL;
+	command_leftovers_verdict(test, tr);
 	tr->end_wall_us = clock_wall_us();
 	tr->duration_s = (double)(clock_mono_us() - start) / 1e6;
 	return 0;

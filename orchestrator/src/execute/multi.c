@@ -765,11 +765,13 @@ static void fg_run(struct multi_run *mr, const struct step *step, const struct r
 		.dir = mr->ctx->test_dir, .stdout_name = out_name, .stderr_name = err_name,
 		.line_fn = fg_line, .line_ctx = &fl,
 		.capture = iperf3 ? &capture : NULL, .capture_max = PARSE_CAPTURE_MAX,
+		.reap = true,
 	};
 	struct command_outcome out;
 	if (command_run(t, &spec, &out) < 0)
 		peer_lost(mr, b);
 	char *what = xasprintf("%s step '%s' on %s", rb->role->name, step_text(step), b->name);
+	command_leftovers(&out, b->name, what, mr->tr);
 	struct test_result verdict;
 	memset(&verdict, 0, sizeof(verdict));
 	if (!command_judge(&out, step->timeout_ms, what, fl.last_stderr, &verdict)) {

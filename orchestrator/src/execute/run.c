@@ -95,6 +95,7 @@ int execute_run(struct exec_context *ctx, struct test_result *tr)
 		.line_fn = metric_collector_line,
 		.line_ctx = &mc,
 		.log_limit = test->log_limit,
+		.reap = true,
 	};
 	bool iperf3 = test->parse && !strcmp(test->parse, "iperf3-json");
 	struct strbuf capture = STRBUF_INIT;
@@ -114,6 +115,7 @@ int execute_run(struct exec_context *ctx, struct test_result *tr)
 	if (ran < 0)
 		board_link_reset(ctx->link);
 	bool passed = command_judge(&out, test->timeout_ms, "command", mc.last_stderr, tr);
+	command_leftovers(&out, ctx->item->board->name, NULL, tr);
 	if (ran == 0)
 		artifact_fetch_all(t, ctx->item->board, test, ctx->test_dir, tr);
 	if (passed && tr->status == STATUS_PASS) {

@@ -202,6 +202,13 @@ char *report_summary(const struct run_result *run, bool color)
 	strbuf_putc(&sb, '\n');
 	if (run->interrupted)
 		strbuf_puts(&sb, "interrupted: the results are partial\n");
+	for (size_t i = 0; i < run->n_results; i++) {
+		const struct test_result *tr = &run->results[i];
+		for (size_t k = 0; k < tr->n_leftovers; k++)
+			strbuf_printf(&sb, "warning: %s %s left processes running after it ended; "
+				      "orch stopped them: %s\n", tr->board, tr->test,
+				      tr->leftovers[k]);
+	}
 	return strbuf_detach(&sb);
 }
 

@@ -300,6 +300,18 @@ static void html_header(struct strbuf *sb, const struct run_result *run,
 	strbuf_puts(sb, "</div>\n");
 	if (run->interrupted)
 		strbuf_puts(sb, "<p class=\"note\">The run was interrupted: these results are partial.</p>\n");
+	for (size_t i = 0; i < run->n_results; i++) {
+		const struct test_result *tr = &run->results[i];
+		for (size_t k = 0; k < tr->n_leftovers; k++) {
+			strbuf_puts(sb, "<p class=\"note\">Warning: ");
+			report_escape(sb, tr->board, ESC_TEXT);
+			strbuf_putc(sb, ' ');
+			report_escape(sb, tr->test, ESC_TEXT);
+			strbuf_puts(sb, " left processes running after it ended; orch stopped them: ");
+			report_escape(sb, tr->leftovers[k], ESC_TEXT);
+			strbuf_puts(sb, "</p>\n");
+		}
+	}
 	strbuf_puts(sb, "</header>\n");
 }
 

@@ -204,12 +204,18 @@ void test_result_add_artifact(struct test_result *tr, const char *path)
 	strv_add_once(&tr->artifacts, &tr->n_artifacts, path);
 }
 
+void test_result_add_leftover(struct test_result *tr, const char *what)
+{
+	strv_add_once(&tr->leftovers, &tr->n_leftovers, what);
+}
+
 void test_result_release(struct test_result *tr)
 {
 	if (!tr)
 		return;
 	strv_free(tr->missing_metrics, tr->n_missing_metrics);
 	strv_free(tr->artifacts, tr->n_artifacts);
+	strv_free(tr->leftovers, tr->n_leftovers);
 	for (size_t i = 0; i < tr->n_metrics; i++)
 		metric_result_release(&tr->metrics[i]);
 	for (size_t i = 0; i < tr->n_phases; i++)
@@ -241,6 +247,7 @@ void test_result_copy(struct test_result *dst, const struct test_result *src)
 	dst->comparison = xstrdup(src->comparison);
 	dst->missing_metrics = strv_copy(src->missing_metrics, src->n_missing_metrics);
 	dst->artifacts = strv_copy(src->artifacts, src->n_artifacts);
+	dst->leftovers = strv_copy(src->leftovers, src->n_leftovers);
 	dst->controller = xstrdup(src->controller);
 	dst->repeat.spread_metric = xstrdup(src->repeat.spread_metric);
 	dst->pushes = NULL;

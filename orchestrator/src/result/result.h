@@ -113,6 +113,11 @@ struct test_result {
 	size_t n_missing_metrics;
 	char **artifacts;         /* files fetched from the board, relative to log_dir */
 	size_t n_artifacts;
+	/* what the test's steps left running on a board once they ended, found
+	 * and stopped by orch: "1234 sleep", "step 'server': 1240 iperf3", or a
+	 * line saying it could not be checked */
+	char **leftovers;
+	size_t n_leftovers;
 	/* baseline comparison, when the run had one */
 	bool regressed;
 	char *comparison;         /* "mem.memcpy 12.0% slower than baseline", or NULL */
@@ -200,6 +205,7 @@ void test_result_add_missing(struct test_result *tr, const char *name);
 bool test_result_is_missing(const struct test_result *tr, const char *name);
 /* Records a fetched file (path relative to log_dir; once per path). */
 void test_result_add_artifact(struct test_result *tr, const char *path);
+void test_result_add_leftover(struct test_result *tr, const char *what);
 void test_result_set_message(struct test_result *tr, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void test_result_release(struct test_result *tr);

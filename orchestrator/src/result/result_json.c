@@ -253,6 +253,8 @@ json_t *test_result_to_json(const struct test_result *tr)
 		jset(o, "retried", json_true(), &bad);
 	if (tr->log_cut)
 		jset(o, "log_cut", json_true(), &bad);
+	if (tr->n_leftovers)
+		jset(o, "leftovers", strv_to_json(tr->leftovers, tr->n_leftovers), &bad);
 	if (tr->repeat.is_auto)
 		jset(o, "repeat", repeat_to_json(&tr->repeat), &bad);
 	if (tr->n_pushes) {
@@ -617,6 +619,7 @@ static int test_from_json(struct jctx *c, const json_t *obj, struct test_result 
 	    get_str(c, obj, "comparison", false, &tr->comparison) < 0 ||
 	    get_strv(c, obj, "missing_metrics", tr, test_result_add_missing) < 0 ||
 	    get_strv(c, obj, "artifacts", tr, test_result_add_artifact) < 0 ||
+	    get_strv(c, obj, "leftovers", tr, test_result_add_leftover) < 0 ||
 	    get_str(c, obj, "controller", false, &tr->controller) < 0 ||
 	    get_bool(c, obj, "retried", &tr->retried) < 0 ||
 	    get_bool(c, obj, "log_cut", &tr->log_cut) < 0)

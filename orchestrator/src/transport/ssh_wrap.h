@@ -1,5 +1,6 @@
 #ifndef ORCH_TRANSPORT_SSH_WRAP_H
 #define ORCH_TRANSPORT_SSH_WRAP_H
+#include <stdbool.h>
 /*
  * The shell text the ssh transport sends around each command (private to
  * transport_ssh.c). The wrapper prints the pid of the process that becomes
@@ -19,8 +20,11 @@
  * `exec /bin/sh -c`; after setsid, with eval in the /bin/sh it started.
  */
 
-/* `... echo $$; eval 'CMD'` (see above); caller frees. */
-char *ssh_wrap_command(const char *command);
+/* `... echo $$; eval 'CMD'` (see above); caller frees. With reap_token
+ * (transport/reap.h), the wrapper shell also stops what the command left
+ * running as it exits and prints the reap line last on stdout (grace:
+ * TERM and a second before KILL). */
+char *ssh_wrap_command(const char *command, const char *reap_token, bool grace);
 
 /* Kills process group $P (TERM, 1 s, KILL), or the tree under pid $P when
  * there is no such group. Prefix with "P=PGID; ". */

@@ -1,16 +1,48 @@
 #include "transport/transport.h"
+#include "transport/reap.h"
+#include "util/deadline.h"
+#include "util/interrupt.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#define REAP_TIMEOUT_MS 5000
+
+static int reap_after(struct transport *t, const struct transport_exec *req,
+		      struct transport_status *st);
+
+static int reap_after(struct transport *t, const struct transport_exec *req,
+		      struct transport_status *st)
+{
+	char err[256];
+	if (transport_reap(t, req->step_id, st->pgid, &st->leftovers, err, sizeof(err)) < 0) {
+		st->leftovers.unconfirmed = true;
+		snprintf(st->leftovers.list, sizeof(st->leftovers.list), "%s", err);
+		log_warn("%s: cannot check for processes left running: %s", transport_describe(t),
+			 err);
+		return -1;
+	}
+	return 0;
+}
 
 int transport_exec(struct transport *t, const struct transport_exec *req,
 		   struct transport_status *st, char *err, size_t errlen)
 {
 	memset(st, 0, sizeof(*st));
 	st->exit_code = -1;
+	struct transport_exec marked;
+	char *cmd = NULL;
+	if (req->step_id) {
+		cmd = xasprintf("export ORCH_STEP_ID=%s; %s", req->step_id, req->command);
+		marked = *req;
+		marked.command = cmd;
+		req = &marked;
+	}
 	log_debug("%s: exec (timeout %lld ms): %s", transport_describe(t),
 		  (long long)req->timeout_ms, req->command);
 	int rc = t->ops->exec(t, req, st, err, errlen);
@@ -19,7 +51,42 @@ int transport_exec(struct transport *t, const struct transport_exec *req,
 	else
 		log_debug("%s: exit %d%s", transport_describe(t), st->exit_code,
 			  st->timed_out ? " (timed out)" : "");
+	if (rc == 0 && req->reap && req->step_id && t->ops->reaps && !st->reaped)
+		reap_after(t, req, st);
+	free(cmd);
 	return rc;
+}
+
+int transport_reap(struct transport *t, const char *step_id, long pgid,
+		   struct transport_leftovers *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	if (!reap_token_ok(step_id)) {
+		snprintf(err, errlen, "invalid step id");
+		return -1;
+	}
+	char *pg = xasprintf("%ld", pgid > 0 ? pgid : 0L);
+	char *cmd = reap_script(step_id, pg, !interrupt_hurry());
+	char *text = NULL;
+	int code = -1;
+	int ret = transport_capture_cleanup(t, cmd, REAP_TIMEOUT_MS, 16384, &text, &code, err,
+					    errlen);
+	if (ret == 0 && reap_parse(text, strlen(text), out) < 0)
+		out->unconfirmed = true;
+	free(text);
+	free(cmd);
+	free(pg);
+	return ret;
+}
+
+void transport_new_step_id(char *buf, size_t len)
+{
+	static atomic_ulong counter;
+	unsigned long long v = 0;
+	if (getrandom(&v, sizeof(v), 0) != (ssize_t)sizeof(v))   /* unique still */
+		v = ((unsigned long long)clock_mono_us() << 16) ^ ((unsigned long long)getpid() << 40) ^
+		    atomic_fetch_add(&counter, 1);
+	snprintf(buf, len, "%016llx", v);
 }
 
 bool transport_cancelled(const struct transport_exec *req)
@@ -53,13 +120,13 @@ static int capture_output(void *ctx, enum transport_stream stream, const char *d
 	return 0;
 }
 
-int transport_capture(struct transport *t, const char *command, int64_t timeout_ms,
-		      size_t max, char **out, int *exit_code, char *err, size_t errlen)
+static int capture(struct transport *t, const char *command, int64_t timeout_ms, size_t max,
+		   bool cleanup, char **out, int *exit_code, char *err, size_t errlen)
 {
 	struct capture c = { STRBUF_INIT, max };
 	struct transport_exec req = {
 		.command = command, .timeout_ms = timeout_ms, .stdin_fd = -1,
-		.on_output = capture_output, .ctx = &c,
+		.on_output = capture_output, .ctx = &c, .cleanup = cleanup,
 	};
 	struct transport_status st;
 	int ret = transport_exec(t, &req, &st, err, errlen);
@@ -75,4 +142,16 @@ int transport_capture(struct transport *t, const char *command, int64_t timeout_
 		*out = NULL;
 	}
 	return ret;
+}
+
+int transport_capture(struct transport *t, const char *command, int64_t timeout_ms,
+		      size_t max, char **out, int *exit_code, char *err, size_t errlen)
+{
+	return capture(t, command, timeout_ms, max, false, out, exit_code, err, errlen);
+}
+
+int transport_capture_cleanup(struct transport *t, const char *command, int64_t timeout_ms,
+			      size_t max, char **out, int *exit_code, char *err, size_t errlen)
+{
+	return capture(t, command, timeout_ms, max, true, out, exit_code, err, errlen);
 }

@@ -14,6 +14,16 @@
  * with timed_out or interrupted set. When the board does not confirm the
  * kill (it stopped answering), the exec fails instead (-1): that is the
  * board's trouble, not the command's, and the command may still run there.
+ *
+ * Leftovers: with step_id set, the command runs with ORCH_STEP_ID=<step_id>
+ * in its environment, which every process it starts inherits (a daemon that
+ * calls setsid and forks twice too). With reap also set, once the command
+ * has ended (any way: exit, timeout, Ctrl-C) the processes of the board
+ * user that still carry it in /proc/PID/environ (where the board has no
+ * /proc: that are still in the command's process group) are listed in
+ * st->leftovers and stopped: TERM, up to a second, KILL (KILL at once
+ * after a second Ctrl-C). ssh and local transports; a serial console
+ * only marks the environment.
  */
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -41,6 +51,17 @@ struct transport_exec {
 	 * command is stopped within DEADLINE_TICK_MS like when on_output returns
 	 * < 0 (process group killed, st->stopped set), even while it is silent. */
 	const atomic_int *cancel;
+	const char *step_id;       /* NULL, or [A-Za-z0-9_-]+ unique to this command: see above */
+	bool reap;                 /* stop what the command left running (needs step_id) */
+	bool cleanup;              /* runs on after Ctrl-C (a kill, a reap), within its timeout */
+};
+
+#define TRANSPORT_LEFTOVERS_MAX 240
+
+struct transport_leftovers {
+	int n;                     /* processes found (and stopped) */
+	char list[TRANSPORT_LEFTOVERS_MAX];   /* "1234 sleep, 1240 iperf3", cut with "..." */
+	bool unconfirmed;          /* the board did not confirm they were stopped */
 };
 
 struct transport_status {
@@ -50,12 +71,17 @@ struct transport_status {
 	bool interrupted;          /* Ctrl-C */
 	bool stopped;              /* on_output asked to stop */
 	int64_t duration_us;
+	long pgid;                 /* the command's process group on the board, 0 if unknown */
+	struct transport_leftovers leftovers;   /* with req->reap */
+	bool reaped;               /* the transport did the reap itself (no second command) */
 };
 
 struct transport_ops {
 	const char *name;          /* "ssh", "local", "serial" */
 	bool no_stdin;             /* exec refuses stdin_fd (a console shell): files are
 				      pushed as typed commands (execute/push_console.h) */
+	bool reaps;                /* req->reap is honoured (the board has a separate
+				      channel for it) */
 	int (*exec)(struct transport *t, const struct transport_exec *req,
 		    struct transport_status *st, char *err, size_t errlen);
 	void (*free)(struct transport *t);
@@ -76,6 +102,17 @@ int transport_exec(struct transport *t, const struct transport_exec *req,
 const char *transport_describe(const struct transport *t);
 void transport_free(struct transport *t);   /* closes; accepts NULL */
 
+/* Stops what the command marked with step_id left running on t's board
+ * (see above); pgid: its process group, for boards without /proc (0:
+ * unknown). Returns 0 with *out filled (out->n == 0: nothing was left), or
+ * -1 with err set when the board could not be asked. */
+int transport_reap(struct transport *t, const char *step_id, long pgid,
+		   struct transport_leftovers *out, char *err, size_t errlen);
+
+/* A fresh step id (16 hex digits from the kernel's random source) into
+ * buf (at least 17 bytes). */
+void transport_new_step_id(char *buf, size_t len);
+
 /* Whether req's cancel flag has been set. */
 bool transport_cancelled(const struct transport_exec *req);
 
@@ -83,5 +120,8 @@ bool transport_cancelled(const struct transport_exec *req);
  * frees; NUL-terminated); for short probes like `uname -m`. */
 int transport_capture(struct transport *t, const char *command, int64_t timeout_ms,
 		      size_t max, char **out, int *exit_code, char *err, size_t errlen);
+/* The same for a cleanup command (req->cleanup: runs on after Ctrl-C). */
+int transport_capture_cleanup(struct transport *t, const char *command, int64_t timeout_ms,
+			      size_t max, char **out, int *exit_code, char *err, size_t errlen);
 
 #endif

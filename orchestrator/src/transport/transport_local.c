@@ -20,6 +20,7 @@
 
 #define LOCAL_CHUNK 65536
 #define LOCAL_KILL_GRACE_MS 1000
+#define LOCAL_OUTPUT_GRACE_MS 500   /* output after a reaped step's shell exited */
 
 static int local_exec(struct transport *t, const struct transport_exec *req,
 		      struct transport_status *st, char *err, size_t errlen);
@@ -27,6 +28,7 @@ static void local_free(struct transport *t);
 
 static const struct transport_ops local_ops = {
 	.name = "local",
+	.reaps = true,
 	.exec = local_exec,
 	.free = local_free,
 };
@@ -166,6 +168,7 @@ static int local_exec(struct transport *t, const struct transport_exec *req,
 	}
 	if (pid == 0)
 		local_child(req->command, in_pipe[0], out_pipe[1], err_pipe[1], sync_pipe[1]);
+	st->pgid = pid;   /* it calls setsid() */
 	/* Wait for the exec: after it the child leads its own group, so a kill
 	 * cannot miss anything it starts. */
 	close_fd(&sync_pipe[1]);
@@ -186,8 +189,18 @@ static int local_exec(struct transport *t, const struct transport_exec *req,
 	}
 	buf = xmalloc(LOCAL_CHUNK);
 
+	bool exited = false;   /* reaped already (a step whose leftovers are reaped) */
+	int64_t exited_ms = 0;
 	while (out_pipe[0] >= 0 || err_pipe[0] >= 0) {
-		if (interrupt_requested()) {
+		if (req->reap && !exited && waitpid(pid, &wstatus, WNOHANG) == pid) {
+			exited = true;
+			exited_ms = clock_mono_ms();
+		}
+		/* its shell exited: what it left behind holding the output open
+		 * does not hold the step up (the reap stops it) */
+		if (exited && clock_mono_ms() - exited_ms >= LOCAL_OUTPUT_GRACE_MS)
+			break;
+		if (interrupt_requested() && !req->cleanup) {
 			st->interrupted = true;
 			break;
 		}
@@ -274,6 +287,21 @@ static int local_exec(struct transport *t, const struct transport_exec *req,
 	if (stop)
 		st->stopped = true;
 
+	if (exited && !(st->interrupted || st->timed_out || st->stopped)) {
+		st->exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+		if (WIFSIGNALED(wstatus))
+			st->signal = WTERMSIG(wstatus);
+		pid = -1;
+		ret = 0;
+		goto out;
+	}
+	if (exited) {
+		kill(-pid, SIGKILL);   /* the group of a shell already reaped */
+		pid = -1;
+		st->exit_code = -1;
+		ret = 0;
+		goto out;
+	}
 	if (st->interrupted || st->timed_out || st->stopped) {
 		local_kill_and_reap(pid, &wstatus);
 		pid = -1;
@@ -293,8 +321,8 @@ static int local_exec(struct transport *t, const struct transport_exec *req,
 			pid = -1;
 			goto out;
 		}
-		if (interrupt_requested() || deadline_expired(dl)) {
-			st->interrupted = interrupt_requested();
+		if ((interrupt_requested() && !req->cleanup) || deadline_expired(dl)) {
+			st->interrupted = interrupt_requested() && !req->cleanup;
 			st->timed_out = !st->interrupted;
 			local_kill_and_reap(pid, &wstatus);
 			pid = -1;

@@ -1,5 +1,6 @@
 #include "transport/transport_ssh.h"
 #include "transport/net_connect.h"
+#include "transport/reap.h"
 #include "transport/ssh_wrap.h"
 #include "util/deadline.h"
 #include "util/interrupt.h"
@@ -29,6 +30,7 @@
 #define SSH_READ_CHUNK 4096
 #define SSH_KILL_WAIT_MS 5000
 #define SSH_KILL_DONE "orch-kill-done"
+#define SSH_OUTPUT_GRACE_MS 500   /* output after a reaped step's exit status */
 
 struct ssh_transport {
 	struct transport base;
@@ -56,6 +58,9 @@ struct ssh_run {
 	int exit_status;
 	bool got_exit_status;
 	bool stop_requested;
+	bool want_reap_line;       /* the wrapper prints the reap line last on stdout */
+	int64_t exited_ms;         /* when the exit status came while output was still open */
+	struct strbuf hold;        /* stdout held back while it may be that line */
 };
 
 static pthread_once_t ssh_once = PTHREAD_ONCE_INIT;
@@ -422,6 +427,7 @@ static void ssh_transport_free(struct transport *t);
 
 static const struct transport_ops ssh_ops = {
 	.name = "ssh",
+	.reaps = true,
 	.exec = ssh_transport_exec,
 	.free = ssh_transport_free,
 };
@@ -683,6 +689,73 @@ out:
 	return ret;
 }
 
+static void ssh_pass(struct ssh_run *run, enum transport_stream stream, const char *data,
+		     size_t len)
+{
+	if (len && run->req->on_output && !run->stop_requested &&
+	    run->req->on_output(run->req->ctx, stream, data, len) < 0)
+		run->stop_requested = true;
+}
+
+/* How much of p (n bytes, starting with \036) is the reap line: 0 when it
+ * cannot be, -1 while it may still become it, else its length. */
+static long reap_line_len(const char *p, size_t n)
+{
+	static const char mark[] = REAP_MARK;
+	size_t ml = sizeof(mark) - 1;
+	if (memcmp(p, mark, n < ml ? n : ml) != 0)
+		return 0;
+	if (n < ml)
+		return -1;
+	const char *close = memchr(p + ml, '\036', n - ml);
+	if (!close)
+		return n - ml > 4096 ? 0 : -1;
+	if ((size_t)(close - p) + 1 >= n)
+		return -1;
+	return close[1] == '\n' ? (long)(close - p) + 2 : 0;
+}
+
+/* stdout while the wrapper may end it with the reap line: everything that
+ * cannot be the start of that line goes on at once, the rest is held until
+ * it is whole (then it is taken off the output and parsed) or cannot be. */
+static void ssh_stdout(struct ssh_run *run, const char *data, size_t len)
+{
+	if (!run->want_reap_line || run->status->reaped) {
+		ssh_pass(run, TRANSPORT_STDOUT, data, len);
+		return;
+	}
+	strbuf_append(&run->hold, data, len);
+	const char *b = run->hold.buf;
+	size_t n = run->hold.len, from = n;
+	for (const char *p = b; (p = memchr(p, '\036', (size_t)(b + n - p))) != NULL; p++) {
+		long l = reap_line_len(p, (size_t)(b + n - p));
+		if (l == 0)
+			continue;
+		from = (size_t)(p - b);
+		if (l > 0) {
+			ssh_pass(run, TRANSPORT_STDOUT, b, from);
+			if (reap_parse(p, (size_t)l, &run->status->leftovers) == 0)
+				run->status->reaped = true;
+			ssh_pass(run, TRANSPORT_STDOUT, p + l, n - from - (size_t)l);
+			strbuf_reset(&run->hold);
+			return;
+		}
+		break;
+	}
+	ssh_pass(run, TRANSPORT_STDOUT, b, from);
+	memmove(run->hold.buf, b + from, n - from);
+	run->hold.len = n - from;
+	run->hold.buf[run->hold.len] = '\0';
+}
+
+/* What stdout held back that was not the reap line, at the end. */
+static void ssh_stdout_flush(struct ssh_run *run)
+{
+	if (run->hold.len)
+		ssh_pass(run, TRANSPORT_STDOUT, run->hold.buf, run->hold.len);
+	strbuf_release(&run->hold);
+}
+
 /* Hands a stdout/stderr chunk on, peeling the wrapper's pgid line off stdout first. */
 static void ssh_deliver(struct ssh_run *run, enum transport_stream stream, const char *data,
 			size_t len)
@@ -703,9 +776,10 @@ static void ssh_deliver(struct ssh_run *run, enum transport_stream stream, const
 		if (len == 0)
 			return;
 	}
-	if (run->req->on_output && !run->stop_requested &&
-	    run->req->on_output(run->req->ctx, stream, data, len) < 0)
-		run->stop_requested = true;
+	if (stream == TRANSPORT_STDOUT)
+		ssh_stdout(run, data, len);
+	else
+		ssh_pass(run, stream, data, len);
 }
 
 /* Reads what is buffered on both streams. Returns 0, or -1 on a channel error. */
@@ -880,10 +954,21 @@ static int ssh_feed_stdin(struct ssh_io *io, int fd, char *err, size_t errlen)
 /* Whether the command has ended: its channel closed, or its output ended
  * and its exit status (or signal) arrived. Output ending alone is not the
  * end: a command may close its stdout and stderr and run on. */
-static bool ssh_run_ended(const struct ssh_run *run, ssh_channel ch)
+static bool ssh_run_ended(struct ssh_run *run, ssh_channel ch)
 {
-	return ssh_channel_is_closed(ch) ||
-	       (ssh_channel_is_eof(ch) && (run->got_exit_status || run->exit_signal));
+	if (ssh_channel_is_closed(ch))
+		return true;
+	bool exited = run->got_exit_status || run->exit_signal;
+	if (exited && ssh_channel_is_eof(ch))
+		return true;
+	/* a step whose leftovers are reaped: once its shell exited, a process it
+	 * left behind holding the output open does not hold the step up (the
+	 * reap stops that process) */
+	if (!exited || !run->req->reap)
+		return false;
+	if (!run->exited_ms)
+		run->exited_ms = clock_mono_ms();
+	return clock_mono_ms() - run->exited_ms >= SSH_OUTPUT_GRACE_MS;
 }
 
 /* Moves output and stdin until the command ends, or it must be stopped
@@ -902,7 +987,7 @@ static int ssh_pump(struct ssh_run *run, struct ssh_io *io, int64_t dl, char *er
 		}
 		if (ssh_run_ended(run, io->ch))
 			return 0;
-		if (interrupt_requested()) {
+		if (interrupt_requested() && !run->req->cleanup) {
 			status->interrupted = true;
 			return 0;
 		}
@@ -1033,7 +1118,10 @@ static int ssh_exec_open(struct ssh_run *run, struct ssh_io *io,
 	cb->channel_exit_status_function = on_exit_status;
 	ssh_callbacks_init(cb);
 	ssh_set_channel_callbacks(io->ch, cb);
-	char *wrapped = ssh_wrap_command(run->req->command);
+	run->want_reap_line = run->req->reap && run->req->step_id;
+	char *wrapped = ssh_wrap_command(run->req->command,
+					 run->want_reap_line ? run->req->step_id : NULL,
+					 !interrupt_hurry());
 	int r = ssh_channel_start(st, io->ch, wrapped, open_dl);
 	free(wrapped);
 	if (r == -2) {
@@ -1101,7 +1189,9 @@ out:
 			ssh_channel_close(io.ch);
 		ssh_channel_free(io.ch);
 	}
+	ssh_stdout_flush(&run);
 	ssh_drop_dead(st);
+	status->pgid = run.pgid > 0 ? run.pgid : 0;
 	status->duration_us = clock_mono_us() - start;
 	free(io.inbuf);
 	return ret;
