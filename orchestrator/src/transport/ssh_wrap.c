@@ -31,46 +31,41 @@ const char SSH_WRAP_KILL_NOW_SCRIPT[] =
  * the pgrp), and a wrapper shell that is /bin/sh runs the command itself
  * with eval instead of exec'ing another /bin/sh. Each fork or exec saved
  * is about a millisecond of a small board's CPU, on every command. */
-/* "exec 7>&1; trap '...' EXIT; ": as the wrapper shell exits (also by
- * `exit` in the command), it stops what the command left running and
- * prints the reap line (transport/reap.h) on the channel's stdout, saved as
- * fd 7 before the command could redirect it; not when fd 7 was taken over
- * by the command (no longer a pipe or socket): orch then asks again with a
- * second command. */
-static void put_reap_trap(struct strbuf *sb, const char *token, bool grace)
+/* The trap the wrapper shell sets when leftovers are reaped: as it exits
+ * (also by `exit` in the command) it stops what the command left running
+ * and prints the reap line (transport/reap.h) on the channel's stdout,
+ * saved as fd 7 before the command could redirect it; not when fd 7 was
+ * taken over by the command (no longer a pipe or socket): orch then asks
+ * again with a second command. */
+static char *reap_trap(const char *token, bool grace)
 {
 	char *script = reap_script(token, "$$", grace);
 	char *body = xasprintf("orch_r=$?; trap - EXIT; if [ -p /proc/$$/fd/7 ] || "
 			       "[ -S /proc/$$/fd/7 ]; then { %s; } >&7 2>/dev/null; fi; "
 			       "exit $orch_r", script);
-	strbuf_puts(sb, "exec 7>&1; trap ");
-	strbuf_shquote(sb, body);
-	strbuf_puts(sb, " EXIT; ");
-	free(body);
 	free(script);
+	return body;
 }
 
+/* The command and the trap are set once, in orch_c and orch_r, and used
+ * from there by whichever way the command then runs (a command sent to
+ * dropbear must stay under its length limit of about 9 KB); the command
+ * unsets them before it runs. */
 char *ssh_wrap_command(const char *command, const char *reap_token, bool grace)
 {
-	struct strbuf inner = STRBUF_INIT;
 	struct strbuf out = STRBUF_INIT;
-	bool reap = reap_token && reap_token_ok(reap_token);
-	strbuf_puts(&inner, "echo $$; ");
-	if (reap)
-		put_reap_trap(&inner, reap_token, grace);
-	strbuf_puts(&inner, "eval ");
-	strbuf_shquote(&inner, command);
-	strbuf_puts(&out, "{ read -r s </proc/$$/stat; } 2>/dev/null; set -- ${s##*) }; "
+	char *trap = reap_token && reap_token_ok(reap_token) ? reap_trap(reap_token, grace) : NULL;
+	strbuf_puts(&out, "orch_c=");
+	strbuf_shquote(&out, command);
+	strbuf_puts(&out, "; orch_r=");
+	strbuf_shquote(&out, trap ? trap : "");
+	strbuf_puts(&out, "; { read -r s </proc/$$/stat; } 2>/dev/null; set -- ${s##*) }; "
 		    "if [ \"${3:-$$}\" != \"$$\" ] && command -v setsid >/dev/null 2>&1; "
-		    "then exec setsid /bin/sh -c ");
-	strbuf_shquote(&out, strbuf_str(&inner));
-	strbuf_puts(&out, "; fi; unset s; set --; echo $$; case ${0##*/} in sh) ");
-	if (reap)
-		put_reap_trap(&out, reap_token, grace);
-	strbuf_puts(&out, "eval ");
-	strbuf_shquote(&out, command);
-	strbuf_puts(&out, "; exit;; esac; exec /bin/sh -c ");
-	strbuf_shquote(&out, command);
-	strbuf_release(&inner);
+		    "then exec setsid /bin/sh -c 'echo $$; [ -n \"$1\" ] && "
+		    "{ exec 7>&1; trap \"$1\" EXIT; }; eval \"set --; $2\"' sh \"$orch_r\" \"$orch_c\"; "
+		    "fi; unset s; set --; echo $$; case ${0##*/} in sh) [ -n \"$orch_r\" ] && "
+		    "{ exec 7>&1; trap \"$orch_r\" EXIT; }; eval \"unset orch_c orch_r; $orch_c\"; "
+		    "exit;; esac; exec /bin/sh -c \"$orch_c\"");
+	free(trap);
 	return strbuf_detach(&out);
 }

@@ -18,9 +18,11 @@
  * The command runs in /bin/sh: with eval in the wrapper shell when that is
  * sh (the board user's usual shell: no process started for it), else with
  * `exec /bin/sh -c`; after setsid, with eval in the /bin/sh it started.
+ * The command text is sent once (in a variable the command unsets), so a
+ * long command stays under dropbear's limit of about 9 KB.
  */
 
-/* `... echo $$; eval 'CMD'` (see above); caller frees. With reap_token
+/* `orch_c='CMD'; ... echo $$; eval "$orch_c"` (see above); caller frees. With reap_token
  * (transport/reap.h), the wrapper shell also stops what the command left
  * running as it exits and prints the reap line last on stdout (grace:
  * TERM and a second before KILL). */
