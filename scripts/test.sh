@@ -28,3 +28,9 @@ cleanup() { pkill -TERM -f "$scratch/" 2>/dev/null || true; }
 trap cleanup EXIT
 cd build-asan
 ctest --output-on-failure -j"$jobs" --timeout 900 "$@"
+cd ..
+# user regexes against 8 KB lines under libFuzzer with a time limit per
+# input (clang only; the corpus itself runs in ctest as fuzz_metrics_corpus)
+if [ $# = 0 ] && command -v clang >/dev/null 2>&1; then
+	tests/fuzz/fuzz-smoke.sh build-fuzz 20
+fi
