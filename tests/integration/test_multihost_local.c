@@ -245,6 +245,65 @@ static void test_roles_logs_and_parse(void **state)
 	free(run_dir);
 }
 
+/* push: and fetch: on steps: the server's files go to its board before it
+ * starts and its log comes back (under server/) once it was stopped; the
+ * client's under its own name; a fetch of a file the step never wrote
+ * fails the test naming it. */
+static void test_step_files(void **state)
+{
+	(void)state;
+	free(ts_write_file(tmp, "payload.txt", "the payload\n"));
+	char *tests = xasprintf(
+		"  - name: files\n"
+		"    roles: { server: ctl, client: each }\n"
+		"    steps:\n"
+		"      - on: server\n"
+		"        push: { src: payload.txt, dest: %s/srv/payload.txt }\n"
+		"        run: \"sed 's/^/server has /' %s/srv/payload.txt > %s/srv/server.log; "
+		"echo ready; exec sleep 300\"\n"
+		"        background: true\n"
+		"        ready: ready\n"
+		"        fetch: { src: %s/srv/server.log }\n"
+		"      - on: client\n"
+		"        push: [ { src: payload.txt, dest: %s/cli/p.txt, mode: '0600' } ]\n"
+		"        run: \"stat -c %%a %s/cli/p.txt > %s/cli/out.txt; cat %s/cli/p.txt >> %s/cli/out.txt\"\n"
+		"        fetch: { src: %s/cli/out.txt, dest: got/out.txt }\n"
+		"  - name: nofile\n"
+		"    roles: { server: ctl, client: each }\n"
+		"    steps:\n"
+		"      - { on: client, run: 'true', fetch: { src: %s/never.txt } }\n",
+		tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp);
+	char *run_dir;
+	json_t *root;
+	int rc = run_scenario("stepfiles", tests, &run_dir, &root);
+	assert_int_equal(rc, 1);
+	const char *clients[] = { "l1", "l2" };
+	for (int i = 0; i < 2; i++) {
+		json_t *r = ts_json_result_or_fail(root, clients[i], "files");
+		assert_status(r, "pass", NULL);
+		json_t *arts = json_object_get(r, "artifacts");
+		assert_int_equal(json_array_size(arts), 2);
+		char *path = xasprintf("%s/%s/files/got/out.txt", run_dir, clients[i]);
+		char *text = ts_read_file(path);
+		if (!text || strcmp(text, "600\nthe payload\n") != 0)
+			fail_msg("%s: '%s'", path, text ? text : "(missing)");
+		free(text);
+		free(path);
+		path = xasprintf("%s/%s/files/server/server.log", run_dir, clients[i]);
+		text = ts_read_file(path);
+		if (!text || strcmp(text, "server has the payload\n") != 0)
+			fail_msg("%s: '%s'", path, text ? text : "(missing)");
+		free(text);
+		free(path);
+		r = ts_json_result_or_fail(root, clients[i], "nofile");
+		assert_status(r, "fail", "client step 'true' on");
+		assert_status(r, "fail", "never.txt: no such file");
+	}
+	json_decref(root);
+	free(run_dir);
+	free(tests);
+}
+
 static void test_unreachable_server_is_an_error(void **state)
 {
 	const char *tests =
@@ -295,6 +354,7 @@ int main(void)
 		cmocka_unit_test(test_clients_in_turn_server_stopped),
 		cmocka_unit_test(test_failures_stop_server),
 		cmocka_unit_test(test_roles_logs_and_parse),
+		cmocka_unit_test(test_step_files),
 		cmocka_unit_test(test_unreachable_server_is_an_error),
 		cmocka_unit_test(test_repeats_restart_the_server),
 	};

@@ -164,6 +164,14 @@ struct role {                 /* roles: { server: vm, client: each } */
 	struct src_pos pos;
 };
 
+/* push: { src, dest, mode } / fetch: { src, dest } */
+struct artifact {
+	char *src;                /* push: resolved local path; fetch: path on the board */
+	char *dest;               /* push: path on the board; fetch: path in the test's folder */
+	int mode;                 /* push: permissions; -1: the local file's */
+	struct src_pos pos;
+};
+
 struct step {
 	char *on;                 /* role name */
 	char *run;                /* command, with {role.field} substitutions */
@@ -178,16 +186,13 @@ struct step {
 	char *parse;              /* "iperf3-json", "remote-bench", or NULL */
 	struct var *env;          /* env: for this step (after the test's) */
 	size_t n_env;
+	struct artifact *push;    /* sent to each of the role's boards before the step */
+	size_t n_push;
+	struct artifact *fetch;   /* brought back after it (a background step's: at the end) */
+	size_t n_fetch;
 	struct src_pos pos;
 };
 
-/* push: { src, dest, mode } / fetch: { src, dest } */
-struct artifact {
-	char *src;                /* push: resolved local path; fetch: path on the board */
-	char *dest;               /* push: path on the board; fetch: path in the test's folder */
-	int mode;                 /* push: permissions; -1: the local file's */
-	struct src_pos pos;
-};
 
 enum test_kind { TEST_RUN = 0, TEST_BENCH, TEST_BOOT, TEST_MULTI, TEST_TRANSFER };
 

@@ -36,6 +36,7 @@ static const char *const bound_keys[] = { "min", "max", NULL };
 static const char *const boot_keys[] = { "trigger", "timeout", "base", "phases", NULL };
 static const char *const phase_keys[] = { "name", "until", "max", NULL };
 static const char *const step_keys[] = { "on", "run", "bench", "args", "background", "ready",
+					 "push", "fetch",
 					 "ready_timeout", "timeout", "parse", "env", NULL };
 static const char *const better_names[] = { "higher", "lower", NULL };
 static const char *const trigger_names[] = { "power-cycle", "reboot", "none", NULL };
@@ -661,6 +662,8 @@ static void read_steps(struct cfg *c, const struct ynode *n, struct test *t)
 		cfg_duration(c, ymap_get(m, "ready_timeout"), "ready_timeout", &s->ready_timeout_ms);
 		cfg_duration(c, ymap_get(m, "timeout"), "timeout", &s->timeout_ms);
 		read_parse(c, ymap_get(m, "parse"), &s->parse);
+		read_artifacts(c, ymap_get(m, "push"), true, &s->push, &s->n_push);
+		read_artifacts(c, ymap_get(m, "fetch"), false, &s->fetch, &s->n_fetch);
 	}
 	free(role_names);
 }
@@ -785,7 +788,8 @@ static void read_test(struct cfg *c, const struct ynode *m, const struct scenari
 	if ((push || fetch) && (t->kind == TEST_BOOT || t->kind == TEST_MULTI ||
 				t->kind == TEST_TRANSFER))
 		cfg_error(c, ymap_key(m, push ? "push" : "fetch"),
-			  "'%s' goes with 'run' and 'bench' tests", push ? "push" : "fetch");
+			  "'%s' goes with 'run' and 'bench' tests%s", push ? "push" : "fetch",
+			  t->kind == TEST_MULTI ? " (in a multi-host test: on its steps)" : "");
 	read_artifacts(c, push, true, &t->push, &t->n_push);
 	read_artifacts(c, fetch, false, &t->fetch, &t->n_fetch);
 }
@@ -1027,6 +1031,8 @@ static void test_release(struct test *t)
 		orch_regex_free(&s->ready);
 		free(s->parse);
 		cfg_vars_free(s->env, s->n_env);
+		artifacts_free(s->push, s->n_push);
+		artifacts_free(s->fetch, s->n_fetch);
 	}
 	free(t->steps);
 	cfg_vars_free(t->vars, t->n_vars);

@@ -148,6 +148,9 @@ static void *sums_warm(void *arg)
 			const struct test *t = p->boards[b].items[i].test;
 			for (size_t k = 0; k < t->n_push && !interrupt_requested(); k++)
 				local_crc_ex(t->push[k].src, &crc, true);
+			for (size_t k = 0; k < t->n_steps && !interrupt_requested(); k++)
+				for (size_t j = 0; j < t->steps[k].n_push; j++)
+					local_crc_ex(t->steps[k].push[j].src, &crc, true);
 		}
 	return NULL;
 }

@@ -16,6 +16,7 @@
  * stderr.log; other roles write ROLE.stdout.log (or ROLE.BOARD.stdout.log
  * when the role has several boards).
  */
+#include "execute/artifact.h"
 #include "execute/command.h"
 #include "execute/execute.h"
 #include "execute/metrics.h"
@@ -619,6 +620,100 @@ static void bg_judge(struct multi_run *mr, struct bg_step *bg)
 	free(last);
 }
 
+/* ---- a step's files ---- */
+
+/* The step's push: files to b, before it runs. 0, or -1 with the outcome set. */
+static int step_push(struct multi_run *mr, const struct step *step,
+		     const struct role_binding *rb, const struct board *b)
+{
+	char err[1024];
+	struct transport *t;
+	if (!step->n_push)
+		return 0;
+	if (peer_transport(mr, b, &t, err, sizeof(err)) < 0) {
+		set_outcome(mr, STATUS_ERROR, "%s", err);
+		return -1;
+	}
+	for (size_t i = 0; i < step->n_push; i++) {
+		bool infra = false;
+		if (artifact_push(t, b, &step->push[i], step->timeout_ms, &infra, NULL, err,
+				  sizeof(err)) < 0) {
+			if (infra)
+				peer_lost(mr, b);
+			set_outcome(mr, infra ? STATUS_ERROR : STATUS_FAIL, "%s step '%s' on %s: %s",
+				    rb->role->name, step_text(step), b->name, err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The step's fetch: files from b into the test's folder, under ROLE/ (or
+ * ROLE.BOARD/ when the role has several boards) unless b is the test's own
+ * board. Whatever the step's outcome; the first failure is the test's. */
+static void step_fetch(struct multi_run *mr, const struct step *step,
+		       const struct role_binding *rb, const struct board *b)
+{
+	char err[1024];
+	struct transport *t;
+	if (!step->n_fetch)
+		return;
+	if (peer_transport(mr, b, &t, err, sizeof(err)) < 0) {
+		set_outcome(mr, STATUS_ERROR, "%s", err);
+		return;
+	}
+	for (size_t i = 0; i < step->n_fetch; i++) {
+		struct artifact a = step->fetch[i];
+		char *dest = is_own_board(mr, rb, b) ? xstrdup(a.dest)
+			     : rb->n_boards > 1 ? xasprintf("%s.%s/%s", rb->role->name, b->name, a.dest)
+			     : xasprintf("%s/%s", rb->role->name, a.dest);
+		a.dest = dest;
+		bool infra = false;
+		if (artifact_fetch(t, b, &a, mr->ctx->test_dir, step->timeout_ms, &infra, err,
+				   sizeof(err)) == 0) {
+			test_result_add_artifact(mr->tr, dest);
+		} else {
+			if (infra)
+				peer_lost(mr, b);
+			bool was = mr->failed;
+			mr->failed = false;    /* a fetch after a failed step still reports */
+			if (!was || mr->tr->status == STATUS_PASS)
+				set_outcome(mr, infra ? STATUS_ERROR : STATUS_FAIL, "%s step '%s' on %s: %s",
+					    rb->role->name, step_text(step), b->name, err);
+			mr->failed = true;
+		}
+		free(dest);
+		if (infra)
+			break;
+	}
+}
+
+/* A background step whose files are fetched once it was stopped. */
+struct bg_fetch {
+	const struct step *step;
+	const struct board *board;
+};
+
+/* The background steps that fetch files (before bg_stop_all frees them). */
+static struct bg_fetch *bg_fetches(const struct multi_run *mr, size_t *n)
+{
+	struct bg_fetch *f = xcalloc(mr->n_bgs + 1, sizeof(*f));
+	*n = 0;
+	for (size_t i = 0; i < mr->n_bgs; i++)
+		if (mr->bgs[i]->started && mr->bgs[i]->step->n_fetch)
+			f[(*n)++] = (struct bg_fetch){ mr->bgs[i]->step, mr->bgs[i]->board };
+	return f;
+}
+
+static void bg_fetch_all(struct multi_run *mr, const struct bg_fetch *f, size_t n)
+{
+	for (size_t i = 0; i < n && !interrupt_requested(); i++) {
+		const struct role_binding *rb = find_role(mr->item, f[i].step->on);
+		if (rb && rb->role)
+			step_fetch(mr, f[i].step, rb, f[i].board);
+	}
+}
+
 /* Starts step on b in the background and waits for its ready pattern. */
 static void bg_start(struct multi_run *mr, const struct step *step,
 		     const struct role_binding *rb, const struct board *b)
@@ -829,10 +924,14 @@ static void run_steps(struct multi_run *mr)
 			break;
 		}
 		for (size_t k = 0; k < n && !mr->failed; k++) {
-			if (step->background)
+			if (step_push(mr, step, rb, boards[k]) < 0)
+				break;
+			if (step->background) {
 				bg_start(mr, step, rb, boards[k]);
-			else
+			} else {
 				fg_run(mr, step, rb, boards[k]);
+				step_fetch(mr, step, rb, boards[k]);
+			}
 		}
 	}
 }
@@ -852,7 +951,11 @@ int execute_multi(struct exec_context *ctx, struct test_result *tr)
 	for (size_t i = 0; i < mr.n_bgs; i++)
 		if (mr.bgs[i]->started && !mr.failed)
 			bg_judge(&mr, mr.bgs[i]);
+	size_t n_fetch;
+	struct bg_fetch *fetches = bg_fetches(&mr, &n_fetch);
 	bg_stop_all(&mr);
+	bg_fetch_all(&mr, fetches, n_fetch);
+	free(fetches);
 	if (interrupt_requested() && !mr.failed)
 		set_outcome(&mr, STATUS_ERROR, "interrupted; background steps were stopped");
 
