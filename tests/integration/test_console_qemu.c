@@ -11,6 +11,7 @@
  * Skipped, saying why, without qemu-system-x86_64 or a /boot/vmlinuz-*.
  */
 #include "testsupport.h"
+#include "ts_qemu.h"
 #include "util/strbuf.h"
 
 #include <stdlib.h>
@@ -20,55 +21,24 @@
 
 #define BENCH_DIR ORCH_BINARY_DIR "/remote-bench/bin"
 
-struct fx {
-	char *dir;
-	char *state;
-	char *script;
-};
+static struct ts_qemu board;
 
 static int setup(void **state)
 {
-	char *script = xasprintf("%s/tests/lab/qemu-board.sh", ORCH_SOURCE_DIR);
-	char *why = NULL;
-	if (ts_run(&why, "%s check", script) != 0) {
-		print_message("skipped: %s", why ? why : "qemu lab board unavailable\n");
-		free(why);
-		free(script);
-		return -1;
-	}
-	free(why);
-	struct fx *f = xcalloc(1, sizeof(*f));
-	*state = f;
-	f->script = script;
-	f->dir = ts_mkdtemp("console-qemu");
-	f->state = xasprintf("%s/board", f->dir);
-	char *out = NULL;
-	if (ts_run(&out, "%s start --no-net --state %s", script, f->state) != 0) {
-		print_message("qemu board did not start: %s\n", out ? out : "");
-		free(out);
-		return -1;
-	}
-	free(out);
-	return 0;
+	*state = &board;
+	return ts_qemu_start(&board, "console-qemu", "--no-net");
 }
 
 static int teardown(void **state)
 {
-	struct fx *f = *state;
-	if (!f)
-		return 0;
-	ts_run(NULL, "%s stop --state %s", f->script, f->state);
-	ts_rmrf(f->dir);
-	free(f->dir);
-	free(f->state);
-	free(f->script);
-	free(f);
+	(void)state;
+	ts_qemu_stop(&board);
 	return 0;
 }
 
 static void test_serial_only_board(void **state)
 {
-	struct fx *f = *state;
+	struct ts_qemu *f = *state;
 	char *inv_text = xasprintf(
 		"boards:\n"
 		"  sq:\n"

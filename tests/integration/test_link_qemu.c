@@ -12,6 +12,7 @@
  */
 #include "testsupport.h"
 #include "ts_json.h"
+#include "ts_qemu.h"
 #include "util/strbuf.h"
 
 #include <jansson.h>
@@ -22,9 +23,7 @@
 #define SSH_PORT 2299
 
 struct fx {
-	char *dir;
-	char *state;
-	char *script;
+	struct ts_qemu q;
 	char *inventory;
 };
 
@@ -33,24 +32,8 @@ static struct fx F;
 static int setup(void **state)
 {
 	(void)state;
-	F.script = xasprintf("%s/tests/lab/qemu-board.sh", ORCH_SOURCE_DIR);
-	char *why = NULL;
-	if (ts_run(&why, "%s check", F.script) != 0) {
-		print_message("skipped: %s", why ? why : "qemu lab board unavailable\n");
-		free(why);
+	if (ts_qemu_start(&F.q, "link-qemu", "--ssh-addr " SSH_ADDR " --ssh-port %d", SSH_PORT) < 0)
 		return -1;
-	}
-	free(why);
-	F.dir = ts_mkdtemp("link-qemu");
-	F.state = xasprintf("%s/board", F.dir);
-	char *out = NULL;
-	if (ts_run(&out, "%s start --state %s --ssh-addr " SSH_ADDR " --ssh-port %d", F.script,
-		   F.state, SSH_PORT) != 0) {
-		print_message("qemu board did not start: %s\n", out ? out : "");
-		free(out);
-		return -1;
-	}
-	free(out);
 	char *inv = xasprintf(
 		"boards:\n"
 		"  qemu:\n"
@@ -63,9 +46,9 @@ static int setup(void **state)
 		"      on: %s power on --state %s\n"
 		"      off: %s power off --state %s\n"
 		"      cycle: %s power cycle --state %s\n",
-		SSH_PORT, F.state, F.state, F.state, F.script, F.state, F.script, F.state, F.script,
-		F.state);
-	F.inventory = ts_write_file(F.dir, "rack.yaml", inv);
+		SSH_PORT, F.q.state, F.q.state, F.q.state, F.q.script, F.q.state, F.q.script, F.q.state, F.q.script,
+		F.q.state);
+	F.inventory = ts_write_file(F.q.dir, "rack.yaml", inv);
 	free(inv);
 	return 0;
 }
@@ -73,13 +56,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	if (F.state)
-		ts_run(NULL, "%s stop --state %s", F.script, F.state);
-	if (F.dir)
-		ts_rmrf(F.dir);
-	free(F.dir);
-	free(F.state);
-	free(F.script);
+	ts_qemu_stop(&F.q);
 	free(F.inventory);
 	memset(&F, 0, sizeof(F));
 	return 0;
@@ -105,12 +82,12 @@ static int run_scenario(const char *name, const char *body, json_t **results)
 {
 	char *text = xasprintf("name: %s\ninventory: %s\nboards: [qemu]\ntests:\n%s", name,
 			       F.inventory, body);
-	char *sc = ts_write_file(F.dir, name, text);
+	char *sc = ts_write_file(F.q.dir, name, text);
 	char *out = NULL;
 	int code = ts_run(&out, "cd %s && %s run %s -q -o runs --bench-dir %s/remote-bench/bin 2>&1",
-			  F.dir, ORCH_BIN, sc, ORCH_BINARY_DIR);
+			  F.q.dir, ORCH_BIN, sc, ORCH_BINARY_DIR);
 	print_message("%s\n", out ? out : "");
-	char *path = xasprintf("%s/runs/%s/latest/results.json", F.dir, name);
+	char *path = xasprintf("%s/runs/%s/latest/results.json", F.q.dir, name);
 	*results = json_load_file(path, 0, NULL);
 	free(path);
 	free(out);

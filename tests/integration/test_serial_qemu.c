@@ -10,6 +10,7 @@
  * Skipped, saying why, without qemu-system-x86_64 or a /boot/vmlinuz-*.
  */
 #include "testsupport.h"
+#include "ts_qemu.h"
 #include "execute/execute.h"
 #include "transport/transport_serial.h"
 #include "util/strbuf.h"
@@ -19,9 +20,7 @@
 #include <unistd.h>
 
 struct fx {
-	char *dir;
-	char *state;
-	char *script;
+	struct ts_qemu q;
 	struct board board;
 	struct board_link link;
 	bool booted;
@@ -29,34 +28,19 @@ struct fx {
 
 static int setup(void **state)
 {
-	char *script = xasprintf("%s/tests/lab/qemu-board.sh", ORCH_SOURCE_DIR);
-	char *why = NULL;
-	if (ts_run(&why, "%s check", script) != 0) {
-		print_message("skipped: %s", why ? why : "qemu lab board unavailable\n");
-		free(why);
-		free(script);
-		return -1;
-	}
-	free(why);
 	struct fx *f = xcalloc(1, sizeof(*f));
-	f->script = script;
-	f->dir = ts_mkdtemp("serial-qemu");
-	f->state = xasprintf("%s/board", f->dir);
-	char *out = NULL;
 	int port = 30000 + getpid() % 5000;
-	if (ts_run(&out, "%s start --state %s --ssh-port %d", script, f->state, port) != 0) {
-		print_message("qemu board did not start: %s\n", out ? out : "");
-		free(out);
+	if (ts_qemu_start(&f->q, "serial-qemu", "--ssh-port %d", port) < 0) {
+		free(f);
 		return -1;
 	}
-	free(out);
 	struct board *b = &f->board;
 	b->name = xstrdup("qemu");
 	b->transport = TRANSPORT_KIND_SERIAL;
 	b->serial.present = true;
-	b->serial.port = xasprintf("%s/console", f->state);
+	b->serial.port = xasprintf("%s/console", f->q.state);
 	b->serial.baud = 115200;
-	b->power.cycle = xasprintf("%s power cycle --state %s", script, f->state);
+	b->power.cycle = xasprintf("%s power cycle --state %s", f->q.script, f->q.state);
 	board_link_init(&f->link, b, NULL);
 	*state = f;
 	return 0;
@@ -68,14 +52,10 @@ static int teardown(void **state)
 	if (!f)
 		return 0;
 	board_link_release(&f->link);
-	ts_run(NULL, "%s stop --state %s", f->script, f->state);
-	ts_rmrf(f->dir);
+	ts_qemu_stop(&f->q);
 	free(f->board.name);
 	free(f->board.serial.port);
 	free(f->board.power.cycle);
-	free(f->dir);
-	free(f->state);
-	free(f->script);
 	free(f);
 	return 0;
 }
@@ -120,10 +100,10 @@ static void free_test(struct test *t)
 static void run_boot(struct fx *f, struct test *t, const char *sub, struct test_result *tr)
 {
 	struct plan_item item = { .board = &f->board, .test = t };
-	char *dir = xasprintf("%s/%s", f->dir, sub);
+	char *dir = xasprintf("%s/%s", f->q.dir, sub);
 	assert_int_equal(ts_run(NULL, "mkdir -p %s", dir), 0);
 	struct exec_context ctx = { .item = &item, .link = &f->link, .test_dir = dir,
-				    .inventory_dir = f->dir };
+				    .inventory_dir = f->q.dir };
 	memset(tr, 0, sizeof(*tr));
 	tr->board = xstrdup("qemu");
 	tr->test = xstrdup("boot");
@@ -178,7 +158,7 @@ static void test_power_cycle_phases(void **state)
 	}
 	assert_non_null(test_result_find_metric(&tr, "boot.kernel"));
 	assert_non_null(test_result_find_metric(&tr, "boot.total"));
-	char *log = xasprintf("%s/cycle/boot.log", f->dir);
+	char *log = xasprintf("%s/cycle/boot.log", f->q.dir);
 	char *text = ts_read_file(log);
 	assert_non_null(text);
 	assert_non_null(strstr(text, "] orch-lab: starting services\n"));

@@ -1,0 +1,49 @@
+#include "ts_qemu.h"
+#include "testsupport.h"
+#include "util/strbuf.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ts_qemu_start(struct ts_qemu *q, const char *prefix, const char *opts_fmt, ...)
+{
+	memset(q, 0, sizeof(*q));
+	q->script = xasprintf("%s/tests/lab/qemu-board.sh", ORCH_SOURCE_DIR);
+	char *why = NULL;
+	if (ts_run(&why, "%s check", q->script) != 0) {
+		print_message("skipped: %s", why ? why : "qemu lab board unavailable\n");
+		free(why);
+		ts_qemu_stop(q);
+		return -1;
+	}
+	free(why);
+	q->dir = ts_mkdtemp(prefix);
+	q->state = xasprintf("%s/board", q->dir);
+	struct strbuf opts = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, opts_fmt);
+	strbuf_vprintf(&opts, opts_fmt, ap);
+	va_end(ap);
+	char *out = NULL;
+	int rc = ts_run(&out, "%s start --state %s %s", q->script, q->state, strbuf_str(&opts));
+	strbuf_release(&opts);
+	if (rc != 0) {
+		print_message("qemu board did not start: %s\n", out ? out : "");
+		ts_qemu_stop(q);
+	}
+	free(out);
+	return rc != 0 ? -1 : 0;
+}
+
+void ts_qemu_stop(struct ts_qemu *q)
+{
+	if (q->state)
+		ts_run(NULL, "%s stop --state %s", q->script, q->state);
+	if (q->dir)
+		ts_rmrf(q->dir);
+	free(q->dir);
+	free(q->state);
+	free(q->script);
+	memset(q, 0, sizeof(*q));
+}
