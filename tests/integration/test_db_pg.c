@@ -3,6 +3,7 @@
  * two processes migrating and writing at once. */
 #include "testsupport.h"
 #include "pg.h"
+#include "ts_db.h"
 #include "db/db.h"
 
 #include <stdlib.h>
@@ -12,11 +13,6 @@
 
 #define PG_HOST "127.0.140.1"
 #define PG_PORT 55430
-
-static const struct db_migration migs[] = {
-	{ 1, "CREATE TABLE t (id @ID@, name TEXT NOT NULL, v DOUBLE PRECISION, n BIGINT)" },
-	{ 2, "ALTER TABLE t ADD COLUMN note TEXT; CREATE INDEX t_name ON t(name)" },
-};
 
 static struct pg *pg;
 
@@ -50,7 +46,7 @@ static void test_pg_exec(void **state)
 	assert_non_null(url);
 	struct db *db = open_url(url);
 	assert_int_equal(db_kind(db), DB_POSTGRES);
-	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", migs, 2 }, NULL, err, sizeof(err)), 0);
+	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", ts_db_migs, 2 }, NULL, err, sizeof(err)), 0);
 	struct db_val p[] = { DB_TEXT("it's ?"), DB_REAL(2.5), DB_INT(1234567890123LL), DB_TEXT(NULL) };
 	struct db_rows *r = NULL;
 	assert_int_equal(db_exec(db, "INSERT INTO t (name, v, n, note) VALUES (?, ?, ?, ?) RETURNING id",
@@ -86,21 +82,21 @@ static void test_pg_migrate_from_older(void **state)
 	char *url = pg_createdb(pg, "older");
 	struct db *db = open_url(url);
 	int from = -1;
-	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", migs, 1 }, &from, err, sizeof(err)), 0);
+	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", ts_db_migs, 1 }, &from, err, sizeof(err)), 0);
 	assert_int_equal(from, 0);
 	struct db_val v = DB_TEXT("old row");
 	assert_int_equal(db_exec(db, "INSERT INTO t (name) VALUES (?)", &v, 1, NULL, err, sizeof(err)), 0);
 	db_close(db);
 	db = open_url(url);
-	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", migs, 2 }, &from, err, sizeof(err)), 0);
+	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", ts_db_migs, 2 }, &from, err, sizeof(err)), 0);
 	assert_int_equal(from, 1);
 	struct db_rows *r = NULL;
 	assert_int_equal(db_exec(db, "SELECT name, note FROM t", NULL, 0, &r, err, sizeof(err)), 0);
 	assert_string_equal(db_cell(r, 0, 0), "old row");
 	db_rows_free(r);
-	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", migs, 1 }, NULL, err, sizeof(err)), DB_ESCHEMA);
-	static const struct db_migration bad[] = {
-		migs[0], migs[1], { 3, "CREATE TABLE u (x INTEGER); SELECT broken FROM nowhere" },
+	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", ts_db_migs, 1 }, NULL, err, sizeof(err)), DB_ESCHEMA);
+	const struct db_migration bad[] = {
+		ts_db_migs[0], ts_db_migs[1], { 3, "CREATE TABLE u (x INTEGER); SELECT broken FROM nowhere" },
 	};
 	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", bad, 3 }, NULL, err, sizeof(err)), DB_ESCHEMA);
 	assert_int_equal(db_schema_version(db, "t_schema", err, sizeof(err)), 2);
@@ -114,33 +110,7 @@ static void test_pg_migrate_from_older(void **state)
 static void test_pg_two_writers(void **state)
 {
 	char *url = pg_createdb(pg, "two");
-	pid_t kids[2];
-	for (int k = 0; k < 2; k++) {
-		kids[k] = fork();
-		assert_true(kids[k] >= 0);
-		if (kids[k] == 0) {
-			char err[512] = "";
-			struct db *mine = NULL;
-			int bad = db_open(&mine, url, err, sizeof(err)) != 0 ||
-				  db_migrate(mine, &(struct db_schema){ "t_schema", migs, 2 }, NULL, err, sizeof(err)) != 0;
-			for (int i = 0; i < 200 && !bad; i++) {
-				struct db_val v[] = { DB_TEXT(k ? "b" : "a"), DB_INT(i) };
-				bad = db_begin(mine, err, sizeof(err)) != 0 ||
-				      db_exec(mine, "INSERT INTO t (name, n) VALUES (?, ?)", v, 2, NULL, err,
-					      sizeof(err)) != 0 ||
-				      db_commit(mine, err, sizeof(err)) != 0;
-			}
-			if (bad)
-				fprintf(stderr, "writer %d: %s\n", k, err);
-			db_close(mine);
-			_exit(bad);
-		}
-	}
-	for (int k = 0; k < 2; k++) {
-		int status = -1;
-		waitpid(kids[k], &status, 0);
-		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	}
+	ts_db_two_writers(url);
 	char *out = NULL;
 	assert_int_equal(pg_psql(url, &out, "SELECT name, COUNT(*) FROM t GROUP BY name ORDER BY name;"
 					     "SELECT version FROM t_schema;"), 0);

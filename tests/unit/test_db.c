@@ -2,6 +2,7 @@
  * the version check, WAL with two writers. (The same over PostgreSQL:
  * tests/integration/test_db_pg.c.) */
 #include "testsupport.h"
+#include "ts_db.h"
 #include "db/db.h"
 #include "util/strbuf.h"
 
@@ -9,11 +10,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static const struct db_migration migs[] = {
-	{ 1, "CREATE TABLE t (id @ID@, name TEXT NOT NULL, v DOUBLE PRECISION, n BIGINT)" },
-	{ 2, "ALTER TABLE t ADD COLUMN note TEXT; CREATE INDEX t_name ON t(name)" },
-};
 
 static char *tmp;
 
@@ -49,7 +45,7 @@ static void test_exec_and_types(void **state)
 	struct db *db = open_db("a.sqlite");
 	int from = -1;
 	assert_int_equal(db_kind(db), DB_SQLITE);
-	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", migs, 2 }, &from, err, sizeof(err)), 0);
+	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", ts_db_migs, 2 }, &from, err, sizeof(err)), 0);
 	assert_int_equal(from, 0);
 	struct db_val p[] = { DB_TEXT("it's ?"), DB_REAL(2.5), DB_INT(1234567890123LL), DB_TEXT(NULL) };
 	struct db_rows *r = NULL;
@@ -81,7 +77,7 @@ static void test_transactions(void **state)
 {
 	char err[256] = "";
 	struct db *db = open_db("b.sqlite");
-	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", migs, 2 }, NULL, err, sizeof(err)), 0);
+	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", ts_db_migs, 2 }, NULL, err, sizeof(err)), 0);
 	assert_int_equal(db_begin(db, err, sizeof(err)), 0);
 	struct db_val v = DB_TEXT("gone");
 	assert_int_equal(db_exec(db, "INSERT INTO t (name) VALUES (?)", &v, 1, NULL, err, sizeof(err)), 0);
@@ -105,13 +101,13 @@ static void test_migrate_from_older(void **state)
 	char err[256] = "";
 	struct db *db = open_db("c.sqlite");
 	int from = -1;
-	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", migs, 1 }, &from, err, sizeof(err)), 0);
+	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", ts_db_migs, 1 }, &from, err, sizeof(err)), 0);
 	assert_int_equal(db_schema_version(db, "t_schema", err, sizeof(err)), 1);
 	struct db_val v = DB_TEXT("old row");
 	assert_int_equal(db_exec(db, "INSERT INTO t (name) VALUES (?)", &v, 1, NULL, err, sizeof(err)), 0);
 	db_close(db);
 	db = open_db("c.sqlite");
-	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", migs, 2 }, &from, err, sizeof(err)), 0);
+	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", ts_db_migs, 2 }, &from, err, sizeof(err)), 0);
 	assert_int_equal(from, 1);
 	assert_int_equal(db_schema_version(db, "t_schema", err, sizeof(err)), 2);
 	struct db_rows *r = NULL;
@@ -119,11 +115,11 @@ static void test_migrate_from_older(void **state)
 	assert_string_equal(db_cell(r, 0, 0), "old row");
 	db_rows_free(r);
 	/* an orch that knows only version 1 refuses the newer database */
-	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", migs, 1 }, NULL, err, sizeof(err)), DB_ESCHEMA);
+	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", ts_db_migs, 1 }, NULL, err, sizeof(err)), DB_ESCHEMA);
 	assert_non_null(strstr(err, "version 2 is newer"));
 	/* a broken migration leaves the schema where it was */
-	static const struct db_migration bad[] = {
-		migs[0], migs[1], { 3, "CREATE TABLE u (x INTEGER); SELECT broken FROM nowhere" },
+	const struct db_migration bad[] = {
+		ts_db_migs[0], ts_db_migs[1], { 3, "CREATE TABLE u (x INTEGER); SELECT broken FROM nowhere" },
 	};
 	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", bad, 3 }, NULL, err, sizeof(err)), DB_ESCHEMA);
 	assert_non_null(strstr(err, "version 3"));
@@ -138,33 +134,11 @@ static void test_two_writers(void **state)
 {
 	char err[256] = "";
 	struct db *db = open_db("d.sqlite");
-	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", migs, 2 }, NULL, err, sizeof(err)), 0);
+	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", ts_db_migs, 2 }, NULL, err, sizeof(err)), 0);
 	db_close(db);
-	pid_t kids[2];
-	for (int k = 0; k < 2; k++) {
-		kids[k] = fork();
-		assert_true(kids[k] >= 0);
-		if (kids[k] == 0) {
-			struct db *mine = open_db("d.sqlite");
-			int bad = db_migrate(mine, &(struct db_schema){ "t_schema", migs, 2 }, NULL, err, sizeof(err)) != 0;
-			for (int i = 0; i < 200 && !bad; i++) {
-				struct db_val v[] = { DB_TEXT(k ? "b" : "a"), DB_INT(i) };
-				bad = db_begin(mine, err, sizeof(err)) != 0 ||
-				      db_exec(mine, "INSERT INTO t (name, n) VALUES (?, ?)", v, 2, NULL, err,
-					      sizeof(err)) != 0 ||
-				      db_commit(mine, err, sizeof(err)) != 0;
-			}
-			if (bad)
-				fprintf(stderr, "writer %d: %s\n", k, err);
-			db_close(mine);
-			_exit(bad);
-		}
-	}
-	for (int k = 0; k < 2; k++) {
-		int status = -1;
-		waitpid(kids[k], &status, 0);
-		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	}
+	char *path = xasprintf("%s/d.sqlite", tmp);
+	ts_db_two_writers(path);
+	free(path);
 	db = open_db("d.sqlite");
 	struct db_rows *r = NULL;
 	assert_int_equal(db_exec(db, "SELECT name, COUNT(*) FROM t GROUP BY name ORDER BY name", NULL, 0,

@@ -1,0 +1,19 @@
+#ifndef ORCH_TS_DB_H
+#define ORCH_TS_DB_H
+/*
+ * What the db module's tests share across its two backends (SQLite in
+ * tests/unit/test_db.c, PostgreSQL in tests/integration/test_db_pg.c): a
+ * two-version test schema, and two processes writing at once.
+ */
+#include "db/db.h"
+
+/* Version 1: table t (id, name, v, n); version 2 adds t.note and an index. */
+extern const struct db_migration ts_db_migs[2];
+
+/* Forks two processes that each open TARGET (an SQLite path or a
+ * postgresql:// URL), migrate it to ts_db_migs version 2 and insert 200
+ * rows into t (name "a" or "b"), one transaction a row. Fails the current
+ * test unless both succeed; each says what went wrong on stderr. */
+void ts_db_two_writers(const char *target);
+
+#endif
