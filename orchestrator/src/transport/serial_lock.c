@@ -251,21 +251,20 @@ static int device_locks(struct serial_lock *l, const char *path, char *err, size
 	return flock_take(l->fd, path, "flock on the device", err, errlen);
 }
 
-int serial_lock_device(const char *path, struct serial_lock **out, char *err, size_t errlen)
+static int url_lock(struct serial_lock *l, char *err, size_t errlen);
+
+/* The lock this process already holds on KEY, or a new one: the device
+ * locks of DEVICE, or (DEVICE NULL) the lock file of the URL KEY. */
+static int hold(const char *key, const char *device, struct serial_lock **out, char *err,
+		size_t errlen)
 {
-	char real[PATH_MAX];
-	*out = NULL;
-	if (!realpath(path, real)) {
-		snprintf(err, errlen, "open %s: %s", path, strerror(errno));
-		return -1;
-	}
 	pthread_mutex_lock(&held_mu);
 	int ret = 0;
-	if ((*out = find_held(real)) == NULL) {
+	if ((*out = find_held(key)) == NULL) {
 		struct serial_lock *l = xcalloc(1, sizeof(*l));
-		l->key = xstrdup(real);
+		l->key = xstrdup(key);
 		l->fd = -1;
-		ret = device_locks(l, path, err, errlen);
+		ret = device ? device_locks(l, device, err, errlen) : url_lock(l, err, errlen);
 		if (ret < 0) {
 			free_entry(l);
 		} else {
@@ -275,6 +274,17 @@ int serial_lock_device(const char *path, struct serial_lock **out, char *err, si
 	}
 	pthread_mutex_unlock(&held_mu);
 	return ret;
+}
+
+int serial_lock_device(const char *path, struct serial_lock **out, char *err, size_t errlen)
+{
+	char real[PATH_MAX];
+	*out = NULL;
+	if (!realpath(path, real)) {
+		snprintf(err, errlen, "open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return hold(real, path, out, err, errlen);
 }
 
 static int url_lock(struct serial_lock *l, char *err, size_t errlen)
@@ -317,22 +327,7 @@ out:
 
 int serial_lock_url(const char *url, struct serial_lock **out, char *err, size_t errlen)
 {
-	pthread_mutex_lock(&held_mu);
-	int ret = 0;
-	if ((*out = find_held(url)) == NULL) {
-		struct serial_lock *l = xcalloc(1, sizeof(*l));
-		l->key = xstrdup(url);
-		l->fd = -1;
-		ret = url_lock(l, err, errlen);
-		if (ret < 0) {
-			free_entry(l);
-		} else {
-			add_held(l);
-			*out = l;
-		}
-	}
-	pthread_mutex_unlock(&held_mu);
-	return ret;
+	return hold(url, NULL, out, err, errlen);
 }
 
 void serial_lock_release(struct serial_lock *l)
