@@ -34,6 +34,8 @@ done
 work=$(mktemp -d)
 chmod 755 "$work"
 cleanup() {
+	[ -f "$work/lab/ssh_config" ] &&
+		ssh -F "$work/lab/ssh_config" lab1 'rm -f /tmp/push-bench.orch /tmp/push-bench.scp' 2>/dev/null
 	"$src/tests/lab/sshd-lab.sh" down --dir "$work/lab" >/dev/null 2>&1 || true
 	rm -rf "$work"
 }
