@@ -8,6 +8,7 @@
  * Skipped, saying why, without qemu-system-x86_64 or a /boot/vmlinuz-*.
  */
 #include "testsupport.h"
+#include "ts_qemu.h"
 #include "ts_example.h"
 #include "ts_json.h"
 #include "util/strbuf.h"
@@ -22,9 +23,7 @@
 #define SCENARIO ORCH_SOURCE_DIR "/scenarios/bifferboard.yaml"
 
 struct fx {
-	char *dir;
-	char *state;
-	char *script;
+	struct ts_qemu q;
 	char *inventory;
 };
 
@@ -33,24 +32,9 @@ static struct fx F;
 static int setup(void **state)
 {
 	(void)state;
-	F.script = xasprintf("%s/tests/lab/qemu-board.sh", ORCH_SOURCE_DIR);
-	char *why = NULL;
-	if (ts_run(&why, "%s check", F.script) != 0) {
-		print_message("skipped: %s", why ? why : "qemu lab board unavailable\n");
-		free(why);
+	if (ts_qemu_start(&F.q, "example-biffer", "--ssh-addr " SSH_ADDR " --ssh-port %d --disk 64M",
+			  SSH_PORT) < 0)
 		return -1;
-	}
-	free(why);
-	F.dir = ts_mkdtemp("example-biffer");
-	F.state = xasprintf("%s/board", F.dir);
-	char *out = NULL;
-	if (ts_run(&out, "%s start --state %s --ssh-addr " SSH_ADDR " --ssh-port %d --disk 64M",
-		   F.script, F.state, SSH_PORT) != 0) {
-		print_message("qemu board did not start: %s\n", out ? out : "");
-		free(out);
-		return -1;
-	}
-	free(out);
 	/* The lab inventory of boards/bifferboard-lab.yaml at this test's
 	 * addresses, with runs of a second or less per figure. */
 	char *inv = xasprintf(
@@ -75,9 +59,9 @@ static int setup(void **state)
 		"    arch: x86_64\n"
 		"    workdir: %s/server\n"
 		"    vars: { net_bind: 127.0.0.1, net_port: %d, http_size: 4, http_port: 42602 }\n",
-		SSH_PORT, F.state, F.state, F.state, F.script, F.state, F.script, F.state, F.script,
-		F.state, NET_PORT, F.dir, NET_PORT);
-	F.inventory = ts_write_file(F.dir, "rack.yaml", inv);
+		SSH_PORT, F.q.state, F.q.state, F.q.state, F.q.script, F.q.state, F.q.script, F.q.state,
+		F.q.script, F.q.state, NET_PORT, F.q.dir, NET_PORT);
+	F.inventory = ts_write_file(F.q.dir, "rack.yaml", inv);
 	free(inv);
 	return 0;
 }
@@ -85,13 +69,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	if (F.state)
-		ts_run(NULL, "%s stop --state %s", F.script, F.state);
-	if (F.dir)
-		ts_rmrf(F.dir);
-	free(F.dir);
-	free(F.state);
-	free(F.script);
+	ts_qemu_stop(&F.q);
 	free(F.inventory);
 	memset(&F, 0, sizeof(F));
 	return 0;
@@ -103,10 +81,10 @@ static void test_bifferboard_example(void **state)
 	char *out = NULL;
 	int code = ts_run(&out, "cd %s && %s run %s -i %s -o runs --no-history "
 			  "--bench-dir %s/remote-bench/bin 2>&1",
-			  F.dir, ORCH_BIN, SCENARIO, F.inventory, ORCH_BINARY_DIR);
+			  F.q.dir, ORCH_BIN, SCENARIO, F.inventory, ORCH_BINARY_DIR);
 	print_message("%s\n", out ? out : "");
 	free(out);
-	char *run = xasprintf("%s/runs/bifferboard/latest", F.dir);
+	char *run = xasprintf("%s/runs/bifferboard/latest", F.q.dir);
 	json_t *res = ts_json_load_in(run, "results.json");
 	assert_non_null(res);
 	struct ts_example_metric *rows;
