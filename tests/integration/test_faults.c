@@ -54,8 +54,9 @@ static int setup(void **state)
 		"  ssh: { user: %s, identity: %s, known_hosts: %s, connect_timeout: 5s }\n"
 		"boards:\n"
 		"  sshb: { arch: x86_64, tags: [s], ssh: { host: " LAB_BASE ".1, port: %d } }\n"
-		"  loc: { local: true, tags: [l] }\n",
-		F.lab->user, F.lab->identity, F.lab->known_hosts, LAB_PORT);
+		"  loc: { local: true, tags: [l] }\n"
+		"  sshw: { arch: x86_64, workdir: %s/wd, ssh: { host: " LAB_BASE ".1, port: %d } }\n",
+		F.lab->user, F.lab->identity, F.lab->known_hosts, LAB_PORT, F.dir, LAB_PORT);
 	F.inventory = ts_write_file(F.dir, "rack.yaml", inv);
 	free(inv);
 	return 0;
@@ -554,6 +555,44 @@ static void test_push_cut_mid_way_leaves_no_part_file(void **state)
 	free(dest);
 }
 
+/* A remote-bench program whose push is cut mid-way is never installed under
+ * its own name: a truncated binary there would run (and crash) as the bench. */
+static void test_bench_push_cut_mid_way_installs_nothing(void **state)
+{
+	(void)state;
+	char *bench = xasprintf("%s/bench/x86_64", F.dir);
+	ts_run(NULL, "mkdir -p %s %s/wd && chmod 777 %s/wd", bench, F.dir, F.dir);
+	ts_run(NULL, "head -c 268435456 /dev/zero > %s/remote-bench-cpu", bench);
+	char *sc = write_scenario("benchcut", "sshw", "  - name: cpu\n    bench: cpu\n");
+	char *log = xasprintf("%s/benchcut.out", F.dir);
+	char *cmd = xasprintf("ORCH_BENCH_DIR=%s/bench exec %s run %s -o %s/runs", F.dir,
+			      ORCH_BIN, sc, F.dir);
+	pid_t pid = ts_spawn(cmd, log);
+	char *glob = xasprintf("%s/wd/bin/remote-bench-cpu.part.*", F.dir);
+	bool seen = false;
+	for (int64_t dl = deadline_in_ms(20000); !seen && !deadline_expired(dl); usleep(20000))
+		seen = ts_run(NULL, "test -s %s", glob) == 0;
+	ts_run(NULL, "pkill -KILL -u %s -f '^sshd: %s'", F.lab->user, F.lab->user);
+	int rc = wait_exit(pid, 60000);
+	if (rc < 0)
+		ts_stop(&pid);
+	usleep(500000);
+	char *ls = NULL;
+	ts_run(&ls, "ls -A %s/wd/bin", F.dir);
+	ts_run(NULL, "rm -rf %s/bench %s/wd", F.dir, F.dir);
+	print_message("part file seen: %d, exit %d, left: %s\n", seen, rc, ls ? ls : "");
+	assert_true(seen);
+	assert_int_not_equal(rc, 0);
+	if (ls && strstr(ls, "remote-bench-cpu"))
+		fail_msg("the cut push left on the board: %s", ls);
+	free(ls);
+	free(glob);
+	free(cmd);
+	free(log);
+	free(sc);
+	free(bench);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -566,6 +605,7 @@ int main(void)
 		cmocka_unit_test(test_hanging_power_command_bounded_by_test_timeout),
 		cmocka_unit_test(test_failed_push_leaves_no_part_file),
 		cmocka_unit_test(test_push_cut_mid_way_leaves_no_part_file),
+		cmocka_unit_test(test_bench_push_cut_mid_way_installs_nothing),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -154,13 +154,20 @@ static int push_file(const struct bench_target *bt, const char *local, const cha
 		return -1;
 	}
 	struct stat st;
-	fstat(fd, &st);
+	if (fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "cannot stat '%s': %s", local, strerror(errno));
+		close(fd);
+		return -1;
+	}
 	char *dir = fs_dirname(remote);
 	char *qdir = shquote(dir), *qfile = shquote(remote);
 	/* A part file per push ($$): boards sharing a file system never mix bytes. */
 	char *qpart = xasprintf("%s.part.$$", qfile);
-	char *cmd = xasprintf("mkdir -p %s && { cat > %s && chmod 755 %s && mv -f %s %s || "
-			      "{ rm -f %s; exit 1; }; }", qdir, qpart, qpart, qpart, qfile, qpart);
+	/* A cut connection ends cat's input as EOF, so cat alone would "succeed"
+	 * with a truncated program: only a part file of the whole size is moved. */
+	char *cmd = xasprintf("mkdir -p %s && { cat > %s && n=$(wc -c < %s) && [ $n -eq %lld ] && "
+			      "chmod 755 %s && mv -f %s %s || { rm -f %s; exit 1; }; }", qdir, qpart,
+			      qpart, (long long)st.st_size, qpart, qpart, qfile, qpart);
 	struct command_spec spec = {
 		.command = cmd, .timeout_ms = PUSH_TIMEOUT_MS, .stdin_fd = fd,
 		.dir = bt->log_dir, .stdout_name = NULL, .stderr_name = "push.log",
