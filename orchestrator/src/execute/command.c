@@ -53,7 +53,9 @@ static int prelude_feed(struct command_output *co, const char *data, size_t len)
 	strbuf_append(pre, data, len);
 	size_t elen = strlen(co->end);
 	const char *hit = memmem(pre->buf, pre->len, co->end, elen);
-	if (hit) {
+	/* The limit holds whatever the reads' sizes: an end line found past it
+	 * is treated as if a later read had brought it. */
+	if (hit && (size_t)(hit - pre->buf) <= PRELUDE_MAX) {
 		size_t at = (size_t)(hit - pre->buf);
 		size_t rest = pre->len - at - elen;
 		char *tail = xmalloc(rest + 1);
