@@ -1,5 +1,7 @@
 #include "execute/artifact.h"
 #include "execute/artifact_sums.h"
+#include "execute/fetch_console.h"
+#include "execute/push_console.h"
 #include "util/cksum.h"
 #include "util/deadline.h"
 #include "util/fsutil.h"
@@ -284,6 +286,54 @@ static int push_file(struct transport *t, const struct board *b, const struct ar
 	return ret;
 }
 
+/* Over a console shell (no stdin): typed chunks onto the part file
+ * (execute/push_console.h), then its mode and the board's check of it, then
+ * the rename; all within timeout_ms. */
+static int push_file_console(struct transport *t, const struct board *b,
+			     const struct artifact *a, const char *qdest, long long size, int mode,
+			     int64_t timeout_ms, bool *infra, double *secs, char *err,
+			     size_t errlen)
+{
+	char what[512], why[384] = "";
+	snprintf(what, sizeof(what), "push of %s to %s:%s over the console", a->src, b->name,
+		 a->dest);
+	char *part = xasprintf("%s.orch-part.%s", a->dest, b->name);
+	struct console_push_stats cs;
+	int64_t t0 = clock_mono_ms();
+	int rc = console_push_within(t, a->src, part, -1, timeout_ms, &cs, why, sizeof(why));
+	free(part);
+	if (rc < 0) {
+		*infra = rc == -2;
+		snprintf(err, errlen, "%s: %s", what, why);
+		return -1;
+	}
+	if (secs)
+		*secs = (double)cs.duration_us / 1e6;
+	int64_t left = timeout_ms > 0 ? timeout_ms - (clock_mono_ms() - t0) : 0;
+	char *cmd = xasprintf("d=%s; f=\"$d.orch-part.%s\"; chmod %o \"$f\" || exit 1; "
+			      REMOTE_CHECK("1"), qdest, b->name, (unsigned)mode);
+	char *out = NULL;
+	int code = 0;
+	uint32_t crc = 0;
+	int ret = -1;
+	if (timeout_ms > 0 && left <= 0) {
+		snprintf(err, errlen, "%s: timed out", what);
+	} else if (transport_capture(t, cmd, left, 1024, &out, &code, why, sizeof(why)) < 0) {
+		*infra = true;
+		snprintf(err, errlen, "%s: %s", what, why);
+	} else if (artifact_file_crc(a->src, &crc) < 0) {
+		snprintf(err, errlen, "push: cannot read '%s': %s", a->src, strerror(errno));
+	} else if (check_matches(strstr(out, "ORCH-CHECK "), size, crc, NULL, a->src, what, err,
+			       errlen)) {
+		ret = push_commit(t, b, qdest, mode, true, timeout_ms, infra, what, err, errlen);
+	}
+	if (ret < 0 && !*infra)
+		push_commit(t, b, qdest, mode, false, timeout_ms, infra, what, why, sizeof(why));
+	free(out);
+	free(cmd);
+	return ret;
+}
+
 int artifact_push(struct transport *t, const struct board *b, const struct artifact *a,
 		  int64_t timeout_ms, bool *infra, double *secs, char *err, size_t errlen)
 {
@@ -308,6 +358,9 @@ int artifact_push(struct transport *t, const struct board *b, const struct artif
 			      ? (*infra = true, -1) : 1;
 		free(out);
 		free(cmd);
+	} else if (ret == 0 && t->ops->no_stdin) {
+		ret = push_file_console(t, b, a, qdest, size, mode, timeout_ms, infra, secs, err,
+					errlen);
 	} else if (ret == 0) {
 		ret = push_file(t, b, a, &bc, qdest, size, mode, timeout_ms, infra, secs, err,
 				errlen);
@@ -345,14 +398,21 @@ int artifact_fetch(struct transport *t, const struct board *b, const struct arti
 	c.file = open_local(test_dir, a->dest, &path, &part, err, errlen);
 	if (!c.file)
 		goto out;
-	char *cmd = xasprintf("f=%s; [ -f \"$f\" ] || { echo \"no such file\" >&2; exit 2; }; "
-			      "cat \"$f\" || exit 1; " REMOTE_CHECK("2"), qsrc);
+	bool console = t->ops->no_stdin;   /* text lines only: the board prints a dump */
+	struct console_fetch cf;
+	console_fetch_init(&cf, c.file, &c.ck, &c.errtext);
+	char *cmd = console ? console_fetch_command(qsrc, console_fetch_max())
+			    : xasprintf("f=%s; [ -f \"$f\" ] || { echo \"no such file\" >&2; "
+					"exit 2; }; cat \"$f\" || exit 1; " REMOTE_CHECK("2"), qsrc);
 	struct transport_exec req = { .command = cmd, .timeout_ms = timeout_ms, .stdin_fd = -1,
-				      .on_output = capture_output, .ctx = &c };
+				      .on_output = console ? console_fetch_output : capture_output,
+				      .ctx = console ? (void *)&cf : (void *)&c };
 	struct transport_status st;
 	char why[256] = "";
 	int rc = transport_exec(t, &req, &st, why, sizeof(why));
 	free(cmd);
+	char dump_err[128];
+	bool dump_bad = console && console_fetch_finish(&cf, dump_err, sizeof(dump_err)) < 0;
 	bool closed = fclose(c.file) == 0 && !c.write_failed;
 	c.file = NULL;
 	const char *tag = strstr(strbuf_str(&c.errtext), "ORCH-CHECK ");
@@ -364,6 +424,10 @@ int artifact_fetch(struct transport *t, const struct board *b, const struct arti
 	snprintf(what, sizeof(what), "fetch of %s:%s", b->name, src);
 	if (outcome_error(rc, &st, what, why, infra, err, errlen) < 0)
 		goto out;
+	if (dump_bad) {
+		snprintf(err, errlen, "%s: %s", what, dump_err);
+		goto out;
+	}
 	if (!closed) {
 		snprintf(err, errlen, "%s: cannot write '%s'", what, part);
 		goto out;

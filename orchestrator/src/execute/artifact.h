@@ -14,6 +14,11 @@
  * place with its mode (a second exec). A fetch streams the file into the
  * test's folder, summing it, and checks it against the board's sum. Every
  * transfer is bounded by the test's timeout.
+ *
+ * Over a console shell (a transport without stdin) the push types the file
+ * into the part file (execute/push_console.h) and the fetch reads the
+ * board's od dump (execute/fetch_console.h); the checks and renames are
+ * the same.
  */
 #include <stddef.h>
 #include <stdint.h>

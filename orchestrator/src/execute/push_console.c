@@ -50,12 +50,23 @@ static int pick(const char *out, const char *key, const char *const *names, size
 	return -1;
 }
 
-static int probe_tools(struct transport *t, struct board_tools *bt, char *err, size_t errlen)
+/* A command's timeout: its own, cut to what is left before deadline (ms,
+ * monotonic; DEADLINE_NONE: none); 0 once the deadline has passed. */
+static int64_t step_ms(int64_t deadline, int64_t own)
+{
+	if (deadline == DEADLINE_NONE)
+		return own;
+	int64_t left = deadline - clock_mono_ms();
+	return left <= 0 ? 0 : left < own ? left : own;
+}
+
+static int probe_tools(struct transport *t, int64_t deadline, struct board_tools *bt, char *err,
+		       size_t errlen)
 {
 	char *out = NULL;
 	int code;
-	if (transport_capture(t, probe_script, PROBE_TIMEOUT_MS, 1024, &out, &code, err,
-			      errlen) < 0)
+	if (transport_capture(t, probe_script, step_ms(deadline, PROBE_TIMEOUT_MS), 1024, &out,
+			      &code, err, errlen) < 0)
 		return -1;
 	bt->decoder = pick(out, "d=", decoders, N_OF(decoders));
 	bt->unzipper = pick(out, "z=", unzippers, N_OF(unzippers));
@@ -147,12 +158,18 @@ static void base64_encode(struct strbuf *out, const unsigned char *d, size_t n)
 	}
 }
 
-/* Runs cmd, expecting exit 0 and no output: 0, -1 (failed, err), -2 (transport). */
-static int run_quiet(struct transport *t, const char *cmd, int64_t timeout_ms, char *err,
-		     size_t errlen)
+/* Runs cmd, expecting exit 0 and no output: 0, -1 (failed, err, or the
+ * deadline passed before it started), -2 (transport). */
+static int run_quiet(struct transport *t, const char *cmd, int64_t deadline, int64_t own_ms,
+		     char *err, size_t errlen)
 {
 	char *out = NULL;
 	int code;
+	int64_t timeout_ms = step_ms(deadline, own_ms);
+	if (timeout_ms <= 0) {
+		snprintf(err, errlen, "timed out");
+		return -1;
+	}
 	if (transport_capture(t, cmd, timeout_ms, 512, &out, &code, err, errlen) < 0) {
 		free(out);
 		return -2;
@@ -173,6 +190,7 @@ struct push_job {
 	enum console_encoding enc;
 	const char *qpart;         /* quoted part file (the .gz one with gzip) */
 	struct console_push_stats *st;
+	int64_t deadline;          /* ms, monotonic; DEADLINE_NONE: none */
 };
 
 /* Sends payload chunk by chunk onto the part file. */
@@ -205,7 +223,7 @@ static int send_chunks(struct push_job *j, const unsigned char *p, size_t len, c
 		}
 		j->st->typed_chars += cmd.len;
 		j->st->chunks++;
-		ret = run_quiet(j->t, strbuf_str(&cmd), CHUNK_TIMEOUT_MS, err, errlen);
+		ret = run_quiet(j->t, strbuf_str(&cmd), j->deadline, CHUNK_TIMEOUT_MS, err, errlen);
 	}
 	strbuf_release(&text);
 	strbuf_release(&cmd);
@@ -225,7 +243,7 @@ static int push_payload(struct push_job *j, const unsigned char *p, size_t len,
 			size_t errlen)
 {
 	char *cmd = xasprintf("mkdir -p %s && : > %s", qdir, j->qpart);
-	int ret = run_quiet(j->t, cmd, CHUNK_TIMEOUT_MS, err, errlen);
+	int ret = run_quiet(j->t, cmd, j->deadline, CHUNK_TIMEOUT_MS, err, errlen);
 	free(cmd);
 	if (ret == 0)
 		ret = send_chunks(j, p, len, err, errlen);
@@ -237,7 +255,7 @@ static int push_payload(struct push_job *j, const unsigned char *p, size_t len,
 				qpart, qremote);
 	else
 		cmd = xasprintf("chmod 755 %s && mv -f %s %s", qpart, qpart, qremote);
-	ret = run_quiet(j->t, cmd, FINISH_TIMEOUT_MS, err, errlen);
+	ret = run_quiet(j->t, cmd, j->deadline, FINISH_TIMEOUT_MS, err, errlen);
 	free(cmd);
 	return ret;
 }
@@ -245,6 +263,14 @@ static int push_payload(struct push_job *j, const unsigned char *p, size_t len,
 int console_push(struct transport *t, const char *local, const char *remote, int force_encoding,
 		 struct console_push_stats *st, char *err, size_t errlen)
 {
+	return console_push_within(t, local, remote, force_encoding, 0, st, err, errlen);
+}
+
+int console_push_within(struct transport *t, const char *local, const char *remote,
+			int force_encoding, int64_t timeout_ms, struct console_push_stats *st,
+			char *err, size_t errlen)
+{
+	int64_t deadline = deadline_in_ms(timeout_ms);
 	struct console_push_stats local_st;
 	struct board_tools tools;
 	unsigned char *data = NULL, *gz = NULL;
@@ -254,7 +280,7 @@ int console_push(struct transport *t, const char *local, const char *remote, int
 	memset(st, 0, sizeof(*st));
 	if (read_file(local, &data, &len, err, errlen) < 0)
 		return -1;
-	if (probe_tools(t, &tools, err, errlen) < 0) {
+	if (probe_tools(t, deadline, &tools, err, errlen) < 0) {
 		free(data);
 		return -2;
 	}
@@ -274,7 +300,7 @@ int console_push(struct transport *t, const char *local, const char *remote, int
 	char *part_gz = xasprintf("%s.gz", part);
 	char *qdir = shquote(dir), *qremote = shquote(remote), *qpart = shquote(part);
 	char *qpart_gz = shquote(part_gz);
-	struct push_job job = { t, &tools, st->encoding, gz ? qpart_gz : qpart, st };
+	struct push_job job = { t, &tools, st->encoding, gz ? qpart_gz : qpart, st, deadline };
 	int64_t start = clock_mono_us();
 	int ret = push_payload(&job, gz ? gz : data, st->payload_bytes, qpart, qremote, qdir, err,
 			       errlen);
@@ -283,7 +309,7 @@ int console_push(struct transport *t, const char *local, const char *remote, int
 		/* leave no part file behind (fails fast when the console is gone) */
 		char *rm = xasprintf("rm -f %s %s", qpart, qpart_gz);
 		char e2[128];
-		run_quiet(t, rm, 10000, e2, sizeof(e2));
+		run_quiet(t, rm, DEADLINE_NONE, 10000, e2, sizeof(e2));
 		free(rm);
 	}
 	free(qdir);

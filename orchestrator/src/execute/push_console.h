@@ -47,6 +47,10 @@ struct console_push_stats {
  */
 int console_push(struct transport *t, const char *local, const char *remote, int force_encoding,
 		 struct console_push_stats *st, char *err, size_t errlen);
+/* The same, all of it within timeout_ms (<= 0: each command its own). */
+int console_push_within(struct transport *t, const char *local, const char *remote,
+			int force_encoding, int64_t timeout_ms, struct console_push_stats *st,
+			char *err, size_t errlen);
 
 /* Appends len bytes as printf format text (octal escapes) to out; next is
  * the byte that will follow them in the same format (-1: none), so an
