@@ -46,15 +46,19 @@ void diag_sort(struct diag_list *dl)
 	}
 }
 
+/* "file:line:col: error: message", or "file: error: message" without a line. */
+static void diag_print_one(const struct diag *d, FILE *out)
+{
+	if (d->line > 0)
+		fprintf(out, "%s:%d:%d: error: %s\n", d->file, d->line, d->col, d->message);
+	else
+		fprintf(out, "%s: error: %s\n", d->file, d->message);
+}
+
 void diag_print(const struct diag_list *dl, FILE *out)
 {
-	for (size_t i = 0; i < dl->n; i++) {
-		const struct diag *d = &dl->items[i];
-		if (d->line > 0)
-			fprintf(out, "%s:%d:%d: error: %s\n", d->file, d->line, d->col, d->message);
-		else
-			fprintf(out, "%s: error: %s\n", d->file, d->message);
-	}
+	for (size_t i = 0; i < dl->n; i++)
+		diag_print_one(&dl->items[i], out);
 }
 
 /* Line n (1-based) of path into buf, without its newline; false if absent. */
@@ -85,10 +89,7 @@ void diag_print_source(const struct diag_list *dl, FILE *out)
 	char line[512];
 	for (size_t i = 0; i < dl->n; i++) {
 		const struct diag *d = &dl->items[i];
-		if (d->line > 0)
-			fprintf(out, "%s:%d:%d: error: %s\n", d->file, d->line, d->col, d->message);
-		else
-			fprintf(out, "%s: error: %s\n", d->file, d->message);
+		diag_print_one(d, out);
 		if (d->line <= 0 || !source_line(d->file, d->line, line, sizeof(line)))
 			continue;
 		fprintf(out, "  %5d | ", d->line);
