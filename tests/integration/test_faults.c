@@ -511,6 +511,26 @@ static void test_failed_push_leaves_no_part_file(void **state)
 	free(tiny);
 }
 
+/* Runs cmd (an `orch run` that pushes) with its output in log, waits up to
+ * 20 s for the push's part file (glob; nonempty: with bytes in it), then
+ * kills the board user's sshd sessions mid-push and waits for orch. Returns
+ * orch's exit status, -1 when it had to be stopped; *seen says whether the
+ * part file appeared before the cut. */
+static int run_and_cut_push(const char *cmd, const char *log, const char *glob, bool nonempty,
+			    bool *seen)
+{
+	pid_t pid = ts_spawn(cmd, log);
+	*seen = false;
+	for (int64_t dl = deadline_in_ms(20000); !*seen && !deadline_expired(dl); usleep(20000))
+		*seen = ts_run(NULL, nonempty ? "test -s %s" : "ls %s >/dev/null 2>&1", glob) == 0;
+	ts_run(NULL, "pkill -KILL -u %s -f '^sshd: %s'", F.lab->user, F.lab->user);
+	int rc = wait_exit(pid, 60000);
+	if (rc < 0)
+		ts_stop(&pid);
+	usleep(500000);
+	return rc;
+}
+
 /* The connection is killed mid-push (the board's sshd session process):
  * the part file goes all the same. */
 static void test_push_cut_mid_way_leaves_no_part_file(void **state)
@@ -525,16 +545,9 @@ static void test_push_cut_mid_way_leaves_no_part_file(void **state)
 	char *sc = write_scenario("pushcut", "sshb", tests);
 	char *log = xasprintf("%s/pushcut.out", F.dir);
 	char *cmd = xasprintf("exec %s run %s -o %s/runs", ORCH_BIN, sc, F.dir);
-	pid_t pid = ts_spawn(cmd, log);
 	char *glob = xasprintf("%s/huge.bin.orch-part.*", dest);
-	bool seen = false;
-	for (int64_t dl = deadline_in_ms(20000); !seen && !deadline_expired(dl); usleep(20000))
-		seen = ts_run(NULL, "test -s %s", glob) == 0 || ts_run(NULL, "ls %s >/dev/null 2>&1", glob) == 0;
-	ts_run(NULL, "pkill -KILL -u %s -f '^sshd: %s'", F.lab->user, F.lab->user);
-	int rc = wait_exit(pid, 60000);
-	if (rc < 0)
-		ts_stop(&pid);
-	usleep(500000);
+	bool seen;
+	int rc = run_and_cut_push(cmd, log, glob, false, &seen);
 	char *ls = NULL;
 	ts_run(&ls, "ls -A %s", dest);
 	ts_run(NULL, "rm -f %s/huge.bin", F.dir);
@@ -567,16 +580,9 @@ static void test_bench_push_cut_mid_way_installs_nothing(void **state)
 	char *log = xasprintf("%s/benchcut.out", F.dir);
 	char *cmd = xasprintf("ORCH_BENCH_DIR=%s/bench exec %s run %s -o %s/runs", F.dir,
 			      ORCH_BIN, sc, F.dir);
-	pid_t pid = ts_spawn(cmd, log);
 	char *glob = xasprintf("%s/wd/bin/remote-bench-cpu.part.*", F.dir);
-	bool seen = false;
-	for (int64_t dl = deadline_in_ms(20000); !seen && !deadline_expired(dl); usleep(20000))
-		seen = ts_run(NULL, "test -s %s", glob) == 0;
-	ts_run(NULL, "pkill -KILL -u %s -f '^sshd: %s'", F.lab->user, F.lab->user);
-	int rc = wait_exit(pid, 60000);
-	if (rc < 0)
-		ts_stop(&pid);
-	usleep(500000);
+	bool seen;
+	int rc = run_and_cut_push(cmd, log, glob, true, &seen);
 	char *ls = NULL;
 	ts_run(&ls, "ls -A %s/wd/bin", F.dir);
 	ts_run(NULL, "rm -rf %s/bench %s/wd", F.dir, F.dir);
