@@ -580,7 +580,7 @@ static void test_bench_push_cut_mid_way_installs_nothing(void **state)
 	char *log = xasprintf("%s/benchcut.out", F.dir);
 	char *cmd = xasprintf("ORCH_BENCH_DIR=%s/bench exec %s run %s -o %s/runs", F.dir,
 			      ORCH_BIN, sc, F.dir);
-	char *glob = xasprintf("%s/wd/bin/remote-bench-cpu.part.*", F.dir);
+	char *glob = xasprintf("%s/wd/bin/remote-bench-cpu.orch-part.*", F.dir);
 	bool seen;
 	int rc = run_and_cut_push(cmd, log, glob, true, &seen);
 	char *ls = NULL;

@@ -93,19 +93,25 @@ struct board_copy {
 	char value[80];
 };
 
+/* The board's tools, and whether it has a file $f. */
+#define PROBE_HEAD                                                                     \
+	"f=%s; " REMOTE_TOOLS "echo \"tools ${C:-none} ${S:+sha256}\"; [ -f \"$f\" ] || exit 0; "
+
 /* One exec: the board's tools, and its copy's size or (the same size as
- * ours) its checksum. */
-static int probe_board(struct transport *t, const char *qpath, long long size,
+ * ours) its checksum; sha256_only: its SHA-256 straight away (no size
+ * first: for small files), or nothing without a sha256sum. */
+static int probe_board(struct transport *t, const char *qpath, long long size, bool sha256_only,
 		       int64_t timeout_ms, struct board_copy *bc, bool *infra, char *err,
 		       size_t errlen)
 {
-	char *cmd = xasprintf(
-		"f=%s; " REMOTE_TOOLS "echo \"tools ${C:-none} ${S:+sha256}\"; "
-		"[ -f \"$f\" ] || exit 0; m=$(($(wc -c < \"$f\"))); "
-		"if [ \"$m\" != %lld ]; then echo \"size $m\"; "
-		"elif [ -n \"$S\" ]; then h=$($S < \"$f\") && echo \"sha256 ${h%%%% *}\"; "
-		"elif [ -n \"$C\" ]; then set -- $($C < \"$f\") && echo \"cksum $1\"; "
-		"else echo \"size $m\"; fi", qpath, size);
+	char *cmd = sha256_only
+		? xasprintf(PROBE_HEAD "[ -z \"$S\" ] || { h=$($S < \"$f\") && "
+			    "echo \"sha256 ${h%%%% *}\"; }", qpath)
+		: xasprintf(PROBE_HEAD "m=$(($(wc -c < \"$f\"))); "
+			    "if [ \"$m\" != %lld ]; then echo \"size $m\"; "
+			    "elif [ -n \"$S\" ]; then h=$($S < \"$f\") && echo \"sha256 ${h%%%% *}\"; "
+			    "elif [ -n \"$C\" ]; then set -- $($C < \"$f\") && echo \"cksum $1\"; "
+			    "else echo \"size $m\"; fi", qpath, size);
 	struct capture c = { .out = STRBUF_INIT, .errtext = STRBUF_INIT };
 	struct transport_exec req = { .command = cmd, .timeout_ms = timeout_ms, .stdin_fd = -1,
 				      .on_output = capture_output, .ctx = &c };
@@ -195,13 +201,13 @@ static bool check_matches(const char *tag, long long size, uint32_t crc, const c
  * board's next push to dest), made with the mode
  * where the umask can give it) and has the board check it; its check line
  * lands in c->out. 0, or -1 with err set. */
-static int push_stream(struct transport *t, const struct board *b, const struct artifact *a,
+static int push_stream(struct transport *t, const struct board *b, const char *src,
 		       const char *qdest, int mode, int64_t timeout_ms, struct capture *c, bool *infra,
 		       const char *what, char *err, size_t errlen)
 {
-	int fd = open(a->src, O_RDONLY | O_CLOEXEC);
+	int fd = open(src, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(err, errlen, "push: cannot open '%s': %s", a->src, strerror(errno));
+		snprintf(err, errlen, "push: cannot open '%s': %s", src, strerror(errno));
 		return -1;
 	}
 	char *umask_sh = mode & 07111 ? xstrdup("") : xasprintf("umask %o; ", (unsigned)(0777 & ~mode));
@@ -256,29 +262,31 @@ static int push_commit(struct transport *t, const struct board *b, const char *q
 
 /* The transfer, then the local sums (computed beside it) against the
  * board's check, then the rename. */
-static int push_file(struct transport *t, const struct board *b, const struct artifact *a,
-		     const struct board_copy *bc, const char *qdest, long long size, int mode,
-		     int64_t timeout_ms, bool *infra, double *secs, char *err, size_t errlen)
+static int push_file(struct transport *t, const struct board *b, struct file_push *fp,
+		     const struct board_copy *bc, const char *qdest, long long size, bool *infra,
+		     char *err, size_t errlen)
 {
 	char what[512];
-	snprintf(what, sizeof(what), "push of %s to %s:%s", a->src, b->name, a->dest);
+	snprintf(what, sizeof(what), "push of %s to %s:%s", fp->src, b->name, fp->dest);
 	struct sum_job job;
-	sum_job_start(&job, a->src, !bc->cksum && bc->sha256);
+	sum_job_start(&job, fp->src, !bc->cksum && bc->sha256);
 	struct capture c = { .out = STRBUF_INIT, .errtext = STRBUF_INIT };
 	int64_t t0 = clock_mono_us();
-	int ret = push_stream(t, b, a, qdest, mode, timeout_ms, &c, infra, what, err, errlen);
-	if (secs)
-		*secs = (double)(clock_mono_us() - t0) / 1e6;
+	int ret = push_stream(t, b, fp->src, qdest, fp->mode, fp->timeout_ms, &c, infra, what, err,
+			      errlen);
+	fp->secs = (double)(clock_mono_us() - t0) / 1e6;
 	if (sum_job_wait(&job) < 0 && ret == 0) {
-		snprintf(err, errlen, "push: cannot read '%s': %s", a->src, strerror(errno));
+		snprintf(err, errlen, "push: cannot read '%s': %s", fp->src, strerror(errno));
 		ret = -1;
 	}
 	if (ret == 0 && check_matches(strstr(strbuf_str(&c.out), "ORCH-CHECK "), size, job.crc,
-				      job.want_sha ? job.sha : NULL, a->src, what, err, errlen)) {
-		ret = push_commit(t, b, qdest, mode, true, timeout_ms, infra, what, err, errlen);
+				      job.want_sha ? job.sha : NULL, fp->src, what, err, errlen)) {
+		ret = push_commit(t, b, qdest, fp->mode, true, fp->timeout_ms, infra, what, err,
+				  errlen);
 	} else if (ret == 0) {
 		char ignored[256];   /* the mismatch is the message */
-		push_commit(t, b, qdest, mode, false, timeout_ms, infra, what, ignored, sizeof(ignored));
+		push_commit(t, b, qdest, fp->mode, false, fp->timeout_ms, infra, what, ignored,
+			    sizeof(ignored));
 		ret = -1;
 	}
 	strbuf_release(&c.out);
@@ -288,30 +296,29 @@ static int push_file(struct transport *t, const struct board *b, const struct ar
 
 /* Over a console shell (no stdin): typed chunks onto the part file
  * (execute/push_console.h), then its mode and the board's check of it, then
- * the rename; all within timeout_ms. */
-static int push_file_console(struct transport *t, const struct board *b,
-			     const struct artifact *a, const char *qdest, long long size, int mode,
-			     int64_t timeout_ms, bool *infra, double *secs, char *err,
+ * the rename; all within fp->timeout_ms. */
+static int push_file_console(struct transport *t, const struct board *b, struct file_push *fp,
+			     const char *qdest, long long size, bool *infra, char *err,
 			     size_t errlen)
 {
 	char what[512], why[384] = "";
-	snprintf(what, sizeof(what), "push of %s to %s:%s over the console", a->src, b->name,
-		 a->dest);
-	char *part = xasprintf("%s.orch-part.%s", a->dest, b->name);
-	struct console_push_stats cs;
+	snprintf(what, sizeof(what), "push of %s to %s:%s over the console", fp->src, b->name,
+		 fp->dest);
+	char *part = xasprintf("%s.orch-part.%s", fp->dest, b->name);
+	int64_t timeout_ms = fp->timeout_ms;
 	int64_t t0 = clock_mono_ms();
-	int rc = console_push_within(t, a->src, part, -1, timeout_ms, &cs, why, sizeof(why));
+	fp->console = true;
+	int rc = console_push_within(t, fp->src, part, -1, timeout_ms, &fp->cs, why, sizeof(why));
 	free(part);
 	if (rc < 0) {
 		*infra = rc == -2;
-		snprintf(err, errlen, "%s: %s", what, why);
+		snprintf(err, errlen, "%s failed: %s", what, why);
 		return -1;
 	}
-	if (secs)
-		*secs = (double)cs.duration_us / 1e6;
+	fp->secs = (double)fp->cs.duration_us / 1e6;
 	int64_t left = timeout_ms > 0 ? timeout_ms - (clock_mono_ms() - t0) : 0;
 	char *cmd = xasprintf("d=%s; f=\"$d.orch-part.%s\"; chmod %o \"$f\" || exit 1; "
-			      REMOTE_CHECK("1"), qdest, b->name, (unsigned)mode);
+			      REMOTE_CHECK("1"), qdest, b->name, (unsigned)fp->mode);
 	char *out = NULL;
 	int code = 0;
 	uint32_t crc = 0;
@@ -321,16 +328,60 @@ static int push_file_console(struct transport *t, const struct board *b,
 	} else if (transport_capture(t, cmd, left, 1024, &out, &code, why, sizeof(why)) < 0) {
 		*infra = true;
 		snprintf(err, errlen, "%s: %s", what, why);
-	} else if (artifact_file_crc(a->src, &crc) < 0) {
-		snprintf(err, errlen, "push: cannot read '%s': %s", a->src, strerror(errno));
-	} else if (check_matches(strstr(out, "ORCH-CHECK "), size, crc, NULL, a->src, what, err,
+	} else if (artifact_file_crc(fp->src, &crc) < 0) {
+		snprintf(err, errlen, "push: cannot read '%s': %s", fp->src, strerror(errno));
+	} else if (check_matches(strstr(out, "ORCH-CHECK "), size, crc, NULL, fp->src, what, err,
 			       errlen)) {
-		ret = push_commit(t, b, qdest, mode, true, timeout_ms, infra, what, err, errlen);
+		ret = push_commit(t, b, qdest, fp->mode, true, timeout_ms, infra, what, err, errlen);
 	}
 	if (ret < 0 && !*infra)
-		push_commit(t, b, qdest, mode, false, timeout_ms, infra, what, why, sizeof(why));
+		push_commit(t, b, qdest, fp->mode, false, timeout_ms, infra, what, why, sizeof(why));
 	free(out);
 	free(cmd);
+	return ret;
+}
+
+int artifact_push_file(struct transport *t, const struct board *b, struct file_push *fp,
+		       bool *infra, char *err, size_t errlen)
+{
+	struct stat st;
+	*infra = false;
+	fp->secs = 0;
+	fp->console = false;
+	if (stat(fp->src, &st) < 0 || access(fp->src, R_OK) < 0) {
+		snprintf(err, errlen, "push: cannot read '%s': %s", fp->src, strerror(errno));
+		return -1;
+	}
+	long long size = (long long)st.st_size;
+	fp->bytes = (uint64_t)size;
+	char *dest = board_path(b, fp->dest);
+	char *qdest = shquote(dest);
+	struct board_copy bc;
+	int64_t probe_ms = fp->probe_timeout_ms ? fp->probe_timeout_ms : fp->timeout_ms;
+	int ret = probe_board(t, qdest, size, fp->sha256_only, probe_ms, &bc, infra, err, errlen);
+	fp->board_sha256 = bc.sha256;
+	bool has_it = ret == 0 && (!fp->sha256_only || strcmp(bc.kind, "sha256") == 0) &&
+		      board_has_it(&bc, fp->src, size);
+	if (has_it && fp->sha256_only) {
+		ret = 1;   /* its mode is left as it is */
+	} else if (has_it) {
+		/* the checksum matched: only the mode may differ */
+		char *cmd = xasprintf("chmod %o %s", (unsigned)fp->mode, qdest);
+		int code = 0;
+		char *out = NULL;
+		ret = transport_capture(t, cmd, fp->timeout_ms, 1024, &out, &code, err, errlen) < 0
+			      ? (*infra = true, -1) : 1;
+		free(out);
+		free(cmd);
+	} else if (ret == 0 && t->ops->no_stdin) {
+		ret = push_file_console(t, b, fp, qdest, size, infra, err, errlen);
+	} else if (ret == 0) {
+		ret = push_file(t, b, fp, &bc, qdest, size, infra, err, errlen);
+	}
+	if (ret != 0)
+		fp->bytes = 0;
+	free(qdest);
+	free(dest);
 	return ret;
 }
 
@@ -338,35 +389,14 @@ int artifact_push(struct transport *t, const struct board *b, const struct artif
 		  int64_t timeout_ms, bool *infra, double *secs, char *err, size_t errlen)
 {
 	struct stat st;
-	*infra = false;
-	if (stat(a->src, &st) < 0 || access(a->src, R_OK) < 0) {
-		snprintf(err, errlen, "push: cannot read '%s': %s", a->src, strerror(errno));
-		return -1;
-	}
-	long long size = (long long)st.st_size;
-	int mode = a->mode >= 0 ? a->mode : (int)(st.st_mode & 07777);
-	char *dest = board_path(b, a->dest);
-	char *qdest = shquote(dest);
-	struct board_copy bc;
-	int ret = probe_board(t, qdest, size, timeout_ms, &bc, infra, err, errlen);
-	if (ret == 0 && board_has_it(&bc, a->src, size)) {
-		/* the checksum matched: only the mode may differ */
-		char *cmd = xasprintf("chmod %o %s", (unsigned)mode, qdest);
-		int code = 0;
-		char *out = NULL;
-		ret = transport_capture(t, cmd, timeout_ms, 1024, &out, &code, err, errlen) < 0
-			      ? (*infra = true, -1) : 1;
-		free(out);
-		free(cmd);
-	} else if (ret == 0 && t->ops->no_stdin) {
-		ret = push_file_console(t, b, a, qdest, size, mode, timeout_ms, infra, secs, err,
-					errlen);
-	} else if (ret == 0) {
-		ret = push_file(t, b, a, &bc, qdest, size, mode, timeout_ms, infra, secs, err,
-				errlen);
-	}
-	free(qdest);
-	free(dest);
+	int mode = a->mode;
+	if (mode < 0 && stat(a->src, &st) == 0)
+		mode = (int)(st.st_mode & 07777);
+	struct file_push fp = { .src = a->src, .dest = a->dest, .mode = mode,
+				.timeout_ms = timeout_ms };
+	int ret = artifact_push_file(t, b, &fp, infra, err, errlen);
+	if (secs)
+		*secs = fp.secs;
 	return ret;
 }
 

@@ -24,12 +24,35 @@
 #include <stdint.h>
 
 #include "config/model.h"
+#include "execute/push_console.h"
 #include "result/result.h"
 #include "transport/transport.h"
 
-/* Pushes a: 0, 1 when the board already had it, -1 with err set (a
- * transport failure sets *infra). stats (may be NULL) gets bytes and
- * seconds. */
+/* One file pushed to a board, as above: a `push:` entry (artifact_push), or
+ * a remote-bench program (execute/execute.h bench_ensure). */
+struct file_push {
+	const char *src;           /* the controller's file */
+	const char *dest;          /* on the board, as its commands see it */
+	int mode;                  /* the board copy's */
+	int64_t probe_timeout_ms;  /* asking what the board has (0: timeout_ms) */
+	int64_t timeout_ms;        /* the transfer; the rename */
+	bool sha256_only;          /* "already there" only by SHA-256, and its mode left */
+	/* set by artifact_push_file */
+	bool board_sha256;         /* the board has a sha256sum */
+	uint64_t bytes;            /* sent (0: none) */
+	double secs;               /* the transfer's */
+	bool console;              /* typed into a console shell: cs says how */
+	struct console_push_stats cs;
+};
+
+/* Pushes fp->src to fp->dest on b: 0, 1 when the board already had it, -1
+ * with err set (a transport failure sets *infra). */
+int artifact_push_file(struct transport *t, const struct board *b, struct file_push *fp,
+		       bool *infra, char *err, size_t errlen);
+
+/* Pushes a (artifact_push_file with a's mode, else the file's): 0, 1 when
+ * the board already had it, -1 with err set (a transport failure sets
+ * *infra). secs (may be NULL) gets the transfer's seconds. */
 int artifact_push(struct transport *t, const struct board *b, const struct artifact *a,
 		  int64_t timeout_ms, bool *infra, double *secs, char *err, size_t errlen);
 

@@ -1,8 +1,9 @@
 /*
  * `bench:` tests: pick the remote-bench binary for the board's arch, push
- * it unless the board already has the same file, run it, and read its JSON
- * metric lines. The push needs nothing on the board but a POSIX shell and
- * cat: no SFTP, no scp.
+ * it unless the board already has the same file (by SHA-256), run it, and
+ * read its JSON metric lines. The push is a `push:` file's
+ * (execute/artifact.h: a part file, the board's check, then the rename); it
+ * needs nothing on the board but a POSIX shell and cat: no SFTP, no scp.
  */
 #include "execute/artifact.h"
 #include "execute/command.h"
@@ -11,20 +12,16 @@
 #include "execute/push_console.h"
 #include "execute/substitute.h"
 #include "execute/vars.h"
-#include "util/deadline.h"
 #include "util/fsutil.h"
 #include "util/log.h"
-#include "util/sha256.h"
 #include "util/shquote.h"
 #include "util/strbuf.h"
 
 #include <errno.h>
 #include <jansson.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define PROBE_TIMEOUT_MS 30000
@@ -68,33 +65,6 @@ static int board_arch(const struct bench_target *bt, const char **arch, char *er
 	return 0;
 }
 
-/* The board's SHA-256 of path: "" when the file is absent, "?" when the
- * board has no sha256sum. */
-static int remote_sha256(struct transport *t, const char *path, char hex[65], char *err,
-			 size_t errlen)
-{
-	char *q = shquote(path);
-	char *cmd = xasprintf("f=%s; if [ ! -f \"$f\" ]; then echo none; "
-			      "elif command -v sha256sum >/dev/null 2>&1; then sha256sum \"$f\"; "
-			      "elif busybox sha256sum \"$f\" 2>/dev/null; then :; "
-			      "else echo unknown; fi", q);
-	char *out = NULL;
-	int code;
-	int ret = transport_capture(t, cmd, PROBE_TIMEOUT_MS, 256, &out, &code, err, errlen);
-	if (ret == 0) {
-		if (!strncmp(out, "none", 4))
-			hex[0] = '\0';
-		else if (strlen(out) >= 64 && strspn(out, "0123456789abcdef") >= 64)
-			snprintf(hex, 65, "%.64s", out);
-		else
-			strcpy(hex, "?");
-	}
-	free(out);
-	free(cmd);
-	free(q);
-	return ret;
-}
-
 /* The push's raw record, one JSON line appended to push.log, and its entry
  * in tr->pushes: a transfer, not a figure of the board. */
 static void push_record(const struct bench_target *bt, const char *remote, uint64_t bytes,
@@ -121,96 +91,24 @@ static void push_record(const struct bench_target *bt, const char *remote, uint6
 	json_decref(rec);
 }
 
-/* Through a console shell: typed chunks (execute/push_console.h). */
-static int push_console_file(const struct bench_target *bt, const char *local,
-			     const char *remote, struct test_result *tr, char *err, size_t errlen)
+/* What a push did, for people (stderr), in tr and in push.log. */
+static void push_report(const struct bench_target *bt, const struct file_push *fp,
+			struct test_result *tr)
 {
-	struct console_push_stats st;
-	char perr[384];
-	if (console_push(bt->t, local, remote, -1, &st, perr, sizeof(perr)) < 0) {
-		snprintf(err, errlen, "push of %s to %s:%s over the console failed: %s", local,
-			 bt->board->name, remote, perr);
-		return -1;
-	}
+	if (!fp->board_sha256)
+		log_warn("%s has no sha256sum: %s is checked by cksum or its size only, and it is "
+			 "pushed every run", bt->board->name, fp->dest);
+	push_record(bt, fp->dest, fp->bytes, fp->secs, tr);
+	if (!fp->console)
+		return;
+	const struct console_push_stats *st = &fp->cs;
 	log_info("%s: pushed %s over the console: %zu bytes (%s%s, %u chunks) in %.1fs",
-		 bt->board->name, remote, st.file_bytes, st.gzip ? "gzip+" : "",
-		 st.encoding == CONSOLE_ENC_BASE64 ? "base64" : "printf escapes", st.chunks,
-		 (double)st.duration_us / 1e6);
-	push_record(bt, remote, st.file_bytes, (double)st.duration_us / 1e6, tr);
-	if (tr && st.duration_us > 0)
+		 bt->board->name, fp->dest, st->file_bytes, st->gzip ? "gzip+" : "",
+		 st->encoding == CONSOLE_ENC_BASE64 ? "base64" : "printf escapes", st->chunks,
+		 (double)st->duration_us / 1e6);
+	if (tr && st->duration_us > 0)
 		test_result_add_sample(tr, "console.push", "KiB/s", true,
-				       (double)st.file_bytes / 1024.0 / ((double)st.duration_us / 1e6));
-	return 0;
-}
-
-static int push_file(const struct bench_target *bt, const char *local, const char *remote,
-		     struct test_result *tr, char *err, size_t errlen)
-{
-	if (bt->t->ops->no_stdin)
-		return push_console_file(bt, local, remote, tr, err, errlen);
-	int fd = open(local, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot open '%s': %s", local, strerror(errno));
-		return -1;
-	}
-	struct stat st;
-	if (fstat(fd, &st) < 0) {
-		snprintf(err, errlen, "cannot stat '%s': %s", local, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	char *dir = fs_dirname(remote);
-	char *qdir = shquote(dir), *qfile = shquote(remote);
-	/* A part file per push ($$): boards sharing a file system never mix bytes. */
-	char *qpart = xasprintf("%s.part.$$", qfile);
-	/* A cut connection ends cat's input as EOF, so cat alone would "succeed"
-	 * with a truncated program: only a part file of the whole size is moved. */
-	char *cmd = xasprintf("mkdir -p %s && { cat > %s && n=$(wc -c < %s) && [ $n -eq %lld ] && "
-			      "chmod 755 %s && mv -f %s %s || { rm -f %s; exit 1; }; }", qdir, qpart,
-			      qpart, (long long)st.st_size, qpart, qpart, qfile, qpart);
-	struct command_spec spec = {
-		.command = cmd, .timeout_ms = PUSH_TIMEOUT_MS, .stdin_fd = fd,
-		.dir = bt->log_dir, .stdout_name = NULL, .stderr_name = "push.log",
-	};
-	struct command_outcome out;
-	int64_t start = clock_mono_us();
-	int ret = command_run(bt->t, &spec, &out);
-	double secs = (double)(clock_mono_us() - start) / 1e6;
-	if (ret < 0)
-		snprintf(err, errlen, "push to %s failed: %s", bt->board->name, out.err);
-	else if (out.st.timed_out || out.st.interrupted || out.st.exit_code != 0) {
-		snprintf(err, errlen, "push of %s to %s:%s failed (%s; see push.log)", local,
-			 bt->board->name, remote,
-			 out.st.timed_out ? "timed out" : out.st.interrupted ? "interrupted"
-						       : "remote command failed");
-		ret = -1;
-	} else {
-		push_record(bt, remote, (uint64_t)st.st_size, secs, tr);
-	}
-	close(fd);
-	free(cmd);
-	free(qfile);
-	free(qpart);
-	free(qdir);
-	free(dir);
-	return ret;
-}
-
-/* The size of path on the board, or -1. */
-static long remote_size(struct transport *t, const char *path, char *err, size_t errlen)
-{
-	char *q = shquote(path);
-	char *cmd = xasprintf("wc -c < %s", q);
-	char *out = NULL;
-	int code;
-	long size = -1;
-	if (transport_capture(t, cmd, PROBE_TIMEOUT_MS, 64, &out, &code, err, errlen) == 0 &&
-	    code == 0)
-		size = strtol(out, NULL, 10);
-	free(out);
-	free(cmd);
-	free(q);
-	return size;
+				       (double)st->file_bytes / 1024.0 / ((double)st->duration_us / 1e6));
 }
 
 char *bench_ensure(const struct bench_target *bt, const char *name, struct test_result *tr,
@@ -221,41 +119,25 @@ char *bench_ensure(const struct bench_target *bt, const char *name, struct test_
 		return NULL;
 	char *local = xasprintf("%s/%s/remote-bench-%s", bt->bench_dir, arch, name);
 	char *remote = xasprintf("%s/bin/remote-bench-%s", bt->board->workdir, name);
-	char want[65], have[65];
-	struct stat st;
-	if (sha256_file_hex(local, want) < 0 || stat(local, &st) < 0) {
+	struct file_push fp = {
+		.src = local, .dest = remote, .mode = 0755, .probe_timeout_ms = PROBE_TIMEOUT_MS,
+		.timeout_ms = PUSH_TIMEOUT_MS, .sha256_only = true,
+	};
+	bool infra;
+	int rc = -1;
+	if (access(local, R_OK) < 0)
 		snprintf(err, errlen, "no remote-bench program '%s' for %s: cannot read '%s' "
 			 "(build it with scripts/build-remote-bench.sh)", name, arch, local);
-		goto fail;
-	}
-	if (remote_sha256(bt->t, remote, have, err, errlen) < 0)
-		goto fail;
-	if (!strcmp(want, have))
-		goto out;   /* the board already has this exact binary */
-	if (push_file(bt, local, remote, tr, err, errlen) < 0 ||
-	    remote_sha256(bt->t, remote, have, err, errlen) < 0)
-		goto fail;
-	if (!strcmp(have, "?")) {
-		/* no sha256sum on the board: the size is all that can be checked */
-		log_warn("%s has no sha256sum: checked the size of %s only, and it is pushed "
-			 "every run", bt->board->name, remote);
-		if (remote_size(bt->t, remote, err, errlen) != (long)st.st_size) {
-			snprintf(err, errlen, "push of %s to %s: size differs after transfer", local,
-				 bt->board->name);
-			goto fail;
-		}
-	} else if (strcmp(want, have)) {
-		snprintf(err, errlen, "push of %s to %s: checksum mismatch after transfer "
-			 "(local %.12s, board %.12s)", local, bt->board->name, want, have);
-		goto fail;
-	}
-out:
+	else
+		rc = artifact_push_file(bt->t, bt->board, &fp, &infra, err, errlen);
+	if (rc == 0)
+		push_report(bt, &fp, tr);
 	free(local);
+	if (rc < 0) {
+		free(remote);
+		return NULL;
+	}
 	return remote;
-fail:
-	free(local);
-	free(remote);
-	return NULL;
 }
 
 /* The test's env: exported, the program, its arguments as words with their

@@ -93,9 +93,9 @@ struct bench_target {
 	const char *log_dir;           /* push.log goes here */
 };
 
-/* Makes sure the board has remote-bench NAME for its arch, pushing it (cat
- * over an exec channel, then a checksum) unless its SHA-256 already
- * matches; a push is recorded in tr->pushes (tr may be NULL) and as a raw
+/* Makes sure the board has remote-bench NAME for its arch, pushing it with
+ * mode 755 (artifact_push_file: a part file checked on the board, then
+ * renamed) unless its SHA-256 already matches; a push is recorded in tr->pushes (tr may be NULL) and as a raw
  * JSON line in the log folder's push.log, never as a metric. Returns the path on
  * the board (caller frees), or NULL with the reason in err. */
 char *bench_ensure(const struct bench_target *bt, const char *name, struct test_result *tr,

@@ -260,12 +260,6 @@ static int push_payload(struct push_job *j, const unsigned char *p, size_t len,
 	return ret;
 }
 
-int console_push(struct transport *t, const char *local, const char *remote, int force_encoding,
-		 struct console_push_stats *st, char *err, size_t errlen)
-{
-	return console_push_within(t, local, remote, force_encoding, 0, st, err, errlen);
-}
-
 int console_push_within(struct transport *t, const char *local, const char *remote,
 			int force_encoding, int64_t timeout_ms, struct console_push_stats *st,
 			char *err, size_t errlen)

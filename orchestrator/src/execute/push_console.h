@@ -15,7 +15,7 @@
  * overflows its 4 KB input buffer. The part file is then unpacked, made
  * executable and renamed over the target; on any failure it is removed.
  *
- * The caller checks the result (SHA-256 or size) like any other push.
+ * The caller checks the result like any other push (execute/artifact.h).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -41,13 +41,11 @@ struct console_push_stats {
 
 /*
  * Pushes local to remote on the board behind t (mkdir -p of its folder,
- * mode 755). force_encoding < 0: what the board has; else that encoding
- * (tests). Returns 0 and fills st (may be NULL), or -1 with the reason in
- * err; a transport failure (console gone) is -2.
+ * mode 755), all of it within timeout_ms (<= 0: each command its own).
+ * force_encoding < 0: what the board has; else that encoding (tests).
+ * Returns 0 and fills st (may be NULL), or -1 with the reason in err; a
+ * transport failure (console gone) is -2.
  */
-int console_push(struct transport *t, const char *local, const char *remote, int force_encoding,
-		 struct console_push_stats *st, char *err, size_t errlen);
-/* The same, all of it within timeout_ms (<= 0: each command its own). */
 int console_push_within(struct transport *t, const char *local, const char *remote,
 			int force_encoding, int64_t timeout_ms, struct console_push_stats *st,
 			char *err, size_t errlen);
