@@ -48,27 +48,19 @@ static int outcome_error(int rc, const struct transport_status *st, const char *
 	return -1;
 }
 
-struct capture {
-	struct strbuf out;
-	struct strbuf errtext;
-	FILE *file;                /* fetch: stdout goes here */
+/* A fetch's output: stdout into file, summed; stderr kept in o.err. */
+struct fetch_capture {
+	struct transport_output o;
+	FILE *file;
 	struct cksum ck;           /* of what went into file */
 	bool write_failed;
 };
 
-static int capture_output(void *ctx, enum transport_stream stream, const char *data, size_t len)
+static int fetch_output(void *ctx, enum transport_stream stream, const char *data, size_t len)
 {
-	struct capture *c = ctx;
-	if (stream == TRANSPORT_STDERR) {
-		if (c->errtext.len < 4096)
-			strbuf_append(&c->errtext, data, len);
-		return 0;
-	}
-	if (!c->file) {
-		if (c->out.len < 4096)
-			strbuf_append(&c->out, data, len);
-		return 0;
-	}
+	struct fetch_capture *c = ctx;
+	if (stream == TRANSPORT_STDERR)
+		return transport_output_keep(&c->o, stream, data, len);
 	if (fwrite(data, 1, len, c->file) != len) {
 		c->write_failed = true;
 		return -1;
@@ -112,9 +104,9 @@ static int probe_board(struct transport *t, const char *qpath, long long size, b
 			    "elif [ -n \"$S\" ]; then h=$($S < \"$f\") && echo \"sha256 ${h%%%% *}\"; "
 			    "elif [ -n \"$C\" ]; then set -- $($C < \"$f\") && echo \"cksum $1\"; "
 			    "else echo \"size $m\"; fi", qpath, size);
-	struct capture c = { .out = STRBUF_INIT, .errtext = STRBUF_INIT };
+	struct transport_output c = TRANSPORT_OUTPUT_INIT(4096, 4096);
 	struct transport_exec req = { .command = cmd, .timeout_ms = timeout_ms, .stdin_fd = -1,
-				      .on_output = capture_output, .ctx = &c };
+				      .on_output = transport_output_keep, .ctx = &c };
 	struct transport_status st;
 	char why[256] = "";
 	int rc = transport_exec(t, &req, &st, why, sizeof(why));
@@ -132,8 +124,7 @@ static int probe_board(struct transport *t, const char *qpath, long long size, b
 		snprintf(err, errlen, "checking the board's copy: no answer from its shell");
 		ret = -1;
 	}
-	strbuf_release(&c.out);
-	strbuf_release(&c.errtext);
+	transport_output_release(&c);
 	free(cmd);
 	return ret;
 }
@@ -202,7 +193,7 @@ static bool check_matches(const char *tag, long long size, uint32_t crc, const c
  * where the umask can give it) and has the board check it; its check line
  * lands in c->out. 0, or -1 with err set. */
 static int push_stream(struct transport *t, const struct board *b, const char *src,
-		       const char *qdest, int mode, int64_t timeout_ms, struct capture *c, bool *infra,
+		       const char *qdest, int mode, int64_t timeout_ms, struct transport_output *c, bool *infra,
 		       const char *what, char *err, size_t errlen)
 {
 	int fd = open(src, O_RDONLY | O_CLOEXEC);
@@ -217,13 +208,13 @@ static int push_stream(struct transport *t, const struct board *b, const char *s
 		"rm -f \"$f\"; %scat > \"$f\" || { rm -f \"$f\"; exit 1; }; " REMOTE_CHECK("1"),
 		qdest, b->name, umask_sh);
 	struct transport_exec req = { .command = cmd, .timeout_ms = timeout_ms, .stdin_fd = fd,
-				      .on_output = capture_output, .ctx = c };
+				      .on_output = transport_output_keep, .ctx = c };
 	struct transport_status ts;
 	char why[256] = "";
 	int rc = transport_exec(t, &req, &ts, why, sizeof(why));
 	if (rc == 0 && !*why) {
-		trim_line(&c->errtext);
-		snprintf(why, sizeof(why), "%s", strbuf_str(&c->errtext));
+		trim_line(&c->err);
+		snprintf(why, sizeof(why), "%s", strbuf_str(&c->err));
 	}
 	int ret = outcome_error(rc, &ts, what, why, infra, err, errlen);
 	close(fd);
@@ -242,19 +233,18 @@ static int push_commit(struct transport *t, const struct board *b, const char *q
 	char *cmd = ok ? xasprintf("d=%s; f=\"$d.orch-part.%s\"; %smv -f \"$f\" \"$d\"", qdest,
 				   b->name, mode_sh)
 		       : xasprintf("rm -f %s.orch-part.%s", qdest, b->name);
-	struct capture c = { .out = STRBUF_INIT, .errtext = STRBUF_INIT };
+	struct transport_output c = TRANSPORT_OUTPUT_INIT(4096, 4096);
 	struct transport_exec req = { .command = cmd, .timeout_ms = timeout_ms, .stdin_fd = -1,
-				      .on_output = capture_output, .ctx = &c };
+				      .on_output = transport_output_keep, .ctx = &c };
 	struct transport_status ts;
 	char why[256] = "";
 	int rc = transport_exec(t, &req, &ts, why, sizeof(why));
 	if (rc == 0 && !*why) {
-		trim_line(&c.errtext);
-		snprintf(why, sizeof(why), "%s", strbuf_str(&c.errtext));
+		trim_line(&c.err);
+		snprintf(why, sizeof(why), "%s", strbuf_str(&c.err));
 	}
 	int ret = ok ? outcome_error(rc, &ts, what, why, infra, err, errlen) : 0;
-	strbuf_release(&c.out);
-	strbuf_release(&c.errtext);
+	transport_output_release(&c);
 	free(cmd);
 	free(mode_sh);
 	return ret;
@@ -270,7 +260,7 @@ static int push_file(struct transport *t, const struct board *b, struct file_pus
 	snprintf(what, sizeof(what), "push of %s to %s:%s", fp->src, b->name, fp->dest);
 	struct sum_job job;
 	sum_job_start(&job, fp->src, !bc->cksum && bc->sha256);
-	struct capture c = { .out = STRBUF_INIT, .errtext = STRBUF_INIT };
+	struct transport_output c = TRANSPORT_OUTPUT_INIT(4096, 4096);
 	int64_t t0 = clock_mono_us();
 	int ret = push_stream(t, b, fp->src, qdest, fp->mode, fp->timeout_ms, &c, infra, what, err,
 			      errlen);
@@ -289,8 +279,7 @@ static int push_file(struct transport *t, const struct board *b, struct file_pus
 			    sizeof(ignored));
 		ret = -1;
 	}
-	strbuf_release(&c.out);
-	strbuf_release(&c.errtext);
+	transport_output_release(&c);
 	return ret;
 }
 
@@ -423,19 +412,19 @@ int artifact_fetch(struct transport *t, const struct board *b, const struct arti
 	char *src = board_path(b, a->src), *qsrc = shquote(src), *path = NULL, *part = NULL;
 	*infra = false;
 	int ret = -1;
-	struct capture c = { .out = STRBUF_INIT, .errtext = STRBUF_INIT };
+	struct fetch_capture c = { .o = TRANSPORT_OUTPUT_INIT(0, 4096) };
 	cksum_init(&c.ck);
 	c.file = open_local(test_dir, a->dest, &path, &part, err, errlen);
 	if (!c.file)
 		goto out;
 	bool console = t->ops->no_stdin;   /* text lines only: the board prints a dump */
 	struct console_fetch cf;
-	console_fetch_init(&cf, c.file, &c.ck, &c.errtext);
+	console_fetch_init(&cf, c.file, &c.ck, &c.o.err);
 	char *cmd = console ? console_fetch_command(qsrc, console_fetch_max())
 			    : xasprintf("f=%s; [ -f \"$f\" ] || { echo \"no such file\" >&2; "
 					"exit 2; }; cat \"$f\" || exit 1; " REMOTE_CHECK("2"), qsrc);
 	struct transport_exec req = { .command = cmd, .timeout_ms = timeout_ms, .stdin_fd = -1,
-				      .on_output = console ? console_fetch_output : capture_output,
+				      .on_output = console ? console_fetch_output : fetch_output,
 				      .ctx = console ? (void *)&cf : (void *)&c };
 	struct transport_status st;
 	char why[256] = "";
@@ -445,10 +434,10 @@ int artifact_fetch(struct transport *t, const struct board *b, const struct arti
 	bool dump_bad = console && console_fetch_finish(&cf, dump_err, sizeof(dump_err)) < 0;
 	bool closed = fclose(c.file) == 0 && !c.write_failed;
 	c.file = NULL;
-	const char *tag = strstr(strbuf_str(&c.errtext), "ORCH-CHECK ");
+	const char *tag = strstr(strbuf_str(&c.o.err), "ORCH-CHECK ");
 	if (rc == 0 && !*why && !tag) {
-		trim_line(&c.errtext);
-		snprintf(why, sizeof(why), "%s", strbuf_str(&c.errtext));
+		trim_line(&c.o.err);
+		snprintf(why, sizeof(why), "%s", strbuf_str(&c.o.err));
 	}
 	char what[512];
 	snprintf(what, sizeof(what), "fetch of %s:%s", b->name, src);
@@ -476,8 +465,7 @@ out:
 		fclose(c.file);
 	if (ret < 0 && part)
 		unlink(part);
-	strbuf_release(&c.out);
-	strbuf_release(&c.errtext);
+	transport_output_release(&c.o);
 	free(path);
 	free(part);
 	free(qsrc);

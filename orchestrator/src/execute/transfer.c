@@ -22,36 +22,16 @@
 
 #define TRANSFER_BLOCK 65536
 
-struct transfer_io {
-	uint64_t bytes;            /* stdout bytes seen (down) */
-	struct strbuf out;         /* stdout kept (up: wc's count) */
-	struct strbuf errtext;
-};
-
-static int transfer_output(void *ctx, enum transport_stream stream, const char *data, size_t len)
-{
-	struct transfer_io *io = ctx;
-	if (stream == TRANSPORT_STDERR) {
-		if (io->errtext.len < 1024)
-			strbuf_append(&io->errtext, data, len);
-		return 0;
-	}
-	io->bytes += len;
-	if (io->out.len < 256)
-		strbuf_append(&io->out, data, len < 256 ? len : 256);
-	return 0;
-}
-
 /* One direction: command on t (stdin_fd feeding it when >= 0), timed.
  * 0 with *secs, or -1 with tr's status and message set. */
 static int transfer_once(struct transport *t, const char *what, const char *command,
 			 int stdin_fd, uint64_t bytes, int64_t dl, int64_t timeout_ms,
-			 struct transfer_io *io, double *secs, struct test_result *tr)
+			 struct transport_output *io, double *secs, struct test_result *tr)
 {
 	struct transport_exec req = { .command = command, .stdin_fd = stdin_fd,
 				      .stdin_limit = stdin_fd >= 0 ? (int64_t)bytes : 0,
 				      .timeout_ms = dl == DEADLINE_NONE ? 0 : dl - clock_mono_ms(),
-				      .on_output = transfer_output, .ctx = io };
+				      .on_output = transport_output_keep, .ctx = io };
 	if (dl != DEADLINE_NONE && req.timeout_ms <= 0)
 		req.timeout_ms = 1;
 	struct transport_status st;
@@ -72,12 +52,12 @@ static int transfer_once(struct transport *t, const char *what, const char *comm
 		tr->status = STATUS_ERROR;
 		test_result_set_message(tr, "%s: interrupted", what);
 	} else if (st.exit_code != 0) {
-		io->errtext.len = strcspn(strbuf_str(&io->errtext), "\r\n");
-		if (io->errtext.buf)
-			io->errtext.buf[io->errtext.len] = '\0';
+		io->err.len = strcspn(strbuf_str(&io->err), "\r\n");
+		if (io->err.buf)
+			io->err.buf[io->err.len] = '\0';
 		tr->status = STATUS_FAIL;
 		test_result_set_message(tr, "%s: exit status %d%s%s", what, st.exit_code,
-					io->errtext.len ? ": " : "", strbuf_str(&io->errtext));
+					io->err.len ? ": " : "", strbuf_str(&io->err));
 	} else {
 		return 0;
 	}
@@ -116,7 +96,7 @@ static int transfer_up(struct exec_context *ctx, struct transport *t, uint64_t b
 		test_result_set_message(tr, "transfer: cannot open /dev/zero: %s", strerror(errno));
 		return -1;
 	}
-	struct transfer_io io = { 0, STRBUF_INIT, STRBUF_INIT };
+	struct transport_output io = TRANSPORT_OUTPUT_INIT(256, 1024);
 	double secs = 0;
 	int ret = transfer_once(t, "transfer to the board", "exec wc -c", zero, bytes, dl,
 				test->timeout_ms, &io, &secs, tr);
@@ -136,8 +116,7 @@ static int transfer_up(struct exec_context *ctx, struct transport *t, uint64_t b
 				     (unsigned long long)bytes, secs, mib_per_s(bytes, secs));
 		}
 	}
-	strbuf_release(&io.out);
-	strbuf_release(&io.errtext);
+	transport_output_release(&io);
 	return ret;
 }
 
@@ -151,22 +130,21 @@ static int transfer_down(struct exec_context *ctx, struct transport *t, uint64_t
 				  (unsigned long long)q, (unsigned long long)r)
 		      : xasprintf("dd if=/dev/zero bs=%d count=%llu 2>/dev/null", TRANSFER_BLOCK,
 				  (unsigned long long)q);
-	struct transfer_io io = { 0, STRBUF_INIT, STRBUF_INIT };
+	struct transport_output io = TRANSPORT_OUTPUT_INIT(256, 1024);
 	double secs = 0;
 	int ret = transfer_once(t, "transfer from the board", cmd, -1, bytes, dl,
 				test->timeout_ms, &io, &secs, tr);
-	if (ret == 0 && io.bytes != bytes) {
+	if (ret == 0 && io.out_bytes != bytes) {
 		tr->status = STATUS_FAIL;
 		test_result_set_message(tr, "transfer from the board: %llu bytes came of %llu",
-					(unsigned long long)io.bytes, (unsigned long long)bytes);
+					(unsigned long long)io.out_bytes, (unsigned long long)bytes);
 		ret = -1;
 	} else if (ret == 0) {
 		test_result_add_sample(tr, "transfer.down", "MiB/s", true, mib_per_s(bytes, secs));
 		transfer_log(ctx->test_dir, "down: %llu bytes in %.3f s, %.2f MiB/s\n",
 			     (unsigned long long)bytes, secs, mib_per_s(bytes, secs));
 	}
-	strbuf_release(&io.out);
-	strbuf_release(&io.errtext);
+	transport_output_release(&io);
 	free(cmd);
 	return ret;
 }

@@ -105,28 +105,32 @@ void transport_free(struct transport *t)
 		t->ops->free(t);
 }
 
-struct capture {
-	struct strbuf out;
-	size_t max;
-};
-
-static int capture_output(void *ctx, enum transport_stream stream, const char *data, size_t len)
+int transport_output_keep(void *ctx, enum transport_stream stream, const char *data, size_t len)
 {
-	struct capture *c = ctx;
-	if (stream != TRANSPORT_STDOUT)
-		return 0;
-	size_t room = c->max > c->out.len ? c->max - c->out.len : 0;
-	strbuf_append(&c->out, data, len < room ? len : room);
+	struct transport_output *o = ctx;
+	bool err = stream == TRANSPORT_STDERR;
+	struct strbuf *sb = err ? &o->err : &o->out;
+	size_t max = err ? o->err_max : o->out_max;
+	if (!err)
+		o->out_bytes += len;
+	if (max > sb->len)
+		strbuf_append(sb, data, len < max - sb->len ? len : max - sb->len);
 	return 0;
+}
+
+void transport_output_release(struct transport_output *o)
+{
+	strbuf_release(&o->out);
+	strbuf_release(&o->err);
 }
 
 static int capture(struct transport *t, const char *command, int64_t timeout_ms, size_t max,
 		   bool cleanup, char **out, int *exit_code, char *err, size_t errlen)
 {
-	struct capture c = { STRBUF_INIT, max };
+	struct transport_output c = TRANSPORT_OUTPUT_INIT(max, 0);
 	struct transport_exec req = {
 		.command = command, .timeout_ms = timeout_ms, .stdin_fd = -1,
-		.on_output = capture_output, .ctx = &c, .cleanup = cleanup,
+		.on_output = transport_output_keep, .ctx = &c, .cleanup = cleanup,
 	};
 	struct transport_status st;
 	int ret = transport_exec(t, &req, &st, err, errlen);

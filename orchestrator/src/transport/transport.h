@@ -30,6 +30,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/strbuf.h"
+
 struct transport;
 
 enum transport_stream { TRANSPORT_STDOUT = 1, TRANSPORT_STDERR = 2 };
@@ -115,6 +117,19 @@ void transport_new_step_id(char *buf, size_t len);
 
 /* Whether req's cancel flag has been set. */
 bool transport_cancelled(const struct transport_exec *req);
+
+/* What a command printed, kept by transport_output_keep (an on_output
+ * callback, ctx a struct transport_output): the first out_max bytes of
+ * stdout and err_max of stderr, and how many stdout bytes came. Release
+ * with transport_output_release. */
+struct transport_output {
+	struct strbuf out, err;
+	size_t out_max, err_max;
+	uint64_t out_bytes;
+};
+#define TRANSPORT_OUTPUT_INIT(out_max, err_max) { STRBUF_INIT, STRBUF_INIT, (out_max), (err_max), 0 }
+int transport_output_keep(void *ctx, enum transport_stream stream, const char *data, size_t len);
+void transport_output_release(struct transport_output *o);
 
 /* Runs a command collecting at most max bytes of stdout into *out (caller
  * frees; NUL-terminated); for short probes like `uname -m`. */
