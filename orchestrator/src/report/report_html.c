@@ -751,12 +751,20 @@ static const char *bar_fill(const struct test_result *tr, const struct metric_re
 	}
 }
 
-static void html_metric_chart(struct strbuf *sb, const struct run_result *run,
-			      const char *test, const char *metric)
+/* One bar of a metric chart: a board's result of the metric. */
+struct chart_bar {
+	const struct test_result *tr;
+	const struct metric_result *mr;
+};
+
+/* The results of metric in test, in run order (caller frees); *n their
+ * count, [*lo, *hi] their range with 0 in it (min and max where sampled). */
+static struct chart_bar *chart_bars(const struct run_result *run, const char *test,
+				    const char *metric, size_t *n, double *lo, double *hi)
 {
-	size_t rows = 0;
-	double lo = 0, hi = 0;
-	const struct metric_result *first = NULL;
+	struct chart_bar *bars = NULL;
+	*n = 0;
+	*lo = *hi = 0;
 	for (size_t i = 0; i < run->n_results; i++) {
 		const struct test_result *tr = &run->results[i];
 		if (strcmp(tr->test, test) != 0)
@@ -765,19 +773,23 @@ static void html_metric_chart(struct strbuf *sb, const struct run_result *run,
 			const struct metric_result *mr = &tr->metrics[m];
 			if (strcmp(mr->name, metric) != 0)
 				continue;
-			first = first ? first : mr;
-			rows++;
+			bars = xrealloc(bars, (*n + 1) * sizeof(*bars));
+			bars[(*n)++] = (struct chart_bar){ tr, mr };
 			double a = mr->n_samples ? mr->min : mr->median;
 			double b = mr->n_samples ? mr->max : mr->median;
-			if (isfinite(a) && a < lo)
-				lo = a;
-			if (isfinite(b) && b > hi)
-				hi = b;
+			if (isfinite(a) && a < *lo)
+				*lo = a;
+			if (isfinite(b) && b > *hi)
+				*hi = b;
 		}
 	}
-	if (!rows)
-		return;
+	return bars;
+}
 
+/* The chart's caption: metric, unit, which way is better, test. */
+static void chart_caption(struct strbuf *sb, const char *test, const char *metric,
+			  const struct metric_result *first)
+{
 	strbuf_puts(sb, "<figure>\n<figcaption><b>");
 	esc(sb, metric);
 	strbuf_puts(sb, "</b><span>");
@@ -792,71 +804,86 @@ static void html_metric_chart(struct strbuf *sb, const struct run_result *run,
 			      first->higher_is_better ? "higher" : "lower");
 	esc(sb, test);
 	strbuf_puts(sb, "</span></figcaption>\n");
+}
 
-	double svg_w = 540, label_w = 110, value_w = 130;
+#define CHART_W 540.0
+#define CHART_LABEL_W 110.0
+#define CHART_VALUE_W 130.0
+#define CHART_ROW_H 24.0
+#define CHART_BAR_H 14.0
+
+/* One bar at row: its board, the median (its own scale in the label and
+ * the tooltip), and the min-max whisker where sampled. */
+static void chart_bar_draw(struct strbuf *sb, const struct axis *ax,
+			   const struct report_scale *sc, size_t row, const struct chart_bar *bar)
+{
+	const struct test_result *tr = bar->tr;
+	const struct metric_result *mr = bar->mr;
+	double y = SVG_TOP + (double)row * CHART_ROW_H + (CHART_ROW_H - CHART_BAR_H) / 2;
+	double cy = y + CHART_BAR_H / 2;
+	label_text(sb, CHART_LABEL_W - 8, cy, "end", tr->board, 16);
+	double x0 = axis_x(ax, 0), x1 = axis_x(ax, mr->median * sc->factor);
+	double bx = x1 < x0 ? x1 : x0, bw = fabs(x1 - x0);
+	/* the axis has the chart's scale, each label its own (25.7 MiB/s
+	 * beside 2.4 GiB/s, not 0.0 GiB/s) */
+	struct strbuf v = STRBUF_INIT;
+	struct report_scale own;
+	report_scale_pick(mr->median, mr->unit, &own);
+	char num[32];
+	report_fmt_scaled(num, sizeof(num), mr->median, &own);
+	strbuf_printf(&v, "%s%s%s", num, *own.unit ? " " : "", own.unit);
+	strbuf_printf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+		      "rx=\"2\" fill=\"%s\" fill-opacity=\"0.85\"><title>", bx, y,
+		      bw < 1 ? 1 : bw, CHART_BAR_H, bar_fill(tr, mr));
+	esc(sb, tr->board);
+	strbuf_puts(sb, ": ");
+	esc(sb, strbuf_str(&v));
+	if (mr->n_samples > 1) {
+		char a[32], b[32];
+		report_fmt_scaled(a, sizeof(a), mr->min, &own);
+		report_fmt_scaled(b, sizeof(b), mr->max, &own);
+		strbuf_printf(sb, " (min %s, max %s, %zu samples)", a, b, mr->n_samples);
+	}
+	strbuf_puts(sb, "</title></rect>");
+	double value_x = x1;
+	if (mr->n_samples > 1) {
+		double wx0 = axis_x(ax, mr->min * sc->factor);
+		double wx1 = axis_x(ax, mr->max * sc->factor);
+		strbuf_printf(sb, "<g stroke=\"#1f2328\" stroke-width=\"1.3\">"
+			      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/></g>",
+			      wx0, cy, wx1, cy, wx0, cy - 5, wx0, cy + 5, wx1, cy - 5, wx1, cy + 5);
+		if (wx1 > value_x)
+			value_x = wx1;
+	}
+	label_text(sb, (value_x > x0 ? value_x : x0) + 7, cy, "start", strbuf_str(&v), 24);
+	strbuf_puts(sb, "\n");
+	strbuf_release(&v);
+}
+
+static void html_metric_chart(struct strbuf *sb, const struct run_result *run,
+			      const char *test, const char *metric)
+{
+	size_t rows;
+	double lo, hi;
+	struct chart_bar *bars = chart_bars(run, test, metric, &rows, &lo, &hi);
+	if (!rows)
+		return;
+	const struct metric_result *first = bars[0].mr;
+	chart_caption(sb, test, metric, first);
 	struct report_scale sc;
 	report_scale_pick(fabs(hi) > fabs(lo) ? hi : lo, first->unit, &sc);
 	struct axis ax;
-	axis_init(&ax, lo * sc.factor, hi * sc.factor, label_w, svg_w - label_w - value_w, 4);
-	double row_h = 24, bar_h = 14;
-	double h = SVG_TOP + (double)rows * row_h + SVG_AXIS_H;
-	strbuf_printf(sb, "<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", svg_w, h);
-	axis_draw(sb, &ax, SVG_TOP, SVG_TOP + (double)rows * row_h, "");
-
-	size_t row = 0;
-	for (size_t i = 0; i < run->n_results; i++) {
-		const struct test_result *tr = &run->results[i];
-		if (strcmp(tr->test, test) != 0)
-			continue;
-		for (size_t m = 0; m < tr->n_metrics; m++) {
-			const struct metric_result *mr = &tr->metrics[m];
-			if (strcmp(mr->name, metric) != 0)
-				continue;
-			double y = SVG_TOP + (double)row * row_h + (row_h - bar_h) / 2;
-			double cy = y + bar_h / 2;
-			label_text(sb, label_w - 8, cy, "end", tr->board, 16);
-			double x0 = axis_x(&ax, 0), x1 = axis_x(&ax, mr->median * sc.factor);
-			double bx = x1 < x0 ? x1 : x0, bw = fabs(x1 - x0);
-			/* the axis has the chart's scale, each label its own (25.7 MiB/s
-			 * beside 2.4 GiB/s, not 0.0 GiB/s) */
-			struct strbuf v = STRBUF_INIT;
-			struct report_scale own;
-			report_scale_pick(mr->median, mr->unit, &own);
-			char num[32];
-			report_fmt_scaled(num, sizeof(num), mr->median, &own);
-			strbuf_printf(&v, "%s%s%s", num, *own.unit ? " " : "", own.unit);
-			strbuf_printf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-				      "rx=\"2\" fill=\"%s\" fill-opacity=\"0.85\"><title>", bx, y,
-				      bw < 1 ? 1 : bw, bar_h, bar_fill(tr, mr));
-			esc(sb, tr->board);
-			strbuf_puts(sb, ": ");
-			esc(sb, strbuf_str(&v));
-			if (mr->n_samples > 1) {
-				char a[32], b[32];
-				report_fmt_scaled(a, sizeof(a), mr->min, &own);
-				report_fmt_scaled(b, sizeof(b), mr->max, &own);
-				strbuf_printf(sb, " (min %s, max %s, %zu samples)", a, b, mr->n_samples);
-			}
-			strbuf_puts(sb, "</title></rect>");
-			double value_x = x1;
-			if (mr->n_samples > 1) {
-				double wx0 = axis_x(&ax, mr->min * sc.factor);
-				double wx1 = axis_x(&ax, mr->max * sc.factor);
-				strbuf_printf(sb, "<g stroke=\"#1f2328\" stroke-width=\"1.3\">"
-					      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-					      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-					      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/></g>",
-					      wx0, cy, wx1, cy, wx0, cy - 5, wx0, cy + 5, wx1, cy - 5, wx1, cy + 5);
-				if (wx1 > value_x)
-					value_x = wx1;
-			}
-			label_text(sb, (value_x > x0 ? value_x : x0) + 7, cy, "start", strbuf_str(&v), 24);
-			strbuf_puts(sb, "\n");
-			strbuf_release(&v);
-			row++;
-		}
-	}
+	axis_init(&ax, lo * sc.factor, hi * sc.factor, CHART_LABEL_W,
+		  CHART_W - CHART_LABEL_W - CHART_VALUE_W, 4);
+	double h = SVG_TOP + (double)rows * CHART_ROW_H + SVG_AXIS_H;
+	strbuf_printf(sb, "<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", CHART_W, h);
+	axis_draw(sb, &ax, SVG_TOP, SVG_TOP + (double)rows * CHART_ROW_H, "");
+	for (size_t row = 0; row < rows; row++)
+		chart_bar_draw(sb, &ax, &sc, row, &bars[row]);
 	strbuf_puts(sb, "</svg>\n</figure>\n");
+	free(bars);
 }
 
 /* The charts of one kind of metric: the boards' figures (ORCH_OWN false) or
