@@ -43,6 +43,18 @@ static int setup(void **state)
 		R.lab->user, R.lab->identity, R.lab->known_hosts, LAB_PORT);
 	free(ts_write_file(R.dir, "rack.yaml", inv));
 	free(inv);
+	/* every command a channel of its own: channels count commands */
+	inv = xasprintf(
+		"defaults:\n"
+		"  ssh: { user: %s, identity: %s, known_hosts: %s, port: %d, connect_timeout: 5s,\n"
+		"         runner: false }\n"
+		"boards:\n"
+		"  b1: { ssh: { host: " LAB_BASE ".1 } }\n"
+		"  b2: { ssh: { host: " LAB_BASE ".2 } }\n"
+		"  here: { local: true }\n",
+		R.lab->user, R.lab->identity, R.lab->known_hosts, LAB_PORT);
+	free(ts_write_file(R.dir, "channels.yaml", inv));
+	free(inv);
 	return 0;
 }
 
@@ -68,9 +80,9 @@ static int sessions(int i)
 	return n;
 }
 
-static int run_scenario(const char *name, const char *body)
+static int run_scenario_on(const char *inventory, const char *name, const char *body)
 {
-	char *text = xasprintf("name: %s\ninventory: rack.yaml\n%s", name, body);
+	char *text = xasprintf("name: %s\ninventory: %s\n%s", name, inventory, body);
 	char *file = xasprintf("%s.yaml", name);
 	char *path = ts_write_file(R.dir, file, text);
 	char *out = NULL;
@@ -82,6 +94,11 @@ static int run_scenario(const char *name, const char *body)
 	free(file);
 	free(path);
 	return code;
+}
+
+static int run_scenario(const char *name, const char *body)
+{
+	return run_scenario_on("rack.yaml", name, body);
 }
 
 static char *run_file(const char *name, const char *rel)
@@ -107,21 +124,21 @@ static void assert_builtin_facts(json_t *res, const char *board)
 	assert_non_null(fact(res, board, "libc"));
 }
 
-/* Two tests on each board: two exec channels, not three; facts recorded;
+/* Two tests on each board: two exec channels, not three (with `runner:
+ * false`; with the command runner, one channel for all); facts recorded;
  * the first test's stdout, stderr, exit status and variables untouched. */
-static void test_one_channel_per_test(void **state)
+static void check_ride(const char *inventory, int channels)
 {
-	(void)state;
 	int before[BOARDS + 1];
 	for (int i = 1; i <= BOARDS; i++)
 		before[i] = sessions(i);
-	int code = run_scenario("ride", "boards: [all]\ntests:\n"
+	int code = run_scenario_on(inventory, "ride", "boards: [all]\ntests:\n"
 				"  - { name: first, run: 'echo \"one [${v-unset}${c-}${m-}${u-}]\"; "
 				"echo two >&2; exit 0' }\n"
 				"  - { name: second, run: 'echo again' }\n");
 	assert_int_equal(code, 0);
 	for (int i = 1; i <= BOARDS; i++)
-		assert_int_equal(sessions(i) - before[i], 2);
+		assert_int_equal(sessions(i) - before[i], channels);
 	json_t *res = ts_json_load_in(R.dir, "runs/ride/latest/results.json");
 	assert_non_null(res);
 	for (const char *const *b = (const char *const[]){ "b1", "b2", "here", NULL }; *b; b++) {
@@ -139,6 +156,13 @@ static void test_one_channel_per_test(void **state)
 		free(rel);
 	}
 	json_decref(res);
+}
+
+static void test_one_channel_per_test(void **state)
+{
+	(void)state;
+	check_ride("channels.yaml", 2);
+	check_ride("rack.yaml", 1);
 }
 
 /* The first command's exit status is its own; a command that does not
@@ -174,7 +198,7 @@ static void test_scenario_facts_keep_their_command(void **state)
 {
 	(void)state;
 	int before = sessions(1);
-	int code = run_scenario("custom", "boards: [b1]\nfacts: { greeting: 'echo hello' }\n"
+	int code = run_scenario_on("channels.yaml", "custom", "boards: [b1]\nfacts: { greeting: 'echo hello' }\n"
 				"tests:\n  - { name: t, run: 'echo t' }\n");
 	assert_int_equal(code, 0);
 	assert_int_equal(sessions(1) - before, 2);

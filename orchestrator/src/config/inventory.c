@@ -24,7 +24,7 @@ static const char *const board_keys[] = { "arch", "tags", "local", "workdir", "t
 static const char *const top_keys[] = { "defaults", "boards", NULL };
 static const char *const ssh_keys[] = { "host", "port", "user", "identity", "password_env",
 					"host_key", "known_hosts", "connect_timeout", "ciphers",
-					"send_window", NULL };
+					"send_window", "runner", NULL };
 /* what libssh 0.10 (OpenSSL) offers */
 static const char *const cipher_names[] = {
 	"aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "chacha20-poly1305@openssh.com",
@@ -332,6 +332,9 @@ static void read_ssh(struct cfg *c, const struct ynode *m, const char *dir, stru
 	cfg_duration(c, ymap_get(m, "connect_timeout"), "connect_timeout", &s->connect_timeout_ms);
 	read_ciphers(c, ymap_get(m, "ciphers"), &s->ciphers);
 	read_send_window(c, ymap_get(m, "send_window"), &s->send_window);
+	bool runner = !s->no_runner;
+	if (cfg_bool(c, ymap_get(m, "runner"), "runner", &runner) > 0)
+		s->no_runner = !runner;
 }
 
 /* char_delay: "500us", "2ms", "0"; at most 10 s. */

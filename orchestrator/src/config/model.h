@@ -49,6 +49,7 @@ struct board_ssh {
 	int64_t connect_timeout_ms;  /* default 10 s */
 	char *ciphers;            /* cipher names, first preferred; NULL: orch's order by arch */
 	int64_t send_window;      /* bytes sent ahead of the board's acks; 0: its whole window */
+	bool no_runner;           /* runner: false: every command on a channel of its own */
 };
 
 /* ssh: send_window: unless the inventory says otherwise (orch-inventory(5)) */

@@ -106,6 +106,7 @@ static int probe_board(struct transport *t, const char *qpath, long long size, b
 			    "else echo \"size $m\"; fi", qpath, size);
 	struct transport_output c = TRANSPORT_OUTPUT_INIT(4096, 4096);
 	struct transport_exec req = { .command = cmd, .timeout_ms = timeout_ms, .stdin_fd = -1,
+				      .own_channel = true,
 				      .on_output = transport_output_keep, .ctx = &c };
 	struct transport_status st;
 	char why[256] = "";
@@ -235,6 +236,7 @@ static int push_commit(struct transport *t, const struct board *b, const char *q
 		       : xasprintf("rm -f %s.orch-part.%s", qdest, b->name);
 	struct transport_output c = TRANSPORT_OUTPUT_INIT(4096, 4096);
 	struct transport_exec req = { .command = cmd, .timeout_ms = timeout_ms, .stdin_fd = -1,
+				      .own_channel = true,
 				      .on_output = transport_output_keep, .ctx = &c };
 	struct transport_status ts;
 	char why[256] = "";
@@ -424,6 +426,7 @@ int artifact_fetch(struct transport *t, const struct board *b, const struct arti
 			    : xasprintf("f=%s; [ -f \"$f\" ] || { echo \"no such file\" >&2; "
 					"exit 2; }; cat \"$f\" || exit 1; " REMOTE_CHECK("2"), qsrc);
 	struct transport_exec req = { .command = cmd, .timeout_ms = timeout_ms, .stdin_fd = -1,
+				      .own_channel = true,
 				      .on_output = console ? console_fetch_output : fetch_output,
 				      .ctx = console ? (void *)&cf : (void *)&c };
 	struct transport_status st;

@@ -449,6 +449,7 @@ static void *bg_thread(void *arg)
 		.command = bg->command,
 		.timeout_ms = bg->step->timeout_ms,
 		.stdin_fd = -1,
+		.own_channel = true,   /* its pgid line needs a shell of its own */
 		.on_output = bg_output,
 		.ctx = bg,
 		.cancel = &bg->cancel,

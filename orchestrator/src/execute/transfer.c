@@ -28,7 +28,7 @@ static int transfer_once(struct transport *t, const char *what, const char *comm
 			 int stdin_fd, uint64_t bytes, int64_t dl, int64_t timeout_ms,
 			 struct transport_output *io, double *secs, struct test_result *tr)
 {
-	struct transport_exec req = { .command = command, .stdin_fd = stdin_fd,
+	struct transport_exec req = { .command = command, .stdin_fd = stdin_fd, .own_channel = true,
 				      .stdin_limit = stdin_fd >= 0 ? (int64_t)bytes : 0,
 				      .timeout_ms = dl == DEADLINE_NONE ? 0 : dl - clock_mono_ms(),
 				      .on_output = transport_output_keep, .ctx = io };

@@ -109,6 +109,7 @@ static struct transport *connect_ssh(const struct board *b, char *err, size_t er
 		.ciphers = b->ssh.ciphers ? b->ssh.ciphers
 			 : arch_without_aes(b->arch) ? SSH_CIPHERS_CHACHA_FIRST : NULL,
 		.send_window = b->ssh.send_window,
+		.no_runner = b->ssh.no_runner,
 	};
 	transport_ssh_global_init();
 	return transport_ssh_new(&target, err, errlen);

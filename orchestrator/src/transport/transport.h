@@ -10,10 +10,21 @@
  * Every exec has a timeout, which bounds it whatever the command does with
  * its output (a command that closes its stdout runs on until it exits or
  * times out); when it expires, or when interrupt_requested() becomes true,
- * the remote process group is killed (TERM, then KILL) and the exec returns
- * with timed_out or interrupted set. When the board does not confirm the
- * kill (it stopped answering), the exec fails instead (-1): that is the
- * board's trouble, not the command's, and the command may still run there.
+ * the remote process group is killed (TERM, then KILL; on the ssh command
+ * runner, transport/ssh_runner.h, the command's subshell and every process
+ * under it) and the exec returns with timed_out or interrupted set. When
+ * the board does not confirm the kill (it stopped answering), the exec
+ * fails instead (-1): that is the board's trouble, not the command's, and
+ * the command may still run there.
+ *
+ * Each command runs as if alone: in the login directory, with the
+ * session's environment, nothing another command set (variables, cd,
+ * traps), stdin empty unless stdin_fd is given, and the exit status,
+ * stdout and stderr bytes it produces (a command killed by a signal, its
+ * shell included: exit_code -1 and the signal). Output a command's
+ * background processes write after its shell ended belongs to it only
+ * where the transport still reads it (a channel of its own does, until
+ * they close it; the ssh command runner does not).
  *
  * Leftovers: with step_id set, the command runs with ORCH_STEP_ID=<step_id>
  * in its environment, which every process it starts inherits (a daemon that
@@ -56,6 +67,8 @@ struct transport_exec {
 	const char *step_id;       /* NULL, or [A-Za-z0-9_-]+ unique to this command: see above */
 	bool reap;                 /* stop what the command left running (needs step_id) */
 	bool cleanup;              /* runs on after Ctrl-C (a kill, a reap), within its timeout */
+	bool own_channel;          /* ssh: a channel of its own, not the board's command
+				      runner (pushes, fetches, background steps) */
 };
 
 #define TRANSPORT_LEFTOVERS_MAX 240

@@ -1,6 +1,7 @@
 #include "transport/transport_ssh.h"
 #include "transport/net_connect.h"
 #include "transport/reap.h"
+#include "transport/ssh_runner.h"
 #include "transport/ssh_wrap.h"
 #include "util/deadline.h"
 #include "util/interrupt.h"
@@ -45,6 +46,8 @@ struct ssh_transport {
 	char *peer;                /* numeric peer address of the last session, or NULL */
 	int fd;                    /* the socket orch connected and gave libssh, or -1 */
 	bool dead;                 /* stopped answering: reopen before the next exec */
+	struct ssh_runner *runner; /* the session's command runner, or NULL */
+	bool runner_off;           /* this session's board cannot run one */
 };
 
 struct ssh_run {
@@ -459,6 +462,8 @@ static void ssh_session_end(struct ssh_transport *st)
 {
 	if (!st->session)
 		return;
+	ssh_runner_close(st->runner, !st->dead && ssh_is_connected(st->session));
+	st->runner = NULL;
 	bool ours = st->fd >= 0 && ssh_get_fd(st->session) == st->fd;
 	if (ours || ssh_is_connected(st->session))
 		ssh_disconnect(st->session);
@@ -474,6 +479,7 @@ static int ssh_open(struct ssh_transport *st, char *err, size_t errlen)
 {
 	const struct ssh_target *target = &st->target;
 	ssh_session_end(st);
+	st->runner_off = false;
 	free(st->host);
 	free(st->user);
 	st->host = st->user = NULL;
@@ -582,25 +588,11 @@ static void ssh_transport_free(struct transport *t)
 	free(st);
 }
 
-static int signal_from_name(const char *name)
-{
-	static const struct { const char *name; int sig; } map[] = {
-		{ "HUP", SIGHUP }, { "INT", SIGINT }, { "QUIT", SIGQUIT }, { "ILL", SIGILL },
-		{ "ABRT", SIGABRT }, { "FPE", SIGFPE }, { "KILL", SIGKILL }, { "SEGV", SIGSEGV },
-		{ "PIPE", SIGPIPE }, { "ALRM", SIGALRM }, { "TERM", SIGTERM }, { "USR1", SIGUSR1 },
-		{ "USR2", SIGUSR2 }, { "BUS", SIGBUS }, { "TRAP", SIGTRAP },
-	};
-	for (size_t i = 0; name && i < sizeof(map) / sizeof(map[0]); i++)
-		if (strcmp(name, map[i].name) == 0)
-			return map[i].sig;
-	return 0;
-}
-
 static void on_exit_signal(ssh_session session, ssh_channel channel, const char *signal,
 			   int core, const char *errmsg, const char *lang, void *userdata)
 {
 	struct ssh_run *run = userdata;
-	run->exit_signal = signal_from_name(signal);
+	run->exit_signal = ssh_signal_number(signal);
 	if (!run->exit_signal)
 		run->exit_signal = -1;
 }
@@ -623,7 +615,12 @@ static void ssh_mark_dead(struct ssh_transport *st)
 
 static void ssh_drop_dead(struct ssh_transport *st)
 {
-	if (st->dead && st->session && ssh_is_connected(st->session))
+	if (!st->dead)
+		return;
+	/* a disconnect frees the session's channels: the runner's first */
+	ssh_runner_close(st->runner, false);
+	st->runner = NULL;
+	if (st->session && ssh_is_connected(st->session))
 		ssh_silent_disconnect(st->session);
 }
 
@@ -847,6 +844,20 @@ static void ssh_await_pgid(struct ssh_run *run, ssh_channel ch, ssh_event ev, in
 	}
 }
 
+/* Runs "P=pid; script" over a second channel (tried again while dl
+ * allows). Returns 0 once the board confirmed it ran to its end. */
+static int ssh_kill_pid(struct ssh_transport *st, long pid, const char *script, int64_t dl)
+{
+	int ret = -1;
+	struct strbuf cmd = STRBUF_INIT;
+	strbuf_printf(&cmd, "P=%ld; %s; echo " SSH_KILL_DONE, pid, script);
+	for (int i = 0; i < 2 && ret < 0 && !deadline_expired(dl) && ssh_is_connected(st->session);
+	     i++)
+		ret = ssh_run_helper(st, strbuf_str(&cmd), SSH_KILL_DONE, dl);
+	strbuf_release(&cmd);
+	return ret;
+}
+
 /* Kills the command's process group over a second channel (tried again
  * while dl allows) and waits for the board to confirm it. Returns 0 when
  * it is confirmed (or the command had already ended), -1 when the board
@@ -857,16 +868,8 @@ static int ssh_kill_group(struct ssh_run *run, ssh_channel ch, int64_t dl)
 		return 0;
 	if (run->pgid == 0)
 		return ssh_channel_is_closed(ch) ? 0 : -1;
-	int ret = -1;
-	struct strbuf cmd = STRBUF_INIT;
-	strbuf_printf(&cmd, "P=%ld; ", run->pgid);
-	strbuf_puts(&cmd, interrupt_hurry() ? SSH_WRAP_KILL_NOW_SCRIPT : SSH_WRAP_KILL_SCRIPT);
-	strbuf_puts(&cmd, "; echo " SSH_KILL_DONE);
-	for (int i = 0; i < 2 && ret < 0 && !deadline_expired(dl) &&
-	     ssh_is_connected(run->st->session); i++)
-		ret = ssh_run_helper(run->st, strbuf_str(&cmd), SSH_KILL_DONE, dl);
-	strbuf_release(&cmd);
-	return ret;
+	return ssh_kill_pid(run->st, run->pgid,
+			    interrupt_hurry() ? SSH_WRAP_KILL_NOW_SCRIPT : SSH_WRAP_KILL_SCRIPT, dl);
 }
 
 /* The exec channel's state for the output loop. */
@@ -1038,6 +1041,27 @@ static int ssh_collect_exit(struct ssh_run *run, ssh_channel ch)
 	return 0;
 }
 
+/* The error of a stop the board did not confirm (err set; the session is
+ * given up). */
+static void ssh_unconfirmed(struct ssh_run *run, char *err, size_t errlen)
+{
+	struct ssh_transport *st = run->st;
+	const struct transport_status *s = run->status;
+	const char *what = s->timed_out ? "timed out" : s->interrupted ? "was interrupted"
+										: "was stopped";
+	if (interrupt_hurry())
+		snprintf(err, errlen, "%s (%s:%u): the command %s, and the board did not confirm "
+			 "that its process group was killed before orch was interrupted again and "
+			 "gave up waiting; it may still be running there", st->name, st->host,
+			 st->port, what);
+	else
+		snprintf(err, errlen, "%s (%s:%u) stopped answering: the command %s, and the board "
+			 "did not confirm that its process group was killed within %d s; it may "
+			 "still be running there", st->name, st->host, st->port, what,
+			 SSH_KILL_WAIT_MS / 1000);
+	ssh_mark_dead(st);
+}
+
 /* Stops a command that must not go on (timeout, Ctrl-C, callback, stdin
  * failure): its process group is killed and the board must confirm it
  * within SSH_KILL_WAIT_MS. Returns 0, or -1 (err set, session given up)
@@ -1054,20 +1078,7 @@ static int ssh_stop_command(struct ssh_run *run, struct ssh_io *io, char *err, s
 	run->status->exit_code = -1;
 	if (ssh_kill_group(run, io->ch, kdl) == 0)
 		return 0;
-	const struct transport_status *s = run->status;
-	const char *what = s->timed_out ? "timed out" : s->interrupted ? "was interrupted"
-										: "was stopped";
-	if (interrupt_hurry())
-		snprintf(err, errlen, "%s (%s:%u): the command %s, and the board did not confirm "
-			 "that its process group was killed before orch was interrupted again and "
-			 "gave up waiting; it may still be running there", st->name, st->host,
-			 st->port, what);
-	else
-		snprintf(err, errlen, "%s (%s:%u) stopped answering: the command %s, and the board "
-			 "did not confirm that its process group was killed within %d s; it may "
-			 "still be running there", st->name, st->host, st->port, what,
-			 SSH_KILL_WAIT_MS / 1000);
-	ssh_mark_dead(st);
+	ssh_unconfirmed(run, err, errlen);
 	return -1;
 }
 
@@ -1093,21 +1104,33 @@ static void ssh_lost_message(struct ssh_transport *st, char *err, size_t errlen)
 			 st->port, e);
 }
 
-/* Opens the exec channel for the wrapped command within the step's time
- * (at least SSH_KILL_WAIT_MS, at most the connect timeout). Returns 0, or -1
- * with err set. */
+/* How long starting a channel may take: the step's time, at least
+ * SSH_KILL_WAIT_MS (a tiny timeout still gets the kill's grace), at most
+ * the connect timeout. */
+static int64_t ssh_open_deadline(const struct ssh_transport *st, int64_t dl)
+{
+	int64_t cms = st->target.connect_timeout_ms > 0 ? st->target.connect_timeout_ms
+							: SSH_DEFAULT_CONNECT_MS;
+	int64_t open_dl = dl > deadline_in_ms(SSH_KILL_WAIT_MS) ? dl : deadline_in_ms(SSH_KILL_WAIT_MS);
+	return open_dl > deadline_in_ms(cms) ? deadline_in_ms(cms) : open_dl;
+}
+
+static void ssh_no_reply(struct ssh_transport *st, int64_t t0, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s (%s:%u) stopped answering: no reply to starting a command "
+		 "within %lld ms", st->name, st->host, st->port, (long long)(clock_mono_ms() - t0));
+	ssh_mark_dead(st);
+}
+
+/* Opens the exec channel for the wrapped command within ssh_open_deadline().
+ * Returns 0, or -1 with err set. */
 static int ssh_exec_open(struct ssh_run *run, struct ssh_io *io,
 			 struct ssh_channel_callbacks_struct *cb, int64_t dl, char *err,
 			 size_t errlen)
 {
 	struct ssh_transport *st = run->st;
-	int64_t cms = st->target.connect_timeout_ms > 0 ? st->target.connect_timeout_ms
-							: SSH_DEFAULT_CONNECT_MS;
 	int64_t t0 = clock_mono_ms();
-	/* the step's time, but a tiny timeout still gets the kill's grace */
-	int64_t open_dl = dl > deadline_in_ms(SSH_KILL_WAIT_MS) ? dl : deadline_in_ms(SSH_KILL_WAIT_MS);
-	if (open_dl > deadline_in_ms(cms))
-		open_dl = deadline_in_ms(cms);
+	int64_t open_dl = ssh_open_deadline(st, dl);
 	io->ch = ssh_channel_new(st->session);
 	if (!io->ch) {
 		ssh_lost_message(st, err, errlen);
@@ -1118,17 +1141,13 @@ static int ssh_exec_open(struct ssh_run *run, struct ssh_io *io,
 	cb->channel_exit_status_function = on_exit_status;
 	ssh_callbacks_init(cb);
 	ssh_set_channel_callbacks(io->ch, cb);
-	run->want_reap_line = run->req->reap && run->req->step_id;
 	char *wrapped = ssh_wrap_command(run->req->command,
 					 run->want_reap_line ? run->req->step_id : NULL,
 					 !interrupt_hurry());
 	int r = ssh_channel_start(st, io->ch, wrapped, open_dl);
 	free(wrapped);
 	if (r == -2) {
-		snprintf(err, errlen, "%s (%s:%u) stopped answering: no reply to starting a command "
-			 "within %lld ms", st->name, st->host, st->port,
-			 (long long)(clock_mono_ms() - t0));
-		ssh_mark_dead(st);
+		ssh_no_reply(st, t0, err, errlen);
 		return -1;
 	}
 	if (r < 0 || (io->in_done && ssh_channel_send_eof(io->ch) != SSH_OK)) {
@@ -1144,11 +1163,106 @@ static int ssh_exec_open(struct ssh_run *run, struct ssh_io *io,
 	return 0;
 }
 
+/* ---- the command runner (transport/ssh_runner.h) ---- */
+
+static int runner_start(void *ctx, ssh_channel ch, const char *command, int64_t dl)
+{
+	return ssh_channel_start(((struct ssh_run *)ctx)->st, ch, command, dl);
+}
+
+static void runner_wait(void *ctx, int64_t dl)
+{
+	ssh_wait_socket(((struct ssh_run *)ctx)->st, dl);
+}
+
+static int runner_kill(void *ctx, long pid, const char *script, int64_t dl)
+{
+	return ssh_kill_pid(((struct ssh_run *)ctx)->st, pid, script, dl);
+}
+
+/* The command's output on, through the reap line's peeling; once it is
+ * being stopped, no more of it goes to the caller (as on a channel). */
+static void runner_deliver(void *ctx, enum transport_stream stream, const char *data,
+			   size_t len)
+{
+	struct ssh_run *run = ctx;
+	const struct transport_status *s = run->status;
+	if (s->timed_out || s->interrupted || s->stopped)
+		run->stop_requested = true;
+	if (stream == TRANSPORT_STDOUT)
+		ssh_stdout(run, data, len);
+	else
+		ssh_pass(run, stream, data, len);
+}
+
+static bool runner_stop_asked(void *ctx)
+{
+	return ((struct ssh_run *)ctx)->stop_requested;
+}
+
+/* Commands without stdin go to the session's runner, unless it is off. */
+static bool ssh_runner_takes(const struct ssh_transport *st, const struct transport_exec *req)
+{
+	return !st->target.no_runner && !st->runner_off && req->stdin_fd < 0 && !req->cleanup &&
+	       !req->own_channel;
+}
+
+/* Runs the command on the session's runner, opened at the first command
+ * (and again after one was closed). Returns 0 or -1 like an exec, or 1
+ * when no runner could take it (nothing ran): it then runs on a channel
+ * of its own. A runner that fails before its first command is not tried
+ * again on this session. */
+static int ssh_exec_on_runner(struct ssh_run *run, int64_t dl, char *err, size_t errlen)
+{
+	struct ssh_transport *st = run->st;
+	struct ssh_runner_host h = {
+		.session = st->session, .ctx = run, .kill_wait_ms = SSH_KILL_WAIT_MS,
+		.start = runner_start, .wait = runner_wait, .kill = runner_kill,
+		.deliver = runner_deliver, .stop_asked = runner_stop_asked,
+	};
+	for (int tries = 0; tries < 2; tries++) {
+		enum ssh_runner_rc rc = SSH_RUNNER_RAN;
+		int64_t t0 = clock_mono_ms();
+		bool fresh = !st->runner;
+		if (fresh)
+			st->runner = ssh_runner_open(&h, ssh_open_deadline(st, dl), &rc);
+		if (st->runner)
+			rc = ssh_runner_exec(st->runner, &h, run->req, run->status, dl, &run->pgid);
+		bool fresh_failed = fresh && ssh_runner_done(st->runner) == 0;
+		if (st->runner && !ssh_runner_usable(st->runner)) {
+			ssh_runner_close(st->runner, (rc == SSH_RUNNER_RAN || rc == SSH_RUNNER_NOT_RUN) &&
+						  ssh_is_connected(st->session));
+			st->runner = NULL;
+		}
+		switch (rc) {
+		case SSH_RUNNER_RAN:
+			return 0;
+		case SSH_RUNNER_NOT_RUN:
+			if (!fresh_failed)
+				continue;
+			log_debug("%s: no command runner on this session", st->name);
+			st->runner_off = true;
+			return 1;
+		case SSH_RUNNER_LOST:
+			ssh_lost_message(st, err, errlen);
+			return -1;
+		case SSH_RUNNER_NO_ANSWER:
+			ssh_no_reply(st, t0, err, errlen);
+			return -1;
+		case SSH_RUNNER_UNCONFIRMED:
+			ssh_unconfirmed(run, err, errlen);
+			return -1;
+		}
+	}
+	return 1;
+}
+
 static int ssh_transport_exec(struct transport *t, const struct transport_exec *req,
 			      struct transport_status *status, char *err, size_t errlen)
 {
 	struct ssh_transport *st = (struct ssh_transport *)t;
-	struct ssh_run run = { .st = st, .req = req, .status = status };
+	struct ssh_run run = { .st = st, .req = req, .status = status,
+			       .want_reap_line = req->reap && req->step_id };
 	struct ssh_channel_callbacks_struct cb = { 0 };
 	struct ssh_io io = { .in_done = req->stdin_fd < 0, .send_window = st->target.send_window,
 			     .in_left = req->stdin_limit > 0 ? req->stdin_limit : -1 };
@@ -1156,8 +1270,12 @@ static int ssh_transport_exec(struct transport *t, const struct transport_exec *
 	int64_t start = clock_mono_us();
 	int64_t dl = deadline_in_ms(req->timeout_ms);
 
-	if (ssh_ensure_session(st, err, errlen) < 0 ||
-	    ssh_exec_open(&run, &io, &cb, dl, err, errlen) < 0)
+	if (ssh_ensure_session(st, err, errlen) < 0)
+		goto out;
+	if (ssh_runner_takes(st, req) && (ret = ssh_exec_on_runner(&run, dl, err, errlen)) <= 0)
+		goto out;
+	ret = -1;
+	if (ssh_exec_open(&run, &io, &cb, dl, err, errlen) < 0)
 		goto out;
 	if (!io.in_done)
 		io.inbuf = xmalloc(SSH_CHUNK);

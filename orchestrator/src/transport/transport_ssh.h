@@ -12,11 +12,16 @@
  * 0.10 runs ProxyJump as `ssh -W` through OpenSSH's client, which reads the
  * user's own ~/.ssh/config for the jump host.
  *
- * Every command runs as `echo $$; exec /bin/sh -c CMD` so the first stdout
- * line carries the pid of the remote process group leader (OpenSSH starts
- * each command in its own session; dropbear does not, so the wrapper calls
- * setsid there: see ssh_wrap.h); on a timeout a second channel runs
- * `kill -TERM -PGID`, then `kill -KILL -PGID`.
+ * A command without stdin runs on the session's command runner
+ * (transport/ssh_runner.h: one long-lived channel whose /bin/sh loop runs
+ * each command in a subshell), opened at the first such command; with
+ * no_runner, and for stdin, cleanup and own_channel commands, a command is
+ * its own exec channel, run as `echo $$; exec /bin/sh -c CMD` so the first
+ * stdout line carries the pid of the remote process group leader (OpenSSH
+ * starts each command in its own session; dropbear does not, so the
+ * wrapper calls setsid there: see ssh_wrap.h). On a timeout a second
+ * channel kills the command: `kill -TERM -PGID`, then `kill -KILL -PGID`
+ * (on the runner: the subshell's tree).
  */
 #include <stdint.h>
 
@@ -44,6 +49,9 @@ struct ssh_target {
 	 * and moving them); raised when the board's adjusts do not come within
 	 * SSH_SEND_WINDOW_STALL_MS. 0: as much as the board's window allows. */
 	int64_t send_window;
+	/* every command on a channel of its own, never on the command runner
+	 * (inventory `ssh: { runner: false }`) */
+	bool no_runner;
 };
 
 /* The cipher orders orch offers (docs/orch-inventory.5.md "ciphers"):
