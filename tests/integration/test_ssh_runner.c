@@ -359,7 +359,10 @@ static void test_leftover_reaped_by_the_runner(void **state)
 	char err[256];
 	char id[24];
 	transport_new_step_id(id, sizeof(id));
-	struct transport_exec req = { .command = "sleep 4414 & echo started", .timeout_ms = 10000,
+	/* the pause: a child forked but not yet exec'd carries no token in its
+	 * environ file (the same on a channel of its own) */
+	struct transport_exec req = { .command = "sleep 4414 & sleep 0.5; echo started",
+				      .timeout_ms = 10000,
 				      .stdin_fd = -1, .on_output = ts_collect_output, .ctx = &c,
 				      .step_id = id, .reap = true };
 	assert_int_equal(transport_exec(tr, &req, &st, err, sizeof(err)), 0);
