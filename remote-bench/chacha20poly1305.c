@@ -116,9 +116,91 @@ void chacha20_xor(const uint8_t key[32], uint32_t counter, const uint8_t nonce[1
 	chacha20_xor_state(st, in, out, len);
 }
 
-/* Poly1305 keeps the accumulator and r as five 26-bit limbs so that every
- * product fits a 64-bit integer on 32-bit CPUs. */
+#if RB_POLY1305_LIMBS == 3
+/* Poly1305 with 64-bit limbs: h = h0 + h1 2^64 + h2 2^128 (h2 a few bits),
+ * r = r0 + r1 2^64, so a block costs four 64 x 64 -> 128-bit products and
+ * two small ones (the 26-bit code below takes 25 of 32 x 32 -> 64 bits).
+ * Clamping leaves r1 a multiple of 4, so the terms at 2^128 and 2^192
+ * fold back with 2^130 = 5 (mod p) as multiples of s1 = r1 + r1 / 4. */
+__extension__ typedef unsigned __int128 poly_wide;
+#define POLY_HIBIT ((uint64_t)1) /* 2^128: 1 in h2 */
+
+static uint64_t load64_le(const uint8_t *p)
+{
+	return (uint64_t)load32_le(p) | (uint64_t)load32_le(p + 4) << 32;
+}
+
+static void poly1305_blocks(struct poly1305 *st, const uint8_t *m, size_t len, uint64_t hibit)
+{
+	const uint64_t r0 = st->r[0], r1 = st->r[1], s1 = r1 + (r1 >> 2);
+	uint64_t h0 = st->h[0], h1 = st->h[1], h2 = st->h[2], c;
+	poly_wide t, d0, d1;
+
+	while (len >= 16) {
+		t = (poly_wide)h0 + load64_le(m);
+		h0 = (uint64_t)t;
+		t = (poly_wide)h1 + load64_le(m + 8) + (uint64_t)(t >> 64);
+		h1 = (uint64_t)t;
+		h2 += (uint64_t)(t >> 64) + hibit;
+
+		/* h2 <= 7 and r0, s1 < 2^61 here: no sum overflows. */
+		d0 = (poly_wide)h0 * r0 + (poly_wide)h1 * s1;
+		d1 = (poly_wide)h0 * r1 + (poly_wide)h1 * r0 + h2 * s1 + (uint64_t)(d0 >> 64);
+		h2 = h2 * r0 + (uint64_t)(d1 >> 64);
+		h0 = (uint64_t)d0;
+		h1 = (uint64_t)d1;
+
+		/* The bits from 2^130 up, times 5, go back to the bottom. */
+		c = (h2 >> 2) + (h2 & ~(uint64_t)3);
+		h2 &= 3;
+		t = (poly_wide)h0 + c;
+		h0 = (uint64_t)t;
+		t = (poly_wide)h1 + (uint64_t)(t >> 64);
+		h1 = (uint64_t)t;
+		h2 += (uint64_t)(t >> 64);
+
+		m += 16;
+		len -= 16;
+	}
+	st->h[0] = h0; st->h[1] = h1; st->h[2] = h2;
+}
+
+static void poly1305_set_r(struct poly1305 *st, const uint8_t r[16])
+{
+	st->r[0] = load64_le(r);
+	st->r[1] = load64_le(r + 8);
+	st->r[2] = 0;
+}
+
+/* h mod p, added to the pad, as 16 little-endian bytes. h < 5 * 2^128 <
+ * 2p after the blocks, so one subtraction of p is enough. */
+static void poly1305_tag(struct poly1305 *st, uint8_t tag[16])
+{
+	uint64_t h0 = st->h[0], h1 = st->h[1], h2 = st->h[2], g0, g1, g2, mask;
+	poly_wide t;
+
+	/* g = h + 5; h >= p exactly when g reaches 2^130, and then h - p is
+	 * g's low 128 bits. */
+	t = (poly_wide)h0 + 5;
+	g0 = (uint64_t)t;
+	t = (poly_wide)h1 + (uint64_t)(t >> 64);
+	g1 = (uint64_t)t;
+	g2 = h2 + (uint64_t)(t >> 64);
+	mask = 0 - (g2 >> 2);
+	h0 = (h0 & ~mask) | (g0 & mask);
+	h1 = (h1 & ~mask) | (g1 & mask);
+
+	t = (poly_wide)h0 + ((uint64_t)st->pad[0] | (uint64_t)st->pad[1] << 32);
+	store64_le(tag, (uint64_t)t);
+	t = (poly_wide)h1 + ((uint64_t)st->pad[2] | (uint64_t)st->pad[3] << 32) +
+	    (uint64_t)(t >> 64);
+	store64_le(tag + 8, (uint64_t)t);
+}
+#else
+/* Poly1305 with 32-bit limbs: the accumulator and r as five 26-bit limbs
+ * so that every product fits a 64-bit integer on 32-bit CPUs. */
 #define LIMB 0x3ffffffu
+#define POLY_HIBIT (1u << 24) /* 2^128 = 2^24 in the top limb */
 
 static void poly1305_blocks(struct poly1305 *st, const uint8_t *m, size_t len, uint32_t hibit)
 {
@@ -160,66 +242,21 @@ static void poly1305_blocks(struct poly1305 *st, const uint8_t *m, size_t len, u
 	st->h[0] = h0; st->h[1] = h1; st->h[2] = h2; st->h[3] = h3; st->h[4] = h4;
 }
 
-void poly1305_init(struct poly1305 *st, const uint8_t key[32])
+static void poly1305_set_r(struct poly1305 *st, const uint8_t r[16])
 {
-	uint8_t r[16];
-	int i;
-
-	memcpy(r, key, 16);
-	r[3] &= 15; r[7] &= 15; r[11] &= 15; r[15] &= 15;
-	r[4] &= 252; r[8] &= 252; r[12] &= 252;
 	st->r[0] = load32_le(r) & LIMB;
 	st->r[1] = (load32_le(r + 3) >> 2) & LIMB;
 	st->r[2] = (load32_le(r + 6) >> 4) & LIMB;
 	st->r[3] = (load32_le(r + 9) >> 6) & LIMB;
 	st->r[4] = load32_le(r + 12) >> 8;
-	for (i = 0; i < 5; i++)
-		st->h[i] = 0;
-	for (i = 0; i < 4; i++)
-		st->pad[i] = load32_le(key + 16 + 4 * i);
-	st->buflen = 0;
 }
 
-void poly1305_update(struct poly1305 *st, const uint8_t *msg, size_t len)
-{
-	size_t n;
-
-	if (st->buflen > 0) {
-		n = 16 - st->buflen;
-		if (n > len)
-			n = len;
-		memcpy(st->buf + st->buflen, msg, n);
-		st->buflen += n;
-		msg += n;
-		len -= n;
-		if (st->buflen < 16)
-			return;
-		poly1305_blocks(st, st->buf, 16, 1u << 24);
-		st->buflen = 0;
-	}
-	n = len & ~(size_t)15;
-	if (n > 0) {
-		poly1305_blocks(st, msg, n, 1u << 24);
-		msg += n;
-		len -= n;
-	}
-	if (len > 0) {
-		memcpy(st->buf, msg, len);
-		st->buflen = len;
-	}
-}
-
-void poly1305_final(struct poly1305 *st, uint8_t tag[16])
+/* h mod p, added to the pad, as 16 little-endian bytes. */
+static void poly1305_tag(struct poly1305 *st, uint8_t tag[16])
 {
 	uint32_t h0, h1, h2, h3, h4, g0, g1, g2, g3, g4, c, mask;
 	uint64_t f;
 
-	if (st->buflen > 0) {
-		/* The last short block gets its 0x01 byte here, so no 2^128 bit. */
-		st->buf[st->buflen] = 1;
-		memset(st->buf + st->buflen + 1, 0, 16 - st->buflen - 1);
-		poly1305_blocks(st, st->buf, 16, 0);
-	}
 	h0 = st->h[0]; h1 = st->h[1]; h2 = st->h[2]; h3 = st->h[3]; h4 = st->h[4];
 
 	c = h1 >> 26; h1 &= LIMB;
@@ -251,7 +288,63 @@ void poly1305_final(struct poly1305 *st, uint8_t tag[16])
 	f = (uint64_t)h1 + st->pad[1] + (f >> 32); store32_le(tag + 4, (uint32_t)f);
 	f = (uint64_t)h2 + st->pad[2] + (f >> 32); store32_le(tag + 8, (uint32_t)f);
 	f = (uint64_t)h3 + st->pad[3] + (f >> 32); store32_le(tag + 12, (uint32_t)f);
+}
+#endif
 
+void poly1305_init(struct poly1305 *st, const uint8_t key[32])
+{
+	uint8_t r[16];
+	int i;
+
+	memcpy(r, key, 16);
+	r[3] &= 15; r[7] &= 15; r[11] &= 15; r[15] &= 15;
+	r[4] &= 252; r[8] &= 252; r[12] &= 252;
+	poly1305_set_r(st, r);
+	for (i = 0; i < RB_POLY1305_LIMBS; i++)
+		st->h[i] = 0;
+	for (i = 0; i < 4; i++)
+		st->pad[i] = load32_le(key + 16 + 4 * i);
+	st->buflen = 0;
+}
+
+void poly1305_update(struct poly1305 *st, const uint8_t *msg, size_t len)
+{
+	size_t n;
+
+	if (st->buflen > 0) {
+		n = 16 - st->buflen;
+		if (n > len)
+			n = len;
+		memcpy(st->buf + st->buflen, msg, n);
+		st->buflen += n;
+		msg += n;
+		len -= n;
+		if (st->buflen < 16)
+			return;
+		poly1305_blocks(st, st->buf, 16, POLY_HIBIT);
+		st->buflen = 0;
+	}
+	n = len & ~(size_t)15;
+	if (n > 0) {
+		poly1305_blocks(st, msg, n, POLY_HIBIT);
+		msg += n;
+		len -= n;
+	}
+	if (len > 0) {
+		memcpy(st->buf, msg, len);
+		st->buflen = len;
+	}
+}
+
+void poly1305_final(struct poly1305 *st, uint8_t tag[16])
+{
+	if (st->buflen > 0) {
+		/* The last short block gets its 0x01 byte here, so no 2^128 bit. */
+		st->buf[st->buflen] = 1;
+		memset(st->buf + st->buflen + 1, 0, 16 - st->buflen - 1);
+		poly1305_blocks(st, st->buf, 16, 0);
+	}
+	poly1305_tag(st, tag);
 	memset(st, 0, sizeof(*st));
 }
 

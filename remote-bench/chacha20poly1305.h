@@ -1,7 +1,9 @@
 /*
  * chacha20poly1305: the ChaCha20 stream cipher, the Poly1305 authenticator
  * and their AEAD construction, as RFC 8439 specifies them. Portable C with
- * 32-bit limbs (fast enough on armv5 and i586, no SIMD), byte-wise little
+ * 32-bit limbs (fast enough on armv5 and i586, no SIMD; Poly1305 takes
+ * 64-bit limbs where the compiler has unsigned __int128, as X25519 does,
+ * unless RB_POLY1305_32BIT forces the 32-bit code), byte-wise little
  * endian loads so that it is right on any host. Written for benchmarking
  * packet encryption on small boards; tests check it against the RFC's test
  * vectors. No state is kept between calls.
@@ -21,10 +23,20 @@ void chacha20_block(const uint8_t key[32], uint32_t counter, const uint8_t nonce
 void chacha20_xor(const uint8_t key[32], uint32_t counter, const uint8_t nonce[12],
 		  const uint8_t *in, uint8_t *out, size_t len);
 
-/* Incremental Poly1305 (RFC 8439 2.5). */
+/* Incremental Poly1305 (RFC 8439 2.5). The 64-bit path keeps h in three
+ * limbs (64, 64 and a few bits) and r in two; the 32-bit one keeps both in
+ * five 26-bit limbs. */
+#if defined(__SIZEOF_INT128__) && !defined(RB_POLY1305_32BIT)
+#define RB_POLY1305_LIMBS 3
+typedef uint64_t rb_poly1305_limb;
+#else
+#define RB_POLY1305_LIMBS 5
+typedef uint32_t rb_poly1305_limb;
+#endif
+
 struct poly1305 {
-	uint32_t r[5];
-	uint32_t h[5];
+	rb_poly1305_limb r[RB_POLY1305_LIMBS];
+	rb_poly1305_limb h[RB_POLY1305_LIMBS];
 	uint32_t pad[4];
 	uint8_t buf[16];
 	size_t buflen;

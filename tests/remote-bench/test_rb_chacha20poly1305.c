@@ -1,9 +1,13 @@
 /* remote-bench's ChaCha20-Poly1305 against the test vectors of RFC 8439
- * sections 2.3.2, 2.4.2, 2.5.2 and 2.8.2. */
+ * sections 2.3.2, 2.4.2, 2.5.2 and 2.8.2, and appendix A.3's Poly1305
+ * vectors #5-#11 (the edge cases of the final reduction: h at or past
+ * 2^130 - 5, carries out of the top limb). Built twice: with the library's
+ * limbs (64-bit where __int128 exists) and with RB_POLY1305_32BIT. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -84,6 +88,56 @@ static void test_poly1305_2_5_2(void **state)
 	(void)state;
 	poly1305_mac(poly_key_2_5_2, (const uint8_t *)poly_msg_2_5_2, 34, tag);
 	assert_memory_equal(tag, poly_tag_2_5_2, 16);
+}
+
+/* RFC 8439 A.3 #5-#11, as hex: one-time key, message, tag. */
+static const char *const poly_a3[][3] = {
+	{ "0200000000000000000000000000000000000000000000000000000000000000",
+	  "ffffffffffffffffffffffffffffffff", "03000000000000000000000000000000" },
+	{ "02000000000000000000000000000000ffffffffffffffffffffffffffffffff",
+	  "02000000000000000000000000000000", "03000000000000000000000000000000" },
+	{ "0100000000000000000000000000000000000000000000000000000000000000",
+	  "fffffffffffffffffffffffffffffffff0ffffffffffffffffffffffffffffff"
+	  "11000000000000000000000000000000", "05000000000000000000000000000000" },
+	{ "0100000000000000000000000000000000000000000000000000000000000000",
+	  "fffffffffffffffffffffffffffffffffbfefefefefefefefefefefefefefefe"
+	  "01010101010101010101010101010101", "00000000000000000000000000000000" },
+	{ "0200000000000000000000000000000000000000000000000000000000000000",
+	  "fdffffffffffffffffffffffffffffff", "faffffffffffffffffffffffffffffff" },
+	{ "0100000000000000040000000000000000000000000000000000000000000000",
+	  "e33594d7505e43b900000000000000003394d7505e4379cd0100000000000000"
+	  "0000000000000000000000000000000001000000000000000000000000000000",
+	  "14000000000000005500000000000000" },
+	{ "0100000000000000040000000000000000000000000000000000000000000000",
+	  "e33594d7505e43b900000000000000003394d7505e4379cd0100000000000000"
+	  "00000000000000000000000000000000", "13000000000000000000000000000000" },
+};
+
+static size_t unhex(const char *hex, uint8_t *out)
+{
+	size_t n = 0;
+	unsigned v;
+
+	for (; hex[0] && hex[1]; hex += 2) {
+		assert_int_equal(sscanf(hex, "%2x", &v), 1);
+		out[n++] = (uint8_t)v;
+	}
+	return n;
+}
+
+static void test_poly1305_a3_edges(void **state)
+{
+	uint8_t key[32], msg[64], want[16], tag[16];
+	size_t i, len;
+
+	(void)state;
+	for (i = 0; i < sizeof(poly_a3) / sizeof(poly_a3[0]); i++) {
+		assert_int_equal(unhex(poly_a3[i][0], key), 32);
+		len = unhex(poly_a3[i][1], msg);
+		assert_int_equal(unhex(poly_a3[i][2], want), 16);
+		poly1305_mac(key, msg, len, tag);
+		assert_memory_equal(tag, want, 16);
+	}
 }
 
 /* Any split of the message into updates gives the same tag. */
@@ -176,6 +230,7 @@ int main(void)
 		cmocka_unit_test(test_block_2_3_2),
 		cmocka_unit_test(test_encrypt_2_4_2),
 		cmocka_unit_test(test_poly1305_2_5_2),
+		cmocka_unit_test(test_poly1305_a3_edges),
 		cmocka_unit_test(test_poly1305_incremental),
 		cmocka_unit_test(test_aead_2_8_2),
 		cmocka_unit_test(test_aead_rejects_tampering),

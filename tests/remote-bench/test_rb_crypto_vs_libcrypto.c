@@ -1,8 +1,9 @@
 /* remote-bench's ciphers against OpenSSL's libcrypto (orch's own SHA-256
  * dependency) on pseudo-random keys, nonces and lengths, including the
  * awkward ones the published vectors skip: empty and partial blocks, AAD
- * of every length 0-40, CBC chained over several calls, X25519 on random
- * points. The published vectors are in the other test_rb_* tests; this one
+ * of every length 0-40, CBC chained over several calls, Poly1305 with every
+ * byte 0xff (the carries the final reduction must get right), X25519 on
+ * random points. The published vectors are in the other test_rb_* tests; this one
  * catches what they do not cover. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <openssl/core_names.h>
 #include <openssl/evp.h>
 
 #include "aes128.h"
@@ -169,6 +171,56 @@ static void test_chacha20poly1305(void **state)
 	}
 }
 
+/* OpenSSL's Poly1305 MAC (EVP_MAC "POLY1305") of `len` bytes. */
+static void ossl_poly1305(const uint8_t key[32], const uint8_t *msg, size_t len, uint8_t tag[16])
+{
+	EVP_MAC *mac = EVP_MAC_fetch(NULL, "POLY1305", NULL);
+	EVP_MAC_CTX *c;
+	size_t n = 0;
+
+	assert_non_null(mac);
+	c = EVP_MAC_CTX_new(mac);
+	assert_non_null(c);
+	assert_int_equal(EVP_MAC_init(c, key, 32, NULL), 1);
+	assert_int_equal(EVP_MAC_update(c, msg, len), 1);
+	assert_int_equal(EVP_MAC_final(c, tag, &n, 16), 1);
+	assert_int_equal(n, 16);
+	EVP_MAC_CTX_free(c);
+	EVP_MAC_free(mac);
+}
+
+/* Random keys and messages, then saturated ones: key and message bytes all
+ * 0xff (r is clamped to its largest value, h runs near 2^130 and p), and
+ * a message that is zero but for its last byte. Lengths 0-99, so partial
+ * last blocks of every size. */
+static void test_poly1305(void **state)
+{
+	uint8_t key[32], msg[100], tag[16], want[16];
+	size_t i, len;
+	int kind;
+
+	(void)state;
+	for (kind = 0; kind < 4; kind++) {
+		for (len = 0; len < sizeof(msg); len++) {
+			for (i = 0; i < 3; i++) {
+				fill(key, 32);
+				fill(msg, len);
+				if (kind & 1)
+					memset(key, 0xff, 32);
+				if (kind & 2)
+					memset(msg, 0xff, len);
+				if (kind == 0 && i == 2 && len > 0) {
+					memset(msg, 0, len);
+					msg[len - 1] = 0xff;
+				}
+				ossl_poly1305(key, msg, len, want);
+				poly1305_mac(key, msg, len, tag);
+				assert_memory_equal(tag, want, 16);
+			}
+		}
+	}
+}
+
 static void test_x25519(void **state)
 {
 	uint8_t a[32], b[32], pub[32], got[32], want[32];
@@ -210,6 +262,7 @@ int main(void)
 		cmocka_unit_test(test_cbc),
 		cmocka_unit_test(test_chacha20),
 		cmocka_unit_test(test_chacha20poly1305),
+		cmocka_unit_test(test_poly1305),
 		cmocka_unit_test(test_x25519),
 	};
 
