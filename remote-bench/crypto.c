@@ -24,6 +24,7 @@ struct crypto_ctx {
 	uint8_t iv[16];
 	uint8_t pkt[1504];
 	uint8_t tag[16];
+	uint8_t aad[13];
 	size_t len;
 	uint32_t counter;
 	struct aes128_gcm gcm; /* gcm.aes is CBC's key too */
@@ -52,14 +53,17 @@ static void work_chacha20(void *arg, uint64_t n)
 	}
 }
 
+/* The AEADs seal each packet under a new nonce with 13 bytes of associated
+ * data (a TLS record header's size; a VPN authenticates its header too),
+ * as `openssl speed -aead` does per packet: nonce, AAD, data, tag. */
 static void work_chacha20poly1305(void *arg, uint64_t n)
 {
 	struct crypto_ctx *c = arg;
 
 	for (; n > 0; n--) {
 		crypto_next_nonce(c, c->nonce);
-		aead_chacha20poly1305_seal(c->key, c->nonce, NULL, 0, c->pkt, c->len, c->pkt,
-					   c->tag);
+		aead_chacha20poly1305_seal(c->key, c->nonce, c->aad, sizeof(c->aad), c->pkt,
+					   c->len, c->pkt, c->tag);
 	}
 }
 
@@ -79,7 +83,8 @@ static void work_aes128_gcm(void *arg, uint64_t n)
 
 	for (; n > 0; n--) {
 		crypto_next_nonce(c, c->nonce);
-		aes128_gcm_seal(&c->gcm, c->nonce, 12, NULL, 0, c->pkt, c->len, c->pkt, c->tag);
+		aes128_gcm_seal(&c->gcm, c->nonce, 12, c->aad, sizeof(c->aad), c->pkt, c->len,
+				c->pkt, c->tag);
 	}
 }
 
@@ -403,6 +408,7 @@ static void crypto_setup(struct crypto_ctx *c)
 		c->secret[i] = (uint8_t)(i * 13 + 5);
 	aes128_gcm_init(&c->gcm, c->key);
 	memset(c->pkt, 0xa5, sizeof(c->pkt));
+	memset(c->aad, 0xcc, sizeof(c->aad));
 	x25519_base(c->peer, c->key);
 }
 

@@ -14,9 +14,18 @@
  *   C: "done SENT"         S: "udp RECEIVED NS" (first to last datagram)
  *   C: "bye"               S exits.
  * Metrics are the receiver's figures; the client prints them.
+ *
+ * UDP as iperf3 -u -b 0 does it, call for call, because at an unlimited rate
+ * the figure is the speed of the slower end's loop, so the loops must be
+ * the reference's for the figures to compare on any board: the client
+ * waits for writability (poll) once per burst of 10 datagrams and stamps
+ * each with the time and a sequence number (12 bytes, network order) just
+ * before its send; the server waits for readiness (poll) before every read
+ * and reads one datagram per wake-up, reading the clock for each.
  */
 #include "harness.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -35,6 +44,7 @@
 
 #define NET_TCP_BUF (128 * 1024)
 #define NET_UDP_MAX 65507
+#define NET_UDP_BURST 10 /* datagrams per writability wait, iperf3's multisend */
 
 struct net_opts {
 	const char *server_bind;
@@ -240,7 +250,7 @@ static int net_serve_udp(int cfd, unsigned long ms, unsigned long size, const st
 	unsigned long long recvd = 0;
 	double t0 = 0, t1 = 0, drain_end = 0, end;
 	char line[128];
-	int ufd, r, ret = -1, bufsz = 4 << 20;
+	int ufd, r, ret = -1;
 	ssize_t n;
 
 	if (getsockname(cfd, (struct sockaddr *)&local, &llen) < 0)
@@ -248,7 +258,8 @@ static int net_serve_udp(int cfd, unsigned long ms, unsigned long size, const st
 	ufd = socket(local.ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (ufd < 0)
 		return -1;
-	setsockopt(ufd, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz));
+	/* The system's default receive buffer, as iperf3 without -w: a
+	 * larger one absorbs the stalls of a slow reader that iperf3 loses. */
 	if (bind(ufd, (struct sockaddr *)&local, llen) < 0)
 		goto out;
 	if (net_send_line(cfd, "ok") < 0)
@@ -267,17 +278,14 @@ static int net_serve_udp(int cfd, unsigned long ms, unsigned long size, const st
 		if (r < 0 && errno != EINTR)
 			goto out;
 		if (r > 0 && (p[0].revents & POLLIN)) {
-			/* Until the queue is empty, or the deadline: a sender that
-			 * never stops cannot keep the server here. */
-			while ((n = recv(ufd, net_buf, sizeof(net_buf), 0)) >= 0) {
-				now = rb_now();
-				if ((unsigned long)n == size) {
-					t1 = now;
-					if (recvd++ == 0)
-						t0 = t1;
-				}
-				if (now >= until)
-					break;
+			/* One datagram per wake-up, as iperf3's server reads one
+			 * per select(). */
+			n = recv(ufd, net_buf, sizeof(net_buf), 0);
+			now = rb_now();
+			if (n >= 0 && (unsigned long)n == size) {
+				t1 = now;
+				if (recvd++ == 0)
+					t0 = t1;
 			}
 		}
 		if (r > 0 && !drain_end && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) {
@@ -453,6 +461,20 @@ static int net_client_tcp(int cfd, const struct net_opts *o)
 	return share >= 0 && rb_emit("net.tcp_stream_syscpu", share, "%", "lower") < 0;
 }
 
+/* iperf3's datagram header: seconds, microseconds and a 32-bit sequence
+ * number, network order, in the first 12 bytes (as many as fit). */
+static void net_udp_stamp(char *buf, unsigned long size, unsigned long long seq)
+{
+	struct timeval tv;
+	uint32_t w[3];
+
+	gettimeofday(&tv, NULL);
+	w[0] = htonl((uint32_t)tv.tv_sec);
+	w[1] = htonl((uint32_t)tv.tv_usec);
+	w[2] = htonl((uint32_t)seq);
+	memcpy(buf, w, size < sizeof(w) ? size : sizeof(w));
+}
+
 static int net_client_udp(int cfd, const struct net_opts *o)
 {
 	struct sockaddr_storage peer;
@@ -463,7 +485,7 @@ static int net_client_udp(int cfd, const struct net_opts *o)
 	double end, cpu0, cpu, t0, share;
 	char line[128];
 	ssize_t n;
-	int ufd, ret;
+	int ufd, ret, i;
 
 	if (getpeername(cfd, (struct sockaddr *)&peer, &plen) < 0)
 		return rb_error("udp test: %s", strerror(errno));
@@ -482,13 +504,20 @@ static int net_client_udp(int cfd, const struct net_opts *o)
 	t0 = rb_now();
 	end = t0 + o->seconds;
 	while (rb_now() < end) {
-		n = send(ufd, net_buf, o->udp_size, 0);
-		if (n == (ssize_t)o->udp_size)
-			sent++;
-		else if (n < 0 && errno != EINTR && errno != ENOBUFS && errno != ECONNREFUSED &&
-			 errno != EAGAIN) {
-			ret = rb_error("udp test: send: %s", strerror(errno));
+		if (net_wait(ufd, POLLOUT, end - rb_now()) < 0) {
+			ret = rb_error("udp test: poll: %s", strerror(errno));
 			goto out;
+		}
+		for (i = 0; i < NET_UDP_BURST; i++) {
+			net_udp_stamp(net_buf, o->udp_size, sent + 1);
+			n = send(ufd, net_buf, o->udp_size, 0);
+			if (n == (ssize_t)o->udp_size)
+				sent++;
+			else if (n < 0 && errno != EINTR && errno != ENOBUFS &&
+				 errno != ECONNREFUSED && errno != EAGAIN) {
+				ret = rb_error("udp test: send: %s", strerror(errno));
+				goto out;
+			}
 		}
 	}
 	cpu = 100.0 * (rb_cpu_secs() - cpu0) / (rb_now() - t0);

@@ -248,14 +248,14 @@ def do_disk(args):
             print("disk: cleaned up on %s" % sig.name)
 
 
-def strace_log(cmd):
+def strace_log(cmd, calls="open,openat,read,write,sync,close", flags=()):
     """Runs cmd under strace -f; returns the trace lines."""
     if not shutil.which("strace"):
         print("SKIP: no strace (scripts/install-deps.sh build)")
         sys.exit(SKIP)
     with tempfile.NamedTemporaryFile(prefix="rb-trace-", mode="r") as log:
-        r = run(["strace", "-f", "-qq", "-o", log.name, "-e",
-                 "trace=open,openat,read,write,sync,close"] + cmd)
+        r = run(["strace", "-f", "-qq", "-o", log.name, "-e", "trace=" + calls] + list(flags) +
+                cmd)
         if r.returncode != 0:
             raise Fail("%s: exit %d: %s" % (" ".join(cmd), r.returncode, r.stderr))
         return log.read().splitlines()
@@ -306,7 +306,72 @@ def do_trace(args):
         if syncs < 5:
             raise Fail("file tests: %d sync() calls, want 5 (create, before delete, delete, "
                        "random create, random delete)" % syncs)
-    print("trace: tmpfs as dd, per-char one byte per call, file-test syncs")
+    with tempfile.TemporaryDirectory(prefix="rb-trace-", dir="/var/tmp") as d:
+        # disk.seeks as fio --direct=1 --ioengine=psync --bs=4k: the file
+        # opened with O_DIRECT (where the file system takes it; /var/tmp is
+        # a disk's) and read 4 KiB at a time with pread.
+        lines = strace_log([os.path.join(bindir, "remote-bench-disk"), "--dir", d, "--tests",
+                            "seeks", "--size", "1M", "--seek-time", "0.05"], "open,openat,pread64")
+        direct = [l for l in lines if re.search(r'\bopen(?:at)?\(.*/data".*O_DIRECT.*\)\s+= \d+$', l)]
+        preads = [l for l in lines if re.search(r"\bpread64\(\d+, .*, 4096, \d+\)\s+= 4096$", l)]
+        if not direct or len(preads) < 10:
+            fs = subprocess.run(["stat", "-f", "-c", "%T", d], stdout=subprocess.PIPE,
+                                universal_newlines=True).stdout.strip()
+            if not direct and fs in ("tmpfs", "overlayfs", "overlay"):
+                print("SKIP: %s on /var/tmp takes no O_DIRECT" % fs)
+                sys.exit(SKIP)
+            raise Fail("seeks: %d opens of the file with O_DIRECT, %d preads of 4 KiB, want 1 "
+                       "and >= 10 (as fio --direct=1)" % (len(direct), len(preads)))
+    trace_udp(bindir)
+    print("trace: tmpfs as dd, per-char one byte per call, file-test syncs, seeks O_DIRECT, "
+          "udp as iperf3")
+
+
+def trace_udp(bindir):
+    """net.udp_pps as iperf3 -u -b 0: the server leaves the receive buffer
+    at the system's default and polls before every read of a datagram; the
+    client polls for writability once per 10 datagrams, each stamped with
+    a sequence number (bytes 8-11, network order)."""
+    prog = os.path.join(bindir, "remote-bench-net")
+    calls = "poll,ppoll,recvfrom,recvmsg,sendto,sendmsg,setsockopt"
+    port = str(free_port())
+    with tempfile.NamedTemporaryFile(prefix="rb-trace-srv-", mode="r") as log:
+        server = subprocess.Popen(["strace", "-f", "-qq", "-o", log.name, "-e", "trace=" + calls,
+                                   prog, "--server", "--bind", "127.0.0.1", "--port", port,
+                                   "--idle-timeout", "20"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            time.sleep(0.5)
+            client = strace_log([prog, "--client", "127.0.0.1", "--port", port, "--time", "0.3",
+                                 "--tests", "udp", "--udp-size", "64"], calls, ["-xx"])
+            server.wait(timeout=30)
+        finally:
+            if server.poll() is None:
+                server.kill()
+                server.wait()
+        srv = log.read().splitlines()
+    if any("SO_RCVBUF" in l for l in srv):
+        raise Fail("udp server sets SO_RCVBUF (iperf3 leaves the default)")
+    dgrams = [i for i, l in enumerate(srv) if re.search(r"\brecvfrom\(.*\)\s+= 64$", l)]
+    if len(dgrams) < 10:
+        raise Fail("udp server: %d datagrams of 64 bytes read, want >= 10" % len(dgrams))
+    for a, b in zip(dgrams, dgrams[1:]):
+        if not any(re.search(r"\bp?poll\(", l) for l in srv[a + 1:b]):
+            raise Fail("udp server: two reads without a poll between them: %r, %r"
+                       % (srv[a], srv[b]))
+    sends = [l for l in client if re.search(r"\bsendto\(.*, 64, .*\)\s+= 64$", l)]
+    polls = [l for l in client if re.search(r"\bp?poll\(.*POLLOUT", l)]
+    if len(sends) < 10 or len(polls) * 10 < len(sends):
+        raise Fail("udp client: %d sends of 64 bytes, %d writability polls, want one per 10"
+                   % (len(sends), len(polls)))
+    seq = []
+    for l in sends[:20]:
+        m = re.search(r'sendto\(\d+, "((?:\\x[0-9a-f]{2}){12})', l)
+        if not m:
+            raise Fail("udp client: no 12-byte stamp in %r (strace -xx)" % l)
+        seq.append(int(m.group(1).replace("\\x", "")[16:24], 16))
+    if seq != list(range(seq[0], seq[0] + len(seq))):
+        raise Fail("udp client: sequence numbers %r do not count up by one" % seq)
 
 
 def do_mem_signal(args):
