@@ -16,15 +16,76 @@ bool reap_token_ok(const char *id)
 	return true;
 }
 
-char *reap_script(const char *token, const char *pgid_expr, bool grace)
+/* PPid of /proc/$a (its status file: about 80 one-byte reads in dash,
+ * against 300 for the stat line) into q, empty when it is gone. */
+#define REAP_PPID \
+	"q=; { while read -r k v; do case $k in PPid:) q=$v; break;; esac; done " \
+	"</proc/$a/status; } 2>/dev/null; "
+
+/* X: P, or this shell when P is gone, and its ancestors up to 1. */
+#define REAP_ANCESTORS \
+	"X=; a=$P; [ -r /proc/$a/status ] || a=$$; i=0; " \
+	"while [ \"$a\" -gt 0 ] && [ $i -lt 64 ]; do X=\"$X $a\"; [ \"$a\" = 1 ] && break; " \
+	REAP_PPID "[ -n \"$q\" ] || break; a=$q; i=$((i+1)); done; "
+
+/* Start time (clock ticks since boot, /proc/$a/stat field 22) into t;
+ * REAP_START_P: P's into u (0 when P is gone: nothing is then too old). */
+#define REAP_START \
+	"t=0; s=; { read -r s </proc/$a/stat; } 2>/dev/null; [ -n \"$s\" ] && st \"$s\"; "
+#define REAP_START_P \
+	"st() { set -- ${1##*) }; t=${20:-0}; }; a=$P; " REAP_START "u=$t; "
+
+/* With /proc/PID/task/TID/children, only when some process newer than P
+ * has an environ this user may read: P's children; the children of the
+ * rest of X (an orphan is handed to the main thread of the nearest
+ * subreaper above P, or of 1) that this user may read, with a pid above
+ * P and, as pids wrap, started no earlier than P; then everything below
+ * them, walked down over every thread. S holds the pids seen. */
+#define REAP_TREE \
+	"K=; for f in /proc/[0-9]*; do a=${f#/proc/}; [ \"$a\" -gt \"$P\" ] && [ \"$a\" -le \"$lp\" ] " \
+	"&& [ \"$a\" != $$ ] && [ -r $f/environ ] && { K=1; break; }; done; if [ -n \"$K\" ]; then " \
+	REAP_ANCESTORS \
+	"D=; O=; for r in $X; do if [ \"$r\" = \"$P\" ]; then for f in /proc/$r/task/*/children; do " \
+	"k=; { read -r k <$f; } 2>/dev/null; D=\"$D $k\"; done; else k=; " \
+	"{ read -r k </proc/$r/task/$r/children; } 2>/dev/null; for c in $k; do " \
+	"case \" $X $$ \" in *\" $c \"*) ;; *) [ \"$c\" -gt \"$P\" ] && [ \"$c\" -le \"$lp\" ] && [ -r /proc/$c/environ ] && " \
+	"O=\"$O $c\";; esac; done; fi; done; if [ -n \"$O\" ]; then " \
+	REAP_START_P "for a in $O; do " REAP_START "[ \"$t\" -ge \"$u\" ] && D=\"$D $a\"; done; fi; " \
+	"S=' '; " \
+	"while [ -n \"$D\" ]; do E=$D; D=; for c in $E; do case $S in *\" $c \"*) continue;; esac; " \
+	"S=\"$S$c \"; [ -r /proc/$c/environ ] && C=\"$C /proc/$c/environ\"; " \
+	"for f in /proc/$c/task/*/children; do k=; { read -r k <$f; } 2>/dev/null; D=\"$D $k\"; " \
+	"done; done; done; fi; "
+
+/* Without: W, "pid/ppid" of each live process in the window whose environ
+ * this user may read; o: one of them has a parent outside the window
+ * (not P, not 1), so X is read. Then the candidates are the closure: a process whose
+ * parent is P or a candidate, or is in X or 1 and that started no earlier
+ * than P. */
+#define REAP_PPIDS \
+	"W=; o=; for f in /proc/[0-9]*; do a=${f#/proc/}; " \
+	"[ \"$a\" -gt \"$P\" ] && [ \"$a\" -le \"$lp\" ] && [ \"$a\" != $$ ] && [ -r $f/environ ] || " \
+	"continue; " \
+	REAP_PPID "[ -n \"$q\" ] || continue; W=\"$W $a/$q\"; " \
+	"case $q in \"$P\"|1) ;; *) { [ \"$q\" -gt \"$P\" ] && [ \"$q\" -le \"$lp\" ]; } || o=1;; " \
+	"esac; done; X=; " \
+	"[ -n \"$o\" ] && { " REAP_ANCESTORS "}; R=\" $P \"; Y=\" $X 1 \"; u=; " \
+	"n=1; while [ $n = 1 ]; do n=0; w=; for e in $W; do a=${e%%/*}; case $R in " \
+	"*\" ${e#*/} \"*) ;; *) case $Y in *\" ${e#*/} \"*) [ -n \"$u\" ] || { " REAP_START_P \
+	"}; a=${e%%/*}; " REAP_START "[ \"$t\" -ge \"$u\" ] || continue;; *) w=\"$w $e\"; continue;; esac;; " \
+	"esac; C=\"$C /proc/$a/environ\"; R=\"$R$a \"; n=1; done; W=$w; done; "
+
+#define REAP_WINDOW \
+	"if [ -r /proc/$$/task/$$/children ]; then " REAP_TREE "else " REAP_PPIDS "fi; "
+
+char *reap_script(const char *token, const char *pid_expr, bool grace)
 {
 	return xasprintf(
 		"T=%s; P=%s; L=; C=; N=; "
 		"if [ -r /proc/self/environ ]; then lp=0; "
 		"{ read -r x x x x lp </proc/loadavg; } 2>/dev/null; "
 		"if [ \"$P\" -gt 0 ] && [ \"${lp:-0}\" -ge \"$P\" ] 2>/dev/null; then "
-		"for f in /proc/[0-9]*; do p=${f#/proc/}; "
-		"[ \"$p\" -gt \"$P\" ] && [ \"$p\" != $$ ] && C=\"$C $f/environ\"; done; "
+		REAP_WINDOW
 		"else C='/proc/[0-9]*/environ'; fi; "
 		"[ -n \"$C\" ] && for f in $(unset ORCH_STEP_ID; grep -l \"ORCH_STEP_ID=$T\" $C "
 		"2>/dev/null); do p=${f#/proc/}; p=${p%%/environ}; [ \"$p\" != $$ ] && L=\"$L $p\"; "
@@ -36,7 +97,7 @@ char *reap_script(const char *token, const char *pgid_expr, bool grace)
 		"while [ $i -lt 10 ]; do a=; for p in $L; do kill -0 $p 2>/dev/null && a=1; done; "
 		"[ -z \"$a\" ] && break; sleep 0.1 2>/dev/null || sleep 1; i=$((i+1)); done; fi; "
 		"kill -KILL $L 2>/dev/null; fi; printf '\\036orch-reap%%s\\036\\n' \"$N\"",
-		token, pgid_expr, grace ? 1 : 0);
+		token, pid_expr, grace ? 1 : 0);
 }
 
 int reap_parse(const char *text, size_t len, struct transport_leftovers *out)

@@ -8,13 +8,31 @@
  * command after the step) or, over ssh, from the step's own wrapper shell
  * as it exits, which saves the second command.
  *
- * Only processes started after the command's shell (pid above P; the
- * kernel hands out pids in turn, and /proc/loadavg names the last one, so
- * a wrap-around is seen) can carry the token: the shell's builtins pick
- * those, and grep reads their environ files only when there are any. When
- * P is unknown or the pids wrapped, every environ file is read. The scan
- * itself carries no ORCH_STEP_ID (the token is only in its arguments).
- * Without /proc: the process group P, if anything is left in it.
+ * Only processes started after the command's shell P can carry the
+ * token, and each of them is P's descendant or, once orphaned, a child of
+ * the nearest subreaper above P or of 1 (the kernel hands an orphan to
+ * those). The shell's builtins find them without starting a process: P's
+ * children and everything below them (/proc/PID/task/TID/children), and
+ * the children of P's ancestors that this user may read whose pid lies
+ * in the window of pids handed out since P (above P, up to the last pid
+ * /proc/loadavg names; a wrap-around since P is seen) and that started no
+ * earlier than P. Other sessions' processes (on a loopback rack all boards
+ * share one /proc) hang off their own shells and are never read, and a
+ * board whose pids wrapped long ago does not drag its old processes into
+ * the window. All of it only when some process this user may read lies in
+ * the window at all. grep reads the environ files of what was found, and
+ * is not started when nothing was. A kernel without the children files:
+ * the PPid of each process in the window, closed over P, its ancestors
+ * and 1. When P is unknown or the pids wrapped since P, every environ
+ * file is read. The scan itself carries no ORCH_STEP_ID (the token is
+ * only in its arguments). Without /proc: the process group P, if anything
+ * is left in it.
+ *
+ * P need not be the shell running the script: in the wrapper's EXIT trap
+ * it is $$; in a subshell of a long-lived runner shell it is the
+ * subshell's own pid (its parent, the runner, is then one of P's
+ * ancestors); for a second command after the step it is the step's shell,
+ * gone by then, and the running shell's ancestors stand in for P's.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -27,9 +45,11 @@
 bool reap_token_ok(const char *token);
 
 /* The script for token (checked with reap_token_ok) and P given as shell
- * text (a number, or "$$"); grace: TERM and up to a second before KILL.
+ * text (a number, "$$", or a variable the caller's shell sets, such as a
+ * subshell's own pid); grace: TERM and up to a second before KILL. The
+ * script sets variables of one or two letters (T P L C N W R ...).
  * Caller frees. */
-char *reap_script(const char *token, const char *pgid_expr, bool grace);
+char *reap_script(const char *token, const char *pid_expr, bool grace);
 
 /* Parses the script's line out of text (it may stand anywhere). Returns
  * 0 with *out filled, or -1 when the line is not there (whole). */
