@@ -47,15 +47,8 @@ const char *bench_arch_name(const char *m)
  * asked once and kept in *machine. */
 static int board_arch(const struct bench_target *bt, const char **arch, char *err, size_t errlen)
 {
-	if (!*bt->machine) {
-		char *out = NULL;
-		int code;
-		if (transport_capture(bt->t, "uname -m", PROBE_TIMEOUT_MS, 64, &out, &code, err,
-				      errlen) < 0)
-			return -1;
-		out[strcspn(out, "\r\n")] = '\0';
-		*bt->machine = out;
-	}
+	if (exec_machine(bt->t, PROBE_TIMEOUT_MS, bt->machine, err, errlen) < 0)
+		return -1;
 	*arch = bench_arch_name(*bt->machine);
 	if (!*arch) {
 		snprintf(err, errlen, "%s: no remote-bench build for arch '%s'", bt->board->name,
@@ -227,21 +220,9 @@ int execute_bench(struct exec_context *ctx, struct test_result *tr)
 	};
 	struct command_outcome out;
 	int ran = command_run(t, &spec, &out);
-	if (ran < 0)
-		board_link_reset(ctx->link);
-	bool passed = command_judge(&out, test->timeout_ms, test->bench, mc.last_stderr, tr);
-	command_leftovers(&out, ctx->item->board->name, NULL, tr);
-	if (ran == 0)
-		artifact_fetch_all(t, ctx->item->board, test, ctx->test_dir, tr);
-	if (passed && tr->status == STATUS_PASS) {
-		metric_collector_files(&mc, ctx->test_dir);
-		if (metric_collector_commit(&mc, tr) < 0) {
-			tr->status = STATUS_FAIL;
-		} else if (!mc.n_values) {
-			tr->status = STATUS_FAIL;
-			test_result_set_message(tr, "remote-bench %s printed no metric lines",
-						test->bench);
-		}
+	if (exec_conclude(ctx, t, ran, &out, test->bench, &mc, tr) && !mc.n_values) {
+		tr->status = STATUS_FAIL;
+		test_result_set_message(tr, "remote-bench %s printed no metric lines", test->bench);
 	}
 	metric_collector_release(&mc);
 	if (tr->status == STATUS_PASS)

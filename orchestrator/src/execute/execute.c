@@ -3,6 +3,7 @@
  * against its expectations. The per-kind executors do one run each.
  */
 #include "execute/execute.h"
+#include "execute/artifact.h"
 #include "execute/command.h"
 #include "execute/facts.h"
 #include "config/caps.h"
@@ -20,6 +21,46 @@
 
 #define REPEAT_AUTO_MIN 3
 #define REPEAT_AUTO_RSD_PCT 3.5
+
+bool exec_conclude(struct exec_context *ctx, struct transport *t, int ran,
+		   const struct command_outcome *out, const char *what,
+		   struct metric_collector *mc, struct test_result *tr)
+{
+	const struct test *test = ctx->item->test;
+	if (ran < 0)
+		board_link_reset(ctx->link);
+	bool passed = command_judge(out, test->timeout_ms, what, mc->last_stderr, tr);
+	command_leftovers(out, ctx->item->board->name, NULL, tr);
+	if (ran == 0)
+		artifact_fetch_all(t, ctx->item->board, test, ctx->test_dir, tr);
+	if (!passed || tr->status != STATUS_PASS)
+		return false;
+	metric_collector_files(mc, ctx->test_dir);
+	if (metric_collector_commit(mc, tr) < 0) {
+		tr->status = STATUS_FAIL;
+		return false;
+	}
+	return true;
+}
+
+int exec_machine(struct transport *t, int64_t timeout_ms, char **machine, char *err,
+		 size_t errlen)
+{
+	if (*machine)
+		return 0;
+	char *out = NULL;
+	int code = -1;
+	if (transport_capture(t, "uname -m", timeout_ms, 256, &out, &code, err, errlen) < 0)
+		return -1;
+	out[strcspn(out, "\r\n")] = '\0';
+	if (code != 0 || !*out) {
+		snprintf(err, errlen, "`uname -m` failed (exit status %d)", code);
+		free(out);
+		return -1;
+	}
+	*machine = out;
+	return 0;
+}
 
 static int execute_once(struct exec_context *ctx, struct test_result *tr)
 {

@@ -76,6 +76,22 @@ int exec_transport_ride(struct exec_context *ctx, struct test_result *tr, struct
 void facts_ride_end(struct exec_context *ctx, struct transport *t, int ran, bool prelude_done,
 		    const char *prelude_out);
 
+/* After a test's own command (ran: command_run's return, what: the
+ * command's name in messages): the link reset when the board was lost,
+ * the verdict, leftovers, the test's fetches, and when it passed, its
+ * metric files and metrics committed into tr. Returns whether tr still
+ * passes (the caller's own checks follow). */
+struct command_outcome;
+struct metric_collector;
+bool exec_conclude(struct exec_context *ctx, struct transport *t, int ran,
+		   const struct command_outcome *out, const char *what,
+		   struct metric_collector *mc, struct test_result *tr);
+
+/* The board's `uname -m` into *machine (caller frees), unless *machine is
+ * already set. 0, or -1 with err set. */
+int exec_machine(struct transport *t, int64_t timeout_ms, char **machine, char *err,
+		 size_t errlen);
+
 /* Runs ctx->item once per repeat into tr (whose board/test names are set).
  * Returns 0; all outcomes are expressed in tr->status and tr->message. */
 int execute_item(struct exec_context *ctx, struct test_result *tr);

@@ -261,19 +261,9 @@ static int detect_arch(void *ctx, const struct board *b, const char **arch, char
 	}
 	if (!p->arch) {
 		struct transport *t;
-		char *out = NULL;
-		int code = -1;
-		if (peer_transport(mr, b, &t, err, errlen) < 0)
+		if (peer_transport(mr, b, &t, err, errlen) < 0 ||
+		    exec_machine(t, 10000, &p->arch, err, errlen) < 0)
 			return -1;
-		if (transport_capture(t, "uname -m", 10000, 256, &out, &code, err, errlen) < 0)
-			return -1;
-		out[strcspn(out, "\r\n")] = '\0';
-		if (code != 0 || !*out) {
-			snprintf(err, errlen, "`uname -m` failed (exit status %d)", code);
-			free(out);
-			return -1;
-		}
-		p->arch = out;
 	}
 	*arch = p->arch;
 	return 0;

@@ -28,19 +28,8 @@ static int run_arch(void *arg, const struct board *b, const char **arch, char *e
 	struct run_arch *ra = arg;
 	struct board_link *bc = ra->ctx->link;
 	(void)b;
-	if (!bc->arch) {
-		char *out = NULL;
-		int code = -1;
-		if (transport_capture(ra->t, "uname -m", 10000, 256, &out, &code, err, errlen) < 0)
-			return -1;
-		out[strcspn(out, "\r\n")] = '\0';
-		if (code != 0 || !*out) {
-			snprintf(err, errlen, "`uname -m` failed (exit status %d)", code);
-			free(out);
-			return -1;
-		}
-		bc->arch = out;
-	}
+	if (exec_machine(ra->t, 10000, &bc->arch, err, errlen) < 0)
+		return -1;
 	*arch = bc->arch;
 	return 0;
 }
@@ -112,17 +101,8 @@ int execute_run(struct exec_context *ctx, struct test_result *tr)
 	facts_ride_end(ctx, t, ran, out.prelude_done, strbuf_str(&facts_out));
 	strbuf_release(&facts_out);
 	free(facts_cmd);
-	if (ran < 0)
-		board_link_reset(ctx->link);
-	bool passed = command_judge(&out, test->timeout_ms, "command", mc.last_stderr, tr);
-	command_leftovers(&out, ctx->item->board->name, NULL, tr);
-	if (ran == 0)
-		artifact_fetch_all(t, ctx->item->board, test, ctx->test_dir, tr);
-	if (passed && tr->status == STATUS_PASS) {
-		metric_collector_files(&mc, ctx->test_dir);
-		if (metric_collector_commit(&mc, tr) < 0) {
-			tr->status = STATUS_FAIL;
-		} else if (iperf3 && out.capture_overflow) {
+	if (exec_conclude(ctx, t, ran, &out, "command", &mc, tr)) {
+		if (iperf3 && out.capture_overflow) {
 			tr->status = STATUS_FAIL;
 			test_result_set_message(tr, "output too large for iperf3 JSON");
 		} else if (iperf3 && parse_iperf3_text(strbuf_str(&capture), capture.len, tr, err,
