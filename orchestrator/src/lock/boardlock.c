@@ -197,20 +197,31 @@ static int lock_or_holder(int fd, const char *board, struct board_holder *holder
 	}
 }
 
+/* The board's lock file opened into *fd (-1 when it cannot be) and locked:
+ * 0, BOARDLOCK_HELD with its holder, or BOARDLOCK_ERROR with err set. */
+static int take_lock(const char *dir, const char *board, int *fd, struct board_holder *holder,
+		     char *err, size_t errlen)
+{
+	memset(holder, 0, sizeof(*holder));
+	*fd = open_lock(dir, board, err, errlen);
+	if (*fd < 0)
+		return BOARDLOCK_ERROR;
+	int ret = lock_or_holder(*fd, board, holder);
+	if (ret == BOARDLOCK_ERROR)
+		snprintf(err, errlen, "board lock for %s: %s", board, strerror(errno));
+	return ret;
+}
+
 int boardlock_try(const char *dir, const char *board, const char *note, int *fd_out,
 		  struct board_holder *holder, char *err, size_t errlen)
 {
-	memset(holder, 0, sizeof(*holder));
-	int fd = open_lock(dir, board, err, errlen);
-	if (fd < 0)
-		return BOARDLOCK_ERROR;
-	int ret = lock_or_holder(fd, board, holder);
-	if (ret == BOARDLOCK_ERROR)
-		snprintf(err, errlen, "board lock for %s: %s", board, strerror(errno));
+	int fd;
+	int ret = take_lock(dir, board, &fd, holder, err, errlen);
 	if (ret == 0 && reservation_live(dir, board, holder))
 		ret = BOARDLOCK_HELD;
 	if (ret != 0) {
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		return ret;
 	}
 	struct board_holder self;
@@ -237,13 +248,10 @@ void boardlock_release(int fd)
 int boardlock_reserve(const char *dir, const char *board, int64_t expires_us, const char *note,
 		      struct board_holder *holder, char *err, size_t errlen)
 {
-	memset(holder, 0, sizeof(*holder));
-	int fd = open_lock(dir, board, err, errlen);
+	int fd;
+	int ret = take_lock(dir, board, &fd, holder, err, errlen);
 	if (fd < 0)
-		return BOARDLOCK_ERROR;
-	int ret = lock_or_holder(fd, board, holder);
-	if (ret == BOARDLOCK_ERROR)
-		snprintf(err, errlen, "board lock for %s: %s", board, strerror(errno));
+		return ret;
 	struct board_holder self;
 	board_holder_self(&self, board, note);
 	self.expires_us = expires_us;
