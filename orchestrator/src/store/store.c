@@ -145,6 +145,14 @@ static void remember_error(struct store *st, const char *err)
 		snprintf(st->error, sizeof(st->error), "%s", err);
 }
 
+/* The same, taking st->lock. */
+static void remember_error_locking(struct store *st, const char *err)
+{
+	pthread_mutex_lock(&st->lock);
+	remember_error(st, err);
+	pthread_mutex_unlock(&st->lock);
+}
+
 /* ---- results.json, written piece by piece ------------------------------ */
 
 /* Where results.json's text goes: a file written whole, or a stream. */
@@ -417,9 +425,7 @@ int store_start(struct store *st, const struct run_result *run, char *err, size_
 		remember_error(st, err);
 	pthread_mutex_unlock(&st->lock);
 	if (ret == 0 && rebuild_from_journal(st, len, 0, 0, false, err, errlen) < 0) {
-		pthread_mutex_lock(&st->lock);
-		remember_error(st, err);
-		pthread_mutex_unlock(&st->lock);
+		remember_error_locking(st, err);
 		ret = -1;
 	}
 	return ret;
@@ -525,9 +531,7 @@ int store_save_test(struct store *st, const struct run_result *run, const struct
 	if (!line) {
 		snprintf(err, errlen, "cannot encode the result of %s/%s as JSON", tr->board,
 			 tr->test);
-		pthread_mutex_lock(&st->lock);
-		remember_error(st, err);
-		pthread_mutex_unlock(&st->lock);
+		remember_error_locking(st, err);
 		return -1;
 	}
 
@@ -549,22 +553,16 @@ int store_save_test(struct store *st, const struct run_result *run, const struct
 	}
 	if (ret == 0 && sync_and_rebuild(st, false, err, errlen) < 0)
 		ret = -1;
-	if (ret < 0) {
-		pthread_mutex_lock(&st->lock);
-		remember_error(st, err);
-		pthread_mutex_unlock(&st->lock);
-	}
+	if (ret < 0)
+		remember_error_locking(st, err);
 	return ret;
 }
 
 void store_tick(struct store *st)
 {
 	char err[512];
-	if (sync_and_rebuild(st, true, err, sizeof(err)) < 0) {
-		pthread_mutex_lock(&st->lock);
-		remember_error(st, err);
-		pthread_mutex_unlock(&st->lock);
-	}
+	if (sync_and_rebuild(st, true, err, sizeof(err)) < 0)
+		remember_error_locking(st, err);
 }
 
 void store_mark_interrupted(struct store *st)
@@ -635,11 +633,8 @@ int store_finish(struct store *st, const struct run_result *run, char *err, size
 		snprintf(err, errlen, "%s", err2);
 		ret = -1;
 	}
-	if (ret < 0) {
-		pthread_mutex_lock(&st->lock);
-		remember_error(st, err);
-		pthread_mutex_unlock(&st->lock);
-	}
+	if (ret < 0)
+		remember_error_locking(st, err);
 	return ret;
 }
 
