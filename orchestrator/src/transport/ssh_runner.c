@@ -72,8 +72,7 @@ char *ssh_runner_script(void)
 	strbuf_puts(&loop, RUNNER_LOOP);
 	strbuf_puts(&out, "orch_l=");
 	strbuf_shquote(&out, strbuf_str(&loop));
-	strbuf_puts(&out, "; { read -r s </proc/$$/stat; } 2>/dev/null; set -- ${s##*) }; unset s; "
-		    "if [ \"${3:-$$}\" != \"$$\" ] && command -v setsid >/dev/null 2>&1; "
+	strbuf_puts(&out, "; if ! kill -0 -$$ 2>/dev/null && command -v setsid >/dev/null 2>&1; "
 		    "then exec setsid /bin/sh -c \"$orch_l\" sh; fi; set --; "
 		    "case ${0##*/} in sh) eval \"$orch_l\";; *) exec /bin/sh -c \"$orch_l\" sh;; esac");
 	strbuf_release(&loop);

@@ -13,8 +13,10 @@
  *     dropbear itself. The wrapper then runs `setsid` (util-linux, busybox),
  *     which, since the shell is not a group leader, calls setsid() without
  *     forking and keeps the pid.
- * Without /proc/$$/stat or setsid, the pid still names the command's shell,
- * and the kill script falls back to killing that pid and its descendants.
+ * Whether the shell leads its group is asked with `kill -0 -$$` (a group
+ * with the shell's own id exists only if the shell leads it). Without
+ * setsid, the pid still names the command's shell, and the kill script
+ * falls back to killing that pid and its descendants.
  * The command runs in /bin/sh: with eval in the wrapper shell when that is
  * sh (the board user's usual shell: no process started for it), else with
  * `exec /bin/sh -c`; after setsid, with eval in the /bin/sh it started.
