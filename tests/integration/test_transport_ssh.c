@@ -557,8 +557,26 @@ static void test_proxy_jump(void **state)
 	transport_free(tr);
 }
 
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[128];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	int ppid = 0;
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f)) {
+		char *p = strrchr(buf, ')');
+		if (p)
+			sscanf(p + 1, " %*c %d", &ppid);
+	}
+	fclose(f);
+	return (pid_t)ppid;
+}
+
 /* The `sleep` of a killed session is orphaned to us (lab_up makes this
- * process a subreaper): kill and reap our own child running it, and only it. */
+ * process a subreaper), or, on the command runner, its runner shell is:
+ * kill the sleep, and reap our own child (the sleep or its shell). */
 static void kill_orphaned_sleep(const char *cmdline)
 {
 	size_t want = strlen(cmdline) + 1 + strlen(cmdline + strlen(cmdline) + 1) + 1;
@@ -569,26 +587,17 @@ static void kill_orphaned_sleep(const char *cmdline)
 		if (pid <= 0)
 			continue;
 		char path[64], buf[128];
-		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-		FILE *f = fopen(path, "r");
-		int ppid = 0;
-		if (!f)
-			continue;
-		if (fgets(buf, sizeof(buf), f)) {
-			char *p = strrchr(buf, ')');
-			if (p)
-				sscanf(p + 1, " %*c %d", &ppid);
-		}
-		fclose(f);
-		if (ppid != (int)getpid())
+		pid_t ppid = parent_of(pid);
+		pid_t ours = ppid == getpid() ? pid : ppid > 1 && parent_of(ppid) == getpid() ? ppid : 0;
+		if (!ours)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-		f = fopen(path, "r");
+		FILE *f = fopen(path, "r");
 		size_t n = f ? fread(buf, 1, sizeof(buf), f) : 0;
 		if (f)
 			fclose(f);
 		if (n == want && memcmp(buf, cmdline, want) == 0 && kill(pid, SIGKILL) == 0)
-			waitpid(pid, NULL, 0);
+			waitpid(ours, NULL, 0);   /* a runner shell ends once its command did */
 	}
 	if (d)
 		closedir(d);
