@@ -251,16 +251,25 @@ static int emit_run(const struct sink *o, const struct run_result *run, char *er
 	return 0;
 }
 
+/* dir/results.json opened to be written whole (fs_atomic), into o. */
+static int results_open(const char *dir, struct fs_atomic *a, struct sink *o, char *err,
+			size_t errlen)
+{
+	char *path = fs_path_join(dir, "results.json");
+	int ret = fs_atomic_open(a, path, err, errlen);
+	free(path);
+	*o = (struct sink){ put_atomic, a };
+	return ret;
+}
+
 int store_write_results(const char *run_dir, const struct run_result *run, char *err,
 			size_t errlen)
 {
-	char *path = fs_path_join(run_dir, "results.json");
 	struct fs_atomic a;
-	int ret = fs_atomic_open(&a, path, err, errlen);
-	free(path);
+	struct sink o;
+	int ret = results_open(run_dir, &a, &o, err, errlen);
 	if (ret < 0)
 		return ret;
-	struct sink o = { put_atomic, &a };
 	if (emit_run(&o, run, err, errlen) < 0) {
 		fs_atomic_abort(&a);
 		return -1;
@@ -286,13 +295,11 @@ int store_print_results(FILE *f, const struct run_result *run, char *err, size_t
 static int rebuild_from_journal(struct store *st, off_t len, size_t n_fail, size_t n_error,
 				bool interrupted, char *err, size_t errlen)
 {
-	char *path = fs_path_join(st->path, "results.json");
 	struct fs_atomic a;
-	int ret = fs_atomic_open(&a, path, err, errlen);
-	free(path);
+	struct sink o;
+	int ret = results_open(st->path, &a, &o, err, errlen);
 	if (ret < 0)
 		return ret;
-	struct sink o = { put_atomic, &a };
 	json_t *hdr = json_deep_copy(st->header);
 	json_object_set_new(hdr, "exit_code",
 			    json_integer(interrupted ? 130 : n_fail ? 1 : n_error ? 3 : 0));
