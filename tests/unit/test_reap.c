@@ -9,7 +9,8 @@
  * pids above the step's, as on a board whose pids wrapped. The step shell is P in the
  * three ways orch runs the search: the wrapper's EXIT trap (P = $$), a
  * subshell of a long-lived runner shell (P = the subshell's pid, its parent
- * the runner) and a second command after the step's shell is gone.
+ * the runner, whose ancestors were read once as it started) and a second
+ * command after the step's shell is gone.
  * Asserted: what is left is found and stopped; grep, the one process the
  * search starts, is never run over the unrelated sleeps, and not at all
  * when the step left nothing.
@@ -62,16 +63,16 @@ static const char STEP[] =
 	"go() { echo >$d/go; read x <$d/ready; body; }\n"
 	"case $mode in\n"
 	"wrap) export ORCH_STEP_ID=tok; trap \"$(cat $d/reap-wrap$v)\" EXIT; go;;\n"
-	"sub) while :; do ( cd -P /proc/self && orch_p=${PWD#/proc/}; cd /; "
+	"sub) eval \"$(cat $d/anc)\"; while :; do ( cd -P /proc/self && orch_p=${PWD#/proc/}; cd /; "
 	"export ORCH_STEP_ID=tok; trap \"$(cat $d/reap-sub$v)\" EXIT; go ); break; done;;\n"
 	"after) export ORCH_STEP_ID=tok; echo $$ >$d/p; go;;\n"
 	"esac\n";
 
 /* NAME: the script as orch sends it; NAME-ppid: the same made to take
  * the way of a kernel without /proc/PID/task/TID/children. */
-static void write_script(const char *name, const char *pid_expr)
+static void write_script(const char *name, const char *pid_expr, const char *anc_expr)
 {
-	char *s = reap_script("tok", pid_expr, true);
+	char *s = reap_script_under("tok", pid_expr, anc_expr, "1");
 	free(ts_write_file(dir, name, s));
 	struct strbuf b = STRBUF_INIT;
 	for (const char *p = s; *p;) {
@@ -104,9 +105,12 @@ static int setup(void **state)
 	free(ts_write_file(dir, "lab.sh", LAB));
 	free(ts_write_file(dir, "fns.sh", FNS));
 	free(ts_write_file(dir, "step.sh", STEP));
-	write_script("reap-wrap", "$$");
-	write_script("reap-sub", "$orch_p");
-	write_script("reap-after", "$P0");
+	write_script("reap-wrap", "$$", "");
+	write_script("reap-sub", "$orch_p", "$orch_a");   /* as ssh_runner.c */
+	write_script("reap-after", "$P0", "");
+	char *anc = reap_ancestors_script("orch_a");
+	free(ts_write_file(dir, "anc", anc));
+	free(anc);
 	return 0;
 }
 

@@ -22,11 +22,16 @@ bool reap_token_ok(const char *id)
 	"q=; { while read -r k v; do case $k in PPid:) q=$v; break;; esac; done " \
 	"</proc/$a/status; } 2>/dev/null; "
 
-/* X: P, or this shell when P is gone, and its ancestors up to 1. */
-#define REAP_ANCESTORS \
-	"X=; a=$P; [ -r /proc/$a/status ] || a=$$; i=0; " \
-	"while [ \"$a\" -gt 0 ] && [ $i -lt 64 ]; do X=\"$X $a\"; [ \"$a\" = 1 ] && break; " \
+/* The walk from $a up to 1, each pid appended to X. */
+#define REAP_WALK \
+	"i=0; while [ \"$a\" -gt 0 ] && [ $i -lt 64 ]; do X=\"$X $a\"; [ \"$a\" = 1 ] && break; " \
 	REAP_PPID "[ -n \"$q\" ] || break; a=$q; i=$((i+1)); done; "
+
+/* X: P, or this shell when P is gone, and its ancestors up to 1; P and
+ * A when A (P's parent and up, read once by a long-lived parent) is set. */
+#define REAP_ANCESTORS \
+	"X=; a=$P; if [ -r /proc/$a/status ] && [ -n \"$A\" ]; then X=\" $P $A\"; else " \
+	"[ -r /proc/$a/status ] || a=$$; " REAP_WALK "fi; "
 
 /* Start time (clock ticks since boot, /proc/$a/stat field 22) into t;
  * REAP_START_P: P's into u (0 when P is gone: nothing is then too old). */
@@ -78,10 +83,21 @@ bool reap_token_ok(const char *id)
 #define REAP_WINDOW \
 	"if [ -r /proc/$$/task/$$/children ]; then " REAP_TREE "else " REAP_PPIDS "fi; "
 
+char *reap_ancestors_script(const char *var)
+{
+	return xasprintf("%s=$(X=; a=$$; " REAP_WALK "echo $X)", var);
+}
+
 char *reap_script(const char *token, const char *pid_expr, bool grace)
 {
+	return reap_script_under(token, pid_expr, "", grace ? "1" : "0");
+}
+
+char *reap_script_under(const char *token, const char *pid_expr, const char *anc_expr,
+			const char *grace_expr)
+{
 	return xasprintf(
-		"T=%s; P=%s; L=; C=; N=; "
+		"T=%s; P=%s; A=%s; L=; C=; N=; "
 		"if [ -r /proc/self/environ ]; then lp=0; "
 		"{ read -r x x x x lp </proc/loadavg; } 2>/dev/null; "
 		"if [ \"$P\" -gt 0 ] && [ \"${lp:-0}\" -ge \"$P\" ] 2>/dev/null; then "
@@ -93,11 +109,11 @@ char *reap_script(const char *token, const char *pid_expr, bool grace)
 		"elif [ \"$P\" -gt 0 ] && kill -0 -$P 2>/dev/null; then L=-$P; fi; "
 		"for p in $L; do n=; case $p in -*) n='(process group)';; "
 		"*) { read -r n </proc/$p/comm; } 2>/dev/null;; esac; N=\"$N, $p $n\"; done; "
-		"if [ -n \"$L\" ]; then if [ %d = 1 ]; then kill -TERM $L 2>/dev/null; i=0; "
+		"if [ -n \"$L\" ]; then if [ \"%s\" = 1 ]; then kill -TERM $L 2>/dev/null; i=0; "
 		"while [ $i -lt 10 ]; do a=; for p in $L; do kill -0 $p 2>/dev/null && a=1; done; "
 		"[ -z \"$a\" ] && break; sleep 0.1 2>/dev/null || sleep 1; i=$((i+1)); done; fi; "
 		"kill -KILL $L 2>/dev/null; fi; printf '\\036orch-reap%%s\\036\\n' \"$N\"",
-		token, pid_expr, grace ? 1 : 0);
+		token, pid_expr, anc_expr, grace_expr);
 }
 
 int reap_parse(const char *text, size_t len, struct transport_leftovers *out)

@@ -47,9 +47,24 @@ bool reap_token_ok(const char *token);
 /* The script for token (checked with reap_token_ok) and P given as shell
  * text (a number, "$$", or a variable the caller's shell sets, such as a
  * subshell's own pid); grace: TERM and up to a second before KILL. The
- * script sets variables of one or two letters (T P L C N W R ...).
+ * script sets variables of one or two letters (T P A L C N W R ...).
  * Caller frees. */
 char *reap_script(const char *token, const char *pid_expr, bool grace);
+
+/* The same for a P whose parent is a long-lived shell (a command runner)
+ * that read its own ancestors once with reap_ancestors_script: anc_expr
+ * is shell text for that list, which spares the script reading P's
+ * ancestors on every command. A list read earlier still holds every
+ * ancestor P has now: an ancestor that dies hands its children to a
+ * subreaper already on the list, or to 1. Empty: read them. grace_expr:
+ * shell text that is 1 for the TERM grace, so one script serves both. */
+char *reap_script_under(const char *token, const char *pid_expr, const char *anc_expr,
+			const char *grace_expr);
+
+/* `VAR=$(...)`: sets shell variable VAR to this shell's pid and its
+ * ancestors' up to 1 ("PID PPID ... 1"), in one subshell (a fork: meant
+ * for once per long-lived shell). Caller frees. */
+char *reap_ancestors_script(const char *var);
 
 /* Parses the script's line out of text (it may stand anywhere). Returns
  * 0 with *out filled, or -1 when the line is not there (whole). */

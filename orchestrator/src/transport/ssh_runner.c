@@ -22,8 +22,9 @@ static const char *const mark_kind[] = { "run", "exit", "end" };
 
 /* ---- the board side ---- */
 
-/* The loop (run by /bin/sh). orch_R0/orch_R1: the leftover reap without
- * and with its TERM grace, T and P set in front of it per command. The
+/* The loop (run by /bin/sh). orch_R: the leftover reap, T, P and G (1:
+ * with its TERM grace) set in front of it per command, and A: the loop
+ * shell's own ancestors (orch_a), read once as the loop starts. The
  * channel's stderr is fd 8 while the loop runs, its own stderr /dev/null
  * (a shell says "Killed" there when a subshell dies of a signal). The
  * subshell takes stderr back and drops the loop's variables before the
@@ -42,13 +43,13 @@ static const char RUNNER_LOOP[] =
 	"printf '\\036orch-run %s %s\\036\\n' \"$orch_t\" \"$orch_p\"\n"
 	"printf '\\036orch-run %s %s\\036\\n' \"$orch_t\" \"$orch_p\" >&2\n"
 	"orch_r=\n"
-	"case $orch_s in -) ;; *) if [ \"$orch_g\" = 1 ]; then orch_r=$orch_R1; "
-	"else orch_r=$orch_R0; fi; orch_r=\"T=$orch_s; P=$orch_p; $orch_r; \";; esac\n"
+	"case $orch_s in -) ;; *) orch_r=\"T=$orch_s; P=$orch_p; A='$orch_a'; G=$orch_g; $orch_R; \";; "
+	"esac\n"
 	"exec 7>&1\n"
 	"trap \"orch_e=\\$?; trap - EXIT; if [ -p /proc/self/fd/7 ] || [ -S /proc/self/fd/7 ]; "
 	"then { $orch_r printf '\\\\036orch-exit $orch_t %s\\\\036\\\\n' \\$orch_e; } "
 	">&7 2>/dev/null; fi; exit \\$orch_e\" EXIT\n"
-	"unset orch_t orch_s orch_g orch_p orch_x orch_n orch_r orch_R0 orch_R1 orch_e\n"
+	"unset orch_t orch_s orch_g orch_p orch_x orch_n orch_r orch_R orch_e orch_a\n"
 	"eval \"unset orch_c; $orch_c\"\n"
 	") </dev/null\n"
 	"orch_e=$?\n"
@@ -63,13 +64,15 @@ char *ssh_runner_script(void)
 {
 	struct strbuf loop = STRBUF_INIT;
 	struct strbuf out = STRBUF_INIT;
-	for (int grace = 0; grace <= 1; grace++) {
-		char *reap = reap_script("$T", "$P", grace);
-		strbuf_printf(&loop, "orch_R%d=", grace);
-		strbuf_shquote(&loop, reap);
-		strbuf_puts(&loop, "\n");
-		free(reap);
-	}
+	char *reap = reap_script_under("$T", "$P", "$A", "$G");
+	strbuf_puts(&loop, "orch_R=");
+	strbuf_shquote(&loop, reap);
+	strbuf_puts(&loop, "\n");
+	free(reap);
+	char *anc = reap_ancestors_script("orch_a");
+	strbuf_puts(&loop, anc);
+	strbuf_puts(&loop, "\n");
+	free(anc);
 	strbuf_puts(&loop, RUNNER_LOOP);
 	strbuf_puts(&out, "orch_l=");
 	strbuf_shquote(&out, strbuf_str(&loop));
