@@ -37,7 +37,7 @@ static char *dir;
  * noise (its sleeps start only once the step runs, so they are newer than
  * P); then the step in MODE; then what is left of `sleep 30[1-3]`. */
 static const char LAB[] =
-	"SH=$1; mode=$2; left=$3; d=$4; v=$5; export d v\n"
+	"SH=$1; mode=$2; left=$3; d=$4; v=$5; reap_dir=$d; export d v reap_dir\n"
 	"echo 30000 >/proc/sys/kernel/ns_last_pid; sleep 300 &\n"
 	"echo 150 >/proc/sys/kernel/ns_last_pid; sleep 300 &\n"
 	"echo 100 >/proc/sys/kernel/ns_last_pid; sleep 0.05\n"
@@ -50,9 +50,10 @@ static const char LAB[] =
 	"pkill -f '^sleep 30[0-3]'; kill $noise 2>/dev/null; wait\n";
 
 /* grep as a function (busybox ash runs its own applet, not PATH's grep),
- * so every call is logged; body: what the step leaves. */
+ * so every call is logged (to reap_dir: the script sets short names such
+ * as d); body: what the step leaves. */
 static const char FNS[] =
-	"grep() { echo \"$*\" >>${d:?}/grep.log; command grep \"$@\"; }\n"
+	"grep() { echo \"$*\" >>${reap_dir:?}/grep.log; command grep \"$@\"; }\n"
 	"body() { [ $left = 1 ] || return 0; sleep 301 & "
 	"setsid $SH -c 'sleep 302 </dev/null >/dev/null 2>&1 &'; "
 	"$SH -c 'sleep 303 & echo >'$d'/gc; wait' & "

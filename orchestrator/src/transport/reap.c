@@ -47,8 +47,9 @@ bool reap_token_ok(const char *id)
  * P and, as pids wrap, started no earlier than P; then everything below
  * them, walked down over every thread. S holds the pids seen. */
 #define REAP_TREE \
-	"K=; for f in /proc/[0-9]*; do a=${f#/proc/}; [ \"$a\" -gt \"$P\" ] && [ \"$a\" -le \"$lp\" ] " \
-	"&& [ \"$a\" != $$ ] && [ -r $f/environ ] && { K=1; break; }; done; if [ -n \"$K\" ]; then " \
+	"K=; for f in $Z; do a=${f#/proc/}; case $a in *[!0-9]*) continue;; esac; " \
+	"[ \"$a\" -gt \"$P\" ] && [ \"$a\" -le \"$lp\" ] && [ \"$a\" != $$ ] && [ -r $f/environ ] " \
+	"&& { K=1; break; }; done; if [ -n \"$K\" ]; then " \
 	REAP_ANCESTORS \
 	"D=; O=; for r in $X; do if [ \"$r\" = \"$P\" ]; then for f in /proc/$r/task/*/children; do " \
 	"k=; { read -r k <$f; } 2>/dev/null; D=\"$D $k\"; done; else k=; " \
@@ -68,7 +69,7 @@ bool reap_token_ok(const char *id)
  * parent is P or a candidate, or is in X or 1 and that started no earlier
  * than P. */
 #define REAP_PPIDS \
-	"W=; o=; for f in /proc/[0-9]*; do a=${f#/proc/}; " \
+	"W=; o=; for f in $Z; do a=${f#/proc/}; case $a in *[!0-9]*) continue;; esac; " \
 	"[ \"$a\" -gt \"$P\" ] && [ \"$a\" -le \"$lp\" ] && [ \"$a\" != $$ ] && [ -r $f/environ ] || " \
 	"continue; " \
 	REAP_PPID "[ -n \"$q\" ] || continue; W=\"$W $a/$q\"; " \
@@ -80,8 +81,16 @@ bool reap_token_ok(const char *id)
 	"}; a=${e%%/*}; " REAP_START "[ \"$t\" -ge \"$u\" ] || continue;; *) w=\"$w $e\"; continue;; esac;; " \
 	"esac; C=\"$C /proc/$a/environ\"; R=\"$R$a \"; n=1; done; W=$w; done; "
 
+/* Z: a glob for the window's pids, so the shell's loops see only those
+ * (the kernel's /proc holds every process): the digits P and lp share,
+ * then one [0-9] per digit left; all pids when their lengths differ. */
+#define REAP_GLOB \
+	"Z=/proc/; c=$P; d=$lp; if [ ${#c} = ${#d} ]; then while [ -n \"$c\" ]; do " \
+	"x=${c%%\"${c#?}\"}; [ \"$x\" = \"${d%%\"${d#?}\"}\" ] || break; Z=$Z$x; c=${c#?}; d=${d#?}; " \
+	"done; while [ -n \"$c\" ]; do Z=\"$Z[0-9]\"; c=${c#?}; done; else Z='/proc/[0-9]*'; fi; "
+
 #define REAP_WINDOW \
-	"if [ -r /proc/$$/task/$$/children ]; then " REAP_TREE "else " REAP_PPIDS "fi; "
+	REAP_GLOB "if [ -r /proc/$$/task/$$/children ]; then " REAP_TREE "else " REAP_PPIDS "fi; "
 
 char *reap_ancestors_script(const char *var)
 {
@@ -97,7 +106,7 @@ char *reap_script_under(const char *token, const char *pid_expr, const char *anc
 			const char *grace_expr)
 {
 	return xasprintf(
-		"T=%s; P=%s; A=%s; L=; C=; N=; "
+		"T=%s; P=%s; A=%s; g=%s; L=; C=; N=; "
 		"if [ -r /proc/self/environ ]; then lp=0; "
 		"{ read -r x x x x lp </proc/loadavg; } 2>/dev/null; "
 		"if [ \"$P\" -gt 0 ] && [ \"${lp:-0}\" -ge \"$P\" ] 2>/dev/null; then "
@@ -109,7 +118,7 @@ char *reap_script_under(const char *token, const char *pid_expr, const char *anc
 		"elif [ \"$P\" -gt 0 ] && kill -0 -$P 2>/dev/null; then L=-$P; fi; "
 		"for p in $L; do n=; case $p in -*) n='(process group)';; "
 		"*) { read -r n </proc/$p/comm; } 2>/dev/null;; esac; N=\"$N, $p $n\"; done; "
-		"if [ -n \"$L\" ]; then if [ \"%s\" = 1 ]; then kill -TERM $L 2>/dev/null; i=0; "
+		"if [ -n \"$L\" ]; then if [ \"$g\" = 1 ]; then kill -TERM $L 2>/dev/null; i=0; "
 		"while [ $i -lt 10 ]; do a=; for p in $L; do kill -0 $p 2>/dev/null && a=1; done; "
 		"[ -z \"$a\" ] && break; sleep 0.1 2>/dev/null || sleep 1; i=$((i+1)); done; fi; "
 		"kill -KILL $L 2>/dev/null; fi; printf '\\036orch-reap%%s\\036\\n' \"$N\"",

@@ -47,7 +47,8 @@ bool reap_token_ok(const char *token);
 /* The script for token (checked with reap_token_ok) and P given as shell
  * text (a number, "$$", or a variable the caller's shell sets, such as a
  * subshell's own pid); grace: TERM and up to a second before KILL. The
- * script sets variables of one or two letters (T P A L C N W R ...).
+ * script reads pid_expr (and anc_expr, grace_expr below) first, then
+ * sets variables of one or two letters of its own (T P A g L C N W R ...).
  * Caller frees. */
 char *reap_script(const char *token, const char *pid_expr, bool grace);
 
