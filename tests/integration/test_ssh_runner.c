@@ -78,21 +78,6 @@ static long shell_pid(struct transport *tr)
 	return pid;
 }
 
-/* How many processes run `sleep N` (the pattern keeps this command out of it). */
-static int count_sleepers(struct transport *tr, int n)
-{
-	char cmd[256];
-	snprintf(cmd, sizeof(cmd),
-		 "cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\000' ' ' | grep -o 'sleep %d[%d]' | wc -l",
-		 n / 10, n % 10);
-	struct ts_collect c = { 0 };
-	struct transport_status st;
-	assert_int_equal(ts_collect_exec(tr, cmd, 10000, -1, &c, &st), 0);
-	int count = atoi(strbuf_str(&c.out));
-	ts_collect_release(&c);
-	return count;
-}
-
 static void test_one_channel_for_many_commands(void **state)
 {
 	(void)state;
@@ -222,7 +207,7 @@ static void check_timeout_then_next(enum lab_kind kind, int index)
 	assert_int_equal(st.exit_code, -1);
 	assert_string_equal(strbuf_str(&c.out), "started\n");
 	ts_collect_release(&c);
-	assert_int_equal(count_sleepers(tr, 4411), 0);
+	assert_int_equal(ts_count_sleepers(tr, 4411), 0);
 	/* the runner took the stop and goes on */
 	assert_int_equal(shell_pid(tr), pid);
 	transport_free(tr);
@@ -372,7 +357,7 @@ static void test_leftover_reaped_by_the_runner(void **state)
 	assert_non_null(strstr(st.leftovers.list, "sleep"));
 	assert_string_equal(strbuf_str(&c.out), "started\n");
 	ts_collect_release(&c);
-	assert_int_equal(count_sleepers(tr, 4414), 0);
+	assert_int_equal(ts_count_sleepers(tr, 4414), 0);
 	assert_int_equal(shell_pid(tr), pid);
 	assert_int_equal(sessions(1) - before, 1);
 	transport_free(tr);

@@ -40,21 +40,6 @@ static int group_teardown(void **state)
 	return lab_group_down(&lab);
 }
 
-/* How many processes run `sleep N` (the pattern keeps this command out of it). */
-static int count_sleepers(struct transport *tr, int n)
-{
-	char cmd[256];
-	snprintf(cmd, sizeof(cmd),
-		 "cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\000' ' ' | grep -o 'sleep %d[%d]' | wc -l",
-		 n / 10, n % 10);
-	struct ts_collect c = { 0 };
-	struct transport_status st;
-	assert_int_equal(ts_collect_exec(tr, cmd, 10000, -1, &c, &st), 0);
-	int count = atoi(strbuf_str(&c.out));
-	ts_collect_release(&c);
-	return count;
-}
-
 /* Before the fix: the exit status was waited for 5 s after end-of-output,
  * then asked for once: "killed by signal 0" while the command ran on. */
 static void test_redirected_output_exit_status(void **state)
@@ -87,7 +72,7 @@ static void test_redirected_output_timeout_kills(void **state)
 	assert_int_equal(st.exit_code, -1);
 	assert_true(st.duration_us < 3000000LL + 5500000LL);
 	ts_collect_release(&c);
-	assert_int_equal(count_sleepers(tr, 4391), 0);
+	assert_int_equal(ts_count_sleepers(tr, 4391), 0);
 	transport_free(tr);
 }
 

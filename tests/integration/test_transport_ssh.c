@@ -100,21 +100,6 @@ static void test_capture(void **state)
 	transport_free(tr);
 }
 
-/* How many processes run `sleep N` (the pattern keeps this command out of it). */
-static int count_sleepers(struct transport *tr, int n)
-{
-	char cmd[256];
-	snprintf(cmd, sizeof(cmd),
-		 "cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\000' ' ' | grep -o 'sleep %d[%d]' | wc -l",
-		 n / 10, n % 10);
-	struct ts_collect c = { 0 };
-	struct transport_status st;
-	assert_int_equal(ts_collect_exec(tr, cmd, 10000, -1, &c, &st), 0);
-	int count = atoi(strbuf_str(&c.out));
-	ts_collect_release(&c);
-	return count;
-}
-
 static void check_timeout_kills_group(struct ssh_target t, int n)
 {
 	struct transport *tr = lab_connect_or_fail(t);
@@ -127,7 +112,7 @@ static void check_timeout_kills_group(struct ssh_target t, int n)
 	assert_int_equal(st.exit_code, -1);
 	assert_string_equal(strbuf_str(&c.out), "started\n");
 	ts_collect_release(&c);
-	assert_int_equal(count_sleepers(tr, n), 0);
+	assert_int_equal(ts_count_sleepers(tr, n), 0);
 	/* The session is still usable after a kill. */
 	struct ts_collect c2 = { 0 };
 	assert_int_equal(ts_collect_exec(tr, "echo alive", 10000, -1, &c2, &st), 0);
@@ -156,7 +141,7 @@ static void test_timeout_before_pid_line(void **state)
 	assert_true(st.timed_out);
 	assert_int_equal(st.exit_code, -1);
 	ts_collect_release(&c);
-	assert_int_equal(count_sleepers(tr, 4328), 0);
+	assert_int_equal(ts_count_sleepers(tr, 4328), 0);
 	transport_free(tr);
 }
 
@@ -184,7 +169,7 @@ static void test_stop_from_callback(void **state)
 	assert_int_equal(transport_exec(tr, &req, &st, err, sizeof(err)), 0);
 	assert_true(st.stopped);
 	assert_int_equal(calls, 1);
-	assert_int_equal(count_sleepers(tr, 4325), 0);
+	assert_int_equal(ts_count_sleepers(tr, 4325), 0);
 	transport_free(tr);
 }
 
@@ -213,7 +198,7 @@ static void test_interrupt(void **state)
 	assert_int_equal(transport_exec(tr, &req, &st, err, sizeof(err)), 0);
 	interrupt_reset();
 	assert_true(st.interrupted);
-	assert_int_equal(count_sleepers(tr, 4326), 0);
+	assert_int_equal(ts_count_sleepers(tr, 4326), 0);
 	transport_free(tr);
 }
 

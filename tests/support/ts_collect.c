@@ -3,6 +3,9 @@
 
 #include "util/interrupt.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+
 int ts_collect_output(void *ctx, enum transport_stream stream, const char *data, size_t len)
 {
 	struct ts_collect *c = ctx;
@@ -36,4 +39,18 @@ int ts_collect_exec(struct transport *t, const char *cmd, int64_t timeout_ms, in
 	if (rc != 0)
 		print_error("exec '%s': %s\n", cmd, err);
 	return rc;
+}
+
+int ts_count_sleepers(struct transport *t, int n)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd),
+		 "cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\000' ' ' | grep -o 'sleep %d[%d]' | wc -l",
+		 n / 10, n % 10);
+	struct ts_collect c = { 0 };
+	struct transport_status st;
+	assert_int_equal(ts_collect_exec(t, cmd, 10000, -1, &c, &st), 0);
+	int count = atoi(strbuf_str(&c.out));
+	ts_collect_release(&c);
+	return count;
 }

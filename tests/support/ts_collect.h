@@ -29,5 +29,8 @@ void ts_collect_release(struct ts_collect *c);
  * and prints its error (as a cmocka error line) when that is not 0. */
 int ts_collect_exec(struct transport *t, const char *cmd, int64_t timeout_ms, int stdin_fd,
 		    struct ts_collect *c, struct transport_status *st);
+/* How many processes on T's board run `sleep N` (N of two digits; the
+ * pattern keeps the counting command itself out of the count). */
+int ts_count_sleepers(struct transport *t, int n);
 
 #endif
