@@ -67,19 +67,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Exec channels board i's sshd has opened so far ("Starting session"). */
-static int sessions(int i)
-{
-	char *path = xasprintf("%s/board%d/daemon.log", R.lab->dir, i);
-	char *log = ts_read_file(path);
-	int n = 0;
-	for (const char *p = log; p && (p = strstr(p, "Starting session: command")); p++)
-		n++;
-	free(log);
-	free(path);
-	return n;
-}
-
 static int run_scenario_on(const char *inventory, const char *name, const char *body)
 {
 	char *text = xasprintf("name: %s\ninventory: %s\n%s", name, inventory, body);
@@ -131,14 +118,14 @@ static void check_ride(const char *inventory, int channels)
 {
 	int before[BOARDS + 1];
 	for (int i = 1; i <= BOARDS; i++)
-		before[i] = sessions(i);
+		before[i] = lab_sessions_started(R.lab, i);
 	int code = run_scenario_on(inventory, "ride", "boards: [all]\ntests:\n"
 				"  - { name: first, run: 'echo \"one [${v-unset}${c-}${m-}${u-}]\"; "
 				"echo two >&2; exit 0' }\n"
 				"  - { name: second, run: 'echo again' }\n");
 	assert_int_equal(code, 0);
 	for (int i = 1; i <= BOARDS; i++)
-		assert_int_equal(sessions(i) - before[i], channels);
+		assert_int_equal(lab_sessions_started(R.lab, i) - before[i], channels);
 	json_t *res = ts_json_load_in(R.dir, "runs/ride/latest/results.json");
 	assert_non_null(res);
 	for (const char *const *b = (const char *const[]){ "b1", "b2", "here", NULL }; *b; b++) {
@@ -197,11 +184,11 @@ static void test_exit_status_and_syntax_error(void **state)
 static void test_scenario_facts_keep_their_command(void **state)
 {
 	(void)state;
-	int before = sessions(1);
+	int before = lab_sessions_started(R.lab, 1);
 	int code = run_scenario_on("channels.yaml", "custom", "boards: [b1]\nfacts: { greeting: 'echo hello' }\n"
 				"tests:\n  - { name: t, run: 'echo t' }\n");
 	assert_int_equal(code, 0);
-	assert_int_equal(sessions(1) - before, 2);
+	assert_int_equal(lab_sessions_started(R.lab, 1) - before, 2);
 	json_t *res = ts_json_load_in(R.dir, "runs/custom/latest/results.json");
 	assert_string_equal(fact(res, "b1", "greeting"), "hello");
 	assert_builtin_facts(res, "b1");

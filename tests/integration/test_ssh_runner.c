@@ -53,19 +53,6 @@ static struct transport *connect_to(enum lab_kind kind, int index, bool runner)
 	return lab_connect_or_fail(t);
 }
 
-/* Exec channels OpenSSH board i has opened so far. */
-static int sessions(int i)
-{
-	char *path = xasprintf("%s/board%d/daemon.log", lab->dir, i);
-	char *log = ts_read_file(path);
-	int n = 0;
-	for (const char *p = log; p && (p = strstr(p, "Starting session: command")); p++)
-		n++;
-	free(log);
-	free(path);
-	return n;
-}
-
 /* The pid of the shell running commands ($$). */
 static long shell_pid(struct transport *tr)
 {
@@ -82,7 +69,7 @@ static void test_one_channel_for_many_commands(void **state)
 {
 	(void)state;
 	LAB_SKIP_IF_DOWN(lab);
-	int before = sessions(2);
+	int before = lab_sessions_started(lab, 2);
 	struct transport *tr = connect_to(LAB_OPENSSH, 2, true);
 	long pid = shell_pid(tr);
 	for (int i = 0; i < 20; i++) {
@@ -96,7 +83,7 @@ static void test_one_channel_for_many_commands(void **state)
 		assert_string_equal(strbuf_str(&c.out), want);
 		ts_collect_release(&c);
 	}
-	assert_int_equal(sessions(2) - before, 1);
+	assert_int_equal(lab_sessions_started(lab, 2) - before, 1);
 	transport_free(tr);
 
 	tr = connect_to(LAB_DROPBEAR, 1, true);
@@ -336,7 +323,7 @@ static void test_leftover_reaped_by_the_runner(void **state)
 {
 	(void)state;
 	LAB_SKIP_IF_DOWN(lab);
-	int before = sessions(1);
+	int before = lab_sessions_started(lab, 1);
 	struct transport *tr = connect_to(LAB_OPENSSH, 1, true);
 	long pid = shell_pid(tr);
 	struct ts_collect c = { 0 };
@@ -359,7 +346,7 @@ static void test_leftover_reaped_by_the_runner(void **state)
 	ts_collect_release(&c);
 	assert_int_equal(ts_count_sleepers(tr, 4414), 0);
 	assert_int_equal(shell_pid(tr), pid);
-	assert_int_equal(sessions(1) - before, 1);
+	assert_int_equal(lab_sessions_started(lab, 1) - before, 1);
 	transport_free(tr);
 }
 

@@ -168,3 +168,15 @@ struct transport *lab_connect_or_fail(struct ssh_target t)
 		fail_msg("connect to %s: %s", t.name, err);
 	return tr;
 }
+
+int lab_sessions_started(const struct lab *lab, int index)
+{
+	char *path = xasprintf("%s/board%d/daemon.log", lab->dir, index);
+	char *log = ts_read_file(path);
+	int n = 0;
+	for (const char *p = log; p && (p = strstr(p, "Starting session: command")); p++)
+		n++;
+	free(log);
+	free(path);
+	return n;
+}

@@ -43,6 +43,10 @@ enum lab_kind { LAB_OPENSSH = 0, LAB_PASSWORD, LAB_DROPBEAR };
  * slots used in turn: a target stays valid for the next 7 calls (not
  * thread-safe). */
 struct ssh_target lab_target(const struct lab *lab, enum lab_kind kind, int index);
+/* Exec channels OpenSSH board index has opened so far: its log's
+ * "Starting session: command" lines (the lab runs sshd at LogLevel VERBOSE
+ * where a test asks for it, SSHD_LAB_LOGLEVEL). */
+int lab_sessions_started(const struct lab *lab, int index);
 
 /* The group fixture of a test file that needs only the lab: as root (the
  * lab user) starts it into *lab; otherwise leaves *lab NULL, says so on
