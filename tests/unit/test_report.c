@@ -128,6 +128,36 @@ static void test_junit_structure(void **state)
 	run_result_release(&run);
 }
 
+/* With --baseline a regression fails its test (status fail, no message of
+ * its own): JUnit says so as <failure type="regression"> with orch's words,
+ * not as an empty failure; a test that failed by itself keeps its own. */
+static void test_junit_baseline_regression(void **state)
+{
+	(void)state;
+	struct run_result run = { 0 };
+	struct test_result *tr = run_result_add(&run, "host1", "drop");
+	tr->status = STATUS_FAIL;
+	tr->regressed = true;
+	tr->comparison = xstrdup("rate 9.5% slower than baseline (100 -> 90.5 ops/s)");
+	tr = run_result_add(&run, "host1", "broken");
+	tr->status = STATUS_FAIL;
+	tr->regressed = true;
+	test_result_set_message(tr, "command exited with status 2");
+	tr->comparison = xstrdup("rate 20.0% slower than baseline (100 -> 80 ops/s)");
+	char *x = report_junit(&run);
+	assert_non_null(strstr(x, "<failure message=\"rate 9.5% slower than baseline (100 -&gt; "
+				  "90.5 ops/s)\" type=\"regression\">"));
+	assert_null(strstr(x, "<failure message=\"\""));
+	assert_non_null(strstr(x, "<failure message=\"command exited with status 2\" type=\"fail\">"));
+	/* one failure element per testcase */
+	size_t n = 0;
+	for (const char *p = x; (p = strstr(p, "<failure")); p++)
+		n++;
+	assert_int_equal(n, 2);
+	free(x);
+	run_result_release(&run);
+}
+
 static void test_junit_validates(void **state)
 {
 	(void)state;
@@ -210,10 +240,12 @@ static void test_html(void **state)
 	assert_non_null(strstr(h, "mem.memcpy <span class=\"chg worse\">-12.0%</span>"));
 	assert_non_null(strstr(h, "mem.loop <span class=\"chg better\">+7.5%</span>"));
 	assert_null(strstr(h, "mem.tmpfs_write <span class=\"chg"));   /* within noise */
-	/* bars coloured by the metric's change, sizes informational and scaled */
+	/* bars coloured by the metric's change; sizes scaled, and judged as
+	 * compare and --baseline judge them (no "for information" caption) */
 	assert_non_null(strstr(h, "fill=\"#1a7f37\""));
 	assert_non_null(strstr(h, "fill=\"#afb8c1\""));
-	assert_non_null(strstr(h, "<b>mem.total</b><span>KiB \u00b7 for information"));
+	assert_non_null(strstr(h, "<b>mem.total</b><span>KiB \u00b7 higher is better"));
+	assert_null(strstr(h, "for information"));
 	assert_non_null(strstr(h, "23.5 GiB"));
 	/* escaping */
 	assert_null(strstr(h, "<b>&"));
@@ -392,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_summary_escaping),
 		cmocka_unit_test(test_junit_structure),
+		cmocka_unit_test(test_junit_baseline_regression),
 		cmocka_unit_test(test_junit_validates),
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_write_all),

@@ -438,7 +438,10 @@ static void junit_testcase(struct strbuf *sb, const struct test_result *tr, cons
 	free(dir);
 
 	const char *msg = tr->message ? tr->message : "";
-	if (tr->status == STATUS_FAIL || tr->status == STATUS_ERROR) {
+	/* with --baseline a regression alone fails the test: it has no message
+	 * of its own, and the <failure> below says what regressed */
+	bool only_regressed = tr->regressed && tr->status == STATUS_FAIL && !tr->message;
+	if ((tr->status == STATUS_FAIL || tr->status == STATUS_ERROR) && !only_regressed) {
 		junit_problem(sb, tr, &out, &err);
 	} else if (tr->status == STATUS_SKIP) {
 		strbuf_puts(sb, "      <skipped");
@@ -446,7 +449,7 @@ static void junit_testcase(struct strbuf *sb, const struct test_result *tr, cons
 			xml_attr(sb, "message", msg);
 		strbuf_puts(sb, "/>\n");
 	}
-	if (tr->regressed && tr->status != STATUS_FAIL) {
+	if (tr->regressed && (tr->status != STATUS_FAIL || only_regressed)) {
 		const char *cmp = tr->comparison ? tr->comparison : "regressed against the baseline";
 		strbuf_puts(sb, "      <failure");
 		xml_attr(sb, "message", cmp);

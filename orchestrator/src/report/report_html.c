@@ -3,7 +3,6 @@
 #include "result/result_json.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
-#include "util/units.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -726,21 +725,11 @@ static void html_timeline(struct strbuf *sb, const struct run_result *run)
 
 /* ---- metric charts ------------------------------------------------------ */
 
-/* A figure that is neither better nor worse when it moves: a size (memory
- * total, free memory, a disk's capacity), not a rate or a time. */
-static bool informational(const struct metric_result *m)
-{
-	const char *base = units_base(m->unit);
-	return base && strcmp(base, "B") == 0;
-}
-
 /* A bar's colour says how its metric changed against the baseline (better,
  * worse, within noise), never the test's status; neutral without one. */
 static const char *bar_fill(const struct test_result *tr, const struct metric_result *mr)
 {
 	(void)tr;
-	if (informational(mr))
-		return "#8c959f";
 	switch (mr->change) {
 	case METRIC_CHANGE_BETTER: return "#1a7f37";
 	case METRIC_CHANGE_WORSE:
@@ -797,11 +786,9 @@ static void chart_caption(struct strbuf *sb, const char *test, const char *metri
 		esc(sb, first->unit);
 		strbuf_puts(sb, " \u00b7 ");
 	}
-	if (informational(first))
-		strbuf_puts(sb, "for information, never better or worse \u00b7 test ");
-	else
-		strbuf_printf(sb, "%s is better \u00b7 test ",
-			      first->higher_is_better ? "higher" : "lower");
+	/* the direction compare and --baseline judge by (docs/compare.md), sizes
+	 * included: a report must not call "for information" what fails a run */
+	strbuf_printf(sb, "%s is better \u00b7 test ", first->higher_is_better ? "higher" : "lower");
 	esc(sb, test);
 	strbuf_puts(sb, "</span></figcaption>\n");
 }
@@ -1038,7 +1025,7 @@ static size_t html_changes(struct strbuf *sb, const struct run_result *run,
 			const struct metric_result *mr = &tr->metrics[m];
 			bool match = mr->change == want ||
 				     (want == METRIC_CHANGE_WORSE && mr->change == METRIC_CHANGE_REGRESSION);
-			if (!match || informational(mr) || metric_is_orch_own(mr->name))
+			if (!match || metric_is_orch_own(mr->name))
 				continue;
 			struct strbuf v = STRBUF_INIT;
 			report_fmt_metric(&v, mr);
