@@ -217,6 +217,11 @@ static void test_drop_with_outlier(void **state)
 	assert_int_equal(run_values("outlier", vb, metrics, "--baseline latest", &out, &b), 1);
 	assert_non_null(strstr(out, "net.rate 9.5% slower than baseline"));
 	free(out);
+	/* JUnit names it a regression, in orch's words (it was an empty failure) */
+	char *junit = read_in(b, "junit.xml");
+	assert_non_null(strstr(junit, "<failure message=\"net.rate 9.5% slower than baseline"));
+	assert_non_null(strstr(junit, "type=\"regression\">"));
+	free(junit);
 	assert_int_equal(compare(a, b, NULL, &out), 1);
 	assert_non_null(strstr(out, "1 regression,"));
 	free(out);
@@ -299,6 +304,9 @@ static void test_kb_from_meminfo(void **state)
 	free(out);
 	assert_int_equal(compare(a, b, NULL, &out), 0);
 	assert_non_null(strstr(out, "no change (B in MiB, converted)"));
+	/* the line above the table says it in English ("is no change than" before) */
+	assert_null(strstr(out, "is no change than"));
+	assert_non_null(strstr(out, " is the same as "));
 	free(out);
 	ASSERT_VERDICT(a, b, "MemFree", "same");
 
@@ -346,6 +354,38 @@ static void test_threshold_boundary(void **state)
 	free(a);
 	free(b);
 	free(c);
+}
+
+/* --baseline history judges the threshold as compare does (1000 -> 950 at
+ * 5% is no step: it was a regression) and a regression fails its test
+ * there too (status fail, as with --baseline RUN; it stayed pass). */
+static void test_history_baseline(void **state)
+{
+	(void)state;
+	char *run, *out;
+	const char *m = "    metrics:\n"
+			"      - { name: ops, regex: 'ops=([0-9.]+)', unit: ops/s }\n";
+	const char *base = "ops=1000\nops=1001\nops=999\n";
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(run_values("hist", base, m, NULL, NULL, NULL), 0);
+	assert_int_equal(run_values("hist", "ops=950\nops=951\nops=949\n", m,
+				    "--baseline history", &out, &run), 0);
+	assert_null(strstr(out, "regressed"));
+	free(out);
+	free(run);
+	assert_int_equal(run_values("hist", "ops=900\nops=901\nops=899\n", m,
+				    "--baseline history", &out, &run), 1);
+	assert_non_null(strstr(out, "ops stepped"));
+	free(out);
+	json_t *j = ts_json_load_in(run, "results.json");
+	json_t *r = ts_json_result(j, "here", "probe");
+	assert_string_equal(json_string_value(json_object_get(r, "status")), "fail");
+	assert_true(json_is_true(json_object_get(r, "regressed")));
+	json_decref(j);
+	char *junit = read_in(run, "junit.xml");
+	assert_non_null(strstr(junit, "type=\"regression\">"));
+	free(junit);
+	free(run);
 }
 
 static json_t *repeat_of(const char *run)
@@ -478,6 +518,7 @@ int main(void)
 		cmocka_unit_test(test_latency_worsens),
 		cmocka_unit_test(test_kb_from_meminfo),
 		cmocka_unit_test(test_threshold_boundary),
+		cmocka_unit_test(test_history_baseline),
 		cmocka_unit_test(test_repeat_auto),
 		cmocka_unit_test(test_push_and_kernel_bogomips),
 	};

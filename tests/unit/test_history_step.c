@@ -38,11 +38,29 @@ static void test_noise_is_no_step(void **state)
 	assert_false(history_find_step(y + 1, 2, true, 5, &st));
 }
 
+/* The threshold is the one compare uses: a step of exactly the threshold is
+ * not beyond it, judged on exact values (1000 -> 950 and 0.3 -> 0.285 alike,
+ * although the doubles give 0.3 -> 0.285 as 5.0000000000000018%). */
+static void test_threshold_is_strict(void **state)
+{
+	(void)state;
+	struct history_step st;
+	double a[] = { 1000, 1000, 1000, 950 };
+	assert_false(history_find_step(a, 4, true, 5, &st));
+	double b[] = { 0.3, 0.3, 0.3, 0.285 };
+	assert_false(history_find_step(b, 4, true, 5, &st));
+	double c[] = { 0.3, 0.3, 0.3, 0.2849 };
+	assert_true(history_find_step(c, 4, true, 5, &st));
+	double d[] = { 1000, 1000, 1000, 949.9 };
+	assert_true(history_find_step(d, 4, true, 5, &st));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_step_found),
 		cmocka_unit_test(test_noise_is_no_step),
+		cmocka_unit_test(test_threshold_is_strict),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,13 +1,10 @@
 #include "compare/judge.h"
 #include "util/strbuf.h"
+#include "util/threshold.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Relative slack for "beyond the threshold": 0.3 -> 0.285 at 5% is a change
- * of exactly 5% even though the doubles give 5.0000000000000018%. */
-#define THRESHOLD_EPS 1e-9
 
 static int cmp_double(const void *pa, const void *pb)
 {
@@ -250,11 +247,7 @@ static void judge_change(struct judgement *out, bool higher_is_better, double th
 	double ma = out->median_a, mb = out->median_b, delta = mb - ma;
 	out->change_pct = ma != 0.0 ? delta / fabs(ma) * 100.0 : NAN;
 	out->worse = higher_is_better ? delta < 0 : delta > 0;
-	if (ma == 0.0)
-		out->beyond_threshold = delta != 0.0;
-	else
-		out->beyond_threshold = fabs(delta) / fabs(ma) * 100.0 >
-					threshold_pct * (1.0 + THRESHOLD_EPS);
+	out->beyond_threshold = threshold_beyond(ma, mb, threshold_pct);
 }
 
 int judge_samples(const double *a, size_t na, const double *b, size_t nb,

@@ -68,7 +68,9 @@ static void metric_line(struct strbuf *sb, const struct compare_result *cr, size
 	bool speed = is_speed(r0->unit, r0->higher_is_better);
 	strbuf_printf(sb, "  %s%s%s: %s ", r0->test, r0->kind == COMPARE_KIND_PHASE ? " phase " : ".",
 		      r0->name, name_b);
-	if (boards == 1) {
+	if (boards == 1 && betterness(lo) == 0) {
+		strbuf_printf(sb, "is the same as %s on %s", name_a, lo->board);
+	} else if (boards == 1) {
 		strbuf_puts(sb, "is ");
 		phrase(sb, betterness(lo), speed);
 		strbuf_printf(sb, " than %s on %s", name_a, lo->board);

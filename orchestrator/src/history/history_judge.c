@@ -1,6 +1,7 @@
 /* Judging a run against the history: steps over a window, and trends. */
 #include "history/history.h"
 #include "util/strbuf.h"
+#include "util/threshold.h"
 
 #include <limits.h>
 #include <math.h>
@@ -39,7 +40,7 @@ bool history_find_step(const double *v, size_t n, bool higher_is_better, double 
 		mean_sd(v, k, &mb, &sb);
 		mean_sd(v + k, n - k, &ma, &sa);
 		double delta = ma - mb;
-		if (mb == 0 || fabs(delta) / fabs(mb) * 100 < threshold_pct || fabs(delta) <= 3 * sb ||
+		if (mb == 0 || !threshold_beyond(mb, ma, threshold_pct) || fabs(delta) <= 3 * sb ||
 		    !step_lasts(v, k, n, mb, ma))
 			continue;
 		double se = sqrt(sb * sb / (double)k + sa * sa / (double)(n - k));
@@ -94,8 +95,13 @@ static void judge_metric(const struct run_result *run, struct test_result *tr,
 				       m->name, fabs(st.change_pct), st.change_pct < 0 ? "down" : "up",
 				       where, st.before, st.after, *m->unit ? " " : "", m->unit, n);
 		append_comparison(tr, text);
-		if (st.worse)
+		if (st.worse) {
+			/* as with --baseline RUN: a regression fails the test
+			 * (docs/compare.md), with no message of its own */
 			tr->regressed = true;
+			if (tr->status == STATUS_PASS)
+				tr->status = STATUS_FAIL;
+		}
 		free(text);
 		free(where);
 	}
