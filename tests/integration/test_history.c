@@ -98,10 +98,10 @@ static void check_night(int i, int code, const char *out)
 		assert_int_equal(code, 0);
 		assert_null(strstr(out, "stepped"));
 	} else {
-		if (code != 1 || !strstr(out, "stepped") || !strstr(out, "down at v0.0.20180206"))
+		if (code != 1 || !strstr(out, "stepped") || !strstr(out, "down (worse) at v0.0.20180206"))
 			fprintf(stderr, "night %d:\n%s\n", i, out);
 		assert_int_equal(code, 1);
-		assert_non_null(strstr(out, "down at v0.0.20180206 ("));
+		assert_non_null(strstr(out, "down (worse) at v0.0.20180206 ("));
 	}
 }
 

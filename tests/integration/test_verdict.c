@@ -333,6 +333,32 @@ static void test_kb_from_meminfo(void **state)
 	free(b);
 }
 
+/* A unit that does not convert (kB -> ops/s) is "unit changed", not "the
+ * same": B is shown in its own unit, and the line above the table says it
+ * was not compared (it read "B is the same as A" with B's 2000 in kB). */
+static void test_unit_changed(void **state)
+{
+	(void)state;
+	char *a, *b, *out;
+	const char *va = "MemFree: 2048000 kB\nMemFree: 2048000 kB\nMemFree: 2048100 kB\n";
+	const char *ma = "    metrics:\n"
+			 "      - { name: MemFree, regex: 'MemFree: *([0-9.]+)', unit: kB }\n";
+	const char *vb = "MemFree: 2000\nMemFree: 2000\nMemFree: 2001\n";
+	const char *mb = "    metrics:\n"
+			 "      - { name: MemFree, regex: 'MemFree: *([0-9.]+)', unit: ops/s }\n";
+	assert_int_equal(run_values("unitch", va, ma, NULL, NULL, &a), 0);
+	assert_int_equal(run_values("unitch", vb, mb, NULL, NULL, &b), 0);
+	assert_int_equal(compare(a, b, NULL, &out), 0);
+	assert_non_null(strstr(out, "unit changed (kB -> ops/s)"));
+	assert_non_null(strstr(out, " 2000 ops/s "));
+	assert_non_null(strstr(out, "MemFree: unit changed on 1 board, not compared"));
+	assert_null(strstr(out, "is the same as"));
+	assert_non_null(strstr(out, "1 unit changed,"));
+	free(out);
+	free(a);
+	free(b);
+}
+
 /* 0.3 -> 0.285 is exactly 5%: worse, not beyond a 5% threshold. */
 static void test_threshold_boundary(void **state)
 {
@@ -375,7 +401,8 @@ static void test_history_baseline(void **state)
 	free(run);
 	assert_int_equal(run_values("hist", "ops=900\nops=901\nops=899\n", m,
 				    "--baseline history", &out, &run), 1);
-	assert_non_null(strstr(out, "ops stepped"));
+	assert_non_null(strstr(out, "ops stepped "));
+	assert_non_null(strstr(out, "% down (worse) at "));
 	free(out);
 	json_t *j = ts_json_load_in(run, "results.json");
 	json_t *r = ts_json_result(j, "here", "probe");
@@ -517,6 +544,7 @@ int main(void)
 		cmocka_unit_test(test_drop_with_outlier),
 		cmocka_unit_test(test_latency_worsens),
 		cmocka_unit_test(test_kb_from_meminfo),
+		cmocka_unit_test(test_unit_changed),
 		cmocka_unit_test(test_threshold_boundary),
 		cmocka_unit_test(test_history_baseline),
 		cmocka_unit_test(test_repeat_auto),

@@ -420,8 +420,11 @@ static char *side_cell(const struct compare_row *row, bool side_a)
 	if (!s->present)
 		return xstrdup("-");
 	compare_format_number(s->median, num, sizeof(num));
-	if (row->unit && *row->unit)
-		return xasprintf("%s %s", num, row->unit);
+	/* B in its own unit when it does not convert into A's */
+	const char *unit = !side_a && row->verdict == COMPARE_UNIT_CHANGED && row->unit_b
+		? row->unit_b : row->unit;
+	if (unit && *unit)
+		return xasprintf("%s %s", num, unit);
 	return xstrdup(num);
 }
 

@@ -50,11 +50,15 @@ static void metric_line(struct strbuf *sb, const struct compare_result *cr, size
 {
 	const struct compare_row *r0 = &cr->rows[first];
 	const struct compare_row *lo = NULL, *hi = NULL;
-	size_t boards = 0, once = 0, regressed = 0;
+	size_t boards = 0, once = 0, regressed = 0, unit_changed = 0;
 	for (size_t i = first; i < cr->n_rows; i++) {
 		const struct compare_row *r = &cr->rows[i];
 		if (!same_key(r, r0) || !r->a.present || !r->b.present)
 			continue;
+		if (r->verdict == COMPARE_UNIT_CHANGED) {   /* no change to speak of */
+			unit_changed++;
+			continue;
+		}
 		boards++;
 		once += r->verdict == COMPARE_NOT_JUDGED;
 		regressed += r->verdict == COMPARE_REGRESSION;
@@ -62,6 +66,12 @@ static void metric_line(struct strbuf *sb, const struct compare_result *cr, size
 			lo = r;
 		if (!hi || betterness(r) > betterness(hi))
 			hi = r;
+	}
+	if (!boards && unit_changed) {
+		strbuf_printf(sb, "  %s%s%s: unit changed on %zu board%s, not compared\n", r0->test,
+			      r0->kind == COMPARE_KIND_PHASE ? " phase " : ".", r0->name, unit_changed,
+			      unit_changed == 1 ? "" : "s");
+		return;
 	}
 	if (!boards)
 		return;
@@ -86,6 +96,9 @@ static void metric_line(struct strbuf *sb, const struct compare_result *cr, size
 	if (once)
 		strbuf_printf(sb, "; measured once on a side on %zu board%s: not judged, repeat it",
 			      once, once == 1 ? "" : "s");
+	if (unit_changed)
+		strbuf_printf(sb, "; unit changed on %zu board%s, not compared", unit_changed,
+			      unit_changed == 1 ? "" : "s");
 	strbuf_putc(sb, '\n');
 }
 

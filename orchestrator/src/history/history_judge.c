@@ -91,8 +91,9 @@ static void judge_metric(const struct run_result *run, struct test_result *tr,
 		const char *label = st.at == n ? run->label : s->points[from + st.at].label;
 		char *where = label && *label ? xasprintf("%s (%s)", label, id ? id : "?")
 					      : xstrdup(id ? id : "?");
-		char *text = xasprintf("%s stepped %.1f%% %s at %s: %.4g -> %.4g%s%s over the last %zu runs",
-				       m->name, fabs(st.change_pct), st.change_pct < 0 ? "down" : "up",
+		char *text = xasprintf("%s stepped %.1f%% %s (%s) at %s: %.4g -> %.4g%s%s over the last "
+				       "%zu runs", m->name, fabs(st.change_pct),
+				       st.change_pct < 0 ? "down" : "up", st.worse ? "worse" : "better",
 				       where, st.before, st.after, *m->unit ? " " : "", m->unit, n);
 		append_comparison(tr, text);
 		if (st.worse) {
