@@ -124,12 +124,14 @@ int cmd_compare(int argc, char **argv)
 		free(xml);
 	} else if (format == FMT_JSON) {
 		json_t *o = compare_to_json(&cr, only_changes);
-		json_object_set_new(o, "a", json_pack("{s:s, s:s?, s:s?, s:s?}", "path", argv[optind],
-						       "scenario", a.scenario, "run_id", a.run_id,
-						       "label", a.label));
-		json_object_set_new(o, "b", json_pack("{s:s, s:s?, s:s?, s:s?}", "path", argv[optind + 1],
-						       "scenario", b.scenario, "run_id", b.run_id,
-						       "label", b.label));
+		json_object_set_new(o, "a", json_pack("{s:s, s:s?, s:s?, s:s?, s:b}", "path",
+						       argv[optind], "scenario", a.scenario,
+						       "run_id", a.run_id, "label", a.label,
+						       "interrupted", a.interrupted));
+		json_object_set_new(o, "b", json_pack("{s:s, s:s?, s:s?, s:s?, s:b}", "path",
+						       argv[optind + 1], "scenario", b.scenario,
+						       "run_id", b.run_id, "label", b.label,
+						       "interrupted", b.interrupted));
 		char *summary = compare_format_summary(&cr, &a, &b, only_changes);
 		json_object_set_new(o, "summary", json_string(summary));
 		free(summary);
@@ -140,8 +142,11 @@ int cmd_compare(int argc, char **argv)
 	} else {
 		char *table = compare_format_table(&cr, only_changes, log_color_for(STDOUT_FILENO));
 		char *summary = compare_format_summary(&cr, &a, &b, only_changes);
-		printf("A: %s (%s)\nB: %s (%s)\n\n%s%s", argv[optind], run_result_name(&a),
-		       argv[optind + 1], run_result_name(&b), summary, table);
+		/* a run stopped before its end has only some of its tests */
+		static const char partial[] = ", interrupted: its results are partial";
+		printf("A: %s (%s)%s\nB: %s (%s)%s\n\n%s%s", argv[optind], run_result_name(&a),
+		       a.interrupted ? partial : "", argv[optind + 1], run_result_name(&b),
+		       b.interrupted ? partial : "", summary, table);
 		free(summary);
 		free(table);
 	}

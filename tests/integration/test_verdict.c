@@ -359,6 +359,36 @@ static void test_unit_changed(void **state)
 	free(b);
 }
 
+/* A run stopped before its end (Ctrl-C, or killed and rebuilt by orch
+ * report) has only some tests: compare says so above the table and in
+ * --format json, instead of a silent "N only in A". */
+static void test_compare_interrupted(void **state)
+{
+	(void)state;
+	char *a, *b, *out;
+	const char *m = "    metrics:\n"
+			"      - { name: ops, regex: 'ops=([0-9.]+)', unit: ops/s }\n";
+	assert_int_equal(run_values("partial", "ops=10\nops=11\n", m, NULL, NULL, &a), 0);
+	assert_int_equal(run_values("partial", "ops=10\nops=11\n", m, NULL, NULL, &b), 0);
+	assert_int_equal(ts_run(NULL, "sed -i 's/\"interrupted\": false/\"interrupted\": true/' "
+				"'%s/results.json'", b), 0);
+	assert_int_equal(compare(a, b, NULL, &out), 0);
+	const char *line_b = strstr(out, "\nB: ");
+	assert_non_null(line_b);
+	assert_non_null(strstr(line_b, ", interrupted: its results are partial\n"));
+	assert_true(strstr(out, "interrupted") > line_b);
+	free(out);
+	ts_run(&out, "%s compare --format json %s %s 2>/dev/null", ORCH_BIN, a, b);
+	json_t *j = json_loads(out, 0, NULL);
+	assert_non_null(j);
+	assert_true(json_is_false(json_object_get(json_object_get(j, "a"), "interrupted")));
+	assert_true(json_is_true(json_object_get(json_object_get(j, "b"), "interrupted")));
+	json_decref(j);
+	free(out);
+	free(a);
+	free(b);
+}
+
 /* 0.3 -> 0.285 is exactly 5%: worse, not beyond a 5% threshold. */
 static void test_threshold_boundary(void **state)
 {
@@ -545,6 +575,7 @@ int main(void)
 		cmocka_unit_test(test_latency_worsens),
 		cmocka_unit_test(test_kb_from_meminfo),
 		cmocka_unit_test(test_unit_changed),
+		cmocka_unit_test(test_compare_interrupted),
 		cmocka_unit_test(test_threshold_boundary),
 		cmocka_unit_test(test_history_baseline),
 		cmocka_unit_test(test_repeat_auto),
