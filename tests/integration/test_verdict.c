@@ -480,6 +480,22 @@ static void test_repeat_auto(void **state)
 	json_decref(r);
 	free(run);
 
+	/* a count of 0-1 retransmits (no unit) settles by its floor too; its SD
+	 * of about 0.55 forced every such test to the cap */
+	const char *retr = "    metrics:\n"
+			   "      - { name: net.rate, regex: 'rate=([0-9.]+)', unit: MiB/s }\n"
+			   "      - { name: net.retransmits, regex: 'retr=([0-9]+)' }\n";
+	assert_int_equal(run_repeat("auto3", "auto", "rate=100 retr=0\nrate=101 retr=1\n"
+				    "rate=99.5 retr=0\nrate=100 retr=1\nrate=100 retr=0\n"
+				    "rate=100 retr=1\nrate=100 retr=0\nrate=100 retr=1\n"
+				    "rate=100 retr=0\nrate=100 retr=1\n", retr, NULL, &out, &run), 0);
+	assert_non_null(strstr(out, "repeat auto: converged after 3 runs"));
+	free(out);
+	r = repeat_of(run);
+	assert_true(json_is_true(json_object_get(r, "converged")));
+	json_decref(r);
+	free(run);
+
 	/* an early outlier: the cap (4 here) is reached, and said */
 	assert_int_equal(run_repeat("auto2", "auto\n    repeat_max: 4",
 				    "rate=150 loss=0\nrate=100 loss=0\nrate=101 loss=0\n"

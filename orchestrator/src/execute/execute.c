@@ -84,12 +84,14 @@ struct spread {
 };
 
 /* The absolute floor of a metric's SD, in its unit: half a percentage
- * point, half a count for unitless figures, 10 us for times; 0 (none) for
- * rates and sizes. */
+ * point, one count for unitless figures (a count of 0-1 retransmits has an
+ * SD of about 0.55), 10 us for times; 0 (none) for rates and sizes. */
 static double spread_floor(const char *unit)
 {
 	double v;
-	if (!unit || !*unit || strcmp(unit, "%") == 0)
+	if (!unit || !*unit)
+		return 1.0;
+	if (strcmp(unit, "%") == 0)
 		return 0.5;
 	if (units_is_time(unit) && units_convert(10e-6, "s", unit, &v) == 0)
 		return v;
