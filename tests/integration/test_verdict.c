@@ -385,6 +385,13 @@ static void test_compare_interrupted(void **state)
 	assert_true(json_is_true(json_object_get(json_object_get(j, "b"), "interrupted")));
 	json_decref(j);
 	free(out);
+	/* history import leaves the interrupted run out, as orch run does (it
+	 * indexed both) */
+	assert_int_equal(ts_run(&out, "cd '%s' && %s history import runs/partial 2>&1", dir,
+				ORCH_BIN), 0);
+	assert_non_null(strstr(out, "1 run indexed"));
+	assert_non_null(strstr(out, "interrupted"));
+	free(out);
 	free(a);
 	free(b);
 }

@@ -180,6 +180,10 @@ static int import_walk(struct db *db, const char *dir, int depth, size_t *count,
 		char why[512];
 		if (run_result_load(dir, &run, why, sizeof(why)) < 0) {
 			fprintf(stderr, "orch history: skipped %s\n", why);
+		} else if (run.interrupted || !run.end_wall_us) {
+			/* as orch run: only finished runs go into the history */
+			fprintf(stderr, "orch history: skipped %s: %s, its results are partial\n",
+				dir, run.interrupted ? "interrupted" : "it did not end");
 		} else if ((rc = history_index(db, &run, dir, err, errlen)) == 0) {
 			(*count)++;
 		}
