@@ -254,13 +254,19 @@ static void test_latency_worsens(void **state)
 	const char *metrics = "    metrics:\n"
 			      "      - { name: net.rate, regex: 'rate=([0-9.]+)', unit: MiB/s }\n"
 			      "      - { name: net.latency, regex: 'lat=([0-9.]+)', unit: ms }\n"
-			      "      - { name: rtt, regex: 'lat=([0-9.]+)' }\n";
+			      "      - { name: rtt, regex: 'lat=([0-9.]+)' }\n"
+			      "      - { name: wake, regex: 'lat=([0-9.]+)', unit: usec }\n";
 	assert_int_equal(run_values("latency", va, metrics, NULL, NULL, &a), 0);
 	assert_int_equal(run_values("latency", vb, metrics, "--baseline latest", &out, &b), 1);
 	assert_non_null(strstr(out, "net.latency 20.0% slower than baseline (10 -> 12 ms)"));
 	free(out);
 	assert_int_equal(compare(a, b, NULL, &out), 1);
-	assert_non_null(strstr(out, "2 regressions,"));   /* net.latency and rtt (by name) */
+	/* net.latency, rtt (by name) and wake (usec, as cyclictest prints it) */
+	assert_non_null(strstr(out, "3 regressions,"));
+	const char *wake = strstr(out, "probe.wake: ");
+	assert_non_null(wake);
+	const char *slower = strstr(wake, " is 20.0% slower than ");
+	assert_true(slower && slower < strchr(wake, '\n'));
 	free(out);
 	ASSERT_VERDICT(a, b, "net.latency", "regression");
 	ASSERT_VERDICT(a, b, "rtt", "regression");

@@ -194,6 +194,9 @@ static void test_better(void **state)
 		{ "ms", "rtt", UNITS_BETTER_LOWER }, { "s", NULL, UNITS_BETTER_LOWER },
 		{ "us", "x", UNITS_BETTER_LOWER }, { "ns", "x", UNITS_BETTER_LOWER },
 		{ "\xc2\xb5s", "x", UNITS_BETTER_LOWER }, { "min", "x", UNITS_BETTER_LOWER },
+		/* as ping, cyclictest and sysbench print them */
+		{ "msec", "x", UNITS_BETTER_LOWER }, { "usec", "x", UNITS_BETTER_LOWER },
+		{ "nsec", "x", UNITS_BETTER_LOWER },
 		{ "MiB/s", "latency", UNITS_BETTER_HIGHER }, { "ops/s", "x", UNITS_BETTER_HIGHER },
 		{ "Mbps", "x", UNITS_BETTER_HIGHER }, { "Gbit/s", "x", UNITS_BETTER_HIGHER },
 		{ "MHz", "x", UNITS_BETTER_HIGHER },
@@ -210,6 +213,9 @@ static void test_better(void **state)
 				 units_better_of(cases[i].unit, cases[i].name));
 	assert_true(units_is_time("ms"));
 	assert_false(units_is_time("m"));     /* metres? minutes? not a time here */
+	double v;
+	assert_int_equal(units_convert(1500, "usec", "ms", &v), 0);
+	assert_true(v == 1.5);
 	assert_true(units_is_rate("MiB/s"));
 	assert_false(units_is_rate("MiB"));
 }

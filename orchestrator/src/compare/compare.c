@@ -72,7 +72,7 @@ static int side_convert(struct compare_side *s, const char *from, const char *to
 	return 0;
 }
 
-static bool unit_is_speed(const char *unit, bool higher_is_better)
+bool compare_unit_is_speed(const char *unit, bool higher_is_better)
 {
 	enum units_better d = units_better_of(unit, NULL);
 	return (d == UNITS_BETTER_HIGHER && higher_is_better && units_is_rate(unit)) ||
@@ -116,7 +116,7 @@ static void classify(struct compare_row *row, const struct judge_rule *rule)
 		bool improved = !row->judged.worse;
 		if (!isnan(row->change_pct))
 			strbuf_printf(&w, "%.1f%% ", fabs(row->change_pct));
-		if (unit_is_speed(row->unit, row->higher_is_better))
+		if (compare_unit_is_speed(row->unit, row->higher_is_better))
 			strbuf_puts(&w, improved ? "faster" : "slower");
 		else
 			strbuf_printf(&w, "%s (%s)", delta > 0 ? "higher" : "lower",

@@ -124,6 +124,9 @@ void compare_result_release(struct compare_result *cr);
 
 /* "regression", "better", "noise", "only in A", ... */
 const char *compare_verdict_name(enum compare_verdict v);
+/* Whether a change of a metric in unit is told as "faster"/"slower" (a
+ * rate better higher, a time better lower) rather than "higher (better)". */
+bool compare_unit_is_speed(const char *unit, bool higher_is_better);
 /* Whether a row is a change worth showing with --only-changes (not same/noise). */
 bool compare_row_is_change(const struct compare_row *row);
 

@@ -13,15 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool is_speed(const char *unit, bool higher_is_better)
-{
-	size_t n = strlen(unit ? unit : "");
-	if (higher_is_better)
-		return n > 2 && strcmp(unit + n - 2, "/s") == 0;
-	return !strcmp(unit, "s") || !strcmp(unit, "ms") || !strcmp(unit, "us") ||
-	       !strcmp(unit, "ns") || !strcmp(unit, "min");
-}
-
 /* How much better B is than A on a row, in percent (< 0: worse). */
 static double betterness(const struct compare_row *row)
 {
@@ -75,7 +66,7 @@ static void metric_line(struct strbuf *sb, const struct compare_result *cr, size
 	}
 	if (!boards)
 		return;
-	bool speed = is_speed(r0->unit, r0->higher_is_better);
+	bool speed = compare_unit_is_speed(r0->unit, r0->higher_is_better);
 	strbuf_printf(sb, "  %s%s%s: %s ", r0->test, r0->kind == COMPARE_KIND_PHASE ? " phase " : ".",
 		      r0->name, name_b);
 	if (boards == 1 && betterness(lo) == 0) {

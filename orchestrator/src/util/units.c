@@ -161,6 +161,7 @@ static const struct unit_def unit_defs[] = {
 	{ "s", FAM_SECONDS, 1 }, { "sec", FAM_SECONDS, 1 }, { "ms", FAM_SECONDS, 1e-3 },
 	{ "us", FAM_SECONDS, 1e-6 }, { "\xc2\xb5s", FAM_SECONDS, 1e-6 }, { "ns", FAM_SECONDS, 1e-9 },
 	{ "min", FAM_SECONDS, 60 }, { "m", FAM_SECONDS, 60 }, { "h", FAM_SECONDS, 3600 },
+	{ "msec", FAM_SECONDS, 1e-3 }, { "usec", FAM_SECONDS, 1e-6 }, { "nsec", FAM_SECONDS, 1e-9 },
 
 	{ "Hz", FAM_HZ, 1 }, { "kHz", FAM_HZ, 1e3 }, { "KHz", FAM_HZ, 1e3 },
 	{ "MHz", FAM_HZ, 1e6 }, { "GHz", FAM_HZ, 1e9 },
