@@ -9,9 +9,11 @@
 #include "util/strbuf.h"
 
 #include <pthread.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -412,6 +414,84 @@ static void test_cost_per_result_is_flat(void **state)
 	assert_true(r_big <= r_small * 1.5);
 }
 
+/* A run with 64 boards x 40 metrics x 10 nights of trends: written
+ * results.json reads back with every trend, and writing it does not hold
+ * them all as one JSON tree (it took about 20 MB more than the run itself;
+ * measured in a child, as the growth of its peak RSS over the write). */
+static void fill_trends(struct run_result *run)
+{
+	run->scenario = xstrdup("s40");
+	run->run_id = xstrdup("20261203-120000");
+	char name[64];
+	for (int b = 0; b < 64; b++)
+		for (int t = 0; t < 40; t++) {
+			snprintf(name, sizeof(name), "rs%d", b + 1);
+			char test[16];
+			snprintf(test, sizeof(test), "t%d", t + 1);
+			struct test_result *tr = run_result_add(run, name, test);
+			tr->status = STATUS_PASS;
+			test_result_add_sample(tr, "v", "", true, t);
+			struct metric_trend *tt = run_result_add_trend(run, name, test, "v");
+			for (int k = 0; k < 10; k++) {
+				char id[32];
+				snprintf(id, sizeof(id), "20261%03d-120000", k);
+				metric_trend_add_point(tt, id, "nightly", k + t, k == 9);
+			}
+		}
+}
+
+/* The bound on the peak RSS growth is checked in builds without ASan, whose
+ * allocator keeps freed memory in quarantine (the ASan build still checks
+ * that the figures read back). */
+#if defined(__SANITIZE_ADDRESS__)
+#define RSS_BOUND_KIB LONG_MAX
+#else
+#define RSS_BOUND_KIB (6 * 1024)
+#endif
+
+static long peak_rss_kib(void)
+{
+	char *status = ts_read_file("/proc/self/status");
+	const char *p = status ? strstr(status, "VmHWM:") : NULL;
+	long kib = p ? strtol(p + 6, NULL, 10) : -1;
+	free(status);
+	return kib;
+}
+
+static void test_trends_written_one_at_a_time(void **state)
+{
+	(void)state;
+	struct run_result run = { 0 };
+	fill_trends(&run);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		long before = peak_rss_kib();
+		char err[256];
+		int rc = store_write_results(tmp, &run, err, sizeof(err));
+		long grew = peak_rss_kib() - before;
+		fprintf(stderr, "results.json with 25600 trend points: peak RSS grew %ld KiB\n", grew);
+		_exit(rc < 0 ? 2 : grew > RSS_BOUND_KIB ? 1 : 0);
+	}
+	int st = 0;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	struct run_result back = { 0 };
+	char err[256];
+	assert_int_equal(run_result_load(tmp, &back, err, sizeof(err)), 0);
+	assert_int_equal(back.n_trends, 2560);
+	assert_int_equal(back.n_results, 2560);
+	const struct metric_trend *t = run_result_find_trend(&back, "rs64", "t40", "v");
+	assert_non_null(t);
+	assert_int_equal(t->n, 10);
+	assert_true(t->points[9].current);
+	assert_true(t->points[9].value == 48);
+	assert_string_equal(t->points[0].label, "nightly");
+	run_result_release(&back);
+	run_result_release(&run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -422,6 +502,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_latest_folder_left_alone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_journal_cut_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cost_per_result_is_flat, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trends_written_one_at_a_time, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

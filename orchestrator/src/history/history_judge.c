@@ -109,40 +109,64 @@ static void judge_metric(const struct run_result *run, struct test_result *tr,
 	free(v);
 }
 
+/* Whether no result before results[i] has its board: boards are loaded
+ * from the history one at a time, so that orch holds one board's series. */
+static bool board_first_seen(const struct run_result *run, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (!strcmp(run->results[j].board, run->results[i].board))
+			return false;
+	return true;
+}
+
+/* The last `last` points of every series of one board. */
+static int load_board(struct db *db, const struct run_result *run, const char *board,
+		      size_t last, struct history_series **s, size_t *ns, char *err, size_t errlen)
+{
+	const char *boards[] = { board };
+	struct history_query q = { .scenario = run->scenario, .boards = boards, .n_boards = 1,
+				   .last = last };
+	return history_load(db, &q, s, ns, err, errlen);
+}
+
 int history_apply_baseline(struct db *db, struct run_result *run, size_t window,
 			   double threshold_pct, char *err, size_t errlen)
 {
-	struct history_query q = { .scenario = run->scenario };
-	struct history_series *s = NULL;
-	size_t ns = 0;
-	int rc = history_load(db, &q, &s, &ns, err, errlen);
-	for (size_t i = 0; rc == 0 && i < run->n_results; i++) {
-		struct test_result *tr = &run->results[i];
-		if (tr->status == STATUS_ERROR || tr->status == STATUS_SKIP)
+	window = window ? window : HISTORY_DEFAULT_LAST;
+	int rc = 0;
+	for (size_t b = 0; rc == 0 && b < run->n_results; b++) {
+		if (!board_first_seen(run, b))
 			continue;
-		for (size_t k = 0; k < tr->n_metrics; k++) {
-			const struct metric_result *m = &tr->metrics[k];
-			const struct history_series *hs = find_series(s, ns, tr->board, tr->test, m->name);
-			if (hs && m->n_samples)
-				judge_metric(run, tr, m, hs, window ? window : HISTORY_DEFAULT_LAST,
-					     threshold_pct);
+		const char *board = run->results[b].board;
+		struct history_series *s = NULL;
+		size_t ns = 0;
+		rc = load_board(db, run, board, window, &s, &ns, err, errlen);
+		for (size_t i = b; rc == 0 && i < run->n_results; i++) {
+			struct test_result *tr = &run->results[i];
+			if (strcmp(tr->board, board) || tr->status == STATUS_ERROR ||
+			    tr->status == STATUS_SKIP)
+				continue;
+			for (size_t k = 0; k < tr->n_metrics; k++) {
+				const struct metric_result *m = &tr->metrics[k];
+				const struct history_series *hs =
+					find_series(s, ns, tr->board, tr->test, m->name);
+				if (hs && m->n_samples)
+					judge_metric(run, tr, m, hs, window, threshold_pct);
+			}
 		}
+		history_series_free(s, ns);
 	}
-	history_series_free(s, ns);
 	return rc;
 }
 
-int history_fill_trends(struct db *db, struct run_result *run, const char *run_dir, size_t last,
-			char *err, size_t errlen)
+/* The trends of one board's results from its series. */
+static void board_trends(struct run_result *run, const char *board,
+			 const struct history_series *s, size_t ns, const char *dir)
 {
-	char buf[PATH_MAX];
-	const char *dir = realpath(run_dir, buf) ? buf : run_dir;
-	struct history_query q = { .scenario = run->scenario, .last = last };
-	struct history_series *s = NULL;
-	size_t ns = 0;
-	int rc = history_load(db, &q, &s, &ns, err, errlen);
-	for (size_t i = 0; rc == 0 && i < run->n_results; i++) {
+	for (size_t i = 0; i < run->n_results; i++) {
 		const struct test_result *tr = &run->results[i];
+		if (strcmp(tr->board, board) != 0)
+			continue;
 		for (size_t k = 0; k < tr->n_metrics; k++) {
 			const struct history_series *hs =
 				find_series(s, ns, tr->board, tr->test, tr->metrics[k].name);
@@ -156,6 +180,23 @@ int history_fill_trends(struct db *db, struct run_result *run, const char *run_d
 						       hs->points[p].run_dir && !strcmp(hs->points[p].run_dir, dir));
 		}
 	}
-	history_series_free(s, ns);
+}
+
+int history_fill_trends(struct db *db, struct run_result *run, const char *run_dir, size_t last,
+			char *err, size_t errlen)
+{
+	char buf[PATH_MAX];
+	const char *dir = realpath(run_dir, buf) ? buf : run_dir;
+	int rc = 0;
+	for (size_t b = 0; rc == 0 && b < run->n_results; b++) {
+		if (!board_first_seen(run, b))
+			continue;
+		struct history_series *s = NULL;
+		size_t ns = 0;
+		rc = load_board(db, run, run->results[b].board, last, &s, &ns, err, errlen);
+		if (rc == 0)
+			board_trends(run, run->results[b].board, s, ns, dir);
+		history_series_free(s, ns);
+	}
 	return rc;
 }

@@ -91,26 +91,57 @@ static void add_row(struct history_series **out, size_t *n, const struct db_rows
 	p->n = (int)db_cell_int(r, i, C_N, 1);
 }
 
+/*
+ * The query of q. Only what is asked leaves the database: one board when q
+ * names one, and with q->last the last points of each series (a window
+ * function), so orch's memory does not grow with the nights kept (it held
+ * every row of the scenario's history, 135 MiB after 65 nights of 2560
+ * metrics). The ORDER BY is what add_row() groups by.
+ */
+static char *load_sql(const struct history_query *q, struct db_val *v, int *nv)
+{
+	struct strbuf sql = STRBUF_INIT;
+	*nv = 0;
+	v[(*nv)++] = DB_TEXT(q->scenario);
+	strbuf_puts(&sql, "SELECT run_id, label, host, run_dir, start_us, board, test, metric, unit,"
+			  " better, median, stddev, n FROM (SELECT r.run_id, r.label, r.host,"
+			  " r.run_dir, r.start_us, r.id AS rid, m.board, m.test, m.metric, m.unit,"
+			  " m.better, m.median, m.stddev, m.n");
+	if (q->last)
+		strbuf_puts(&sql, ", ROW_NUMBER() OVER (PARTITION BY m.board, m.test, m.metric"
+				  " ORDER BY r.start_us DESC, r.id DESC) AS k");
+	strbuf_puts(&sql, " FROM history_metric m JOIN history_run r ON m.run = r.id"
+			  " WHERE r.scenario = ?");
+	if (q->n_boards == 1) {
+		strbuf_puts(&sql, " AND m.board = ?");
+		v[(*nv)++] = DB_TEXT(q->boards[0]);
+	}
+	if (q->before_run_dir) {
+		strbuf_puts(&sql, " AND r.run_dir <> ?");
+		v[(*nv)++] = DB_TEXT(q->before_run_dir);
+	}
+	strbuf_puts(&sql, ") t");
+	if (q->last)
+		strbuf_printf(&sql, " WHERE k <= %zu", q->last);
+	strbuf_puts(&sql, " ORDER BY board, test, metric, start_us, rid");
+	return strbuf_detach(&sql);
+}
+
 int history_load(struct db *db, const struct history_query *q, struct history_series **out,
 		 size_t *n, char *err, size_t errlen)
 {
 	struct db_rows *r = NULL;
-	struct db_val v[] = { DB_TEXT(q->scenario) };
+	struct db_val v[3];
+	int nv;
+	char *sql = load_sql(q, v, &nv);
 	*out = NULL;
 	*n = 0;
-	int rc = db_exec(db, "SELECT r.run_id, r.label, r.host, r.run_dir, r.start_us, m.board, m.test,"
-			 " m.metric, m.unit, m.better, m.median, m.stddev, m.n"
-			 " FROM history_metric m JOIN history_run r ON m.run = r.id"
-			 " WHERE r.scenario = ?"
-			 " ORDER BY m.board, m.test, m.metric, r.start_us, r.id",
-			 v, 1, &r, err, errlen);
+	int rc = db_exec(db, sql, v, nv, &r, err, errlen);
+	free(sql);
 	for (int i = 0; rc == 0 && i < r->nrows; i++) {
 		const char *board = db_cell(r, i, C_BOARD), *test = db_cell(r, i, C_TEST);
 		if (!board || !test || !db_cell(r, i, C_METRIC) || !board_wanted(q, board) ||
 		    !metric_wanted(q, test, db_cell(r, i, C_METRIC)))
-			continue;
-		if (q->before_run_dir && db_cell(r, i, C_DIR) &&
-		    strcmp(db_cell(r, i, C_DIR), q->before_run_dir) == 0)
 			continue;
 		add_row(out, n, r, i);
 	}

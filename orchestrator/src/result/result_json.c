@@ -287,27 +287,30 @@ static json_t *facts_to_json(const struct run_result *run, int *bad)
 	return boards;
 }
 
+json_t *metric_trend_to_json(const struct metric_trend *t)
+{
+	json_t *pts = json_array();
+	for (size_t k = 0; k < t->n; k++) {
+		json_t *p = json_object();
+		json_object_set_new(p, "run_id", jstr(t->points[k].run_id));
+		json_object_set_new(p, "label", jstr(t->points[k].label));
+		json_object_set_new(p, "value", jreal(t->points[k].value));
+		json_object_set_new(p, "current", json_boolean(t->points[k].current));
+		json_array_append_new(pts, p);
+	}
+	json_t *o = json_object();
+	json_object_set_new(o, "board", jstr(t->board));
+	json_object_set_new(o, "test", jstr(t->test));
+	json_object_set_new(o, "metric", jstr(t->metric));
+	json_object_set_new(o, "points", pts);
+	return o;
+}
+
 static json_t *trends_to_json(const struct run_result *run)
 {
 	json_t *a = json_array();
-	for (size_t i = 0; i < run->n_trends; i++) {
-		const struct metric_trend *t = &run->trends[i];
-		json_t *pts = json_array();
-		for (size_t k = 0; k < t->n; k++) {
-			json_t *p = json_object();
-			json_object_set_new(p, "run_id", jstr(t->points[k].run_id));
-			json_object_set_new(p, "label", jstr(t->points[k].label));
-			json_object_set_new(p, "value", jreal(t->points[k].value));
-			json_object_set_new(p, "current", json_boolean(t->points[k].current));
-			json_array_append_new(pts, p);
-		}
-		json_t *o = json_object();
-		json_object_set_new(o, "board", jstr(t->board));
-		json_object_set_new(o, "test", jstr(t->test));
-		json_object_set_new(o, "metric", jstr(t->metric));
-		json_object_set_new(o, "points", pts);
-		json_array_append_new(a, o);
-	}
+	for (size_t i = 0; i < run->n_trends; i++)
+		json_array_append_new(a, metric_trend_to_json(&run->trends[i]));
 	return a;
 }
 

@@ -11,6 +11,8 @@
 
 json_t *test_result_to_json(const struct test_result *tr);
 json_t *run_result_to_json(const struct run_result *run);
+/* One element of results.json's "trends" (store writes them one at a time). */
+json_t *metric_trend_to_json(const struct metric_trend *t);
 
 /* 0, or -1 with the reason in err ("results.json: not a run folder ..."). */
 int test_result_from_json(const json_t *obj, struct test_result *tr, char *err, size_t errlen);

@@ -171,22 +171,48 @@ static void put_stream(void *ctx, const void *data, size_t len)
 	fwrite(data, 1, len, ctx);   /* errors are seen by ferror() at the end */
 }
 
-/* The header members, indented as json_dumps would, up to "results": [. */
-static void emit_header(const struct sink *o, const json_t *header)
+static void emit_item(const struct sink *o, const char *text, size_t len, size_t index);
+
+/* The trends, one element at a time (a run of 2560 metrics with 10 nights
+ * each held all 25600 points as one JSON tree, about 20 MB): after the
+ * header members, so with sep "," before them. */
+static void emit_trends(const struct sink *o, const struct run_result *run, bool sep)
+{
+	if (!run || !run->n_trends)
+		return;
+	o->put(o->ctx, sep ? ",\n  \"trends\": [" : "\n  \"trends\": [", sep ? 15 : 14);
+	for (size_t i = 0; i < run->n_trends; i++) {
+		json_t *j = metric_trend_to_json(&run->trends[i]);
+		char *text = json_dumps(j, RESULT_JSON_FLAGS);
+		json_decref(j);
+		if (text)
+			emit_item(o, text, strlen(text), i);
+		free(text);
+	}
+	o->put(o->ctx, "\n  ]", 4);
+}
+
+/* The header members, indented as json_dumps would, then the run's trends
+ * (when run is not NULL), up to "results": [. */
+static void emit_header(const struct sink *o, const json_t *header, const struct run_result *run)
 {
 	char *text = json_dumps(header, RESULT_JSON_FLAGS);
 	size_t n = text ? strlen(text) : 0;
 	/* "{\n  ...\n}" without the closing "\n}" */
-	if (n >= 2 && text[n - 1] == '}' && text[n - 2] == '\n') {
+	bool members = n >= 2 && text[n - 1] == '}' && text[n - 2] == '\n';
+	if (members)
 		o->put(o->ctx, text, n - 2);
+	else
+		o->put(o->ctx, "{", 1);
+	emit_trends(o, run, members);
+	if (members || (run && run->n_trends))
 		o->put(o->ctx, ",\n  \"results\": [", 16);
-	} else {
-		o->put(o->ctx, "{\n  \"results\": [", 16);
-	}
+	else
+		o->put(o->ctx, "\n  \"results\": [", 15);
 	free(text);
 }
 
-/* One result's text, each line indented by four more spaces. */
+/* One item of an array at depth 2, each line indented by four more spaces. */
 static void emit_item(const struct sink *o, const char *text, size_t len, size_t index)
 {
 	o->put(o->ctx, index ? ",\n    " : "\n    ", index ? 6 : 5);
@@ -216,6 +242,8 @@ static json_t *header_json(const struct run_result *run)
 	struct run_result view = *run;
 	view.results = NULL;
 	view.n_results = 0;
+	view.trends = NULL;   /* emit_trends() writes them */
+	view.n_trends = 0;
 	json_t *j = run_result_to_json(&view);
 	json_object_del(j, "results");
 	return j;
@@ -233,7 +261,7 @@ static int emit_run(const struct sink *o, const struct run_result *run, char *er
 		    size_t errlen)
 {
 	json_t *hdr = header_json(run);
-	emit_header(o, hdr);
+	emit_header(o, hdr, run);
 	json_decref(hdr);
 	for (size_t i = 0; i < run->n_results; i++) {
 		json_t *j = test_result_to_json(&run->results[i]);
@@ -305,7 +333,7 @@ static int rebuild_from_journal(struct store *st, off_t len, size_t n_fail, size
 			    json_integer(interrupted ? 130 : n_fail ? 1 : n_error ? 3 : 0));
 	if (interrupted)
 		json_object_set_new(hdr, "interrupted", json_true());
-	emit_header(&o, hdr);
+	emit_header(&o, hdr, NULL);
 	json_decref(hdr);
 
 	char *buf = xmalloc(65536);
