@@ -122,7 +122,7 @@ static ssize_t disk_read_full(int fd, char *buf, size_t len)
 
 /* Removes every entry of the work directory, then the directory itself. It
  * only ever holds this program's flat files. */
-static void disk_cleanup(const char *work)
+static void disk_remove_dir(const char *work)
 {
 	char path[4096 + 260];
 	struct dirent *de;
@@ -140,6 +140,18 @@ static void disk_cleanup(const char *work)
 	}
 	if (rmdir(work) < 0 && errno != ENOENT)
 		rb_note("cannot remove %s: %s", work, strerror(errno));
+}
+
+/* The small files' directory inside the work directory (see disk_files_pass). */
+#define DISK_FILES_DIR "files"
+
+static void disk_cleanup(const char *work)
+{
+	char files[4096 + 8];
+
+	snprintf(files, sizeof(files), "%s/" DISK_FILES_DIR, work);
+	disk_remove_dir(files);
+	disk_remove_dir(work);
 }
 
 /* The end of a timed write phase: fsync, close, then the seconds since t0.
@@ -415,7 +427,10 @@ static int disk_char_read(const char *path, const struct disk_opts *o, double *s
  * on names the file system sees in no order, stat random picks and delete
  * in a random order. Creates and deletes end with sync(), timed, as
  * bonnie++'s do. DISK_READ (open+read+close in name order) is this
- * program's own. */
+ * program's own. As bonnie++ 2.00a (strace), each half works in a directory
+ * made for it (untimed: disk_files_dir), and its delete pass ends with the
+ * directory's rmdir, then the sync, both timed: the random files go into a
+ * fresh directory, not into the one the sequential files grew. */
 enum disk_phase {
 	DISK_CREATE, DISK_STAT, DISK_READ, DISK_DELETE,
 	DISK_RCREATE, DISK_RSTAT, DISK_RDELETE,
@@ -535,6 +550,12 @@ static int disk_create_more(const struct disk_opts *o, unsigned long i, double t
  * The sequential create pass makes at least --files files and goes on until
  * it took --file-time, so every pass runs long enough to measure; o->files
  * is then the count made, which every other pass uses. */
+/* Makes the small files' directory for a half of the file tests. */
+static int disk_files_dir(const char *files)
+{
+	return mkdir(files, 0700);
+}
+
 static int disk_files_pass(const char *work, struct disk_opts *o, enum disk_phase phase,
 			   char *buf, double *secs)
 {
@@ -589,6 +610,8 @@ static int disk_files_pass(const char *work, struct disk_opts *o, enum disk_phas
 		}
 	}
 	close(dfd);
+	if (r == 0 && (phase == DISK_DELETE || phase == DISK_RDELETE))
+		r = rmdir(work);
 	if (r < 0)
 		return -1;
 	if (phase == DISK_CREATE || phase == DISK_DELETE || phase == DISK_RCREATE ||
@@ -708,7 +731,7 @@ int main(int argc, char **argv)
 		.tests = DISK_T_ALL,
 	};
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	char work[4096], data[4200];
+	char work[4096], data[4200], files[4200];
 	struct sigaction sa;
 	struct statvfs vfs;
 	double secs = 0, rate, cpu0;
@@ -742,6 +765,7 @@ int main(int argc, char **argv)
 	if (!mkdtemp(work))
 		return rb_error("cannot create a directory in %s: %s", o.dir, strerror(errno));
 	snprintf(data, sizeof(data), "%s/data", work);
+	snprintf(files, sizeof(files), "%s/" DISK_FILES_DIR, work);
 
 	ret = 1;
 	buflen = (size_t)(o.block > o.file_size + 1 ? o.block : o.file_size + 1);
@@ -827,23 +851,25 @@ int main(int argc, char **argv)
 	}
 	unlink(data);
 	if (o.tests & DISK_T_FILES) {
-		DISK_RUN("disk.create", disk_files_pass(work, &o, DISK_CREATE, buf, &secs),
+		DISK_STEP(disk_files_dir(files), "making the files' directory");
+		DISK_RUN("disk.create", disk_files_pass(files, &o, DISK_CREATE, buf, &secs),
 			 "creating files", o.files, "ops/s");
-		DISK_RUN("disk.stat", disk_files_pass(work, &o, DISK_STAT, buf, &secs),
+		DISK_RUN("disk.stat", disk_files_pass(files, &o, DISK_STAT, buf, &secs),
 			 "stat of files", o.files, "ops/s");
-		DISK_RUN("disk.open_read", disk_files_pass(work, &o, DISK_READ, buf, &secs),
+		DISK_RUN("disk.open_read", disk_files_pass(files, &o, DISK_READ, buf, &secs),
 			 "reading files", o.files, "ops/s");
 		/* bonnie++ deletes files whose data is on the disk: sync first. */
 		sync();
-		DISK_RUN("disk.delete", disk_files_pass(work, &o, DISK_DELETE, buf, &secs),
+		DISK_RUN("disk.delete", disk_files_pass(files, &o, DISK_DELETE, buf, &secs),
 			 "deleting files", o.files, "ops/s");
 	}
 	if (o.tests & DISK_T_RAND) {
-		DISK_RUN("disk.rand_create", disk_files_pass(work, &o, DISK_RCREATE, buf, &secs),
+		DISK_STEP(disk_files_dir(files), "making the files' directory");
+		DISK_RUN("disk.rand_create", disk_files_pass(files, &o, DISK_RCREATE, buf, &secs),
 			 "creating files in random order", o.files, "ops/s");
-		DISK_RUN("disk.rand_stat", disk_files_pass(work, &o, DISK_RSTAT, buf, &secs),
+		DISK_RUN("disk.rand_stat", disk_files_pass(files, &o, DISK_RSTAT, buf, &secs),
 			 "stat of random files", o.files, "ops/s");
-		DISK_RUN("disk.rand_delete", disk_files_pass(work, &o, DISK_RDELETE, buf, &secs),
+		DISK_RUN("disk.rand_delete", disk_files_pass(files, &o, DISK_RDELETE, buf, &secs),
 			 "deleting files in random order", o.files, "ops/s");
 	}
 	ret = unmeasured;

@@ -306,6 +306,25 @@ def do_trace(args):
         if syncs < 5:
             raise Fail("file tests: %d sync() calls, want 5 (create, before delete, delete, "
                        "random create, random delete)" % syncs)
+    with tempfile.TemporaryDirectory(prefix="rb-trace-") as d:
+        # bonnie++ 2.00a makes a directory for each half of its file tests
+        # and ends each delete pass with its rmdir, then sync() (both timed):
+        # the random files go into a fresh directory
+        lines = strace_log([os.path.join(bindir, "remote-bench-disk"), "--dir", d, "--tests",
+                            "files,rand", "--files", "8", "--file-time", "0"],
+                           "mkdir,rmdir,sync")
+        calls = []
+        for l in lines:
+            m = re.search(r'\b(mkdir|rmdir)\("([^"]*)".*\)\s+= 0$', l)
+            # not the work directory itself (made and removed around it all)
+            if m and not os.path.basename(m.group(2)).startswith("remote-bench-disk."):
+                calls.append(m.group(1))
+            elif re.search(r"\bsync\(\) += 0$", l):
+                calls.append("sync")
+        if calls.count("mkdir") != 2 or " ".join(calls).count("rmdir sync") != 2:
+            raise Fail("file tests: %s; want a directory made for each half (2 mkdir) and "
+                       "each delete pass ending in its rmdir then sync(), as bonnie++"
+                       % " ".join(calls))
     with tempfile.TemporaryDirectory(prefix="rb-trace-", dir="/var/tmp") as d:
         # disk.seeks as fio --direct=1 --ioengine=psync --bs=4k: the file
         # opened with O_DIRECT (where the file system takes it; /var/tmp is
@@ -324,8 +343,8 @@ def do_trace(args):
                        "and >= 10 (as fio --direct=1)" % (len(direct), len(preads)))
     trace_block_timing(bindir)
     trace_udp(bindir)
-    print("trace: tmpfs as dd, per-char one byte per call, file-test syncs, seeks O_DIRECT, "
-          "block timed after the open, udp as iperf3")
+    print("trace: tmpfs as dd, per-char one byte per call, file-test syncs and directories, "
+          "seeks O_DIRECT, block timed after the open, udp as iperf3")
 
 
 def trace_block_timing(bindir):
