@@ -109,14 +109,21 @@ static void judge_metric(const struct run_result *run, struct test_result *tr,
 	free(v);
 }
 
-/* Whether no result before results[i] has its board: boards are loaded
- * from the history one at a time, so that orch holds one board's series. */
-static bool board_first_seen(const struct run_result *run, size_t i)
+/* The run's boards in the order they first appear (caller frees the array,
+ * not the names): the history is loaded one board at a time, so that orch
+ * holds one board's series. */
+static const char **run_boards(const struct run_result *run, size_t *n)
 {
-	for (size_t j = 0; j < i; j++)
-		if (!strcmp(run->results[j].board, run->results[i].board))
-			return false;
-	return true;
+	const char **b = xcalloc(run->n_results ? run->n_results : 1, sizeof(*b));
+	*n = 0;
+	for (size_t i = 0; i < run->n_results; i++) {
+		size_t k = 0;
+		while (k < *n && strcmp(b[k], run->results[i].board) != 0)
+			k++;
+		if (k == *n)
+			b[(*n)++] = run->results[i].board;
+	}
+	return b;
 }
 
 /* The last `last` points of every series of one board. */
@@ -134,14 +141,14 @@ int history_apply_baseline(struct db *db, struct run_result *run, size_t window,
 {
 	window = window ? window : HISTORY_DEFAULT_LAST;
 	int rc = 0;
-	for (size_t b = 0; rc == 0 && b < run->n_results; b++) {
-		if (!board_first_seen(run, b))
-			continue;
-		const char *board = run->results[b].board;
+	size_t nb;
+	const char **boards = run_boards(run, &nb);
+	for (size_t b = 0; rc == 0 && b < nb; b++) {
+		const char *board = boards[b];
 		struct history_series *s = NULL;
 		size_t ns = 0;
 		rc = load_board(db, run, board, window, &s, &ns, err, errlen);
-		for (size_t i = b; rc == 0 && i < run->n_results; i++) {
+		for (size_t i = 0; rc == 0 && i < run->n_results; i++) {
 			struct test_result *tr = &run->results[i];
 			if (strcmp(tr->board, board) || tr->status == STATUS_ERROR ||
 			    tr->status == STATUS_SKIP)
@@ -156,13 +163,25 @@ int history_apply_baseline(struct db *db, struct run_result *run, size_t window,
 		}
 		history_series_free(s, ns);
 	}
+	free(boards);
 	return rc;
+}
+
+/* Whether run->trends[first..] (one board's) has test/metric already. */
+static bool has_trend(const struct run_result *run, size_t first, const char *test,
+		      const char *metric)
+{
+	for (size_t i = first; i < run->n_trends; i++)
+		if (!strcmp(run->trends[i].test, test) && !strcmp(run->trends[i].metric, metric))
+			return true;
+	return false;
 }
 
 /* The trends of one board's results from its series. */
 static void board_trends(struct run_result *run, const char *board,
 			 const struct history_series *s, size_t ns, const char *dir)
 {
+	size_t first = run->n_trends;   /* this board's trends are added from here */
 	for (size_t i = 0; i < run->n_results; i++) {
 		const struct test_result *tr = &run->results[i];
 		if (strcmp(tr->board, board) != 0)
@@ -170,7 +189,7 @@ static void board_trends(struct run_result *run, const char *board,
 		for (size_t k = 0; k < tr->n_metrics; k++) {
 			const struct history_series *hs =
 				find_series(s, ns, tr->board, tr->test, tr->metrics[k].name);
-			if (!hs || run_result_find_trend(run, tr->board, tr->test, tr->metrics[k].name))
+			if (!hs || has_trend(run, first, tr->test, tr->metrics[k].name))
 				continue;
 			struct metric_trend *t = run_result_add_trend(run, tr->board, tr->test,
 								      tr->metrics[k].name);
@@ -188,15 +207,16 @@ int history_fill_trends(struct db *db, struct run_result *run, const char *run_d
 	char buf[PATH_MAX];
 	const char *dir = realpath(run_dir, buf) ? buf : run_dir;
 	int rc = 0;
-	for (size_t b = 0; rc == 0 && b < run->n_results; b++) {
-		if (!board_first_seen(run, b))
-			continue;
+	size_t nb;
+	const char **boards = run_boards(run, &nb);
+	for (size_t b = 0; rc == 0 && b < nb; b++) {
 		struct history_series *s = NULL;
 		size_t ns = 0;
-		rc = load_board(db, run, run->results[b].board, last, &s, &ns, err, errlen);
+		rc = load_board(db, run, boards[b], last, &s, &ns, err, errlen);
 		if (rc == 0)
-			board_trends(run, run->results[b].board, s, ns, dir);
+			board_trends(run, boards[b], s, ns, dir);
 		history_series_free(s, ns);
 	}
+	free(boards);
 	return rc;
 }
