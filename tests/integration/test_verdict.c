@@ -419,6 +419,9 @@ static void test_threshold_boundary(void **state)
 	assert_int_equal(run_values("edge", "r=0.2849\nr=0.2849\nr=0.2849\n", metrics, NULL, NULL,
 				    &c), 0);
 	assert_int_equal(compare(a, c, NULL, &out), 1);
+	/* its words tell it from 0.285's: "5.0%" for both hid which one crossed */
+	assert_non_null(strstr(out, "5.03% lower (worse)"));
+	assert_non_null(strstr(out, " is 5.03% worse than "));
 	free(out);
 	free(a);
 	free(b);

@@ -3,6 +3,7 @@
 #include "util/units.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +101,19 @@ static const char *single_side(const struct compare_row *row)
 	return row->a.n < 2 ? "one sample in A" : "one sample in B";
 }
 
+void compare_put_pct(struct strbuf *sb, double pct, bool beyond, double threshold_pct)
+{
+	double a = fabs(pct);
+	int digits = 1;
+	char text[64];
+	snprintf(text, sizeof(text), "%.*f", digits, a);
+	/* 0.3 -> 0.2849 at 5% is beyond the threshold, and 0.3 -> 0.285 is
+	 * not: both read "5.0%" at one decimal, so the first gets more */
+	while (beyond && digits < 6 && a > threshold_pct && strtod(text, NULL) <= threshold_pct)
+		snprintf(text, sizeof(text), "%.*f", ++digits, a);
+	strbuf_printf(sb, "%s%%", text);
+}
+
 /* Fills verdict, change_pct, judged and words of a row whose both sides
  * are present. */
 static void classify(struct compare_row *row, const struct judge_rule *rule)
@@ -114,8 +128,11 @@ static void classify(struct compare_row *row, const struct judge_rule *rule)
 	} else {
 		double delta = row->b.median - row->a.median;
 		bool improved = !row->judged.worse;
-		if (!isnan(row->change_pct))
-			strbuf_printf(&w, "%.1f%% ", fabs(row->change_pct));
+		if (!isnan(row->change_pct)) {
+			compare_put_pct(&w, row->change_pct, row->judged.beyond_threshold,
+					rule->threshold_pct);
+			strbuf_putc(&w, ' ');
+		}
 		if (compare_unit_is_speed(row->unit, row->higher_is_better))
 			strbuf_puts(&w, improved ? "faster" : "slower");
 		else

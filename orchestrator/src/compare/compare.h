@@ -127,6 +127,10 @@ const char *compare_verdict_name(enum compare_verdict v);
 /* Whether a change of a metric in unit is told as "faster"/"slower" (a
  * rate better higher, a time better lower) rather than "higher (better)". */
 bool compare_unit_is_speed(const char *unit, bool higher_is_better);
+/* A change in percent as the words show it: one decimal, more when that
+ * would hide that the change is beyond the threshold ("5.03%", not "5.0%"). */
+struct strbuf;
+void compare_put_pct(struct strbuf *sb, double pct, bool beyond, double threshold_pct);
 /* Whether a row is a change worth showing with --only-changes (not same/noise). */
 bool compare_row_is_change(const struct compare_row *row);
 

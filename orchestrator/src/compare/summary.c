@@ -21,13 +21,15 @@ static double betterness(const struct compare_row *row)
 	return row->judged.worse ? -fabs(row->change_pct) : fabs(row->change_pct);
 }
 
-static void phrase(struct strbuf *sb, double g, bool speed)
+static void phrase(struct strbuf *sb, const struct compare_row *r, bool speed, double threshold)
 {
-	if (g == 0)
+	double g = betterness(r);
+	if (g == 0) {
 		strbuf_puts(sb, "no change");
-	else
-		strbuf_printf(sb, "%.1f%% %s", fabs(g),
-			      speed ? (g > 0 ? "faster" : "slower") : (g > 0 ? "better" : "worse"));
+		return;
+	}
+	compare_put_pct(sb, g, r->judged.beyond_threshold, threshold);
+	strbuf_printf(sb, " %s", speed ? (g > 0 ? "faster" : "slower") : (g > 0 ? "better" : "worse"));
 }
 
 static bool same_key(const struct compare_row *x, const struct compare_row *y)
@@ -73,13 +75,13 @@ static void metric_line(struct strbuf *sb, const struct compare_result *cr, size
 		strbuf_printf(sb, "is the same as %s on %s", name_a, lo->board);
 	} else if (boards == 1) {
 		strbuf_puts(sb, "is ");
-		phrase(sb, betterness(lo), speed);
+		phrase(sb, lo, speed, cr->rule.threshold_pct);
 		strbuf_printf(sb, " than %s on %s", name_a, lo->board);
 	} else {
 		strbuf_puts(sb, "ranges from ");
-		phrase(sb, betterness(lo), speed);
+		phrase(sb, lo, speed, cr->rule.threshold_pct);
 		strbuf_printf(sb, " (%s) to ", lo->board);
-		phrase(sb, betterness(hi), speed);
+		phrase(sb, hi, speed, cr->rule.threshold_pct);
 		strbuf_printf(sb, " (%s) than %s, over %zu boards", hi->board, name_a, boards);
 	}
 	if (regressed)
