@@ -158,6 +158,30 @@ static void test_junit_baseline_regression(void **state)
 	run_result_release(&run);
 }
 
+/* report.html is written a section at a time (a rack's page is megabytes):
+ * the file holds exactly the page report_html_in() makes. */
+static void test_html_written_in_sections(void **state)
+{
+	(void)state;
+	struct run_result run = { 0 };
+	sample_run_fill(&run);
+	char *dir = ts_mkdtemp("report-html");
+	char err[256];
+	assert_int_equal(report_write_all(&run, dir, err, sizeof(err)), 0);
+	char *path = xasprintf("%s/report.html", dir);
+	char *file = ts_read_file(path);
+	char *page = report_html_in(&run, dir);
+	assert_non_null(file);
+	assert_string_equal(file, page);
+	assert_non_null(strstr(file, "</html>\n"));
+	free(page);
+	free(file);
+	free(path);
+	ts_rmrf(dir);
+	free(dir);
+	run_result_release(&run);
+}
+
 static void test_junit_validates(void **state)
 {
 	(void)state;
@@ -425,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_summary_escaping),
 		cmocka_unit_test(test_junit_structure),
 		cmocka_unit_test(test_junit_baseline_regression),
+		cmocka_unit_test(test_html_written_in_sections),
 		cmocka_unit_test(test_junit_validates),
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_write_all),

@@ -602,7 +602,6 @@ int report_write_all(const struct run_result *run, const char *run_dir, char *er
 	} files[] = {
 		{ "summary.txt", report_summary(run, false) },
 		{ "junit.xml", report_junit_in(run, run_dir) },
-		{ "report.html", report_html_in(run, run_dir) },
 	};
 	int ret = 0;
 	char err2[512];
@@ -615,5 +614,8 @@ int report_write_all(const struct run_result *run, const char *run_dir, char *er
 		free(path);
 		free(files[i].text);
 	}
+	/* report.html, megabytes for a rack, a section at a time */
+	if (report_html_write(run, run_dir, err2, sizeof(err2)) < 0 && ret++ == 0)
+		snprintf(err, errlen, "%s", err2);
 	return ret ? -1 : 0;
 }

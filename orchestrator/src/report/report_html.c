@@ -1085,32 +1085,67 @@ static void html_regressions(struct strbuf *sb, const struct run_result *run)
 	strbuf_release(&better);
 }
 
+/* The page, section by section; after each, flush (when not NULL) takes
+ * what sb holds, so that a file is written without the whole page in memory
+ * (a 2560-test report.html is megabytes). */
+static void html_build(struct strbuf *sb, const struct run_result *run, const char *run_dir,
+		       void (*flush)(void *ctx, struct strbuf *sb), void *ctx)
+{
+	struct report_totals t;
+	report_count(run, &t);
+	strbuf_puts(sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+		    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>");
+	esc(sb, run->scenario ? run->scenario : "orch");
+	strbuf_puts(sb, " \u00b7 ");
+	esc(sb, run_result_name(run));
+	strbuf_puts(sb, " \u00b7 orch</title>\n<style>\n");
+	strbuf_puts(sb, css);
+	strbuf_puts(sb, css_grid);
+	strbuf_puts(sb, "</style>\n</head>\n<body>\n<main>\n");
+	html_header(sb, run, &t);
+	void (*const sections[])(struct strbuf *, const struct run_result *) = {
+		html_grid, html_boards, html_regressions, html_timeline, html_metrics, html_trends,
+	};
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+		if (flush)
+			flush(ctx, sb);
+		sections[i](sb, run);
+	}
+	if (flush)
+		flush(ctx, sb);
+	html_table(sb, run, run_dir);
+	strbuf_puts(sb, "<footer>Written by orch ");
+	esc(sb, run->orch_version ? run->orch_version : ORCH_VERSION);
+	strbuf_puts(sb, ". Every link is relative to the run folder.</footer>\n</main>\n</body>\n</html>\n");
+	if (flush)
+		flush(ctx, sb);
+}
+
 char *report_html_in(const struct run_result *run, const char *run_dir)
 {
 	struct strbuf sb = STRBUF_INIT;
-	struct report_totals t;
-	report_count(run, &t);
-	strbuf_puts(&sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
-		    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>");
-	esc(&sb, run->scenario ? run->scenario : "orch");
-	strbuf_puts(&sb, " \u00b7 ");
-	esc(&sb, run_result_name(run));
-	strbuf_puts(&sb, " \u00b7 orch</title>\n<style>\n");
-	strbuf_puts(&sb, css);
-	strbuf_puts(&sb, css_grid);
-	strbuf_puts(&sb, "</style>\n</head>\n<body>\n<main>\n");
-	html_header(&sb, run, &t);
-	html_grid(&sb, run);
-	html_boards(&sb, run);
-	html_regressions(&sb, run);
-	html_timeline(&sb, run);
-	html_metrics(&sb, run);
-	html_trends(&sb, run);
-	html_table(&sb, run, run_dir);
-	strbuf_puts(&sb, "<footer>Written by orch ");
-	esc(&sb, run->orch_version ? run->orch_version : ORCH_VERSION);
-	strbuf_puts(&sb, ". Every link is relative to the run folder.</footer>\n</main>\n</body>\n</html>\n");
+	html_build(&sb, run, run_dir, NULL, NULL);
 	return strbuf_detach(&sb);
+}
+
+static void flush_to_file(void *ctx, struct strbuf *sb)
+{
+	fs_atomic_write(ctx, strbuf_str(sb), sb->len);
+	strbuf_release(sb);   /* the next section starts from a small buffer */
+}
+
+int report_html_write(const struct run_result *run, const char *run_dir, char *err, size_t errlen)
+{
+	char *path = fs_path_join(run_dir, "report.html");
+	struct fs_atomic a;
+	int ret = fs_atomic_open(&a, path, err, errlen);
+	free(path);
+	if (ret < 0)
+		return ret;
+	struct strbuf sb = STRBUF_INIT;
+	html_build(&sb, run, run_dir, flush_to_file, &a);
+	strbuf_release(&sb);
+	return fs_atomic_commit(&a, err, errlen);
 }
 
 char *report_html(const struct run_result *run)
