@@ -191,41 +191,44 @@ MEMCOPY_LOOPS(32, __attribute__((target("avx"))))
 MEMCOPY_LOOPS(64, __attribute__((target("avx512f"))))
 
 /* Non-temporal: the destination aligned to its cache line, then blocks of
- * `pages` pages copied together, 128 bytes from each page in turn (64 with
- * 16-byte vectors), with prefetches ahead in every page; sfence; the rest
- * copied with ordinary stores, ending with the last 4 vectors. */
-#define MEMCOPY_NT(W, ATTR, STREAM)                                                             \
-	ATTR __attribute__((noinline, aligned(64))) static void memcopy_nt##W(                  \
-		unsigned char *d, const unsigned char *s, size_t n, unsigned pages)             \
+ * P pages copied together: per step, prefetches ahead in every page, then
+ * 128 bytes loaded from each page in turn (64 with 16-byte vectors) and
+ * streamed out in the same order; sfence; the rest copied with ordinary
+ * stores, ending with the last 4 vectors. The step is unrolled (P is a
+ * constant) so that the loads and stores follow one another as in glibc. */
+#define MEMCOPY_NT(W, P, ATTR, VT, LD, ST)                                                     \
+	ATTR __attribute__((noinline, aligned(64))) static void memcopy_nt##W##_##P(           \
+		unsigned char *d, const unsigned char *s, size_t n)                             \
 	{                                                                                       \
-		const size_t chunk = W == 64 ? 2 * W : 4 * W, blk = 4096 * (size_t)pages;       \
-		const unsigned pf = pages == 2 ? 8 : 4;                                         \
-		size_t adj = 64 - ((uintptr_t)d & 63), nb, i, k, pg;                            \
+		enum { CH = W == 64 ? 2 * W : 4 * W, BLK = 4096 * P, PF = P == 2 ? 8 : 4 };     \
+		size_t adj = 64 - ((uintptr_t)d & 63), nb, i;                                   \
 		unsigned char *de = d + n;                                                      \
 		const unsigned char *se = s + n;                                                \
-		unsigned j;                                                                     \
+		VT v[P * CH / W];                                                               \
+		unsigned j, k;                                                                  \
                                                                                                 \
 		for (k = 0; k < 64; k += W)                                                     \
 			*(memcopy_u##W *)(d + k) = *(const memcopy_u##W *)(s + k);              \
 		d += adj;                                                                       \
 		s += adj;                                                                       \
 		n -= adj;                                                                       \
-		for (nb = n / blk; nb; nb--) {                                                  \
-			for (i = 0; i < 4096; i += chunk) {                                     \
-				for (pg = 0; pg < pages; pg++)                                  \
-					for (j = 0; j < pf; j++)                                \
-						__builtin_prefetch(s + pg * 4096 + i + 256 +    \
-								   64 * j, 0, 3);               \
-				for (pg = 0; pg < pages; pg++)                                  \
-					for (k = 0; k < chunk; k += W)                          \
-						STREAM(d + pg * 4096 + i + k,                   \
-						       s + pg * 4096 + i + k);                  \
+		for (nb = n / BLK; nb; nb--) {                                                  \
+			for (i = 0; i < 4096; i += CH) {                                        \
+				_Pragma("GCC unroll 16") for (j = 0; j < P * PF; j++)           \
+					__builtin_prefetch(s + (j / PF) * 4096 + i + 256 +      \
+							   64 * (j % PF), 0, 3);                \
+				_Pragma("GCC unroll 16") for (j = 0; j < P * CH / W; j++)       \
+					v[j] = LD(s + (j / (CH / W)) * 4096 + i +               \
+						  (j % (CH / W)) * W);                          \
+				_Pragma("GCC unroll 16") for (j = 0; j < P * CH / W; j++)       \
+					ST(d + (j / (CH / W)) * 4096 + i + (j % (CH / W)) * W,  \
+					   v[j]);                                               \
 			}                                                                       \
-			d += blk;                                                               \
-			s += blk;                                                               \
+			d += BLK;                                                               \
+			s += BLK;                                                               \
 		}                                                                               \
 		_mm_sfence();                                                                   \
-		n %= blk;                                                                       \
+		n %= BLK;                                                                       \
 		for (; n > 4 * W; n -= 4 * W, d += 4 * W, s += 4 * W) {                         \
 			__builtin_prefetch(s + 256, 0, 3);                                      \
 			__builtin_prefetch(d + 256, 1, 3);                                      \
@@ -236,18 +239,21 @@ MEMCOPY_LOOPS(64, __attribute__((target("avx512f"))))
 			*(memcopy_u##W *)(de - k) = *(const memcopy_u##W *)(se - k);            \
 	}
 
-#define MEMCOPY_STREAM16(p, q)                             \
-	_mm_stream_si128((__m128i *)(void *)(p),           \
-			 _mm_loadu_si128((const __m128i *)(const void *)(q)))
-#define MEMCOPY_STREAM32(p, q)                             \
-	_mm256_stream_si256((__m256i *)(void *)(p),        \
-			    _mm256_loadu_si256((const __m256i *)(const void *)(q)))
-#define MEMCOPY_STREAM64(p, q) \
-	_mm512_stream_si512((void *)(p), _mm512_loadu_si512((const void *)(q)))
+#define MEMCOPY_LD16(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define MEMCOPY_ST16(p, v) _mm_stream_si128((__m128i *)(void *)(p), v)
+#define MEMCOPY_LD32(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define MEMCOPY_ST32(p, v) _mm256_stream_si256((__m256i *)(void *)(p), v)
+#define MEMCOPY_LD64(p) _mm512_loadu_si512((const void *)(p))
+#define MEMCOPY_ST64(p, v) _mm512_stream_si512((void *)(p), v)
+#define MEMCOPY_AVX __attribute__((target("avx")))
+#define MEMCOPY_AVX512 __attribute__((target("avx512f")))
 
-MEMCOPY_NT(16, , MEMCOPY_STREAM16)
-MEMCOPY_NT(32, __attribute__((target("avx"))), MEMCOPY_STREAM32)
-MEMCOPY_NT(64, __attribute__((target("avx512f"))), MEMCOPY_STREAM64)
+MEMCOPY_NT(16, 2, , __m128i, MEMCOPY_LD16, MEMCOPY_ST16)
+MEMCOPY_NT(16, 4, , __m128i, MEMCOPY_LD16, MEMCOPY_ST16)
+MEMCOPY_NT(32, 2, MEMCOPY_AVX, __m256i, MEMCOPY_LD32, MEMCOPY_ST32)
+MEMCOPY_NT(32, 4, MEMCOPY_AVX, __m256i, MEMCOPY_LD32, MEMCOPY_ST32)
+MEMCOPY_NT(64, 2, MEMCOPY_AVX512, __m512i, MEMCOPY_LD64, MEMCOPY_ST64)
+MEMCOPY_NT(64, 4, MEMCOPY_AVX512, __m512i, MEMCOPY_LD64, MEMCOPY_ST64)
 
 /* rep movsb, one side aligned to its cache line as glibc does (the
  * destination, or the source when the two are about a multiple of 4 KiB
@@ -300,14 +306,12 @@ void memcopy_copy_path(const struct memcopy_config *c, enum memcopy_path p, void
 		return;
 	}
 	if (p == MEMCOPY_NT2 || p == MEMCOPY_NT4) {
-		unsigned pages = p == MEMCOPY_NT2 ? 2 : 4;
-
 		if (vec == 64)
-			memcopy_nt64(d, s, n, pages);
+			(p == MEMCOPY_NT2 ? memcopy_nt64_2 : memcopy_nt64_4)(d, s, n);
 		else if (vec == 32)
-			memcopy_nt32(d, s, n, pages);
+			(p == MEMCOPY_NT2 ? memcopy_nt32_2 : memcopy_nt32_4)(d, s, n);
 		else
-			memcopy_nt16(d, s, n, pages);
+			(p == MEMCOPY_NT2 ? memcopy_nt16_2 : memcopy_nt16_4)(d, s, n);
 		return;
 	}
 	if (vec == 64) {
