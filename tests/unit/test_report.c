@@ -165,6 +165,22 @@ static void test_html_written_in_sections(void **state)
 	(void)state;
 	struct run_result run = { 0 };
 	sample_run_fill(&run);
+	/* and a rack's worth of results with trends, so that the long sections
+	 * (trends, details) are handed over in several pieces */
+	for (int b = 0; b < 30; b++)
+		for (int t = 0; t < 50; t++) {
+			char board[16], test[16], id[32];
+			snprintf(board, sizeof(board), "rack%d", b);
+			snprintf(test, sizeof(test), "t%d", t);
+			struct test_result *tr = run_result_add(&run, board, test);
+			tr->status = STATUS_PASS;
+			test_result_add_sample(tr, "v", "ops/s", true, t);
+			struct metric_trend *tt = run_result_add_trend(&run, board, test, "v");
+			for (int k = 0; k < 10; k++) {
+				snprintf(id, sizeof(id), "2026120%d-000000", k);
+				metric_trend_add_point(tt, id, NULL, t + k, k == 9);
+			}
+		}
 	char *dir = ts_mkdtemp("report-html");
 	char err[256];
 	assert_int_equal(report_write_all(&run, dir, err, sizeof(err)), 0);
@@ -172,6 +188,7 @@ static void test_html_written_in_sections(void **state)
 	char *file = ts_read_file(path);
 	char *page = report_html_in(&run, dir);
 	assert_non_null(file);
+	assert_true(strlen(page) > 1024 * 1024);
 	assert_string_equal(file, page);
 	assert_non_null(strstr(file, "</html>\n"));
 	free(page);

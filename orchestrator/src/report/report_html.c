@@ -504,7 +504,22 @@ static char **log_files(const struct test_result *tr, const char *run_dir, const
 	return names;
 }
 
-static void html_table(struct strbuf *sb, const struct run_result *run, const char *run_dir)
+/* Where a long section may hand what it has written so far (report.html
+ * written to a file a piece at a time); flush NULL keeps it all in sb. */
+struct html_sink {
+	void (*flush)(void *ctx, struct strbuf *sb);
+	void *ctx;
+};
+
+/* Hands sb over once it holds a good piece (or whatever, with all). */
+static void html_flush(const struct html_sink *k, struct strbuf *sb, bool all)
+{
+	if (k->flush && (all || sb->len >= 256 * 1024))
+		k->flush(k->ctx, sb);
+}
+
+static void html_table(struct strbuf *sb, const struct run_result *run, const char *run_dir,
+		       const struct html_sink *sink)
 {
 	bool any_cmp = false;
 	for (size_t i = 0; i < run->n_results; i++)
@@ -516,6 +531,7 @@ static void html_table(struct strbuf *sb, const struct run_result *run, const ch
 		strbuf_puts(sb, "<th>vs baseline</th>");
 	strbuf_puts(sb, "<th>Message</th><th>Logs</th></tr></thead>\n<tbody>\n");
 	for (size_t i = 0; i < run->n_results; i++) {
+		html_flush(sink, sb, false);
 		const struct test_result *tr = &run->results[i];
 		const char *cls = status_class(tr);
 		char dur[32];
@@ -1002,15 +1018,17 @@ static void html_trend(struct strbuf *sb, const struct metric_trend *t)
 	strbuf_puts(sb, "</svg></div>\n");
 }
 
-static void html_trends(struct strbuf *sb, const struct run_result *run)
+static void html_trends(struct strbuf *sb, const struct run_result *run, const struct html_sink *k)
 {
 	if (!run->n_trends)
 		return;
 	strbuf_puts(sb, "<h2 id=\"trends\">Trends<small>the last runs from the history, this run in "
 		    "red</small></h2>\n<div class=\"trends\" style=\"display:flex;flex-wrap:wrap;gap:12px\">\n");
-	for (size_t i = 0; i < run->n_trends; i++)
+	for (size_t i = 0; i < run->n_trends; i++) {
+		html_flush(k, sb, false);
 		if (run->trends[i].n)
 			html_trend(sb, &run->trends[i]);
+	}
 	strbuf_puts(sb, "</div>\n");
 }
 
@@ -1089,7 +1107,7 @@ static void html_regressions(struct strbuf *sb, const struct run_result *run)
  * what sb holds, so that a file is written without the whole page in memory
  * (a 2560-test report.html is megabytes). */
 static void html_build(struct strbuf *sb, const struct run_result *run, const char *run_dir,
-		       void (*flush)(void *ctx, struct strbuf *sb), void *ctx)
+		       const struct html_sink *k)
 {
 	struct report_totals t;
 	report_count(run, &t);
@@ -1104,27 +1122,25 @@ static void html_build(struct strbuf *sb, const struct run_result *run, const ch
 	strbuf_puts(sb, "</style>\n</head>\n<body>\n<main>\n");
 	html_header(sb, run, &t);
 	void (*const sections[])(struct strbuf *, const struct run_result *) = {
-		html_grid, html_boards, html_regressions, html_timeline, html_metrics, html_trends,
+		html_grid, html_boards, html_regressions, html_timeline, html_metrics,
 	};
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
-		if (flush)
-			flush(ctx, sb);
+		html_flush(k, sb, true);
 		sections[i](sb, run);
 	}
-	if (flush)
-		flush(ctx, sb);
-	html_table(sb, run, run_dir);
+	html_trends(sb, run, k);
+	html_table(sb, run, run_dir, k);
 	strbuf_puts(sb, "<footer>Written by orch ");
 	esc(sb, run->orch_version ? run->orch_version : ORCH_VERSION);
 	strbuf_puts(sb, ". Every link is relative to the run folder.</footer>\n</main>\n</body>\n</html>\n");
-	if (flush)
-		flush(ctx, sb);
+	html_flush(k, sb, true);
 }
 
 char *report_html_in(const struct run_result *run, const char *run_dir)
 {
 	struct strbuf sb = STRBUF_INIT;
-	html_build(&sb, run, run_dir, NULL, NULL);
+	static const struct html_sink keep = { NULL, NULL };
+	html_build(&sb, run, run_dir, &keep);
 	return strbuf_detach(&sb);
 }
 
@@ -1143,7 +1159,8 @@ int report_html_write(const struct run_result *run, const char *run_dir, char *e
 	if (ret < 0)
 		return ret;
 	struct strbuf sb = STRBUF_INIT;
-	html_build(&sb, run, run_dir, flush_to_file, &a);
+	const struct html_sink file = { flush_to_file, &a };
+	html_build(&sb, run, run_dir, &file);
 	strbuf_release(&sb);
 	return fs_atomic_commit(&a, err, errlen);
 }
