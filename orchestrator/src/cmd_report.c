@@ -10,10 +10,14 @@
 #include "util/strbuf.h"
 #include "util/log.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void usage(FILE *out)
@@ -106,6 +110,47 @@ static int load_run(const char *dir, struct run_result *run, bool *rebuilt, char
 	return 0;
 }
 
+/* Whether name is a temporary file of a writer that is dead: NAME.tmp.PID.N
+ * (util/fsutil.h fs_atomic) whose PID no longer runs. */
+static bool stale_tmp(const char *name)
+{
+	const char *t = strstr(name, ".tmp.");
+	if (!t)
+		return false;
+	char *end;
+	long pid = strtol(t + 5, &end, 10);
+	if (pid <= 0 || *end != '.' || !end[1])
+		return false;
+	for (const char *p = end + 1; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+/* Removes what a killed orch was writing when it died, in the run folder
+ * and its BOARD/TEST folders: the files themselves are whole (or rebuilt). */
+static void remove_stale_tmp(const char *dir, int depth)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *path = fs_path_join(dir, e->d_name);
+		struct stat sb;
+		if (lstat(path, &sb) == 0) {
+			if (S_ISREG(sb.st_mode) && stale_tmp(e->d_name))
+				unlink(path);
+			else if (S_ISDIR(sb.st_mode) && depth < 2)
+				remove_stale_tmp(path, depth + 1);
+		}
+		free(path);
+	}
+	closedir(d);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	int rc = cmd_parse_help_only(argc, argv, "report", usage);
@@ -133,6 +178,7 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "orch report: %s\n", err);
 		goto out;
 	}
+	remove_stale_tmp(dir, 0);
 	char *summary = report_summary(&run, log_use_color());
 	if (summary)
 		fputs(summary, stderr);

@@ -117,14 +117,29 @@ static void test_kill9_then_report_rebuilds(void **state)
 	}
 	assert_non_null(run);
 	assert_int_equal(lines, 1 + 3 * N_BOARDS);
+	pid_t dead = pid;
 	kill(-pid, SIGKILL);
 	ts_stop(&pid);
 	/* the stuck commands outlive a SIGKILLed orch: stop them by their pids */
 	ts_run(NULL, "cat '%s'/* | xargs -r kill -9", pids);
+	/* what a kill during a write leaves: temporary files of the dead orch
+	 * (removed by the report) and one of a live writer (kept) */
+	char *stale = xasprintf("%s/report.html.tmp.%ld.4", run, (long)dead);
+	char *stale_test = xasprintf("%s/l1/one/result.json.tmp.%ld.0", run, (long)dead);
+	char *live = xasprintf("%s/junit.xml.tmp.%ld.0", run, (long)getpid());
+	free(ts_write_file(run, strrchr(stale, '/') + 1, "<html>half"));
+	free(ts_write_file(run, strstr(stale_test, "l1/one/"), "{\"board\""));
+	free(ts_write_file(run, strrchr(live, '/') + 1, "<testsuites"));
 
 	char *out = NULL;
 	int code = ts_run(&out, "%s report '%s'", ORCH_BIN, run);
 	assert_int_equal(code, 0);
+	assert_false(ts_file_exists(stale));
+	assert_false(ts_file_exists(stale_test));
+	assert_true(ts_file_exists(live));
+	free(stale);
+	free(stale_test);
+	free(live);
 	assert_non_null(strstr(out, "did not end"));
 	assert_non_null(strstr(out, "rebuilt from journal.jsonl: 12 results"));
 	json_t *res = ts_json_load_in(run, "results.json");
