@@ -424,6 +424,51 @@ static void test_inventory_switch(void **state)
 	free(dir);
 }
 
+/* The runner shell's read calls so far ($$: the runner; its reaped
+ * subshells' reads count too). */
+static long runner_reads(struct transport *tr)
+{
+	struct ts_collect c = { 0 };
+	struct transport_status st;
+	assert_int_equal(ts_collect_exec(tr, "{ read -r x; read -r x; read -r x n; } </proc/$$/io; "
+					 "echo \"$n\"", 10000, -1, &c, &st), 0);
+	long n = atol(strbuf_str(&c.out));
+	ts_collect_release(&c);
+	return n;
+}
+
+/* A 16 KB command reaches the runner shell in a few reads: it takes its
+ * requests as script text, read in blocks, where `read -r` made one read
+ * per byte (over 16000 calls for this command on the board). */
+static void test_long_command_few_reads(void **state)
+{
+	(void)state;
+	LAB_SKIP_IF_DOWN(lab);
+	struct strbuf cmd = STRBUF_INIT;
+	for (int i = 0; i < 256; i++)
+		strbuf_printf(&cmd, ": '%03d' \"it's\" $HOME %s\n", i,
+			      "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+	strbuf_puts(&cmd, "echo done");
+	enum lab_kind kinds[] = { LAB_OPENSSH, LAB_DROPBEAR };
+	for (size_t k = 0; k < 2; k++) {
+		struct transport *tr = connect_to(kinds[k], 1, true);
+		long before = runner_reads(tr);
+		struct ts_collect c = { 0 };
+		struct transport_status st;
+		assert_int_equal(ts_collect_exec(tr, strbuf_str(&cmd), 10000, -1, &c, &st), 0);
+		assert_string_equal(strbuf_str(&c.out), "done\n");
+		assert_int_equal(st.exit_code, 0);
+		ts_collect_release(&c);
+		long used = runner_reads(tr) - before;
+		print_message("%s: %ld read calls for a %zu-byte command and a probe\n",
+			      k ? "dropbear" : "OpenSSH", used, cmd.len);
+		/* the subshells' own reads (the io lines, the Pid: line) are about 250 */
+		assert_true(used < 800);
+		transport_free(tr);
+	}
+	strbuf_release(&cmd);
+}
+
 int main(void)
 {
 	transport_ssh_global_init();
@@ -437,6 +482,7 @@ int main(void)
 		cmocka_unit_test(test_leftover_reaped_by_the_runner),
 		cmocka_unit_test(test_output_between_commands_taints),
 		cmocka_unit_test(test_inventory_switch),
+		cmocka_unit_test(test_long_command_few_reads),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -145,11 +145,12 @@ static void test_flush_held_bytes(void **state)
 static void test_request(void **state)
 {
 	(void)state;
-	char *r = ssh_runner_request(TOK, "step_1", true, "echo a\n\necho b\n");
-	assert_string_equal(r, TOK " step_1 1\necho a\n\necho b\n\n" TOK "\n");
+	char *r = ssh_runner_request(TOK, "step_1", true, "echo a\n\necho 'b'\n");
+	assert_string_equal(r, "orch_t=" TOK "; orch_s=step_1; orch_g=1; "
+			       "orch_c='echo a\n\necho '\\''b'\\''\n'; eval \"$orch_B\"\n");
 	free(r);
 	r = ssh_runner_request(TOK, "bad step;", false, "x");
-	assert_string_equal(r, TOK " - 0\nx\n" TOK "\n");
+	assert_string_equal(r, "orch_t=" TOK "; orch_s=-; orch_g=0; orch_c='x'; eval \"$orch_B\"\n");
 	free(r);
 }
 

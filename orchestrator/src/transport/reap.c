@@ -92,9 +92,25 @@ bool reap_token_ok(const char *id)
 #define REAP_WINDOW \
 	REAP_GLOB "if [ -r /proc/$$/task/$$/children ]; then " REAP_TREE "else " REAP_PPIDS "fi; "
 
+/* The walk of REAP_WALK in the shell that runs it, from $PPID (known
+ * without a read), its variables named after var ("@" below). */
+static const char ANCESTORS_WALK[] =
+	"@=$$; @_x=${PPID:-0}; @_i=0; "
+	"while [ \"$@_x\" -gt 1 ] && [ $@_i -lt 64 ]; do @=\"$@ $@_x\"; @_q=; "
+	"{ while read -r @_k @_v; do case $@_k in PPid:) @_q=$@_v; break;; esac; done "
+	"</proc/$@_x/status; } 2>/dev/null; [ -n \"$@_q\" ] || break; @_x=$@_q; "
+	"@_i=$((@_i + 1)); done; [ \"$@_x\" = 1 ] && @=\"$@ 1\"; unset @_x @_q @_i @_k @_v";
+
 char *reap_ancestors_script(const char *var)
 {
-	return xasprintf("%s=$(X=; a=$$; " REAP_WALK "echo $X)", var);
+	struct strbuf sb = STRBUF_INIT;
+	for (const char *p = ANCESTORS_WALK; *p; p++) {
+		if (*p == '@')
+			strbuf_puts(&sb, var);
+		else
+			strbuf_putc(&sb, *p);
+	}
+	return strbuf_detach(&sb);
 }
 
 char *reap_script(const char *token, const char *pid_expr, bool grace)

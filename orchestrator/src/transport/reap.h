@@ -62,9 +62,12 @@ char *reap_script(const char *token, const char *pid_expr, bool grace);
 char *reap_script_under(const char *token, const char *pid_expr, const char *anc_expr,
 			const char *grace_expr);
 
-/* `VAR=$(...)`: sets shell variable VAR to this shell's pid and its
- * ancestors' up to 1 ("PID PPID ... 1"), in one subshell (a fork: meant
- * for once per long-lived shell). Caller frees. */
+/* Sets shell variable VAR to this shell's pid and its ancestors' up to 1
+ * ("PID PPID ... 1") in the shell itself (no fork: a command
+ * substitution's subshell cost a long-lived shell's start about as much
+ * as the reads), starting from $PPID; meant for once per long-lived
+ * shell. Its own variables VAR_x, VAR_q, VAR_i, VAR_k and VAR_v are unset
+ * again. Caller frees. */
 char *reap_ancestors_script(const char *var);
 
 /* Parses the script's line out of text (it may stand anywhere). Returns

@@ -22,19 +22,16 @@ static const char *const mark_kind[] = { "run", "exit", "end" };
 
 /* ---- the board side ---- */
 
-/* The loop (run by /bin/sh). orch_R: the leftover reap, T, P and G (1:
- * with its TERM grace) set in front of it per command, and A: the loop
- * shell's own ancestors (orch_a), read once as the loop starts. The
- * channel's stderr is fd 8 while the loop runs, its own stderr /dev/null
- * (a shell says "Killed" there when a subshell dies of a signal). The
- * subshell takes stderr back and drops the loop's variables before the
- * command runs; the EXIT trap it sets holds the values it needs as text. */
-static const char RUNNER_LOOP[] =
-	"unset orch_l; exec 8>&2 2>/dev/null\n"
-	"while IFS=' ' read -r orch_t orch_s orch_g; do\n"
-	"orch_c=; orch_n=\n"
-	"while :; do IFS= read -r orch_x || exit 0; [ \"$orch_x\" = \"$orch_t\" ] && break; "
-	"orch_c=$orch_c$orch_n$orch_x; orch_n='\n'; done\n"
+/* One command (orch_B, run with eval by the runner shell for each request
+ * line, which sets orch_t, orch_s, orch_g and orch_c first). orch_R: the
+ * leftover reap, T, P and G (1: with its TERM grace) set in front of it,
+ * and A: the runner shell's own ancestors (orch_a), read once as it
+ * starts. The channel's stderr is fd 8 while the runner runs, its own
+ * stderr /dev/null (a shell says "Killed" there when a subshell dies of a
+ * signal). The subshell takes stderr back and drops the runner's variables
+ * before the command runs; the EXIT trap it sets holds the values it needs
+ * as text. */
+static const char RUNNER_BODY[] =
 	"(\n"
 	"exec 2>&8 8>&-\n"
 	"orch_p=; { while read -r orch_x orch_p; do case $orch_x in Pid:) break;; esac; orch_p=; "
@@ -49,44 +46,76 @@ static const char RUNNER_LOOP[] =
 	"trap \"orch_e=\\$?; trap - EXIT; if [ -p /proc/self/fd/7 ] || [ -S /proc/self/fd/7 ]; "
 	"then { $orch_r printf '\\\\036orch-exit $orch_t %s\\\\036\\\\n' \\$orch_e; } "
 	">&7 2>/dev/null; fi; exit \\$orch_e\" EXIT\n"
-	"unset orch_t orch_s orch_g orch_p orch_x orch_n orch_r orch_R orch_e orch_a\n"
+	"unset orch_t orch_s orch_g orch_p orch_x orch_r orch_R orch_e orch_a orch_B\n"
 	"eval \"unset orch_c; $orch_c\"\n"
 	") </dev/null\n"
 	"orch_e=$?\n"
 	"printf '\\036orch-end %s %s\\036\\n' \"$orch_t\" \"$orch_e\"\n"
-	"printf '\\036orch-end %s %s\\036\\n' \"$orch_t\" \"$orch_e\" >&8\n"
-	"done\n";
+	"printf '\\036orch-end %s %s\\036\\n' \"$orch_t\" \"$orch_e\" >&8\n";
 
-/* The loop in orch_l, run by /bin/sh as the leader of its own process
- * group (the group check of ssh_wrap.c: dropbear starts commands in its
- * own group), with eval when the login shell already is sh. */
+/* How the runner shell takes its requests: as script text read from the
+ * channel, which dash and busybox ash read in blocks (8 KiB, 1 KiB) where
+ * their `read` builtin makes one read(2) per byte. With `.` on the
+ * channel's pipe the shell that ran the definitions reads it itself, no
+ * program started. Otherwise `/bin/sh -s` takes over (the same process:
+ * the ancestors read hold), with the definitions in its environment (the
+ * subshell unsets them before the command):
+ *   - a shell that is not the leader of its own process group (dropbear
+ *     starts commands in its connection's group) gets `setsid` in front,
+ *     as ssh_wrap.c does: it calls setsid() without forking;
+ *   - bash, zsh and the ksh family read a whole file for `.` before
+ *     running any of it (bash also reads a pipe byte-wise with -s, as its
+ *     `read` did);
+ *   - a channel that is no pipe, or one this user may not open again
+ *     through /dev/stdin (dropbear's belong to root).
+ * $0 is then the name the program was started by: `sh` when PATH finds
+ * /bin/sh by that name (as on a channel of its own), else /bin/sh. */
+static const char RUNNER_READER[] =
+	"exec 8>&2 2>/dev/null\n"
+	"orch_S=; kill -0 -$$ || { command -v setsid >/dev/null && orch_S=setsid; }\n"
+	"if [ -z \"$orch_S${BASH_VERSION-}${ZSH_VERSION-}${KSH_VERSION-}${YASH_VERSION-}\" ] && "
+	"[ -p /dev/stdin ] && [ -r /dev/stdin ]; then unset orch_S; . /dev/stdin; exit 0; fi\n"
+	"export orch_R orch_B orch_a; orch_x=/bin/sh; orch_f=$IFS; IFS=:; set -f\n"
+	"for orch_d in $PATH; do [ -x \"${orch_d:-.}/sh\" ] || continue; "
+	"[ \"${orch_d:-.}/sh\" -ef /bin/sh ] && orch_x=sh; break; done\n"
+	"IFS=$orch_f; set +f; exec $orch_S $orch_x -s\n";
+
+/* The definitions in orch_l, run by /bin/sh: with eval when the login
+ * shell already is sh. */
 char *ssh_runner_script(void)
 {
-	struct strbuf loop = STRBUF_INIT;
+	struct strbuf defs = STRBUF_INIT;
 	struct strbuf out = STRBUF_INIT;
 	char *reap = reap_script_under("$T", "$P", "$A", "$G");
-	strbuf_puts(&loop, "orch_R=");
-	strbuf_shquote(&loop, reap);
-	strbuf_puts(&loop, "\n");
+	strbuf_puts(&defs, "unset orch_l; orch_R=");
+	strbuf_shquote(&defs, reap);
 	free(reap);
+	strbuf_puts(&defs, "; orch_B=");
+	strbuf_shquote(&defs, RUNNER_BODY);
+	strbuf_puts(&defs, "\n");
 	char *anc = reap_ancestors_script("orch_a");
-	strbuf_puts(&loop, anc);
-	strbuf_puts(&loop, "\n");
+	strbuf_puts(&defs, anc);
+	strbuf_puts(&defs, "\n");
 	free(anc);
-	strbuf_puts(&loop, RUNNER_LOOP);
+	strbuf_puts(&defs, RUNNER_READER);
 	strbuf_puts(&out, "orch_l=");
-	strbuf_shquote(&out, strbuf_str(&loop));
-	strbuf_puts(&out, "; if ! kill -0 -$$ 2>/dev/null && command -v setsid >/dev/null 2>&1; "
-		    "then exec setsid /bin/sh -c \"$orch_l\" sh; fi; set --; "
-		    "case ${0##*/} in sh) eval \"$orch_l\";; *) exec /bin/sh -c \"$orch_l\" sh;; esac");
-	strbuf_release(&loop);
+	strbuf_shquote(&out, strbuf_str(&defs));
+	strbuf_puts(&out, "; set --; case ${0##*/} in sh) eval \"$orch_l\";; "
+		    "*) exec /bin/sh -c \"$orch_l\" sh;; esac");
+	strbuf_release(&defs);
 	return strbuf_detach(&out);
 }
 
+/* One line of script (the command's text single-quoted: whatever it holds,
+ * a syntax error included, stays inside the subshell's eval). */
 char *ssh_runner_request(const char *token, const char *step, bool grace, const char *command)
 {
-	return xasprintf("%s %s %d\n%s\n%s\n", token, step && reap_token_ok(step) ? step : "-",
-			 grace ? 1 : 0, command, token);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_printf(&sb, "orch_t=%s; orch_s=%s; orch_g=%d; orch_c=", token,
+		      step && reap_token_ok(step) ? step : "-", grace ? 1 : 0);
+	strbuf_shquote(&sb, command);
+	strbuf_puts(&sb, "; eval \"$orch_B\"\n");
+	return strbuf_detach(&sb);
 }
 
 /* ---- framing ---- */

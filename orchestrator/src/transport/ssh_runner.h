@@ -2,27 +2,35 @@
 #define ORCH_TRANSPORT_SSH_RUNNER_H
 /*
  * The board's command runner (private to transport_ssh.c, which owns one
- * per SSH session): one long-lived exec channel running a small /bin/sh
- * loop, so that a command costs the board a subshell instead of a new
- * session channel (sshd forking a session and exec'ing a shell: about
- * 3 ms of a small board's CPU per command).
+ * per SSH session): one long-lived exec channel running /bin/sh, so that
+ * a command costs the board a subshell instead of a new session channel
+ * (sshd forking a session and exec'ing a shell: about 3 ms of a small
+ * board's CPU per command).
  *
- * The loop is sent once, as the channel's exec command (after `setsid`
- * where the server did not start it in a session of its own: dropbear).
- * Per command orch writes one header line "TOKEN STEP GRACE" (a fresh
- * random token, the step id or "-", 1 or 0 for the leftover reap's TERM
- * grace), the command text, and a line holding only TOKEN: the loop reads
- * lines up to it, so any text but NUL bytes passes unchanged. It runs the
- * command as `( ... ) </dev/null` with eval, in a subshell that first
- * drops what the loop set (its variables), saves the channel's stdout as
- * fd 7 and sets an EXIT trap like the channel wrapper's (ssh_wrap.h: the
- * leftover reap of transport/reap.h with P = the subshell's pid, read from
- * the Pid: line of /proc/self/status without a fork: about 70 one-byte
- * reads in dash, where the stat line took 300). Markers, each
+ * The runner's definitions are sent once, as the channel's exec command
+ * (run with eval when the login shell is sh). The shell then takes its
+ * requests as script text from the channel: with `.` on the channel's
+ * pipe, or as `/bin/sh -s` (after `setsid` where the server did not start
+ * it in a session of its own: dropbear; for bash and the like; or when
+ * the pipe cannot be opened again), so dash and busybox ash read it in
+ * blocks where their `read` builtin made one read(2) per byte (some 2400
+ * per board for a first command carrying the facts). Per command orch
+ * writes one request: "orch_t=TOKEN; orch_s=STEP; orch_g=GRACE;
+ * orch_c='COMMAND'; eval "$orch_B"" with a fresh random token, the step
+ * id or "-", 1 or 0 for the leftover reap's TERM grace, and the command
+ * single-quoted (any text but NUL bytes passes unchanged, a syntax error
+ * included: it stays inside the subshell's eval). orch_B runs the command
+ * as `( ... ) </dev/null` with eval, in a subshell that first drops what
+ * the runner set (its variables), saves the channel's stdout as fd 7 and
+ * sets an EXIT trap like the channel wrapper's (ssh_wrap.h: the leftover
+ * reap of transport/reap.h with P = the subshell's pid, read from the
+ * Pid: line of /proc/self/status without a fork: about 70 one-byte reads
+ * in dash, where the stat line took 300; the runner's ancestors were read
+ * once, without a fork, as it started). Markers, each
  * "\036orch-KIND TOKEN N\036\n":
  *   run   (stdout and stderr) the subshell started; N = its pid
  *   exit  (stdout, from the trap) the command exited by itself with status N
- *   end   (stdout and stderr, from the loop) the subshell ended; N = $?
+ *   end   (stdout and stderr, from the runner) the subshell ended; N = $?
  * The bytes between run and end are the command's, passed on as they come;
  * only what may still become a marker at the end of a read is held back.
  * Anything outside them (a process left behind writing to the channel)
@@ -75,7 +83,7 @@ void ssh_runner_frame_flush(struct ssh_runner_frame *f, ssh_runner_out_fn out, v
 /* The status the frame says, as a channel of its own would give it. */
 void ssh_runner_frame_status(const struct ssh_runner_frame *f, struct transport_status *st);
 
-/* The exec command that starts the loop; caller frees. */
+/* The exec command that starts the runner; caller frees. */
 char *ssh_runner_script(void);
 /* What orch writes for one command (step: a step id, or NULL); caller frees. */
 char *ssh_runner_request(const char *token, const char *step, bool grace, const char *command);
