@@ -3,8 +3,9 @@
 /*
  * Board facts: what a board says about itself, gathered once per run over
  * the connection its tests use, with one POSIX shell command (/proc, /sys
- * and /etc/os-release read by the shell's builtins; getconf or the musl
- * loader for the libc): kernel, os, os_version, arch, cpu, cores, mhz,
+ * and /etc/os-release read by the shell's builtins; the libc from its file
+ * name or glibc's loader, else getconf, the musl loader or ldd): kernel,
+ * os, os_version, arch, cpu, cores, mhz,
  * bogomips, memory, libc; then the scenario's own `facts:` commands in the
  * same command, the first line of each one's output being its value. A
  * fact the board cannot tell is left out. Reports, junit and history read
