@@ -12,7 +12,11 @@
 #   - fan-out of one command to 64 boards: `orch run` of a 1-test scenario
 #     against parallel-ssh (pssh, -p 64) with OpenSSH's default key exchange
 #     (sntrup761x25519 on OpenSSH 9.2) and with curve25519-sha256 forced (the
-#     one libssh 0.10, and so orch, negotiates).
+#     one libssh 0.10, and so orch, negotiates). For each of the three, the
+#     client's own CPU (orch, or parallel-ssh and its ssh processes) and the
+#     boards' CPU per connection (every board's sshd, the sessions it starts
+#     and their shells), read from the kernel's accounting (bench/cgcpu.sh:
+#     a cgroup each, as root; "not measured" otherwise).
 # Prints every round, then the medians, ratios and targets. Timing on a
 # shared machine varies: the ratios come from runs made side by side.
 #   bench/rack-scale.sh [ROUNDS] [ORCH_BINARY]
@@ -27,6 +31,7 @@ set -eu
 rounds=${1:-3}
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
+. "$here/cgcpu.sh"
 orch=${2:-$repo/build/orch}
 n=${RACK_BOARDS:-64}
 base=${RACK_BASE:-127.0.130}
@@ -46,6 +51,7 @@ cleanup() {
 		[ -S "$s" ] && ssh -o ControlPath="$s" -O exit x >/dev/null 2>&1 || true
 	done
 	"$repo/tests/lab/sshd-lab.sh" down --dir "$dir/lab" >/dev/null 2>&1 || true
+	cg_cleanup
 	rm -rf "$dir" "$locks" "$runs"/rack-scale-*
 }
 trap cleanup EXIT
@@ -56,6 +62,12 @@ trap 'exit 143' TERM
 "$repo/tests/lab/sshd-lab.sh" up --dir "$dir/lab" --boards "$n" --dropbear 0 --base "$base" >/dev/null
 user=$(sed -n 's/^LAB_USER=//p' "$dir/lab/lab.env")
 cfg=$dir/lab/ssh_config
+# the boards' listeners in one group (their connections follow), each
+# fan-out's client in another
+cg_init "orch-rackscale-$$"
+cg_make boards
+cg_make client
+cg_add boards $(cat "$dir"/lab/board*/sshd.pid)
 mkdir -p "$dir/cm" "$runs"
 export ORCH_LOCK_DIR="$locks"
 {
@@ -98,9 +110,30 @@ scenario s160 160 0
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
+# fan_cpu_begin / fan_cpu_end KEY: the client's CPU (ms) and the boards'
+# per connection (ms) of what ran between them, to the figures as
+# "KEY-client MS" and "KEY-board MS"; prints "client MS, boards MS/conn"
+fan_cpu_begin() {
+	cg_settle boards "$n"
+	b0=$(cg_usage boards)
+	c0=$(cg_usage client)
+}
+fan_cpu_end() {
+	cg_settle boards "$n"
+	if [ "$CG_KIND" = none ]; then
+		echo "CPU not measured"
+		return
+	fi
+	cms=$(cg_ms "$c0" "$(cg_usage client)")
+	bms=$(cg_ms "$b0" "$(cg_usage boards)" "$n")
+	echo "$1-client $cms" >>"$dir/figures"
+	echo "$1-board $bms" >>"$dir/figures"
+	echo "client CPU $cms ms, boards $bms ms/conn"
+}
+
 # orch_run NAME -> "wall cpu rss_kib user sys" (orch's own: user+sys, peak RSS)
 orch_run() {
-	/usr/bin/time -f '%e %U %S %M' -o "$dir/time.out" \
+	cg_exec client /usr/bin/time -f '%e %U %S %M' -o "$dir/time.out" \
 		"$orch" run "$dir/$1.yaml" -q -o "$runs/rack-scale-$r-$1" >"$dir/orch.log" 2>&1 ||
 		{ echo "rack-scale: orch run $1 failed:" >&2; grep -v ' pass ' "$dir/orch.log" | tail -8 >&2; exit 1; }
 	awk '{ printf "%.2f %.2f %d %.2f %.2f", $1, $2 + $3, $4, $2, $3 }' "$dir/time.out"
@@ -137,7 +170,7 @@ cm_run() {
 
 pssh_run() {
 	t0=$(now)
-	parallel-ssh -h "$dir/hosts" -p "$n" -t 60 -x "-F $cfg -o LogLevel=ERROR" "$@" true \
+	cg_exec client parallel-ssh -h "$dir/hosts" -p "$n" -t 60 -x "-F $cfg -o LogLevel=ERROR" "$@" true \
 		>"$dir/pssh.log" 2>&1 || { echo "rack-scale: parallel-ssh failed:" >&2; tail -3 "$dir/pssh.log" >&2; exit 1; }
 	t1=$(now)
 	elapsed "$t0" "$t1"
@@ -149,6 +182,10 @@ echo "orch: $orch ($("$orch" --version 2>/dev/null | head -1))"
 echo "pssh default kex: $kex_default; orch (libssh): curve25519-sha256"
 echo
 echo "run folders in $runs ($(df -T "$runs" | awk 'NR == 2 { print $2 }'))"
+case $CG_KIND in
+none) echo "fan-out CPU: not measured (needs root and a cgroup hierarchy)" ;;
+*) echo "fan-out CPU: cgroup $CG_KIND ($CG_ROOT), clients and boards apart" ;;
+esac
 echo
 printf '%-5s %-28s %8s %8s %9s %7s %7s\n' round scenario wall_s cpu_s rss_kib user_s sys_s
 : >"$dir/figures"
@@ -156,9 +193,11 @@ r=1
 while [ "$r" -le "$rounds" ]; do
 	for sc in s40 s40m s10 s160 fanout; do
 		[ "$sc" = s160 ] && [ "${RACK_SKIP_BIG:-0}" = 1 ] && continue
+		[ "$sc" = fanout ] && fan_cpu_begin
 		set -- $(orch_run $sc)
 		printf '%-5s %-28s %8s %8s %9s %7s %7s\n' "$r" "orch $sc" "$1" "$2" "$3" "$4" "$5"
 		echo "$sc $1 $2 $3" >>"$dir/figures"
+		[ "$sc" = fanout ] && printf '%-5s %-28s %s\n' "$r" "  orch fan-out" "$(fan_cpu_end fanout)"
 	done
 	w=$(cm_run 40 0)
 	printf '%-5s %-28s %8s\n' "$r" "controlmaster 40x$n" "$w"
@@ -166,12 +205,16 @@ while [ "$r" -le "$rounds" ]; do
 	w=$(cm_run 40 1)
 	printf '%-5s %-28s %8s\n' "$r" "controlmaster 40x$n metric" "$w"
 	echo "cm40m $w" >>"$dir/figures"
+	fan_cpu_begin
 	w=$(pssh_run)
 	printf '%-5s %-28s %8s\n' "$r" "parallel-ssh default kex" "$w"
 	echo "pssh $w" >>"$dir/figures"
+	printf '%-5s %-28s %s\n' "$r" "  parallel-ssh default kex" "$(fan_cpu_end pssh)"
+	fan_cpu_begin
 	w=$(pssh_run -O KexAlgorithms=curve25519-sha256)
 	printf '%-5s %-28s %8s\n' "$r" "parallel-ssh curve25519" "$w"
 	echo "psshc $w" >>"$dir/figures"
+	printf '%-5s %-28s %s\n' "$r" "  parallel-ssh curve25519" "$(fan_cpu_end psshc)"
 	r=$((r + 1))
 done
 
@@ -197,6 +240,14 @@ fan=$(median fanout 2); pssh=$(median pssh 2); psshc=$(median psshc 2)
 echo "  orch 40x$n: $s40w s wall, $s40c s CPU, $s40r KiB; with metrics: $s40mw s, $s40mc s CPU"
 echo "  ControlMaster 40x$n: $cm40 s; with metrics: $cm40m s"
 echo "  fan-out: orch $fan s, parallel-ssh $pssh s (default kex), $psshc s (curve25519)"
+if [ "$CG_KIND" = none ]; then
+	echo "  fan-out CPU (client, boards per connection): not measured"
+else
+	for k in fanout pssh psshc; do
+		case $k in fanout) l="orch" ;; pssh) l="parallel-ssh, default kex" ;; *) l="parallel-ssh, curve25519" ;; esac
+		echo "  fan-out CPU, $l: client $(median "$k-client" 2) ms, boards $(median "$k-board" 2) ms per connection"
+	done
+fi
 check "orch/ControlMaster wall, 40x$n" "$(ratio "$s40w" "$cm40")" "<=" 0.3
 check "orch/ControlMaster wall, 40x$n, one metric per test" "$(ratio "$s40mw" "$cm40m")" "<=" 0.3
 check "orch CPU s, 40x$n" "$s40c" "<=" 1.5

@@ -3,25 +3,34 @@
 # (tests/lab/sshd-lab.sh): `orch boards --check` (libssh, one session per
 # board) against OpenSSH's `ssh` started in parallel, with its default key
 # exchange (sntrup761x25519 on OpenSSH 9.2) and with curve25519-sha256, the
-# one libssh 0.10 negotiates (it does not offer sntrup761). Timing only: no
-# assertion, numbers vary with machine load.
+# one libssh 0.10 negotiates (it does not offer sntrup761). Timing, and for
+# each client its own CPU and the boards' CPU per connection (every board's
+# sshd, the sessions it starts and their shells), read from the kernel's
+# accounting (bench/cgcpu.sh: a cgroup each, as root; "not measured"
+# otherwise). No assertion: numbers vary with machine load.
 #   bench/ssh-fanout.sh [N] [ORCH_BINARY]
+# Environment: FANOUT_BASE (127.0.31): the boards' addresses, BASE.1..N.
 set -eu
 n=${1:-32}
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 orch=${2:-$repo/build/orch}
-base=127.0.31
+base=${FANOUT_BASE:-127.0.31}
+. "$here/cgcpu.sh"
 dir=$(mktemp -d /tmp/orch-fanout-XXXXXX)
 chmod 755 "$dir"
-trap '"$repo/tests/lab/sshd-lab.sh" down --dir "$dir/lab" >/dev/null 2>&1; rm -rf "$dir"' EXIT
+trap '"$repo/tests/lab/sshd-lab.sh" down --dir "$dir/lab" >/dev/null 2>&1; cg_cleanup; rm -rf "$dir"' EXIT
 # dash runs no EXIT trap when a signal kills it: exit instead, so the lab goes.
 trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-"$repo/tests/lab/sshd-lab.sh" up --dir "$dir/lab" --boards "$n" --dropbear 0 --base $base >/dev/null
+"$repo/tests/lab/sshd-lab.sh" up --dir "$dir/lab" --boards "$n" --dropbear 0 --base "$base" >/dev/null
 user=$(sed -n 's/^LAB_USER=//p' "$dir/lab/lab.env")
+cg_init "orch-fanout-$$"
+cg_make boards
+cg_make client
+cg_add boards $(cat "$dir"/lab/board*/sshd.pid)
 {
 	echo "defaults:"
 	echo "  ssh: { user: $user, port: 2222, identity: lab/id_ed25519, known_hosts: lab/known_hosts }"
@@ -36,13 +45,29 @@ user=$(sed -n 's/^LAB_USER=//p' "$dir/lab/lab.env")
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
+# N ssh clients in parallel, in the client group
 ssh_all() {
-	i=1
-	while [ $i -le "$n" ]; do
-		ssh -F "$dir/lab/ssh_config" -o LogLevel=ERROR "$@" "lab$i" true &
-		i=$((i + 1))
-	done
-	wait
+	cg_exec client sh -c 'cfg=$1; n=$2; shift 2; i=1
+		while [ $i -le "$n" ]; do
+			ssh -F "$cfg" -o LogLevel=ERROR "$@" "lab$i" true &
+			i=$((i + 1))
+		done
+		wait' sh "$dir/lab/ssh_config" "$n" "$@"
+}
+
+# cpu_begin / cpu_end: the client's CPU and the boards' per connection
+cpu_begin() {
+	cg_settle boards "$n"
+	b0=$(cg_usage boards)
+	c0=$(cg_usage client)
+}
+cpu_end() {
+	cg_settle boards "$n"
+	if [ "$CG_KIND" = none ]; then
+		echo "      CPU not measured (needs root and a cgroup hierarchy)"
+	else
+		echo "      client CPU $(cg_ms "$c0" "$(cg_usage client)") ms, boards $(cg_ms "$b0" "$(cg_usage boards)" "$n") ms per connection"
+	fi
 }
 
 kex_of() {
@@ -51,15 +76,21 @@ kex_of() {
 
 echo "fan-out to $n OpenSSH boards on $base.x (2 cores)"
 if [ -x "$orch" ]; then
+	cpu_begin
 	t0=$(now)
-	"$orch" boards -i "$dir/inventory.yaml" --check >/dev/null 2>&1 || echo "  (orch boards --check reported failures)"
+	cg_exec client "$orch" boards -i "$dir/inventory.yaml" --check >/dev/null 2>&1 || echo "  (orch boards --check reported failures)"
 	t1=$(now)
 	echo "  orch boards --check (libssh, curve25519-sha256):   $(elapsed "$t0" "$t1") s"
+	cpu_end
 else
 	echo "  orch binary $orch missing: build it first"
 fi
 kex=$(kex_of)
+cpu_begin
 t0=$(now); ssh_all; t1=$(now)
 echo "  ssh x$n in parallel, default kex ($kex): $(elapsed "$t0" "$t1") s"
+cpu_end
+cpu_begin
 t0=$(now); ssh_all -o KexAlgorithms=curve25519-sha256; t1=$(now)
 echo "  ssh x$n in parallel, kex curve25519-sha256:       $(elapsed "$t0" "$t1") s"
+cpu_end
