@@ -444,9 +444,9 @@ int main(int argc, char **argv)
 		o.block = o.size;
 
 	/* mbw's layout, whatever this libc's malloc does: each array at page
-	 * offset 16, the source right above the destination. At offset 0 the
-	 * loops ran 10-15 % faster than mbw's on the same CPU, and glibc's
-	 * memcpy chooses its direction from the two addresses. */
+	 * offset 16, the source right above the destination. glibc's memcpy
+	 * chooses its path from the two addresses (same page offset: backward
+	 * below the non-temporal threshold), so the copy must see the same. */
 	if (memcopy_arrays(o.size, &src, &dst) < 0) {
 		ret = rb_error("cannot allocate 2 x %llu bytes", (unsigned long long)o.size);
 		goto out;

@@ -7,6 +7,7 @@
 #include "memcopy.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -69,7 +70,35 @@ void memcopy_config_from(const struct memcopy_facts *f, struct memcopy_config *c
 		c->nt_threshold = 0x4040;
 	/* rep movsb stops at the L2 size on AMD (slow above it on Zen 3),
 	 * at the non-temporal threshold elsewhere */
-	c->movsb_stop = f->vendor == MEMCOPY_VENDOR_AMD ? core : c->nt_threshold;
+	c->stop_at_nt = f->vendor != MEMCOPY_VENDOR_AMD;
+	c->movsb_stop = c->stop_at_nt ? c->nt_threshold : core;
+}
+
+void memcopy_config_tunables(struct memcopy_config *c, const char *tunables)
+{
+	static const char nt[] = "glibc.cpu.x86_non_temporal_threshold=",
+			  movsb[] = "glibc.cpu.x86_rep_movsb_threshold=";
+	const char *p = tunables;
+	unsigned long long v;
+	char *end;
+
+	while (p && *p) {
+		if (strncmp(p, nt, sizeof(nt) - 1) == 0) {
+			v = strtoull(p + sizeof(nt) - 1, &end, 0);
+			if ((*end == ':' || !*end) && v >= 0x4040) {
+				c->nt_threshold = v;
+				if (c->stop_at_nt)
+					c->movsb_stop = v;
+			}
+		} else if (strncmp(p, movsb, sizeof(movsb) - 1) == 0) {
+			v = strtoull(p + sizeof(movsb) - 1, &end, 0);
+			if ((*end == ':' || !*end) && v > 8ull * c->vec)
+				c->movsb_threshold = v;
+		}
+		p = strchr(p, ':');
+		if (p)
+			p++;
+	}
 }
 
 enum memcopy_path memcopy_plan(const struct memcopy_config *c, const void *dst, const void *src,
@@ -455,6 +484,7 @@ void memcopy_config_host(struct memcopy_config *c)
 
 	if (memcopy_facts_read(&f) == 0) {
 		memcopy_config_from(&f, c);
+		memcopy_config_tunables(c, getenv("GLIBC_TUNABLES"));
 		return;
 	}
 	memset(c, 0, sizeof(*c));

@@ -45,6 +45,7 @@ struct memcopy_config {
 	uint64_t movsb_stop;      /* ... and below this one */
 	uint64_t nt_threshold;    /* non-temporal stores above this size */
 	int glibc_like;           /* 0: no cpuid (the portable forward loop) */
+	int stop_at_nt;           /* movsb_stop follows nt_threshold (not AMD) */
 };
 
 enum memcopy_path {
@@ -62,8 +63,14 @@ int memcopy_facts_read(struct memcopy_facts *f);
 /* The variant and thresholds glibc derives from f (its dl_init_cacheinfo). */
 void memcopy_config_from(const struct memcopy_facts *f, struct memcopy_config *c);
 
-/* The configuration of this CPU: memcopy_config_from(cpuid) on x86-64, else the
- * portable loop (vec 16, forward only). */
+/* Applies the x86 thresholds a GLIBC_TUNABLES value sets
+ * (glibc.cpu.x86_non_temporal_threshold, glibc.cpu.x86_rep_movsb_threshold)
+ * as glibc does: values below glibc's minimum are ignored. */
+void memcopy_config_tunables(struct memcopy_config *c, const char *tunables);
+
+/* The configuration of this CPU: memcopy_config_from(cpuid) and the
+ * GLIBC_TUNABLES of the environment on x86-64, else the portable loop (vec
+ * 16, forward only). */
 void memcopy_config_host(struct memcopy_config *c);
 
 /* The path glibc's memcpy takes for these arguments under c. */

@@ -88,6 +88,30 @@ static void test_config_old_cpus(void **state)
 	assert_int_equal(c.nt_threshold, (512 << 10) * 3 / 4);
 }
 
+/* GLIBC_TUNABLES moves the thresholds as in glibc (checked on this VM with
+ * ld.so --list-diagnostics); values under glibc's minimum are ignored. */
+static void test_tunables(void **state)
+{
+	struct memcopy_config c;
+
+	(void)state;
+	memcopy_config_from(&zen4_vm, &c);
+	memcopy_config_tunables(&c, "glibc.malloc.check=0:glibc.cpu.x86_non_temporal_threshold="
+				    "0x100000:glibc.cpu.x86_rep_movsb_threshold=4096");
+	assert_int_equal(c.nt_threshold, 0x100000);
+	assert_int_equal(c.movsb_threshold, 4096);
+	assert_int_equal(c.movsb_stop, MIB); /* AMD: the L2 still */
+	memcopy_config_tunables(&c, "glibc.cpu.x86_non_temporal_threshold=100:"
+				    "glibc.cpu.x86_rep_movsb_threshold=64");
+	assert_int_equal(c.nt_threshold, 0x100000);
+	assert_int_equal(c.movsb_threshold, 4096);
+	memcopy_config_tunables(&c, NULL);
+	memcopy_config_from(&intel_vm, &c);
+	memcopy_config_tunables(&c, "glibc.cpu.x86_non_temporal_threshold=33554432");
+	assert_int_equal(c.nt_threshold, 32 * MIB);
+	assert_int_equal(c.movsb_stop, 32 * MIB); /* Intel: stops at the threshold */
+}
+
 static void test_plan(void **state)
 {
 	struct memcopy_config amd, intel, none = { .vec = 16 };
@@ -222,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_config_zen4_vm),
 		cmocka_unit_test(test_config_intel_vm),
 		cmocka_unit_test(test_config_old_cpus),
+		cmocka_unit_test(test_tunables),
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_copy_paths),
 		cmocka_unit_test(test_arrays_layout),
