@@ -122,22 +122,23 @@ char *reap_script_under(const char *token, const char *pid_expr, const char *anc
 			const char *grace_expr)
 {
 	return xasprintf(
-		"T=%s; P=%s; A=%s; g=%s; L=; C=; N=; "
+		"T=%s; P=%s; A=%s; g=%s; N=; M=' '; J=0; while [ $J -lt 3 ]; do J=$((J+1)); L=; C=; "
 		"if [ -r /proc/self/environ ]; then lp=0; "
 		"{ read -r x x x x lp </proc/loadavg; } 2>/dev/null; "
 		"if [ \"$P\" -gt 0 ] && [ \"${lp:-0}\" -ge \"$P\" ] 2>/dev/null; then "
 		REAP_WINDOW
 		"else C='/proc/[0-9]*/environ'; fi; "
 		"[ -n \"$C\" ] && for f in $(unset ORCH_STEP_ID; grep -l \"ORCH_STEP_ID=$T\" $C "
-		"2>/dev/null); do p=${f#/proc/}; p=${p%%/environ}; [ \"$p\" != $$ ] && L=\"$L $p\"; "
-		"done; "
-		"elif [ \"$P\" -gt 0 ] && kill -0 -$P 2>/dev/null; then L=-$P; fi; "
+		"2>/dev/null); do p=${f#/proc/}; p=${p%%/environ}; case $M in *\" $p \"*) continue;; esac; "
+		"[ \"$p\" != $$ ] && L=\"$L $p\"; done; "
+		"elif [ $J = 1 ] && [ \"$P\" -gt 0 ] && kill -0 -$P 2>/dev/null; then L=-$P; fi; "
+		"[ -n \"$L\" ] || break; "
 		"for p in $L; do n=; case $p in -*) n='(process group)';; "
-		"*) { read -r n </proc/$p/comm; } 2>/dev/null;; esac; N=\"$N, $p $n\"; done; "
-		"if [ -n \"$L\" ]; then if [ \"$g\" = 1 ]; then kill -TERM $L 2>/dev/null; i=0; "
+		"*) { read -r n </proc/$p/comm; } 2>/dev/null;; esac; N=\"$N, $p $n\"; M=\"$M$p \"; done; "
+		"if [ \"$g\" = 1 ]; then kill -TERM $L 2>/dev/null; i=0; "
 		"while [ $i -lt 10 ]; do a=; for p in $L; do kill -0 $p 2>/dev/null && a=1; done; "
 		"[ -z \"$a\" ] && break; sleep 0.1 2>/dev/null || sleep 1; i=$((i+1)); done; fi; "
-		"kill -KILL $L 2>/dev/null; fi; printf '\\036orch-reap%%s\\036\\n' \"$N\"",
+		"kill -KILL $L 2>/dev/null; done; printf '\\036orch-reap%%s\\036\\n' \"$N\"",
 		token, pid_expr, anc_expr, grace_expr);
 }
 

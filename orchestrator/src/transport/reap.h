@@ -46,9 +46,12 @@ bool reap_token_ok(const char *token);
 
 /* The script for token (checked with reap_token_ok) and P given as shell
  * text (a number, "$$", or a variable the caller's shell sets, such as a
- * subshell's own pid); grace: TERM and up to a second before KILL. The
- * script reads pid_expr (and anc_expr, grace_expr below) first, then
- * sets variables of one or two letters of its own (T P A g L C N W R ...).
+ * subshell's own pid); grace: TERM and up to a second before KILL. What
+ * it stops may start processes of its own meanwhile (a daemon forking, a
+ * TERM handler), so after stopping some it searches again, at most three
+ * passes, and stops only what it had not listed. The script reads pid_expr
+ * (and anc_expr, grace_expr below) first, then sets variables of one or
+ * two letters of its own (T P A g L C N M J W R ...).
  * Caller frees. */
 char *reap_script(const char *token, const char *pid_expr, bool grace);
 
