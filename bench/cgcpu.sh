@@ -15,6 +15,11 @@
 #                            processes have exited and are counted
 #   cg_cleanup               moves what is left to the root group, removes
 #                            the groups
+#   cg_fan_begin N           for a fan-out to N boards (groups "boards" and
+#                            "client"): settles, notes both groups' usage
+#   cg_fan_end N             settles, prints "CLIENT_MS BOARD_MS" (the
+#                            boards' per connection) of what ran since;
+#                            nothing when not measured
 CG_KIND=none
 CG_ROOT=
 CG_PREFIX=
@@ -95,3 +100,15 @@ cg_cleanup() {
 
 # ms of a microsecond difference, per n when given: "12.3"
 cg_ms() { awk -v a="$1" -v b="$2" -v n="${3:-1}" 'BEGIN { printf "%.1f", (b - a) / n / 1000 }'; }
+
+cg_fan_begin() {
+	cg_settle boards "$1"
+	cg_b0=$(cg_usage boards)
+	cg_c0=$(cg_usage client)
+}
+
+cg_fan_end() {
+	cg_settle boards "$1"
+	[ "$CG_KIND" != none ] || return 0
+	echo "$(cg_ms "$cg_c0" "$(cg_usage client)") $(cg_ms "$cg_b0" "$(cg_usage boards)" "$1")"
+}

@@ -110,25 +110,19 @@ scenario s160 160 0
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
-# fan_cpu_begin / fan_cpu_end KEY: the client's CPU (ms) and the boards'
-# per connection (ms) of what ran between them, to the figures as
-# "KEY-client MS" and "KEY-board MS"; prints "client MS, boards MS/conn"
-fan_cpu_begin() {
-	cg_settle boards "$n"
-	b0=$(cg_usage boards)
-	c0=$(cg_usage client)
-}
+# fan_cpu_end KEY (after cg_fan_begin "$n"): the client's CPU (ms) and the
+# boards' per connection (ms) to the figures as "KEY-client MS" and
+# "KEY-board MS"; prints "client MS, boards MS/conn"
 fan_cpu_end() {
-	cg_settle boards "$n"
-	if [ "$CG_KIND" = none ]; then
+	f=$(cg_fan_end "$n")
+	if [ -z "$f" ]; then
 		echo "CPU not measured"
 		return
 	fi
-	cms=$(cg_ms "$c0" "$(cg_usage client)")
-	bms=$(cg_ms "$b0" "$(cg_usage boards)" "$n")
-	echo "$1-client $cms" >>"$dir/figures"
-	echo "$1-board $bms" >>"$dir/figures"
-	echo "client CPU $cms ms, boards $bms ms/conn"
+	set -- "$1" $f
+	echo "$1-client $2" >>"$dir/figures"
+	echo "$1-board $3" >>"$dir/figures"
+	echo "client CPU $2 ms, boards $3 ms/conn"
 }
 
 # orch_run NAME -> "wall cpu rss_kib user sys" (orch's own: user+sys, peak RSS)
@@ -193,7 +187,7 @@ r=1
 while [ "$r" -le "$rounds" ]; do
 	for sc in s40 s40m s10 s160 fanout; do
 		[ "$sc" = s160 ] && [ "${RACK_SKIP_BIG:-0}" = 1 ] && continue
-		[ "$sc" = fanout ] && fan_cpu_begin
+		[ "$sc" = fanout ] && cg_fan_begin "$n"
 		set -- $(orch_run $sc)
 		printf '%-5s %-28s %8s %8s %9s %7s %7s\n' "$r" "orch $sc" "$1" "$2" "$3" "$4" "$5"
 		echo "$sc $1 $2 $3" >>"$dir/figures"
@@ -205,12 +199,12 @@ while [ "$r" -le "$rounds" ]; do
 	w=$(cm_run 40 1)
 	printf '%-5s %-28s %8s\n' "$r" "controlmaster 40x$n metric" "$w"
 	echo "cm40m $w" >>"$dir/figures"
-	fan_cpu_begin
+	cg_fan_begin "$n"
 	w=$(pssh_run)
 	printf '%-5s %-28s %8s\n' "$r" "parallel-ssh default kex" "$w"
 	echo "pssh $w" >>"$dir/figures"
 	printf '%-5s %-28s %s\n' "$r" "  parallel-ssh default kex" "$(fan_cpu_end pssh)"
-	fan_cpu_begin
+	cg_fan_begin "$n"
 	w=$(pssh_run -O KexAlgorithms=curve25519-sha256)
 	printf '%-5s %-28s %8s\n' "$r" "parallel-ssh curve25519" "$w"
 	echo "psshc $w" >>"$dir/figures"

@@ -55,18 +55,14 @@ ssh_all() {
 		wait' sh "$dir/lab/ssh_config" "$n" "$@"
 }
 
-# cpu_begin / cpu_end: the client's CPU and the boards' per connection
-cpu_begin() {
-	cg_settle boards "$n"
-	b0=$(cg_usage boards)
-	c0=$(cg_usage client)
-}
+# cpu_end (after cg_fan_begin "$n"): the client's CPU and the boards' per connection
 cpu_end() {
-	cg_settle boards "$n"
-	if [ "$CG_KIND" = none ]; then
+	f=$(cg_fan_end "$n")
+	if [ -z "$f" ]; then
 		echo "      CPU not measured (needs root and a cgroup hierarchy)"
 	else
-		echo "      client CPU $(cg_ms "$c0" "$(cg_usage client)") ms, boards $(cg_ms "$b0" "$(cg_usage boards)" "$n") ms per connection"
+		set -- $f
+		echo "      client CPU $1 ms, boards $2 ms per connection"
 	fi
 }
 
@@ -76,7 +72,7 @@ kex_of() {
 
 echo "fan-out to $n OpenSSH boards on $base.x (2 cores)"
 if [ -x "$orch" ]; then
-	cpu_begin
+	cg_fan_begin "$n"
 	t0=$(now)
 	cg_exec client "$orch" boards -i "$dir/inventory.yaml" --check >/dev/null 2>&1 || echo "  (orch boards --check reported failures)"
 	t1=$(now)
@@ -86,11 +82,11 @@ else
 	echo "  orch binary $orch missing: build it first"
 fi
 kex=$(kex_of)
-cpu_begin
+cg_fan_begin "$n"
 t0=$(now); ssh_all; t1=$(now)
 echo "  ssh x$n in parallel, default kex ($kex): $(elapsed "$t0" "$t1") s"
 cpu_end
-cpu_begin
+cg_fan_begin "$n"
 t0=$(now); ssh_all -o KexAlgorithms=curve25519-sha256; t1=$(now)
 echo "  ssh x$n in parallel, kex curve25519-sha256:       $(elapsed "$t0" "$t1") s"
 cpu_end

@@ -2,6 +2,7 @@
  * the database, so orch's memory does not grow with the nights kept (it read
  * every row of the scenario: 135 MiB for 65 nights of 2560 metrics), and the
  * points kept are the newest, oldest first. A real SQLite file. */
+#include "lab.h"
 #include "testsupport.h"
 #include "db/db.h"
 #include "history/history.h"
@@ -71,15 +72,6 @@ static int teardown(void **state)
 #define RSS_BOUND_KIB (8 * 1024)
 #endif
 
-static long peak_rss_kib(void)
-{
-	char *status = ts_read_file("/proc/self/status");
-	const char *p = status ? strstr(status, "VmHWM:") : NULL;
-	long kib = p ? strtol(p + 6, NULL, 10) : -1;
-	free(status);
-	return kib;
-}
-
 static void test_last_points_only(void **state)
 {
 	(void)state;
@@ -89,12 +81,12 @@ static void test_last_points_only(void **state)
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		long before = peak_rss_kib();
+		long before = lab_vm_kib("VmHWM");
 		struct history_series *s = NULL;
 		size_t n = 0;
 		char err[512];
 		int rc = history_load(db, &q, &s, &n, err, sizeof(err));
-		long grew = peak_rss_kib() - before;
+		long grew = lab_vm_kib("VmHWM") - before;
 		fprintf(stderr, "%d nights x %d metrics, last %d: peak RSS grew %ld KiB\n", RUNS,
 			METRICS, LAST, grew);
 		history_series_free(s, n);

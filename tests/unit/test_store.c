@@ -1,5 +1,6 @@
 /* The run folder: naming, collisions, latest link, per-test files,
  * results.json valid after every save, concurrent saves. */
+#include "lab.h"
 #include "testsupport.h"
 #include "ts_json.h"
 #include "store/store.h"
@@ -449,15 +450,6 @@ static void fill_trends(struct run_result *run)
 #define RSS_BOUND_KIB (6 * 1024)
 #endif
 
-static long peak_rss_kib(void)
-{
-	char *status = ts_read_file("/proc/self/status");
-	const char *p = status ? strstr(status, "VmHWM:") : NULL;
-	long kib = p ? strtol(p + 6, NULL, 10) : -1;
-	free(status);
-	return kib;
-}
-
 static void test_trends_written_one_at_a_time(void **state)
 {
 	(void)state;
@@ -466,10 +458,10 @@ static void test_trends_written_one_at_a_time(void **state)
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		long before = peak_rss_kib();
+		long before = lab_vm_kib("VmHWM");
 		char err[256];
 		int rc = store_write_results(tmp, &run, err, sizeof(err));
-		long grew = peak_rss_kib() - before;
+		long grew = lab_vm_kib("VmHWM") - before;
 		fprintf(stderr, "results.json with 25600 trend points: peak RSS grew %ld KiB\n", grew);
 		_exit(rc < 0 ? 2 : grew > RSS_BOUND_KIB ? 1 : 0);
 	}
