@@ -110,21 +110,11 @@ static int load_run(const char *dir, struct run_result *run, bool *rebuilt, char
 	return 0;
 }
 
-/* Whether name is a temporary file of a writer that is dead: NAME.tmp.PID.N
- * (util/fsutil.h fs_atomic) whose PID no longer runs. */
+/* Whether name is a temporary file of a writer that is dead. */
 static bool stale_tmp(const char *name)
 {
-	const char *t = strstr(name, ".tmp.");
-	if (!t)
-		return false;
-	char *end;
-	long pid = strtol(t + 5, &end, 10);
-	if (pid <= 0 || *end != '.' || !end[1])
-		return false;
-	for (const char *p = end + 1; *p; p++)
-		if (*p < '0' || *p > '9')
-			return false;
-	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+	long pid;
+	return fs_atomic_tmp_name(name, &pid) && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
 }
 
 /* Removes what a killed orch was writing when it died, in the run folder

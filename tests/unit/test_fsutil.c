@@ -1,4 +1,5 @@
-/* util/fsutil: whole-file writes (also from many threads at once), mkdir -p. */
+/* util/fsutil: whole-file writes (also from many threads at once), the
+ * names of their temporary files, mkdir -p. */
 #include "testsupport.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
@@ -6,6 +7,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define N_WRITERS 8
 #define N_WRITES 200
@@ -60,6 +62,29 @@ static void test_write_atomic_concurrent(void **state)
 	free(dir);
 }
 
+/* The temporary file fs_atomic_open makes is told by its name, with its
+ * writer's pid; other names are not. */
+static void test_atomic_tmp_name(void **state)
+{
+	(void)state;
+	char *dir = ts_mkdtemp("fsutil");
+	char *path = xasprintf("%s/results.json", dir);
+	char err[256] = "";
+	struct fs_atomic a;
+	assert_int_equal(fs_atomic_open(&a, path, err, sizeof(err)), 0);
+	long pid = 0;
+	assert_true(fs_atomic_tmp_name(strrchr(a.tmp, '/') + 1, &pid));
+	assert_int_equal(pid, (long)getpid());
+	fs_atomic_abort(&a);
+	const char *not_tmp[] = { "results.json", "x.tmp.", "x.tmp.12", "x.tmp.12.", "x.tmp.0.1",
+				  "x.tmp.12.3a", "x.tmp.abc.1", "latest.tmp.-4.1" };
+	for (size_t i = 0; i < sizeof(not_tmp) / sizeof(not_tmp[0]); i++)
+		assert_false(fs_atomic_tmp_name(not_tmp[i], &pid));
+	free(path);
+	ts_rmrf(dir);
+	free(dir);
+}
+
 static void test_mkdir_p(void **state)
 {
 	(void)state;
@@ -80,6 +105,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write_atomic_concurrent),
+		cmocka_unit_test(test_atomic_tmp_name),
 		cmocka_unit_test(test_mkdir_p),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -67,6 +67,21 @@ int fs_atomic_open(struct fs_atomic *a, const char *path, char *err, size_t errl
 	return 0;
 }
 
+bool fs_atomic_tmp_name(const char *name, long *pid)
+{
+	const char *t = strstr(name, ".tmp.");
+	if (!t)
+		return false;
+	char *end;
+	*pid = strtol(t + 5, &end, 10);
+	if (*pid <= 0 || *end != '.' || !end[1])
+		return false;
+	for (const char *p = end + 1; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return true;
+}
+
 static void atomic_flush(struct fs_atomic *a)
 {
 	if (!a->error && a->len && fs_write_all(a->fd, a->buf, a->len) < 0)

@@ -7,6 +7,7 @@
  * crash or a kill leaves either the old file or the new one, never half of one.
  * Functions return 0 or -1 with a message in err (which may be NULL).
  */
+#include <stdbool.h>
 #include <stddef.h>
 
 int fs_write_atomic(const char *path, const void *data, size_t len, char *err, size_t errlen);
@@ -33,6 +34,9 @@ int fs_atomic_open(struct fs_atomic *a, const char *path, char *err, size_t errl
 void fs_atomic_write(struct fs_atomic *a, const void *data, size_t len);
 int fs_atomic_commit(struct fs_atomic *a, char *err, size_t errlen);
 void fs_atomic_abort(struct fs_atomic *a);
+/* Whether name (no folder) is a temporary file of fs_atomic_open,
+ * NAME.tmp.PID.N, with *pid set to its writer's PID. */
+bool fs_atomic_tmp_name(const char *name, long *pid);
 /* fsync of a folder, so the renames and creations inside it are durable. */
 int fs_fsync_dir(const char *dir, char *err, size_t errlen);
 /* write() all of data, retrying on EINTR and short writes. 0, or -1 with errno set. */
