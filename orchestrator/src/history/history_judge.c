@@ -126,45 +126,62 @@ static const char **run_boards(const struct run_result *run, size_t *n)
 	return b;
 }
 
-/* The last `last` points of every series of one board. */
-static int load_board(struct db *db, const struct run_result *run, const char *board,
-		      size_t last, struct history_series **s, size_t *ns, char *err, size_t errlen)
+/* What is done with one board's series; the board's results are those of
+ * run with that board. */
+typedef void board_fn(struct run_result *run, const char *board, const struct history_series *s,
+		      size_t ns, const void *ctx);
+
+/* fn on each board of run with the last `last` points of every series of
+ * that board, loaded one board at a time. */
+static int each_board(struct db *db, struct run_result *run, size_t last, board_fn *fn,
+		      const void *ctx, char *err, size_t errlen)
 {
-	const char *boards[] = { board };
-	struct history_query q = { .scenario = run->scenario, .boards = boards, .n_boards = 1,
-				   .last = last };
-	return history_load(db, &q, s, ns, err, errlen);
+	int rc = 0;
+	size_t nb;
+	const char **boards = run_boards(run, &nb);
+	for (size_t b = 0; rc == 0 && b < nb; b++) {
+		const char *one[] = { boards[b] };
+		struct history_query q = { .scenario = run->scenario, .boards = one, .n_boards = 1,
+					   .last = last };
+		struct history_series *s = NULL;
+		size_t ns = 0;
+		rc = history_load(db, &q, &s, &ns, err, errlen);
+		if (rc == 0)
+			fn(run, boards[b], s, ns, ctx);
+		history_series_free(s, ns);
+	}
+	free(boards);
+	return rc;
+}
+
+struct baseline_rule {
+	size_t window;
+	double threshold_pct;
+};
+
+/* One board's results judged against its series. */
+static void board_baseline(struct run_result *run, const char *board,
+			   const struct history_series *s, size_t ns, const void *ctx)
+{
+	const struct baseline_rule *rule = ctx;
+	for (size_t i = 0; i < run->n_results; i++) {
+		struct test_result *tr = &run->results[i];
+		if (strcmp(tr->board, board) || tr->status == STATUS_ERROR || tr->status == STATUS_SKIP)
+			continue;
+		for (size_t k = 0; k < tr->n_metrics; k++) {
+			const struct metric_result *m = &tr->metrics[k];
+			const struct history_series *hs = find_series(s, ns, tr->board, tr->test, m->name);
+			if (hs && m->n_samples)
+				judge_metric(run, tr, m, hs, rule->window, rule->threshold_pct);
+		}
+	}
 }
 
 int history_apply_baseline(struct db *db, struct run_result *run, size_t window,
 			   double threshold_pct, char *err, size_t errlen)
 {
-	window = window ? window : HISTORY_DEFAULT_LAST;
-	int rc = 0;
-	size_t nb;
-	const char **boards = run_boards(run, &nb);
-	for (size_t b = 0; rc == 0 && b < nb; b++) {
-		const char *board = boards[b];
-		struct history_series *s = NULL;
-		size_t ns = 0;
-		rc = load_board(db, run, board, window, &s, &ns, err, errlen);
-		for (size_t i = 0; rc == 0 && i < run->n_results; i++) {
-			struct test_result *tr = &run->results[i];
-			if (strcmp(tr->board, board) || tr->status == STATUS_ERROR ||
-			    tr->status == STATUS_SKIP)
-				continue;
-			for (size_t k = 0; k < tr->n_metrics; k++) {
-				const struct metric_result *m = &tr->metrics[k];
-				const struct history_series *hs =
-					find_series(s, ns, tr->board, tr->test, m->name);
-				if (hs && m->n_samples)
-					judge_metric(run, tr, m, hs, window, threshold_pct);
-			}
-		}
-		history_series_free(s, ns);
-	}
-	free(boards);
-	return rc;
+	struct baseline_rule rule = { window ? window : HISTORY_DEFAULT_LAST, threshold_pct };
+	return each_board(db, run, rule.window, board_baseline, &rule, err, errlen);
 }
 
 /* Whether run->trends[first..] (one board's) has test/metric already. */
@@ -179,8 +196,9 @@ static bool has_trend(const struct run_result *run, size_t first, const char *te
 
 /* The trends of one board's results from its series. */
 static void board_trends(struct run_result *run, const char *board,
-			 const struct history_series *s, size_t ns, const char *dir)
+			 const struct history_series *s, size_t ns, const void *ctx)
 {
+	const char *dir = ctx;   /* the run folder, resolved */
 	size_t first = run->n_trends;   /* this board's trends are added from here */
 	for (size_t i = 0; i < run->n_results; i++) {
 		const struct test_result *tr = &run->results[i];
@@ -206,17 +224,5 @@ int history_fill_trends(struct db *db, struct run_result *run, const char *run_d
 {
 	char buf[PATH_MAX];
 	const char *dir = realpath(run_dir, buf) ? buf : run_dir;
-	int rc = 0;
-	size_t nb;
-	const char **boards = run_boards(run, &nb);
-	for (size_t b = 0; rc == 0 && b < nb; b++) {
-		struct history_series *s = NULL;
-		size_t ns = 0;
-		rc = load_board(db, run, boards[b], last, &s, &ns, err, errlen);
-		if (rc == 0)
-			board_trends(run, boards[b], s, ns, dir);
-		history_series_free(s, ns);
-	}
-	free(boards);
-	return rc;
+	return each_board(db, run, last, board_trends, dir, err, errlen);
 }
