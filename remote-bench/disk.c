@@ -546,17 +546,18 @@ static int disk_create_more(const struct disk_opts *o, unsigned long i, double t
 	return (i & 63) != 0 || rb_now() - t0 < o->file_time;
 }
 
-/* One pass over the small files; returns 0 and the seconds taken, or -1.
- * The sequential create pass makes at least --files files and goes on until
- * it took --file-time, so every pass runs long enough to measure; o->files
- * is then the count made, which every other pass uses. */
 /* Makes the small files' directory for a half of the file tests. */
 static int disk_files_dir(const char *files)
 {
 	return mkdir(files, 0700);
 }
 
-static int disk_files_pass(const char *work, struct disk_opts *o, enum disk_phase phase,
+/* One pass over the small files in their directory; returns 0 and the
+ * seconds taken, or -1. The sequential create pass makes at least --files
+ * files and goes on until it took --file-time, so every pass runs long
+ * enough to measure; o->files is then the count made, which every other
+ * pass uses. */
+static int disk_files_pass(const char *files, struct disk_opts *o, enum disk_phase phase,
 			   char *buf, double *secs)
 {
 	char name[64];
@@ -566,11 +567,11 @@ static int disk_files_pass(const char *work, struct disk_opts *o, enum disk_phas
 	struct stat st;
 	int r = 0, dfd;
 
-	dfd = open(work, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open(files, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -1;
 	if (phase == DISK_STAT || phase == DISK_DELETE) {
-		r = disk_dir_pass(work, phase == DISK_DELETE, &done);
+		r = disk_dir_pass(files, phase == DISK_DELETE, &done);
 		if (r == 0 && done != o->files) {
 			errno = EIO;
 			r = -1;
@@ -611,7 +612,7 @@ static int disk_files_pass(const char *work, struct disk_opts *o, enum disk_phas
 	}
 	close(dfd);
 	if (r == 0 && (phase == DISK_DELETE || phase == DISK_RDELETE))
-		r = rmdir(work);
+		r = rmdir(files);
 	if (r < 0)
 		return -1;
 	if (phase == DISK_CREATE || phase == DISK_DELETE || phase == DISK_RCREATE ||
