@@ -216,8 +216,11 @@ int memcopy_path_parse(const char *name)
 MEMCOPY_LOOPS(16, )
 
 #if MEMCOPY_X86
-MEMCOPY_LOOPS(32, __attribute__((target("avx"))))
-MEMCOPY_LOOPS(64, __attribute__((target("avx512f"))))
+#define MEMCOPY_AVX __attribute__((target("avx")))
+#define MEMCOPY_AVX512 __attribute__((target("avx512f")))
+
+MEMCOPY_LOOPS(32, MEMCOPY_AVX)
+MEMCOPY_LOOPS(64, MEMCOPY_AVX512)
 
 /* Non-temporal: the destination aligned to its cache line, then blocks of
  * P pages copied together: per step, prefetches ahead in every page, then
@@ -274,8 +277,6 @@ MEMCOPY_LOOPS(64, __attribute__((target("avx512f"))))
 #define MEMCOPY_ST32(p, v) _mm256_stream_si256((__m256i *)(void *)(p), v)
 #define MEMCOPY_LD64(p) _mm512_loadu_si512((const void *)(p))
 #define MEMCOPY_ST64(p, v) _mm512_stream_si512((void *)(p), v)
-#define MEMCOPY_AVX __attribute__((target("avx")))
-#define MEMCOPY_AVX512 __attribute__((target("avx512f")))
 
 MEMCOPY_NT(16, 2, , __m128i, MEMCOPY_LD16, MEMCOPY_ST16)
 MEMCOPY_NT(16, 4, , __m128i, MEMCOPY_LD16, MEMCOPY_ST16)
