@@ -50,6 +50,13 @@ static void usage(FILE *out)
 		COMPARE_DEFAULT_THRESHOLD_PCT);
 }
 
+/* One side of --format json: where the run is and which run it is. */
+static json_t *side_json(const char *path, const struct run_result *r)
+{
+	return json_pack("{s:s, s:s?, s:s?, s:s?, s:b}", "path", path, "scenario", r->scenario,
+			 "run_id", r->run_id, "label", r->label, "interrupted", r->interrupted);
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -124,14 +131,8 @@ int cmd_compare(int argc, char **argv)
 		free(xml);
 	} else if (format == FMT_JSON) {
 		json_t *o = compare_to_json(&cr, only_changes);
-		json_object_set_new(o, "a", json_pack("{s:s, s:s?, s:s?, s:s?, s:b}", "path",
-						       argv[optind], "scenario", a.scenario,
-						       "run_id", a.run_id, "label", a.label,
-						       "interrupted", a.interrupted));
-		json_object_set_new(o, "b", json_pack("{s:s, s:s?, s:s?, s:s?, s:b}", "path",
-						       argv[optind + 1], "scenario", b.scenario,
-						       "run_id", b.run_id, "label", b.label,
-						       "interrupted", b.interrupted));
+		json_object_set_new(o, "a", side_json(argv[optind], &a));
+		json_object_set_new(o, "b", side_json(argv[optind + 1], &b));
 		char *summary = compare_format_summary(&cr, &a, &b, only_changes);
 		json_object_set_new(o, "summary", json_string(summary));
 		free(summary);
