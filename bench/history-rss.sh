@@ -16,6 +16,7 @@ set -eu
 rounds=${1:-3}
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
+. "$here/lab-inventory.sh"
 orch=${2:-$repo/build/orch}
 base=${RACK_BASE:-127.0.133}
 nights=${NIGHTS:-65}
@@ -41,13 +42,7 @@ trap 'exit 143' TERM
 "$repo/tests/lab/sshd-lab.sh" up --dir "$dir/lab" --boards 64 --dropbear 0 --base "$base" >/dev/null
 user=$(sed -n 's/^LAB_USER=//p' "$dir/lab/lab.env")
 export ORCH_LOCK_DIR="$locks"
-{
-	echo "defaults:"
-	echo "  ssh: { user: $user, port: 2222, identity: $dir/lab/id_ed25519, known_hosts: $dir/lab/known_hosts }"
-	echo "boards:"
-	i=1
-	while [ $i -le 64 ]; do echo "  hr$i: { ssh: { host: $base.$i } }"; i=$((i + 1)); done
-} >"$dir/inventory.yaml"
+lab_inventory "$user" 2222 64 "$base" hr "$dir/lab" >"$dir/inventory.yaml"
 {
 	echo "name: s40"
 	echo "inventory: $dir/inventory.yaml"

@@ -13,6 +13,7 @@ t=${4:-40}
 r=${5:-3}
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
+. "$here/lab-inventory.sh"
 base=127.0.170
 port=42110
 dir=$(mktemp -d /tmp/orch-leftover-XXXXXX)
@@ -25,16 +26,7 @@ trap 'exit 143' TERM
 "$repo/tests/lab/sshd-lab.sh" up --dir "$dir/lab" --boards "$n" --dropbear 0 --base $base \
 	--port $port >/dev/null
 user=$(sed -n 's/^LAB_USER=//p' "$dir/lab/lab.env")
-{
-	echo "defaults:"
-	echo "  ssh: { user: $user, port: $port, identity: lab/id_ed25519, known_hosts: lab/known_hosts }"
-	echo "boards:"
-	i=1
-	while [ $i -le "$n" ]; do
-		echo "  b$i: { ssh: { host: $base.$i } }"
-		i=$((i + 1))
-	done
-} >"$dir/inventory.yaml"
+lab_inventory "$user" "$port" "$n" "$base" b >"$dir/inventory.yaml"
 {
 	echo "name: cost"
 	echo "inventory: inventory.yaml"

@@ -15,6 +15,7 @@ rounds=$1
 shift
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
+. "$here/lab-inventory.sh"
 base=${RACK_BASE:-127.0.131}
 n=64
 dir=$(mktemp -d /tmp/orch-leftover-rack-XXXXXX)
@@ -27,13 +28,7 @@ trap 'exit 143' TERM
 user=$(sed -n 's/^LAB_USER=//p' "$dir/lab/lab.env")
 mkdir "$dir/locks"
 export ORCH_LOCK_DIR="$dir/locks"
-{
-	echo "defaults:"
-	echo "  ssh: { user: $user, port: 2222, identity: lab/id_ed25519, known_hosts: lab/known_hosts }"
-	echo "boards:"
-	i=1
-	while [ $i -le $n ]; do echo "  rs$i: { ssh: { host: $base.$i } }"; i=$((i + 1)); done
-} >"$dir/inventory.yaml"
+lab_inventory "$user" 2222 "$n" "$base" rs >"$dir/inventory.yaml"
 {
 	echo "name: s40"
 	echo "inventory: inventory.yaml"

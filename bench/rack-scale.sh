@@ -32,6 +32,7 @@ rounds=${1:-3}
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 . "$here/cgcpu.sh"
+. "$here/lab-inventory.sh"
 orch=${2:-$repo/build/orch}
 n=${RACK_BOARDS:-64}
 base=${RACK_BASE:-127.0.130}
@@ -70,16 +71,7 @@ cg_make client
 cg_add boards $(cat "$dir"/lab/board*/sshd.pid)
 mkdir -p "$dir/cm" "$runs"
 export ORCH_LOCK_DIR="$locks"
-{
-	echo "defaults:"
-	echo "  ssh: { user: $user, port: 2222, identity: lab/id_ed25519, known_hosts: lab/known_hosts }"
-	echo "boards:"
-	i=1
-	while [ $i -le "$n" ]; do
-		echo "  rs$i: { ssh: { host: $base.$i } }"
-		i=$((i + 1))
-	done
-} >"$dir/inventory.yaml"
+lab_inventory "$user" 2222 "$n" "$base" rs >"$dir/inventory.yaml"
 i=1
 while [ $i -le "$n" ]; do echo "lab$i"; i=$((i + 1)); done >"$dir/hosts"
 

@@ -10,6 +10,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
+. "$here/lab-inventory.sh"
 before=$1; after=$2; rounds=${3:-2}
 dir=$(mktemp -d /tmp/orch-runnerbench-XXXXXX); chmod 755 $dir
 n=64; base=${RACK_BASE:-127.0.130}
@@ -17,8 +18,7 @@ $repo/tests/lab/sshd-lab.sh up --dir $dir/lab --boards $n --dropbear 0 --base $b
 trap '$repo/tests/lab/sshd-lab.sh down --dir $dir/lab >/dev/null 2>&1; rm -rf $dir' EXIT
 user=$(sed -n 's/^LAB_USER=//p' $dir/lab/lab.env); cfg=$dir/lab/ssh_config
 export ORCH_LOCK_DIR=$(mktemp -d /dev/shm/orch-runnerbench-locks-XXXX)
-{ echo "defaults:"; echo "  ssh: { user: $user, port: 2222, identity: lab/id_ed25519, known_hosts: lab/known_hosts }"; echo "boards:"
-  i=1; while [ $i -le $n ]; do echo "  rs$i: { ssh: { host: $base.$i } }"; i=$((i+1)); done; } > $dir/inventory.yaml
+lab_inventory "$user" 2222 "$n" "$base" rs > $dir/inventory.yaml
 { echo "name: s40"; echo "inventory: inventory.yaml"; echo "boards: [all]"; echo "tests:"
   t=1; while [ $t -le 40 ]; do echo "  - { name: t$t, run: 'echo t$t' }"; t=$((t+1)); done; } > $dir/s40.yaml
 now() { date +%s.%N; }

@@ -17,6 +17,7 @@ repo=$(cd "$here/.." && pwd)
 orch=${2:-$repo/build/orch}
 base=${FANOUT_BASE:-127.0.31}
 . "$here/cgcpu.sh"
+. "$here/lab-inventory.sh"
 dir=$(mktemp -d /tmp/orch-fanout-XXXXXX)
 chmod 755 "$dir"
 trap '"$repo/tests/lab/sshd-lab.sh" down --dir "$dir/lab" >/dev/null 2>&1; cg_cleanup; rm -rf "$dir"' EXIT
@@ -31,16 +32,7 @@ cg_init "orch-fanout-$$"
 cg_make boards
 cg_make client
 cg_add boards $(cat "$dir"/lab/board*/sshd.pid)
-{
-	echo "defaults:"
-	echo "  ssh: { user: $user, port: 2222, identity: lab/id_ed25519, known_hosts: lab/known_hosts }"
-	echo "boards:"
-	i=1
-	while [ $i -le "$n" ]; do
-		echo "  b$i: { ssh: { host: $base.$i } }"
-		i=$((i + 1))
-	done
-} >"$dir/inventory.yaml"
+lab_inventory "$user" 2222 "$n" "$base" b >"$dir/inventory.yaml"
 
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
