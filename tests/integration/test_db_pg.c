@@ -119,12 +119,25 @@ static void test_pg_two_writers(void **state)
 	free(url);
 }
 
+static void test_pg_each(void **state)
+{
+	char err[512] = "";
+	char *url = pg_createdb(pg, "each");
+	assert_non_null(url);
+	struct db *db = open_url(url);
+	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", ts_db_migs, 2 }, NULL, err, sizeof(err)), 0);
+	db_close(db);
+	ts_db_each(url);
+	free(url);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pg_exec),
 		cmocka_unit_test(test_pg_migrate_from_older),
 		cmocka_unit_test(test_pg_two_writers),
+		cmocka_unit_test(test_pg_each),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -16,4 +16,11 @@ extern const struct db_migration ts_db_migs[2];
  * test unless both succeed; each says what went wrong on stderr. */
 void ts_db_two_writers(const char *target);
 
+/* db_each and db_begin_read on TARGET (migrated to version 2, table t
+ * empty): each row's cells read as db_exec's are (text, integers, reals,
+ * NULL, numbers as text), a callback that stops the statement, an error;
+ * a statement run again after the table changed; a read transaction that
+ * does not see what another connection commits meanwhile. */
+void ts_db_each(const char *target);
+
 #endif

@@ -153,6 +153,17 @@ static void test_two_writers(void **state)
 	db_close(db);
 }
 
+static void test_each(void **state)
+{
+	char err[256] = "";
+	struct db *db = open_db("e.sqlite");
+	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", ts_db_migs, 2 }, NULL, err, sizeof(err)), 0);
+	db_close(db);
+	char *path = xasprintf("%s/e.sqlite", tmp);
+	ts_db_each(path);
+	free(path);
+}
+
 static void test_open_errors(void **state)
 {
 	char err[256] = "";
@@ -178,6 +189,7 @@ int main(void)
 		cmocka_unit_test(test_transactions),
 		cmocka_unit_test(test_migrate_from_older),
 		cmocka_unit_test(test_two_writers),
+		cmocka_unit_test(test_each),
 		cmocka_unit_test(test_open_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

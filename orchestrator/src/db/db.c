@@ -127,6 +127,34 @@ int db_exec(struct db *db, const char *sql, const struct db_val *params, int n,
 	return rc;
 }
 
+int db_each(struct db *db, const char *sql, const struct db_val *params, int n, db_row_fn *fn,
+	    void *ctx, char *err, size_t errlen)
+{
+	if (n < 0 || n > DB_MAX_PARAMS) {
+		snprintf(err, errlen, "%d parameters (at most %d)", n, DB_MAX_PARAMS);
+		return DB_EUSAGE;
+	}
+	char *text = db_prepare_sql(db, sql);
+	int rc = db->ops->each(db, text, params, n, fn, ctx, err, errlen);
+	free(text);
+	return rc;
+}
+
+const char *db_row_text(const struct db_row *row, int col)
+{
+	return row->db->ops->row_text(row, col);
+}
+
+int64_t db_row_int(const struct db_row *row, int col, int64_t dflt)
+{
+	return row->db->ops->row_int(row, col, dflt);
+}
+
+double db_row_real(const struct db_row *row, int col, double dflt)
+{
+	return row->db->ops->row_real(row, col, dflt);
+}
+
 int db_exec_script(struct db *db, const char *sql, char *err, size_t errlen)
 {
 	char *text = db_prepare_sql(db, sql);
@@ -138,6 +166,11 @@ int db_exec_script(struct db *db, const char *sql, char *err, size_t errlen)
 int db_begin(struct db *db, char *err, size_t errlen)
 {
 	return db->ops->begin(db, err, errlen);
+}
+
+int db_begin_read(struct db *db, char *err, size_t errlen)
+{
+	return db->ops->script(db, db->ops->begin_read_sql, err, errlen);
 }
 
 int db_commit(struct db *db, char *err, size_t errlen)
@@ -168,9 +201,8 @@ const char *db_cell(const struct db_rows *r, int row, int col)
 	return r->cells[(size_t)row * (size_t)r->ncols + (size_t)col];
 }
 
-int64_t db_cell_int(const struct db_rows *r, int row, int col, int64_t dflt)
+int64_t db_text_int(const char *s, int64_t dflt)
 {
-	const char *s = db_cell(r, row, col);
 	char *end;
 	if (!s || !*s)
 		return dflt;
@@ -178,14 +210,23 @@ int64_t db_cell_int(const struct db_rows *r, int row, int col, int64_t dflt)
 	return *end ? dflt : (int64_t)v;
 }
 
-double db_cell_real(const struct db_rows *r, int row, int col, double dflt)
+double db_text_real(const char *s, double dflt)
 {
-	const char *s = db_cell(r, row, col);
 	char *end;
 	if (!s || !*s)
 		return dflt;
 	double v = strtod(s, &end);
 	return *end ? dflt : v;
+}
+
+int64_t db_cell_int(const struct db_rows *r, int row, int col, int64_t dflt)
+{
+	return db_text_int(db_cell(r, row, col), dflt);
+}
+
+double db_cell_real(const struct db_rows *r, int row, int col, double dflt)
+{
+	return db_text_real(db_cell(r, row, col), dflt);
 }
 
 void db_rows_free(struct db_rows *r)

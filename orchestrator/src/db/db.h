@@ -10,7 +10,9 @@
  * SQL is written once with `?` placeholders (rewritten to $1.. for
  * PostgreSQL) and portable types (INTEGER/BIGINT, DOUBLE PRECISION, TEXT);
  * in migrations `@ID@` stands for an auto-numbered primary key column.
- * Results are read whole into a db_rows table (history queries are small).
+ * Results are read whole into a db_rows table, or a row at a time with
+ * db_each (what a long history reads). A struct db is used by one thread at
+ * a time. SQLite statements are prepared once per connection and kept.
  * SQLite files are opened in WAL mode with a busy timeout, so several orch
  * runs may write to one file at once; transactions take the write lock up
  * front (BEGIN IMMEDIATE). Errors are negative DB_E* codes with the detail
@@ -73,12 +75,32 @@ int db_target_is_postgres(const char *target);
  * returned there (caller frees with db_rows_free), else it is dropped. */
 int db_exec(struct db *db, const char *sql, const struct db_val *params, int n,
 	    struct db_rows **rows, char *err, size_t errlen);
+/* One row of a result read with db_each; valid during the callback only. */
+struct db_row;
+/* Called per row; a negative return stops the statement and is returned
+ * by db_each (err is the callback's to fill). */
+typedef int db_row_fn(const struct db_row *row, void *ctx);
+/* Runs one statement and hands each row to fn without copying the result:
+ * 0, fn's negative code, or a DB_E* code. */
+int db_each(struct db *db, const char *sql, const struct db_val *params, int n, db_row_fn *fn,
+	    void *ctx, char *err, size_t errlen);
+/* Cell col of a db_each row, with the conversions of db_cell, db_cell_int
+ * and db_cell_real: the text or NULL (valid during the callback); a number,
+ * or dflt for NULL, out of range or text that is not one. */
+const char *db_row_text(const struct db_row *row, int col);
+int64_t db_row_int(const struct db_row *row, int col, int64_t dflt);
+double db_row_real(const struct db_row *row, int col, double dflt);
+
 /* Runs several statements without parameters (`@ID@` expanded). */
 int db_exec_script(struct db *db, const char *sql, char *err, size_t errlen);
 
 /* Transactions: begin takes the write lock at once (SQLite) and waits for
  * it up to the busy timeout; rollback never fails the caller. */
 int db_begin(struct db *db, char *err, size_t errlen);
+/* A transaction that only reads: every statement in it sees the database
+ * as it was at its first one (SQLite's WAL snapshot; PostgreSQL's
+ * REPEATABLE READ), without taking the write lock. Ends with db_commit. */
+int db_begin_read(struct db *db, char *err, size_t errlen);
 int db_commit(struct db *db, char *err, size_t errlen);
 void db_rollback(struct db *db);
 

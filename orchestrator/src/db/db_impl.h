@@ -10,9 +10,16 @@ struct db_ops {
 	/* sql already has the back end's placeholders and `@ID@` expanded */
 	int (*exec)(struct db *db, const char *sql, const struct db_val *params, int n,
 		    struct db_rows **rows, char *err, size_t errlen);
+	int (*each)(struct db *db, const char *sql, const struct db_val *params, int n,
+		    db_row_fn *fn, void *ctx, char *err, size_t errlen);
+	/* a db_each row's cells, as db_row_text / db_row_int / db_row_real */
+	const char *(*row_text)(const struct db_row *row, int col);
+	int64_t (*row_int)(const struct db_row *row, int col, int64_t dflt);
+	double (*row_real)(const struct db_row *row, int col, double dflt);
 	int (*script)(struct db *db, const char *sql, char *err, size_t errlen);
 	int (*begin)(struct db *db, char *err, size_t errlen);
 	void (*close)(struct db *db);
+	const char *begin_read_sql;/* starts a read-only transaction */
 	const char *id_column;     /* what `@ID@` becomes */
 	int dollar_params;         /* `?` -> $1, $2.. */
 };
@@ -23,6 +30,18 @@ struct db {
 	char *name;
 	void *handle;
 };
+
+/* What db_each hands out: the back end's statement or result, and a row. */
+struct db_row {
+	struct db *db;
+	void *cursor;
+	int row;
+	char *buf;      /* 32 bytes for a number's text, for row_text */
+};
+
+/* The conversions of db_cell_int / db_cell_real, on a cell's text. */
+int64_t db_text_int(const char *s, int64_t dflt);
+double db_text_real(const char *s, double dflt);
 
 int db_sqlite_open(struct db *db, const char *path, char *err, size_t errlen);
 int db_pg_open(struct db *db, const char *conninfo, char *err, size_t errlen);

@@ -8,6 +8,26 @@
 #include <string.h>
 
 #define DB_SQLITE_BUSY_MS 30000
+#define DB_SQLITE_CACHE 16
+
+struct db_sqlite_stmt {
+	char *sql;
+	sqlite3_stmt *st;
+	unsigned long used;   /* 0: empty */
+};
+
+struct db_sqlite {
+	sqlite3 *h;
+	struct db_sqlite_stmt cache[DB_SQLITE_CACHE];
+	unsigned long tick;
+};
+
+/* Ready for the next use: no row, no read lock, no parameter kept. */
+static void db_sqlite_done(sqlite3_stmt *st)
+{
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+}
 
 static int db_sqlite_code(int rc)
 {
@@ -70,33 +90,134 @@ static int db_sqlite_collect(sqlite3_stmt *st, struct db_rows **rows)
 	return rc;
 }
 
+/* A prepared statement for sql: the one kept from an earlier call, or a
+ * new one kept in place of the least recently used. Reset after each use,
+ * so that none holds a read transaction open. */
+static int db_sqlite_stmt(struct db_sqlite *s, const char *sql, sqlite3_stmt **out)
+{
+	struct db_sqlite_stmt *slot = &s->cache[0];
+	for (int i = 0; i < DB_SQLITE_CACHE; i++) {
+		struct db_sqlite_stmt *c = &s->cache[i];
+		if (c->sql && !strcmp(c->sql, sql)) {
+			c->used = ++s->tick;
+			*out = c->st;
+			return SQLITE_OK;
+		}
+		if (c->used < slot->used)
+			slot = c;
+	}
+	int rc = sqlite3_prepare_v2(s->h, sql, -1, out, NULL);
+	if (rc != SQLITE_OK || !*out)
+		return rc;
+	sqlite3_finalize(slot->st);
+	free(slot->sql);
+	slot->sql = xstrdup(sql);
+	slot->st = *out;
+	slot->used = ++s->tick;
+	return SQLITE_OK;
+}
+
+/* The statement for sql with params bound, or an error in err. */
+static int db_sqlite_ready(struct db *db, const char *sql, const struct db_val *params, int n,
+			   sqlite3_stmt **st, char *err, size_t errlen)
+{
+	struct db_sqlite *s = db->handle;
+	*st = NULL;
+	int rc = db_sqlite_stmt(s, sql, st);
+	if (rc == SQLITE_OK && !*st) {
+		snprintf(err, errlen, "no statement in '%s'", sql);
+		return DB_EQUERY;
+	}
+	if (rc == SQLITE_OK)
+		rc = db_sqlite_bind(*st, params, n);
+	if (rc == SQLITE_OK)
+		return 0;
+	snprintf(err, errlen, "%s", sqlite3_errmsg(s->h));
+	if (*st)
+		db_sqlite_done(*st);
+	*st = NULL;
+	return db_sqlite_code(rc);
+}
+
 static int db_sqlite_exec(struct db *db, const char *sql, const struct db_val *params, int n,
 			  struct db_rows **rows, char *err, size_t errlen)
 {
-	sqlite3 *h = db->handle;
 	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(h, sql, -1, &st, NULL);
-	if (rc == SQLITE_OK)
-		rc = db_sqlite_bind(st, params, n);
-	if (rc == SQLITE_OK)
-		rc = db_sqlite_collect(st, rows);
-	int out = 0;
+	int out = db_sqlite_ready(db, sql, params, n, &st, err, errlen);
+	if (out < 0)
+		return out;
+	int rc = db_sqlite_collect(st, rows);
 	if (rc != SQLITE_DONE && rc != SQLITE_OK) {
-		snprintf(err, errlen, "%s", sqlite3_errmsg(h));
+		snprintf(err, errlen, "%s", sqlite3_errmsg(((struct db_sqlite *)db->handle)->h));
 		out = db_sqlite_code(rc);
 		if (rows) {
 			db_rows_free(*rows);
 			*rows = NULL;
 		}
 	}
-	sqlite3_finalize(st);
+	db_sqlite_done(st);
 	return out;
+}
+
+static int db_sqlite_each(struct db *db, const char *sql, const struct db_val *params, int n,
+			  db_row_fn *fn, void *ctx, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int out = db_sqlite_ready(db, sql, params, n, &st, err, errlen);
+	if (out < 0)
+		return out;
+	char buf[32];
+	struct db_row row = { db, st, 0, buf };
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && (out = fn(&row, ctx)) >= 0)
+		row.row++;
+	if (out >= 0 && rc != SQLITE_DONE) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(((struct db_sqlite *)db->handle)->h));
+		out = db_sqlite_code(rc);
+	}
+	db_sqlite_done(st);
+	return out < 0 ? out : 0;
+}
+
+/* Cells as db_sqlite_cell() has them, read in place. */
+static const char *db_sqlite_row_text(const struct db_row *row, int col)
+{
+	sqlite3_stmt *st = row->cursor;
+	switch (sqlite3_column_type(st, col)) {
+	case SQLITE_NULL:
+		return NULL;
+	case SQLITE_FLOAT:
+		snprintf(row->buf, 32, "%.17g", sqlite3_column_double(st, col));
+		return row->buf;
+	default:
+		return (const char *)sqlite3_column_text(st, col);
+	}
+}
+
+static int64_t db_sqlite_row_int(const struct db_row *row, int col, int64_t dflt)
+{
+	sqlite3_stmt *st = row->cursor;
+	if (sqlite3_column_type(st, col) == SQLITE_INTEGER)
+		return sqlite3_column_int64(st, col);
+	return db_text_int(db_sqlite_row_text(row, col), dflt);
+}
+
+static double db_sqlite_row_real(const struct db_row *row, int col, double dflt)
+{
+	sqlite3_stmt *st = row->cursor;
+	switch (sqlite3_column_type(st, col)) {
+	case SQLITE_FLOAT:
+	case SQLITE_INTEGER:
+		return sqlite3_column_double(st, col);
+	default:
+		return db_text_real(db_sqlite_row_text(row, col), dflt);
+	}
 }
 
 static int db_sqlite_script(struct db *db, const char *sql, char *err, size_t errlen)
 {
 	char *msg = NULL;
-	int rc = sqlite3_exec(db->handle, sql, NULL, NULL, &msg);
+	int rc = sqlite3_exec(((struct db_sqlite *)db->handle)->h, sql, NULL, NULL, &msg);
 	if (rc != SQLITE_OK) {
 		snprintf(err, errlen, "%s", msg ? msg : sqlite3_errstr(rc));
 		sqlite3_free(msg);
@@ -112,36 +233,53 @@ static int db_sqlite_begin(struct db *db, char *err, size_t errlen)
 
 static void db_sqlite_close(struct db *db)
 {
-	sqlite3_close(db->handle);
+	struct db_sqlite *s = db->handle;
+	for (int i = 0; s && i < DB_SQLITE_CACHE; i++) {
+		sqlite3_finalize(s->cache[i].st);
+		free(s->cache[i].sql);
+	}
+	if (s)
+		sqlite3_close(s->h);
+	free(s);
 }
 
 static const struct db_ops db_sqlite_ops = {
 	.exec = db_sqlite_exec,
+	.each = db_sqlite_each,
+	.row_text = db_sqlite_row_text,
+	.row_int = db_sqlite_row_int,
+	.row_real = db_sqlite_row_real,
 	.script = db_sqlite_script,
 	.begin = db_sqlite_begin,
 	.close = db_sqlite_close,
+	.begin_read_sql = "BEGIN DEFERRED",
 	.id_column = "INTEGER PRIMARY KEY AUTOINCREMENT",
 	.dollar_params = 0,
 };
 
+/* SQLITE_OPEN_NOMUTEX: one thread at a time uses a struct db (db.h), so
+ * no call needs the connection's mutex. */
 int db_sqlite_open(struct db *db, const char *path, char *err, size_t errlen)
 {
 	sqlite3 *h = NULL;
 	char detail[256];
-	int rc = sqlite3_open_v2(path, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	int rc = sqlite3_open_v2(path, &h,
+				 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		snprintf(err, errlen, "cannot open '%s': %s", path, h ? sqlite3_errmsg(h) : sqlite3_errstr(rc));
 		sqlite3_close(h);
 		return DB_EOPEN;
 	}
 	sqlite3_busy_timeout(h, DB_SQLITE_BUSY_MS);
+	struct db_sqlite *s = xcalloc(1, sizeof(*s));
+	s->h = h;
 	db->ops = &db_sqlite_ops;
-	db->handle = h;
+	db->handle = s;
 	rc = db_sqlite_script(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
 			      "PRAGMA foreign_keys=ON", detail, sizeof(detail));
 	if (rc < 0) {
 		snprintf(err, errlen, "cannot use '%s': %s", path, detail);
-		sqlite3_close(h);
+		db_sqlite_close(db);
 		db->handle = NULL;
 		db->ops = NULL;
 		return rc == DB_EBUSY ? DB_EBUSY : DB_EOPEN;
