@@ -17,7 +17,7 @@
 #include "result/result.h"
 
 #define HISTORY_FILE "orch-history.sqlite"
-#define HISTORY_SCHEMA_VERSION 2
+#define HISTORY_SCHEMA_VERSION 3
 #define HISTORY_DEFAULT_LAST 10
 
 /* Where the history is: `target` (--db) if set, else $ORCH_DB, else
@@ -61,6 +61,13 @@ struct history_series {
 	size_t n;
 };
 
+/* One series asked for by name. */
+struct history_key {
+	const char *board;
+	const char *test;
+	const char *metric;
+};
+
 struct history_query {
 	const char *scenario;
 	const char **boards;       /* NULL: all */
@@ -68,10 +75,18 @@ struct history_query {
 	const char *metric;        /* NAME or TEST.NAME; NULL: all */
 	size_t last;               /* per series, 0: all */
 	const char *before_run_dir;/* only runs indexed before this folder's run (excluded) */
+	/* NULL: every series; else only these (within the filters above),
+	 * and reading stops as soon as each has `last` points */
+	const struct history_key *keys;
+	size_t n_keys;
 };
 
-/* The series matching q, sorted by board, test, metric. Returns 0 and
- * *out / *n (caller frees with history_series_free), or a DB_E* code. */
+/* The series matching q, sorted by board, test, metric (bytewise), each
+ * with its last q->last points, oldest first: those of the runs of the
+ * scenario ordered by start time, then by the order they were indexed in.
+ * Reads in a transaction of its own (not to be called inside one).
+ * Returns 0 and *out / *n (caller frees with history_series_free), or a
+ * DB_E* code. */
 int history_load(struct db *db, const struct history_query *q, struct history_series **out,
 		 size_t *n, char *err, size_t errlen);
 void history_series_free(struct history_series *s, size_t n);

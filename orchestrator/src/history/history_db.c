@@ -29,6 +29,11 @@ static const struct db_migration history_migrations[] = {
 	     "CREATE TABLE history_fact (run BIGINT NOT NULL REFERENCES history_run (id)"
 	     " ON DELETE CASCADE, board TEXT NOT NULL, name TEXT NOT NULL, value TEXT);"
 	     "CREATE INDEX history_fact_run ON history_fact (run)" },
+	/* 3: a board's rows of one run found without reading the run's other
+	 * boards (history_load reads the last runs of one board at a time);
+	 * it serves what the index on run alone served */
+	{ 3, "CREATE INDEX history_metric_run_board ON history_metric (run, board);"
+	     "DROP INDEX history_metric_run" },
 };
 
 char *history_target(const char *target, const char *runs_dir)

@@ -131,8 +131,31 @@ static const char **run_boards(const struct run_result *run, size_t *n)
 typedef void board_fn(struct run_result *run, const char *board, const struct history_series *s,
 		      size_t ns, const void *ctx);
 
+/* The series of board's metrics in run (keys borrows run's names). */
+static struct history_key *board_keys(const struct run_result *run, const char *board,
+				      size_t *n)
+{
+	struct history_key *keys = NULL;
+	size_t cap = 0;
+	*n = 0;
+	for (size_t i = 0; i < run->n_results; i++) {
+		const struct test_result *tr = &run->results[i];
+		if (strcmp(tr->board, board) != 0)
+			continue;
+		for (size_t k = 0; k < tr->n_metrics; k++) {
+			if (*n == cap) {
+				cap = cap ? cap * 2 : 64;
+				keys = xrealloc(keys, cap * sizeof(*keys));
+			}
+			keys[(*n)++] = (struct history_key){ tr->board, tr->test, tr->metrics[k].name };
+		}
+	}
+	return keys;
+}
+
 /* fn on each board of run with the last `last` points of every series of
- * that board, loaded one board at a time. */
+ * that board's metrics in run, loaded one board at a time: only the runs
+ * that hold those points are read, however many nights the history has. */
 static int each_board(struct db *db, struct run_result *run, size_t last, board_fn *fn,
 		      const void *ctx, char *err, size_t errlen)
 {
@@ -143,12 +166,16 @@ static int each_board(struct db *db, struct run_result *run, size_t last, board_
 		const char *one[] = { boards[b] };
 		struct history_query q = { .scenario = run->scenario, .boards = one, .n_boards = 1,
 					   .last = last };
+		struct history_key *keys = board_keys(run, boards[b], &q.n_keys);
 		struct history_series *s = NULL;
 		size_t ns = 0;
-		rc = history_load(db, &q, &s, &ns, err, errlen);
+		q.keys = keys;
+		if (q.n_keys)
+			rc = history_load(db, &q, &s, &ns, err, errlen);
 		if (rc == 0)
 			fn(run, boards[b], s, ns, ctx);
 		history_series_free(s, ns);
+		free(keys);
 	}
 	free(boards);
 	return rc;
