@@ -48,10 +48,13 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
+static void grow(struct strbuf *sb, size_t extra);
+
 char *xasprintf(const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
+	grow(&sb, 63);   /* most texts fit: formatted once */
 	va_start(ap, fmt);
 	strbuf_vprintf(&sb, fmt, ap);
 	va_end(ap);
@@ -89,16 +92,24 @@ void strbuf_putc(struct strbuf *sb, char c)
 	strbuf_append(sb, &c, 1);
 }
 
+/* Formats into the room the buffer has, and a second time only when the
+ * text did not fit (a report formats hundreds of thousands of numbers). */
 void strbuf_vprintf(struct strbuf *sb, const char *fmt, va_list ap)
 {
 	va_list copy;
 	va_copy(copy, ap);
-	int n = vsnprintf(NULL, 0, fmt, copy);
+	size_t room = sb->cap - sb->len;
+	int n = vsnprintf(room ? sb->buf + sb->len : NULL, room, fmt, copy);
 	va_end(copy);
-	if (n < 0)
+	if (n < 0) {
+		if (room)
+			sb->buf[sb->len] = '\0';
 		return;
-	grow(sb, (size_t)n);
-	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	}
+	if ((size_t)n >= room) {
+		grow(sb, (size_t)n);
+		vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	}
 	sb->len += (size_t)n;
 }
 
