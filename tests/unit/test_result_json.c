@@ -286,6 +286,45 @@ static void test_load(void **state)
 	free(dir);
 }
 
+/* A trend written as text is what jansson writes of its tree: strings
+ * with every control byte, quotes, backslashes, UTF-8 and bytes that are
+ * not UTF-8; NULL labels; reals of every shape (integers, exponents both
+ * ways, tiny, huge, negative zero, not finite); no points at all. */
+static void test_trend_text(void **state)
+{
+	(void)state;
+	char ctl[40];
+	for (int i = 0; i < 31; i++)
+		ctl[i] = (char)(i + 1);
+	ctl[31] = 0x7f;
+	ctl[32] = '\0';
+	const char *names[] = { "hr1", "", "a\"b\\c/d", ctl, "caf\xc3\xa9 \xe2\x80\xa8 \xf0\x9f\x98\x80",
+				"bad \xff\xfe \xc0\x80 \xed\xa0\x80 end", "\xc3", NULL };
+	const double values[] = { 0, -0.0, 1, -1, 1.5, 100, 1e15, 1e16, 1e17, 1e20, 1e-5, 1e-300,
+				  123456789.123456789, -2.5e-7, 1.0 / 3, 4.9e-324, 1.7976931348623157e308,
+				  NAN, INFINITY, -INFINITY, 0.1, 2e-10, 99999999999999.9 };
+	size_t nn = sizeof(names) / sizeof(*names), nv = sizeof(values) / sizeof(*values);
+	for (size_t i = 0; i < nn; i++) {
+		struct run_result run = { 0 };
+		const char *b = names[i] ? names[i] : "b", *t = names[(i + 1) % nn] ? names[(i + 1) % nn] : "t";
+		struct metric_trend *mt = run_result_add_trend(&run, b, t, names[(i + 2) % (nn - 1)]);
+		for (size_t k = 0; k < (i == 3 ? 0 : nv); k++)
+			metric_trend_add_point(mt, names[(i + k) % (nn - 1)], names[(i * 3 + k) % nn],
+					       values[(i + k) % nv], k % 7 == 2);
+		json_t *j = metric_trend_to_json(mt);
+		char *want = json_dumps(j, RESULT_JSON_FLAGS);
+		json_decref(j);
+		struct strbuf got = STRBUF_INIT;
+		strbuf_puts(&got, "x");
+		metric_trend_json_text(mt, &got);
+		assert_non_null(want);
+		assert_string_equal(strbuf_str(&got) + 1, want);
+		free(want);
+		strbuf_release(&got);
+		run_result_release(&run);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -296,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_bad_json),
 		cmocka_unit_test(test_minimal_and_foreign),
 		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_trend_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

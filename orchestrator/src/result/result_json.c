@@ -306,6 +306,91 @@ json_t *metric_trend_to_json(const struct metric_trend *t)
 	return o;
 }
 
+/* A string as jansson writes it (jstr's lossy text when not UTF-8). */
+static void text_str(struct strbuf *sb, const char *s)
+{
+	if (!s) {
+		strbuf_puts(sb, "null");
+		return;
+	}
+	char *lossy = utf8_valid(s) ? NULL : utf8_lossy(s);
+	const char *p = lossy ? lossy : s, *run = p;
+	strbuf_putc(sb, '"');
+	for (;; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		strbuf_append(sb, run, (size_t)(p - run));
+		run = p + 1;
+		if (!c)
+			break;
+		switch (c) {
+		case '"': strbuf_puts(sb, "\\\""); break;
+		case '\\': strbuf_puts(sb, "\\\\"); break;
+		case '\b': strbuf_puts(sb, "\\b"); break;
+		case '\f': strbuf_puts(sb, "\\f"); break;
+		case '\n': strbuf_puts(sb, "\\n"); break;
+		case '\r': strbuf_puts(sb, "\\r"); break;
+		case '\t': strbuf_puts(sb, "\\t"); break;
+		default: strbuf_printf(sb, "\\u%04X", c); break;
+		}
+	}
+	strbuf_putc(sb, '"');
+	free(lossy);
+}
+
+/* A real as jansson writes it with JSON_REAL_PRECISION(15) (jreal: null
+ * when not finite): "%.15g", ".0" when that reads as an integer, and the
+ * exponent without its "+" and leading zeros. */
+static void text_real(struct strbuf *sb, double v)
+{
+	char buf[40];
+	if (!isfinite(v)) {
+		strbuf_puts(sb, "null");
+		return;
+	}
+	int n = snprintf(buf, sizeof(buf) - 2, "%.15g", v);
+	if (n < 0 || (size_t)n >= sizeof(buf) - 2) {
+		strbuf_puts(sb, "null");
+		return;
+	}
+	char *e = strchr(buf, 'e');
+	if (!e && !strchr(buf, '.'))
+		memcpy(buf + n, ".0", 3);
+	if (e) {
+		char *start = e + 1, *end = e + 2;
+		if (*start == '-')
+			start++;
+		while (*end == '0')
+			end++;
+		memmove(start, end, strlen(end) + 1);
+	}
+	strbuf_puts(sb, buf);
+}
+
+void metric_trend_json_text(const struct metric_trend *t, struct strbuf *out)
+{
+	strbuf_puts(out, "{\n  \"board\": ");
+	text_str(out, t->board);
+	strbuf_puts(out, ",\n  \"test\": ");
+	text_str(out, t->test);
+	strbuf_puts(out, ",\n  \"metric\": ");
+	text_str(out, t->metric);
+	strbuf_puts(out, ",\n  \"points\": [");
+	for (size_t k = 0; k < t->n; k++) {
+		const struct trend_point *p = &t->points[k];
+		strbuf_puts(out, k ? ",\n    {\n      \"run_id\": " : "\n    {\n      \"run_id\": ");
+		text_str(out, p->run_id);
+		strbuf_puts(out, ",\n      \"label\": ");
+		text_str(out, p->label);
+		strbuf_puts(out, ",\n      \"value\": ");
+		text_real(out, p->value);
+		strbuf_puts(out, p->current ? ",\n      \"current\": true\n    }"
+					    : ",\n      \"current\": false\n    }");
+	}
+	strbuf_puts(out, t->n ? "\n  ]\n}" : "]\n}");
+}
+
 static json_t *trends_to_json(const struct run_result *run)
 {
 	json_t *a = json_array();

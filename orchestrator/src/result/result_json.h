@@ -9,10 +9,16 @@
 
 #include "result/result.h"
 
+struct strbuf;
+
 json_t *test_result_to_json(const struct test_result *tr);
 json_t *run_result_to_json(const struct run_result *run);
 /* One element of results.json's "trends" (store writes them one at a time). */
 json_t *metric_trend_to_json(const struct metric_trend *t);
+/* The same element as text, byte for byte what json_dumps() with
+ * RESULT_JSON_FLAGS makes of metric_trend_to_json(t), appended to out
+ * without building the tree (a run of 2560 metrics has 25600 points). */
+void metric_trend_json_text(const struct metric_trend *t, struct strbuf *out);
 
 /* 0, or -1 with the reason in err ("results.json: not a run folder ..."). */
 int test_result_from_json(const json_t *obj, struct test_result *tr, char *err, size_t errlen);

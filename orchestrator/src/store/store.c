@@ -174,22 +174,22 @@ static void put_stream(void *ctx, const void *data, size_t len)
 static void emit_item(const struct sink *o, const char *text, size_t len, size_t index);
 
 /* The trends, one element at a time (a run of 2560 metrics with 10 nights
- * each held all 25600 points as one JSON tree, about 20 MB): after the
- * header members, so with sep "," before them. */
+ * each held all 25600 points as one JSON tree, about 20 MB), written as
+ * text without a tree of their own: after the header members, so with sep
+ * "," before them. */
 static void emit_trends(const struct sink *o, const struct run_result *run, bool sep)
 {
 	if (!run || !run->n_trends)
 		return;
+	struct strbuf text = STRBUF_INIT;
 	o->put(o->ctx, sep ? ",\n  \"trends\": [" : "\n  \"trends\": [", sep ? 15 : 14);
 	for (size_t i = 0; i < run->n_trends; i++) {
-		json_t *j = metric_trend_to_json(&run->trends[i]);
-		char *text = json_dumps(j, RESULT_JSON_FLAGS);
-		json_decref(j);
-		if (text)
-			emit_item(o, text, strlen(text), i);
-		free(text);
+		strbuf_reset(&text);
+		metric_trend_json_text(&run->trends[i], &text);
+		emit_item(o, strbuf_str(&text), text.len, i);
 	}
 	o->put(o->ctx, "\n  ]", 4);
+	strbuf_release(&text);
 }
 
 /* The header members, indented as json_dumps would, then the run's trends
