@@ -199,6 +199,80 @@ static void test_html_written_in_sections(void **state)
 	run_result_release(&run);
 }
 
+/* The sparkline of one trend as report.html drew it with a printf per
+ * number (the reference for the faster drawing). */
+static void reference_trend(struct strbuf *sb, const struct metric_trend *t)
+{
+	const double w = 160, h = 36, pad = 4;
+	double lo = t->points[0].value, hi = lo;
+	for (size_t k = 1; k < t->n; k++) {
+		lo = t->points[k].value < lo ? t->points[k].value : lo;
+		hi = t->points[k].value > hi ? t->points[k].value : hi;
+	}
+	double span = hi > lo ? hi - lo : 1;
+	strbuf_puts(sb, "<div class=\"trendbox\"><div class=\"trendname\">");
+	report_escape(sb, t->board, ESC_ATTR);
+	strbuf_puts(sb, " \u00b7 ");
+	report_escape(sb, t->test, ESC_ATTR);
+	strbuf_puts(sb, " \u00b7 ");
+	report_escape(sb, t->metric, ESC_ATTR);
+	strbuf_printf(sb, "</div><svg class=\"trend\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">"
+		      "<polyline fill=\"none\" stroke=\"#3b6ea5\" stroke-width=\"1.5\" points=\"", w, h, w, h);
+	for (size_t k = 0; k < t->n; k++) {
+		double x = t->n > 1 ? pad + (w - 2 * pad) * (double)k / (double)(t->n - 1) : w / 2;
+		double y = h - pad - (h - 2 * pad) * (t->points[k].value - lo) / span;
+		strbuf_printf(sb, "%s%.1f,%.1f", k ? " " : "", x, y);
+	}
+	strbuf_puts(sb, "\"/>");
+	for (size_t k = 0; k < t->n; k++) {
+		const struct trend_point *p = &t->points[k];
+		double x = t->n > 1 ? pad + (w - 2 * pad) * (double)k / (double)(t->n - 1) : w / 2;
+		double y = h - pad - (h - 2 * pad) * (p->value - lo) / span;
+		strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\"%s><title>", x, y,
+			      p->current ? "3.5" : "2", p->current ? "#c0392b" : "#3b6ea5",
+			      p->current ? " class=\"current\"" : "");
+		report_escape(sb, p->label && *p->label ? p->label : p->run_id, ESC_ATTR);
+		strbuf_printf(sb, " %s: %.6g%s</title></circle>", p->current ? "(this run)" : "", p->value, "");
+	}
+	strbuf_puts(sb, "</svg></div>\n");
+}
+
+/* Trends of every shape drawn as before, number for number: 1 to 12
+ * points, flat, negative, tiny, huge and half-way values, labels to
+ * escape, the current run anywhere. */
+static void test_html_trends_drawn(void **state)
+{
+	(void)state;
+	struct run_result run = { 0 };
+	struct test_result *tr = run_result_add(&run, "b<1>", "t&1");
+	tr->status = STATUS_PASS;
+	test_result_add_sample(tr, "v", "ms", false, 1);
+	const double values[] = { 1, 1, 1.25, -3.75, 0.05, 0.15, 0.25, 1e-9, 123456789.5, 1e300,
+				  -1e300, 2.5, 2.45, 7.35, 0.35, 1.0 / 3, 100, 99.95, 5e-324, 0 };
+	size_t nv = sizeof(values) / sizeof(*values);
+	for (size_t n = 1; n <= 12; n++)
+		for (size_t s = 0; s < nv; s += 3) {
+			struct metric_trend *t = run_result_add_trend(&run, "b<1>", "t&1", n % 2 ? "v" : "m\"x");
+			for (size_t k = 0; k < n; k++) {
+				char id[32];
+				snprintf(id, sizeof(id), "2026-%zu-%zu", n, k);
+				metric_trend_add_point(t, id, k % 3 ? NULL : "night <&>",
+						       n == 3 ? 7 : values[(s + k * 7) % nv], k == (n + s) % n);
+			}
+		}
+	char *page = report_html_in(&run, ".");
+	struct strbuf want = STRBUF_INIT;
+	for (size_t i = 0; i < run.n_trends; i++)
+		reference_trend(&want, &run.trends[i]);
+	const char *from = strstr(page, "<div class=\"trendbox\">");
+	assert_non_null(from);
+	assert_memory_equal(from, strbuf_str(&want), want.len);
+	assert_true(strncmp(from + want.len, "</div>\n", 7) == 0);
+	strbuf_release(&want);
+	free(page);
+	run_result_release(&run);
+}
+
 static void test_junit_validates(void **state)
 {
 	(void)state;
@@ -467,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_junit_structure),
 		cmocka_unit_test(test_junit_baseline_regression),
 		cmocka_unit_test(test_html_written_in_sections),
+		cmocka_unit_test(test_html_trends_drawn),
 		cmocka_unit_test(test_junit_validates),
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_write_all),

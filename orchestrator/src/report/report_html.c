@@ -982,7 +982,29 @@ static void html_boards(struct strbuf *sb, const struct run_result *run)
 
 /* One small trend line: the last runs of a board x test x metric from the
  * history, oldest left, the current run a filled dot. */
-static void html_trend(struct strbuf *sb, const struct metric_trend *t)
+/* The x of each point of a trend of n points, as text: the same for every
+ * trend of n points (a night's 2560 trends have 10 each). */
+struct trend_xs {
+	size_t n;
+	char (*x)[24];
+};
+
+static const char *trend_x(struct trend_xs *xs, size_t n, size_t k, double w, double pad)
+{
+	if (xs->n != n) {
+		free(xs->x);
+		xs->x = xmalloc(n * sizeof(*xs->x));
+		xs->n = n;
+		for (size_t i = 0; i < n; i++)
+			snprintf(xs->x[i], sizeof(xs->x[i]), "%.1f",
+				 n > 1 ? pad + (w - 2 * pad) * (double)i / (double)(n - 1) : w / 2);
+	}
+	return xs->x[k];
+}
+
+/* A sparkline: each number formatted once (x from xs, y per point) and
+ * put together with plain appends. */
+static void html_trend(struct strbuf *sb, const struct metric_trend *t, struct trend_xs *xs)
 {
 	const double w = 160, h = 36, pad = 4;
 	double lo = t->points[0].value, hi = lo;
@@ -991,6 +1013,9 @@ static void html_trend(struct strbuf *sb, const struct metric_trend *t)
 		hi = t->points[k].value > hi ? t->points[k].value : hi;
 	}
 	double span = hi > lo ? hi - lo : 1;
+	char (*y)[24] = xmalloc(t->n * sizeof(*y));
+	for (size_t k = 0; k < t->n; k++)
+		snprintf(y[k], sizeof(y[k]), "%.1f", h - pad - (h - 2 * pad) * (t->points[k].value - lo) / span);
 	strbuf_puts(sb, "<div class=\"trendbox\"><div class=\"trendname\">");
 	esc(sb, t->board);
 	strbuf_puts(sb, " \u00b7 ");
@@ -1000,36 +1025,46 @@ static void html_trend(struct strbuf *sb, const struct metric_trend *t)
 	strbuf_printf(sb, "</div><svg class=\"trend\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">"
 		      "<polyline fill=\"none\" stroke=\"#3b6ea5\" stroke-width=\"1.5\" points=\"", w, h, w, h);
 	for (size_t k = 0; k < t->n; k++) {
-		double x = t->n > 1 ? pad + (w - 2 * pad) * (double)k / (double)(t->n - 1) : w / 2;
-		double y = h - pad - (h - 2 * pad) * (t->points[k].value - lo) / span;
-		strbuf_printf(sb, "%s%.1f,%.1f", k ? " " : "", x, y);
+		if (k)
+			strbuf_putc(sb, ' ');
+		strbuf_puts(sb, trend_x(xs, t->n, k, w, pad));
+		strbuf_putc(sb, ',');
+		strbuf_puts(sb, y[k]);
 	}
 	strbuf_puts(sb, "\"/>");
 	for (size_t k = 0; k < t->n; k++) {
 		const struct trend_point *p = &t->points[k];
-		double x = t->n > 1 ? pad + (w - 2 * pad) * (double)k / (double)(t->n - 1) : w / 2;
-		double y = h - pad - (h - 2 * pad) * (p->value - lo) / span;
-		strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\"%s><title>", x, y,
-			      p->current ? "3.5" : "2", p->current ? "#c0392b" : "#3b6ea5",
-			      p->current ? " class=\"current\"" : "");
+		char value[40];
+		snprintf(value, sizeof(value), "%.6g", p->value);
+		strbuf_puts(sb, "<circle cx=\"");
+		strbuf_puts(sb, trend_x(xs, t->n, k, w, pad));
+		strbuf_puts(sb, "\" cy=\"");
+		strbuf_puts(sb, y[k]);
+		strbuf_puts(sb, p->current ? "\" r=\"3.5\" fill=\"#c0392b\" class=\"current\"><title>"
+					   : "\" r=\"2\" fill=\"#3b6ea5\"><title>");
 		esc(sb, p->label && *p->label ? p->label : p->run_id);
-		strbuf_printf(sb, " %s: %.6g%s</title></circle>", p->current ? "(this run)" : "", p->value, "");
+		strbuf_puts(sb, p->current ? " (this run): " : " : ");
+		strbuf_puts(sb, value);
+		strbuf_puts(sb, "</title></circle>");
 	}
 	strbuf_puts(sb, "</svg></div>\n");
+	free(y);
 }
 
 static void html_trends(struct strbuf *sb, const struct run_result *run, const struct html_sink *k)
 {
 	if (!run->n_trends)
 		return;
+	struct trend_xs xs = { 0, NULL };
 	strbuf_puts(sb, "<h2 id=\"trends\">Trends<small>the last runs from the history, this run in "
 		    "red</small></h2>\n<div class=\"trends\" style=\"display:flex;flex-wrap:wrap;gap:12px\">\n");
 	for (size_t i = 0; i < run->n_trends; i++) {
 		html_flush(k, sb, false);
 		if (run->trends[i].n)
-			html_trend(sb, &run->trends[i]);
+			html_trend(sb, &run->trends[i], &xs);
 	}
 	strbuf_puts(sb, "</div>\n");
+	free(xs.x);
 }
 
 /* One <li> per metric that changed beyond noise in direction WANT. */
