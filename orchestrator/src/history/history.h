@@ -17,7 +17,7 @@
 #include "result/result.h"
 
 #define HISTORY_FILE "orch-history.sqlite"
-#define HISTORY_SCHEMA_VERSION 3
+#define HISTORY_SCHEMA_VERSION 4
 #define HISTORY_DEFAULT_LAST 10
 
 /* Where the history is: `target` (--db) if set, else $ORCH_DB, else

@@ -34,6 +34,10 @@ static const struct db_migration history_migrations[] = {
 	 * it serves what the index on run alone served */
 	{ 3, "CREATE INDEX history_metric_run_board ON history_metric (run, board);"
 	     "DROP INDEX history_metric_run" },
+	/* 4: nothing reads a series across runs by name any more (history_load
+	 * reads the runs it needs, by run and board); one index less to write
+	 * per metric indexed */
+	{ 4, "DROP INDEX history_metric_key" },
 };
 
 char *history_target(const char *target, const char *runs_dir)

@@ -132,6 +132,7 @@ struct run_read {
 	struct series_set *set;
 	const struct db_rows *runs;
 	int run;                       /* row of runs */
+	long long start_us;            /* its start */
 };
 
 /* A row, a point older than every point its series has: taken while the
@@ -147,13 +148,15 @@ static int run_row(const struct db_row *r, void *ctx)
 	struct history_series *s = set_get(rr->set, board, test, metric, !q->n_keys);
 	if (!s || (q->last && s->n >= q->last))
 		return 0;
-	s->points = xrealloc(s->points, (s->n + 1) * sizeof(*s->points));
+	if (!s->n || (!q->last && s->n >= 8 && !(s->n & (s->n - 1))))
+		s->points = xrealloc(s->points, (s->n ? 2 * s->n : q->last ? q->last : 8) *
+						sizeof(*s->points));
 	struct history_point *p = &s->points[s->n++];
 	p->run_id = xstrdup(db_cell(rr->runs, rr->run, R_RUN_ID));
 	p->label = xstrdup(db_cell(rr->runs, rr->run, R_LABEL));
 	p->host = xstrdup(db_cell(rr->runs, rr->run, R_HOST));
 	p->run_dir = xstrdup(db_cell(rr->runs, rr->run, R_DIR));
-	p->start_us = db_cell_int(rr->runs, rr->run, R_START, 0);
+	p->start_us = rr->start_us;
 	p->value = db_row_real(r, M_MEDIAN, 0);
 	p->stddev = db_row_real(r, M_STDDEV, 0);
 	p->n = (int)db_row_int(r, M_N, 1);
@@ -223,15 +226,17 @@ static int load_runs(struct db *db, const struct history_query *q, struct series
 		     char *err, size_t errlen)
 {
 	int64_t offset = 0, limit = q->last ? (int64_t)q->last : 16;
-	struct run_read rr = { q, set, NULL, 0 };
+	struct run_read rr = { q, set, NULL, 0, 0 };
 	bool more = true;
 	int rc = 0;
 	while (rc == 0 && more && !set_done(q, set)) {
 		struct db_rows *runs = NULL;
 		rc = read_runs(db, q, offset, limit, &runs, err, errlen);
 		rr.runs = runs;
-		for (rr.run = 0; rc == 0 && rr.run < runs->nrows && !set_done(q, set); rr.run++)
+		for (rr.run = 0; rc == 0 && rr.run < runs->nrows && !set_done(q, set); rr.run++) {
+			rr.start_us = db_cell_int(runs, rr.run, R_START, 0);
 			rc = read_run(db, &rr, err, errlen);
+		}
 		more = runs && runs->nrows == limit;
 		db_rows_free(runs);
 		offset += limit;
