@@ -3,19 +3,27 @@
 
   bench/remote-bench-vs-tools.sh [BIN_DIR] [--rounds N] [--quick]
         [--only mem,tmpfs,disk,seeks,net,crypto] [--disk-dir DIR]
-        [--disk-repeats N]
+        [--disk-repeats N] [--disk-sections char,block,files]
+        [--busy-limit F] [--busy-retries N] [--warm-mib MIB] [--no-hold]
 
 Every remote-bench metric that has a reference is measured by both at the
 same sizes (buffer and file sizes, block sizes, counts, durations), in
-alternating rounds (--rounds, default 7): each round runs the tool and
-remote-bench once per section, tool first in even rounds and remote-bench
-first in odd ones (ABBA), so that a load that drifts on a shared machine
-favours neither side. For each metric it prints both sides' medians, the median of
-the per-round ratios remote-bench/tool and the interquartile range of those
-ratios, and exits 1 when a median ratio is outside 0.9-1.1 (crypto:
-0.5-2.0, an implementation's speed against OpenSSL's portable C). The
-metrics without a reference are listed with the reason. Exit 2: a tool is
-missing or failed.
+--rounds rounds (default 7). Inside a round each section runs as adjacent
+pairs, one tool run right next to one remote-bench run, the order
+alternating from pair to pair and round to round (tool rb, rb tool: ABBA),
+so that a load or a host that drifts favours neither side. The statistic:
+each pair's ratio remote-bench/tool compares two runs that saw the same
+machine; a round's ratio is the geometric mean of its pairs' ratios (with
+an even number of pairs in ABBA order an effect of the position cancels);
+the verdict is on the median of the rounds' ratios, printed with their
+interquartile range, and the script exits 1 when a median ratio is outside
+0.9-1.1 (crypto: 0.5-2.0, an implementation's speed against OpenSSL's
+portable C). The side columns are the medians of each side's per-round
+geometric means. -v prints every pair's ratios. Pairs per round: mem 4
+(--mem-pairs), the 2 GiB disk block rows (the noisiest) --disk-repeats
+(default 4), the per-char, file and seek sections half as many, net and
+crypto one. The metrics without a reference are listed with the reason.
+Exit 2: a tool is missing or failed.
 
 References (see bench/RESULTS.md for what each measures and why it matches):
   mbw 1.2.2          mem.memcpy ("DUMB" line: Debian's 1.2.2 prints its memcpy
@@ -54,12 +62,25 @@ full and made with mkfs -E nodiscard (mkfs's discard would punch its
 pages out again, and the first write to each block would allocate them).
 
 Every disk process, the tool's and remote-bench's alike, starts after a
-sync and (as root) drop_caches. The 2 GiB block section runs
---disk-repeats times per round (default 3; the per-char and file sections
-and seeks one time fewer) and each side keeps its best run of the round: on a shared
-machine (other jobs' builds, a host that takes freed guest memory back)
-single 2 GiB runs ranged 260-2600 MiB/s back to back, and a disturbed run
-is only ever slower.
+sync and (as root) drop_caches; before the 2 GiB block runs --warm-mib
+(default 2560) of anonymous memory is also touched and freed, so that
+the page cache takes pages the host backs now. Disk pairs are gated on
+the machine's CPU pressure (/proc/pressure/cpu "some": time during which
+a runnable task waited for a CPU): before each pair the script waits (at
+most 30 s) for a second under --busy-limit (default 10 %), and a pair
+with more than that during it is run again, at most --busy-retries times
+(default 2), then kept; the counts are printed at the end. The pressure
+says nothing about which side was faster, so this favours neither.
+
+The machine's memory (as root, not with --quick or --no-hold): a VM whose
+balloon reports free pages to the host (virtio-balloon free page
+reporting) faults each reported page in again on its next touch; 2 GiB
+writes during which the kernel reported 500 MiB ran at 190-820 MiB/s
+against 1700-2250 without. Where the kernel has them, the page_reporting
+parameters min_free_ms and max_waiting_mib are raised for the run's length
+(the first line of output says what was changed), and put back at the end,
+also on Ctrl-C and SIGTERM (not on SIGKILL: then restore them by hand from
+that line). The MiB reported during the run are printed at the end.
 
 BIN_DIR holds remote-bench-* (default: BUILD/remote-bench/bin/ARCH of a
 fresh build in a temporary directory). --quick: small sizes and one round,
@@ -69,6 +90,8 @@ ext4.
 """
 import argparse
 import json
+import math
+import mmap
 import os
 import re
 import shutil
@@ -125,6 +148,9 @@ class Oracle:
         self.scratch = None  # (image, loop device, mount point) of the scratch ext4
         self.work = None
         self.target = None
+        self.busy_redone = 0  # pairs run again: CPU pressure over --busy-limit
+        self.busy_kept = 0    # pairs kept over it after --busy-retries
+        self.waited = 0.0     # seconds waited for a quiet CPU before disk pairs
 
     # ---- the disk target ----
     def disk_up(self):
@@ -199,37 +225,88 @@ class Oracle:
         self.runs.setdefault((name, "rb"), []).append(value)
 
     def tool(self, name, value, ref):
+        """value None: the tool gave no figure in this run (bonnie++'s +++),
+        which keeps the k-th tool run beside the k-th remote-bench run."""
         self.runs.setdefault((name, "tool"), []).append(value)
         self.refs[name] = ref
 
     def end_round(self):
-        """Each side's figure for the round from its runs in it (more than
-        one where a section repeats, --disk-repeats): the best rate, and a
-        NAME_cpu from the run that gave NAME's best. A run slowed by
-        something else on the machine (another job, the host) is never
-        faster than an undisturbed one, so the best of a few is the figure
-        least disturbed, on both sides alike."""
-        for (name, side), v in self.runs.items():
-            base = self.runs.get((name[:-len("_cpu")], side)) if name.endswith("_cpu") else None
-            if base and len(base) == len(v):
-                value = v[base.index(max(base))]
-            else:
-                value = max(v)
-            self.samples.setdefault(name, {"rb": {}, "tool": {}})[side][self.rnd] = value
+        """The round's ratio of each metric from its adjacent pairs: the k-th
+        remote-bench run of the round was run right next to the k-th tool
+        run (pair()), so each pair saw the same machine, and the round's
+        ratio is the geometric mean of its pairs' ratios. With two pairs in
+        ABBA order (tool rb rb tool) an effect of the position (the first
+        run after a pause, a load that rises or falls) cancels. Each side's
+        figure for the round (the columns of the report) is the geometric
+        mean of its runs."""
+        names = {n for n, _ in self.runs}
+        for name in names:
+            rb, tool = self.runs.get((name, "rb"), []), self.runs.get((name, "tool"), [])
+            s = self.samples.setdefault(name, {"rb": {}, "tool": {}, "ratio": {}, "pairs": {}})
+            ratios = [r / t for r, t in zip(rb, tool) if r is not None and t]
+            for side, v in (("rb", rb), ("tool", tool)):
+                v = [x for x in v if x is not None]
+                if v:
+                    s[side][self.rnd] = gmean(v)
+            if ratios:
+                s["ratio"][self.rnd] = gmean(ratios)
+                s["pairs"][self.rnd] = ratios
         self.runs = {}
 
-    def pair(self, tool_fn, rb_fn, j=0):
-        """One tool run and one remote-bench run, in the order that
-        alternates from round to round (and from pair to pair inside a
-        round): tool first, then remote-bench first, and so on. On a shared
-        machine whose load drifts, a fixed order would favour one side."""
-        t = []
-        for fn in ((tool_fn, rb_fn) if (self.rnd + j) % 2 == 0 else (rb_fn, tool_fn)):
-            t0 = time.time()
-            fn()
-            t.append("%s %.1f s" % ("tool" if fn is tool_fn else "remote-bench", time.time() - t0))
-        if self.a.verbose:
-            print("  " + ", ".join(t), file=sys.stderr, flush=True)
+    def pair(self, tool_fn, rb_fn, j=0, gate=False):
+        """One tool run and one remote-bench run right after each other, in
+        the order that alternates from round to round and from pair to pair
+        inside a round (tool rb, rb tool, ...): the pair's ratio compares two
+        runs that saw the same machine. gate: a pair during which something
+        else kept this machine's tasks waiting for a CPU (the kernel's CPU
+        pressure, /proc/pressure/cpu "some") for more than --busy-limit of
+        its time is run again, at most --busy-retries times; the pressure
+        says nothing about which side was faster, so dropping such a pair
+        favours neither. The runs of a pair run again are forgotten."""
+        gate = gate and not self.a.quick
+        for attempt in range(1 + (self.a.busy_retries if gate else 0)):
+            if gate:
+                self.wait_quiet()
+            mark = {k: len(v) for k, v in self.runs.items()}
+            p0, w0 = cpu_pressure(), time.time()
+            t = []
+            for fn in ((tool_fn, rb_fn) if (self.rnd + j) % 2 == 0 else (rb_fn, tool_fn)):
+                t0 = time.time()
+                fn()
+                t.append("%s %.1f s" % ("tool" if fn is tool_fn else "remote-bench",
+                                        time.time() - t0))
+            busy = (cpu_pressure() - p0) / 1e6 / max(time.time() - w0, 1e-3) if p0 is not None \
+                else 0.0
+            again = gate and busy > self.a.busy_limit and attempt < self.a.busy_retries
+            if self.a.verbose:
+                got = ["%s %.2f" % (k[0].split(".", 1)[1], v[-1] / self.runs[(k[0], "tool")][-1])
+                       for k, v in sorted(self.runs.items())
+                       if k[1] == "rb" and len(v) > mark.get(k, 0) and not k[0].endswith("cpu")
+                       and len(self.runs.get((k[0], "tool"), [])) > mark.get((k[0], "tool"), 0)
+                       and v[-1] is not None and self.runs[(k[0], "tool")][-1]]
+                print("  %s; cpu pressure %.0f%%%s%s" % (", ".join(t), 100 * busy,
+                      " (over %.0f%%: run again)" % (100 * self.a.busy_limit) if again else "",
+                      "; " + " ".join(got) if got else ""), file=sys.stderr, flush=True)
+            if not again:
+                if gate and busy > self.a.busy_limit:
+                    self.busy_kept += 1
+                return
+            self.busy_redone += 1
+            for k in list(self.runs):
+                del self.runs[k][mark.get(k, 0):]
+
+    def wait_quiet(self, most=30.0):
+        """Waits (at most `most` seconds, the time waited counted) until
+        one second passes with CPU pressure under --busy-limit."""
+        t0 = time.time()
+        while time.time() - t0 < most:
+            p0 = cpu_pressure()
+            if p0 is None:
+                return
+            time.sleep(1)
+            if (cpu_pressure() - p0) / 1e6 < self.a.busy_limit:
+                break
+        self.waited += time.time() - t0
 
     def rb_run(self, prog, args, timeout=900, bindir=None):
         r = run([os.path.join(bindir or self.bin, "remote-bench-" + prog)] + args, timeout=timeout)
@@ -240,17 +317,27 @@ class Oracle:
 
     # ---- memory: mbw ----
     def mem(self, rnd):
-        """--mem-pairs short runs of each inside the round, in alternating
-        order; each side's figure for the round is the mean of its runs."""
+        """--mem-pairs pairs of one mbw (and dd) run and one remote-bench-mem
+        run inside the round, in alternating order; each pair's ratio
+        compares the two runs next to each other (end_round)."""
         a = self.a
-        tool, rb = {}, {}
+        refs = {"mem.memcpy": "mbw \"DUMB\" (its memcpy; Debian's 1.2.2 swaps the labels)",
+                "mem.word": "mbw \"MEMCPY\" (its b[i]=a[i] loop)",
+                "mem.block": "mbw MCBLOCK (mempcpy of 256 KiB blocks from the source's start)",
+                "mem.tmpfs_write": "dd if=/dev/zero of=/dev/shm/x bs=64K count=%d" % (a.mem_mib * 16)}
+
+        want = ({"mem.memcpy", "mem.word", "mem.block"} if "mem" in a.only else set()) | \
+            ({"mem.tmpfs_write"} if "tmpfs" in a.only else set())
 
         def tool_fn():
             if "mem" in a.only:
                 for k, v in self.mbw().items():
-                    tool.setdefault(k, []).append(v)
+                    self.tool(k, v, refs[k])
+                    if a.glibc_bin:
+                        # the glibc build's rows against the same mbw run
+                        self.tool(k + "@glibc", v, refs[k] + " vs the glibc build")
             if "tmpfs" in a.only:
-                tool.setdefault("mem.tmpfs_write", []).append(self.dd_tmpfs())
+                self.tool("mem.tmpfs_write", self.dd_tmpfs(), refs["mem.tmpfs_write"])
 
         def rb_fn():
             # remote-bench, then (when given) the same sources built with
@@ -260,24 +347,11 @@ class Oracle:
                                         "--max-time", "1000", "--block", "256K",
                                         "--tmpfs-dir", self.shm], bindir=b)
                 for k, v in m.items():
-                    if suffix and k not in ("mem.memcpy", "mem.word", "mem.block"):
-                        continue
-                    rb.setdefault(k + suffix, []).append(v)
+                    if k in want and not (suffix and k == "mem.tmpfs_write"):
+                        self.rb(k + suffix, v)
 
         for j in range(a.mem_pairs):
             self.pair(tool_fn, rb_fn, j)
-        for k in ("mem.memcpy", "mem.word", "mem.block"):
-            if k + "@glibc" in rb and k in tool:
-                tool[k + "@glibc"] = tool[k]
-        refs = {"mem.memcpy": "mbw \"DUMB\" (its memcpy; Debian's 1.2.2 swaps the labels)",
-                "mem.word": "mbw \"MEMCPY\" (its b[i]=a[i] loop)",
-                "mem.block": "mbw MCBLOCK (mempcpy of 256 KiB blocks from the source's start)",
-                "mem.tmpfs_write": "dd if=/dev/zero of=/dev/shm/x bs=64K count=%d" % (a.mem_mib * 16)}
-        for k, v in tool.items():
-            self.tool(k, statistics.mean(v), refs[k.split("@")[0]] +
-                      (" vs the glibc build" if k.endswith("@glibc") else ""))
-            if k in rb:
-                self.rb(k, statistics.mean(rb[k]))
 
     def mbw(self):
         """One mbw run (-n --mem-loops, 256 KiB blocks, --mem-mib arrays)."""
@@ -311,54 +385,79 @@ class Oracle:
 
     # ---- disk: bonnie++, dd, fio ----
     # bonnie++ runs one section at a time (per-char, block, files), each
-    # right before remote-bench-disk --tests with the same section, so that
-    # both see the same load on this shared machine. Every tool process and
-    # remote-bench-disk starts from the same state: settle() first (dd's
-    # read: right after the drop of the file's pages, as remote-bench's).
+    # right next to remote-bench-disk --tests with the same section, so that
+    # both see the same machine. Every tool process and remote-bench-disk
+    # starts from the same state: settle() first (dd's read: right after the
+    # drop of the file's pages, as remote-bench's).
     def disk(self, rnd):
         a = self.a
+        few = max(1, a.disk_repeats // 2)
         if "disk" in a.only:
-            # each section's pair --disk-repeats times (the per-char, file
-            # and seek sections one time fewer), the order alternating;
-            # end_round() keeps each side's best
-            for j in range(max(1, a.disk_repeats - 1)):
-                self.pair(lambda: self.bonnie("-s", "16", "-n", "0", "-f%d" % a.char_mib),
-                          lambda: self.disk_rb("char", "--char-size", "%dM" % a.char_mib), j)
-            for j in range(a.disk_repeats):
-                self.pair(lambda: (self.bonnie("-s", "%d:%d" % (a.disk_mib, a.block), "-n",
-                                               "0", "-f"), self.dd_disk()),
+            # --disk-repeats adjacent pairs of the 2 GiB block section per
+            # round (the noisy rows), half as many of the per-char, file and
+            # seek sections, the order alternating (ABBA)
+            for j in range(few if "char" in a.disk_sections else 0):
+                self.pair(lambda: self.bonnie("char", "-s", "16", "-n", "0", "-f%d" % a.char_mib),
+                          lambda: self.disk_rb("char", "--char-size", "%dM" % a.char_mib), j,
+                          gate=True)
+            for j in range(a.disk_repeats if "block" in a.disk_sections else 0):
+                self.pair(self.block_tools,
                           lambda: self.disk_rb("block", "--size", "%dM" % a.disk_mib,
-                                               "--block", str(a.block)), j)
-            for j in range(max(1, a.disk_repeats - 1)):
-                self.pair(lambda: self.bonnie("-s", "0", "-n", "%d:0:0:1" % a.kfiles),
+                                               "--block", str(a.block), warm=True), j, gate=True)
+            for j in range(few if "files" in a.disk_sections else 0):
+                self.pair(lambda: self.bonnie("files", "-s", "0", "-n", "%d:0:0:1" % a.kfiles),
                           lambda: self.disk_rb("files,rand", "--files", str(a.kfiles * 1024),
-                                               "--file-time", "0"), j)
+                                               "--file-time", "0"), j, gate=True)
         if "seeks" in a.only:
-            for j in range(max(1, a.disk_repeats - 1)):
+            for j in range(few):
                 self.pair(self.fio, lambda: self.disk_rb("seeks", "--size", "%dM" % a.disk_mib,
-                                                         "--seek-time", str(a.seek_time)), j)
+                                                         "--seek-time", str(a.seek_time)), j,
+                          gate=True)
 
-    def settle(self):
+    def block_tools(self):
+        """dd's write and read, then bonnie++'s block section: in a
+        tool-first pair bonnie++ runs right next to remote-bench, in a
+        remote-bench-first pair dd does, so in each ABBA round each
+        reference is adjacent in one pair and one run away in the other."""
+        a = self.a
+        self.dd_disk()
+        self.bonnie("block", "-s", "%d:%d" % (a.disk_mib, a.block), "-n", "0", "-f", warm=True)
+
+    def settle(self, warm=False):
         """What every timed disk process starts from, the same for the tool
         and remote-bench: written data on the device (sync) and no cached
         pages, dentries or inodes (drop_caches, as root; elsewhere the
-        tools' own drops only). Not done: touching memory and freeing it
-        just before, for a VM that hands free memory back to its host (as
-        this one does): it made anonymous first touches fast, but a 2 GiB
-        read through the page cache right after it was slower in 4 pairs
-        of 4 (bench/RESULTS.md, blockio's section)."""
+        tools' own drops only). warm (the 2 GiB block runs): then
+        --warm-mib of anonymous memory touched and freed, so that the
+        pages the run's page cache will take first (the kernel hands out
+        the pages freed last first) are ones the host backs now: on a VM
+        whose free pages were reported to the host (virtio-balloon free
+        page reporting), the first touch of a reported page faults on the
+        host, 3-10x slower (bench/RESULTS.md, helper diskvm)."""
         os.sync()
         if os.geteuid() == 0:
             with open("/proc/sys/vm/drop_caches", "w") as f:
                 f.write("3\n")
+        if warm and self.a.warm_mib:
+            touch_memory(self.a.warm_mib)
 
-    def bonnie(self, *args):
+    BONNIE_SECTION = {"char": ("disk.char_write", "disk.char_read"),
+                      "block": ("disk.seq_write", "disk.rewrite"),
+                      "files": ("disk.create", "disk.stat", "disk.delete", "disk.rand_create",
+                                "disk.rand_stat", "disk.rand_delete")}
+
+    def bonnie(self, section, *args, warm=False):
+        """One bonnie++ run of one section (char, block, files); only that
+        section's figures are taken (a per-char run's 16 MiB block figures
+        are not the block section's), each run adding one value (None for
+        +++) to each of them so that the k-th tool run stays paired with the
+        k-th remote-bench run."""
         d = tempfile.mkdtemp(prefix="bonnie-", dir=self.work)
         cmd = ["bonnie++", "-d", d, "-r", "0", "-q", "-m", "oracle"] + list(args)
         if os.geteuid() == 0:
             cmd += ["-u", "root"]
         try:
-            self.settle()
+            self.settle(warm)
             r = run(cmd, timeout=1800)
         finally:
             shutil.rmtree(d, ignore_errors=True)
@@ -386,19 +485,26 @@ class Oracle:
             ("disk.rand_delete", 36, 1.0, "bonnie++ Random Delete"),
         ]
         for name, i, div, ref in fields:
+            if name not in self.BONNIE_SECTION[section]:
+                continue
             if f[i].startswith("+"):
                 self.too_fast.add(name)
                 self.too_fast.add(name + "_cpu")
-            if re.match(r"^[0-9.]+$", f[i]):
+                # no figure in this run; None keeps the pairs in step
+                self.tool(name, None, ref + " " + opts)
+                self.tool(name + "_cpu", None, ref.split(" (")[0] + " %CP")
+            elif re.match(r"^[0-9.]+$", f[i]):
                 self.tool(name, float(f[i]) / div, ref + " " + opts)
-                if re.match(r"^[0-9.]+$", f[i + 1]):
-                    self.tool(name + "_cpu", float(f[i + 1]), ref.split(" (")[0] + " %CP")
+                cpu = float(f[i + 1]) if re.match(r"^[0-9.]+$", f[i + 1]) else None
+                self.tool(name + "_cpu", cpu, ref.split(" (")[0] + " %CP")
+            else:
+                raise ToolError("bonnie++ %s: no %s figure in %r" % (opts, name, csv[-1]))
 
     def dd_disk(self):
         a = self.a
         f = os.path.join(self.work, "dd")
         count = a.disk_mib * MIB // a.block
-        self.settle()
+        self.settle(warm=True)
         r = run(["dd", "if=/dev/zero", "of=" + f, "bs=%d" % a.block, "count=%d" % count,
                  "conv=fdatasync"])
         self.tool("disk.seq_write@dd", a.disk_mib / dd_seconds(r.stderr),
@@ -431,8 +537,8 @@ class Oracle:
                                                                             a.seek_time))
         os.unlink(f)
 
-    def disk_rb(self, tests, *args):
-        self.settle()
+    def disk_rb(self, tests, *args, warm=False):
+        self.settle(warm)
         m = self.rb_run("disk", ["--dir", self.work, "--tests", tests] + list(args), timeout=1800)
         for k, v in m.items():
             self.rb(k, v)
@@ -638,10 +744,11 @@ class Oracle:
                 t0 = time.time()
                 fn(rnd)
                 self.end_round()
-                ratios = ["%s %.3f" % (k, v["rb"][rnd] / v["tool"][rnd])
+                ratios = ["%s %.3f%s" % (k, v["ratio"][rnd], " (%s)" % " ".join(
+                              "%.2f" % x for x in v["pairs"][rnd])
+                              if a.verbose and len(v["pairs"][rnd]) > 1 else "")
                           for k, v in sorted(self.samples.items())
-                          if rnd in v["rb"] and rnd in v["tool"] and v["tool"][rnd] > 0
-                          and k not in self.shown]
+                          if rnd in v["ratio"] and k not in self.shown]
                 self.shown.update(k.split(" ")[0] for k in ratios)
                 print("round %d/%d %s: %.0f s, load %s: %s" % (rnd + 1, a.rounds, name,
                       time.time() - t0, loadavg(), ", ".join(ratios)), file=sys.stderr,
@@ -699,6 +806,97 @@ def fs_of(d):
     return "%s on %s" % (f[2], f[3]) if len(f) >= 4 else "file system unknown"
 
 
+def touch_memory(mib):
+    """Touches every page of mib MiB of anonymous memory, then frees it."""
+    m = mmap.mmap(-1, mib * MIB)
+    chunk = b"\1" * (64 * MIB)
+    try:
+        for off in range(0, len(m), len(chunk)):
+            m[off:off + len(chunk)] = chunk[:len(m) - off]
+    finally:
+        m.close()
+
+
+class PageReporting:
+    """Holds back free page reporting for the run's length, where the kernel
+    lets root do it, and puts every value back after (also on Ctrl-C and
+    SIGTERM: main's signal handlers end in cleanup). On this VM (a 6.18
+    kernel with a balloon that reports free pages to the host) a page freed
+    and reported is faulted in again by the host at its next touch; a 2 GiB
+    write through the page cache during which the kernel reported 500 MiB
+    ran at 190-820 MiB/s, against 1700-2250 MiB/s with none reported (bench/
+    RESULTS.md, helper diskvm). The kernel reports pages free for min_free_ms
+    or as soon as max_waiting_mib are waiting; both are raised to the most
+    the kernel takes (300000 ms, 1 TiB). Other kernels (no such parameters,
+    or not root): nothing changed, said so."""
+    DIR = "/sys/module/page_reporting/parameters/"
+    WANT = (("min_free_ms", "300000"), ("max_waiting_mib", "1048576"))
+
+    def __init__(self):
+        self.saved = []
+        self.note = None
+
+    def reported_kib(self):
+        try:
+            with open(self.DIR + "reported_kib") as f:
+                return int(f.read())
+        except (OSError, ValueError):
+            return None
+
+    def hold(self):
+        if not os.path.isdir(self.DIR):
+            self.note = "free page reporting: none on this kernel; nothing changed"
+            return
+        if os.geteuid() != 0:
+            self.note = "free page reporting: left as it is (not root)"
+            return
+        done = []
+        for name, value in self.WANT:
+            path = self.DIR + name
+            if not os.path.exists(path):
+                continue
+            with open(path) as f:
+                old = f.read().strip()
+            try:
+                with open(path, "w") as f:
+                    f.write(value)
+            except OSError as e:
+                done.append("%s %s kept (%s refused: %s)" % (name, old, value, e.strerror))
+                continue
+            self.saved.append((path, old))
+            done.append("%s %s -> %s" % (name, old, value))
+        self.start_kib = self.reported_kib()
+        self.note = "free page reporting held back for the run (%s): %s" % (
+            self.DIR.rstrip("/"), ", ".join(done) or "no parameter to hold it back with")
+
+    def restore(self):
+        back = []
+        while self.saved:
+            path, old = self.saved.pop()
+            try:
+                with open(path, "w") as f:
+                    f.write(old)
+                back.append("%s %s" % (os.path.basename(path), old))
+            except OSError as e:
+                back.append("%s NOT restored to %s: %s" % (os.path.basename(path), old, e.strerror))
+        return back
+
+
+def gmean(v):
+    return math.exp(statistics.mean(math.log(x) for x in v)) if all(x > 0 for x in v) \
+        else statistics.mean(v)
+
+
+def cpu_pressure():
+    """Microseconds, since boot, during which some runnable task here waited
+    for a CPU (/proc/pressure/cpu "some" total), or None without PSI."""
+    try:
+        with open("/proc/pressure/cpu") as f:
+            return int(re.search(r"^some .*total=(\d+)", f.read(), re.M).group(1))
+    except (OSError, AttributeError):
+        return None
+
+
 def loadavg():
     with open("/proc/loadavg") as f:
         return " ".join(f.read().split()[:3])
@@ -718,13 +916,13 @@ def report(o, quick):
         s = o.samples[name]
         if name not in o.refs:
             continue
-        both = [r for r in sorted(s["rb"]) if r in s["tool"] and s["tool"][r] > 0]
+        both = sorted(s["ratio"])
         n = len(both)
         if n == 0 or (name in o.too_fast and n < o.a.rounds):
             # bonnie++ printed +++ (under 0.5 s) in the other rounds: the
             # rounds with a figure are those something slowed it in
             continue
-        ratios = [s["rb"][r] / s["tool"][r] for r in both]
+        ratios = [s["ratio"][r] for r in both]
         med = statistics.median(ratios)
         q1, q3 = quartiles(ratios)
         band = CRYPTO_BAND if name.startswith("crypto.") else BAND
@@ -759,7 +957,8 @@ def report(o, quick):
 
 
 def parse():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("bin", nargs="?", help="directory with remote-bench-*")
     p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--quick", action="store_true")
@@ -768,9 +967,22 @@ def parse():
     p.add_argument("--disk-dir", "--dir", dest="disk_dir", metavar="DIR",
                    help="run the disk tools and remote-bench-disk in DIR (a real disk); default "
                    "as root: a scratch ext4 on a loop device over a file in /dev/shm")
-    p.add_argument("--disk-repeats", type=int, default=3, metavar="N",
-                   help="runs of each side of the 2 GiB block section per round, the best "
-                   "kept (per-char, file and seek sections: N-1; default 3)")
+    p.add_argument("--disk-repeats", type=int, default=4, metavar="N",
+                   help="adjacent pairs (tool, remote-bench) of the 2 GiB block section per "
+                   "round, in ABBA order (per-char, file and seek sections: N/2; default 4)")
+    p.add_argument("--disk-sections", default="char,block,files", metavar="LIST",
+                   help="the disk group's sections to run (char, block, files; default all)")
+    p.add_argument("--busy-limit", type=float, default=0.10, metavar="F",
+                   help="a disk pair during which this machine's tasks waited for a CPU more "
+                   "than this share of its time (/proc/pressure/cpu) is run again (default 0.10)")
+    p.add_argument("--busy-retries", type=int, default=2, metavar="N",
+                   help="times a disk pair is run again for --busy-limit (default 2; then kept "
+                   "and counted)")
+    p.add_argument("--warm-mib", type=int, metavar="MIB",
+                   help="anonymous memory touched and freed before each 2 GiB block run "
+                   "(default: the file size + 512 MiB; 0: none)")
+    p.add_argument("--no-hold", action="store_true",
+                   help="leave the kernel's free page reporting as it is")
     p.add_argument("--glibc-bin", help="a glibc build of remote-bench (BUILD/remote-bench/libc/"
                    "ARCH; found beside BIN_DIR by default) for mem rows NAME@glibc")
     p.add_argument("--files-k", type=int, help="the file tests' count in units of 1024 "
@@ -778,6 +990,10 @@ def parse():
                    "stat need about 256 there for bonnie++ to print a figure)")
     a = p.parse_args()
     a.only = set(a.only.split(","))
+    a.disk_sections = set(a.disk_sections.split(","))
+    if a.disk_sections - {"char", "block", "files"}:
+        p.error("unknown --disk-sections: %s" % ",".join(sorted(a.disk_sections -
+                                                               {"char", "block", "files"})))
     unknown = a.only - {"mem", "tmpfs", "disk", "seeks", "net", "crypto"}
     if unknown:
         p.error("unknown --only group: %s" % ",".join(sorted(unknown)))
@@ -795,6 +1011,8 @@ def parse():
         a.seek_time, a.net_time, a.crypto_time = 3, 3, 1
     if a.files_k:
         a.kfiles = a.files_k
+    if a.warm_mib is None:
+        a.warm_mib = 0 if a.quick else a.disk_mib + 512
     # the scratch ext4: the largest file (2 GiB) plus room for the small
     # files, the journal and ext4's own blocks
     a.scratch_mib = a.disk_mib + (240 if a.quick else 1024)
@@ -832,17 +1050,30 @@ def main():
         signal.signal(sig, lambda n, f: sys.exit(128 + n))
     print("remote-bench-vs-tools: %d rounds (tool, remote-bench, alternating); bin %s; load %s; "
           "%s" % (a.rounds, a.bin, loadavg(), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())))
+    pr = PageReporting()
     try:
+        if not a.no_hold and not a.quick:
+            pr.hold()
+            print(pr.note, flush=True)
         o.go()
     except ToolError as e:
         print("remote-bench-vs-tools: %s" % e, file=sys.stderr)
         return 2
     finally:
         o.cleanup()
+        end_kib = pr.reported_kib()
+        back = pr.restore()
+        if back:
+            print("free page reporting restored: %s" % ", ".join(back), flush=True)
         if build:
             shutil.rmtree(build, ignore_errors=True)
     bad = report(o, a.quick)
-    print("\nload at the end: %s" % loadavg())
+    if getattr(pr, "start_kib", None) is not None and end_kib is not None:
+        print("\nreported to the host during the run: %.0f MiB" % ((end_kib - pr.start_kib) / 1024))
+    print("disk pairs run again for CPU pressure over %.0f%%: %d; kept over it after %d tries: "
+          "%d; waited for a quiet CPU: %.0f s" % (100 * a.busy_limit, o.busy_redone,
+                                                  a.busy_retries + 1, o.busy_kept, o.waited))
+    print("load at the end: %s" % loadavg())
     return 1 if bad else 0
 
 
