@@ -42,15 +42,16 @@ struct run {
 
 /* The runner in sh_cmd (started as `sh_cmd -c SCRIPT sh`, as a login
  * shell of /bin/sh, the leader of its own group as over OpenSSH) with
- * requests: the probe, a long command, the probe, a syntax error, $0 and
- * exit 3;
+ * requests: true (the runner reads its ancestors before the second), the
+ * probe, a long command, the probe, a syntax error, $0 and exit 3;
  * through a pipe, or from a file when pipe is false. */
 static void run_runner(const char *sh_cmd, bool pipe, struct run *r)
 {
 	char *dir = ts_mkdtemp("runner-sh");
 	char *script = ssh_runner_script();
 	char *lng = long_command();
-	const char *cmds[] = { PROBE, lng, PROBE, "echo ok; if then fi", "echo \"zero=$0\"; exit 3" };
+	const char *cmds[] = { "true", PROBE, lng, PROBE, "echo ok; if then fi",
+			       "echo \"zero=$0\"; exit 3" };
 	struct strbuf reqs = STRBUF_INIT;
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		char *q = ssh_runner_request(TOK, NULL, false, cmds[i]);
@@ -97,8 +98,8 @@ static void check_output(const char *sh, const char *out)
 		runs++;
 	for (const char *p = out; (p = strstr(p, "\036orch-end " TOK " ")); p++)
 		ends++;
-	if (runs != 5 || ends != 5)
-		fail_msg("%s: %d run and %d end markers for 5 commands:\n%s", sh, runs, ends, out);
+	if (runs != 6 || ends != 6)
+		fail_msg("%s: %d run and %d end markers for 6 commands:\n%s", sh, runs, ends, out);
 	/* a syntax error ends its subshell with 2, as a shell of its own
 	 * ends, and the runner lives on */
 	if (!strstr(out, "\036orch-exit " TOK " 2\036\n\036orch-end " TOK " 2\036\n"))
@@ -183,6 +184,90 @@ static void test_ancestors_without_fork(void **state)
 	free(anc);
 }
 
+/* Lines of the strace output text holding both words. */
+static size_t count_in(const char *text, const char *w1, const char *w2)
+{
+	size_t n = 0;
+	for (const char *l = text; l && *l;) {
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l);
+		char *line = xstrndup(l, len);
+		if (strstr(line, w1) && (!w2 || strstr(line, w2)))
+			n++;
+		free(line);
+		l = e ? e + 1 : l + len;
+	}
+	return n;
+}
+
+/* The strace of a runner session of one command (`true`; with a leftover
+ * search when step is set) in sh, and its output in *out. */
+static char *one_command_trace(const char *sh, const char *step, char **out)
+{
+	char *dir = ts_mkdtemp("runner-one");
+	char *script = ssh_runner_script();
+	char *req = ssh_runner_request(TOK, step, false, "true");
+	char *sp = ts_write_file(dir, "runner", script);
+	char *rp = ts_write_file(dir, "reqs", req);
+	int rc = ts_run(out, "cd %s && cat reqs | strace -f -z -y -o trace -e "
+			"trace=read,write,clone,clone3,fork,vfork,execve setsid -w %s -c "
+			"\"$(cat runner)\" sh 2>/dev/null", dir, sh);
+	char *tp = xasprintf("%s/trace", dir);
+	char *trace = rc == 0 ? ts_read_file(tp) : NULL;
+	ts_rmrf(dir);
+	free(dir);
+	free(script);
+	free(req);
+	free(sp);
+	free(rp);
+	free(tp);
+	if (!trace)
+		fail_msg("%s: the runner under strace failed (%d): %s", sh, rc, *out);
+	return trace;
+}
+
+/* A fan-out's session: one command and the runner's end. What it costs the
+ * board's shells, seen by strace: no /proc/PID/status read byte by byte
+ * (the runner's ancestors are read before a second command only, the
+ * subshell's pid comes from a glob of /proc/self/task; there were ~330
+ * one-byte reads for a session of one `true`), one process started (the
+ * subshell), and with a leftover search (which reads what it needs, when
+ * it finds a process it may have to stop) five writes, each a packet of
+ * the board's sshd: the run markers on both streams, the reap's line with
+ * the exit marker (they were two writes), the end markers. */
+static void test_one_command_session(void **state)
+{
+	(void)state;
+	if (ts_run(NULL, "command -v strace >/dev/null") != 0)
+		fail_msg("needs strace (scripts/install-deps.sh build)");
+	static const char *const shells[] = { "dash", "/bin/busybox sh" };
+	for (size_t i = 0; i < 2; i++) {
+		char *out = NULL;
+		char *trace = one_command_trace(shells[i], NULL, &out);
+		size_t status_reads = count_in(trace, "read(", "/status>");
+		size_t forks = count_in(trace, "clone", NULL) + count_in(trace, "fork(", NULL);
+		size_t execs = count_in(trace, "execve(", NULL);
+		print_message("%s: %zu reads of /proc/PID/status, %zu processes started, "
+			      "%zu programs\n", shells[i], status_reads, forks, execs);
+		assert_int_equal(status_reads, 0);
+		assert_int_equal(forks, 1);
+		assert_int_equal(execs, 2);   /* setsid, the shell */
+		free(trace);
+		free(out);
+		trace = one_command_trace(shells[i], "step1", &out);
+		size_t writes = count_in(trace, "write(", NULL);
+		size_t both = count_in(trace, "orch-reap", "orch-exit");
+		print_message("%s, with its leftover search: %zu writes, %zu with the reap line "
+			      "and the exit marker\n", shells[i], writes, both);
+		if (!strstr(out, "\036orch-reap\036\n\036orch-exit " TOK " 0\036\n"))
+			fail_msg("%s: no reap line and exit marker in:\n%s", shells[i], out);
+		assert_int_equal(writes, 5);
+		assert_int_equal(both, 1);
+		free(trace);
+		free(out);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +275,7 @@ int main(void)
 		cmocka_unit_test(test_busybox_ash),
 		cmocka_unit_test(test_bash),
 		cmocka_unit_test(test_ancestors_without_fork),
+		cmocka_unit_test(test_one_command_session),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

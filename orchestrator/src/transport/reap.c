@@ -121,6 +121,15 @@ char *reap_script(const char *token, const char *pid_expr, bool grace)
 char *reap_script_under(const char *token, const char *pid_expr, const char *anc_expr,
 			const char *grace_expr)
 {
+	char *quiet = reap_script_quiet(token, pid_expr, anc_expr, grace_expr);
+	char *s = xasprintf("%s; printf '\\036orch-reap%%s\\036\\n' \"$N\"", quiet);
+	free(quiet);
+	return s;
+}
+
+char *reap_script_quiet(const char *token, const char *pid_expr, const char *anc_expr,
+			const char *grace_expr)
+{
 	return xasprintf(
 		"T=%s; P=%s; A=%s; g=%s; N=; M=' '; J=0; while [ $J -lt 3 ]; do J=$((J+1)); L=; C=; "
 		"if [ -r /proc/self/environ ]; then lp=0; "
@@ -138,7 +147,7 @@ char *reap_script_under(const char *token, const char *pid_expr, const char *anc
 		"if [ \"$g\" = 1 ]; then kill -TERM $L 2>/dev/null; i=0; "
 		"while [ $i -lt 10 ]; do a=; for p in $L; do kill -0 $p 2>/dev/null && a=1; done; "
 		"[ -z \"$a\" ] && break; sleep 0.1 2>/dev/null || sleep 1; i=$((i+1)); done; fi; "
-		"kill -KILL $L 2>/dev/null; done; printf '\\036orch-reap%%s\\036\\n' \"$N\"",
+		"kill -KILL $L 2>/dev/null; done",
 		token, pid_expr, anc_expr, grace_expr);
 }
 

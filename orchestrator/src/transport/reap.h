@@ -65,6 +65,13 @@ char *reap_script(const char *token, const char *pid_expr, bool grace);
 char *reap_script_under(const char *token, const char *pid_expr, const char *anc_expr,
 			const char *grace_expr);
 
+/* reap_script_under without its line: the list is left in the script's
+ * variable N (", PID NAME" for each process stopped), so the caller prints
+ * it with what it prints next (one write: one packet of the board's sshd
+ * fewer). Caller frees. */
+char *reap_script_quiet(const char *token, const char *pid_expr, const char *anc_expr,
+			const char *grace_expr);
+
 /* Sets shell variable VAR to this shell's pid and its ancestors' up to 1
  * ("PID PPID ... 1") in the shell itself (no fork: a command
  * substitution's subshell cost a long-lived shell's start about as much

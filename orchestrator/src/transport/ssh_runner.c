@@ -25,28 +25,34 @@ static const char *const mark_kind[] = { "run", "exit", "end" };
 /* One command (orch_B, run with eval by the runner shell for each request
  * line, which sets orch_t, orch_s, orch_g and orch_c first). orch_R: the
  * leftover reap, T, P and G (1: with its TERM grace) set in front of it,
- * and A: the runner shell's own ancestors (orch_a), read once as it
- * starts. The channel's stderr is fd 8 while the runner runs, its own
- * stderr /dev/null (a shell says "Killed" there when a subshell dies of a
- * signal). The subshell takes stderr back and drops the runner's variables
- * before the command runs; the EXIT trap it sets holds the values it needs
- * as text. */
+ * and A: the runner shell's own ancestors (orch_a), read by orch_W before
+ * the second command (a session of one command, a fan-out's, never pays
+ * for them: the first command's reap reads them itself, only when it
+ * needs them). The subshell's pid is the name of its one task in
+ * /proc/self/task (a glob: a directory read, where reading it from
+ * /proc/self/status took ~80 one-byte reads). The channel's stderr is fd
+ * 8 while the runner runs, its own stderr /dev/null (a shell says
+ * "Killed" there when a subshell dies of a signal). The subshell takes
+ * stderr back and drops the runner's variables before the command runs;
+ * the EXIT trap it sets holds the values it needs as text, and writes the
+ * reap's line and the exit marker at once (each write is a packet of the
+ * board's sshd). */
 static const char RUNNER_BODY[] =
+	"case $orch_a in '') case $orch_n in 1) eval \"$orch_W\";; esac; orch_n=1;; esac\n"
 	"(\n"
 	"exec 2>&8 8>&-\n"
-	"orch_p=; { while read -r orch_x orch_p; do case $orch_x in Pid:) break;; esac; orch_p=; "
-	"done </proc/self/status; } 2>/dev/null; [ -n \"$orch_p\" ] || "
-	"orch_p=$(exec /bin/sh -c 'echo $PPID')\n"
+	"orch_p=; for orch_x in /proc/self/task/[0-9]*; do orch_p=${orch_x##*/}; done; "
+	"case $orch_p in ''|*[!0-9]*) orch_p=$(exec /bin/sh -c 'echo $PPID');; esac\n"
 	"printf '\\036orch-run %s %s\\036\\n' \"$orch_t\" \"$orch_p\"\n"
 	"printf '\\036orch-run %s %s\\036\\n' \"$orch_t\" \"$orch_p\" >&2\n"
-	"orch_r=\n"
-	"case $orch_s in -) ;; *) orch_r=\"T=$orch_s; P=$orch_p; A='$orch_a'; G=$orch_g; $orch_R; \";; "
-	"esac\n"
+	"orch_r=\"printf '\\\\036orch-exit $orch_t %s\\\\036\\\\n' \\$orch_e\"\n"
+	"case $orch_s in -) ;; *) orch_r=\"T=$orch_s; P=$orch_p; A='$orch_a'; G=$orch_g; $orch_R; "
+	"printf '\\\\036orch-reap%s\\\\036\\\\n\\\\036orch-exit $orch_t %s\\\\036\\\\n' \\\"\\$N\\\" "
+	"\\$orch_e\";; esac\n"
 	"exec 7>&1\n"
 	"trap \"orch_e=\\$?; trap - EXIT; if [ -p /proc/self/fd/7 ] || [ -S /proc/self/fd/7 ]; "
-	"then { $orch_r printf '\\\\036orch-exit $orch_t %s\\\\036\\\\n' \\$orch_e; } "
-	">&7 2>/dev/null; fi; exit \\$orch_e\" EXIT\n"
-	"unset orch_t orch_s orch_g orch_p orch_x orch_r orch_R orch_e orch_a orch_B\n"
+	"then { $orch_r; } >&7 2>/dev/null; fi; exit \\$orch_e\" EXIT\n"
+	"unset orch_t orch_s orch_g orch_p orch_x orch_r orch_R orch_e orch_a orch_B orch_W orch_n\n"
 	"eval \"unset orch_c; $orch_c\"\n"
 	") </dev/null\n"
 	"orch_e=$?\n"
@@ -75,7 +81,7 @@ static const char RUNNER_READER[] =
 	"orch_S=; kill -0 -$$ || { command -v setsid >/dev/null && orch_S=setsid; }\n"
 	"if [ -z \"$orch_S${BASH_VERSION-}${ZSH_VERSION-}${KSH_VERSION-}${YASH_VERSION-}\" ] && "
 	"[ -p /dev/stdin ] && [ -r /dev/stdin ]; then unset orch_S; . /dev/stdin; exit 0; fi\n"
-	"export orch_R orch_B orch_a; orch_x=/bin/sh; orch_f=$IFS; IFS=:; set -f\n"
+	"export orch_R orch_B orch_a orch_W; orch_x=/bin/sh; orch_f=$IFS; IFS=:; set -f\n"
 	"for orch_d in $PATH; do [ -x \"${orch_d:-.}/sh\" ] || continue; "
 	"[ \"${orch_d:-.}/sh\" -ef /bin/sh ] && orch_x=sh; break; done\n"
 	"IFS=$orch_f; set +f; exec $orch_S $orch_x -s\n";
@@ -86,15 +92,15 @@ char *ssh_runner_script(void)
 {
 	struct strbuf defs = STRBUF_INIT;
 	struct strbuf out = STRBUF_INIT;
-	char *reap = reap_script_under("$T", "$P", "$A", "$G");
-	strbuf_puts(&defs, "unset orch_l; orch_R=");
+	char *reap = reap_script_quiet("$T", "$P", "$A", "$G");
+	char *anc = reap_ancestors_script("orch_a");
+	strbuf_puts(&defs, "unset orch_l orch_n; orch_a=; orch_R=");
 	strbuf_shquote(&defs, reap);
 	free(reap);
 	strbuf_puts(&defs, "; orch_B=");
 	strbuf_shquote(&defs, RUNNER_BODY);
-	strbuf_puts(&defs, "\n");
-	char *anc = reap_ancestors_script("orch_a");
-	strbuf_puts(&defs, anc);
+	strbuf_puts(&defs, "; orch_W=");
+	strbuf_shquote(&defs, anc);
 	strbuf_puts(&defs, "\n");
 	free(anc);
 	strbuf_puts(&defs, RUNNER_READER);
