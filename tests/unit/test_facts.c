@@ -1,6 +1,7 @@
 /* Board facts: the built-in command run by /bin/sh (through the local
  * transport, as on a board), the scenario's own facts, and the parser. */
 #include "testsupport.h"
+#include "execute/command.h"
 #include "execute/facts.h"
 #include "transport/transport_local.h"
 #include "util/strbuf.h"
@@ -176,10 +177,9 @@ static void test_programs_started(void **state)
 	free(script);
 }
 
-/* The facts command with /proc, /sys, /etc and /lib moved under root. */
-static char *facts_command_under(const char *root)
+/* cmd (freed) with /proc, /sys, /etc and /lib moved under root. */
+static char *rooted(char *cmd, const char *root)
 {
-	char *cmd = facts_command(NULL, 0);
 	static const char *const paths[] = { "/proc/", "/sys/", "/etc/os-release", "/lib/", "/lib64/",
 					     "/lib32/", "/libx32/", NULL };
 	struct strbuf sb = STRBUF_INIT;
@@ -197,6 +197,12 @@ static char *facts_command_under(const char *root)
 	}
 	free(cmd);
 	return strbuf_detach(&sb);
+}
+
+/* The facts command with /proc, /sys, /etc and /lib moved under root. */
+static char *facts_command_under(const char *root)
+{
+	return rooted(facts_command(NULL, 0), root);
 }
 
 /* A small ARM board seen through files: old-style cpuinfo (Processor,
@@ -279,7 +285,7 @@ static char *traced_run(const char *dir, const char *shell, const char *script)
 	char *out = NULL;
 	if (ts_run(NULL, "command -v strace >/dev/null") != 0)
 		fail_msg("needs strace (scripts/install-deps.sh build)");
-	assert_int_equal(ts_run(&out, "cd '%s' && strace -f -y -o trace -e trace=read,write,execve "
+	assert_int_equal(ts_run(&out, "cd '%s' && strace -f -y -o trace -e trace=read,write,execve,clone,clone3,fork,vfork "
 				"%s '%s'", dir, shell, script), 0);
 	return out;
 }
@@ -304,6 +310,44 @@ static size_t trace_count(const char *dir, const char *w1, const char *w2)
 	return n;
 }
 
+/* A 4-core ARM board of files under dir/root with a glibc older than
+ * 2.34; cpu: its cpuinfo. */
+static void arm_board_files(const char *dir, struct strbuf *cpu)
+{
+	assert_int_equal(ts_run(NULL, "cd '%s' && mkdir -p root/proc/sys/kernel root/etc root/lib "
+				"root/sys/devices/system/cpu && echo 6.1.55 >root/proc/sys/kernel/osrelease && "
+				"echo armv7l >root/proc/sys/kernel/arch && echo 0-3 >root/sys/devices/system/cpu/online && "
+				": >root/lib/libc-2.31.so && : >root/lib/ld-linux-armhf.so.3", dir), 0);
+	for (int i = 0; i < 4; i++)
+		strbuf_printf(cpu, "processor\t: %d\nmodel name\t: ARMv7 Processor rev 4 (v7l)\n"
+			      "BogoMIPS\t: 108.00\nFeatures\t: half thumb fastmult vfp edsp neon vfpv3 "
+			      "tls vfpv4 idiva idivt vfpd32 lpae evtstrm crc32\nCPU implementer\t: 0x41\n"
+			      "CPU architecture: 7\nCPU variant\t: 0x0\nCPU part\t: 0xd03\n"
+			      "CPU revision\t: 4\n\n", i);
+	strbuf_puts(cpu, "Hardware\t: BCM2835\nRevision\t: a02082\nSerial\t\t: 00000000deadbeef\n");
+	free(ts_write_file(dir, "root/proc/cpuinfo", strbuf_str(cpu)));
+	free(ts_write_file(dir, "root/proc/meminfo", "MemTotal:         948304 kB\n"));
+	free(ts_write_file(dir, "root/etc/os-release",
+			   "NAME=\"Poky\"\nVERSION=\"4.0.9 (kirkstone)\"\nID=poky\nVERSION_ID=4.0.9\n"
+			   "PRETTY_NAME=\"Poky 4.0.9 (kirkstone)\"\nHOME_URL=\"https://www.yoctoproject.org/\"\n"
+			   "SUPPORT_URL=\"https://www.yoctoproject.org/community/\"\n"));
+}
+
+/* The facts of arm_board_files. */
+static void assert_arm_board(const char *out)
+{
+	struct board_facts bf = { 0 };
+	facts_parse(out, NULL, 0, &bf);
+	assert_string_equal(board_facts_get(&bf, "libc"), "glibc 2.31");
+	assert_string_equal(board_facts_get(&bf, "cpu"), "ARMv7 Processor rev 4 (v7l)");
+	assert_string_equal(board_facts_get(&bf, "bogomips"), "108.00");
+	assert_string_equal(board_facts_get(&bf, "cores"), "4");
+	assert_string_equal(board_facts_get(&bf, "os"), "Poky");
+	assert_string_equal(board_facts_get(&bf, "os_version"), "4.0.9 (kirkstone)");
+	assert_string_equal(board_facts_get(&bf, "memory"), "926 MiB");
+	board_facts_release(&bf);
+}
+
 /* What the facts cost a board, seen by strace on a 4-core ARM board of
  * files with a glibc older than 2.34: no program started at all (the
  * version is in libc-2.31.so's name; getconf was started before), the
@@ -313,39 +357,15 @@ static size_t trace_count(const char *dir, const char *w1, const char *w2)
 static void test_board_costs(void **state)
 {
 	char *dir = ts_mkdtemp("facts-cost");
-	assert_int_equal(ts_run(NULL, "cd '%s' && mkdir -p root/proc/sys/kernel root/etc root/lib "
-				"root/sys/devices/system/cpu && echo 6.1.55 >root/proc/sys/kernel/osrelease && "
-				"echo armv7l >root/proc/sys/kernel/arch && echo 0-3 >root/sys/devices/system/cpu/online && "
-				": >root/lib/libc-2.31.so && : >root/lib/ld-linux-armhf.so.3", dir), 0);
 	struct strbuf cpu = STRBUF_INIT;
-	for (int i = 0; i < 4; i++)
-		strbuf_printf(&cpu, "processor\t: %d\nmodel name\t: ARMv7 Processor rev 4 (v7l)\n"
-			      "BogoMIPS\t: 108.00\nFeatures\t: half thumb fastmult vfp edsp neon vfpv3 "
-			      "tls vfpv4 idiva idivt vfpd32 lpae evtstrm crc32\nCPU implementer\t: 0x41\n"
-			      "CPU architecture: 7\nCPU variant\t: 0x0\nCPU part\t: 0xd03\n"
-			      "CPU revision\t: 4\n\n", i);
-	strbuf_puts(&cpu, "Hardware\t: BCM2835\nRevision\t: a02082\nSerial\t\t: 00000000deadbeef\n");
-	free(ts_write_file(dir, "root/proc/cpuinfo", strbuf_str(&cpu)));
-	free(ts_write_file(dir, "root/proc/meminfo", "MemTotal:         948304 kB\n"));
-	free(ts_write_file(dir, "root/etc/os-release",
-			   "NAME=\"Poky\"\nVERSION=\"4.0.9 (kirkstone)\"\nID=poky\nVERSION_ID=4.0.9\n"
-			   "PRETTY_NAME=\"Poky 4.0.9 (kirkstone)\"\nHOME_URL=\"https://www.yoctoproject.org/\"\n"
-			   "SUPPORT_URL=\"https://www.yoctoproject.org/community/\"\n"));
+	arm_board_files(dir, &cpu);
 	char *root = xasprintf("%s/root", dir);
 	char *cmd = facts_command_under(root);
 	char *script = ts_write_file(dir, "facts.sh", cmd);
 	const char *shells[] = { "dash", "/bin/busybox sh" };
 	for (size_t i = 0; i < 2; i++) {
 		char *out = traced_run(dir, shells[i], script);
-		struct board_facts bf = { 0 };
-		facts_parse(out, NULL, 0, &bf);
-		assert_string_equal(board_facts_get(&bf, "libc"), "glibc 2.31");
-		assert_string_equal(board_facts_get(&bf, "cpu"), "ARMv7 Processor rev 4 (v7l)");
-		assert_string_equal(board_facts_get(&bf, "bogomips"), "108.00");
-		assert_string_equal(board_facts_get(&bf, "cores"), "4");
-		assert_string_equal(board_facts_get(&bf, "os"), "Poky");
-		assert_string_equal(board_facts_get(&bf, "os_version"), "4.0.9 (kirkstone)");
-		assert_string_equal(board_facts_get(&bf, "memory"), "926 MiB");
+		assert_arm_board(out);
 		size_t execs = trace_count(dir, "execve(", NULL);
 		size_t writes = trace_count(dir, "write(1", NULL);
 		size_t cpu_reads = trace_count(dir, "read(", "/proc/cpuinfo>");
@@ -357,7 +377,6 @@ static void test_board_costs(void **state)
 		assert_int_equal(writes, 1);
 		assert_true(cpu_reads <= cpu.len / 4 + 1);
 		assert_true(os_reads <= 45);
-		board_facts_release(&bf);
 		free(out);
 	}
 	strbuf_release(&cpu);
@@ -366,6 +385,83 @@ static void test_board_costs(void **state)
 	free(root);
 	free(cmd);
 	free(script);
+}
+
+#define RIDE_END "\norch-prelude-end-0123456789abcdef\n"
+
+/* A board's first test command with its facts riding on it, as
+ * command_run sends it (command_prelude_text, inline), on the board of
+ * test_board_costs: no process started and two writes, the facts with
+ * the end line, then the command's own (the prelude ran in a subshell of
+ * its own before, and wrote its lines and the end line apart: one process
+ * and three writes). */
+static void test_ride_costs(void **state)
+{
+	char *dir = ts_mkdtemp("facts-ride");
+	struct strbuf cpu = STRBUF_INIT;
+	arm_board_files(dir, &cpu);
+	char *root = xasprintf("%s/root", dir);
+	char *pre = rooted(facts_prelude(), root);
+	struct command_spec spec = { .command = "echo cmd", .prelude = pre, .prelude_inline = true };
+	char *text = command_prelude_text(&spec, RIDE_END);
+	char *script = ts_write_file(dir, "ride.sh", text);
+	const char *shells[] = { "dash", "/bin/busybox sh" };
+	for (size_t i = 0; i < 2; i++) {
+		char *out = traced_run(dir, shells[i], script);
+		char *end = strstr(out, RIDE_END);
+		if (!end)
+			fail_msg("%s: no end line in:\n%s", shells[i], out);
+		assert_string_equal(end + strlen(RIDE_END), "cmd\n");
+		*end = '\0';
+		assert_arm_board(out);
+		size_t forks = trace_count(dir, "clone", NULL) + trace_count(dir, "fork(", NULL);
+		size_t writes = trace_count(dir, "write(1", NULL);
+		print_message("%s: %zu processes started, %zu writes\n", shells[i], forks, writes);
+		assert_int_equal(forks, 0);
+		assert_int_equal(writes, 2);
+		free(out);
+	}
+	strbuf_release(&cpu);
+	ts_rmrf(dir);
+	free(dir);
+	free(root);
+	free(pre);
+	free(text);
+	free(script);
+}
+
+/* The command after an inline prelude finds its shell as it would alone:
+ * the same variables (bar PPID), no function, IFS, $? and open files. */
+static void test_ride_leaves_no_trace(void **state)
+{
+	static const char cmd[] = "echo \"status=$?\"; set | grep -v -e '^PPID=' -e '^_='; "
+				  "command -v orch_fp orch_fq orch_o; echo \"[$IFS]\"; "
+				  "cd /proc/$$/fd && echo fds *";
+	char *dir = ts_mkdtemp("facts-trace");
+	char *pre = facts_prelude();
+	struct command_spec spec = { .command = cmd, .prelude = pre, .prelude_inline = true };
+	char *text = command_prelude_text(&spec, RIDE_END);
+	char *with = ts_write_file(dir, "with.sh", text);
+	char *alone = ts_write_file(dir, "alone.sh", cmd);
+	const char *shells[] = { "dash", "/bin/busybox sh" };
+	for (size_t i = 0; i < 2; i++) {
+		char *a = NULL, *w = NULL;
+		assert_int_equal(ts_run(&a, "%s '%s' </dev/null", shells[i], alone), 0);
+		assert_int_equal(ts_run(&w, "%s '%s' </dev/null", shells[i], with), 0);
+		char *end = strstr(w, RIDE_END);
+		if (!end)
+			fail_msg("%s: no end line in:\n%s", shells[i], w);
+		assert_non_null(strstr(a, "\nfds 0 1 "));
+		assert_string_equal(end + strlen(RIDE_END), a);
+		free(a);
+		free(w);
+	}
+	ts_rmrf(dir);
+	free(dir);
+	free(pre);
+	free(text);
+	free(with);
+	free(alone);
 }
 
 int main(void)
@@ -377,6 +473,8 @@ int main(void)
 		cmocka_unit_test(test_programs_started),
 		cmocka_unit_test(test_small_arm_board),
 		cmocka_unit_test(test_board_costs),
+		cmocka_unit_test(test_ride_costs),
+		cmocka_unit_test(test_ride_leaves_no_trace),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,13 +35,14 @@ static void prelude_end_line(char *buf, size_t len)
 	snprintf(buf, len, "\norch-prelude-end-%016llx\n", r);
 }
 
-/* The prelude, then its end line, then the command (on a line of its own:
- * the command runs as if it came alone). */
-static char *prelude_command(const char *prelude, const char *end, const char *command)
+char *command_prelude_text(const struct command_spec *spec, const char *end)
 {
-	size_t n = strlen(end) - 2;   /* without the two newlines */
+	int n = (int)strlen(end) - 2;   /* without the two newlines */
+	if (spec->prelude_inline)
+		return xasprintf("{ %s\n} </dev/null 2>/dev/null; printf '%%s\\n%%s\\n' \"$orch_o\" "
+				 "'%.*s'; unset orch_o\n%s", spec->prelude, n, end + 1, spec->command);
 	return xasprintf("( %s\n) </dev/null 2>/dev/null; printf '\\n%%s\\n' '%.*s'\n%s",
-			 prelude, (int)n, end + 1, command);
+			 spec->prelude, n, end + 1, spec->command);
 }
 
 /* Stdout while the prelude runs: into prelude_out up to the end line, the
@@ -114,7 +115,7 @@ int command_run(struct transport *t, const struct command_spec *spec,
 	char *combined = NULL;
 	if (spec->prelude && spec->prelude_out) {
 		prelude_end_line(co.end, sizeof(co.end));
-		combined = prelude_command(spec->prelude, co.end, spec->command);
+		combined = command_prelude_text(spec, co.end);
 		co.in_prelude = true;
 		strbuf_reset(spec->prelude_out);
 	}

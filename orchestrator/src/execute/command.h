@@ -31,6 +31,10 @@ struct command_spec {
 	 * test command: no channel and no shell of their own). NULL: none. */
 	const char *prelude;
 	struct strbuf *prelude_out;
+	/* The prelude runs in the command's own shell instead (no process of
+	 * its own): it must leave that shell as it found it and its output in
+	 * $orch_o, written with the end line at once (facts_prelude). */
+	bool prelude_inline;
 	bool reap;                     /* a test's step: what it leaves running is found and
 					  stopped (transport.h), see command_leftovers() */
 };
@@ -48,6 +52,13 @@ struct command_outcome {
  * an infrastructure failure too. */
 int command_run(struct transport *t, const struct command_spec *spec,
 		struct command_outcome *out);
+
+/* What command_run sends for a spec with a prelude: the prelude, then its
+ * end line end ("\nTEXT\n"), then the command (on a line of its own: it
+ * runs as if it came alone). Inline, the same bytes come out: the
+ * prelude's lines (from $orch_o), then the end line, in one write.
+ * Caller frees. */
+char *command_prelude_text(const struct command_spec *spec, const char *end);
 
 /*
  * The verdict for a command that was expected to exit 0: sets tr->status,

@@ -5,89 +5,116 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* POSIX sh and the tools busybox has; stderr is dropped (a missing file or
- * tool just leaves its fact out). The first value printed for a name wins.
- * Every board runs this once per run, 64 at a time on a rack, and in a
- * board's small shell each read(2), write(2), fork and exec counts:
+/* POSIX sh and the tools busybox has. The first value printed for a name
+ * wins. Every board runs this once per run, 64 at a time on a rack, and in
+ * a board's small shell each read(2), write(2), fork and exec counts:
+ *   - it runs in the shell that runs the board's first test command
+ *     (facts_prelude: no subshell of its own), so it leaves that shell as
+ *     it found it: its variables (orch_f*) and functions unset again, no
+ *     exec, no exit, IFS set only for one `read`, arithmetic only on
+ *     digits (an expansion error would end the shell); its lines are
+ *     collected in $orch_o, for the caller to write at once (each write
+ *     is a wake-up and a packet of the board's sshd);
  *   - files are read with the shell's own `read` (one read(2) per byte in
  *     dash and busybox ash) and cut with parameter expansion, each only as
  *     far as its facts go: os-release to NAME and VERSION, cpuinfo to the
  *     end of its first block once it has a model and bogomips (x86 has
  *     them all before then; Hardware, at the end on ARM, only counts
  *     without a model);
- *   - the lines are collected and written at once (each write is a wake-up
- *     and a packet of the board's sshd), before the first program starts;
  *   - the libc: glibc before 2.34 from its file name (libc-2.31.so, in
  *     /lib or /lib64; a multiarch folder is too big to list), else glibc's
  *     own loader asked for its version (one small program, where getconf
- *     links the whole libc); getconf, the musl loader and ldd only when
- *     that gives nothing (glibc before 2.33, whose loader has no --version,
- *     in a multiarch folder: one program more than before).
+ *     links the whole libc; the loader's folders listed one at a time,
+ *     until one has it); getconf, the musl loader and ldd only when that
+ *     gives nothing (glibc before 2.33, whose loader has no --version, in a
+ *     multiarch folder: one program more than before).
  * uname is the fallback for kernels without /proc/sys/kernel/arch. */
 static const char facts_builtin_script[] =
-	"exec 2>/dev/null </dev/null\n"
-	"r=\n"
-	"p() { r=\"$r$1\n\"; }\n"
-	"if read -r v </proc/sys/kernel/osrelease; then p \"kernel=$v\"; else p \"kernel=$(uname -r)\"; fi\n"
-	"if read -r v </proc/sys/kernel/arch; then p \"arch=$v\"; else p \"arch=$(uname -m)\"; fi\n"
-	"q() { while :; do case $v in *[\\\"\\']*) v=${v%%[\\\"\\']*}${v#*[\\\"\\']};; *) break;; esac; done; }\n"
+	"orch_o=\n"
+	"orch_fp() { orch_o=\"$orch_o$1\n"
+	"\"; }\n"
+	"if read -r orch_fv </proc/sys/kernel/osrelease; then orch_fp \"kernel=$orch_fv\"; else orch_fp \"kernel=$(uname -r)\"; fi\n"
+	"if read -r orch_fv </proc/sys/kernel/arch; then orch_fp \"arch=$orch_fv\"; else orch_fp \"arch=$(uname -m)\"; fi\n"
+	"orch_fq() { while :; do case $orch_fv in *[\\\"\\']*) orch_fv=${orch_fv%%[\\\"\\']*}${orch_fv#*[\\\"\\']};; *) break;; esac; done; }\n"
 	"if [ -r /etc/os-release ]; then\n"
-	"  n= o= i=\n"
-	"  while IFS== read -r k v; do case $k in NAME) q; n=$v;; VERSION) q; o=$v;; VERSION_ID) q; i=$v;; esac\n"
-	"    [ -n \"$n\" ] && [ -n \"$o\" ] && break; done </etc/os-release\n"
-	"  [ -n \"$n\" ] && p \"os=$n\"; [ -z \"$o\" ] && o=$i; [ -n \"$o\" ] && p \"os_version=$o\"\n"
+	"  orch_fn= orch_fo= orch_fi=\n"
+	"  while IFS== read -r orch_fk orch_fv; do case $orch_fk in NAME) orch_fq; orch_fn=$orch_fv;; VERSION) orch_fq; orch_fo=$orch_fv;; VERSION_ID) orch_fq; orch_fi=$orch_fv;; esac\n"
+	"    [ -n \"$orch_fn\" ] && [ -n \"$orch_fo\" ] && break; done </etc/os-release\n"
+	"  [ -n \"$orch_fn\" ] && orch_fp \"os=$orch_fn\"; [ -z \"$orch_fo\" ] && orch_fo=$orch_fi; [ -n \"$orch_fo\" ] && orch_fp \"os_version=$orch_fo\"\n"
 	"fi\n"
-	"c=\n"
-	"if read -r v </sys/devices/system/cpu/online && [ -n \"$v\" ]; then\n"
-	"  c=0; f=$IFS; IFS=,; for r2 in $v; do case $r2 in *-*) c=$((c + ${r2#*-} - ${r2%-*} + 1));; *) c=$((c + 1));; esac; done; IFS=$f\n"
-	"  p \"cores=$c\"\n"
+	"orch_fc=\n"
+	"if read -r orch_fv </sys/devices/system/cpu/online && [ -n \"$orch_fv\" ]; then\n"
+	"  orch_fc=0\n"
+	"  while [ -n \"$orch_fv\" ]; do\n"
+	"    orch_fr=${orch_fv%%,*}; case $orch_fv in *,*) orch_fv=${orch_fv#*,};; *) orch_fv=;; esac\n"
+	"    case $orch_fr in [0-9]*-*[0-9]) orch_fn=${orch_fr#*-}; orch_fr=${orch_fr%-*};; *) orch_fn=$orch_fr;; esac\n"
+	"    case $orch_fr$orch_fn in ''|*[!0-9]*) orch_fc=; break;; esac\n"
+	"    orch_fc=$((orch_fc + orch_fn - orch_fr + 1))\n"
+	"  done\n"
+	"  [ -n \"$orch_fc\" ] && orch_fp \"cores=$orch_fc\"\n"
 	"fi\n"
 	"if [ -r /proc/cpuinfo ]; then\n"
-	"  m= h= z= b= n=0\n"
-	"  while IFS= read -r l; do\n"
-	"    case $l in *:*) ;; '') [ -n \"$c\" ] && [ -n \"$m\" ] && [ -n \"$b\" ] && break; continue;; *) continue;; esac\n"
-	"    k=${l%%:*}; v=${l#*:}\n"
-	"    while :; do case $k in *[\\ \\\t]) k=${k%?};; *) break;; esac; done\n"
-	"    while :; do case $v in [\\ \\\t]*) v=${v#?};; *) break;; esac; done\n"
-	"    case $k in\n"
-	"    \"model name\"|Processor|\"cpu model\"|cpu) [ -z \"$m\" ] && m=$v;;\n"
-	"    [Hh]ardware) [ -z \"$h\" ] && h=$v;;\n"
-	"    \"cpu MHz\") [ -z \"$z\" ] && z=$v;;\n"
-	"    [Bb]ogo[Mm][Ii][Pp][Ss]) [ -z \"$b\" ] && b=$v;;\n"
-	"    processor) n=$((n + 1));;\n"
+	"  orch_fm= orch_fh= orch_fz= orch_fb= orch_fn=0\n"
+	"  while IFS= read -r orch_fl; do\n"
+	"    case $orch_fl in *:*) ;; '') [ -n \"$orch_fc\" ] && [ -n \"$orch_fm\" ] && [ -n \"$orch_fb\" ] && break; continue;; *) continue;; esac\n"
+	"    orch_fk=${orch_fl%%:*}; orch_fv=${orch_fl#*:}\n"
+	"    while :; do case $orch_fk in *[\\ \\\t]) orch_fk=${orch_fk%?};; *) break;; esac; done\n"
+	"    while :; do case $orch_fv in [\\ \\\t]*) orch_fv=${orch_fv#?};; *) break;; esac; done\n"
+	"    case $orch_fk in\n"
+	"    \"model name\"|Processor|\"cpu model\"|cpu) [ -z \"$orch_fm\" ] && orch_fm=$orch_fv;;\n"
+	"    [Hh]ardware) [ -z \"$orch_fh\" ] && orch_fh=$orch_fv;;\n"
+	"    \"cpu MHz\") [ -z \"$orch_fz\" ] && orch_fz=$orch_fv;;\n"
+	"    [Bb]ogo[Mm][Ii][Pp][Ss]) [ -z \"$orch_fb\" ] && orch_fb=$orch_fv;;\n"
+	"    processor) orch_fn=$((orch_fn + 1));;\n"
 	"    esac\n"
-	"    [ -n \"$c\" ] && [ -n \"$m\" ] && [ -n \"$z\" ] && [ -n \"$b\" ] && break\n"
+	"    [ -n \"$orch_fc\" ] && [ -n \"$orch_fm\" ] && [ -n \"$orch_fz\" ] && [ -n \"$orch_fb\" ] && break\n"
 	"  done </proc/cpuinfo\n"
-	"  [ -z \"$m\" ] && m=$h; [ -n \"$m\" ] && p \"cpu=$m\"; [ -n \"$z\" ] && p \"mhz=$z\"\n"
-	"  [ -n \"$b\" ] && p \"bogomips=$b\"; [ -z \"$c\" ] && [ \"$n\" -gt 0 ] && p \"cores=$n\"\n"
+	"  [ -z \"$orch_fm\" ] && orch_fm=$orch_fh; [ -n \"$orch_fm\" ] && orch_fp \"cpu=$orch_fm\"; [ -n \"$orch_fz\" ] && orch_fp \"mhz=$orch_fz\"\n"
+	"  [ -n \"$orch_fb\" ] && orch_fp \"bogomips=$orch_fb\"; [ -z \"$orch_fc\" ] && [ \"$orch_fn\" -gt 0 ] && orch_fp \"cores=$orch_fn\"\n"
 	"fi\n"
-	"[ -r /proc/meminfo ] && while read -r k v u; do [ \"$k\" = MemTotal: ] && { p \"memory=$((v / 1024)) MiB\"; break; }; done </proc/meminfo\n"
-	"v=; for l in /lib/libc-[0-9]*.so /lib64/libc-[0-9]*.so; do [ -e \"$l\" ] && v=${l##*/libc-} && v=${v%.so} && break; done\n"
-	"[ -n \"$v\" ] && p \"libc=glibc $v\"\n"
-	"printf %s \"$r\"\n"
-	"if [ -z \"$v\" ]; then\n"
-	"  for l in /lib64/ld-linux*.so.[0-9] /lib/ld-linux*.so.[0-9] /lib/ld.so.1 /lib64/ld64.so.[12] /lib/ld64.so.1 /lib64/ld.so.1 /lib32/ld.so.1 /libx32/ld-linux*.so.[0-9]; do\n"
-	"    [ -x \"$l\" ] || continue; v=$(\"$l\" --version)\n"
-	"    case $v in *\"release version \"[0-9]*) v=${v#*release version }; v=${v%%[!0-9A-Za-z._+-]*}; v=${v%.}; break;; esac; v=\n"
+	"[ -r /proc/meminfo ] && while read -r orch_fk orch_fv orch_fl; do [ \"$orch_fk\" = MemTotal: ] && { case $orch_fv in ''|*[!0-9]*) ;; *) orch_fp \"memory=$((orch_fv / 1024)) MiB\";; esac; break; }; done </proc/meminfo\n";
+
+/* The libc part (a string of its own: C limits a literal's length). */
+static const char facts_libc_script[] =
+	"orch_fv=; for orch_fl in /lib/libc-[0-9]*.so /lib64/libc-[0-9]*.so; do [ -e \"$orch_fl\" ] && orch_fv=${orch_fl##*/libc-} && orch_fv=${orch_fv%.so} && break; done\n"
+	"if [ -n \"$orch_fv\" ]; then orch_fp \"libc=glibc $orch_fv\"\n"
+	"else\n"
+	"  for orch_fk in '/lib64/ld-linux*.so.[0-9]' '/lib/ld-linux*.so.[0-9]' /lib/ld.so.1 '/lib64/ld64.so.[12]' /lib/ld64.so.1 /lib64/ld.so.1 /lib32/ld.so.1 '/libx32/ld-linux*.so.[0-9]'; do\n"
+	"    for orch_fl in $orch_fk; do\n"
+	"      [ -x \"$orch_fl\" ] || continue; orch_fv=$(\"$orch_fl\" --version)\n"
+	"      case $orch_fv in *\"release version \"[0-9]*) orch_fv=${orch_fv#*release version }; orch_fv=${orch_fv%%[!0-9A-Za-z._+-]*}; orch_fv=${orch_fv%.}; break 2;; esac; orch_fv=\n"
+	"    done\n"
 	"  done\n"
-	"  if [ -n \"$v\" ]; then echo \"libc=glibc $v\"\n"
-	"  elif v=$(getconf GNU_LIBC_VERSION) && [ -n \"$v\" ]; then echo \"libc=$v\"\n"
+	"  if [ -n \"$orch_fv\" ]; then orch_fp \"libc=glibc $orch_fv\"\n"
+	"  elif orch_fv=$(getconf GNU_LIBC_VERSION) && [ -n \"$orch_fv\" ]; then orch_fp \"libc=$orch_fv\"\n"
 	"  else\n"
-	"    u=; for l in /lib/ld-musl-*; do [ -e \"$l\" ] && u=$l && break; done\n"
-	"    w=; for l in /lib/ld-uClibc* /lib/libuClibc-*; do [ -e \"$l\" ] && w=$l && break; done\n"
-	"    if [ -n \"$u\" ]; then\n"
-	"      v=$(\"$u\" 2>&1); case $v in *\"Version \"*) v=${v#*Version }; v=${v%%[!0-9A-Za-z._+-]*};; *) v=;; esac\n"
-	"      echo \"libc=musl${v:+ $v}\"\n"
-	"    elif [ -n \"$w\" ]; then echo \"libc=uClibc\"\n"
-	"    elif command -v ldd >/dev/null; then echo \"libc=$(ldd --version 2>&1 | head -n 1)\"\n"
+	"    orch_fm=; for orch_fl in /lib/ld-musl-*; do [ -e \"$orch_fl\" ] && orch_fm=$orch_fl && break; done\n"
+	"    orch_fh=; for orch_fl in /lib/ld-uClibc* /lib/libuClibc-*; do [ -e \"$orch_fl\" ] && orch_fh=$orch_fl && break; done\n"
+	"    if [ -n \"$orch_fm\" ]; then\n"
+	"      orch_fv=$(\"$orch_fm\" 2>&1); case $orch_fv in *\"Version \"*) orch_fv=${orch_fv#*Version }; orch_fv=${orch_fv%%[!0-9A-Za-z._+-]*};; *) orch_fv=;; esac\n"
+	"      orch_fp \"libc=musl${orch_fv:+ $orch_fv}\"\n"
+	"    elif [ -n \"$orch_fh\" ]; then orch_fp \"libc=uClibc\"\n"
+	"    elif command -v ldd >/dev/null; then orch_fp \"libc=$(ldd --version 2>&1 | head -n 1)\"\n"
 	"    fi\n"
 	"  fi\n"
-	"fi\n";
+	"fi\n"
+	"unset -f orch_fp orch_fq; unset orch_fv orch_fk orch_fn orch_fo orch_fi orch_fc orch_fr orch_fm orch_fh orch_fz orch_fb orch_fl\n";
 
+char *facts_prelude(void)
+{
+	return xasprintf("%s%s", facts_builtin_script, facts_libc_script);
+}
+
+/* On its own (stderr dropped: a missing file or tool just leaves its fact
+ * out), the built-in facts' lines written before the scenario's commands
+ * start. */
 char *facts_command(const struct fact_spec *extra, size_t n_extra)
 {
 	struct strbuf sb = STRBUF_INIT;
+	strbuf_puts(&sb, "exec 2>/dev/null </dev/null\n");
 	strbuf_puts(&sb, facts_builtin_script);
+	strbuf_puts(&sb, facts_libc_script);
+	strbuf_puts(&sb, "printf %s \"$orch_o\"\n");
 	for (size_t i = 0; i < n_extra; i++)
 		strbuf_printf(&sb, "v=$( (\n%s\n) | head -n 1); printf '%%s=%%s\\n' '%s' \"$v\"\n",
 			      extra[i].command, extra[i].name);

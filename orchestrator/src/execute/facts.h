@@ -22,6 +22,10 @@
 
 /* The shell command that prints NAME=VALUE lines (caller frees). */
 char *facts_command(const struct fact_spec *extra, size_t n_extra);
+/* The built-in facts as a prelude run in a command's own shell
+ * (command_spec.prelude_inline): it leaves its NAME=VALUE lines in
+ * $orch_o and nothing else behind (caller frees). */
+char *facts_prelude(void);
 /* Reads NAME=VALUE lines into bf: only names asked for, the first value
  * of a name wins, values trimmed and cut to FACTS_VALUE_MAX bytes. */
 void facts_parse(const char *output, const struct fact_spec *extra, size_t n_extra,

@@ -93,9 +93,10 @@ int execute_run(struct exec_context *ctx, struct test_result *tr)
 		spec.capture_max = IPERF3_MAX_OUTPUT;
 	}
 	struct strbuf facts_out = STRBUF_INIT;
-	char *facts_cmd = ride ? facts_command(NULL, 0) : NULL;
+	char *facts_cmd = ride ? facts_prelude() : NULL;
 	spec.prelude = facts_cmd;
 	spec.prelude_out = ride ? &facts_out : NULL;
+	spec.prelude_inline = true;
 	struct command_outcome out;
 	int ran = command_run(t, &spec, &out);
 	facts_ride_end(ctx, t, ran, out.prelude_done, strbuf_str(&facts_out));
