@@ -16,7 +16,10 @@
 #     client's own CPU (orch, or parallel-ssh and its ssh processes) and the
 #     boards' CPU per connection (every board's sshd, the sessions it starts
 #     and their shells), read from the kernel's accounting (bench/cgcpu.sh:
-#     a cgroup each, as root; "not measured" otherwise).
+#     a cgroup each, as root; "not measured" otherwise), and from them the
+#     fan-out's floor: the ratios orch would reach if it added nothing to
+#     the boards' own cost of a connection and used no CPU itself (see
+#     fan_floor), next to the same ratio of orch's own CPU figures.
 # Prints every round, then the medians, ratios and targets. Timing on a
 # shared machine varies: the ratios come from runs made side by side.
 #   bench/rack-scale.sh [ROUNDS] [ORCH_BINARY]
@@ -117,6 +120,37 @@ fan_cpu_end() {
 	echo "client CPU $2 ms, boards $3 ms/conn"
 }
 
+# The fan-out's floor on a CPU-bound machine, from the cgroup figures: the
+# boards' own cost of a connection with the key exchange orch negotiates
+# (B, ms: parallel-ssh curve25519's) is paid by any client, so orch's wall
+# is at least N x B / cores, and parallel-ssh's is (N x B' + C) / cores (B':
+# its boards' cost, C: its own client CPU). The floor of each ratio is
+# N x B / (N x B' + C): what orch would reach adding nothing to the boards
+# and using no CPU itself. Beside it, the same ratio of orch's own figures,
+# (N x B_orch + C_orch) / (N x B' + C), and the ratio of wall times.
+#   fan_floor ROUND   (ROUND: that round's figures; "median": the medians)
+fan_floor() {
+	awk -v r="$1" -v n="$n" '
+		$1 ~ /^(fanout|pssh|psshc)(-client|-board)?$/ { v[$1, ++c[$1]] = $2 }
+		function pick(k,   i, j, t, m, a) {
+			if (r != "median") return v[k, r]
+			m = c[k]; for (i = 1; i <= m; i++) a[i] = v[k, i]
+			for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+			return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+		}
+		END {
+			b = pick("psshc-board"); ob = pick("fanout-board"); oc = pick("fanout-client")
+			for (k = 1; k <= 2; k++) {
+				p = k == 1 ? "pssh" : "psshc"
+				den = n * pick(p "-board") + pick(p "-client")
+				f[k] = den > 0 ? n * b / den : 0; o[k] = den > 0 ? (n * ob + oc) / den : 0
+				w[k] = pick(p) > 0 ? pick("fanout") / pick(p) : 0
+			}
+			printf "default kex %.3f (orch CPU %.3f, wall %.3f), curve25519 %.3f (orch CPU %.3f, wall %.3f)",
+				f[1], o[1], w[1], f[2], o[2], w[2]
+		}' "$dir/figures"
+}
+
 # orch_run NAME -> "wall cpu rss_kib user sys" (orch's own: user+sys, peak RSS)
 orch_run() {
 	cg_exec client /usr/bin/time -f '%e %U %S %M' -o "$dir/time.out" \
@@ -201,6 +235,7 @@ while [ "$r" -le "$rounds" ]; do
 	printf '%-5s %-28s %8s\n' "$r" "parallel-ssh curve25519" "$w"
 	echo "psshc $w" >>"$dir/figures"
 	printf '%-5s %-28s %s\n' "$r" "  parallel-ssh curve25519" "$(fan_cpu_end psshc)"
+	[ "$CG_KIND" = none ] || printf '%-5s %-28s %s\n' "$r" "  fan-out floor" "$(fan_floor "$r")"
 	r=$((r + 1))
 done
 
@@ -241,6 +276,8 @@ check "orch CPU s, 40x$n, one metric per test" "$s40mc" "<=" 1.5
 check "orch peak RSS MiB, 40x$n" "$(awk -v r="$s40r" 'BEGIN { print r / 1024 }')" "<=" 20
 check "fan-out orch/parallel-ssh (default kex)" "$(ratio "$fan" "$pssh")" "<=" 0.25
 check "fan-out orch/parallel-ssh (curve25519)" "$(ratio "$fan" "$psshc")" "<=" 0.6
+[ "$CG_KIND" = none ] ||
+	echo "  fan-out floor (orch adding nothing to the boards, no CPU of its own): $(fan_floor median)"
 if [ "${RACK_SKIP_BIG:-0}" != 1 ]; then
 	s160c=$(median s160 3); s160r=$(median s160 4); s160w=$(median s160 2)
 	res10=$((10 * n)); res160=$((160 * n))
