@@ -18,7 +18,7 @@
 # side by side in the same rounds (e.g. main and a branch).
 #   bench/board-cost.sh [ORCH_BINARY...]     (default: build/orch)
 # Environment: BOARD_COST_N (40): connections per client per round,
-# BOARD_COST_ROUNDS (5), BOARD_COST_BASE (127.0.172): the board's address
+# BOARD_COST_ROUNDS (5), BOARD_COST_BASE (127.0.176): the board's address
 # is BASE.1.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,7 +27,7 @@ repo=$(cd "$here/.." && pwd)
 . "$here/lab-inventory.sh"
 n=${BOARD_COST_N:-40}
 rounds=${BOARD_COST_ROUNDS:-5}
-base=${BOARD_COST_BASE:-127.0.172}
+base=${BOARD_COST_BASE:-127.0.176}
 [ $# -gt 0 ] || set -- "$repo/build/orch"
 orchs=
 for o in "$@"; do
