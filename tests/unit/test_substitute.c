@@ -305,6 +305,31 @@ static void test_same_variable_two_values_is_error(void **state)
 	assert_non_null(strstr(err, "ORCH_A_B_NAME"));
 }
 
+/* shquote on the edges of its runs: empty, quotes only, at either end,
+ * doubled; each one word that /bin/sh gives back exactly. */
+static void test_shquote_runs(void **state)
+{
+	(void)state;
+	static const struct { const char *in, *out; } cases[] = {
+		{ "", "''" },
+		{ "plain", "'plain'" },
+		{ "'", "''\\'''" },
+		{ "''", "''\\'''\\'''" },
+		{ "'a", "''\\''a'" },
+		{ "a'", "'a'\\'''" },
+		{ "it's a \"$x\" \\n", "'it'\\''s a \"$x\" \\n'" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *q = shquote(cases[i].in);
+		assert_string_equal(q, cases[i].out);
+		char *out = NULL;
+		assert_int_equal(ts_run(&out, "printf '%%s' %s", q), 0);
+		assert_string_equal(out, cases[i].in);
+		free(out);
+		free(q);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_comment_and_escapes_keep_context),
 		cmocka_unit_test(test_lookup_hook),
 		cmocka_unit_test(test_same_variable_two_values_is_error),
+		cmocka_unit_test(test_shquote_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
