@@ -148,8 +148,9 @@ static int run_row(const struct db_row *r, void *ctx)
 	struct history_series *s = set_get(rr->set, board, test, metric, !q->n_keys);
 	if (!s || (q->last && s->n >= q->last))
 		return 0;
-	if (!s->n || (!q->last && s->n >= 8 && !(s->n & (s->n - 1))))
-		s->points = xrealloc(s->points, (s->n ? 2 * s->n : q->last ? q->last : 8) *
+	/* room for q->last points at once when that is few, else 16, then twice as many */
+	if (!s->n || (s->n >= 16 && !(s->n & (s->n - 1))))
+		s->points = xrealloc(s->points, (s->n ? 2 * s->n : q->last && q->last < 16 ? q->last : 16) *
 						sizeof(*s->points));
 	struct history_point *p = &s->points[s->n++];
 	p->run_id = xstrdup(db_cell(rr->runs, rr->run, R_RUN_ID));
