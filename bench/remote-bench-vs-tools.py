@@ -1005,7 +1005,7 @@ def parse():
         a.seek_time, a.net_time, a.crypto_time = 0.5, 1, 1
     else:
         a.mem_mib, a.mem_loops, a.mem_pairs = 64, 5, 4
-        a.disk_mib, a.block, a.kfiles, a.char_mib = 2048, 65536, 64, 1
+        a.disk_mib, a.block, a.kfiles, a.char_mib = 2048, 65536, 64, 2
         if a.disk_dir or os.geteuid() != 0:
             a.kfiles = 16
         a.seek_time, a.net_time, a.crypto_time = 3, 3, 1
