@@ -133,6 +133,21 @@ char *ts_read_file(const char *path)
 	return strbuf_detach(&sb);
 }
 
+size_t ts_count_lines(const char *text, const char *w1, const char *w2)
+{
+	size_t n = 0;
+	for (const char *l = text; l && *l;) {
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l);
+		char *line = xstrndup(l, len);
+		if (strstr(line, w1) && (!w2 || strstr(line, w2)))
+			n++;
+		free(line);
+		l = e ? e + 1 : l + len;
+	}
+	return n;
+}
+
 bool ts_file_exists(const char *path)
 {
 	struct stat st;

@@ -295,16 +295,7 @@ static size_t trace_count(const char *dir, const char *w1, const char *w2)
 {
 	char *path = xasprintf("%s/trace", dir);
 	char *text = ts_read_file(path);
-	size_t n = 0;
-	for (const char *l = text; l && *l;) {
-		const char *e = strchr(l, '\n');
-		size_t len = e ? (size_t)(e - l) : strlen(l);
-		char *line = xstrndup(l, len);
-		if (strstr(line, w1) && (!w2 || strstr(line, w2)))
-			n++;
-		free(line);
-		l = e ? e + 1 : l + len;
-	}
+	size_t n = ts_count_lines(text, w1, w2);
 	free(text);
 	free(path);
 	return n;

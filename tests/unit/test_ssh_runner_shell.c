@@ -184,22 +184,6 @@ static void test_ancestors_without_fork(void **state)
 	free(anc);
 }
 
-/* Lines of the strace output text holding both words. */
-static size_t count_in(const char *text, const char *w1, const char *w2)
-{
-	size_t n = 0;
-	for (const char *l = text; l && *l;) {
-		const char *e = strchr(l, '\n');
-		size_t len = e ? (size_t)(e - l) : strlen(l);
-		char *line = xstrndup(l, len);
-		if (strstr(line, w1) && (!w2 || strstr(line, w2)))
-			n++;
-		free(line);
-		l = e ? e + 1 : l + len;
-	}
-	return n;
-}
-
 /* The strace of a runner session of one command (`true`; with a leftover
  * search when step is set) in sh, and its output in *out. */
 static char *one_command_trace(const char *sh, const char *step, char **out)
@@ -244,9 +228,9 @@ static void test_one_command_session(void **state)
 	for (size_t i = 0; i < 2; i++) {
 		char *out = NULL;
 		char *trace = one_command_trace(shells[i], NULL, &out);
-		size_t status_reads = count_in(trace, "read(", "/status>");
-		size_t forks = count_in(trace, "clone", NULL) + count_in(trace, "fork(", NULL);
-		size_t execs = count_in(trace, "execve(", NULL);
+		size_t status_reads = ts_count_lines(trace, "read(", "/status>");
+		size_t forks = ts_count_lines(trace, "clone", NULL) + ts_count_lines(trace, "fork(", NULL);
+		size_t execs = ts_count_lines(trace, "execve(", NULL);
 		print_message("%s: %zu reads of /proc/PID/status, %zu processes started, "
 			      "%zu programs\n", shells[i], status_reads, forks, execs);
 		assert_int_equal(status_reads, 0);
@@ -255,8 +239,8 @@ static void test_one_command_session(void **state)
 		free(trace);
 		free(out);
 		trace = one_command_trace(shells[i], "step1", &out);
-		size_t writes = count_in(trace, "write(", NULL);
-		size_t both = count_in(trace, "orch-reap", "orch-exit");
+		size_t writes = ts_count_lines(trace, "write(", NULL);
+		size_t both = ts_count_lines(trace, "orch-reap", "orch-exit");
 		print_message("%s, with its leftover search: %zu writes, %zu with the reap line "
 			      "and the exit marker\n", shells[i], writes, both);
 		if (!strstr(out, "\036orch-reap\036\n\036orch-exit " TOK " 0\036\n"))
