@@ -81,7 +81,8 @@ struct db_row;
  * by db_each (err is the callback's to fill). */
 typedef int db_row_fn(const struct db_row *row, void *ctx);
 /* Runs one statement and hands each row to fn without copying the result:
- * 0, fn's negative code, or a DB_E* code. */
+ * 0, fn's negative code, or a DB_E* code. fn must not run statements on db
+ * itself: SQLite's kept statement is still stepping. */
 int db_each(struct db *db, const char *sql, const struct db_val *params, int n, db_row_fn *fn,
 	    void *ctx, char *err, size_t errlen);
 /* Cell col of a db_each row, with the conversions of db_cell, db_cell_int

@@ -980,8 +980,6 @@ static void html_boards(struct strbuf *sb, const struct run_result *run)
 	free(names);
 }
 
-/* One small trend line: the last runs of a board x test x metric from the
- * history, oldest left, the current run a filled dot. */
 /* The x of each point of a trend of n points, as text: the same for every
  * trend of n points (a night's 2560 trends have 10 each). */
 struct trend_xs {
@@ -1002,8 +1000,10 @@ static const char *trend_x(struct trend_xs *xs, size_t n, size_t k, double w, do
 	return xs->x[k];
 }
 
-/* A sparkline: each number formatted once (x from xs, y per point) and
- * put together with plain appends. */
+/* One small trend line: the last runs of a board x test x metric from the
+ * history, oldest left, the current run a filled dot. Each number is
+ * formatted once (x from xs, y per point) and put together with plain
+ * appends. */
 static void html_trend(struct strbuf *sb, const struct metric_trend *t, struct trend_xs *xs)
 {
 	const double w = 160, h = 36, pad = 4;
