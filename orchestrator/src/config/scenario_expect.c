@@ -1,0 +1,127 @@
+/*
+ * expect: of a test: bounds on its metrics, each checked against what the
+ * test can produce.
+ */
+#include "config/cfg_read.h"
+#include "config/config.h"
+#include "config/scenario_read.h"
+#include "util/strbuf.h"
+#include "util/units.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const bound_keys[] = { "min", "max", NULL };
+
+static bool read_bound(struct cfg *c, const struct ynode *n, const char *key, struct quantity *q)
+{
+	char f[96];
+	if (!n)
+		return false;
+	if (n->kind == YNODE_SCALAR && !ynode_is_null(n) && units_parse_quantity(n->value, q) == 0) {
+		scenario_check_unit(c, n, q->unit);
+		return true;
+	}
+	cfg_error(c, n, "invalid quantity for '%s', found %s (use 20MiB/s, 1.5 Gbit/s, 300ms, 42)", key,
+		  cfg_found(n, f, sizeof(f)));
+	return false;
+}
+
+void scenario_read_expect(struct cfg *c, const struct ynode *n, struct test *t)
+{
+	if (!cfg_want_map(c, n, "expect"))
+		return;
+	t->expects = xcalloc(n->n ? n->n : 1, sizeof(*t->expects));
+	for (size_t i = 0; i < n->n; i++) {
+		const struct ynode *key = n->pairs[i].key;
+		const struct ynode *m = n->pairs[i].value;
+		struct expectation *x = &t->expects[t->n_expects++];
+		x->metric = xstrdup(key->value);
+		x->pos = cfg_pos(c, key);
+		x->unit = xstrdup("");
+		char what[128];
+		snprintf(what, sizeof(what), "expect for '%.100s'", key->value);
+		if (!cfg_want_map(c, m, what))
+			continue;
+		cfg_check_keys(c, m, bound_keys, what);
+		struct quantity qmin, qmax;
+		const struct ynode *nmin = ymap_get(m, "min"), *nmax = ymap_get(m, "max");
+		x->has_min = read_bound(c, nmin, "min", &qmin);
+		x->has_max = read_bound(c, nmax, "max", &qmax);
+		if (!nmin && !nmax) {
+			cfg_error(c, m, "%s needs 'min' or 'max'", what);
+			continue;
+		}
+		if (x->has_min) {
+			x->min = qmin.value;
+			free(x->unit);
+			x->unit = xstrdup(qmin.unit);
+		}
+		if (x->has_max) {
+			x->max = qmax.value;
+			if (!x->has_min || !qmin.unit[0]) {
+				free(x->unit);
+				x->unit = xstrdup(qmax.unit);
+			} else if (qmax.unit[0] &&
+				   units_convert(qmax.value, qmax.unit, qmin.unit, &x->max) < 0) {
+				cfg_error(c, nmax, "unit '%s' of 'max' does not convert to '%s' of 'min'",
+					  qmax.unit, qmin.unit);
+				x->has_max = false;
+			}
+		}
+		if (x->has_min && x->has_max && x->min > x->max)
+			cfg_error(c, nmin, "'min' is above 'max' in %s", what);
+	}
+}
+
+/* The metrics a transfer test makes (config/model.h TEST_TRANSFER). */
+static const char *const transfer_metrics[] = { "transfer.up", "transfer.down", NULL };
+
+/* A plain run: test (no parse:) has only its metrics: to give, a transfer
+ * test only transfer.up/down; an expect: on anything else can never be met. */
+void scenario_check_expects_producible(struct cfg *c, struct test *t)
+{
+	if (t->kind == TEST_TRANSFER) {
+		for (size_t i = 0; i < t->n_expects; i++) {
+			const struct expectation *x = &t->expects[i];
+			bool up = strcmp(x->metric, "transfer.up") == 0 && t->transfer.up;
+			bool down = strcmp(x->metric, "transfer.down") == 0 && t->transfer.down;
+			if (up || down)
+				continue;
+			struct ynode at = { .kind = YNODE_SCALAR, .file = x->pos.file,
+					    .line = x->pos.line, .col = x->pos.col };
+			const char *sug = cfg_suggest(x->metric, transfer_metrics);
+			cfg_error(c, &at, "expect on metric '%s', which transfer test '%s' does not "
+				  "produce (it measures %s)%s%s%s", x->metric, t->name ? t->name : "?",
+				  t->transfer.up && t->transfer.down ? "transfer.up and transfer.down"
+				  : t->transfer.up ? "transfer.up" : "transfer.down",
+				  sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
+		}
+		return;
+	}
+	if (t->kind != TEST_RUN || t->parse)
+		return;
+	for (size_t i = 0; i < t->n_expects; i++) {
+		const struct expectation *x = &t->expects[i];
+		bool found = false;
+		for (size_t j = 0; j < t->n_metrics; j++)
+			found = found || (t->metrics[j].name && strcmp(t->metrics[j].name, x->metric) == 0);
+		if (found)
+			continue;
+		struct ynode at = { .kind = YNODE_SCALAR, .file = x->pos.file, .line = x->pos.line,
+				    .col = x->pos.col };
+		const char **names = xcalloc(t->n_metrics + 1, sizeof(char *));
+		for (size_t j = 0; j < t->n_metrics; j++)
+			names[j] = t->metrics[j].name;
+		const char *sug = cfg_suggest(x->metric, names);
+		if (sug)
+			cfg_error(c, &at, "expect on metric '%s', which test '%s' does not produce "
+				  "(did you mean '%s'?)", x->metric, t->name ? t->name : "?", sug);
+		else
+			cfg_error(c, &at, "expect on metric '%s', which test '%s' does not produce "
+				  "(its metrics: are what it measures)", x->metric, t->name ? t->name : "?");
+		free(names);
+	}
+}
+

@@ -1,0 +1,147 @@
+/*
+ * metrics: of a test: a name, a regex whose group holds the value, the
+ * unit, the stream or file it is read from, and which way is better.
+ */
+#include "config/cfg_read.h"
+#include "config/config.h"
+#include "config/scenario_read.h"
+#include "util/strbuf.h"
+#include "util/units.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const metric_keys[] = { "name", "regex", "unit", "unit_group", "better", "from",
+					   NULL };
+static const char *const better_names[] = { "higher", "lower", NULL };
+
+/*
+ * A unit orch converts must be spelled as its table has it; a name it does
+ * not know is taken as a unit of its own ("BogoMIPS"), compared only with
+ * itself, unless it is one typo away from a known unit ("MB/sec").
+ */
+void scenario_check_unit(struct cfg *c, const struct ynode *n, const char *unit)
+{
+	if (units_known(unit))
+		return;
+	const char *near = units_nearest(unit);
+	if (near)
+		cfg_error(c, n, "unknown unit '%s' (did you mean '%s'?)", unit, near);
+}
+
+/* value_group: the group named "value", else 1, else the whole match;
+ * unit_group: a number or a group name. */
+static void read_metric_groups(struct cfg *c, const struct ynode *m, struct metric_spec *ms)
+{
+	char f[96];
+	if (!ms->regex.compiled)
+		return;
+	int named = orch_regex_group_number(&ms->regex, "value");
+	ms->value_group = named > 0 ? named : ms->regex.n_groups >= 1 ? 1 : 0;
+	const struct ynode *ug = ymap_get(m, "unit_group");
+	if (!ug)
+		return;
+	if (ug->kind != YNODE_SCALAR || ynode_is_null(ug)) {
+		cfg_error(c, ug, "invalid value for 'unit_group', found %s (use a group number or name)",
+			  cfg_found(ug, f, sizeof(f)));
+		return;
+	}
+	char *end;
+	long v = strtol(ug->value, &end, 10);
+	if (end == ug->value || *end)
+		v = orch_regex_group_number(&ms->regex, ug->value);
+	if (v < 1 || (size_t)v > ms->regex.n_groups || v >= ORCH_REGEX_MAX_GROUPS) {
+		cfg_error(c, ug, "'unit_group' %s names no group of the regex (it has %zu)",
+			  cfg_found(ug, f, sizeof(f)), ms->regex.n_groups);
+		return;
+	}
+	if (v == ms->value_group)
+		cfg_error(c, ug, "'unit_group' is the group that holds the value");
+	ms->unit_group = (int)v;
+	if (!ms->unit[0])
+		cfg_error(c, ug, "'unit_group' needs 'unit:' (the unit values are converted to)");
+	else if (!units_known(ms->unit))
+		cfg_error(c, ymap_get(m, "unit"),
+			  "unit '%s' cannot take values from 'unit_group' (orch does not know it)",
+			  ms->unit);
+}
+
+/* from: stdout (default), stderr, or file:PATH inside the test's folder. */
+static void read_metric_from(struct cfg *c, const struct ynode *n, struct metric_spec *ms)
+{
+	char f[96];
+	char *v = NULL;
+	if (cfg_str(c, n, "from", &v) <= 0)
+		return;
+	if (strcmp(v, "stdout") == 0) {
+		ms->from = METRIC_FROM_STDOUT;
+	} else if (strcmp(v, "stderr") == 0) {
+		ms->from = METRIC_FROM_STDERR;
+	} else if (strncmp(v, "file:", 5) == 0 && v[5] && v[5] != '/' && !strstr(v, "..")) {
+		ms->from = METRIC_FROM_FILE;
+		ms->from_file = xstrdup(v + 5);
+	} else {
+		cfg_error(c, n, "invalid value for 'from', found %s (use stdout, stderr or "
+			  "file:PATH, a path in the test's folder as fetch: writes it)",
+			  cfg_found(n, f, sizeof(f)));
+	}
+	free(v);
+}
+
+void scenario_read_metrics(struct cfg *c, const struct ynode *n, struct test *t)
+{
+	char f[96];
+	if (!cfg_want_seq(c, n, "metrics"))
+		return;
+	t->metrics = xcalloc(n->n ? n->n : 1, sizeof(*t->metrics));
+	for (size_t i = 0; i < n->n; i++) {
+		const struct ynode *m = n->items[i];
+		if (!cfg_want_map(c, m, "a metric"))
+			continue;
+		struct metric_spec *ms = &t->metrics[t->n_metrics++];
+		ms->pos = cfg_pos(c, m);
+		cfg_check_keys(c, m, metric_keys, "a metric");
+		const struct ynode *name = ymap_get(m, "name");
+		if (!name)
+			cfg_error(c, m, "metric needs a 'name'");
+		else if (cfg_str(c, name, "name", &ms->name) > 0) {
+			for (size_t j = 0; j + 1 < t->n_metrics; j++)
+				if (t->metrics[j].name && strcmp(t->metrics[j].name, ms->name) == 0)
+					cfg_error(c, name, "duplicate metric %s in test '%s'",
+						  cfg_found(name, f, sizeof(f)), t->name ? t->name : "");
+		}
+		const struct ynode *rx = ymap_get(m, "regex");
+		if (!rx)
+			cfg_error(c, m, "metric needs a 'regex'");
+		else
+			cfg_regex(c, rx, "regex", &ms->regex_src, &ms->regex);
+		cfg_str(c, ymap_get(m, "unit"), "unit", &ms->unit);
+		if (!ms->unit)
+			ms->unit = xstrdup("");
+		else
+			scenario_check_unit(c, ymap_get(m, "unit"), ms->unit);
+		read_metric_groups(c, m, ms);
+		read_metric_from(c, ymap_get(m, "from"), ms);
+		int e;
+		if (cfg_enum(c, ymap_get(m, "better"), "better", better_names, &e) > 0) {
+			ms->better = (enum metric_better)e;
+		} else {
+			enum units_better d = units_better_of(ms->unit, ms->name);
+			ms->better = d == UNITS_BETTER_LOWER ? BETTER_LOWER : BETTER_HIGHER;
+			ms->better_guessed = d == UNITS_BETTER_UNKNOWN;
+		}
+	}
+}
+
+/* A boot test's metrics are read from its console lines: no stream or file. */
+void scenario_check_boot_metrics(struct cfg *c, const struct ynode *metrics)
+{
+	for (size_t i = 0; metrics->kind == YNODE_SEQ && i < metrics->n; i++) {
+		const struct ynode *m = metrics->items[i];
+		const struct ynode *from = m->kind == YNODE_MAP ? ymap_get(m, "from") : NULL;
+		if (from)
+			cfg_error(c, from, "'from' does not go with 'boot' (its metrics are read "
+				  "from the console lines)");
+	}
+}
+
