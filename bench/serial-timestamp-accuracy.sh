@@ -1,29 +1,59 @@
 #!/bin/sh
 # serial-timestamp-accuracy.sh: how close orch's console line stamps are to
-# the instant each line was written, beside grabserial's on the same stream.
+# the instant each line was written, beside grabserial's on the same stream,
+# idle, under CPU load, and while orch drives 32 SSH boards.
 #
 #   bench/serial-timestamp-accuracy.sh [ORCH_BIN] [LINES] [INTERVAL_MS]
 #
-# A socat pty pair is the "adapter"; a feeder writes LINES lines ("FEED n") to
-# one end at INTERVAL_MS intervals, noting CLOCK_REALTIME just before each
-# write. `orch boot --trigger none` reads the other end (boot.log has the
-# wall-clock stamp of each line's first byte); then the same feed is read by
-# `grabserial -T`. Error = stamp - write instant, in microseconds: median,
-# p99, max. Needs socat, python3 and (for the comparison) grabserial.
+# Environment:
+#   MODES   which conditions, in order (default "idle load fanout"):
+#           idle    nothing else runs
+#           load    one CPU-bound process (`yes > /dev/null`) per core
+#           fanout  the same orch process (`orch run`) drives 32 OpenSSH
+#                   boards (tests/lab/sshd-lab.sh on FANOUT_BASE.1..32), each
+#                   printing 16 KiB of base64 every 50 ms, while it times the
+#                   console; grabserial is timed while an orch run drives the
+#                   same 32 boards
+#   FANOUT_BASE  the boards' addresses (default 127.0.208: boards' range)
+#
+# A socat pty pair is the "adapter"; a feeder writes LINES lines ("FEED n")
+# to one end at INTERVAL_MS intervals, noting CLOCK_REALTIME just before
+# each write. `orch run` of a boot test (trigger none) reads the other end
+# (boot.log has the wall-clock stamp of each line's first byte); the same
+# feed is read by orch without CAP_SYS_NICE (setpriv, as root: its console
+# reader falls back to ordinary scheduling), then by `grabserial -T`.
+# Error = stamp - write instant, in microseconds: median, p99, max.
+# As root the feeder and socat run SCHED_FIFO 30: they stand in for the
+# adapter's hardware and the kernel, which CPU-bound processes do not delay;
+# otherwise the figures would time socat, not the readers. Needs socat,
+# python3, grabserial for the comparison, and for fanout sshd.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-orch=${1:-$here/../build/orch}
-lines=${2:-500}
-interval=${3:-10}
+repo=$(cd "$here/.." && pwd)
+orch=${1:-$repo/build/orch}
+lines=${2:-2000}
+interval=${3:-5}
+modes=${MODES:-idle load fanout}
+fbase=${FANOUT_BASE:-127.0.208}
+nboards=32
 command -v socat >/dev/null || { echo "needs socat" >&2; exit 3; }
 command -v python3 >/dev/null || { echo "needs python3" >&2; exit 3; }
 [ -x "$orch" ] || { echo "no orch binary at $orch (give its path)" >&2; exit 3; }
+orch=$(cd "$(dirname "$orch")" && pwd)/$(basename "$orch")
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/orch-stamp-bench.XXXXXX")
-socat_pid= orch_pid= grab_pid=
+chmod 755 "$work"
+socat_pid= orch_pid= grab_pid= fan_pid= load_pids= lab_up=0
+stop_load() {
+	for p in $load_pids; do kill "$p" 2>/dev/null || true; done
+	for p in $load_pids; do wait "$p" 2>/dev/null || true; done
+	load_pids=
+}
 cleanup() {
-	for p in $orch_pid $grab_pid $socat_pid; do kill "$p" 2>/dev/null || true; done
+	stop_load
+	for p in $orch_pid $grab_pid $fan_pid $socat_pid; do kill "$p" 2>/dev/null || true; done
+	[ $lab_up = 1 ] && "$repo/tests/lab/sshd-lab.sh" down --dir "$work/lab" >/dev/null 2>&1
 	if [ -n "${KEEP:-}" ]; then echo "kept $work" >&2; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
@@ -32,31 +62,61 @@ trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-socat pty,raw,echo=0,link="$work/A" pty,raw,echo=0,link="$work/B" 2>/dev/null &
+rt=
+if [ "$(id -u)" = 0 ] && command -v chrt >/dev/null; then
+	rt="chrt -f 30"
+fi
+nopriv=
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	nopriv="setpriv --inh-caps=-sys_nice --bounding-set=-sys_nice"
+fi
+
+$rt socat pty,raw,echo=0,link="$work/A" pty,raw,echo=0,link="$work/B" 2>/dev/null &
 socat_pid=$!
 i=0
 while [ ! -e "$work/B" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+real=$(readlink -f "$work/B")
+lockfile=/var/lock/LCK..$(echo "$real" | sed 's|^/dev/||; s|/|_|g')
 
+# the fan-out's work on each board: output for the whole feed and a margin
+iters=$((lines * interval / 50 + 60))
 cat > "$work/inv.yaml" <<EOF
 boards:
   feeder:
     serial: { port: $work/B, baud: 115200 }
 EOF
-cat > "$work/sc.yaml" <<EOF
-name: stamp-bench
-inventory: inv.yaml
-boards: [feeder]
-tests:
+feed_test="
   - name: feed
+    boards: [feeder]
     boot:
       trigger: none
       timeout: 5m
       phases:
-        - { name: end, until: 'FEED-END' }
-EOF
+        - { name: end, until: 'FEED-END' }"
+fan_test="
+  - name: fan
+    boards: ['!feeder']
+    timeout: 5m
+    run: \"i=0; while [ \$i -lt $iters ]; do head -c 12288 /dev/urandom | base64; sleep 0.05; i=\$((i + 1)); done\""
+printf 'name: stamp-bench\ninventory: inv.yaml\nboards: [feeder]\ntests:%s\n' "$feed_test" \
+	>"$work/feed.yaml"
+
+if echo "$modes" | grep -qw fanout; then
+	"$repo/tests/lab/sshd-lab.sh" up --dir "$work/lab" --boards $nboards --dropbear 0 \
+		--base "$fbase" >/dev/null
+	lab_up=1
+	user=$(sed -n 's/^LAB_USER=//p' "$work/lab/lab.env")
+	. "$here/lab-inventory.sh"
+	lab_inventory "$user" 2222 $nboards "$fbase" b >"$work/inv-fan.yaml"
+	sed -n '/^boards:/,$p' "$work/inv.yaml" | sed 1d >>"$work/inv-fan.yaml"
+	printf 'name: stamp-bench\ninventory: inv-fan.yaml\nboards: [all]\ntests:%s%s\n' \
+		"$feed_test" "$fan_test" >"$work/fanfeed.yaml"
+	printf 'name: stamp-fan\ninventory: inv-fan.yaml\nboards: [\"!feeder\"]\ntests:%s\n' \
+		"$fan_test" >"$work/fan.yaml"
+fi
 
 feed() {
-	python3 - "$work/A" "$lines" "$interval" "$1" <<'EOF'
+	$rt python3 - "$work/A" "$lines" "$interval" "$1" <<'EOF'
 import os, sys, time, termios, tty
 path, n, interval, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]) / 1000.0, sys.argv[4]
 fd = os.open(path, os.O_RDWR | os.O_NOCTTY)
@@ -73,57 +133,124 @@ time.sleep(0.3)
 EOF
 }
 
-"$orch" boot feeder --phases-from "$work/sc.yaml" -o "$work/orch" 2>"$work/orch.err" &
-orch_pid=$!
-sleep 0.5
-feed "$work/feed-orch.tsv"
-wait $orch_pid || { orch_pid=; cat "$work/orch.err" >&2; exit 3; }
-orch_pid=
+wait_lock() {
+	i=0
+	while [ ! -e "$lockfile" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+}
 
-have_grab=0
-if command -v grabserial >/dev/null; then
-	have_grab=1
-	# -e: gives up after the feed's length plus a margin, should it miss the end.
-	grabserial -S -d "$work/B" -b 115200 -T -F '%s.%f' -q FEED-END -o "$work/grab.log" -Q \
-		-e $((lines * interval / 1000 + 30)) &
+start_load() {
+	n=$(nproc)
+	while [ "$n" -gt 0 ]; do
+		yes >/dev/null &
+		load_pids="$load_pids $!"
+		n=$((n - 1))
+	done
+}
+
+# orch_feed TAG SCENARIO [PREFIX...]: one orch run reading the feed
+orch_feed() {
+	tag=$1 sc=$2
+	shift 2
+	"$@" "$orch" run "$work/$sc" -o "$work/runs-$tag" >"$work/orch-$tag.out" 2>&1 &
+	orch_pid=$!
+	wait_lock
+	feed "$work/feed-$tag.tsv"
+	wait $orch_pid || { cat "$work/orch-$tag.out" >&2; }
+	orch_pid=
+	log=$(ls "$work"/runs-"$tag"/*/2*/feeder/feed/boot.log 2>/dev/null | head -1)
+	[ -n "$log" ] && cp "$log" "$work/boot-$tag.log"
+	res=$(ls "$work"/runs-"$tag"/*/2*/results.json 2>/dev/null | head -1)
+	[ -n "$res" ] && python3 -c '
+import json, sys
+for t in json.load(open(sys.argv[1]))["results"]:
+    if t.get("console_sched"):
+        print(t["console_sched"])' "$res" >"$work/sched-$tag.txt"
+	return 0
+}
+
+grab_feed() {
+	tag=$1
+	grabserial -S -d "$work/B" -b 115200 -T -F '%s.%f' -q FEED-END -o "$work/grab-$tag.log" -Q \
+		-e $((lines * interval / 1000 + 30)) >/dev/null 2>&1 &
 	grab_pid=$!
 	sleep 1.5
-	feed "$work/feed-grab.tsv"
+	feed "$work/feed-grab-$tag.tsv"
 	wait $grab_pid || true
 	grab_pid=
-fi
+}
 
-python3 - "$work" "$have_grab" <<'EOF'
+have_grab=0
+command -v grabserial >/dev/null && have_grab=1
+echo "serial stamp accuracy: $lines lines at $interval ms, $(nproc) cores," \
+	"feeder and socat ${rt:-without SCHED_FIFO (not root)}"
+for mode in $modes; do
+	sc=feed.yaml
+	case $mode in
+	idle) ;;
+	load) start_load ;;
+	fanout) sc=fanfeed.yaml ;;
+	*) echo "unknown mode $mode" >&2; exit 2 ;;
+	esac
+	echo "== $mode (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+	orch_feed "$mode-rt" $sc
+	[ -n "$nopriv" ] && orch_feed "$mode-nopriv" $sc $nopriv
+	if [ $have_grab = 1 ]; then
+		if [ $mode = fanout ]; then
+			"$orch" run "$work/fan.yaml" -o "$work/runs-fan-grab" >"$work/fan-grab.out" 2>&1 &
+			fan_pid=$!
+			sleep 2
+		fi
+		grab_feed "$mode"
+		if [ -n "$fan_pid" ]; then
+			wait $fan_pid || true
+			fan_pid=
+		fi
+	fi
+	stop_load
+	python3 - "$work" "$mode" "$have_grab" <<'EOF'
 import datetime, re, statistics, sys, os
-work, have_grab = sys.argv[1], sys.argv[2] == "1"
+work, mode, have_grab = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
 
 def sent(path):
     return {int(a): int(b) for a, b in (l.split() for l in open(path))}
 
-def summary(name, errs):
+def summary(name, errs, note=""):
+    if not errs:
+        print("  %-14s no lines parsed" % name)
+        return
     errs.sort()
     p99 = errs[min(len(errs) - 1, int(len(errs) * 0.99))]
-    print("%-10s lines %4d  median %8.1f us  p99 %8.1f us  max %8.1f us" %
-          (name, len(errs), statistics.median(errs), p99, errs[-1]))
+    print("  %-14s lines %4d  median %7.0f us  p99 %7.0f us  max %7.0f us%s" %
+          (name, len(errs), statistics.median(errs), p99, errs[-1], note))
 
-feed = sent(os.path.join(work, "feed-orch.tsv"))
-errs = []
-for l in open(os.path.join(work, "orch", "boot.log")):
-    m = re.match(r"\[(\d+-\d+-\d+ \d+:\d+:\d+)\.(\d{6}) \S+\] FEED (\d+)$", l.rstrip("\n"))
-    if m:
-        t = datetime.datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S").timestamp()
-        us = int(t) * 1000000 + int(m.group(2))
-        errs.append(us - feed[int(m.group(3))])
-summary("orch", errs)
+def orch(tag, name):
+    tsv, log = os.path.join(work, "feed-%s.tsv" % tag), os.path.join(work, "boot-%s.log" % tag)
+    if not os.path.exists(tsv):
+        return
+    if not os.path.exists(log):
+        print("  %-14s no boot.log (see orch-%s.out)" % (name, tag))
+        return
+    feed, errs = sent(tsv), []
+    for l in open(log):
+        m = re.match(r"\[(\d+-\d+-\d+ \d+:\d+:\d+)\.(\d{6}) \S+\] FEED (\d+)$", l.rstrip("\n"))
+        if m:
+            t = datetime.datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S").timestamp()
+            errs.append(int(t) * 1000000 + int(m.group(2)) - feed[int(m.group(3))])
+    sched = os.path.join(work, "sched-%s.txt" % tag)
+    note = ""
+    if os.path.exists(sched):
+        s = open(sched).read().strip()
+        note = "  [%s]" % (s.split(",")[0] if s else "?")
+    summary(name, errs, note)
+
+orch(mode + "-rt", "orch")
+orch(mode + "-nopriv", "orch (no cap)")
 if have_grab:
-    feed = sent(os.path.join(work, "feed-grab.tsv"))
-    errs = []
-    for l in open(os.path.join(work, "grab.log"), errors="replace"):
+    feed, errs = sent(os.path.join(work, "feed-grab-%s.tsv" % mode)), []
+    for l in open(os.path.join(work, "grab-%s.log" % mode), errors="replace"):
         m = re.match(r"\[(\d+)\.(\d{6})(?: [\d.]+)?\] FEED (\d+)\s*$", l)
         if m:
             errs.append(int(m.group(1)) * 1000000 + int(m.group(2)) - feed[int(m.group(3))])
-    if errs:
-        summary("grabserial", errs)
-    else:
-        print("grabserial: no lines parsed")
+    summary("grabserial", errs)
 EOF
+done

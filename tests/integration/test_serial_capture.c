@@ -6,6 +6,11 @@
  *   - a writer that cannot keep up drops bytes (counted), memory stays bounded,
  *     and the line callback still sees every line;
  *   - the port vanishing mid-capture is reported, and what was read is kept;
+ *   - a line callback that blocks delays no stamp: the reader goes on reading
+ *     and stamping while the line thread waits;
+ *   - the reader's scheduling is reported: SCHED_FIFO with locked buffers
+ *     when the process may, ordinary scheduling (said so) without
+ *     CAP_SYS_NICE;
  *   - tcp:// and rfc2217:// read and write through ser2net; rfc2217 sets the
  *     baud rate of the device behind ser2net and passes 0xFF through.
  */
@@ -16,6 +21,9 @@
 #include "util/strbuf.h"
 
 #include <errno.h>
+#include <linux/capability.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -202,6 +210,122 @@ static void test_first_byte_stamp(void **state)
 	seen_free(&s);
 	free(log);
 	free(raw);
+}
+
+/* Blocks the line thread on the first line until released. */
+struct blocker {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool entered;
+	bool release;
+	int n;
+	int64_t stamp[4];
+};
+
+static void blocking_line(void *ctx, const struct serial_line *l)
+{
+	struct blocker *b = ctx;
+	if (l->partial)
+		return;
+	pthread_mutex_lock(&b->mu);
+	if (b->n < 4)
+		b->stamp[b->n] = l->mono_us;
+	if (b->n++ == 0) {
+		b->entered = true;
+		pthread_cond_broadcast(&b->cv);
+		while (!b->release)
+			pthread_cond_wait(&b->cv, &b->mu);
+	}
+	pthread_mutex_unlock(&b->mu);
+}
+
+static void test_blocked_callback_delays_no_stamp(void **state)
+{
+	struct fx *f = *state;
+	struct serial_target t = { .port = f->b };
+	char err[256];
+	struct serial_port *p = serial_port_open(&t, err, sizeof(err));
+	assert_non_null(p);
+	struct blocker bl = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+	struct serial_capture_options o = { .on_line = blocking_line, .ctx = &bl };
+	struct serial_capture *c = serial_capture_start(p, &o, err, sizeof(err));
+	assert_non_null(c);
+	int board = open_board(f->a);
+	put(board, "a\n");
+	pthread_mutex_lock(&bl.mu);
+	while (!bl.entered)
+		pthread_cond_wait(&bl.cv, &bl.mu);
+	pthread_mutex_unlock(&bl.mu);
+	/* the line thread is held in the callback: the reader must still read */
+	int64_t t0 = clock_mono_us();
+	put(board, "b\n");
+	wait_bytes(c, 4);
+	int64_t t1 = clock_mono_us();
+	pthread_mutex_lock(&bl.mu);
+	bl.release = true;
+	pthread_cond_broadcast(&bl.cv);
+	pthread_mutex_unlock(&bl.mu);
+	struct serial_capture_stats st;
+	assert_int_equal(serial_capture_stop(c, &st, err, sizeof(err)), 0);
+	assert_int_equal(bl.n, 2);
+	assert_true(bl.stamp[1] >= t0 && bl.stamp[1] <= t1);
+	close(board);
+	serial_port_close(p);
+}
+
+/* Drops CAP_SYS_NICE from this process and its rtprio limit. */
+static int drop_sys_nice(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+	if (syscall(SYS_capget, &h, d) < 0)
+		return -1;
+	d[CAP_SYS_NICE / 32].effective &= ~(1u << (CAP_SYS_NICE % 32));
+	d[CAP_SYS_NICE / 32].permitted &= ~(1u << (CAP_SYS_NICE % 32));
+	d[CAP_SYS_NICE / 32].inheritable &= ~(1u << (CAP_SYS_NICE % 32));
+	struct rlimit rl = { 0, 0 };
+	return syscall(SYS_capset, &h, d) < 0 || setrlimit(RLIMIT_RTPRIO, &rl) < 0 ? -1 : 0;
+}
+
+/* 0 when the capture's reader reports want ("SCHED_FIFO" or "ordinary"). */
+static int sched_is(const char *port, const char *want)
+{
+	struct serial_target t = { .port = port };
+	char err[256];
+	struct serial_port *p = serial_port_open(&t, err, sizeof(err));
+	if (!p)
+		return 2;
+	struct serial_capture_options o = { 0 };
+	struct serial_capture *c = serial_capture_start(p, &o, err, sizeof(err));
+	if (!c)
+		return 3;
+	const char *s = serial_capture_sched(c);
+	int ret = strncmp(s, want, strlen(want)) == 0 ? 0 : 4;
+	if (ret)
+		fprintf(stderr, "sched: %s (wanted %s)\n", s, want);
+	struct serial_capture_stats st;
+	serial_capture_stop(c, &st, err, sizeof(err));
+	if (strncmp(st.sched, want, strlen(want)) != 0)
+		ret = 5;
+	serial_port_close(p);
+	return ret;
+}
+
+static void test_sched_reported(void **state)
+{
+	struct fx *f = *state;
+	struct rlimit rl;
+	getrlimit(RLIMIT_RTPRIO, &rl);
+	bool may = geteuid() == 0 || rl.rlim_cur >= 20;
+	assert_int_equal(sched_is(f->b, may ? "SCHED_FIFO priority 20, buffers locked" : "ordinary"), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(drop_sys_nice() < 0 ? 9 : sched_is(f->b, "ordinary scheduling, SCHED_FIFO refused"));
+	int st = 0;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
 static void *drain(void *arg)
@@ -446,6 +570,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_first_byte_stamp),
+		cmocka_unit_test(test_blocked_callback_delays_no_stamp),
+		cmocka_unit_test(test_sched_reported),
 		cmocka_unit_test(test_slow_writer_bounded),
 		cmocka_unit_test(test_missing_port),
 		cmocka_unit_test(test_port_vanishes),

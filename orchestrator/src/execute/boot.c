@@ -16,6 +16,7 @@
 #include "util/deadline.h"
 #include "util/fsutil.h"
 #include "util/interrupt.h"
+#include "util/log.h"
 #include "util/shquote.h"
 #include "util/strbuf.h"
 #include "util/units.h"
@@ -177,6 +178,10 @@ int execute_boot(struct exec_context *ctx, struct test_result *tr)
 	pthread_mutex_lock(&w.mu);
 	w.cap = cap;
 	pthread_mutex_unlock(&w.mu);
+	tr->console_sched = xstrdup(serial_capture_sched(cap));
+	if (strncmp(tr->console_sched, "SCHED_FIFO", 10) != 0)
+		log_warn("%s: console stamps with %s (docs/console-timing.md: how to grant it)",
+			 b->name, tr->console_sched);
 
 	pthread_mutex_lock(&w.mu);
 	if (w.metrics_from_us)

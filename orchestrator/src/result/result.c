@@ -226,6 +226,7 @@ void test_result_release(struct test_result *tr)
 	free(tr->test);
 	free(tr->message);
 	free(tr->last_line);
+	free(tr->console_sched);
 	free(tr->log_dir);
 	free(tr->comparison);
 	free(tr->controller);
@@ -243,6 +244,7 @@ void test_result_copy(struct test_result *dst, const struct test_result *src)
 	dst->test = xstrdup(src->test);
 	dst->message = xstrdup(src->message);
 	dst->last_line = xstrdup(src->last_line);
+	dst->console_sched = xstrdup(src->console_sched);
 	dst->log_dir = xstrdup(src->log_dir);
 	dst->comparison = xstrdup(src->comparison);
 	dst->missing_metrics = strv_copy(src->missing_metrics, src->n_missing_metrics);

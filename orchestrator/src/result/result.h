@@ -108,6 +108,8 @@ struct test_result {
 	struct phase_result *phases;
 	size_t n_phases;
 	char *last_line;          /* boot tests: last console line seen */
+	char *console_sched;      /* boot tests: how the console stamps were scheduled
+				     (serial_capture_sched), or NULL */
 	char *log_dir;            /* relative to the run folder: "board/test" */
 	char **missing_metrics;   /* declared metrics the output did not give (absent, +++++) */
 	size_t n_missing_metrics;

@@ -241,6 +241,8 @@ json_t *test_result_to_json(const struct test_result *tr)
 	jset(o, "metrics", metrics, &bad);
 	jset(o, "phases", phases, &bad);
 	set_text(o, "last_line", tr->last_line, &bad);
+	if (tr->console_sched)
+		set_text(o, "console_sched", tr->console_sched, &bad);
 	set_text(o, "log_dir", tr->log_dir, &bad);
 	jset(o, "regressed", json_boolean(tr->regressed), &bad);
 	set_text(o, "comparison", tr->comparison, &bad);
@@ -702,6 +704,7 @@ static int test_from_json(struct jctx *c, const json_t *obj, struct test_result 
 	    get_num(c, obj, "duration_s", &tr->duration_s) < 0 ||
 	    get_int(c, obj, "attempts", 0, &tr->attempts) < 0 ||
 	    get_str(c, obj, "last_line", false, &tr->last_line) < 0 ||
+	    get_str(c, obj, "console_sched", false, &tr->console_sched) < 0 ||
 	    get_str(c, obj, "log_dir", false, &tr->log_dir) < 0 ||
 	    get_bool(c, obj, "regressed", &tr->regressed) < 0 ||
 	    get_str(c, obj, "comparison", false, &tr->comparison) < 0 ||

@@ -9,7 +9,9 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -116,6 +118,28 @@ void serial_capture_format_stamp(int64_t wall_us, int64_t rel_us, char *buf, siz
 
 /* --- the capture --- */
 
+/*
+ * Three threads per console. The reader does nothing but wait for bytes,
+ * stamp them and put them in a slot of a small ring held in locked memory;
+ * it runs SCHED_FIFO where the process may (CAP_SYS_NICE, root, or an
+ * RLIMIT_RTPRIO), so a busy controller delays a stamp by no more than the
+ * kernel's own wake-up. The cutter takes the slots in order, cuts lines
+ * and calls the line callback; the writer appends to the files.
+ */
+enum {
+	RING_SLOTS = 32,
+	SLOT_BYTES = 4096,
+	READER_STACK = 256 * 1024,
+	READER_RT_PRIORITY = 20,
+};
+
+struct chunk {
+	int64_t mono_us;           /* the instant poll said the bytes were there */
+	int64_t wall_us;
+	size_t len;
+	char data[SLOT_BYTES];
+};
+
 enum rec_kind { REC_RAW, REC_LINE };
 
 struct rec {
@@ -136,23 +160,38 @@ struct serial_capture {
 	int wake[2];               /* wakes the reader to stop */
 
 	pthread_t reader;
+	pthread_t cutter;
 	pthread_t writer;
+
+	/* the reader's ring: filled at ring_head, emptied at ring_tail */
+	pthread_mutex_t ring_mu;   /* priority-inheriting */
+	pthread_cond_t ring_data;
+	pthread_cond_t ring_space;
+	struct chunk *ring;        /* in the locked region */
+	void *region;              /* ring, then the reader's stack */
+	size_t region_len;
+	uint64_t ring_head;
+	uint64_t ring_tail;
+	bool reader_stop;
+	bool reader_done;
+	uint64_t bytes;            /* under ring_mu */
+	bool port_lost;
+	char error[256];
+	char sched[SERIAL_CAPTURE_SCHED_LEN];
+
+	/* the writer's queue */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct rec *head;
 	struct rec *tail;
 	size_t queued;
 	size_t queue_max;
-	bool reader_done;
-
+	bool cutter_done;
 	int64_t base_mono_us;      /* under mu */
-	uint64_t bytes;
 	uint64_t dropped;
-	bool port_lost;
-	char error[256];
 	char file_error[256];
 
-	struct serial_linebuf lb;
+	struct serial_linebuf lb;  /* the cutter's */
 };
 
 static void enqueue(struct serial_capture *c, enum rec_kind kind, const char *data, size_t len,
@@ -197,55 +236,99 @@ static void on_cut_line(void *ctx, const struct serial_line *l)
 	enqueue(c, REC_LINE, l->text, l->len, l->wall_us, l->mono_us - base);
 }
 
+static void reader_lost(struct serial_capture *c, const char *why)
+{
+	pthread_mutex_lock(&c->ring_mu);
+	snprintf(c->error, sizeof(c->error), "%s", why);
+	c->port_lost = true;
+	pthread_mutex_unlock(&c->ring_mu);
+}
+
+/* A free slot, or NULL once asked to stop. */
+static struct chunk *reader_slot(struct serial_capture *c)
+{
+	pthread_mutex_lock(&c->ring_mu);
+	while (c->ring_head - c->ring_tail == RING_SLOTS && !c->reader_stop)
+		pthread_cond_wait(&c->ring_space, &c->ring_mu);
+	struct chunk *k = c->reader_stop ? NULL : &c->ring[c->ring_head % RING_SLOTS];
+	pthread_mutex_unlock(&c->ring_mu);
+	return k;
+}
+
 static void *reader_main(void *arg)
 {
 	struct serial_capture *c = arg;
-	char buf[4096];
-	for (;;) {
+	struct chunk *k;
+	while ((k = reader_slot(c))) {
 		struct pollfd pfd[2] = {
 			{ .fd = serial_port_fd(c->port), .events = POLLIN },
 			{ .fd = c->wake[0], .events = POLLIN },
 		};
 		bool pending = serial_port_pending(c->port);
-		int r = poll(pfd, 2, pending ? 0 : DEADLINE_TICK_MS);
+		int r = poll(pfd, 2, pending ? 0 : -1);
+		int64_t mono = clock_mono_us();
+		int64_t wall = clock_wall_us();
 		if (pending && r >= 0) {
 			pfd[0].revents |= POLLIN;
 			r++;
 		}
-		int64_t mono = clock_mono_us();
-		int64_t wall = clock_wall_us();
 		if (pfd[1].revents)
 			break;
 		if (r < 0 && errno != EINTR) {
-			pthread_mutex_lock(&c->mu);
-			snprintf(c->error, sizeof(c->error), "poll: %s", strerror(errno));
-			c->port_lost = true;
-			pthread_mutex_unlock(&c->mu);
+			char why[128];
+			snprintf(why, sizeof(why), "poll: %s", strerror(errno));
+			reader_lost(c, why);
 			break;
 		}
 		if (r <= 0 || !pfd[0].revents)
 			continue;
 		char err[256] = "";
-		ssize_t n = serial_port_read(c->port, buf, sizeof(buf), err, sizeof(err));
+		ssize_t n = serial_port_read(c->port, k->data, sizeof(k->data), err, sizeof(err));
 		if (n < 0) {
-			pthread_mutex_lock(&c->mu);
-			snprintf(c->error, sizeof(c->error), "%s", err);
-			c->port_lost = true;
-			pthread_mutex_unlock(&c->mu);
+			reader_lost(c, err);
 			break;
 		}
 		if (n == 0)
 			continue;
-		pthread_mutex_lock(&c->mu);
+		k->mono_us = mono;
+		k->wall_us = wall;
+		k->len = (size_t)n;
+		pthread_mutex_lock(&c->ring_mu);
 		c->bytes += (uint64_t)n;
-		pthread_mutex_unlock(&c->mu);
-		if (c->raw)
-			enqueue(c, REC_RAW, buf, (size_t)n, wall, 0);
-		serial_linebuf_feed(&c->lb, buf, (size_t)n, mono, wall, on_cut_line, c);
+		c->ring_head++;
+		pthread_cond_signal(&c->ring_data);
+		pthread_mutex_unlock(&c->ring_mu);
 	}
+	pthread_mutex_lock(&c->ring_mu);
+	c->reader_done = true;
+	pthread_cond_signal(&c->ring_data);
+	pthread_mutex_unlock(&c->ring_mu);
+	return NULL;
+}
+
+static void *cutter_main(void *arg)
+{
+	struct serial_capture *c = arg;
+	pthread_mutex_lock(&c->ring_mu);
+	for (;;) {
+		while (c->ring_head == c->ring_tail && !c->reader_done)
+			pthread_cond_wait(&c->ring_data, &c->ring_mu);
+		if (c->ring_head == c->ring_tail)
+			break;
+		const struct chunk *k = &c->ring[c->ring_tail % RING_SLOTS];
+		pthread_mutex_unlock(&c->ring_mu);
+		if (c->raw)
+			enqueue(c, REC_RAW, k->data, k->len, k->wall_us, 0);
+		serial_linebuf_feed(&c->lb, k->data, k->len, k->mono_us, k->wall_us,
+				    on_cut_line, c);
+		pthread_mutex_lock(&c->ring_mu);
+		c->ring_tail++;
+		pthread_cond_signal(&c->ring_space);
+	}
+	pthread_mutex_unlock(&c->ring_mu);
 	serial_linebuf_flush(&c->lb, on_cut_line, c);
 	pthread_mutex_lock(&c->mu);
-	c->reader_done = true;
+	c->cutter_done = true;
 	pthread_cond_signal(&c->cv);
 	pthread_mutex_unlock(&c->mu);
 	return NULL;
@@ -273,10 +356,10 @@ static void *writer_main(void *arg)
 	struct serial_capture *c = arg;
 	pthread_mutex_lock(&c->mu);
 	for (;;) {
-		while (!c->head && !c->reader_done)
+		while (!c->head && !c->cutter_done)
 			pthread_cond_wait(&c->cv, &c->mu);
 		struct rec *batch = c->head;
-		if (!batch && c->reader_done)
+		if (!batch && c->cutter_done)
 			break;
 		c->head = c->tail = NULL;
 		pthread_mutex_unlock(&c->mu);
@@ -307,6 +390,97 @@ static FILE *open_out(const char *path, char *err, size_t errlen)
 	return f;
 }
 
+/* The ring and the reader's stack, locked in memory where the process may. */
+static void region_alloc(struct serial_capture *c, struct strbuf *how)
+{
+	c->region_len = sizeof(struct chunk) * RING_SLOTS + READER_STACK;
+	void *m = mmap(NULL, c->region_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	c->region = m == MAP_FAILED ? NULL : m;
+	if (!c->region) {
+		c->ring = xcalloc(RING_SLOTS, sizeof(struct chunk));
+		strbuf_printf(how, ", buffers not locked (mmap: %s)", strerror(errno));
+		return;
+	}
+	c->ring = c->region;
+	if (mlock(c->region, c->region_len) == 0)
+		strbuf_puts(how, ", buffers locked in memory");
+	else
+		strbuf_printf(how, ", buffers not locked in memory (mlock: %s)", strerror(errno));
+}
+
+/* Starts the reader SCHED_FIFO, or with ordinary scheduling when refused;
+ * says which in c->sched. */
+static int reader_start(struct serial_capture *c)
+{
+	struct strbuf how = STRBUF_INIT;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	if (c->region)
+		pthread_attr_setstack(&attr, (char *)c->region + sizeof(struct chunk) * RING_SLOTS,
+				      READER_STACK);
+	struct sched_param sp = { .sched_priority = READER_RT_PRIORITY };
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+	pthread_attr_setschedparam(&attr, &sp);
+	int e = pthread_create(&c->reader, &attr, reader_main, c);
+	if (!e) {
+		strbuf_printf(&how, "SCHED_FIFO priority %d", READER_RT_PRIORITY);
+	} else {
+		strbuf_printf(&how, "ordinary scheduling, SCHED_FIFO refused (%s): the process "
+			      "has neither CAP_SYS_NICE nor an rtprio limit", strerror(e));
+		pthread_attr_setinheritsched(&attr, PTHREAD_INHERIT_SCHED);
+		e = pthread_create(&c->reader, &attr, reader_main, c);
+	}
+	pthread_attr_destroy(&attr);
+	strbuf_puts(&how, c->sched);
+	snprintf(c->sched, sizeof(c->sched), "%s", strbuf_str(&how));
+	strbuf_release(&how);
+	return e ? -1 : 0;
+}
+
+static void ring_mutex_init(pthread_mutex_t *mu)
+{
+	pthread_mutexattr_t a;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
+	pthread_mutex_init(mu, &a);
+	pthread_mutexattr_destroy(&a);
+}
+
+static void capture_free(struct serial_capture *c)
+{
+	if (c->log)
+		fclose(c->log);
+	if (c->raw)
+		fclose(c->raw);
+	if (c->wake[0] >= 0) {
+		close(c->wake[0]);
+		close(c->wake[1]);
+	}
+	if (c->region)
+		munmap(c->region, c->region_len);
+	else
+		free(c->ring);
+	pthread_mutex_destroy(&c->mu);
+	pthread_cond_destroy(&c->cv);
+	pthread_mutex_destroy(&c->ring_mu);
+	pthread_cond_destroy(&c->ring_data);
+	pthread_cond_destroy(&c->ring_space);
+	free(c);
+}
+
+/* Ends the cutter and the writer (the reader has stopped or never ran). */
+static void join_cutter_writer(struct serial_capture *c)
+{
+	pthread_mutex_lock(&c->ring_mu);
+	c->reader_done = true;
+	pthread_cond_signal(&c->ring_data);
+	pthread_mutex_unlock(&c->ring_mu);
+	pthread_join(c->cutter, NULL);
+	pthread_join(c->writer, NULL);
+}
+
 struct serial_capture *serial_capture_start(struct serial_port *port,
 					    const struct serial_capture_options *opt,
 					    char *err, size_t errlen)
@@ -321,6 +495,13 @@ struct serial_capture *serial_capture_start(struct serial_port *port,
 	serial_linebuf_init(&c->lb);
 	pthread_mutex_init(&c->mu, NULL);
 	pthread_cond_init(&c->cv, NULL);
+	ring_mutex_init(&c->ring_mu);
+	pthread_cond_init(&c->ring_data, NULL);
+	pthread_cond_init(&c->ring_space, NULL);
+	struct strbuf how = STRBUF_INIT;
+	region_alloc(c, &how);
+	snprintf(c->sched, sizeof(c->sched), "%s", strbuf_str(&how));
+	strbuf_release(&how);
 	if ((opt->log_path && !(c->log = open_out(opt->log_path, err, errlen))) ||
 	    (opt->raw_path && !(c->raw = open_out(opt->raw_path, err, errlen))))
 		goto fail;
@@ -334,28 +515,23 @@ struct serial_capture *serial_capture_start(struct serial_port *port,
 		snprintf(err, errlen, "cannot start the console writer thread");
 		goto fail;
 	}
-	if (pthread_create(&c->reader, NULL, reader_main, c) != 0) {
-		snprintf(err, errlen, "cannot start the console reader thread");
+	if (pthread_create(&c->cutter, NULL, cutter_main, c) != 0) {
+		snprintf(err, errlen, "cannot start the console line thread");
 		pthread_mutex_lock(&c->mu);
-		c->reader_done = true;
+		c->cutter_done = true;
 		pthread_cond_signal(&c->cv);
 		pthread_mutex_unlock(&c->mu);
 		pthread_join(c->writer, NULL);
 		goto fail;
 	}
+	if (reader_start(c) < 0) {
+		snprintf(err, errlen, "cannot start the console reader thread");
+		join_cutter_writer(c);
+		goto fail;
+	}
 	return c;
 fail:
-	if (c->log)
-		fclose(c->log);
-	if (c->raw)
-		fclose(c->raw);
-	if (c->wake[0] >= 0) {
-		close(c->wake[0]);
-		close(c->wake[1]);
-	}
-	pthread_mutex_destroy(&c->mu);
-	pthread_cond_destroy(&c->cv);
-	free(c);
+	capture_free(c);
 	return NULL;
 }
 
@@ -368,20 +544,25 @@ void serial_capture_set_base(struct serial_capture *c, int64_t mono_us)
 
 bool serial_capture_port_lost(struct serial_capture *c, char *err, size_t errlen)
 {
-	pthread_mutex_lock(&c->mu);
+	pthread_mutex_lock(&c->ring_mu);
 	bool lost = c->port_lost;
 	if (lost && err)
 		snprintf(err, errlen, "%s", c->error);
-	pthread_mutex_unlock(&c->mu);
+	pthread_mutex_unlock(&c->ring_mu);
 	return lost;
 }
 
 uint64_t serial_capture_bytes(struct serial_capture *c)
 {
-	pthread_mutex_lock(&c->mu);
+	pthread_mutex_lock(&c->ring_mu);
 	uint64_t n = c->bytes;
-	pthread_mutex_unlock(&c->mu);
+	pthread_mutex_unlock(&c->ring_mu);
 	return n;
+}
+
+const char *serial_capture_sched(const struct serial_capture *c)
+{
+	return c->sched;
 }
 
 int serial_capture_stop(struct serial_capture *c, struct serial_capture_stats *st,
@@ -389,11 +570,15 @@ int serial_capture_stop(struct serial_capture *c, struct serial_capture_stats *s
 {
 	if (!c)
 		return 0;
+	pthread_mutex_lock(&c->ring_mu);
+	c->reader_stop = true;
+	pthread_cond_signal(&c->ring_space);
+	pthread_mutex_unlock(&c->ring_mu);
 	char one = 1;
 	ssize_t w = write(c->wake[1], &one, 1);
 	(void)w;
 	pthread_join(c->reader, NULL);
-	pthread_join(c->writer, NULL);
+	join_cutter_writer(c);
 	int ret = 0;
 	if (c->log && fclose(c->log) != 0 && !c->file_error[0])
 		snprintf(c->file_error, sizeof(c->file_error), "close console log: %s",
@@ -401,6 +586,7 @@ int serial_capture_stop(struct serial_capture *c, struct serial_capture_stats *s
 	if (c->raw && fclose(c->raw) != 0 && !c->file_error[0])
 		snprintf(c->file_error, sizeof(c->file_error), "close raw console log: %s",
 			 strerror(errno));
+	c->log = c->raw = NULL;
 	if (c->file_error[0]) {
 		snprintf(err, errlen, "%s", c->file_error);
 		ret = -1;
@@ -413,11 +599,8 @@ int serial_capture_stop(struct serial_capture *c, struct serial_capture_stats *s
 		st->port_lost = c->port_lost;
 		snprintf(st->error, sizeof(st->error), "%s",
 			 c->error[0] ? c->error : c->file_error);
+		snprintf(st->sched, sizeof(st->sched), "%s", c->sched);
 	}
-	close(c->wake[0]);
-	close(c->wake[1]);
-	pthread_mutex_destroy(&c->mu);
-	pthread_cond_destroy(&c->cv);
-	free(c);
+	capture_free(c);
 	return ret;
 }

@@ -2,12 +2,20 @@
 #define ORCH_TRANSPORT_SERIAL_CAPTURE_H
 /*
  * Console capture: a reader thread that takes every byte from a serial
- * port as it arrives, cuts it into lines and stamps each line with
- * CLOCK_MONOTONIC (and the wall clock) at the arrival of the line's FIRST
- * byte, like grabserial. Lines end at LF, CR or CRLF; ANSI escape sequences
- * and other control characters are removed from the line text.
+ * port as it arrives and stamps it with CLOCK_MONOTONIC (and the wall
+ * clock); a second thread cuts the bytes into lines, each stamped at the
+ * arrival of its FIRST byte, like grabserial. Lines end at LF, CR or CRLF;
+ * ANSI escape sequences and other control characters are removed from the
+ * line text.
  *
- * The reader never waits for a disk: lines and raw bytes go through a
+ * The reader does nothing but poll, read and stamp, into a small ring in
+ * memory locked with mlock; it runs SCHED_FIFO (priority 20) when the
+ * process may (root, CAP_SYS_NICE, or an rtprio limit), with ordinary
+ * scheduling otherwise, and says which (serial_capture_sched). Parsing, the
+ * line callback and the files never delay a stamp: when the line thread
+ * falls 32 reads behind, the reader waits (the bytes wait in the kernel).
+ *
+ * Nothing waits for a disk: lines and raw bytes go through a
  * bounded queue to a writer thread that appends them to the log files.
  * When the queue is full the bytes are dropped from the files (counted and
  * reported by serial_capture_stop), never held in unbounded memory; the line
@@ -26,6 +34,7 @@
 #include "transport/serial_port.h"
 
 #define SERIAL_CAPTURE_MAX_LINE 8192
+#define SERIAL_CAPTURE_SCHED_LEN 256
 
 struct serial_line {
 	const char *text;          /* NUL-terminated, no terminator, no escapes */
@@ -37,7 +46,7 @@ struct serial_line {
 				      complete, with the same stamp */
 };
 
-/* Called from the reader thread, in order: must be quick and must not
+/* Called from the line thread, in order: must be quick and must not
  * block (a regex match, a flag under a mutex, one write to stderr). */
 typedef void (*serial_line_fn)(void *ctx, const struct serial_line *line);
 
@@ -56,6 +65,7 @@ struct serial_capture_stats {
 	uint64_t dropped_bytes;    /* not written because the writer fell behind */
 	bool port_lost;            /* the port went away: see error */
 	char error[256];           /* why the port was lost or a file failed, or "" */
+	char sched[SERIAL_CAPTURE_SCHED_LEN];   /* as serial_capture_sched */
 };
 
 struct serial_capture;
@@ -74,6 +84,10 @@ void serial_capture_set_base(struct serial_capture *c, int64_t mono_us);
 bool serial_capture_port_lost(struct serial_capture *c, char *err, size_t errlen);
 /* Bytes read so far. Thread-safe. */
 uint64_t serial_capture_bytes(struct serial_capture *c);
+/* How the reader's stamps were scheduled, for the run folder: "SCHED_FIFO
+ * priority 20, buffers locked in memory", or "ordinary scheduling, SCHED_FIFO
+ * refused (...)...". Owned by c; fixed once serial_capture_start returns. */
+const char *serial_capture_sched(const struct serial_capture *c);
 
 /*
  * Stops reading, hands a last unterminated line to the callback and the log,
