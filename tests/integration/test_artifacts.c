@@ -172,5 +172,5 @@ int main(void)
 		cmocka_unit_test(test_push_fetch_and_skip),
 		cmocka_unit_test(test_missing_files_fail_clearly),
 	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return ts_run_group(tests, group_setup, group_teardown);
 }

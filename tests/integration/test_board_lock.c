@@ -227,5 +227,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_boot_respects_board_lock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_usage_errors, setup, teardown),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

@@ -101,12 +101,9 @@ static void test_console_metrics(void **state)
 
 int main(void)
 {
-	if (ts_run(NULL, "command -v socat >/dev/null") != 0) {
-		printf("skipped: socat is not installed\n");
-		return 0;
-	}
+	ts_require_tool("socat", "apt-get install socat");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_console_metrics),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

@@ -299,5 +299,5 @@ int main(void)
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_merge),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return ts_run_group(tests, setup, teardown);
 }

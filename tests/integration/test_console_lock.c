@@ -35,10 +35,7 @@ struct fx {
 
 static int setup(void **state)
 {
-	if (ts_run(NULL, "command -v socat >/dev/null") != 0) {
-		print_message("skipped: socat is not installed (apt-get install socat)\n");
-		return -1;
-	}
+	ts_require_tool("socat", "apt-get install socat");
 	struct fx *f = xcalloc(1, sizeof(*f));
 	*state = f;
 	f->dir = ts_mkdtemp("console-lock");
@@ -127,6 +124,18 @@ static bool wait_for_file(const char *path, int secs)
 	return false;
 }
 
+/* Waits up to secs for pid to hold a flock (orch has the console device:
+ * /proc/locks lists it); false if it never does. */
+static bool wait_for_flock(pid_t pid, int secs)
+{
+	for (int i = 0; i < secs * 50; i++) {
+		if (ts_run(NULL, "grep -q 'FLOCK .* %ld ' /proc/locks", (long)pid) == 0)
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
 static void feed_boot(struct fx *f)
 {
 	assert_int_equal(ts_run(NULL, "printf 'Linux version 6.1\\nRun /init\\norch login: ' > %s",
@@ -138,7 +147,7 @@ static void test_second_orch_refused_first_unharmed(void **state)
 	struct fx *f = *state;
 	pid_t first = start_boot(f, "b1", "first", 30);
 	assert_true(wait_for_file(f->lockfile, 10));
-	usleep(200000);
+	assert_true(wait_for_flock(first, 10));
 	char *lock = ts_read_file(f->lockfile);
 	char want[16];
 	snprintf(want, sizeof(want), "%10ld\n", (long)first);
@@ -240,7 +249,7 @@ static void test_stale_lock_removed(void **state)
 			break;
 		usleep(20000);
 	}
-	usleep(200000);
+	assert_true(wait_for_flock(orch, 10));
 	feed_boot(f);
 	assert_int_equal(wait_exit(&orch, 30), 0);
 	char *log_path = xasprintf("%s/stale.log", f->dir);
@@ -258,10 +267,8 @@ static void test_stale_lock_removed(void **state)
 static void test_picocom(void **state)
 {
 	struct fx *f = *state;
-	if (ts_run(NULL, "command -v picocom >/dev/null && command -v script >/dev/null") != 0) {
-		print_message("skipped: picocom is not installed (apt-get install picocom)\n");
-		skip();
-	}
+	if (ts_run(NULL, "command -v picocom >/dev/null && command -v script >/dev/null") != 0)
+		ts_skip("needs picocom and script (apt-get install picocom bsdutils)");
 	/* picocom holds the port: orch names it */
 	/* stdin a pipe that stays open and silent: script ends at its EOF */
 	char *cmd = xasprintf("sleep 60 | script -qfc 'exec picocom -q %s' /dev/null", f->a);
@@ -301,7 +308,7 @@ static void test_picocom(void **state)
 	/* orch holds it: picocom is refused, and orch is unharmed */
 	pid_t orch = start_boot(f, "b1", "holder", 30);
 	assert_true(wait_for_file(f->lockfile, 10));
-	usleep(300000);
+	assert_true(wait_for_flock(orch, 10));
 	rc = ts_run(&out, "sleep 3 | timeout 5 script -qfc 'picocom -q %s' /dev/null", f->a);
 	print_message("picocom: %s", out);
 	assert_non_null(strstr(out, "cannot lock"));
@@ -318,7 +325,11 @@ static void test_network_console(void **state)
 			      "SYSTEM:'sleep 30'", port);
 	pid_t server = ts_spawn(cmd, NULL);
 	free(cmd);
-	usleep(300000);
+	for (int i = 0; i < 250; i++) {   /* until socat listens */
+		if (ts_run(NULL, "ss -ltn | grep -q '" TCP_ADDR ":%d '", port) == 0)
+			break;
+		usleep(20000);
+	}
 	char *lockdir = xasprintf("%s/locks", f->dir);
 	setenv("ORCH_LOCK_DIR", lockdir, 1);
 	pid_t first = start_boot(f, "net1", "netfirst", 20);
@@ -358,5 +369,5 @@ int main(void)
 		cmocka_unit_test(test_picocom),
 		cmocka_unit_test(test_network_console),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return ts_run_group(tests, setup, teardown);
 }

@@ -139,5 +139,5 @@ int main(void)
 		cmocka_unit_test(test_pg_two_writers),
 		cmocka_unit_test(test_pg_each),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return ts_run_group(tests, setup, teardown);
 }

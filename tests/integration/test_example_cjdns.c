@@ -32,9 +32,7 @@ static int setup(void **state)
 	(void)state;
 	char *why = NULL;
 	if (ts_run(&why, LAB " check") != 0) {
-		print_message("skipped: %s", why ? why : "no emulated ARM board here\n");
-		free(why);
-		return -1;
+		ts_skip_file("no emulated ARM board here: %s", why ? why : "?");
 	}
 	free(why);
 	dir = ts_mkdtemp("example-cjdns");
@@ -127,5 +125,5 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cjdns_example),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return ts_run_group(tests, setup, teardown);
 }

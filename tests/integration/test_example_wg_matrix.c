@@ -30,17 +30,10 @@ static bool lab_up;
 static int setup(void **state)
 {
 	(void)state;
-	const char *why = NULL;
-	if (!ts_is_root())
-		why = "needs root (network namespaces)";
-	else if (ts_run(NULL, "command -v wireguard-go && command -v wg") != 0)
-		why = "wireguard-go / wg missing (apt-get install wireguard-go wireguard-tools)";
-	else if (ts_run(NULL, "command -v iperf3") != 0)
-		why = "iperf3 missing (apt-get install iperf3)";
-	if (why) {
-		print_message("skipped: %s\n", why);
-		return -1;
-	}
+	ts_require_root("network namespaces");
+	ts_require_tool("wireguard-go", "apt-get install wireguard-go");
+	ts_require_tool("wg", "apt-get install wireguard-tools");
+	ts_require_tool("iperf3", "apt-get install iperf3");
 	tmp = ts_mkdtemp("example-wg");
 	lab_dir = xasprintf("%s/lab", tmp);
 	char *out = NULL;
@@ -125,5 +118,5 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wg_matrix_example),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return ts_run_group(tests, setup, teardown);
 }

@@ -205,5 +205,5 @@ int main(void)
 		cmocka_unit_test(test_exit_status_and_syntax_error),
 		cmocka_unit_test(test_scenario_facts_keep_their_command),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return ts_run_group(tests, setup, teardown);
 }

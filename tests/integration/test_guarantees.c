@@ -409,5 +409,5 @@ int main(void)
 		cmocka_unit_test(test_bytes_kept_as_they_came),
 		cmocka_unit_test(test_logs_capped),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return ts_run_group(tests, setup, teardown);
 }

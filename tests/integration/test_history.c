@@ -379,5 +379,5 @@ int main(void)
 		cmocka_unit_test(test_migration_sqlite),
 		cmocka_unit_test(test_migration_pg),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return ts_run_group(tests, setup, teardown);
 }

@@ -61,5 +61,5 @@ int main(void)
 		cmocka_unit_test(test_same_as_window_query),
 		cmocka_unit_test(test_keys),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return ts_run_group(tests, setup, teardown);
 }

@@ -26,14 +26,8 @@ static pid_t socat_pid, writer_pid;
 static int setup(void **state)
 {
 	(void)state;
-	if (!ts_is_root()) {
-		fprintf(stderr, "skipping: the ssh lab needs root (lab user)\n");
-		return 0;
-	}
-	if (ts_run(NULL, "command -v socat >/dev/null") != 0) {
-		fprintf(stderr, "skipping: socat missing\n");
-		return 0;
-	}
+	ts_require_root("the ssh lab's user");
+	ts_require_tool("socat", "apt-get install socat");
 	lab = lab_up(LAB_BASE, 2, 0, false);
 	if (!lab)
 		return -1;
@@ -95,12 +89,10 @@ static int teardown(void **state)
 	return 0;
 }
 
-#define SKIP_IF_NO_LAB() do { if (!lab) skip(); } while (0)
 
 static void test_validate_and_dry_run_show_skips(void **state)
 {
 	(void)state;
-	SKIP_IF_NO_LAB();
 	char *out = NULL;
 	assert_int_equal(ts_run(&out, "cd %s && %s validate mixed.yaml 2>&1", dir, ORCH_BIN), 0);
 	print_message("%s", out);
@@ -120,7 +112,6 @@ static void test_validate_and_dry_run_show_skips(void **state)
 static void test_mixed_rack_boot_is_green(void **state)
 {
 	(void)state;
-	SKIP_IF_NO_LAB();
 	char *out = NULL;
 	int code = ts_run(&out, "cd %s && %s run -q -o runs mixed.yaml 2>&1", dir, ORCH_BIN);
 	print_message("%s", out);
@@ -159,7 +150,6 @@ static void test_mixed_rack_boot_is_green(void **state)
 static void test_stalled_board_is_an_error(void **state)
 {
 	(void)state;
-	SKIP_IF_NO_LAB();
 	free(ts_write_file(dir, "stall.yaml",
 		"name: stall\n"
 		"inventory: rack.yaml\n"
@@ -198,5 +188,5 @@ int main(void)
 		cmocka_unit_test(test_mixed_rack_boot_is_green),
 		cmocka_unit_test(test_stalled_board_is_an_error),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return ts_run_group(tests, setup, teardown);
 }

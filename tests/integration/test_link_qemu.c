@@ -163,5 +163,5 @@ int main(void)
 		cmocka_unit_test(test_down_board_revived_by_power),
 		cmocka_unit_test(test_nightly_sequence),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return ts_run_group(tests, setup, teardown);
 }

@@ -31,20 +31,13 @@
 static char *tmp;          /* scratch folder of this test program */
 static char *lab_dir;
 static bool lab_up;
-static const char *skip_reason;
 
 static int group_setup(void **state)
 {
-	if (!ts_is_root())
-		skip_reason = "needs root (network namespaces)";
-	else if (ts_run(NULL, "command -v wireguard-go && command -v wg") != 0)
-		skip_reason = "wireguard-go / wg missing (apt-get install wireguard-go wireguard-tools)";
-	else if (ts_run(NULL, "command -v iperf3") != 0)
-		skip_reason = "iperf3 missing (apt-get install iperf3)";
-	if (skip_reason) {
-		fprintf(stderr, "test_multihost: skipped: %s\n", skip_reason);
-		return 0;
-	}
+	ts_require_root("network namespaces");
+	ts_require_tool("wireguard-go", "apt-get install wireguard-go");
+	ts_require_tool("wg", "apt-get install wireguard-tools");
+	ts_require_tool("iperf3", "apt-get install iperf3");
 	tmp = ts_mkdtemp("multihost");
 	lab_dir = xasprintf("%s/lab", tmp);
 	char *out = NULL;
@@ -70,12 +63,6 @@ static int group_teardown(void **state)
 	free(lab_dir);
 	free(tmp);
 	return 0;
-}
-
-static void need_lab(void)
-{
-	if (skip_reason)
-		skip();
 }
 
 /* Writes a scenario (the tests: part given) next to the lab's inventory. */
@@ -161,7 +148,6 @@ static void assert_vm_clean(void)
 
 static void test_clients_in_turn_plain_and_wireguard(void **state)
 {
-	need_lab();
 	/* plain: a server that runs until stopped; wireguard: one that exits by itself */
 	const char *name = "inturn";
 	char *sc = write_scenario(name, "tag:embedded",
@@ -241,7 +227,6 @@ static void test_clients_in_turn_plain_and_wireguard(void **state)
 
 static void test_client_failure_stops_server(void **state)
 {
-	need_lab();
 	const char *name = "clientfails";
 	char *sc = write_scenario(name, "client1",
 		"  - name: refused\n"
@@ -279,7 +264,6 @@ static void test_client_failure_stops_server(void **state)
 
 static void test_server_never_ready_fails_fast(void **state)
 {
-	need_lab();
 	const char *name = "neverready";
 	char *sc = write_scenario(name, "client1",
 		"  - name: silent\n"
@@ -316,7 +300,6 @@ static void test_server_never_ready_fails_fast(void **state)
 
 static void test_interrupt_stops_server(void **state)
 {
-	need_lab();
 	char *sc = write_scenario("interrupted", "client1",
 		"  - name: long\n"
 		"    roles: { server: vm, client: each }\n"
@@ -378,5 +361,5 @@ int main(void)
 		cmocka_unit_test(test_server_never_ready_fails_fast),
 		cmocka_unit_test(test_interrupt_stops_server),
 	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return ts_run_group(tests, group_setup, group_teardown);
 }

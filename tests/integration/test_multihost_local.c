@@ -102,10 +102,8 @@ static void assert_pids_gone(const char *name)
 
 static void test_clients_in_turn_server_stopped(void **state)
 {
-	if (ts_run(NULL, "command -v iperf3") != 0) {
-		fprintf(stderr, "skipped: iperf3 missing (apt-get install iperf3)\n");
-		skip();
-	}
+	if (ts_run(NULL, "command -v iperf3 >/dev/null") != 0)
+		ts_skip("needs iperf3 (apt-get install iperf3)");
 	char *tests = xasprintf(
 		"  - name: iperf\n"
 		"    roles: { server: ctl, client: each }\n"
@@ -358,5 +356,5 @@ int main(void)
 		cmocka_unit_test(test_unreachable_server_is_an_error),
 		cmocka_unit_test(test_repeats_restart_the_server),
 	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return ts_run_group(tests, group_setup, group_teardown);
 }

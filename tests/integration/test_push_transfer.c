@@ -236,5 +236,5 @@ int main(void)
 		cmocka_unit_test(test_transfer_kind),
 		cmocka_unit_test(test_transfer_bounded),
 	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return ts_run_group(tests, group_setup, group_teardown);
 }

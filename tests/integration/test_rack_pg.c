@@ -92,6 +92,22 @@ static int wait_exit(pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* Waits up to 60 s for the file name in the scratch folder to hold text. */
+static bool wait_tmp_text(struct fixture *f, const char *name, const char *text)
+{
+	char *path = xasprintf("%s/%s", f->tmp, name);
+	bool seen = false;
+	for (int i = 0; i < 3000 && !seen; i++) {
+		char *now = ts_read_file(path);
+		seen = now && strstr(now, text);
+		free(now);
+		if (!seen)
+			usleep(20000);
+	}
+	free(path);
+	return seen;
+}
+
 static char *read_tmp(struct fixture *f, const char *name)
 {
 	char *path = xasprintf("%s/%s", f->tmp, name);
@@ -371,9 +387,11 @@ static void test_join_edges(void **state)
 
 	char *cmd = xasprintf("%s DELAY=3 exec %s run %s -o runs-a --db %s --join p4 "
 			      "--controller a", e, ORCH_BIN, sc, f->url);
-	pid_t a = ts_spawn(cmd, NULL);
+	char *a_log = xasprintf("%s/p4-a.log", f->tmp);
+	pid_t a = ts_spawn(cmd, a_log);
+	free(a_log);
 	free(cmd);
-	usleep(1000 * 1000);
+	assert_true(wait_tmp_text(f, "p4-a.log", "joined 'p4' as controller a"));
 	rc = ts_run(&out, "%s %s run %s -o runs-b --db %s --join p4 --controller b -l b01", e,
 		    ORCH_BIN, sc, f->url);
 	assert_int_equal(rc, 2);
@@ -417,7 +435,8 @@ static void test_join_same_host_shared_server(void **state)
 		free(e);
 		free(cmd);
 		free(log);
-		usleep(200 * 1000);
+		if (c == 0)   /* the first joins first: it is HOST, the second HOST-2 */
+			assert_true(wait_tmp_text(f, "same0.log", "joined 'p6' as controller"));
 	}
 	assert_int_equal(wait_exit(pids[0]), 0);
 	assert_int_equal(wait_exit(pids[1]), 0);
@@ -453,5 +472,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_join_edges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_join_same_host_shared_server, setup, teardown),
 	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return ts_run_group(tests, group_setup, group_teardown);
 }

@@ -738,5 +738,5 @@ int main(void)
 		cmocka_unit_test(test_second_interrupt_hurries),
 		cmocka_unit_test(test_doubled_signal_still_stops_cleanly),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return ts_run_group(tests, setup, teardown);
 }

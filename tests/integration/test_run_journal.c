@@ -318,5 +318,5 @@ int main(void)
 		cmocka_unit_test(test_format_json_to_full_device_exits_3),
 		cmocka_unit_test(test_latest_folder_loses_no_report),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return ts_run_group(tests, setup, teardown);
 }

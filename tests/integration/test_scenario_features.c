@@ -266,5 +266,5 @@ int main(void)
 		cmocka_unit_test(test_select_tests_and_boards),
 		cmocka_unit_test(test_broken_scenarios_refused),
 	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return ts_run_group(tests, group_setup, group_teardown);
 }

@@ -80,10 +80,7 @@ static int start_pair(struct fx *f)
 
 static int setup(void **state)
 {
-	if (ts_run(NULL, "command -v socat >/dev/null") != 0) {
-		print_message("skipped: socat is not installed (apt-get install socat)\n");
-		return -1;
-	}
+	ts_require_tool("socat", "apt-get install socat");
 	struct fx *f = xcalloc(1, sizeof(*f));
 	f->dir = ts_mkdtemp("serial-capture");
 	f->a = xasprintf("%s/A", f->dir);
@@ -502,11 +499,10 @@ static bool board_reads(int fd, const char *want, size_t len)
 
 static void network_roundtrip(struct fx *f, const char *url, int baud)
 {
-	if (!f->ser2net && start_ser2net(f) < 0) {
-		print_message("skipped: ser2net is not installed or did not start "
-			      "(apt-get install ser2net)\n");
-		skip();
-	}
+	if (ts_run(NULL, "command -v ser2net >/dev/null") != 0)
+		ts_skip("needs ser2net (apt-get install ser2net)");
+	if (!f->ser2net && start_ser2net(f) < 0)
+		fail_msg("ser2net did not start (see its log under %s)", f->dir);
 	struct serial_target t = { .url = url, .baud = baud };
 	char err[256];
 	/* ser2net lets the device go a moment after the previous client left */
@@ -578,5 +574,5 @@ int main(void)
 		cmocka_unit_test(test_tcp_ser2net),
 		cmocka_unit_test(test_rfc2217_ser2net),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return ts_run_group(tests, setup, teardown);
 }

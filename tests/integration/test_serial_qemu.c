@@ -172,7 +172,7 @@ static void test_serial_login_on_board(void **state)
 {
 	struct fx *f = *state;
 	if (!f->booted)
-		skip();
+		fail_msg("the board did not boot in test_power_cycle_phases: nothing to log in to");
 	struct serial_target tg = { .port = f->board.serial.port, .connect_timeout_ms = 60000 };
 	char err[512];
 	struct transport *t = transport_serial_new(&tg, "orchlab", "qemu", err, sizeof(err));
@@ -219,5 +219,5 @@ int main(void)
 		cmocka_unit_test(test_serial_login_on_board),
 		cmocka_unit_test(test_phase_never_reached),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return ts_run_group(tests, setup, teardown);
 }

@@ -62,10 +62,7 @@ static void stop_console(struct fx *f)
 
 static int setup(void **state)
 {
-	if (ts_run(NULL, "command -v socat >/dev/null") != 0) {
-		print_message("skipped: socat is not installed (apt-get install socat)\n");
-		return -1;
-	}
+	ts_require_tool("socat", "apt-get install socat");
 	struct fx *f = xcalloc(1, sizeof(*f));
 	f->dir = ts_mkdtemp("serial-transport");
 	*state = f;
@@ -232,5 +229,5 @@ int main(void)
 		cmocka_unit_test_setup(test_wrong_password, fresh),
 		cmocka_unit_test_setup(test_char_delay, fresh),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return ts_run_group(tests, setup, teardown);
 }

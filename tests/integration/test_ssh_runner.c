@@ -68,7 +68,6 @@ static long shell_pid(struct transport *tr)
 static void test_one_channel_for_many_commands(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	int before = lab_sessions_started(lab, 2);
 	struct transport *tr = connect_to(LAB_OPENSSH, 2, true);
 	long pid = shell_pid(tr);
@@ -177,7 +176,6 @@ static void check_same_on(enum lab_kind kind, int index)
 static void test_same_bytes_as_a_channel(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	check_same_on(LAB_OPENSSH, 1);
 	check_same_on(LAB_DROPBEAR, 1);
 }
@@ -203,7 +201,6 @@ static void check_timeout_then_next(enum lab_kind kind, int index)
 static void test_timeout_then_next_command(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	check_timeout_then_next(LAB_OPENSSH, 1);
 	check_timeout_then_next(LAB_DROPBEAR, 1);
 }
@@ -233,7 +230,6 @@ static void check_killed_shell(enum lab_kind kind, int index)
 static void test_command_kills_its_shell(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	check_killed_shell(LAB_OPENSSH, 1);
 	check_killed_shell(LAB_DROPBEAR, 1);
 }
@@ -243,7 +239,6 @@ static void test_command_kills_its_shell(void **state)
 static void test_command_kills_its_session(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	struct transport *tr = connect_to(LAB_OPENSSH, 1, true);
 	long pid = shell_pid(tr);
 	assert_int_equal(shell_pid(tr), pid);
@@ -288,7 +283,6 @@ static int stop_sshd(void *ctx, enum transport_stream stream, const char *data, 
 static void test_stalled_board_is_an_error(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	struct transport *tr = connect_to(LAB_OPENSSH, 2, true);
 	long pid = shell_pid(tr);
 	struct stopper s = { 0 };
@@ -322,7 +316,6 @@ static void test_stalled_board_is_an_error(void **state)
 static void test_leftover_reaped_by_the_runner(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	int before = lab_sessions_started(lab, 1);
 	struct transport *tr = connect_to(LAB_OPENSSH, 1, true);
 	long pid = shell_pid(tr);
@@ -355,7 +348,6 @@ static void test_leftover_reaped_by_the_runner(void **state)
 static void test_output_between_commands_taints(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	struct transport *tr = connect_to(LAB_DROPBEAR, 1, true);
 	long pid = shell_pid(tr);
 	assert_int_equal(shell_pid(tr), pid);
@@ -380,7 +372,6 @@ static void test_output_between_commands_taints(void **state)
 static void test_inventory_switch(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	char *dir = ts_mkdtemp("runner-switch");
 	char *inv = xasprintf(
 		"defaults:\n"
@@ -445,7 +436,6 @@ static long runner_reads(struct transport *tr)
 static void test_long_command_few_reads(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	struct strbuf cmd = STRBUF_INIT;
 	for (int i = 0; i < 256; i++)
 		strbuf_printf(&cmd, ": '%03d' \"it's\" $HOME %s\n", i,
@@ -487,5 +477,5 @@ int main(void)
 		cmocka_unit_test(test_inventory_switch),
 		cmocka_unit_test(test_long_command_few_reads),
 	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return ts_run_group(tests, group_setup, group_teardown);
 }

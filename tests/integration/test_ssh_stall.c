@@ -45,7 +45,6 @@ static int group_teardown(void **state)
 static void test_redirected_output_exit_status(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 1));
 	struct ts_collect c = { 0 };
 	struct transport_status st;
@@ -62,7 +61,6 @@ static void test_redirected_output_exit_status(void **state)
 static void test_redirected_output_timeout_kills(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 1));
 	struct ts_collect c = { 0 };
 	struct transport_status st;
@@ -106,7 +104,6 @@ static int stop_sshd(void *ctx, enum transport_stream stream, const char *data, 
 static void test_sigstopped_sshd_is_an_error(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 2));
 	struct stopper s = { 0 };
 	struct transport_status st;
@@ -160,5 +157,5 @@ int main(void)
 		cmocka_unit_test(test_sigstopped_sshd_is_an_error),
 		cmocka_unit_test(test_redirected_output_exit_status),
 	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return ts_run_group(tests, group_setup, group_teardown);
 }

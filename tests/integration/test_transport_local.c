@@ -243,5 +243,5 @@ int main(void)
 		cmocka_unit_test(test_stop_from_callback),
 		cmocka_unit_test(test_capture),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

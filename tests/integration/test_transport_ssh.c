@@ -52,7 +52,6 @@ static int group_teardown(void **state)
 static void test_exec_output_and_exit(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 1));
 	struct ts_collect c = { 0 };
 	struct transport_status st;
@@ -88,7 +87,6 @@ static void test_exec_output_and_exit(void **state)
 static void test_capture(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 2));
 	char *out = NULL;
 	int code = -1;
@@ -124,7 +122,6 @@ static void check_timeout_kills_group(struct ssh_target t, int n)
 static void test_timeout_kills_group(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	check_timeout_kills_group(lab_target(lab, LAB_OPENSSH, 1), 4321);
 }
 
@@ -133,7 +130,6 @@ static void test_timeout_kills_group(void **state)
 static void test_timeout_before_pid_line(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 2));
 	struct ts_collect c = { 0 };
 	struct transport_status st;
@@ -157,7 +153,6 @@ static int stop_after_first(void *ctx, enum transport_stream stream, const char 
 static void test_stop_from_callback(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 3));
 	int calls = 0;
 	char err[256];
@@ -187,7 +182,6 @@ static int interrupt_on_output(void *ctx, enum transport_stream stream, const ch
 static void test_interrupt(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 3));
 	char err[256];
 	struct transport_exec req = {
@@ -238,7 +232,6 @@ static void check_stdin_push(struct ssh_target t, size_t size)
 static void test_stdin_push(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	check_stdin_push(lab_target(lab, LAB_OPENSSH, 2), 5u << 20);
 }
 
@@ -246,7 +239,6 @@ static void test_stdin_push(void **state)
 static void test_stdin_from_pipe(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	int p[2];
 	assert_int_equal(pipe(p), 0);
 	pid_t pid = fork();
@@ -276,7 +268,6 @@ static void test_stdin_from_pipe(void **state)
 static void test_stdout_50mb_streams(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 1));
 	struct ts_collect c = { .count_only = true };
 	struct transport_status st;
@@ -308,7 +299,6 @@ static char *wrong_known_hosts(const char *dir, int board, int key_of)
 static void test_host_key_policies(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	char *dir = ts_mkdtemp("kh");
 	char *wrong = wrong_known_hosts(dir, 1, 2);
 	char err[512] = "";
@@ -358,7 +348,6 @@ static void test_host_key_policies(void **state)
 static void test_connection_refused(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	struct ssh_target t = lab_target(lab, LAB_OPENSSH, 1);
 	t.port = 2223;
 	char err[512] = "";
@@ -371,7 +360,6 @@ static void test_connection_refused(void **state)
 static void test_connect_timeout_and_interrupt(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(LAB_PORT) };
 	inet_pton(AF_INET, LAB_BASE ".250", &sa.sin_addr);
@@ -397,7 +385,6 @@ static void test_connect_timeout_and_interrupt(void **state)
 static void test_wrong_key(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	char *dir = ts_mkdtemp("key");
 	assert_int_equal(ts_run(NULL, "ssh-keygen -q -t ed25519 -N '' -f '%s/other'", dir), 0);
 	char *key = xasprintf("%s/other", dir);
@@ -416,7 +403,6 @@ static void test_wrong_key(void **state)
 static void test_password(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	struct ssh_target t = lab_target(lab, LAB_PASSWORD, 1);
 	assert_non_null(t.password);
 	struct transport *tr = lab_connect_or_fail(t);
@@ -445,7 +431,6 @@ static void test_password(void **state)
 static void test_dropbear(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	struct ssh_target t = lab_target(lab, LAB_DROPBEAR, 1);
 	struct transport *tr = lab_connect_or_fail(t);
 	struct ts_collect c = { 0 };
@@ -463,7 +448,6 @@ static void test_dropbear(void **state)
 static void test_ssh_config_alias(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	struct ssh_target t = {
 		.name = "alias", .host = "lab2", .ssh_config = lab->ssh_config,
 		.host_key = SSH_HOSTKEY_STRICT,
@@ -487,7 +471,6 @@ static void test_ssh_config_alias(void **state)
 static void test_proxy_command(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	struct ssh_target t = {
 		.name = "proxied", .host = "labproxy", .ssh_config = lab->ssh_config,
 		.host_key = SSH_HOSTKEY_STRICT,
@@ -515,7 +498,6 @@ static int board1_logins(void)
 static void test_proxy_jump(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	char *old_path = xstrdup(getenv("PATH"));
 	char *path = xasprintf("%s/bin:%s", lab->dir, old_path);
 	setenv("PATH", path, 1);
@@ -591,7 +573,6 @@ static void kill_orphaned_sleep(const char *cmdline)
 static void test_lost_connection(void **state)
 {
 	(void)state;
-	LAB_SKIP_IF_DOWN(lab);
 	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 3));
 	struct ts_collect c = { 0 };
 	struct transport_status st;
@@ -638,5 +619,5 @@ int main(void)
 		cmocka_unit_test(test_proxy_jump),
 		cmocka_unit_test(test_lost_connection),
 	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return ts_run_group(tests, group_setup, group_teardown);
 }

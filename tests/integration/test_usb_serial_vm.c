@@ -35,10 +35,7 @@ static void test_usb_adapter(void **state)
 	char *lab = xasprintf("%s/tests/lab/usb-serial-vm.sh", ORCH_SOURCE_DIR);
 	char *why = NULL;
 	if (ts_run(&why, "%s check", lab) != 0) {
-		print_message("skipped: the USB serial VM cannot run here: %s", why ? why : "?\n");
-		free(why);
-		free(lab);
-		skip();
+		ts_skip("the USB serial VM cannot run here: %s", why ? why : "?");
 	}
 	free(why);
 	char *dir = ts_mkdtemp("usb-serial-vm");
@@ -133,5 +130,5 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_usb_adapter),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

@@ -613,5 +613,5 @@ int main(void)
 		cmocka_unit_test(test_repeat_auto),
 		cmocka_unit_test(test_push_and_kernel_bogomips),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return ts_run_group(tests, setup, teardown);
 }

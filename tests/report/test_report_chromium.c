@@ -65,8 +65,7 @@ static void test_render(void **state)
 	(void)state;
 	const char *chromium = find_chromium();
 	if (!chromium) {
-		fprintf(stderr, "SKIP: no chromium here (apt-get install chromium)\n");
-		skip();
+		ts_skip("needs chromium (apt-get install chromium)");
 	}
 	char *dir = ts_mkdtemp("report-chromium");
 	struct run_result run = { 0 };
@@ -119,8 +118,7 @@ static void test_grid_fits_the_window(void **state)
 	(void)state;
 	const char *chromium = find_chromium();
 	if (!chromium) {
-		fprintf(stderr, "SKIP: no chromium here (apt-get install chromium)\n");
-		skip();
+		ts_skip("needs chromium (apt-get install chromium)");
 	}
 	char *dir = ts_mkdtemp("report-grid");
 	struct run_result run = { 0 };
@@ -172,5 +170,5 @@ int main(void)
 		cmocka_unit_test(test_render),
 		cmocka_unit_test(test_grid_fits_the_window),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

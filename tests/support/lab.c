@@ -144,11 +144,7 @@ void lab_reset_hwm(void)
 int lab_group_up(struct lab **lab, const char *base, int boards, int dropbears, bool password)
 {
 	*lab = NULL;
-	if (!ts_is_root()) {
-		fprintf(stderr, "skipping: the ssh lab needs root (lab user%s)\n",
-			password ? ", password board" : "");
-		return 0;
-	}
+	ts_require_root(password ? "the ssh lab's user, password board" : "the ssh lab's user");
 	*lab = lab_up(base, boards, dropbears, password);
 	return *lab ? 0 : -1;
 }

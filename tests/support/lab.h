@@ -49,12 +49,11 @@ struct ssh_target lab_target(const struct lab *lab, enum lab_kind kind, int inde
 int lab_sessions_started(const struct lab *lab, int index);
 
 /* The group fixture of a test file that needs only the lab: as root (the
- * lab user) starts it into *lab; otherwise leaves *lab NULL, says so on
- * stderr and returns 0, so every test skips (LAB_SKIP_IF_DOWN). Returns -1
- * when the lab would not start. lab_group_down stops it; returns 0. */
+ * lab user) starts it into *lab and returns 0, or -1 when the lab would
+ * not start (a failure); not root, the file skips (exit 77,
+ * ts_require_root). lab_group_down stops it; returns 0. */
 int lab_group_up(struct lab **lab, const char *base, int boards, int dropbears, bool password);
 int lab_group_down(struct lab **lab);
-#define LAB_SKIP_IF_DOWN(lab) do { if (!(lab)) skip(); } while (0)
 
 /* A connected ssh transport for t (the caller frees it); fails the test
  * with the error when it cannot connect. */

@@ -188,3 +188,47 @@ bool ts_is_root(void)
 {
 	return geteuid() == 0;
 }
+
+static bool ts_skipped;
+
+void ts_note_skip(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("SKIP: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	ts_skipped = true;
+}
+
+void ts_skip_file(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("SKIP: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	fflush(NULL);
+	exit(77);
+}
+
+void ts_require_root(const char *why)
+{
+	if (!ts_is_root())
+		ts_skip_file("needs root (%s)", why);
+}
+
+void ts_require_tool(const char *tool, const char *how)
+{
+	if (ts_run(NULL, "command -v '%s' >/dev/null 2>&1", tool) != 0)
+		ts_skip_file("needs %s (%s)", tool, how);
+}
+
+int ts_exit_code(int failed)
+{
+	if (failed)
+		return failed;
+	return ts_skipped ? 77 : 0;
+}

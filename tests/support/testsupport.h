@@ -44,4 +44,28 @@ void ts_stop(pid_t *pid);
 /* Whether we are root (lab tests that need root skip otherwise). */
 bool ts_is_root(void);
 
+/*
+ * Skips: the one policy (tests/README.md). A test file whose requirement
+ * is not met here (root, a tool, a kernel feature) says so on stderr as
+ * "SKIP: needs WHAT" and exits 77, which ctest shows as Skipped
+ * (SKIP_RETURN_CODE); under CI=true scripts/test.sh then fails. Anything
+ * else that goes wrong (a lab that does not come up) is a failure, never a
+ * skip.
+ */
+/* Exits 77 unless root: why names what needs it. */
+void ts_require_root(const char *why);
+/* Exits 77 unless `command -v tool` finds it: how says how to get it. */
+void ts_require_tool(const char *tool, const char *how);
+/* Exits 77 with the reason (a requirement checked by the caller). */
+void ts_skip_file(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* Skips the running test (cmocka's skip()) with a reason on stderr; the
+ * file then exits 77 (ts_run_group). */
+#define ts_skip(...) do { ts_note_skip(__VA_ARGS__); skip(); } while (0)
+void ts_note_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A test file's exit status: cmocka's count of failures, else 77 when a
+ * test was skipped, else 0. */
+int ts_exit_code(int failed);
+#define ts_run_group(tests, setup, teardown) \
+	ts_exit_code(cmocka_run_group_tests(tests, setup, teardown))
+
 #endif

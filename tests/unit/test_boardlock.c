@@ -92,5 +92,5 @@ int main(void)
 		cmocka_unit_test(test_holder_text_round_trip),
 		cmocka_unit_test(test_lock_reserve_list),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

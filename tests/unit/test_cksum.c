@@ -47,5 +47,5 @@ int main(void)
 		cmocka_unit_test(test_known_values),
 		cmocka_unit_test(test_long_and_split),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

@@ -295,5 +295,5 @@ int main(void)
 		cmocka_unit_test(test_help_command_and_global_options),
 		cmocka_unit_test(test_terminal_conventions),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return ts_run_group(tests, setup, teardown);
 }

@@ -134,5 +134,5 @@ int main(void)
 		cmocka_unit_test(test_overlong_prelude),
 		cmocka_unit_test(test_end_line_not_forgeable),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

@@ -565,5 +565,5 @@ int main(void)
 		cmocka_unit_test(test_apply_baseline_clean),
 		cmocka_unit_test(test_resolve_baseline),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

@@ -839,5 +839,5 @@ int main(void)
 		cmocka_unit_test(test_check_against),
 		cmocka_unit_test(test_to_json),
 	};
-	return cmocka_run_group_tests(tests, set_home, NULL);
+	return ts_run_group(tests, set_home, NULL);
 }

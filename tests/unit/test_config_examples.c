@@ -95,5 +95,5 @@ int main(void)
 		cmocka_unit_test(test_design_examples),
 		cmocka_unit_test(test_shipped_files),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

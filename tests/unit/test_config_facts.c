@@ -87,5 +87,5 @@ int main(void)
 		cmocka_unit_test(test_facts_and_label),
 		cmocka_unit_test(test_errors),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

@@ -192,5 +192,5 @@ int main(void)
 		cmocka_unit_test(test_each),
 		cmocka_unit_test(test_open_errors),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return ts_run_group(tests, setup, teardown);
 }

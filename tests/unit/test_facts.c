@@ -467,5 +467,5 @@ int main(void)
 		cmocka_unit_test(test_ride_costs),
 		cmocka_unit_test(test_ride_leaves_no_trace),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

@@ -116,5 +116,5 @@ int main(void)
 		cmocka_unit_test(test_garbled_and_cut_dumps_refused),
 		cmocka_unit_test(test_cap_from_environment),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

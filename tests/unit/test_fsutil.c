@@ -108,5 +108,5 @@ int main(void)
 		cmocka_unit_test(test_atomic_tmp_name),
 		cmocka_unit_test(test_mkdir_p),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

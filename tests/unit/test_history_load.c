@@ -126,5 +126,5 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_last_points_only),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return ts_run_group(tests, setup, teardown);
 }

@@ -62,5 +62,5 @@ int main(void)
 		cmocka_unit_test(test_noise_is_no_step),
 		cmocka_unit_test(test_threshold_is_strict),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #include "util/strbuf.h"
 
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,15 +19,20 @@ struct taker {
 	const char *board;
 	int ret;
 	int64_t took_ms;
+	int64_t end_ms;
+	sem_t *started;           /* posted just before hold_acquire, or NULL */
 };
 
 static void *take(void *arg)
 {
 	struct taker *t = arg;
 	char msg[512];
+	if (t->started)
+		sem_post(t->started);
 	int64_t start = clock_mono_ms();
 	t->ret = hold_acquire(t->h, &t->board, 1, false, msg, sizeof(msg));
-	t->took_ms = clock_mono_ms() - start;
+	t->end_ms = clock_mono_ms();
+	t->took_ms = t->end_ms - start;
 	return NULL;
 }
 
@@ -55,25 +61,37 @@ static void test_slow_board_keeps_no_one_waiting(void **state)
 	pid_t outside[3];
 	for (int i = 0; i < 3; i++)
 		outside[i] = hold_outside(dir, held[i]);
-	struct taker slow[3], fast = { h, "free", -1, 0 };
+	/* the free board is asked for once the three held ones are being
+	 * taken; it must not wait for them: it is taken before the last of
+	 * them gives up (each retries for about 100 ms, at the same time) */
+	sem_t started;
+	sem_init(&started, 0, 0);
+	struct taker slow[3], fast = { h, "free", -1, 0, 0, NULL };
 	pthread_t ts[3], tf;
 	for (int i = 0; i < 3; i++) {
-		slow[i] = (struct taker){ h, held[i], -1, 0 };
+		slow[i] = (struct taker){ h, held[i], -1, 0, 0, &started };
 		assert_int_equal(pthread_create(&ts[i], NULL, take, &slow[i]), 0);
 	}
-	usleep(20000);
-	assert_int_equal(pthread_create(&tf, NULL, take, &fast), 0);
 	for (int i = 0; i < 3; i++)
+		sem_wait(&started);
+	assert_int_equal(pthread_create(&tf, NULL, take, &fast), 0);
+	int64_t last_slow_end = 0;
+	for (int i = 0; i < 3; i++) {
 		pthread_join(ts[i], NULL);
+		if (slow[i].end_ms > last_slow_end)
+			last_slow_end = slow[i].end_ms;
+	}
 	pthread_join(tf, NULL);
+	sem_destroy(&started);
 	for (int i = 0; i < 3; i++) {
 		assert_int_equal(slow[i].ret, BOARDLOCK_HELD);
 		assert_true(slow[i].took_ms >= 80);
 		ts_stop(&outside[i]);
 	}
 	assert_int_equal(fast.ret, 0);
-	if (fast.took_ms >= 100)
-		fail_msg("a free board took %lld ms behind three held ones", (long long)fast.took_ms);
+	if (fast.end_ms >= last_slow_end)
+		fail_msg("a free board waited behind three held ones: taken %lld ms after it "
+			 "was asked for, after they gave up", (long long)fast.took_ms);
 	hold_free(h);
 	unsetenv("ORCH_LOCK_DIR");
 	ts_rmrf(dir);
@@ -91,7 +109,7 @@ static void test_shared_board_locked_once(void **state)
 	struct taker t[N];
 	pthread_t th[N];
 	for (int i = 0; i < N; i++) {
-		t[i] = (struct taker){ h, "server", -1, 0 };
+		t[i] = (struct taker){ h, "server", -1, 0, 0, NULL };
 		assert_int_equal(pthread_create(&th[i], NULL, take, &t[i]), 0);
 	}
 	for (int i = 0; i < N; i++) {
@@ -119,5 +137,5 @@ int main(void)
 		cmocka_unit_test(test_slow_board_keeps_no_one_waiting),
 		cmocka_unit_test(test_shared_board_locked_once),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

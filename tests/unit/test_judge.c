@@ -280,5 +280,5 @@ int main(void)
 		cmocka_unit_test(test_sim_false_alarms),
 		cmocka_unit_test(test_sim_power_grows),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

@@ -232,5 +232,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_board_in_two_shards, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_shards, setup, teardown),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

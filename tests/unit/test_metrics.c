@@ -219,5 +219,5 @@ int main(void)
 		cmocka_unit_test(test_regex_limit_fails_clearly),
 		cmocka_unit_test(test_metric_config_errors),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

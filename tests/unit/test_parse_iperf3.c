@@ -120,5 +120,5 @@ int main(void)
 		cmocka_unit_test(test_text_output_without_json),
 		cmocka_unit_test(test_bad_inputs),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

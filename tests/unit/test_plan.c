@@ -291,5 +291,5 @@ int main(void)
 		cmocka_unit_test(test_multi_host_roles),
 		cmocka_unit_test(test_test_running_nowhere_is_an_error),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

@@ -39,5 +39,5 @@ int main(void)
 		cmocka_unit_test(test_binary_does_not_link_libpq),
 		cmocka_unit_test(test_loaded_on_first_connect),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

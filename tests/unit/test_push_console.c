@@ -86,5 +86,5 @@ int main(void)
 		cmocka_unit_test(test_leading_dash_escaped),
 		cmocka_unit_test(test_round_trip),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

@@ -216,5 +216,5 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_dash),
 		cmocka_unit_test(test_busybox_ash),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return ts_run_group(tests, setup, teardown);
 }

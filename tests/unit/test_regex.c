@@ -209,5 +209,5 @@ int main(void)
 		cmocka_unit_test(test_perl_features),
 		cmocka_unit_test(test_backtracking_bounded),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

@@ -162,5 +162,5 @@ int main(void)
 		cmocka_unit_test(test_status_names),
 		cmocka_unit_test(test_exit_codes),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

@@ -337,5 +337,5 @@ int main(void)
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_trend_text),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

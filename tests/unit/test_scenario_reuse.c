@@ -216,5 +216,5 @@ int main(void)
 		cmocka_unit_test(test_alias_errors_and_bomb),
 		cmocka_unit_test(test_includes),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

@@ -47,5 +47,5 @@ int main(void)
 		cmocka_unit_test(test_take_unsets_and_keeps),
 		cmocka_unit_test(test_redact),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

@@ -102,5 +102,5 @@ int main(void)
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_invalid),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

@@ -145,5 +145,5 @@ int main(void)
 		cmocka_unit_test(test_long_line_cut_and_flush),
 		cmocka_unit_test(test_stamp_format),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

@@ -163,5 +163,5 @@ int main(void)
 		cmocka_unit_test(test_flush_held_bytes),
 		cmocka_unit_test(test_request),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

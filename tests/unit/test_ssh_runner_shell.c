@@ -261,5 +261,5 @@ int main(void)
 		cmocka_unit_test(test_ancestors_without_fork),
 		cmocka_unit_test(test_one_command_session),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

@@ -80,5 +80,5 @@ int main(void)
 		cmocka_unit_test(test_dash),
 		cmocka_unit_test(test_busybox_ash),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

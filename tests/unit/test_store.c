@@ -496,5 +496,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cost_per_result_is_flat, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trends_written_one_at_a_time, setup, teardown),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

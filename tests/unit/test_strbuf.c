@@ -72,5 +72,5 @@ int main(void)
 		cmocka_unit_test(test_many_appends),
 		cmocka_unit_test(test_xasprintf),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

@@ -349,5 +349,5 @@ int main(void)
 		cmocka_unit_test(test_same_variable_two_values_is_error),
 		cmocka_unit_test(test_shquote_runs),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }

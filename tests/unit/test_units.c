@@ -230,5 +230,5 @@ int main(void)
 		cmocka_unit_test(test_better),
 		cmocka_unit_test(test_format),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ts_run_group(tests, NULL, NULL);
 }
