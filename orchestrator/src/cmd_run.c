@@ -45,6 +45,8 @@ static const char usage_text[] =
 	"                         with --join 2, so that the boards are shared out)\n"
 	"  -o, --runs-dir DIR     where run folders go (default: ./runs)\n"
 	"      --repeat N         run every test N times (overrides the scenario)\n"
+	"      --retry-infra N    try a test up to N more times after an infrastructure\n"
+	"                         error (overrides the scenario's retry: { infra })\n"
 	"      --baseline RUN     mark regressions against this run folder (or 'latest')\n"
 	"      --baseline history judge against the last runs in the history database\n"
 	"      --threshold PCT    regression threshold in percent (default: scenario, 5)\n"
@@ -88,6 +90,7 @@ struct run_options {
 	int jobs;
 	const char *runs_dir;
 	int repeat;
+	int retry_infra;          /* -1: the scenario's */
 	const char *baseline;
 	double threshold;
 	bool has_threshold;
@@ -110,7 +113,8 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 {
 	enum { OPT_REPEAT = 256, OPT_BASELINE, OPT_THRESHOLD, OPT_SHARD, OPT_BENCH_DIR,
 	       OPT_DRY_RUN, OPT_FORMAT, OPT_WAIT, OPT_DB, OPT_JOIN,
-	       OPT_CONTROLLER, OPT_JOIN_WAIT, OPT_LABEL, OPT_JUDGE_SINGLE, OPT_NO_HISTORY };
+	       OPT_CONTROLLER, OPT_JOIN_WAIT, OPT_LABEL, OPT_JUDGE_SINGLE, OPT_NO_HISTORY,
+	       OPT_RETRY_INFRA };
 	static const struct option longopts[] = {
 		{ "inventory", required_argument, NULL, 'i' },
 		{ "limit", required_argument, NULL, 'l' },
@@ -118,6 +122,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "runs-dir", required_argument, NULL, 'o' },
 		{ "repeat", required_argument, NULL, OPT_REPEAT },
+		{ "retry-infra", required_argument, NULL, OPT_RETRY_INFRA },
 		{ "baseline", required_argument, NULL, OPT_BASELINE },
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 		{ "judge-single", no_argument, NULL, OPT_JUDGE_SINGLE },
@@ -137,6 +142,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	o->runs_dir = "runs";
+	o->retry_infra = -1;
 	o->db_url = getenv("ORCH_DB");
 	o->join_wait_ms = 5 * 60 * 1000;
 	optind = 1;
@@ -161,6 +167,11 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 			if (cmd_parse_int(optarg, 1, 1000, &o->repeat) < 0)
 				return cmd_usage_error("run", "--repeat takes a number from 1 to 1000, "
 						       "found '%s'", optarg);
+			break;
+		case OPT_RETRY_INFRA:
+			if (cmd_parse_int(optarg, 0, RETRY_INFRA_MAX, &o->retry_infra) < 0)
+				return cmd_usage_error("run", "--retry-infra takes a number from 0 to "
+						       "%d, found '%s'", RETRY_INFRA_MAX, optarg);
 			break;
 		case OPT_BASELINE: o->baseline = optarg; break;
 		case OPT_THRESHOLD:
@@ -289,6 +300,8 @@ static json_t *make_run_json(const struct run_options *o, const struct scenario 
 	json_object_set_new(opts, "jobs", json_integer(o->jobs));
 	if (o->repeat)
 		json_object_set_new(opts, "repeat", json_integer(o->repeat));
+	if (o->retry_infra >= 0)
+		json_object_set_new(opts, "retry_infra", json_integer(o->retry_infra));
 	if (o->shard_n)
 		json_object_set_new(opts, "shard", json_sprintf("%d/%d", o->shard_k, o->shard_n));
 	if (run->baseline)
@@ -352,12 +365,14 @@ static void sort_results(struct run_result *run, const struct scenario *sc,
 	qsort_r(run->results, run->n_results, sizeof(*run->results), compare_results, &order);
 }
 
-static void apply_repeat_override(struct scenario *sc, int repeat)
+static void apply_repeat_override(struct scenario *sc, int repeat, int retry_infra)
 {
 	for (size_t i = 0; repeat && i < sc->n_tests; i++) {
 		sc->tests[i].repeat = repeat;
 		sc->tests[i].repeat_auto = false;
 	}
+	for (size_t i = 0; retry_infra >= 0 && i < sc->n_tests; i++)
+		sc->tests[i].retry_infra = retry_infra;
 }
 
 /* Loaded before the run folder is made: a baseline that cannot be read is
@@ -535,7 +550,7 @@ int cmd_run(int argc, char **argv)
 	ret = cmd_load_scenario(o.scenario, o.inventory, &sc, &inv);
 	if (ret != EXIT_OK)
 		goto out;
-	apply_repeat_override(sc, o.repeat);
+	apply_repeat_override(sc, o.repeat, o.retry_infra);
 	struct plan_options popts = { o.limits, o.n_limits, o.shard_k, o.shard_n, o.tests,
 				      o.n_tests };
 	if (plan_build(sc, inv, &popts, &plan, err, sizeof(err)) < 0) {

@@ -204,6 +204,9 @@ struct transfer_spec {
 	bool down;                /* board to controller (transfer.down) */
 };
 
+#define RETRY_INFRA_MAX 10
+#define RETRY_BACKOFF_DEFAULT_MS 5000
+
 struct test {
 	char *name;
 	enum test_kind kind;
@@ -219,6 +222,8 @@ struct test {
 	uint64_t log_limit;       /* bytes kept per log file; default 64 MiB */
 	bool leftovers_fail;      /* leftovers: fail (processes a step left running fail
 				     the test); default warn: they are stopped and reported */
+	int retry_infra;          /* retry: { infra: N }: tries after an infrastructure error */
+	int64_t retry_backoff_ms; /* retry: { backoff }: pause before each; default 5 s */
 	struct metric_spec *metrics;
 	size_t n_metrics;
 	struct expectation *expects;
@@ -265,6 +270,8 @@ struct scenario {
 	uint64_t default_log_limit;  /* default 64 MiB (LOG_LIMIT_DEFAULT) */
 	bool default_leftovers_fail; /* defaults: { leftovers: fail } */
 	int default_repeat;
+	int default_retry_infra;     /* defaults: { retry: { infra: N } }; 0 */
+	int64_t default_retry_backoff_ms;  /* defaults: { retry: { backoff } }; 5 s */
 	char *baseline;           /* run folder, "latest", "history", or NULL */
 	double threshold_pct;     /* regression threshold; default 5 */
 	struct fact_spec *facts;  /* facts: */

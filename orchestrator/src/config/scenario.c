@@ -19,16 +19,28 @@
 static const char *const top_keys[] = { "name", "inventory", "boards", "defaults", "baseline",
 					"threshold", "tests", "include", "vars", "facts", "label", NULL };
 static const char *const defaults_keys[] = { "timeout", "repeat", "log_limit", "leftovers",
-					     NULL };
+					     "retry", NULL };
+static const char *const retry_keys[] = { "infra", "backoff", NULL };
 static const char *const leftovers_names[] = { "warn", "fail", NULL };
 static const char *const test_keys[] = { "name", "run", "bench", "boot", "steps", "roles", "args",
 					 "repeat", "repeat_max", "timeout", "log_limit", "leftovers", "metrics",
 					 "expect", "parse", "vars", "env", "push", "fetch", "boards", "transfer",
-					 NULL };
+					 "retry", NULL };
 /* in enum test_kind's order */
 static const char *const kind_keys[] = { "run", "bench", "boot", "steps", "transfer", NULL };
 
 #define REPEAT_MAX_LIMIT 10000
+
+/* retry: { infra: N, backoff: DURATION }: how often an infrastructure
+ * error is tried again (execute.c), and the pause before each try. */
+static void read_retry(struct cfg *c, const struct ynode *n, int *infra, int64_t *backoff_ms)
+{
+	if (!n || ynode_is_null(n) || !cfg_want_map(c, n, "retry"))
+		return;
+	cfg_check_keys(c, n, retry_keys, "retry");
+	cfg_int(c, ymap_get(n, "infra"), "infra", 0, RETRY_INFRA_MAX, infra);
+	cfg_duration(c, ymap_get(n, "backoff"), "backoff", backoff_ms);
+}
 
 /* repeat: N or "auto". */
 static void read_repeat(struct cfg *c, const struct ynode *n, int *repeat, bool *is_auto)
@@ -86,7 +98,10 @@ static void read_test_frame(struct cfg *c, const struct ynode *m, const struct s
 	t->timeout_ms = sc->default_timeout_ms;
 	t->log_limit = sc->default_log_limit;
 	t->leftovers_fail = sc->default_leftovers_fail;
+	t->retry_infra = sc->default_retry_infra;
+	t->retry_backoff_ms = sc->default_retry_backoff_ms;
 	cfg_check_keys(c, m, test_keys, "a test");
+	read_retry(c, ymap_get(m, "retry"), &t->retry_infra, &t->retry_backoff_ms);
 
 	const struct ynode *name = ymap_get(m, "name");
 	if (!name)
@@ -262,6 +277,8 @@ static void read_defaults(struct cfg *c, const struct ynode *n, struct scenario 
 		if (cfg_enum(c, ymap_get(n, "leftovers"), "leftovers", leftovers_names, &lo) > 0)
 			sc->default_leftovers_fail = lo == 1;
 		cfg_int(c, ymap_get(n, "repeat"), "repeat", 1, REPEAT_MAX_LIMIT, &sc->default_repeat);
+		read_retry(c, ymap_get(n, "retry"), &sc->default_retry_infra,
+			   &sc->default_retry_backoff_ms);
 	}
 }
 
@@ -363,6 +380,7 @@ static int load(const char *path, const char *data, size_t len, struct scenario 
 	sc->default_timeout_ms = 5 * 60 * 1000;
 	sc->default_log_limit = LOG_LIMIT_DEFAULT;
 	sc->default_repeat = 1;
+	sc->default_retry_backoff_ms = RETRY_BACKOFF_DEFAULT_MS;
 	sc->threshold_pct = 5.0;
 	struct cfg c = { sc->path, diags, diags->n };
 	struct include_files inc = { NULL, 0 };

@@ -263,6 +263,13 @@ void board_link_reset(struct board_link *bl)
 		bl->state = BOARD_UNKNOWN;
 }
 
+void board_link_try_again(struct board_link *bl)
+{
+	link_drop_transport(bl);
+	if (bl->state != BOARD_BOOTING)
+		bl->state = BOARD_UNKNOWN;
+}
+
 void link_drop_transport(struct board_link *bl)
 {
 	if (bl->lent)

@@ -76,6 +76,11 @@ void board_link_reset(struct board_link *bl);
  * NULL (use the inventory's). Borrowed; valid until the next reconnect. */
 const char *board_link_host(const struct board_link *bl);
 
+/* Before a retry of an infrastructure error on a board without power
+ * control: drops the transport and forgets that the board was found down,
+ * so the next board_link_get() tries to connect again. */
+void board_link_try_again(struct board_link *bl);
+
 enum power_action { POWER_CYCLE = 0, POWER_ON, POWER_OFF };
 
 /*

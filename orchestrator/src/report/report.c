@@ -188,8 +188,13 @@ char *report_summary(const struct run_result *run, bool color)
 
 	struct report_totals t;
 	report_count(run, &t);
-	strbuf_printf(&sb, "\n%zu passed, %zu failed, %zu error%s, %zu skipped", t.passed, t.failed,
-		      t.errors, t.errors == 1 ? "" : "s", t.skipped);
+	strbuf_printf(&sb, "\n%zu passed", t.passed);
+	if (t.flaky)
+		strbuf_printf(&sb, " (%zu flaky: after an infrastructure retry)", t.flaky);
+	strbuf_printf(&sb, ", %zu failed, %zu error%s, %zu skipped", t.failed, t.errors,
+		      t.errors == 1 ? "" : "s", t.skipped);
+	if (t.offline)
+		strbuf_printf(&sb, " (%zu: board offline)", t.offline);
 	if (t.regressed)
 		strbuf_printf(&sb, ", %zu regressed", t.regressed);
 	if (run->start_wall_us && run->end_wall_us > run->start_wall_us) {
@@ -202,6 +207,20 @@ char *report_summary(const struct run_result *run, bool color)
 	strbuf_putc(&sb, '\n');
 	if (run->interrupted)
 		strbuf_puts(&sb, "interrupted: the results are partial\n");
+	for (size_t i = 0; i < run->n_results; i++) {
+		const struct test_result *tr = &run->results[i];
+		if (tr->flaky && tr->n_infra_attempts)
+			strbuf_printf(&sb, "flaky: %s %s passed on try %zu after an infrastructure "
+				      "error: %s\n", tr->board, tr->test, tr->n_infra_attempts,
+				      tr->infra_attempts[0].message ? tr->infra_attempts[0].message
+								    : "?");
+	}
+	for (size_t i = 0; i < run->n_offline; i++)
+		strbuf_printf(&sb, "offline: %s: %s\n", run->offline[i].board,
+			      run->offline[i].reason ? run->offline[i].reason : "?");
+	if (run->rerun_of)
+		strbuf_printf(&sb, "rerun of %s (only %s)\n", run->rerun_of,
+			      run->rerun_only ? run->rerun_only : "both");
 	for (size_t i = 0; i < run->n_results; i++) {
 		const struct test_result *tr = &run->results[i];
 		for (size_t k = 0; k < tr->n_leftovers; k++)
@@ -460,6 +479,10 @@ static void junit_testcase(struct strbuf *sb, const struct test_result *tr, cons
 	}
 
 	struct strbuf figures = STRBUF_INIT;
+	char *tries = report_attempts_text(tr);
+	if (tries)
+		strbuf_puts(&figures, tries);
+	free(tries);
 	junit_metric_lines(&figures, tr);
 	if (figures.len && out.text)
 		strbuf_puts(&figures, "--- stdout ---\n");

@@ -287,18 +287,39 @@ static void html_header(struct strbuf *sb, const struct run_result *run,
 		esc(sb, run->baseline);
 		strbuf_puts(sb, "</dd></div>\n");
 	}
+	if (run->rerun_of) {
+		/* the rerun folder sits beside the one it reran: RUNS/SCENARIO/ID */
+		const char *base = strrchr(run->rerun_of, '/');
+		base = base ? base + 1 : run->rerun_of;
+		strbuf_puts(sb, "<div><dt>rerun of</dt><dd><a href=\"../");
+		report_escape(sb, base, ESC_ATTR);
+		strbuf_puts(sb, "/report.html\">");
+		esc(sb, run->rerun_of);
+		strbuf_puts(sb, "</a> (only ");
+		esc(sb, run->rerun_only ? run->rerun_only : "both");
+		strbuf_puts(sb, ")</dd></div>\n");
+	}
 	strbuf_puts(sb, "</dl>\n<div class=\"chips\">");
 	strbuf_printf(sb, "<span class=\"chip\">%zu test%s</span>", t->tests, t->tests == 1 ? "" : "s");
 	strbuf_printf(sb, "<span class=\"chip%s\">%zu passed</span>", t->passed ? " pass" : "", t->passed);
 	strbuf_printf(sb, "<span class=\"chip%s\">%zu failed</span>", t->failed ? " fail" : "", t->failed);
 	strbuf_printf(sb, "<span class=\"chip%s\">%zu error%s</span>", t->errors ? " error" : "",
 		      t->errors, t->errors == 1 ? "" : "s");
+	if (t->flaky)
+		strbuf_printf(sb, "<span class=\"chip error\">%zu flaky</span>", t->flaky);
 	strbuf_printf(sb, "<span class=\"chip\">%zu skipped</span>", t->skipped);
 	if (t->regressed)
 		strbuf_printf(sb, "<span class=\"chip fail\">%zu regressed</span>", t->regressed);
 	strbuf_puts(sb, "</div>\n");
 	if (run->interrupted)
 		strbuf_puts(sb, "<p class=\"note\">The run was interrupted: these results are partial.</p>\n");
+	for (size_t i = 0; i < run->n_offline; i++) {
+		strbuf_puts(sb, "<p class=\"note\">Board offline: ");
+		report_escape(sb, run->offline[i].board, ESC_TEXT);
+		strbuf_puts(sb, ": ");
+		report_escape(sb, run->offline[i].reason ? run->offline[i].reason : "?", ESC_TEXT);
+		strbuf_puts(sb, "</p>\n");
+	}
 	for (size_t i = 0; i < run->n_results; i++) {
 		const struct test_result *tr = &run->results[i];
 		for (size_t k = 0; k < tr->n_leftovers; k++) {
@@ -587,6 +608,12 @@ static void html_table(struct strbuf *sb, const struct run_result *run, const ch
 		}
 		strbuf_puts(sb, "<td class=\"msg\">");
 		report_escape(sb, tr->message, ESC_TEXT);
+		char *tries = report_attempts_text(tr);
+		if (tries) {
+			strbuf_puts(sb, tr->message ? "\n" : "");
+			report_escape(sb, tries, ESC_TEXT);
+			free(tries);
+		}
 		if (tr->last_line && tr->status != STATUS_PASS) {
 			strbuf_puts(sb, tr->message ? "\nlast line: " : "last line: ");
 			report_escape(sb, tr->last_line, ESC_TEXT);

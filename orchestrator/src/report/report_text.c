@@ -174,10 +174,10 @@ void report_count(const struct run_result *run, struct report_totals *t)
 		t->tests++;
 		t->time_s += isfinite(tr->duration_s) ? tr->duration_s : 0;
 		switch (tr->status) {
-		case STATUS_PASS: t->passed++; break;
+		case STATUS_PASS: t->passed++; t->flaky += tr->flaky; break;
 		case STATUS_FAIL: t->failed++; break;
 		case STATUS_ERROR: t->errors++; break;
-		case STATUS_SKIP: t->skipped++; break;
+		case STATUS_SKIP: t->skipped++; t->offline += tr->board_offline; break;
 		}
 		if (tr->regressed)
 			t->regressed++;
@@ -193,4 +193,27 @@ char *report_push_text(const struct push_record *p)
 		snprintf(secs, sizeof(secs), "? s");
 	return xasprintf("pushed %s: %.1f KiB in %s (a transfer, not a board figure; "
 			 "see push.log)", p->file ? p->file : "?", (double)p->bytes / 1024.0, secs);
+}
+
+char *report_attempts_text(const struct test_result *tr)
+{
+	if (tr->n_infra_attempts < 2)
+		return NULL;
+	struct strbuf sb = STRBUF_INIT;
+	size_t n = tr->n_infra_attempts;
+	if (tr->flaky)
+		strbuf_printf(&sb, "flaky: passed on try %zu of %zu, after an infrastructure "
+			      "error\n", n, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct infra_attempt *a = &tr->infra_attempts[i];
+		strbuf_printf(&sb, "try %zu of %zu: %s", i + 1, n, result_status_name(a->status));
+		if (a->message)
+			strbuf_printf(&sb, ": %s", a->message);
+		if (a->power_cycled)
+			strbuf_puts(&sb, " (after a power cycle)");
+		if (a->log_dir)
+			strbuf_printf(&sb, " (logs: %s)", a->log_dir);
+		strbuf_putc(&sb, '\n');
+	}
+	return strbuf_detach(&sb);
 }

@@ -49,9 +49,17 @@ char *report_push_text(const struct push_record *p);
 
 struct report_totals {
 	size_t tests, passed, failed, errors, skipped, regressed;
+	size_t flaky;             /* of passed: passed only after an infrastructure retry */
+	size_t offline;           /* of skipped: their board was offline */
 	double time_s;
 };
 void report_count(const struct run_result *run, struct report_totals *t);
+
+/* The tries of a test whose infrastructure errors were retried, one line
+ * each ("try 1 of 2: error: connect: Connection refused (logs:
+ * b/t/attempt-1)"), after a first line saying it was flaky when it was;
+ * NULL when it was tried once. Caller frees. */
+char *report_attempts_text(const struct test_result *tr);
 
 /* report_html(); with run_dir (may be NULL) the log links list the files
  * actually present in each BOARD/TEST folder. */

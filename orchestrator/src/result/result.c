@@ -84,6 +84,13 @@ void run_result_release(struct run_result *run)
 	free(run->host);
 	free(run->baseline);
 	free(run->label);
+	free(run->rerun_of);
+	free(run->rerun_only);
+	for (size_t i = 0; i < run->n_offline; i++) {
+		free(run->offline[i].board);
+		free(run->offline[i].reason);
+	}
+	free(run->offline);
 	for (size_t i = 0; i < run->n_facts; i++)
 		board_facts_release(&run->facts[i]);
 	free(run->facts);
@@ -234,6 +241,11 @@ void test_result_release(struct test_result *tr)
 	for (size_t i = 0; i < tr->n_pushes; i++)
 		free(tr->pushes[i].file);
 	free(tr->pushes);
+	for (size_t i = 0; i < tr->n_infra_attempts; i++) {
+		free(tr->infra_attempts[i].message);
+		free(tr->infra_attempts[i].log_dir);
+	}
+	free(tr->infra_attempts);
 	memset(tr, 0, sizeof(*tr));
 }
 
@@ -257,6 +269,13 @@ void test_result_copy(struct test_result *dst, const struct test_result *src)
 	for (size_t i = 0; i < src->n_pushes; i++)
 		test_result_add_push(dst, src->pushes[i].file, src->pushes[i].bytes,
 				     src->pushes[i].seconds);
+	dst->infra_attempts = NULL;
+	dst->n_infra_attempts = 0;
+	for (size_t i = 0; i < src->n_infra_attempts; i++) {
+		const struct infra_attempt *a = &src->infra_attempts[i];
+		test_result_add_infra_attempt(dst, a->status, a->message, a->start_wall_us,
+					      a->duration_s, a->power_cycled, a->log_dir);
+	}
 	dst->metrics = NULL;
 	dst->phases = NULL;
 	if (src->n_metrics) {
@@ -340,8 +359,8 @@ int run_result_exit_code(const struct run_result *run)
 		const struct test_result *tr = &run->results[i];
 		if (tr->status == STATUS_FAIL || tr->regressed)
 			failed = true;
-		else if (tr->status == STATUS_ERROR)
-			errored = true;
+		else if (tr->status == STATUS_ERROR || tr->board_offline)
+			errored = true;   /* a board offline is the infrastructure's */
 	}
 	if (failed)
 		return 1;
@@ -446,4 +465,49 @@ int metric_change_parse(const char *name, enum metric_change *c)
 			return 0;
 		}
 	return -1;
+}
+
+void test_result_add_infra_attempt(struct test_result *tr, enum result_status status,
+				   const char *message, int64_t start_wall_us, double duration_s,
+				   bool power_cycled, const char *log_dir)
+{
+	tr->infra_attempts = xrealloc(tr->infra_attempts,
+				      (tr->n_infra_attempts + 1) * sizeof(*tr->infra_attempts));
+	struct infra_attempt *a = &tr->infra_attempts[tr->n_infra_attempts++];
+	a->status = status;
+	a->message = xstrdup(message);
+	a->start_wall_us = start_wall_us;
+	a->duration_s = duration_s;
+	a->power_cycled = power_cycled;
+	a->log_dir = xstrdup(log_dir);
+}
+
+void run_result_add_offline(struct run_result *run, const char *board, const char *reason,
+			    int64_t since_wall_us)
+{
+	for (size_t i = 0; i < run->n_offline; i++)
+		if (strcmp(run->offline[i].board, board) == 0)
+			return;
+	run->offline = xrealloc(run->offline, (run->n_offline + 1) * sizeof(*run->offline));
+	struct offline_board *o = &run->offline[run->n_offline++];
+	o->board = xstrdup(board);
+	o->reason = xstrdup(reason);
+	o->since_wall_us = since_wall_us;
+}
+
+void test_result_clear_outcome(struct test_result *tr)
+{
+	struct test_result keep = {
+		.board = tr->board, .test = tr->test, .log_dir = tr->log_dir,
+		.controller = tr->controller, .retried = tr->retried,
+		.infra_attempts = tr->infra_attempts, .n_infra_attempts = tr->n_infra_attempts,
+		.start_wall_us = tr->start_wall_us,
+	};
+	tr->board = tr->test = tr->log_dir = tr->controller = NULL;
+	tr->infra_attempts = NULL;
+	tr->n_infra_attempts = 0;
+	test_result_release(tr);
+	*tr = keep;
+	tr->exit_code = -1;
+	tr->status = STATUS_PASS;
 }

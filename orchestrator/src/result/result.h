@@ -93,6 +93,20 @@ struct repeat_outcome {
 const char *repeat_stop_name(enum repeat_stop s);   /* "converged", "cap reached", ... */
 int repeat_stop_parse(const char *name, enum repeat_stop *s);
 
+/* One try at a test whose infrastructure errors are retried (retry: {
+ * infra: N }, --retry-infra): how it ended and why. A test_result keeps
+ * every try, the last one included, in infra_attempts (results.json
+ * "infra_attempts"); "attempts" stays the count of repeats of the last try. */
+struct infra_attempt {
+	enum result_status status;
+	char *message;            /* the error, or NULL */
+	int64_t start_wall_us;
+	double duration_s;
+	bool power_cycled;        /* the board was power-cycled before this try */
+	char *log_dir;            /* its logs, relative to the run folder: "board/test/attempt-1";
+				     NULL for the last try (its logs are log_dir's own) */
+};
+
 struct test_result {
 	char *board;
 	char *test;
@@ -131,6 +145,14 @@ struct test_result {
 	struct repeat_outcome repeat;
 	struct push_record *pushes;
 	size_t n_pushes;
+	/* retries of infrastructure errors: every try, oldest first (none when
+	 * the test allowed no retry); flaky: passed, but only after a retry */
+	struct infra_attempt *infra_attempts;
+	size_t n_infra_attempts;
+	bool flaky;
+	/* skipped because its board is offline (board health, orch boards
+	 * --offline): counts as an infrastructure error in the exit code */
+	bool board_offline;
 };
 
 /* "repeat auto: converged after 4 runs (spread 1.2% <= 3.5%)", or "repeat
@@ -168,6 +190,15 @@ struct metric_trend {
 	size_t n;
 };
 
+/* A board found offline by a run (its health check failed, it had
+ * offline_after infrastructure errors in a row, or someone set it offline
+ * with orch boards --offline). */
+struct offline_board {
+	char *board;
+	char *reason;
+	int64_t since_wall_us;    /* when it went offline; 0: unknown */
+};
+
 struct run_result {
 	char *scenario;           /* scenario name */
 	char *label;              /* --label / scenario label:, or NULL */
@@ -179,6 +210,10 @@ struct run_result {
 	int exit_code;
 	bool interrupted;
 	char *baseline;           /* baseline run folder, or NULL */
+	char *rerun_of;           /* --rerun RUN_DIR: the run folder rerun, or NULL */
+	char *rerun_only;         /* its --only: "failed", "error" or "both" */
+	struct offline_board *offline;  /* boards offline during the run (board health) */
+	size_t n_offline;
 	struct test_result *results;
 	size_t n_results;
 	size_t cap_results;
@@ -214,6 +249,17 @@ void test_result_release(struct test_result *tr);
 /* Deep copy of src into dst (dst is overwritten, not released; caller
  * releases it with test_result_release). */
 void test_result_copy(struct test_result *dst, const struct test_result *src);
+/* Forgets what the last try of tr produced (status pass, no message,
+ * metrics, phases, artifacts, leftovers, pushes, repeats), keeping its
+ * names, log_dir, controller and infra_attempts: before a retry. */
+void test_result_clear_outcome(struct test_result *tr);
+/* Appends a try to tr->infra_attempts (strings copied). */
+void test_result_add_infra_attempt(struct test_result *tr, enum result_status status,
+				   const char *message, int64_t start_wall_us, double duration_s,
+				   bool power_cycled, const char *log_dir);
+/* Records board offline in run (once per board; strings copied). */
+void run_result_add_offline(struct run_result *run, const char *board, const char *reason,
+			    int64_t since_wall_us);
 /* Records a push of bytes in seconds of file to the board. */
 void test_result_add_push(struct test_result *tr, const char *file, uint64_t bytes,
 			  double seconds);

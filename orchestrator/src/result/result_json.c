@@ -217,6 +217,26 @@ static json_t *repeat_to_json(const struct repeat_outcome *r)
 			 "spread_metric", jstr(r->spread_metric), "floored", r->floored);
 }
 
+/* Every try of a test whose infrastructure errors are retried. */
+static json_t *infra_attempts_to_json(const struct test_result *tr, int *bad)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < tr->n_infra_attempts; i++) {
+		const struct infra_attempt *t = &tr->infra_attempts[i];
+		json_t *o = json_object();
+		jset(o, "attempt", json_integer((json_int_t)i + 1), bad);
+		jset(o, "status", json_string(result_status_name(t->status)), bad);
+		set_text(o, "error", t->message, bad);
+		jset(o, "start", jtime(t->start_wall_us), bad);
+		jset(o, "duration_s", jreal(t->duration_s), bad);
+		jset(o, "power_cycled", json_boolean(t->power_cycled), bad);
+		set_text(o, "log_dir", t->log_dir, bad);
+		if (json_array_append_new(a, o) < 0)
+			(*bad)++;
+	}
+	return a;
+}
+
 json_t *test_result_to_json(const struct test_result *tr)
 {
 	int bad = 0;
@@ -267,6 +287,12 @@ json_t *test_result_to_json(const struct test_result *tr)
 				"seconds", jreal(tr->pushes[i].seconds)));
 		jset(o, "pushes", pushes, &bad);
 	}
+	if (tr->n_infra_attempts)
+		jset(o, "infra_attempts", infra_attempts_to_json(tr, &bad), &bad);
+	if (tr->flaky)
+		jset(o, "flaky", json_true(), &bad);
+	if (tr->board_offline)
+		jset(o, "board_offline", json_true(), &bad);
 	if (bad) {
 		json_decref(o);
 		return NULL;
@@ -419,6 +445,21 @@ json_t *run_result_to_json(const struct run_result *run)
 	jset(o, "exit_code", json_integer(run->exit_code), &bad);
 	jset(o, "interrupted", json_boolean(run->interrupted), &bad);
 	set_text(o, "baseline", run->baseline, &bad);
+	if (run->rerun_of) {
+		set_text(o, "rerun_of", run->rerun_of, &bad);
+		set_text(o, "rerun_only", run->rerun_only, &bad);
+	}
+	if (run->n_offline) {
+		json_t *off = json_array();
+		for (size_t i = 0; i < run->n_offline; i++) {
+			json_t *b = json_object();
+			set_text(b, "board", run->offline[i].board, &bad);
+			set_text(b, "reason", run->offline[i].reason, &bad);
+			jset(b, "since", jtime(run->offline[i].since_wall_us), &bad);
+			json_array_append_new(off, b);
+		}
+		jset(o, "offline_boards", off, &bad);
+	}
 	jset(o, "boards", facts_to_json(run, &bad), &bad);
 	if (run->n_trends)
 		jset(o, "trends", trends_to_json(run), &bad);
@@ -679,6 +720,64 @@ static int pushes_from_json(struct jctx *c, const json_t *a, struct test_result 
 	return 0;
 }
 
+static int infra_attempts_from_json(struct jctx *c, const json_t *a, struct test_result *tr)
+{
+	if (!a || json_is_null(a))
+		return 0;
+	if (!json_is_array(a))
+		return jfail(c, "infra_attempts", "expected an array");
+	for (size_t i = 0; i < json_array_size(a); i++) {
+		json_t *o = json_array_get(a, i);
+		if (!json_is_object(o))
+			return jfail(c, "infra_attempts", "expected objects");
+		char *status = NULL, *msg = NULL, *dir = NULL;
+		int64_t start = 0;
+		double dur = 0;
+		bool pc = false;
+		enum result_status st = STATUS_ERROR;
+		int r = get_str(c, o, "status", true, &status) < 0 ||
+			get_str(c, o, "error", false, &msg) < 0 ||
+			get_str(c, o, "log_dir", false, &dir) < 0 ||
+			get_time(c, o, "start", &start) < 0 ||
+			get_num(c, o, "duration_s", &dur) < 0 ||
+			get_bool(c, o, "power_cycled", &pc) < 0 ? -1 : 0;
+		if (r == 0 && result_status_parse(status, &st) < 0)
+			r = jfail(c, "infra_attempts", "status: expected pass, fail, error or skip");
+		if (r == 0)
+			test_result_add_infra_attempt(tr, st, msg, start, dur, pc, dir);
+		free(status);
+		free(msg);
+		free(dir);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int offline_from_json(struct jctx *c, const json_t *a, struct run_result *run)
+{
+	if (!a || json_is_null(a))
+		return 0;
+	if (!json_is_array(a))
+		return jfail(c, "offline_boards", "expected an array");
+	for (size_t i = 0; i < json_array_size(a); i++) {
+		json_t *o = json_array_get(a, i);
+		char *board = NULL, *reason = NULL;
+		int64_t since = 0;
+		int r = !json_is_object(o) ? jfail(c, "offline_boards", "expected objects") :
+			get_str(c, o, "board", true, &board) < 0 ||
+			get_str(c, o, "reason", false, &reason) < 0 ||
+			get_time(c, o, "since", &since) < 0 ? -1 : 0;
+		if (r == 0)
+			run_result_add_offline(run, board, reason, since);
+		free(board);
+		free(reason);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int test_from_json(struct jctx *c, const json_t *obj, struct test_result *tr)
 {
 	memset(tr, 0, sizeof(*tr));
@@ -717,7 +816,10 @@ static int test_from_json(struct jctx *c, const json_t *obj, struct test_result 
 		goto out;
 
 	if (repeat_from_json(c, json_object_get(obj, "repeat"), &tr->repeat) < 0 ||
-	    pushes_from_json(c, json_object_get(obj, "pushes"), tr) < 0)
+	    pushes_from_json(c, json_object_get(obj, "pushes"), tr) < 0 ||
+	    infra_attempts_from_json(c, json_object_get(obj, "infra_attempts"), tr) < 0 ||
+	    get_bool(c, obj, "flaky", &tr->flaky) < 0 ||
+	    get_bool(c, obj, "board_offline", &tr->board_offline) < 0)
 		goto out;
 
 	json_t *metrics = json_object_get(obj, "metrics");
@@ -850,6 +952,9 @@ int run_result_from_json(const json_t *obj, struct run_result *run, char *err, s
 	    get_bool(&c, obj, "interrupted", &run->interrupted) < 0 ||
 	    get_str(&c, obj, "baseline", false, &run->baseline) < 0 ||
 	    get_str(&c, obj, "label", false, &run->label) < 0 ||
+	    get_str(&c, obj, "rerun_of", false, &run->rerun_of) < 0 ||
+	    get_str(&c, obj, "rerun_only", false, &run->rerun_only) < 0 ||
+	    offline_from_json(&c, json_object_get(obj, "offline_boards"), run) < 0 ||
 	    facts_from_json(&c, obj, run) < 0 ||
 	    trends_from_json(&c, obj, run) < 0)
 		goto out;

@@ -1,0 +1,267 @@
+/*
+ * A rack that heals (issue 27), through `orch run` against real OpenSSH
+ * boards of tests/lab/sshd-lab.sh on 127.0.207.x:
+ *   - an sshd that comes up late (started by this test once the first try
+ *     has failed) passes on the retry: 2 tries recorded, flaky, exit 0;
+ *   - a test failure is never retried;
+ * Run as root (the lab user).
+ */
+#include "lab.h"
+#include "testsupport.h"
+#include "ts_json.h"
+#include "util/deadline.h"
+#include "util/strbuf.h"
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define LAB_BASE "127.0.207"
+
+struct fx {
+	struct lab *lab;
+	char *dir;
+	char *inventory;
+	pid_t late_sshd;
+};
+
+static struct fx F;
+
+/* Stops lab board i's sshd (its daemon.pid) and waits until its port is
+ * closed. */
+static void stop_board_sshd(int i)
+{
+	char *pidfile = xasprintf("%s/board%d/daemon.pid", F.lab->dir, i);
+	char *text = ts_read_file(pidfile);
+	pid_t pid = text ? (pid_t)atoi(text) : 0;
+	if (pid > 0) {
+		kill(pid, SIGTERM);
+		for (int64_t dl = deadline_in_ms(5000); !deadline_expired(dl); usleep(20000))
+			if (waitpid(pid, NULL, WNOHANG) == pid || kill(pid, 0) < 0)
+				break;
+	}
+	free(text);
+	free(pidfile);
+}
+
+/* Starts lab board i's sshd again (in the foreground, a child of this
+ * test); its pid. */
+static pid_t start_board_sshd(int i)
+{
+	char *cmd = xasprintf("exec /usr/sbin/sshd -D -e -f %s/board%d/sshd_config", F.lab->dir, i);
+	char *log = xasprintf("%s/board%d/late.log", F.lab->dir, i);
+	pid_t pid = ts_spawn(cmd, log);
+	free(log);
+	free(cmd);
+	return pid;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (!ts_is_root()) {
+		print_message("these tests need root (the lab user)\n");
+		return -1;
+	}
+	F.lab = lab_up(LAB_BASE, 3, 0, false);
+	if (!F.lab)
+		return -1;
+	F.dir = ts_mkdtemp("heal");
+	chmod(F.dir, 0755);
+	char *inv = xasprintf(
+		"defaults:\n"
+		"  ssh: { user: %s, identity: %s, known_hosts: %s, connect_timeout: 5s }\n"
+		"boards:\n"
+		"  good: { arch: x86_64, ssh: { host: " LAB_BASE ".1, port: %d } }\n"
+		"  late: { arch: x86_64, ssh: { host: " LAB_BASE ".2, port: %d } }\n"
+		"  third: { arch: x86_64, ssh: { host: " LAB_BASE ".3, port: %d } }\n",
+		F.lab->user, F.lab->identity, F.lab->known_hosts, LAB_PORT, LAB_PORT, LAB_PORT);
+	F.inventory = ts_write_file(F.dir, "rack.yaml", inv);
+	free(inv);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	ts_stop(&F.late_sshd);
+	lab_down(F.lab);
+	if (F.dir)
+		ts_rmrf(F.dir);
+	free(F.dir);
+	free(F.inventory);
+	return 0;
+}
+
+/* scenario NAME on the boards of selector, written to F.dir/NAME.yaml;
+ * returns its path (caller frees). */
+static char *write_scenario(const char *name, const char *selector, const char *defaults,
+			    const char *tests)
+{
+	char *text = xasprintf("name: %s\ninventory: rack.yaml\nboards: [\"%s\"]\n"
+			       "defaults: { timeout: 60s%s%s }\ntests:\n%s", name, selector,
+			       defaults ? ", " : "", defaults ? defaults : "", tests);
+	char *file = xasprintf("%s.yaml", name);
+	char *sc = ts_write_file(F.dir, file, text);
+	free(file);
+	free(text);
+	return sc;
+}
+
+static json_t *load_results(const char *name)
+{
+	char *run_dir = xasprintf("%s/runs/%s/latest", F.dir, name);
+	json_t *j = ts_json_load_in(run_dir, "results.json");
+	free(run_dir);
+	return j;
+}
+
+static const json_t *result_of(const json_t *res, const char *board, const char *test)
+{
+	size_t i;
+	const json_t *r;
+	json_array_foreach(json_object_get(res, "results"), i, r) {
+		if (!strcmp(json_string_value(json_object_get(r, "board")), board) &&
+		    !strcmp(json_string_value(json_object_get(r, "test")), test))
+			return r;
+	}
+	return NULL;
+}
+
+static const char *jstr_of(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "";
+}
+
+/* Waits up to ms for file to hold needle. */
+static bool wait_for_text(const char *file, const char *needle, int ms)
+{
+	for (int64_t dl = deadline_in_ms(ms); !deadline_expired(dl); usleep(50000)) {
+		char *t = ts_read_file(file);
+		bool found = t && strstr(t, needle);
+		free(t);
+		if (found)
+			return true;
+	}
+	return false;
+}
+
+/* waitpid with a bound; the exit status as ts_run gives it, -1 on timeout. */
+static int wait_exit(pid_t pid, int ms)
+{
+	int ws;
+	for (int64_t dl = deadline_in_ms(ms); !deadline_expired(dl); usleep(20000)) {
+		pid_t r = waitpid(pid, &ws, WNOHANG);
+		if (r == pid)
+			return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	}
+	return -1;
+}
+
+/* orch run SCENARIO ARGS to the end; its exit status, its stderr in *out. */
+static int orch_run(const char *sc, const char *args, char **out)
+{
+	return ts_run(out, "%s run %s -o %s/runs %s 2>&1", ORCH_BIN, sc, F.dir, args ? args : "");
+}
+
+/* The board's sshd is down when the run starts; the test starts it once
+ * orch says the first try failed (no sleep): the retry passes, both tries
+ * are in results.json with the first one's error, the result is flaky,
+ * the summary counts it apart and the run exits 0. */
+static void test_late_sshd_passes_on_retry(void **state)
+{
+	(void)state;
+	stop_board_sshd(2);
+	char *sc = write_scenario("late", "late", "retry: { infra: 2, backoff: 4s }",
+				  "  - name: hello\n    run: \"echo hello from $(hostname)\"\n");
+	char *log = xasprintf("%s/late.out", F.dir);
+	char *cmd = xasprintf("exec %s run %s -o %s/runs", ORCH_BIN, sc, F.dir);
+	pid_t pid = ts_spawn(cmd, log);
+	if (!wait_for_text(log, "trying again", 30000)) {
+		ts_stop(&pid);
+		char *o = ts_read_file(log);
+		fail_msg("orch never said it would try again:\n%s", o ? o : "");
+	}
+	F.late_sshd = start_board_sshd(2);
+	int rc = wait_exit(pid, 60000);
+	char *out = ts_read_file(log);
+	if (rc < 0)
+		ts_stop(&pid);
+	if (rc != 0)
+		fail_msg("exit %d, want 0; orch said:\n%s", rc, out ? out : "");
+	json_t *res = load_results("late");
+	assert_non_null(res);
+	const json_t *r = result_of(res, "late", "hello");
+	assert_non_null(r);
+	assert_string_equal(jstr_of(r, "status"), "pass");
+	assert_true(json_is_true(json_object_get(r, "flaky")));
+	const json_t *tries = json_object_get(r, "infra_attempts");
+	assert_int_equal(json_array_size(tries), 2);
+	const json_t *t1 = json_array_get(tries, 0), *t2 = json_array_get(tries, 1);
+	assert_string_equal(jstr_of(t1, "status"), "error");
+	if (!strstr(jstr_of(t1, "error"), "refused"))
+		fail_msg("first try's error: %s", jstr_of(t1, "error"));
+	assert_string_equal(jstr_of(t2, "status"), "pass");
+	assert_true(json_is_null(json_object_get(t2, "error")));
+	/* the first try's logs are kept apart */
+	assert_string_equal(jstr_of(t1, "log_dir"), "late/hello/attempt-1");
+	char *summary = xasprintf("%s/runs/late/latest/summary.txt", F.dir);
+	char *sum = ts_read_file(summary);
+	if (!sum || !strstr(sum, "1 flaky"))
+		fail_msg("summary.txt does not count the flaky pass:\n%s", sum ? sum : "");
+	char *junit = xasprintf("%s/runs/late/latest/junit.xml", F.dir);
+	char *ju = ts_read_file(junit);
+	assert_non_null(ju);
+	assert_non_null(strstr(ju, "try 1 of 2: error"));
+	free(ju);
+	free(junit);
+	free(sum);
+	free(summary);
+	json_decref(res);
+	free(out);
+	free(cmd);
+	free(log);
+	free(sc);
+}
+
+/* A test that fails is never tried again, whatever retry: allows. */
+static void test_failure_is_not_retried(void **state)
+{
+	(void)state;
+	char *sc = write_scenario("failonce", "good", NULL,
+				  "  - name: bad\n    retry: { infra: 3, backoff: 1s }\n"
+				  "    run: \"echo try >> /tmp/orch-heal-failonce; exit 7\"\n");
+	ts_run(NULL, "rm -f /tmp/orch-heal-failonce");
+	char *out = NULL;
+	int rc = orch_run(sc, NULL, &out);
+	if (rc != 1)
+		fail_msg("exit %d, want 1:\n%s", rc, out ? out : "");
+	json_t *res = load_results("failonce");
+	const json_t *r = result_of(res, "good", "bad");
+	assert_non_null(r);
+	assert_string_equal(jstr_of(r, "status"), "fail");
+	assert_false(json_is_true(json_object_get(r, "flaky")));
+	assert_int_equal(json_array_size(json_object_get(r, "infra_attempts")), 1);
+	char *tries = ts_read_file("/tmp/orch-heal-failonce");
+	assert_non_null(tries);
+	assert_int_equal(ts_count_lines(tries, "try", NULL), 1);
+	free(tries);
+	ts_run(NULL, "rm -f /tmp/orch-heal-failonce");
+	json_decref(res);
+	free(out);
+	free(sc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_late_sshd_passes_on_retry),
+		cmocka_unit_test(test_failure_is_not_retried),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
