@@ -9,6 +9,7 @@
 #include "plan/plan.h"
 #include "report/report.h"
 #include "result/result_json.h"
+#include "schedule/rerun.h"
 #include "schedule/schedule.h"
 #include "store/store.h"
 #include "ui/progress.h"
@@ -47,6 +48,12 @@ static const char usage_text[] =
 	"      --repeat N         run every test N times (overrides the scenario)\n"
 	"      --retry-infra N    try a test up to N more times after an infrastructure\n"
 	"                         error (overrides the scenario's retry: { infra })\n"
+	"      --rerun RUN_DIR    run only the board x test pairs that failed or errored\n"
+	"                         in that run folder (or 'latest')\n"
+	"      --only WHAT        with --rerun: failed, error or both (default both)\n"
+	"      --max-fail N       after N tests failed or errored start no new test; the\n"
+	"                         rest end as skip\n"
+	"  -x                     --max-fail 1\n"
 	"      --baseline RUN     mark regressions against this run folder (or 'latest')\n"
 	"      --baseline history judge against the last runs in the history database\n"
 	"      --threshold PCT    regression threshold in percent (default: scenario, 5)\n"
@@ -91,6 +98,9 @@ struct run_options {
 	const char *runs_dir;
 	int repeat;
 	int retry_infra;          /* -1: the scenario's */
+	const char *rerun;        /* --rerun RUN_DIR */
+	const char *only;         /* --only failed|error|both */
+	int max_fail;
 	const char *baseline;
 	double threshold;
 	bool has_threshold;
@@ -114,7 +124,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 	enum { OPT_REPEAT = 256, OPT_BASELINE, OPT_THRESHOLD, OPT_SHARD, OPT_BENCH_DIR,
 	       OPT_DRY_RUN, OPT_FORMAT, OPT_WAIT, OPT_DB, OPT_JOIN,
 	       OPT_CONTROLLER, OPT_JOIN_WAIT, OPT_LABEL, OPT_JUDGE_SINGLE, OPT_NO_HISTORY,
-	       OPT_RETRY_INFRA };
+	       OPT_RETRY_INFRA, OPT_RERUN, OPT_ONLY, OPT_MAX_FAIL };
 	static const struct option longopts[] = {
 		{ "inventory", required_argument, NULL, 'i' },
 		{ "limit", required_argument, NULL, 'l' },
@@ -123,6 +133,9 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 		{ "runs-dir", required_argument, NULL, 'o' },
 		{ "repeat", required_argument, NULL, OPT_REPEAT },
 		{ "retry-infra", required_argument, NULL, OPT_RETRY_INFRA },
+		{ "rerun", required_argument, NULL, OPT_RERUN },
+		{ "only", required_argument, NULL, OPT_ONLY },
+		{ "max-fail", required_argument, NULL, OPT_MAX_FAIL },
 		{ "baseline", required_argument, NULL, OPT_BASELINE },
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 		{ "judge-single", no_argument, NULL, OPT_JUDGE_SINGLE },
@@ -148,7 +161,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, ":i:l:t:j:o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:l:t:j:o:qhx", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': o->inventory = optarg; break;
 		case 'l':
@@ -173,6 +186,21 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 				return cmd_usage_error("run", "--retry-infra takes a number from 0 to "
 						       "%d, found '%s'", RETRY_INFRA_MAX, optarg);
 			break;
+		case OPT_RERUN: o->rerun = optarg; break;
+		case OPT_ONLY: {
+			enum rerun_only only;
+			if (rerun_only_parse(optarg, &only) < 0)
+				return cmd_usage_error("run", "--only takes failed, error or both, "
+						       "found '%s'", optarg);
+			o->only = optarg;
+			break;
+		}
+		case OPT_MAX_FAIL:
+			if (cmd_parse_int(optarg, 1, INT_MAX, &o->max_fail) < 0)
+				return cmd_usage_error("run", "--max-fail takes a number from 1, "
+						       "found '%s'", optarg);
+			break;
+		case 'x': o->max_fail = 1; break;
 		case OPT_BASELINE: o->baseline = optarg; break;
 		case OPT_THRESHOLD:
 			if (cmd_parse_percent(optarg, &o->threshold) < 0)
@@ -230,6 +258,8 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 	if (o->join && !o->db_url)
 		return cmd_usage_error("run", "--join needs the database: give --db URL (or set "
 					      "ORCH_DB)");
+	if (o->only && !o->rerun)
+		return cmd_usage_error("run", "--only goes with --rerun RUN_DIR");
 	if (o->join && o->shard_n)
 		return cmd_usage_error("run", "--join and --shard do not go together: joined "
 					      "controllers share the boards as they go");
@@ -306,6 +336,12 @@ static json_t *make_run_json(const struct run_options *o, const struct scenario 
 		json_object_set_new(opts, "shard", json_sprintf("%d/%d", o->shard_k, o->shard_n));
 	if (run->baseline)
 		json_object_set_new(opts, "baseline", json_string(run->baseline));
+	if (run->rerun_of) {
+		json_object_set_new(opts, "rerun", json_string(run->rerun_of));
+		json_object_set_new(opts, "only", json_string(run->rerun_only));
+	}
+	if (o->max_fail)
+		json_object_set_new(opts, "max_fail", json_integer(o->max_fail));
 	if (o->join) {
 		json_object_set_new(opts, "join", json_string(o->join));
 		json_object_set_new(opts, "controller", json_string(o->controller));
@@ -373,6 +409,43 @@ static void apply_repeat_override(struct scenario *sc, int repeat, int retry_inf
 	}
 	for (size_t i = 0; retry_infra >= 0 && i < sc->n_tests; i++)
 		sc->tests[i].retry_infra = retry_infra;
+}
+
+/* --rerun RUN_DIR: the plan cut down to the pairs that failed there
+ * (schedule/rerun.h); the run says whose rerun it is. -1 (logged) when
+ * the folder cannot be read. */
+static int rerun_plan(const struct run_options *o, const struct scenario *sc, struct plan *plan,
+		      struct run_result *run)
+{
+	enum rerun_only only = RERUN_BOTH;
+	if (o->only)
+		rerun_only_parse(o->only, &only);
+	char *path = compare_resolve_baseline(o->runs_dir, sc->name, o->rerun);
+	char err[1024];
+	struct rerun_set set;
+	if (!path) {
+		log_error("--rerun: no run folder '%s'", o->rerun);
+		return -1;
+	}
+	if (rerun_load(path, only, &set, err, sizeof(err)) < 0) {
+		log_error("--rerun: %s", err);
+		free(path);
+		return -1;
+	}
+	size_t missing = 0;
+	rerun_filter_plan(plan, &set, &missing);
+	if (missing)
+		log_warn("--rerun: %zu of the %zu pair%s to rerun from %s are not in this plan "
+			 "(a board or test removed, or left out by -l/-t)", missing, set.n,
+			 set.n == 1 ? "" : "s", path);
+	log_info("rerun of %s: %zu of its %zu test run%s (%s)", path, plan->n_items,
+		 set.n_results, set.n_results == 1 ? "" : "s", rerun_only_name(only));
+	char *real = realpath(path, NULL);
+	run->rerun_of = real ? real : xstrdup(path);
+	run->rerun_only = xstrdup(rerun_only_name(only));
+	rerun_set_release(&set);
+	free(path);
+	return 0;
 }
 
 /* Loaded before the run folder is made: a baseline that cannot be read is
@@ -558,6 +631,10 @@ int cmd_run(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
+	if (o.rerun && rerun_plan(&o, sc, plan, &run) < 0) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	if (o.dry_run) {
 		plan_print(plan, stdout);
 		ret = cmd_check_before_run(sc, plan, o.bench_dir) < 0 ? EXIT_USAGE : EXIT_OK;
@@ -620,6 +697,7 @@ int cmd_run(int argc, char **argv)
 		.gather_facts = true,
 		.facts = sc->facts,
 		.n_facts = sc->n_facts,
+		.max_fail = o.max_fail,
 	};
 	if (progress)
 		sopts.hooks = (struct schedule_hooks){ on_started, on_finished, on_tick, progress };
@@ -659,6 +737,15 @@ int cmd_run(int argc, char **argv)
 
 	sort_results(&run, sc, inv);
 	run.label = run_label(&o, sc, &run);
+	if (run.rerun_of) {
+		/* the rerun is named so wherever the run is (summary, report, history) */
+		const char *id = strrchr(run.rerun_of, '/');
+		id = id ? id + 1 : run.rerun_of;
+		char *l = run.label ? xasprintf("%s (rerun of %s)", run.label, id)
+				    : xasprintf("rerun of %s", id);
+		free(run.label);
+		run.label = l;
+	}
 	if (cmd_baseline_is_history(o.baseline ? o.baseline : sc->baseline))
 		cmd_run_history_judge(o.db_url, o.runs_dir, &run,
 				      o.has_threshold ? o.threshold : sc->threshold_pct);

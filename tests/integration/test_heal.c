@@ -4,6 +4,8 @@
  *   - an sshd that comes up late (started by this test once the first try
  *     has failed) passes on the retry: 2 tries recorded, flaky, exit 0;
  *   - a test failure is never retried;
+ *   - --rerun RUN_DIR runs only the pair that failed there, and says so;
+ *   - --max-fail 1 (-x) starts no test after the first failure;
  * Run as root (the lab user).
  */
 #include "lab.h"
@@ -257,11 +259,142 @@ static void test_failure_is_not_retried(void **state)
 	free(sc);
 }
 
+/* Lines of the run log of the boards' commands (they all append to one
+ * file on this machine: the boards are loopback sshds). */
+static char *read_trace(const char *path)
+{
+	char *t = ts_read_file(path);
+	return t ? t : xstrdup("");
+}
+
+/* A first run where one pair of four fails; --rerun of its folder runs
+ * that pair alone, is labelled a rerun of it (results.json, run.json,
+ * summary) and passes once the cause is gone. */
+static void test_rerun_runs_only_the_failed_pair(void **state)
+{
+	(void)state;
+	const char *trace = "/tmp/orch-heal-rerun.trace";
+	const char *flag = "/tmp/orch-heal-rerun.broken";
+	ts_run(NULL, "rm -f %s; echo > %s; chmod 666 %s", trace, flag, flag);
+	char *tests = xasprintf(
+		"  - name: a\n    run: \"echo {board.name} a >> %s\"\n"
+		"  - name: b\n    run: \"echo {board.name} b >> %s; "
+		"test {board.name} != third || test ! -e %s\"\n", trace, trace, flag);
+	char *sc = write_scenario("rerun", "good,third", NULL, tests);
+	char *out = NULL;
+	int rc = orch_run(sc, NULL, &out);
+	if (rc != 1)
+		fail_msg("first run: exit %d, want 1:\n%s", rc, out ? out : "");
+	free(out);
+	out = NULL;
+	char *t = read_trace(trace);
+	assert_int_equal(ts_count_lines(t, " ", NULL), 4);
+	free(t);
+	char *first = xasprintf("%s/runs/rerun/latest", F.dir);
+	char *first_real = realpath(first, NULL);
+	assert_non_null(first_real);
+
+	ts_run(NULL, "rm -f %s %s", trace, flag);
+	char *args = xasprintf("--rerun %s --only failed", first_real);
+	rc = orch_run(sc, args, &out);
+	if (rc != 0)
+		fail_msg("rerun: exit %d, want 0:\n%s", rc, out ? out : "");
+	t = read_trace(trace);
+	if (ts_count_lines(t, " ", NULL) != 1 || !strstr(t, "third b"))
+		fail_msg("the rerun ran more than the failed pair:\n%s", t);
+	free(t);
+	json_t *res = load_results("rerun");
+	assert_int_equal(json_array_size(json_object_get(res, "results")), 1);
+	const json_t *r = result_of(res, "third", "b");
+	assert_non_null(r);
+	assert_string_equal(jstr_of(r, "status"), "pass");
+	assert_string_equal(jstr_of(res, "rerun_of"), first_real);
+	assert_string_equal(jstr_of(res, "rerun_only"), "failed");
+	if (!strstr(jstr_of(res, "label"), "rerun of "))
+		fail_msg("label: %s", jstr_of(res, "label"));
+	char *rd = xasprintf("%s/runs/rerun/latest", F.dir);
+	json_t *rj = ts_json_load_in(rd, "run.json");
+	assert_non_null(rj);
+	assert_string_equal(jstr_of(json_object_get(rj, "options"), "rerun"), first_real);
+	char *html_path = xasprintf("%s/report.html", rd);
+	char *html = ts_read_file(html_path);
+	const char *base = strrchr(first_real, '/') + 1;
+	char *link = xasprintf("href=\"../%s/report.html\"", base);
+	if (!html || !strstr(html, link))
+		fail_msg("report.html has no link to the run it reran (%s)", link);
+	free(link);
+	free(html);
+	free(html_path);
+	json_decref(rj);
+	free(rd);
+	json_decref(res);
+	ts_run(NULL, "rm -f %s %s", trace, flag);
+	free(args);
+	free(first_real);
+	free(first);
+	free(out);
+	free(sc);
+	free(tests);
+}
+
+/* -x: the first failure stops new tests from starting; the rest are skip
+ * with the reason and never reach the board. */
+static void test_max_fail_stops(void **state)
+{
+	(void)state;
+	const char *trace = "/tmp/orch-heal-maxfail.trace";
+	ts_run(NULL, "rm -f %s", trace);
+	char *tests = xasprintf(
+		"  - name: one\n    run: \"echo one >> %s; exit 1\"\n"
+		"  - name: two\n    run: \"echo two >> %s\"\n"
+		"  - name: three\n    run: \"echo three >> %s\"\n", trace, trace, trace);
+	char *sc = write_scenario("maxfail", "good", NULL, tests);
+	char *out = NULL;
+	int rc = orch_run(sc, "--max-fail 1", &out);
+	if (rc != 1)
+		fail_msg("exit %d, want 1:\n%s", rc, out ? out : "");
+	char *t = read_trace(trace);
+	assert_string_equal(t, "one\n");
+	free(t);
+	json_t *res = load_results("maxfail");
+	assert_string_equal(jstr_of(result_of(res, "good", "one"), "status"), "fail");
+	for (int i = 0; i < 2; i++) {
+		const json_t *r = result_of(res, "good", i ? "three" : "two");
+		assert_string_equal(jstr_of(r, "status"), "skip");
+		if (!strstr(jstr_of(r, "message"), "--max-fail 1 reached"))
+			fail_msg("message: %s", jstr_of(r, "message"));
+	}
+	json_decref(res);
+	free(out);
+	out = NULL;
+	/* -x is the same; without it all three run */
+	ts_run(NULL, "rm -f %s", trace);
+	rc = orch_run(sc, "-x", &out);
+	assert_int_equal(rc, 1);
+	t = read_trace(trace);
+	assert_string_equal(t, "one\n");
+	free(t);
+	free(out);
+	out = NULL;
+	ts_run(NULL, "rm -f %s", trace);
+	rc = orch_run(sc, NULL, &out);
+	assert_int_equal(rc, 1);
+	t = read_trace(trace);
+	assert_string_equal(t, "one\ntwo\nthree\n");
+	free(t);
+	ts_run(NULL, "rm -f %s", trace);
+	free(out);
+	free(sc);
+	free(tests);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_late_sshd_passes_on_retry),
 		cmocka_unit_test(test_failure_is_not_retried),
+		cmocka_unit_test(test_rerun_runs_only_the_failed_pair),
+		cmocka_unit_test(test_max_fail_stops),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -24,6 +24,7 @@ struct scheduler {
 	struct facts_state *facts;     /* one per inventory board */
 	pthread_cond_t worker_done;
 	size_t workers_running;
+	size_t failures;               /* results fail or error, for max_fail */
 	char store_error[512];
 };
 
@@ -83,7 +84,9 @@ static void record(struct scheduler *s, const struct plan_item *item, struct tes
 	if (s->opts->claims.item_done)
 		s->opts->claims.item_done(s->opts->claims.ctx, item, tr,
 					  fs && fs->done && fs->facts.board ? &fs->facts : NULL);
+	bool failed = tr->status == STATUS_FAIL || tr->status == STATUS_ERROR;
 	pthread_mutex_lock(&s->lock);
+	s->failures += failed;
 	if (!saved && !s->store_error[0])
 		snprintf(s->store_error, sizeof(s->store_error), "%s", err);
 	if (fs && fs->done && fs->facts.board)
@@ -179,6 +182,22 @@ static void skip_item(struct scheduler *s, const struct plan_item *item)
 	end_item(s, item, STATUS_SKIP, "interrupted before it ran");
 }
 
+/* --max-fail: whether enough tests failed that no new one starts; the
+ * skip's reason into msg. */
+static bool max_fail_reached(struct scheduler *s, char *msg, size_t len)
+{
+	if (s->opts->max_fail <= 0)
+		return false;
+	pthread_mutex_lock(&s->lock);
+	size_t n = s->failures;
+	pthread_mutex_unlock(&s->lock);
+	if (n < (size_t)s->opts->max_fail)
+		return false;
+	snprintf(msg, len, "not started: --max-fail %d reached (%zu test%s failed or errored)",
+		 s->opts->max_fail, n, n == 1 ? "" : "s");
+	return true;
+}
+
 static long next_board(struct scheduler *s)
 {
 	if (s->opts->claims.next_board)
@@ -227,6 +246,8 @@ static void run_board(struct scheduler *s, size_t b)
 		if (interrupt_requested()) {
 			interrupted = true;
 			skip_item(s, &pb->items[i]);
+		} else if (max_fail_reached(s, msg, sizeof(msg))) {
+			end_item(s, &pb->items[i], STATUS_SKIP, msg);
 		} else {
 			run_item(s, bl, fs, &pb->items[i]);
 		}

@@ -71,6 +71,9 @@ struct schedule_options {
 	bool gather_facts;
 	const struct fact_spec *facts;   /* the scenario's facts: */
 	size_t n_facts;
+	/* --max-fail N (-x: 1): after N tests failed or errored no new test
+	 * starts; the rest end as skip saying so. 0: no limit. */
+	int max_fail;
 };
 
 #define SCHEDULE_MAX_JOBS 64
