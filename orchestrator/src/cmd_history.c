@@ -6,6 +6,7 @@
 #include "result/result_json.h"
 #include "util/log.h"
 #include "util/strbuf.h"
+#include "util/valfmt.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -151,8 +152,10 @@ static void print_text(const struct history_series *s, size_t n, double threshol
 			if (k && hs->points[k - 1].value != 0)
 				snprintf(change, sizeof(change), "%+.1f%%",
 					 (p->value - hs->points[k - 1].value) / fabs(hs->points[k - 1].value) * 100);
-			printf("  %-16s  %-15s  %-*s  %12.6g  %8s  %d", when, p->run_id, (int)lw,
-			       p->label ? p->label : "-", p->value, change, p->n);
+			char *value = valfmt_str(p->value, hs->unit);
+			printf("  %-16s  %-15s  %-*s  %12s  %8s  %d", when, p->run_id, (int)lw,
+			       p->label ? p->label : "-", value, change, p->n);
+			free(value);
 			if (k == at)
 				printf("  <- step: %.1f%% %s from here (%s)", fabs(st.change_pct),
 				       st.change_pct < 0 ? "down" : "up", st.worse ? "worse" : "better");

@@ -6,6 +6,7 @@
 #include "result/result.h"
 #include "sample_run.h"
 #include "util/strbuf.h"
+#include "util/valfmt.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -58,7 +59,7 @@ static void test_summary(void **state)
 	assert_non_null(strstr(s, "MESSAGE"));
 	assert_non_null(strstr(s, "\n10 passed, 1 failed, 1 error, 1 skipped, 1 regressed in 4m23s\n"));
 	/* repeated metrics show median +- spread with the unit */
-	assert_non_null(strstr(s, "mem.memcpy 25.65 \u00b1 0.294 MiB/s"));
+	assert_non_null(strstr(s, "mem.memcpy 25.65 \u00b1 0.29 MiB/s"));
 	assert_non_null(strstr(s, "(+1 more)"));
 	assert_non_null(strstr(s, "login at 21.6s, 4/4 phases"));
 	assert_non_null(strstr(s, "init at 47.0s, 3/4 phases"));
@@ -232,7 +233,10 @@ static void reference_trend(struct strbuf *sb, const struct metric_trend *t)
 			      p->current ? "3.5" : "2", p->current ? "#c0392b" : "#3b6ea5",
 			      p->current ? " class=\"current\"" : "");
 		report_escape(sb, p->label && *p->label ? p->label : p->run_id, ESC_ATTR);
-		strbuf_printf(sb, " %s: %.6g%s</title></circle>", p->current ? "(this run)" : "", p->value, "");
+		/* the value with its unit, from this run's metric (none for m"x") */
+		char *v = valfmt_str(p->value, strcmp(t->metric, "v") == 0 ? "ms" : "");
+		strbuf_printf(sb, " %s: %s</title></circle>", p->current ? "(this run)" : "", v);
+		free(v);
 	}
 	strbuf_puts(sb, "</svg></div>\n");
 }
@@ -360,7 +364,7 @@ static void test_html(void **state)
 	assert_non_null(strstr(h, "fill=\"#afb8c1\""));
 	assert_non_null(strstr(h, "<b>mem.total</b><span>KiB \u00b7 higher is better"));
 	assert_null(strstr(h, "for information"));
-	assert_non_null(strstr(h, "23.5 GiB"));
+	assert_non_null(strstr(h, "23.54 GiB"));
 	/* escaping */
 	assert_null(strstr(h, "<b>&"));
 	assert_non_null(strstr(h, "&lt;b&gt;&amp;&quot;"));
@@ -502,20 +506,23 @@ static void expect_metric(double v, const char *unit, const char *want)
 	strbuf_release(&sb);
 }
 
-/* Numbers people read: IEC prefixes for bytes, SI for bits and counts. */
+/* Numbers people read (util/valfmt.h): binary stays binary, decimal
+ * decimal, 4 significant digits, counts in the unit they were declared. */
 static void test_scaled_values(void **state)
 {
 	(void)state;
-	expect_metric(24683568, "KiB", "23.5 GiB");
-	expect_metric(2000000000, "ops/s", "2.0 G ops/s");
-	expect_metric(2000000000, "", "2.0 G");
+	expect_metric(24683568, "KiB", "23.54 GiB");
+	expect_metric(2000000000, "ops/s", "2000000000 ops/s");
+	expect_metric(2000000000, "", "2000000000");
 	expect_metric(950, "Mbit/s", "950 Mbit/s");
 	expect_metric(1500, "Mbit/s", "1.5 Gbit/s");
 	expect_metric(25.65, "MiB/s", "25.65 MiB/s");
-	expect_metric(3000, "MiB/s", "2.9 GiB/s");
+	expect_metric(3000, "MiB/s", "2.93 GiB/s");
+	expect_metric(2048000, "kB", "1.953 GiB");
+	expect_metric(452, "MB/s", "452 MB/s");
 	expect_metric(12, "ms", "12 ms");
 	expect_metric(45000, "ms", "45000 ms");
-	expect_metric(7020.9, "BogoMIPS", "7020.9 BogoMIPS");
+	expect_metric(7020.9, "BogoMIPS", "7021 BogoMIPS");
 	expect_metric(55.5, "%", "55.5 %");
 }
 

@@ -1,5 +1,6 @@
 #include "compare/compare.h"
 #include "util/strbuf.h"
+#include "util/valfmt.h"
 #include "util/units.h"
 
 #include <math.h>
@@ -103,15 +104,7 @@ static const char *single_side(const struct compare_row *row)
 
 void compare_put_pct(struct strbuf *sb, double pct, bool beyond, double threshold_pct)
 {
-	double a = fabs(pct);
-	int digits = 1;
-	char text[64];
-	snprintf(text, sizeof(text), "%.*f", digits, a);
-	/* 0.3 -> 0.2849 at 5% is beyond the threshold, and 0.3 -> 0.285 is
-	 * not: both read "5.0%" at one decimal, so the first gets more */
-	while (beyond && digits < 6 && a > threshold_pct && strtod(text, NULL) <= threshold_pct)
-		snprintf(text, sizeof(text), "%.*f", ++digits, a);
-	strbuf_printf(sb, "%s%%", text);
+	valfmt_change_pct(sb, pct, beyond, threshold_pct);
 }
 
 /* Fills verdict, change_pct, judged and words of a row whose both sides
@@ -393,36 +386,10 @@ bool compare_row_is_change(const struct compare_row *row)
 	return row->verdict != COMPARE_SAME && row->verdict != COMPARE_NOISE;
 }
 
-void compare_format_number(double v, char *buf, size_t len)
-{
-	if (!isfinite(v)) {
-		snprintf(buf, len, "%s", isnan(v) ? "n/a" : (v > 0 ? "inf" : "-inf"));
-		return;
-	}
-	double mag = fabs(v);
-	int decimals = 0;
-	if (mag > 0 && mag < 1000) {
-		decimals = 3 - (int)floor(log10(mag));
-		if (decimals > 9)
-			decimals = 9;
-	}
-	snprintf(buf, len, "%.*f", decimals, v);
-	if (strchr(buf, '.')) {
-		char *end = buf + strlen(buf) - 1;
-		while (*end == '0')
-			*end-- = '\0';
-		if (*end == '.')
-			*end = '\0';
-	}
-	if (strcmp(buf, "-0") == 0)
-		snprintf(buf, len, "0");
-}
-
 /* The A or B cell of a row. */
 static char *side_cell(const struct compare_row *row, bool side_a)
 {
 	const struct compare_side *s = side_a ? &row->a : &row->b;
-	char num[32];
 	switch (row->kind) {
 	case COMPARE_KIND_STATUS:
 		return xstrdup(result_status_name(side_a ? row->status_a : row->status_b));
@@ -436,13 +403,10 @@ static char *side_cell(const struct compare_row *row, bool side_a)
 	}
 	if (!s->present)
 		return xstrdup("-");
-	compare_format_number(s->median, num, sizeof(num));
 	/* B in its own unit when it does not convert into A's */
 	const char *unit = !side_a && row->verdict == COMPARE_UNIT_CHANGED && row->unit_b
 		? row->unit_b : row->unit;
-	if (unit && *unit)
-		return xasprintf("%s %s", num, unit);
-	return xstrdup(num);
+	return valfmt_str(s->median, unit);
 }
 
 static char *name_cell(const struct compare_row *row)
@@ -650,12 +614,12 @@ json_t *compare_to_json(const struct compare_result *cr, bool only_changes)
 /* "mem.memcpy 12.0% slower than baseline (25.6 -> 22.5 MiB/s)" */
 static void regression_text(struct strbuf *text, const struct compare_row *row)
 {
-	char na[32], nb[32];
-	compare_format_number(row->a.median, na, sizeof(na));
-	compare_format_number(row->b.median, nb, sizeof(nb));
-	strbuf_printf(text, "%s%s%s %s than baseline (%s -> %s%s%s)", text->len ? "; " : "",
-		      row->kind == COMPARE_KIND_PHASE ? "phase " : "", row->name, row->words, na, nb,
-		      *row->unit ? " " : "", row->unit);
+	strbuf_printf(text, "%s%s%s %s than baseline (", text->len ? "; " : "",
+		      row->kind == COMPARE_KIND_PHASE ? "phase " : "", row->name, row->words);
+	valfmt_value(text, row->a.median, row->unit);
+	strbuf_puts(text, " -> ");
+	valfmt_value(text, row->b.median, row->unit);
+	strbuf_putc(text, ')');
 }
 
 /* The row's verdict on the run's own metric, for reports to colour by. */

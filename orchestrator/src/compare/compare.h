@@ -161,13 +161,6 @@ char *compare_format_summary(const struct compare_result *cr, const struct run_r
 json_t *compare_to_json(const struct compare_result *cr, bool only_changes);
 
 /*
- * A number for people with four significant digits (whole numbers from
- * 1000 up), no exponent, no trailing zeros: 25.6, 102.9, 0.0123, 1235.
- * buf >= 32 bytes.
- */
-void compare_format_number(double v, char *buf, size_t len);
-
-/*
  * Baselines. Compares run against baseline (same board x test) and marks
  * each test result with at least one regressed metric or phase: regressed =
  * true, status FAIL if it was PASS, and comparison = "mem.memcpy 12.0%

@@ -7,6 +7,7 @@
  */
 #include "compare/compare.h"
 #include "util/strbuf.h"
+#include "util/valfmt.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -152,12 +153,14 @@ static void orch_figures(struct strbuf *sb, const struct run_result *a, const st
 				strbuf_puts(sb, "orch's own figures (how orch reached the boards; not the "
 					    "boards' performance, not judged):\n");
 			any = true;
-			char va[32] = "-", vb[32];
+			strbuf_printf(sb, "  %s %s %s: ", tb->board, tb->test, mb->name);
 			if (ma)
-				compare_format_number(ma->median, va, sizeof(va));
-			compare_format_number(mb->median, vb, sizeof(vb));
-			strbuf_printf(sb, "  %s %s %s: %s -> %s %s\n", tb->board, tb->test, mb->name, va, vb,
-				      mb->unit ? mb->unit : "");
+				valfmt_value(sb, ma->median, ma->unit);
+			else
+				strbuf_puts(sb, "-");
+			strbuf_puts(sb, " -> ");
+			valfmt_value(sb, mb->median, mb->unit);
+			strbuf_putc(sb, '\n');
 		}
 	}
 }

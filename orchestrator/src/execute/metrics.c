@@ -2,6 +2,7 @@
 #include "execute/output.h"
 #include "util/strbuf.h"
 #include "util/units.h"
+#include "util/valfmt.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -226,11 +227,6 @@ void metric_collector_release(struct metric_collector *mc)
 	memset(mc, 0, sizeof(*mc));
 }
 
-static const char *unit_or_blank(const char *unit)
-{
-	return unit && *unit ? unit : "";
-}
-
 size_t metrics_check_expectations(const struct test *test, struct test_result *tr)
 {
 	size_t missed = 0;
@@ -254,12 +250,14 @@ size_t metrics_check_expectations(const struct test *test, struct test_result *t
 			if (!convertible) {
 				snprintf(why, sizeof(why), "cannot compare %s in %s with a bound in %s",
 					 ex->metric, *m->unit ? m->unit : "no unit", from);
-			} else if (ex->has_min && m->median < lo) {
-				snprintf(why, sizeof(why), "%s = %g %s, expected at least %g %s",
-					 ex->metric, m->median, unit_or_blank(m->unit), ex->min, from);
-			} else if (ex->has_max && m->median > hi) {
-				snprintf(why, sizeof(why), "%s = %g %s, expected at most %g %s",
-					 ex->metric, m->median, unit_or_blank(m->unit), ex->max, from);
+			} else if ((ex->has_min && m->median < lo) || (ex->has_max && m->median > hi)) {
+				bool low = ex->has_min && m->median < lo;
+				char *got = valfmt_str(m->median, m->unit);
+				char *bound = valfmt_str(low ? ex->min : ex->max, from);
+				snprintf(why, sizeof(why), "%s = %s, expected at %s %s", ex->metric, got,
+					 low ? "least" : "most", bound);
+				free(got);
+				free(bound);
 			}
 		}
 		if (!*why)

@@ -1,6 +1,7 @@
 /* Judging a run against the history: steps over a window, and trends. */
 #include "history/history.h"
 #include "util/strbuf.h"
+#include "util/valfmt.h"
 #include "util/threshold.h"
 
 #include <limits.h>
@@ -91,10 +92,13 @@ static void judge_metric(const struct run_result *run, struct test_result *tr,
 		const char *label = st.at == n ? run->label : s->points[from + st.at].label;
 		char *where = label && *label ? xasprintf("%s (%s)", label, id ? id : "?")
 					      : xstrdup(id ? id : "?");
-		char *text = xasprintf("%s stepped %.1f%% %s (%s) at %s: %.4g -> %.4g%s%s over the last "
+		char *before = valfmt_str(st.before, m->unit), *after = valfmt_str(st.after, m->unit);
+		char *text = xasprintf("%s stepped %.1f%% %s (%s) at %s: %s -> %s over the last "
 				       "%zu runs", m->name, fabs(st.change_pct),
 				       st.change_pct < 0 ? "down" : "up", st.worse ? "worse" : "better",
-				       where, st.before, st.after, *m->unit ? " " : "", m->unit, n);
+				       where, before, after, n);
+		free(before);
+		free(after);
 		append_comparison(tr, text);
 		if (st.worse) {
 			/* as with --baseline RUN: a regression fails the test

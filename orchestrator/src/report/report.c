@@ -3,6 +3,7 @@
 #include "result/result_json.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
+#include "util/valfmt.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -362,10 +363,13 @@ static void junit_metric_lines(struct strbuf *out, const struct test_result *tr)
 	}
 	for (size_t i = 0; i < tr->n_phases; i++) {
 		const struct phase_result *ph = &tr->phases[i];
-		if (ph->reached)
-			strbuf_printf(out, "phase %s: at %.3fs (+%.3fs)%s\n", ph->name, ph->offset_s,
-				      ph->duration_s, ph->over_budget ? " over budget" : "");
-		else
+		if (ph->reached) {
+			strbuf_printf(out, "phase %s: at ", ph->name);
+			valfmt_value(out, ph->offset_s, "s");
+			strbuf_puts(out, " (+");
+			valfmt_value(out, ph->duration_s, "s");
+			strbuf_printf(out, ")%s\n", ph->over_budget ? " over budget" : "");
+		} else
 			strbuf_printf(out, "phase %s: not reached\n", ph->name);
 	}
 	if (tr->comparison)

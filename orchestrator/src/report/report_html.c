@@ -3,6 +3,7 @@
 #include "result/result_json.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
+#include "util/valfmt.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -213,8 +214,8 @@ static void axis_draw(struct strbuf *sb, const struct axis *ax, double y_top, do
 	strbuf_puts(sb, "<g class=\"axis\">");
 	for (double v = ax->lo; v <= ax->hi + ax->step * 1e-6; v += ax->step) {
 		double x = axis_x(ax, v);
-		char num[32];
-		report_fmt_num(num, sizeof(num), fabs(v) < ax->step * 1e-9 ? 0 : v);
+		char num[VALFMT_NUM_LEN];
+		valfmt_number_buf(num, sizeof(num), fabs(v) < ax->step * 1e-9 ? 0 : v);
 		strbuf_printf(sb, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
 			      x, y_top, x, y_bottom);
 		strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s",
@@ -845,7 +846,7 @@ static void chart_caption(struct strbuf *sb, const char *test, const char *metri
 /* One bar at row: its board, the median (its own scale in the label and
  * the tooltip), and the min-max whisker where sampled. */
 static void chart_bar_draw(struct strbuf *sb, const struct axis *ax,
-			   const struct report_scale *sc, size_t row, const struct chart_bar *bar)
+			   const struct valfmt_scale *sc, size_t row, const struct chart_bar *bar)
 {
 	const struct test_result *tr = bar->tr;
 	const struct metric_result *mr = bar->mr;
@@ -857,11 +858,7 @@ static void chart_bar_draw(struct strbuf *sb, const struct axis *ax,
 	/* the axis has the chart's scale, each label its own (25.7 MiB/s
 	 * beside 2.4 GiB/s, not 0.0 GiB/s) */
 	struct strbuf v = STRBUF_INIT;
-	struct report_scale own;
-	report_scale_pick(mr->median, mr->unit, &own);
-	char num[32];
-	report_fmt_scaled(num, sizeof(num), mr->median, &own);
-	strbuf_printf(&v, "%s%s%s", num, *own.unit ? " " : "", own.unit);
+	valfmt_value(&v, mr->median, mr->unit);
 	strbuf_printf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 		      "rx=\"2\" fill=\"%s\" fill-opacity=\"0.85\"><title>", bx, y,
 		      bw < 1 ? 1 : bw, CHART_BAR_H, bar_fill(tr, mr));
@@ -869,10 +866,14 @@ static void chart_bar_draw(struct strbuf *sb, const struct axis *ax,
 	strbuf_puts(sb, ": ");
 	esc(sb, strbuf_str(&v));
 	if (mr->n_samples > 1) {
-		char a[32], b[32];
-		report_fmt_scaled(a, sizeof(a), mr->min, &own);
-		report_fmt_scaled(b, sizeof(b), mr->max, &own);
-		strbuf_printf(sb, " (min %s, max %s, %zu samples)", a, b, mr->n_samples);
+		struct strbuf mm = STRBUF_INIT;
+		strbuf_puts(&mm, " (min ");
+		valfmt_value(&mm, mr->min, mr->unit);
+		strbuf_puts(&mm, ", max ");
+		valfmt_value(&mm, mr->max, mr->unit);
+		strbuf_printf(&mm, ", %zu samples)", mr->n_samples);
+		esc(sb, strbuf_str(&mm));
+		strbuf_release(&mm);
 	}
 	strbuf_puts(sb, "</title></rect>");
 	double value_x = x1;
@@ -902,8 +903,8 @@ static void html_metric_chart(struct strbuf *sb, const struct run_result *run,
 		return;
 	const struct metric_result *first = bars[0].mr;
 	chart_caption(sb, test, metric, first);
-	struct report_scale sc;
-	report_scale_pick(fabs(hi) > fabs(lo) ? hi : lo, first->unit, &sc);
+	struct valfmt_scale sc;
+	valfmt_scale_for(fabs(hi) > fabs(lo) ? hi : lo, first->unit, &sc);
 	struct axis ax;
 	axis_init(&ax, lo * sc.factor, hi * sc.factor, CHART_LABEL_W,
 		  CHART_W - CHART_LABEL_W - CHART_VALUE_W, 4);
@@ -1007,6 +1008,22 @@ static void html_boards(struct strbuf *sb, const struct run_result *run)
 	free(names);
 }
 
+/* The unit of a trend's metric, from this run's result of it ("" when the
+ * run has none). */
+static const char *trend_unit(const struct run_result *run, const struct metric_trend *t)
+{
+	for (size_t i = 0; i < run->n_results; i++) {
+		const struct test_result *tr = &run->results[i];
+		if (!tr->board || !tr->test || strcmp(tr->board, t->board) != 0 ||
+		    strcmp(tr->test, t->test) != 0)
+			continue;
+		for (size_t m = 0; m < tr->n_metrics; m++)
+			if (tr->metrics[m].name && strcmp(tr->metrics[m].name, t->metric) == 0)
+				return tr->metrics[m].unit ? tr->metrics[m].unit : "";
+	}
+	return "";
+}
+
 /* The x of each point of a trend of n points, as text: the same for every
  * trend of n points (a night's 2560 trends have 10 each). */
 struct trend_xs {
@@ -1031,7 +1048,8 @@ static const char *trend_x(struct trend_xs *xs, size_t n, size_t k, double w, do
  * history, oldest left, the current run a filled dot. Each number is
  * formatted once (x from xs, y per point) and put together with plain
  * appends. */
-static void html_trend(struct strbuf *sb, const struct metric_trend *t, struct trend_xs *xs)
+static void html_trend(struct strbuf *sb, const struct metric_trend *t, const char *unit,
+		       struct trend_xs *xs)
 {
 	const double w = 160, h = 36, pad = 4;
 	double lo = t->points[0].value, hi = lo;
@@ -1061,8 +1079,8 @@ static void html_trend(struct strbuf *sb, const struct metric_trend *t, struct t
 	strbuf_puts(sb, "\"/>");
 	for (size_t k = 0; k < t->n; k++) {
 		const struct trend_point *p = &t->points[k];
-		char value[40];
-		snprintf(value, sizeof(value), "%.6g", p->value);
+		struct strbuf value = STRBUF_INIT;
+		valfmt_value(&value, p->value, unit);
 		strbuf_puts(sb, "<circle cx=\"");
 		strbuf_puts(sb, trend_x(xs, t->n, k, w, pad));
 		strbuf_puts(sb, "\" cy=\"");
@@ -1071,7 +1089,8 @@ static void html_trend(struct strbuf *sb, const struct metric_trend *t, struct t
 					   : "\" r=\"2\" fill=\"#3b6ea5\"><title>");
 		esc(sb, p->label && *p->label ? p->label : p->run_id);
 		strbuf_puts(sb, p->current ? " (this run): " : " : ");
-		strbuf_puts(sb, value);
+		esc(sb, strbuf_str(&value));
+		strbuf_release(&value);
 		strbuf_puts(sb, "</title></circle>");
 	}
 	strbuf_puts(sb, "</svg></div>\n");
@@ -1088,7 +1107,7 @@ static void html_trends(struct strbuf *sb, const struct run_result *run, const s
 	for (size_t i = 0; i < run->n_trends; i++) {
 		html_flush(k, sb, false);
 		if (run->trends[i].n)
-			html_trend(sb, &run->trends[i], &xs);
+			html_trend(sb, &run->trends[i], trend_unit(run, &run->trends[i]), &xs);
 	}
 	strbuf_puts(sb, "</div>\n");
 	free(xs.x);

@@ -2,6 +2,7 @@
 #include "util/fsutil.h"
 #include "util/strbuf.h"
 #include "util/units.h"
+#include "util/valfmt.h"
 #include "util/xmltext.h"
 
 #include <math.h>
@@ -40,29 +41,6 @@ size_t report_width(const char *s)
 	return w;
 }
 
-void report_fmt_num(char *buf, size_t len, double v)
-{
-	double a = fabs(v);
-	if (!isfinite(v))
-		snprintf(buf, len, "-");
-	else if (a >= 10000)
-		snprintf(buf, len, "%.0f", v);
-	else if (a >= 100)
-		snprintf(buf, len, "%.1f", v);
-	else if (a >= 1 || a == 0)
-		snprintf(buf, len, "%.2f", v);
-	else
-		snprintf(buf, len, "%.3g", v);
-	/* "12.50" -> "12.5", "3.00" -> "3" */
-	if (strchr(buf, '.') && !strchr(buf, 'e')) {
-		size_t n = strlen(buf);
-		while (n && buf[n - 1] == '0')
-			buf[--n] = '\0';
-		if (n && buf[n - 1] == '.')
-			buf[--n] = '\0';
-	}
-}
-
 void report_fmt_duration(char *buf, size_t len, double s)
 {
 	if (!isfinite(s) || s < 0)
@@ -77,81 +55,9 @@ void report_fmt_duration(char *buf, size_t len, double s)
 		snprintf(buf, len, "%dh%02dm", (int)(s / 3600), ((int)s % 3600) / 60);
 }
 
-struct prefix_ladder {
-	const char *base;          /* the family's unit the ladder starts from */
-	double step;
-	const char *const names[6];
-};
-
-static const struct prefix_ladder ladders[] = {
-	{ "B", 1024, { "B", "KiB", "MiB", "GiB", "TiB", "PiB" } },
-	{ "B/s", 1024, { "B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s", "PiB/s" } },
-	{ "bit/s", 1000, { "bit/s", "Kbit/s", "Mbit/s", "Gbit/s", "Tbit/s", "Pbit/s" } },
-};
-
-
-void report_scale_pick(double max_abs, const char *unit, struct report_scale *sc)
-{
-	unit = unit ? unit : "";
-	sc->factor = 1;
-	snprintf(sc->unit, sizeof(sc->unit), "%s", unit);
-	if (!isfinite(max_abs))
-		return;
-	max_abs = fabs(max_abs);
-	const char *base = units_base(unit);
-	for (size_t i = 0; base && i < sizeof(ladders) / sizeof(ladders[0]); i++) {
-		double to_base;
-		if (strcmp(base, ladders[i].base) != 0 ||
-		    units_convert(1, unit, ladders[i].base, &to_base) != 0)
-			continue;
-		double v = max_abs * to_base, step = 1;
-		size_t k = 0;
-		while (k < 5 && v >= step * ladders[i].step)
-			step *= ladders[i].step, k++;
-		sc->factor = to_base / step;
-		snprintf(sc->unit, sizeof(sc->unit), "%s", ladders[i].names[k]);
-		return;
-	}
-	/* time and Hz keep their unit, and so does % */
-	if (base || strchr(unit, '%') || max_abs < 10000)
-		return;
-	static const char *const si[] = { "k", "M", "G", "T", "P" };
-	double step = 1000;
-	size_t k = 0;
-	while (k < 4 && max_abs >= step * 1000)
-		step *= 1000, k++;
-	sc->factor = 1 / step;
-	snprintf(sc->unit, sizeof(sc->unit), "%s%s%s", si[k], *unit ? " " : "", unit);
-}
-
-void report_fmt_scaled(char *buf, size_t len, double v, const struct report_scale *sc)
-{
-	if (sc->factor == 1) {
-		report_fmt_num(buf, len, v);
-		return;
-	}
-	double x = v * sc->factor;
-	if (!isfinite(x))
-		snprintf(buf, len, "-");
-	else if (fabs(x) >= 100)
-		snprintf(buf, len, "%.0f", x);
-	else
-		snprintf(buf, len, "%.1f", x);
-}
-
 void report_fmt_metric(struct strbuf *sb, const struct metric_result *m)
 {
-	struct report_scale sc;
-	report_scale_pick(m->median, m->unit, &sc);
-	char v[32], d[32];
-	report_fmt_scaled(v, sizeof(v), m->median, &sc);
-	strbuf_puts(sb, v);
-	if (m->n_samples > 1) {
-		report_fmt_scaled(d, sizeof(d), m->stddev, &sc);
-		strbuf_printf(sb, " \u00b1 %s", d);
-	}
-	if (*sc.unit)
-		strbuf_printf(sb, " %s", sc.unit);
+	valfmt_spread(sb, m->median, m->stddev, m->n_samples > 1, m->unit);
 }
 
 char *report_log_dir(const struct test_result *tr)

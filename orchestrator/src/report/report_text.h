@@ -24,23 +24,10 @@ void report_escape(struct strbuf *sb, const char *s, enum report_esc mode);
 /* Columns s takes on a terminal (one per code point). */
 size_t report_width(const char *s);
 
-/* "25.6", "1234", "0.0123": a few significant digits, no trailing zeros. */
-void report_fmt_num(char *buf, size_t len, double v);
 /* "0.21s", "41.2s", "2m03s", "1h02m". */
 void report_fmt_duration(char *buf, size_t len, double s);
-/* How to show numbers of one unit that reach up to some size: the unit
- * with a prefix people read (IEC for bytes: 24683568 KiB -> 23.5 GiB; SI
- * for bit rates and plain counts: 2000000000 ops/s -> 2.0 G ops/s) and the
- * factor from the metric's unit to it. Time, Hz and % keep their unit. */
-struct report_scale {
-	double factor;
-	char unit[40];
-};
-void report_scale_pick(double max_abs, const char *unit, struct report_scale *sc);
-/* V (in the metric's unit) in the scale: "23.5", "2.0", "812". */
-void report_fmt_scaled(char *buf, size_t len, double v, const struct report_scale *sc);
-/* "25.6 ± 0.3 MiB/s" (the spread only when there are several samples),
- * scaled by report_scale_pick() from the median. */
+/* "25.6 ± 0.3 MiB/s" (the spread only when there are several samples):
+ * util/valfmt.h's valfmt_spread(). */
 void report_fmt_metric(struct strbuf *sb, const struct metric_result *m);
 /* tr->log_dir, or "BOARD/TEST" made path-safe as the store names it (caller frees). */
 char *report_log_dir(const struct test_result *tr);

@@ -175,6 +175,11 @@ static const struct unit_def *unit_find(const char *name)
 	return NULL;
 }
 
+const char *units_table_name(size_t i)
+{
+	return i < sizeof(unit_defs) / sizeof(unit_defs[0]) ? unit_defs[i].name : NULL;
+}
+
 bool units_known(const char *unit)
 {
 	return unit && (!*unit || unit_find(unit));

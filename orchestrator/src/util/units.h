@@ -36,6 +36,9 @@ int units_convert(double value, const char *from, const char *to, double *out);
 /* The base unit of UNIT's family ("B", "B/s", "bit/s", "s", "Hz"), or
  * NULL for a unit of no family ("ops/s", "", "%"). */
 const char *units_base(const char *unit);
+/* The table units_convert knows, an entry at a time: the name of entry i,
+ * or NULL past the end (for tests that walk every unit). */
+const char *units_table_name(size_t i);
 /* Whether unit is in the table units_convert knows ("" counts as known). */
 bool units_known(const char *unit);
 /* The known unit closest to a misspelt one ("MB/sec" -> "MB/s"), or NULL. */
