@@ -105,6 +105,11 @@ static void test_units_shown(void **state)
 	valfmt_spread(&sb, 452000, 113000, false, "MB/s");
 	assert_string_equal(strbuf_str(&sb), "452 GB/s");
 	strbuf_reset(&sb);
+	valfmt_pair(&sb, 25.6, 22.5, "MiB/s");
+	strbuf_puts(&sb, "; ");
+	valfmt_pair(&sb, 1023, 1025, "KiB");
+	assert_string_equal(strbuf_str(&sb), "25.6 -> 22.5 MiB/s; 1023 KiB -> 1.001 MiB");
+	strbuf_reset(&sb);
 	valfmt_pct(&sb, 19.749);
 	strbuf_puts(&sb, " ");
 	valfmt_pct(&sb, -6.25);

@@ -616,9 +616,7 @@ static void regression_text(struct strbuf *text, const struct compare_row *row)
 {
 	strbuf_printf(text, "%s%s%s %s than baseline (", text->len ? "; " : "",
 		      row->kind == COMPARE_KIND_PHASE ? "phase " : "", row->name, row->words);
-	valfmt_value(text, row->a.median, row->unit);
-	strbuf_puts(text, " -> ");
-	valfmt_value(text, row->b.median, row->unit);
+	valfmt_pair(text, row->a.median, row->b.median, row->unit);
 	strbuf_putc(text, ')');
 }
 

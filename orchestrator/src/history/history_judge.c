@@ -92,13 +92,13 @@ static void judge_metric(const struct run_result *run, struct test_result *tr,
 		const char *label = st.at == n ? run->label : s->points[from + st.at].label;
 		char *where = label && *label ? xasprintf("%s (%s)", label, id ? id : "?")
 					      : xstrdup(id ? id : "?");
-		char *before = valfmt_str(st.before, m->unit), *after = valfmt_str(st.after, m->unit);
-		char *text = xasprintf("%s stepped %.1f%% %s (%s) at %s: %s -> %s over the last "
+		struct strbuf pair = STRBUF_INIT;
+		valfmt_pair(&pair, st.before, st.after, m->unit);
+		char *text = xasprintf("%s stepped %.1f%% %s (%s) at %s: %s over the last "
 				       "%zu runs", m->name, fabs(st.change_pct),
 				       st.change_pct < 0 ? "down" : "up", st.worse ? "worse" : "better",
-				       where, before, after, n);
-		free(before);
-		free(after);
+				       where, strbuf_str(&pair), n);
+		strbuf_release(&pair);
 		append_comparison(tr, text);
 		if (st.worse) {
 			/* as with --baseline RUN: a regression fails the test

@@ -177,6 +177,22 @@ void valfmt_spread(struct strbuf *sb, double median, double sd, bool show_spread
 		strbuf_printf(sb, " %s", sc.unit);
 }
 
+void valfmt_pair(struct strbuf *sb, double a, double b, const char *unit)
+{
+	struct valfmt_scale sa, sb_;
+	valfmt_scale_for(a, unit, &sa);
+	valfmt_scale_for(b, unit, &sb_);
+	if (strcmp(sa.unit, sb_.unit) == 0 && isfinite(a)) {
+		valfmt_scaled(sb, a, &sa);
+		strbuf_puts(sb, " -> ");
+		valfmt_value(sb, b, unit);
+		return;
+	}
+	valfmt_value(sb, a, unit);
+	strbuf_puts(sb, " -> ");
+	valfmt_value(sb, b, unit);
+}
+
 static void pct(struct strbuf *sb, double p, bool sign)
 {
 	if (!isfinite(p)) {

@@ -67,6 +67,10 @@ char *valfmt_str(double v, const char *unit);
 void valfmt_spread(struct strbuf *sb, double median, double sd, bool show_spread,
 		   const char *unit);
 
+/* Appends "25.6 -> 22.5 MiB/s" (one unit when both values show in the
+ * same one), else "1023 KiB -> 1.001 MiB". */
+void valfmt_pair(struct strbuf *sb, double a, double b, const char *unit);
+
 /* A change in percent for people: "+19.7%", "-6.2%", "0.0%", "n/a".
  * One decimal (a tenth of the smallest threshold documented, 0.5%). */
 void valfmt_pct(struct strbuf *sb, double pct);
