@@ -3,7 +3,8 @@
  * that picks the chunk sizes) is fed in chunks as reads would deliver it.
  * Every line handed out must be NUL-terminated at its length, free of
  * control characters other than TAB, no longer than the maximum, and
- * stamped with a time no later than the chunk being fed.
+ * stamped with a time no later than the chunk being fed; only the pieces
+ * of a line over the cap are flagged too long, and partial lines are short.
  */
 #include "transport/serial_capture.h"
 
@@ -30,7 +31,11 @@ static void on_line(void *ctx, const struct serial_line *l)
 	}
 	if (l->mono_us > c->now || l->wall_us != l->mono_us + 1000)
 		abort();
-	if (!l->partial)
+	if (l->cont && (!l->too_long || l->partial))
+		abort();
+	if (l->partial && (l->too_long || l->len > SERIAL_CAPTURE_MAX_PARTIAL))
+		abort();
+	if (!l->partial && !l->cont)
 		c->lines++;
 }
 
@@ -59,5 +64,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	serial_linebuf_flush(&lb, on_line, &c);
 	if (c.lines != lb.lines)
 		abort();
+	serial_linebuf_release(&lb);
 	return 0;
 }

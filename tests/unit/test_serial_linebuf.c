@@ -1,8 +1,10 @@
 /*
  * The console line cutter: line ends (LF, CR, CRLF, CRCRLF), lines split
  * across reads, the stamp of a line is the one of its first byte, escape
- * sequences and control characters are removed, partial lines are shown,
- * very long lines are cut; and the boot.log stamp format.
+ * sequences and control characters are removed, partial lines are shown
+ * while short, a line is whole up to the cap (a 12000-byte line is one
+ * line) and a longer one comes in pieces flagged too long; and the
+ * boot.log stamp format.
  */
 #include "testsupport.h"
 #include "transport/serial_capture.h"
@@ -17,19 +19,23 @@ struct got {
 	int n;
 	char partial[256];
 	int n_partial;
+	int n_long;                /* pieces flagged too_long */
+	int n_cont;
 };
 
 static void on_line(void *ctx, const struct serial_line *l)
 {
 	struct got *g = ctx;
 	assert_int_equal(strlen(l->text), l->len);
+	g->n_long += l->too_long;
+	g->n_cont += l->cont;
 	if (l->partial) {
 		snprintf(g->partial, sizeof(g->partial), "%s", l->text);
 		g->n_partial++;
 		return;
 	}
 	assert_true(g->n < 64);
-	g->text[g->n] = xstrdup(l->text);
+	g->text[g->n] = l->len > 200 ? xasprintf("%zu:%.20s", l->len, l->text) : xstrdup(l->text);
 	g->stamp[g->n++] = l->mono_us;
 }
 
@@ -59,6 +65,7 @@ static void test_line_ends(void **state)
 	assert_string_equal(g.text[5], "");
 	assert_string_equal(g.text[6], "after-blank");
 	got_free(&g);
+	serial_linebuf_release(&lb);
 }
 
 static void test_split_reads_first_byte_stamp(void **state)
@@ -80,6 +87,7 @@ static void test_split_reads_first_byte_stamp(void **state)
 	assert_string_equal(g.text[1], "second");
 	assert_int_equal(g.stamp[1], 400);
 	got_free(&g);
+	serial_linebuf_release(&lb);
 }
 
 static void test_escapes_removed(void **state)
@@ -97,9 +105,38 @@ static void test_escapes_removed(void **state)
 	assert_int_equal(g.n, 2);
 	assert_string_equal(g.text[1], "ab");
 	got_free(&g);
+	serial_linebuf_release(&lb);
 }
 
-static void test_long_line_cut_and_flush(void **state)
+/* A 12000-byte console line fed in reads of 100 bytes is one line: a
+ * pattern at offset 8192 is not at a line start, one across 8192 is whole. */
+static void test_12000_byte_line_whole(void **state)
+{
+	struct serial_linebuf lb;
+	struct got g = { 0 };
+	serial_linebuf_init(&lb);
+	char *big = xmalloc(12001);
+	memset(big, 'y', 12000);
+	memcpy(big + 8192, "login:", 6);
+	memcpy(big + 8190, "Run /init", 9);
+	big[12000] = '\0';
+	for (int off = 0; off < 12000; off += 100)
+		serial_linebuf_feed(&lb, big + off, 100, 5 + off, 5 + off, on_line, &g);
+	feed(&lb, "\n", 200, &g);
+	assert_int_equal(g.n, 1);
+	assert_string_equal(g.text[0], "12000:yyyyyyyyyyyyyyyyyyyy");
+	assert_int_equal(g.stamp[0], 5);
+	assert_int_equal(g.n_long, 0);
+	assert_int_equal(lb.lines, 1);
+	assert_int_equal(lb.long_lines, 0);
+	/* partial lines stop being shown once the line is long */
+	assert_true(g.n_partial <= SERIAL_CAPTURE_MAX_PARTIAL / 100);
+	free(big);
+	got_free(&g);
+	serial_linebuf_release(&lb);
+}
+
+static void test_long_line_pieces_flagged(void **state)
 {
 	struct serial_linebuf lb;
 	struct got g = { 0 };
@@ -109,16 +146,24 @@ static void test_long_line_cut_and_flush(void **state)
 	big[SERIAL_CAPTURE_MAX_LINE + 10] = '\0';
 	feed(&lb, big, 9, &g);
 	assert_int_equal(g.n, 1);
-	assert_int_equal(strlen(g.text[0]), SERIAL_CAPTURE_MAX_LINE);
-	assert_string_equal(g.partial, "xxxxxxxxxx");
+	assert_int_equal(g.n_cont, 1);
 	feed(&lb, "login: ", 10, &g);
-	assert_string_equal(g.partial, "xxxxxxxxxxlogin: ");
 	serial_linebuf_flush(&lb, on_line, &g);
 	assert_int_equal(g.n, 2);
 	assert_string_equal(g.text[1], "xxxxxxxxxxlogin: ");
 	assert_int_equal(g.stamp[1], 9);
+	assert_int_equal(g.n_long, 2);     /* both pieces: never matched */
+	assert_int_equal(g.n_cont, 1);
+	assert_int_equal(lb.lines, 1);
+	assert_int_equal(lb.long_lines, 1);
+	/* the next line is an ordinary one again */
+	feed(&lb, "login: ", 11, &g);
+	assert_string_equal(g.partial, "login: ");
+	feed(&lb, "\n", 12, &g);
+	assert_int_equal(g.n_long, 2);
 	free(big);
 	got_free(&g);
+	serial_linebuf_release(&lb);
 }
 
 static void test_stamp_format(void **state)
@@ -142,7 +187,8 @@ int main(void)
 		cmocka_unit_test(test_line_ends),
 		cmocka_unit_test(test_split_reads_first_byte_stamp),
 		cmocka_unit_test(test_escapes_removed),
-		cmocka_unit_test(test_long_line_cut_and_flush),
+		cmocka_unit_test(test_12000_byte_line_whole),
+		cmocka_unit_test(test_long_line_pieces_flagged),
 		cmocka_unit_test(test_stamp_format),
 	};
 	return ts_run_group(tests, NULL, NULL);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include "execute/execute.h"
 #include "execute/metrics.h"
+#include "execute/output.h"
 #include "transport/serial_capture.h"
 #include "util/secret.h"
 #include "util/deadline.h"
@@ -54,6 +55,11 @@ static void watch_line(void *ctx, const struct serial_line *l)
 	pthread_mutex_lock(&w->mu);
 	if (l->len > 0)
 		snprintf(w->last_line, sizeof(w->last_line), "%s", l->text);
+	if (l->too_long) {
+		/* a piece of a line over the cap: no pattern sees it */
+		pthread_mutex_unlock(&w->mu);
+		return;
+	}
 	if (!l->partial && l->mono_us >= w->metrics_from_us)
 		metric_collector_line(&w->mc, TRANSPORT_STDOUT, l->text);
 	if (!w->base_found && w->spec->base_src &&
@@ -112,7 +118,7 @@ static void fill_results(struct boot_watch *w, const struct boot_spec *spec,
 }
 
 static void fail_message(struct boot_watch *w, const struct boot_spec *spec,
-			 struct test_result *tr, int64_t timeout_ms)
+			 struct test_result *tr, int64_t timeout_ms, uint64_t long_lines)
 {
 	char dur[32];
 	units_format_duration(timeout_ms, dur, sizeof(dur));
@@ -129,6 +135,11 @@ static void fail_message(struct boot_watch *w, const struct boot_spec *spec,
 	else
 		strbuf_puts(&m, "; no phase reached");
 	strbuf_printf(&m, "; last line: '%s'", w->last_line);
+	if (long_lines) {
+		char t[128];
+		output_long_lines_text(long_lines, t, sizeof(t));
+		strbuf_printf(&m, "; %s", t);
+	}
 	test_result_set_message(tr, "%s", strbuf_str(&m));
 	strbuf_release(&m);
 }
@@ -228,6 +239,7 @@ int execute_boot(struct exec_context *ctx, struct test_result *tr)
 		board_link_mark_booting(ctx->link);   /* it rebooted: any session is stale */
 
 	pthread_mutex_lock(&w.mu);
+	tr->long_lines += cst.long_lines;
 	tr->last_line = xstrdup(w.last_line);
 	secret_redact(tr->last_line);
 	size_t over;
@@ -248,7 +260,7 @@ int execute_boot(struct exec_context *ctx, struct test_result *tr)
 					w.last_line);
 	} else {
 		tr->status = STATUS_FAIL;
-		fail_message(&w, spec, tr, timeout_ms);
+		fail_message(&w, spec, tr, timeout_ms, cst.long_lines);
 	}
 	if (tr->status == STATUS_PASS || tr->status == STATUS_FAIL) {
 		bool passed = tr->status == STATUS_PASS;

@@ -141,6 +141,7 @@ int command_run(struct transport *t, const struct command_spec *spec,
 	}
 	char close_err[256];
 	out->log_cut = output_sink_cut(sink);
+	out->long_lines = output_sink_long_lines(sink);
 	if (output_sink_close(sink, close_err, sizeof(close_err)) < 0 && out->ret == 0) {
 		snprintf(out->err, sizeof(out->err), "%s", close_err);
 		out->ret = -1;
@@ -154,6 +155,7 @@ bool command_judge(const struct command_outcome *out, int64_t timeout_ms, const 
 	tr->exit_code = out->st.exit_code;
 	if (out->log_cut)
 		tr->log_cut = true;
+	tr->long_lines += out->long_lines;
 	if (out->ret < 0) {
 		tr->status = STATUS_ERROR;
 		test_result_set_message(tr, "%s", out->err);

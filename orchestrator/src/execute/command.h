@@ -45,6 +45,7 @@ struct command_outcome {
 	char err[512];                 /* for ret < 0 */
 	bool capture_overflow;         /* stdout was larger than capture_max */
 	bool log_cut;                  /* a log file reached log_limit */
+	uint64_t long_lines;           /* lines over OUTPUT_MAX_LINE: not matched */
 	bool prelude_done;             /* the prelude's end line came: prelude_out is whole */
 };
 

@@ -194,13 +194,15 @@ void metric_collector_files(struct metric_collector *mc, const char *dir)
 			continue;
 		char *path = xasprintf("%s/%s", dir, spec->from_file);
 		struct file_pass fp = { mc, spec->from_file };
-		(void)output_each_line(path, file_line, &fp);
+		(void)output_each_line(path, file_line, &fp, &mc->long_lines);
 		free(path);
 	}
 }
 
 int metric_collector_commit(struct metric_collector *mc, struct test_result *tr)
 {
+	tr->long_lines += mc->long_lines;
+	mc->long_lines = 0;
 	for (size_t i = 0; i < mc->n_values; i++) {
 		const struct collected_metric *cm = &mc->values[i];
 		test_result_add_sample(tr, cm->name, cm->unit, cm->higher_is_better, cm->value);
@@ -235,9 +237,15 @@ size_t metrics_check_expectations(const struct test *test, struct test_result *t
 		struct metric_result *m = test_result_find_metric(tr, ex->metric);
 		char why[256] = "";
 		if ((!m || !m->n_samples) && test_result_is_missing(tr, ex->metric)) {
+			char longs[128] = "";
+			if (tr->long_lines) {
+				output_long_lines_text(tr->long_lines, longs + 2, sizeof(longs) - 2);
+				longs[0] = ';';
+				longs[1] = ' ';
+			}
 			snprintf(why, sizeof(why),
 				 "expected metric '%s' is missing from the output (no matching line, "
-				 "or no number in it)", ex->metric);
+				 "or no number in it)%s", ex->metric, longs);
 		} else if (!m || !m->n_samples) {
 			snprintf(why, sizeof(why), "expected metric '%s' was not reported", ex->metric);
 		} else {

@@ -15,6 +15,7 @@
  */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "config/model.h"
 #include "result/result.h"
@@ -38,6 +39,7 @@ struct metric_collector {
 	char last_stderr[256];         /* for failure messages */
 	char error[256];               /* first metric that could not be read (regex limit, unit) */
 	int bad_json_lines;            /* lines that looked like JSON but were not metrics */
+	uint64_t long_lines;           /* lines of fetched files over the matching cap */
 };
 
 void metric_collector_init(struct metric_collector *mc, const struct test *test, bool json_lines);

@@ -76,6 +76,8 @@ struct bg_step {
 	atomic_int cancel;
 	pthread_mutex_t lock;          /* guards what follows */
 	bool ready;
+	bool ready_limit;              /* the ready regex hit PCRE2's limit on a line */
+	uint64_t long_lines;           /* lines too long for matching */
 	bool done;
 	bool stop_requested;           /* we ended it: its exit status does not count */
 	long pgid;
@@ -392,10 +394,24 @@ static int bg_line(void *ctx, enum transport_stream stream, const char *line)
 	struct bg_step *bg = ctx;
 	pthread_mutex_lock(&bg->lock);
 	tail_add(&bg->tail, line);
-	if (!bg->ready && bg->step->ready_src && orch_regex_match(&bg->step->ready, line, NULL, 0))
-		bg->ready = true;
+	if (!bg->ready && !bg->ready_limit && bg->step->ready_src) {
+		int rc = orch_regex_exec(&bg->step->ready, line, strlen(line), NULL, 0);
+		if (rc == ORCH_REGEX_MATCHED)
+			bg->ready = true;
+		else if (rc == ORCH_REGEX_ELIMIT)
+			bg->ready_limit = true;
+	}
 	pthread_mutex_unlock(&bg->lock);
 	return 0;
+}
+
+static void bg_long_line(void *ctx, enum transport_stream stream)
+{
+	struct bg_step *bg = ctx;
+	(void)stream;
+	pthread_mutex_lock(&bg->lock);
+	bg->long_lines++;
+	pthread_mutex_unlock(&bg->lock);
 }
 
 /* The transport's output callback: takes the pgid line off the head of
@@ -568,6 +584,7 @@ static void bg_stop_all(struct multi_run *mr)
 			bg_free(bg);
 		} else if (bg_is_done(bg)) {
 			pthread_join(bg->thread, NULL);
+			mr->tr->long_lines += bg->long_lines;
 			bg_free(bg);
 		} else {
 			/* Still stuck in its exec: its board's link joins it at the end
@@ -754,6 +771,7 @@ static void bg_start(struct multi_run *mr, const struct step *step,
 		return;
 	}
 	output_sink_set_line_fn(bg->sink, bg_line, bg);
+	output_sink_set_long_fn(bg->sink, bg_long_line);
 	if (pthread_create(&bg->thread, NULL, bg_thread, bg) != 0) {
 		output_sink_close(bg->sink, err, sizeof(err));
 		bg->sink = NULL;
@@ -768,11 +786,11 @@ static void bg_start(struct multi_run *mr, const struct step *step,
 	int64_t dl = deadline_in_ms(step->ready_timeout_ms);
 	for (;;) {
 		pthread_mutex_lock(&bg->lock);
-		bool ready = bg->ready, done = bg->done;
+		bool ready = bg->ready, done = bg->done, limit = bg->ready_limit;
 		pthread_mutex_unlock(&bg->lock);
 		if (ready)
 			return;
-		if (done || deadline_expired(dl) || interrupt_requested())
+		if (done || limit || deadline_expired(dl) || interrupt_requested())
 			break;
 		sleep_ms(WAIT_SLICE_MS);
 	}
@@ -781,10 +799,21 @@ static void bg_start(struct multi_run *mr, const struct step *step,
 	bool done = bg->done;
 	int ret = bg->ret;
 	struct transport_status st = bg->st;
+	bool limit = bg->ready_limit;
+	uint64_t longs = bg->long_lines;
 	pthread_mutex_unlock(&bg->lock);
-	char d[32];
+	char d[32], why[160] = "";
 	units_format_duration(step->ready_timeout_ms, d, sizeof(d));
-	if (interrupt_requested()) {
+	if (longs) {
+		memcpy(why, " (", 3);
+		output_long_lines_text(longs, why + 2, sizeof(why) - 3);
+		strcat(why, ")");
+	}
+	if (limit) {
+		set_outcome(mr, STATUS_FAIL, "%s step '%s' on %s: ready pattern '%s' hit PCRE2's "
+			    "match limit on a line of its output; make the regex more specific",
+			    bg->role, step_text(step), b->name, step->ready_src);
+	} else if (interrupt_requested()) {
 		set_outcome(mr, STATUS_ERROR, "interrupted while waiting for %s step '%s' on %s",
 			    bg->role, step_text(step), b->name);
 	} else if (done && ret < 0) {
@@ -792,12 +821,12 @@ static void bg_start(struct multi_run *mr, const struct step *step,
 			    b->name, bg->err);
 	} else if (done) {
 		set_outcome(mr, STATUS_FAIL, "%s step '%s' on %s ended (exit status %d) before "
-			    "printing ready pattern '%s'; last output: %s", bg->role, step_text(step),
-			    b->name, st.exit_code, step->ready_src, last);
+			    "printing ready pattern '%s'%s; last output: %s", bg->role, step_text(step),
+			    b->name, st.exit_code, step->ready_src, why, last);
 	} else {
 		set_outcome(mr, STATUS_FAIL, "%s step '%s' on %s never printed ready pattern '%s' "
-			    "within %s; last output: %s", bg->role, step_text(step), b->name,
-			    step->ready_src, d, last);
+			    "within %s%s; last output: %s", bg->role, step_text(step), b->name,
+			    step->ready_src, d, why, last);
 	}
 	free(last);
 }
@@ -860,6 +889,7 @@ static void fg_run(struct multi_run *mr, const struct step *step, const struct r
 	command_leftovers(&out, b->name, what, mr->tr);
 	struct test_result verdict;
 	memset(&verdict, 0, sizeof(verdict));
+	mr->tr->long_lines += out.long_lines;
 	if (!command_judge(&out, step->timeout_ms, what, fl.last_stderr, &verdict)) {
 		set_outcome(mr, verdict.status, "%s", verdict.message ? verdict.message : what);
 		mr->tr->exit_code = verdict.exit_code;

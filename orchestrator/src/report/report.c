@@ -228,6 +228,12 @@ char *report_summary(const struct run_result *run, bool color)
 			strbuf_printf(&sb, "warning: %s %s left processes running after it ended; "
 				      "orch stopped them: %s\n", tr->board, tr->test,
 				      tr->leftovers[k]);
+		if (tr->long_lines)
+			strbuf_printf(&sb, "warning: %s %s: %llu output line%s longer than the "
+				      "1 MiB matching cap: too long for matching, no regex saw %s\n",
+				      tr->board, tr->test, (unsigned long long)tr->long_lines,
+				      tr->long_lines == 1 ? "" : "s",
+				      tr->long_lines == 1 ? "it" : "them");
 	}
 	return strbuf_detach(&sb);
 }

@@ -142,6 +142,9 @@ struct test_result {
 	char *controller;         /* NULL: not a joined run */
 	bool retried;
 	bool log_cut;             /* a log file reached the test's log_limit and was cut */
+	/* output lines longer than the matching cap (execute/output.h, 1 MiB):
+	 * no regex saw them, neither whole nor in pieces */
+	uint64_t long_lines;
 	struct repeat_outcome repeat;
 	struct push_record *pushes;
 	size_t n_pushes;

@@ -275,6 +275,8 @@ json_t *test_result_to_json(const struct test_result *tr)
 		jset(o, "retried", json_true(), &bad);
 	if (tr->log_cut)
 		jset(o, "log_cut", json_true(), &bad);
+	if (tr->long_lines)
+		jset(o, "long_lines", json_integer((json_int_t)tr->long_lines), &bad);
 	if (tr->n_leftovers)
 		jset(o, "leftovers", strv_to_json(tr->leftovers, tr->n_leftovers), &bad);
 	if (tr->repeat.is_auto)
@@ -788,6 +790,7 @@ static int test_from_json(struct jctx *c, const json_t *obj, struct test_result 
 	}
 	char *status = NULL;
 	int ret = -1;
+	int long_lines = 0;
 	if (get_str(c, obj, "board", true, &tr->board) < 0 ||
 	    get_str(c, obj, "test", true, &tr->test) < 0 ||
 	    get_str(c, obj, "status", true, &status) < 0)
@@ -812,8 +815,10 @@ static int test_from_json(struct jctx *c, const json_t *obj, struct test_result 
 	    get_strv(c, obj, "leftovers", tr, test_result_add_leftover) < 0 ||
 	    get_str(c, obj, "controller", false, &tr->controller) < 0 ||
 	    get_bool(c, obj, "retried", &tr->retried) < 0 ||
-	    get_bool(c, obj, "log_cut", &tr->log_cut) < 0)
+	    get_bool(c, obj, "log_cut", &tr->log_cut) < 0 ||
+	    get_int(c, obj, "long_lines", 0, &long_lines) < 0)
 		goto out;
+	tr->long_lines = long_lines > 0 ? (uint64_t)long_lines : 0;
 
 	if (repeat_from_json(c, json_object_get(obj, "repeat"), &tr->repeat) < 0 ||
 	    pushes_from_json(c, json_object_get(obj, "pushes"), tr) < 0 ||

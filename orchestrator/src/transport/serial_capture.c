@@ -22,17 +22,47 @@ void serial_linebuf_init(struct serial_linebuf *lb)
 	memset(lb, 0, sizeof(*lb));
 }
 
-static void emit(struct serial_linebuf *lb, bool partial, serial_line_fn fn, void *ctx)
+void serial_linebuf_release(struct serial_linebuf *lb)
 {
+	free(lb->line);
+	lb->line = NULL;
+	lb->cap = lb->len = 0;
+}
+
+/* partial: shown as it grows; cont: a piece at the cap, the line goes on. */
+static void emit(struct serial_linebuf *lb, bool partial, bool cont, serial_line_fn fn, void *ctx)
+{
+	if (!lb->line)
+		lb->line = xcalloc(1, lb->cap = 64);
 	lb->line[lb->len] = '\0';
-	struct serial_line l = { lb->line, lb->len, lb->mono_us, lb->wall_us, partial };
+	if (cont && !lb->in_long)
+		lb->long_lines++;
+	if (cont)
+		lb->in_long = true;
+	struct serial_line l = { lb->line, lb->len, lb->mono_us, lb->wall_us, partial,
+				 lb->in_long, cont };
 	if (fn)
 		fn(ctx, &l);
-	if (!partial) {
+	if (cont) {
+		lb->len = 0;
+	} else if (!partial) {
 		lb->lines++;
 		lb->len = 0;
 		lb->open = false;
+		lb->in_long = false;
 	}
+}
+
+static void put_char(struct serial_linebuf *lb, char c)
+{
+	if (lb->len + 1 >= lb->cap) {
+		size_t cap = lb->cap ? lb->cap * 2 : 256;
+		if (cap > SERIAL_CAPTURE_MAX_LINE + 1)
+			cap = SERIAL_CAPTURE_MAX_LINE + 1;
+		lb->line = xrealloc(lb->line, cap);
+		lb->cap = cap;
+	}
+	lb->line[lb->len++] = c;
 }
 
 static void add_char(struct serial_linebuf *lb, unsigned char c)
@@ -63,7 +93,7 @@ static void add_char(struct serial_linebuf *lb, unsigned char c)
 		if (lb->len > 0)
 			lb->len--;
 	} else if (c == '\t' || (c >= 0x20 && c != 0x7f)) {
-		lb->line[lb->len++] = (char)c;
+		put_char(lb, (char)c);
 	}
 }
 
@@ -85,22 +115,23 @@ void serial_linebuf_feed(struct serial_linebuf *lb, const char *data, size_t len
 		}
 		if (c == '\n' || c == '\r') {
 			lb->esc = ESC_NONE;
-			emit(lb, false, fn, ctx);
+			emit(lb, false, false, fn, ctx);
 			continue;
 		}
 		add_char(lb, c);
 		if (lb->len >= SERIAL_CAPTURE_MAX_LINE)
-			emit(lb, false, fn, ctx);
+			emit(lb, false, true, fn, ctx);
 	}
-	if (lb->open && lb->len > 0)
-		emit(lb, true, fn, ctx);
+	if (lb->open && lb->len > 0 && !lb->in_long && lb->len <= SERIAL_CAPTURE_MAX_PARTIAL)
+		emit(lb, true, false, fn, ctx);
 }
 
 void serial_linebuf_flush(struct serial_linebuf *lb, serial_line_fn fn, void *ctx)
 {
-	if (lb->open && lb->len > 0)
-		emit(lb, false, fn, ctx);
+	if (lb->open && (lb->len > 0 || lb->in_long))
+		emit(lb, false, false, fn, ctx);
 	lb->open = false;
+	lb->in_long = false;
 	lb->len = 0;
 }
 
@@ -467,6 +498,7 @@ static void capture_free(struct serial_capture *c)
 	pthread_mutex_destroy(&c->ring_mu);
 	pthread_cond_destroy(&c->ring_data);
 	pthread_cond_destroy(&c->ring_space);
+	serial_linebuf_release(&c->lb);
 	free(c);
 }
 
@@ -595,6 +627,7 @@ int serial_capture_stop(struct serial_capture *c, struct serial_capture_stats *s
 		memset(st, 0, sizeof(*st));
 		st->bytes = c->bytes;
 		st->lines = c->lb.lines;
+		st->long_lines = c->lb.long_lines;
 		st->dropped_bytes = c->dropped;
 		st->port_lost = c->port_lost;
 		snprintf(st->error, sizeof(st->error), "%s",

@@ -32,9 +32,19 @@
 #include <stdint.h>
 
 #include "transport/serial_port.h"
+#include "transport/transport.h"
 
-#define SERIAL_CAPTURE_MAX_LINE 8192
 #define SERIAL_CAPTURE_SCHED_LEN 256
+/* A console line is whole up to this many bytes (the same cap as a
+ * command's output lines, execute/output.h); the buffer grows with the
+ * line and never beyond. A longer line reaches the callback in pieces of
+ * this size flagged too_long: the log keeps every byte, no pattern is
+ * matched against them. */
+#define SERIAL_CAPTURE_MAX_LINE TRANSPORT_LINE_MAX
+/* An unterminated line is shown as it grows (partial) only up to this
+ * many bytes: prompts are short, and a long line arriving byte by byte
+ * at 115200 baud would otherwise be handed over again at every read. */
+#define SERIAL_CAPTURE_MAX_PARTIAL 4096
 
 struct serial_line {
 	const char *text;          /* NUL-terminated, no terminator, no escapes */
@@ -44,6 +54,10 @@ struct serial_line {
 	bool partial;              /* no end of line yet (a "login: " prompt): the
 				      callback is called again as it grows and once
 				      complete, with the same stamp */
+	bool too_long;             /* a piece of a line longer than the cap: not
+				      the whole line, never to be matched */
+	bool cont;                 /* too_long, and the line goes on in the next
+				      call (no line end here) */
 };
 
 /* Called from the line thread, in order: must be quick and must not
@@ -62,6 +76,7 @@ struct serial_capture_options {
 struct serial_capture_stats {
 	uint64_t bytes;            /* read from the port */
 	uint64_t lines;            /* complete lines */
+	uint64_t long_lines;       /* lines longer than SERIAL_CAPTURE_MAX_LINE */
 	uint64_t dropped_bytes;    /* not written because the writer fell behind */
 	bool port_lost;            /* the port went away: see error */
 	char error[256];           /* why the port was lost or a file failed, or "" */
@@ -103,17 +118,22 @@ int serial_capture_stop(struct serial_capture *c, struct serial_capture_stats *s
  * fn for every line (and for the partial line at the end of a chunk).
  */
 struct serial_linebuf {
-	char line[SERIAL_CAPTURE_MAX_LINE + 1];
+	char *line;                /* grows with the line, to the cap; NULL at first */
+	size_t cap;
 	size_t len;
 	bool open;                 /* a line has begun */
+	bool in_long;              /* the open line passed the cap */
 	int64_t mono_us;
 	int64_t wall_us;
 	unsigned char prev;        /* previous byte, for CRLF */
 	int esc;                   /* escape-sequence state */
 	uint64_t lines;
+	uint64_t long_lines;       /* lines that passed the cap */
 };
 
 void serial_linebuf_init(struct serial_linebuf *lb);
+/* Frees the buffer (init again to reuse). */
+void serial_linebuf_release(struct serial_linebuf *lb);
 void serial_linebuf_feed(struct serial_linebuf *lb, const char *data, size_t len,
 			 int64_t mono_us, int64_t wall_us, serial_line_fn fn, void *ctx);
 /* Emits the open line, if any, as complete. */

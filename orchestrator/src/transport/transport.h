@@ -73,6 +73,12 @@ struct transport_exec {
 
 #define TRANSPORT_LEFTOVERS_MAX 240
 
+/* The longest line any pattern is matched against, on every transport
+ * (a command's output, execute/output.h; console lines,
+ * serial_capture.h): a longer line is reported as too long for matching,
+ * never matched in pieces. */
+#define TRANSPORT_LINE_MAX (1024 * 1024)
+
 struct transport_leftovers {
 	int n;                     /* processes found (and stopped) */
 	char list[TRANSPORT_LEFTOVERS_MAX];   /* "1234 sleep, 1240 iperf3", cut with "..." */

@@ -27,6 +27,8 @@ struct serial_transport {
 	int64_t char_delay_us;
 	struct serial_linebuf lb;
 	char **lines;              /* complete lines not yet consumed */
+	bool *cont;                /* lines[i] is a piece of a line over the cap that
+				      goes on in lines[i + 1] */
 	size_t n_lines;
 	size_t cap_lines;
 	struct strbuf partial;     /* the open line, when output paused inside it */
@@ -50,24 +52,36 @@ static void on_line(void *ctx, const struct serial_line *l)
 	if (s->n_lines >= MAX_QUEUED_LINES) {
 		free(s->lines[0]);
 		memmove(s->lines, s->lines + 1, (s->n_lines - 1) * sizeof(char *));
+		memmove(s->cont, s->cont + 1, (s->n_lines - 1) * sizeof(bool));
 		s->n_lines--;
 	}
 	if (s->n_lines == s->cap_lines) {
 		s->cap_lines = s->cap_lines ? s->cap_lines * 2 : 16;
 		s->lines = xrealloc(s->lines, s->cap_lines * sizeof(char *));
+		s->cont = xrealloc(s->cont, s->cap_lines * sizeof(bool));
 	}
+	s->cont[s->n_lines] = l->cont;
 	s->lines[s->n_lines++] = xstrndup(l->text, l->len);
 }
 
-/* Takes the oldest complete line (caller frees), or NULL. */
-static char *pop_line(struct serial_transport *s)
+/* Takes the oldest complete line (caller frees), or NULL; *cont (may be
+ * NULL): it is a piece of a line over the cap that the next one goes on. */
+static char *pop_line_cont(struct serial_transport *s, bool *cont)
 {
 	if (s->n_lines == 0)
 		return NULL;
 	char *l = s->lines[0];
+	if (cont)
+		*cont = s->cont[0];
 	memmove(s->lines, s->lines + 1, (s->n_lines - 1) * sizeof(char *));
+	memmove(s->cont, s->cont + 1, (s->n_lines - 1) * sizeof(bool));
 	s->n_lines--;
 	return l;
+}
+
+static char *pop_line(struct serial_transport *s)
+{
+	return pop_line_cont(s, NULL);
 }
 
 static void drop_lines(struct serial_transport *s)
@@ -309,7 +323,8 @@ static int serial_exec(struct transport *t, const struct transport_exec *req,
 		if (pump(s, DEADLINE_TICK_MS, err, errlen) < 0)
 			goto out;
 		char *l;
-		while (!done && (l = pop_line(s)) != NULL) {
+		bool cont;
+		while (!done && (l = pop_line_cont(s, &cont)) != NULL) {
 			char *mark;
 			if (!in_body) {
 				in_body = ends_with(l, begin);
@@ -322,7 +337,7 @@ static int serial_exec(struct transport *t, const struct transport_exec *req,
 					r = req->on_output(req->ctx, TRANSPORT_STDOUT, "\n", 1);
 				if (r >= 0 && *l)
 					r = req->on_output(req->ctx, TRANSPORT_STDOUT, l, strlen(l));
-				pending_nl = true;
+				pending_nl = !cont;   /* the pieces of a long line stay one line */
 				if (r < 0) {
 					st->stopped = true;
 					cancelled = true;
@@ -364,6 +379,8 @@ static void serial_free(struct transport *t)
 		serial_port_close(s->port);
 	drop_lines(s);
 	free(s->lines);
+	free(s->cont);
+	serial_linebuf_release(&s->lb);
 	strbuf_release(&s->partial);
 	free(s->name);
 	free(s->base.description);
