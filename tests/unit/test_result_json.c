@@ -105,6 +105,85 @@ static void test_round_trip(void **state)
 	run_result_release(&run);
 }
 
+/* The verdict's evidence and the run's baseline kind and name survive the
+ * file (docs/results-json.md, "The verdict's evidence"), and so does a
+ * metric's own threshold. */
+static void test_verdict_round_trip(void **state)
+{
+	(void)state;
+	struct run_result run = { 0 }, back = { 0 };
+	sample_run_fill(&run);
+	run.baseline_kind = BASELINE_HISTORY;
+	run.baseline_name = xstrdup("last 10 runs");
+	struct metric_result *m = &run.results[1].metrics[0];
+	metric_verdict_init(&m->verdict);
+	m->verdict.baseline = 29.1;
+	m->verdict.threshold_pct = 7.5;
+	m->verdict.p = 0.0012;
+	m->verdict.method = xstrdup("welch");
+	m->verdict.n_baseline = 12;
+	m->verdict.ack_run = xstrdup("20261201-165000");
+	m->verdict.ack_note = xstrdup("kernel 6.6 is 5% slower by design");
+	m->has_threshold = true;
+	m->threshold_pct = 7.5;
+	struct metric_result *u = &run.results[1].metrics[1];
+	u->change = METRIC_CHANGE_NOT_JUDGED;
+	u->change_pct = 3.0;
+	metric_verdict_init(&u->verdict);
+	u->verdict.reason = xstrdup("2 earlier runs, needs 3");
+
+	json_t *j = run_result_to_json(&run);
+	char *text = result_json_dump(j);
+	char err[256] = "";
+	assert_int_equal(run_result_from_json(j, &back, err, sizeof(err)), 0);
+	json_decref(j);
+	assert_int_equal(back.baseline_kind, BASELINE_HISTORY);
+	assert_string_equal(back.baseline_name, "last 10 runs");
+	const struct metric_result *x = &back.results[1].metrics[0], *y = &back.results[1].metrics[1];
+	assert_true(x->verdict.baseline == 29.1);
+	assert_true(x->verdict.threshold_pct == 7.5);
+	assert_true(x->verdict.p == 0.0012);
+	assert_string_equal(x->verdict.method, "welch");
+	assert_null(x->verdict.reason);
+	assert_int_equal(x->verdict.n_baseline, 12);
+	assert_string_equal(x->verdict.ack_run, "20261201-165000");
+	assert_string_equal(x->verdict.ack_note, "kernel 6.6 is 5% slower by design");
+	assert_true(x->has_threshold && x->threshold_pct == 7.5);
+	assert_int_equal(y->change, METRIC_CHANGE_NOT_JUDGED);
+	assert_true(y->change_pct == 3.0);
+	assert_string_equal(y->verdict.reason, "2 earlier runs, needs 3");
+	assert_true(isnan(y->verdict.baseline) && isnan(y->verdict.p));
+	assert_null(y->verdict.method);
+	assert_false(y->has_threshold);
+
+	/* a copy carries it too (merge and the store copy results) */
+	struct test_result copy;
+	test_result_copy(&copy, &back.results[1]);
+	assert_string_equal(copy.metrics[0].verdict.ack_note, x->verdict.ack_note);
+	test_result_release(&copy);
+
+	/* a fixed point */
+	j = run_result_to_json(&back);
+	char *again = result_json_dump(j);
+	json_decref(j);
+	assert_string_equal(text, again);
+	free(again);
+	free(text);
+	run_result_release(&back);
+	run_result_release(&run);
+
+	/* an older file with a baseline folder and no kind: judged against a run */
+	json_t *old = json_pack("{s:s, s:[]}", "baseline", "runs/n/20261201-165000", "results");
+	assert_int_equal(run_result_from_json(old, &back, err, sizeof(err)), 0);
+	assert_int_equal(back.baseline_kind, BASELINE_RUN);
+	run_result_release(&back);
+	json_decref(old);
+	old = json_pack("{s:s, s:[]}", "baseline_kind", "yesterday", "results");
+	assert_int_equal(run_result_from_json(old, &back, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "baseline_kind"));
+	json_decref(old);
+}
+
 static void test_arbitrary_doubles(void **state)
 {
 	(void)state;
@@ -329,6 +408,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_verdict_round_trip),
 		cmocka_unit_test(test_arbitrary_doubles),
 		cmocka_unit_test(test_schema_shape),
 		cmocka_unit_test(test_times),

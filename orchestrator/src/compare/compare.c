@@ -191,7 +191,13 @@ static void add_metric_row(struct compare_result *cr, const struct test_result *
 			return;
 		}
 	}
-	classify(row, &cr->rule);
+	/* the metric's own threshold (scenario `threshold:`), the newer run's first */
+	struct judge_rule rule = cr->rule;
+	if (mb->has_threshold)
+		rule.threshold_pct = mb->threshold_pct;
+	else if (ma->has_threshold)
+		rule.threshold_pct = ma->threshold_pct;
+	classify(row, &rule);
 }
 
 static const struct phase_result *find_phase(const struct test_result *tr, const char *name)
@@ -634,15 +640,38 @@ static void mark_metric_change(struct test_result *tr, const struct compare_row 
 		return;
 	for (size_t m = 0; m < tr->n_metrics; m++)
 		if (strcmp(tr->metrics[m].name, row->name) == 0) {
-			tr->metrics[m].change = of[row->verdict];
-			tr->metrics[m].change_pct = row->change_pct;
+			struct metric_result *mr = &tr->metrics[m];
+			mr->change = of[row->verdict];
+			mr->change_pct = row->change_pct;
+			compare_set_verdict(&mr->verdict, &row->judged, row->unit, mr->unit);
 		}
+}
+
+void compare_set_verdict(struct metric_verdict *v, const struct judgement *j,
+			 const char *baseline_unit, const char *unit)
+{
+	metric_verdict_release(v);
+	metric_verdict_init(v);
+	v->baseline = j->median_a;
+	if (baseline_unit && unit && strcmp(baseline_unit, unit) != 0 &&
+	    units_convert(j->median_a, baseline_unit, unit, &v->baseline) < 0)
+		v->baseline = NAN;
+	v->threshold_pct = j->threshold_pct;
+	v->p = j->p;
+	v->n_baseline = j->n_a;
+	if (j->method != JUDGE_METHOD_NONE)
+		v->method = xstrdup(judge_method_name(j->method));
+	if (j->outcome == JUDGE_NOT_JUDGED)
+		v->reason = xstrdup(j->reason ? j->reason : "not judged");
 }
 
 int compare_apply_baseline(struct run_result *run, const struct run_result *baseline,
 			   const struct judge_rule *rule)
 {
 	int marked = 0;
+	run->baseline_kind = BASELINE_RUN;
+	free(run->baseline_name);
+	run->baseline_name = xstrdup(run_result_name(baseline));
 	for (size_t i = 0; i < run->n_results; i++) {
 		struct test_result *tr = &run->results[i];
 		if (tr->status != STATUS_PASS && tr->status != STATUS_FAIL)

@@ -175,6 +175,15 @@ int compare_apply_baseline(struct run_result *run, const struct run_result *base
 			   const struct judge_rule *rule);
 
 /*
+ * The evidence of judgement j into v (released first): the baseline's
+ * median converted from baseline_unit into unit (the run's metric's), the
+ * threshold, p, the method and, when not judged, the reason. compare and
+ * the history judge fill results.json's per-metric "verdict" with it.
+ */
+void compare_set_verdict(struct metric_verdict *v, const struct judgement *j,
+			 const char *baseline_unit, const char *unit);
+
+/*
  * Turns a --baseline / scenario `baseline:` value into a run folder (caller
  * frees). "latest" means the latest finished run of the scenario:
  * RUNS_DIR/SCENARIO/latest when that link exists, else the newest

@@ -1,4 +1,5 @@
 #include "compare/judge.h"
+#include "util/stats.h"
 #include "util/strbuf.h"
 #include "util/threshold.h"
 
@@ -6,37 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *pa, const void *pb)
-{
-	double a = *(const double *)pa, b = *(const double *)pb;
-	return (a > b) - (a < b);
-}
-
-/* Median of v[0..n) (sorted in place). */
-static double sorted_median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
-
 static double median_of(const double *v, size_t n)
 {
-	double *c = xmalloc(n * sizeof(*c));
-	memcpy(c, v, n * sizeof(*c));
-	double m = sorted_median(c, n);
-	free(c);
-	return m;
+	return stats_median(v, n);
 }
 
 static void mean_var(const double *v, size_t n, double *mean, double *var)
 {
-	double s = 0, sq = 0;
-	for (size_t i = 0; i < n; i++)
-		s += v[i];
-	*mean = s / (double)n;
-	for (size_t i = 0; i < n; i++)
-		sq += (v[i] - *mean) * (v[i] - *mean);
-	*var = n > 1 ? sq / (double)(n - 1) : 0.0;
+	stats_mean_var(v, n, mean, var);
 }
 
 /* ---- Student's t ------------------------------------------------------ */
@@ -260,8 +238,15 @@ int judge_samples(const double *a, size_t na, const double *b, size_t nb,
 	out->n_a = na;
 	out->n_b = nb;
 	out->outcome = JUDGE_NOT_JUDGED;
-	if (!na || !nb || !all_finite(a, na) || !all_finite(b, nb))
+	out->threshold_pct = rule->threshold_pct;
+	if (!na || !nb) {
+		out->reason = "no samples";
 		return -1;
+	}
+	if (!all_finite(a, na) || !all_finite(b, nb)) {
+		out->reason = "a value is not finite";
+		return -1;
+	}
 	out->median_a = median_of(a, na);
 	out->median_b = median_of(b, nb);
 	judge_change(out, higher_is_better, rule->threshold_pct);
@@ -270,8 +255,11 @@ int judge_samples(const double *a, size_t na, const double *b, size_t nb,
 		out->outcome = JUDGE_SAME;
 		return 0;
 	}
-	if ((na < 2 || nb < 2) && !rule->judge_single)
+	if ((na < 2 || nb < 2) && !rule->judge_single) {
+		out->reason = na < 2 && nb < 2 ? "one sample a side"
+			      : na < 2	       ? "one sample in A" : "one sample in B";
 		return 0;
+	}
 	bool significant;
 	if (na < 2 && nb < 2) {
 		out->method = JUDGE_METHOD_THRESHOLD;

@@ -74,6 +74,10 @@ struct judgement {
 	bool log_scale;        /* tested on log(sample): the interval is of the ratio B/A */
 	double ci_lo, ci_hi;   /* (1 - alpha) interval of B/A (log_scale) or of B - A; NAN if none */
 	double alpha;          /* the level used */
+	double threshold_pct;  /* the threshold used (the rule's) */
+	/* why the outcome is JUDGE_NOT_JUDGED ("one sample in A", "one sample a
+	 * side", "a side is empty", "a value is not finite"), else NULL; static text */
+	const char *reason;
 	size_t n_a, n_b;       /* samples given */
 	size_t dropped_a, dropped_b;  /* outliers left out of the test */
 };

@@ -247,6 +247,10 @@ static void merge_header(struct run_result *m, const char *out_dir, struct shard
 			m->orch_version = xstrdup(r->orch_version);
 		if (!m->baseline)
 			m->baseline = xstrdup(r->baseline);
+		if (!m->baseline_kind && r->baseline_kind) {
+			m->baseline_kind = r->baseline_kind;
+			m->baseline_name = xstrdup(r->baseline_name);
+		}
 		if (r->host && !in_list(seen, n_seen, r->host)) {
 			seen[n_seen++] = r->host;
 			strbuf_printf(&hosts, "%s%s", hosts.len ? "," : "", r->host);

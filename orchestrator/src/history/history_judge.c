@@ -212,6 +212,9 @@ int history_apply_baseline(struct db *db, struct run_result *run, size_t window,
 			   double threshold_pct, char *err, size_t errlen)
 {
 	struct baseline_rule rule = { window ? window : HISTORY_DEFAULT_LAST, threshold_pct };
+	run->baseline_kind = BASELINE_HISTORY;
+	free(run->baseline_name);
+	run->baseline_name = xasprintf("last %zu runs", rule.window);
 	return each_board(db, run, rule.window, board_baseline, &rule, err, errlen);
 }
 

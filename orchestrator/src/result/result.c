@@ -1,5 +1,6 @@
 #include "result/result.h"
 #include "util/secret.h"
+#include "util/stats.h"
 #include "util/strbuf.h"
 
 #include <math.h>
@@ -83,6 +84,7 @@ void run_result_release(struct run_result *run)
 	free(run->orch_version);
 	free(run->host);
 	free(run->baseline);
+	free(run->baseline_name);
 	free(run->label);
 	free(run->rerun_of);
 	free(run->rerun_only);
@@ -129,6 +131,7 @@ struct metric_result *test_result_add_sample(struct test_result *tr, const char 
 		m->name = xstrdup(name);
 		m->unit = xstrdup(unit ? unit : "");
 		m->higher_is_better = higher_is_better;
+		metric_verdict_init(&m->verdict);
 	}
 	m->samples = xrealloc(m->samples, (m->n_samples + 1) * sizeof(*m->samples));
 	m->samples[m->n_samples++] = value;
@@ -148,6 +151,30 @@ void test_result_set_message(struct test_result *tr, const char *fmt, ...)
 	secret_redact(tr->message);   /* console text may show a password's answer */
 }
 
+void metric_verdict_init(struct metric_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->baseline = v->threshold_pct = v->p = NAN;
+}
+
+void metric_verdict_release(struct metric_verdict *v)
+{
+	free(v->method);
+	free(v->reason);
+	free(v->ack_run);
+	free(v->ack_note);
+	memset(v, 0, sizeof(*v));
+}
+
+void metric_verdict_copy(struct metric_verdict *dst, const struct metric_verdict *src)
+{
+	*dst = *src;
+	dst->method = xstrdup(src->method);
+	dst->reason = xstrdup(src->reason);
+	dst->ack_run = xstrdup(src->ack_run);
+	dst->ack_note = xstrdup(src->ack_note);
+}
+
 void metric_result_release(struct metric_result *m)
 {
 	if (!m)
@@ -155,6 +182,7 @@ void metric_result_release(struct metric_result *m)
 	free(m->name);
 	free(m->unit);
 	free(m->samples);
+	metric_verdict_release(&m->verdict);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -287,6 +315,7 @@ void test_result_copy(struct test_result *dst, const struct test_result *src)
 			d->name = xstrdup(s->name);
 			d->unit = xstrdup(s->unit);
 			d->samples = NULL;
+			metric_verdict_copy(&d->verdict, &s->verdict);
 			if (s->n_samples) {
 				d->samples = xmalloc(s->n_samples * sizeof(*d->samples));
 				memcpy(d->samples, s->samples, s->n_samples * sizeof(*d->samples));
@@ -312,35 +341,17 @@ struct phase_result *test_result_add_phase(struct test_result *tr, const char *n
 	return ph;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 void metric_result_summarize(struct metric_result *m)
 {
 	size_t n = m->n_samples;
 	m->median = m->min = m->max = m->mean = m->stddev = 0;
 	if (!n)
 		return;
-	double *sorted = xmalloc(n * sizeof(*sorted));
-	memcpy(sorted, m->samples, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), cmp_double);
-	m->min = sorted[0];
-	m->max = sorted[n - 1];
-	m->median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-	double sum = 0;
-	for (size_t i = 0; i < n; i++)
-		sum += m->samples[i];
-	m->mean = sum / (double)n;
-	if (n > 1) {
-		double ss = 0;
-		for (size_t i = 0; i < n; i++)
-			ss += (m->samples[i] - m->mean) * (m->samples[i] - m->mean);
-		m->stddev = sqrt(ss / (double)(n - 1));
-	}
-	free(sorted);
+	stats_min_max(m->samples, n, &m->min, &m->max);
+	m->median = stats_median(m->samples, n);
+	double var;
+	stats_mean_var(m->samples, n, &m->mean, &var);
+	m->stddev = sqrt(var);
 }
 
 double metric_result_rsd_pct(const struct metric_result *m)
@@ -449,6 +460,27 @@ static const char *const change_names[] = {
 	[METRIC_CHANGE_BETTER] = "better", [METRIC_CHANGE_WORSE] = "worse",
 	[METRIC_CHANGE_REGRESSION] = "regression", [METRIC_CHANGE_NOT_JUDGED] = "not judged",
 };
+
+static const char *const baseline_kind_names[] = {
+	[BASELINE_RUN] = "run", [BASELINE_HISTORY] = "history",
+};
+
+const char *baseline_kind_name(enum baseline_kind k)
+{
+	if (k <= BASELINE_NONE || k > BASELINE_HISTORY)
+		return NULL;
+	return baseline_kind_names[k];
+}
+
+int baseline_kind_parse(const char *name, enum baseline_kind *k)
+{
+	for (int i = BASELINE_RUN; i <= BASELINE_HISTORY; i++)
+		if (name && strcmp(name, baseline_kind_names[i]) == 0) {
+			*k = (enum baseline_kind)i;
+			return 0;
+		}
+	return -1;
+}
 
 const char *metric_change_name(enum metric_change c)
 {

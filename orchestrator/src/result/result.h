@@ -29,6 +29,34 @@ enum metric_change {
 const char *metric_change_name(enum metric_change c);       /* "better", ...; NULL for NONE */
 int metric_change_parse(const char *name, enum metric_change *c);
 
+/*
+ * The evidence behind a metric's `change` (docs/results-json.md): what the
+ * judge (compare/judge.h) compared the metric with and how, so that every
+ * output can say why. Set with change by the baseline's judge (a run or
+ * the history). Meaningful only when the metric's change is not
+ * METRIC_CHANGE_NONE (a zeroed one is "no verdict"); the judge starts from
+ * metric_verdict_init (NAN figures, NULL texts).
+ */
+struct metric_verdict {
+	double baseline;          /* the baseline's value, in this metric's unit: a run's median,
+				     the history's level; NAN when none */
+	double threshold_pct;     /* the threshold the verdict used; NAN when none */
+	double p;                 /* two-sided p-value of the test; NAN when none ran */
+	char *method;             /* "welch", "prediction", "threshold", ...; NULL when none */
+	char *reason;             /* why not judged ("one sample", "2 earlier runs, needs 3");
+				     NULL when judged */
+	size_t n_baseline;        /* samples (or earlier runs) on the baseline's side; 0 none */
+	/* an acknowledged change (orch history ack) that the baseline starts
+	 * after: its run and note; NULL when none */
+	char *ack_run;
+	char *ack_note;
+};
+
+/* Sets v to "no verdict" (NAN figures, NULL texts); does not free. */
+void metric_verdict_init(struct metric_verdict *v);
+void metric_verdict_release(struct metric_verdict *v);
+void metric_verdict_copy(struct metric_verdict *dst, const struct metric_verdict *src);
+
 struct metric_result {
 	char *name;               /* "mem.memcpy" */
 	char *unit;               /* "MiB/s", "" */
@@ -43,6 +71,11 @@ struct metric_result {
 	double stddev;            /* sample standard deviation; 0 for one sample */
 	enum metric_change change; /* against the baseline, when the run had one */
 	double change_pct;        /* (value - baseline) / |baseline| * 100 */
+	struct metric_verdict verdict; /* the evidence of change */
+	/* the metric's own threshold (`threshold:` in the scenario or a bench
+	 * override), in percent, when has_threshold; else the run's */
+	bool has_threshold;
+	double threshold_pct;
 };
 
 /* Whether a metric is orch's own measurement of how it reached the board
@@ -201,6 +234,14 @@ struct offline_board {
 	char *reason;
 	int64_t since_wall_us;    /* when it went offline; 0: unknown */
 };
+/* What a run's metrics were judged against. */
+enum baseline_kind {
+	BASELINE_NONE = 0,
+	BASELINE_RUN,             /* one earlier run folder (--baseline RUN) */
+	BASELINE_HISTORY,         /* the earlier runs in the history database */
+};
+const char *baseline_kind_name(enum baseline_kind k);   /* "run", "history"; NULL for NONE */
+int baseline_kind_parse(const char *name, enum baseline_kind *k);
 
 struct run_result {
 	char *scenario;           /* scenario name */
@@ -217,6 +258,9 @@ struct run_result {
 	char *rerun_only;         /* its --only: "failed", "error" or "both" */
 	struct offline_board *offline;  /* boards offline during the run (board health) */
 	size_t n_offline;
+	enum baseline_kind baseline_kind;  /* what the verdicts were judged against */
+	char *baseline_name;      /* for people: the baseline run's name (label, else run
+				     id), or "last 10 runs"; NULL without a baseline */
 	struct test_result *results;
 	size_t n_results;
 	size_t cap_results;

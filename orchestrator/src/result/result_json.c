@@ -183,7 +183,10 @@ static json_t *metric_to_json(const struct metric_result *m)
 	if (m->change != METRIC_CHANGE_NONE) {
 		json_object_set_new(o, "change", json_string(metric_change_name(m->change)));
 		json_object_set_new(o, "change_pct", jreal(m->change_pct));
+		json_object_set_new(o, "verdict", metric_verdict_to_json(&m->verdict));
 	}
+	if (m->has_threshold)
+		json_object_set_new(o, "threshold_pct", jreal(m->threshold_pct));
 	return o;
 }
 
@@ -462,6 +465,7 @@ json_t *run_result_to_json(const struct run_result *run)
 		}
 		jset(o, "offline_boards", off, &bad);
 	}
+	run_baseline_to_json(run, o);
 	jset(o, "boards", facts_to_json(run, &bad), &bad);
 	if (run->n_trends)
 		jset(o, "trends", trends_to_json(run), &bad);
@@ -590,6 +594,7 @@ static int metric_from_json(struct jctx *c, const char *name, const json_t *o,
 			    struct metric_result *m)
 {
 	m->name = xstrdup(name);
+	metric_verdict_init(&m->verdict);
 	if (!json_is_object(o))
 		return jfail(c, name, "expected an object");
 	json_t *unit = json_object_get(o, "unit");
@@ -615,6 +620,16 @@ static int metric_from_json(struct jctx *c, const char *name, const json_t *o,
 		m->change_pct = NAN;
 		if (pct && !json_is_null(pct) && num_value(pct, &m->change_pct) < 0)
 			return jfail(c, name, "change_pct: expected a number");
+		char verr[160];
+		if (metric_verdict_from_json(json_object_get(o, "verdict"), &m->verdict, verr,
+					     sizeof(verr)) < 0)
+			return jfail(c, name, verr);
+	}
+	json_t *thr = json_object_get(o, "threshold_pct");
+	if (thr && !json_is_null(thr)) {
+		if (num_value(thr, &m->threshold_pct) < 0 || !(m->threshold_pct >= 0))
+			return jfail(c, name, "threshold_pct: expected a percentage >= 0");
+		m->has_threshold = true;
 	}
 	json_t *samples = json_object_get(o, "samples");
 	if (samples && !json_is_null(samples)) {
@@ -960,6 +975,7 @@ int run_result_from_json(const json_t *obj, struct run_result *run, char *err, s
 	    get_str(&c, obj, "rerun_of", false, &run->rerun_of) < 0 ||
 	    get_str(&c, obj, "rerun_only", false, &run->rerun_only) < 0 ||
 	    offline_from_json(&c, json_object_get(obj, "offline_boards"), run) < 0 ||
+	    run_baseline_from_json(obj, run, err, errlen) < 0 ||
 	    facts_from_json(&c, obj, run) < 0 ||
 	    trends_from_json(&c, obj, run) < 0)
 		goto out;

@@ -21,6 +21,13 @@ json_t *metric_trend_to_json(const struct metric_trend *t);
 void metric_trend_json_text(const struct metric_trend *t, struct strbuf *out);
 
 /* 0, or -1 with the reason in err ("results.json: not a run folder ..."). */
+/* A metric's verdict evidence ("verdict" of a metric) and the run's
+ * baseline_kind / baseline_name members (result/verdict_json.c). */
+json_t *metric_verdict_to_json(const struct metric_verdict *v);
+int metric_verdict_from_json(const json_t *o, struct metric_verdict *v, char *err, size_t errlen);
+void run_baseline_to_json(const struct run_result *run, json_t *o);
+int run_baseline_from_json(const json_t *o, struct run_result *run, char *err, size_t errlen);
+
 int test_result_from_json(const json_t *obj, struct test_result *tr, char *err, size_t errlen);
 int run_result_from_json(const json_t *obj, struct run_result *run, char *err, size_t errlen);
 /* Reads RUN_DIR/results.json into run (caller releases it); on error run is

@@ -1,0 +1,45 @@
+/* util/stats: the one statistics module (median, mean, variance, quantiles). */
+#include "testsupport.h"
+#include "util/stats.h"
+
+#include <math.h>
+
+static void test_median_mean_var(void **state)
+{
+	(void)state;
+	const double odd[] = { 5, 1, 3 }, even[] = { 4, 1, 3, 2 };
+	assert_true(stats_median(odd, 3) == 3);
+	assert_true(stats_median(even, 4) == 2.5);
+	assert_true(isnan(stats_median(odd, 0)));
+	assert_true(odd[0] == 5);   /* not sorted in place */
+	double m, v;
+	stats_mean_var(even, 4, &m, &v);
+	assert_true(m == 2.5);
+	assert_true(fabs(v - 5.0 / 3.0) < 1e-15);
+	assert_true(stats_variance(odd, 1) == 0);
+	assert_true(fabs(stats_stddev(even, 4) - sqrt(5.0 / 3.0)) < 1e-15);
+	double lo, hi;
+	stats_min_max(odd, 3, &lo, &hi);
+	assert_true(lo == 1 && hi == 5);
+}
+
+static void test_quantile(void **state)
+{
+	(void)state;
+	const double v[] = { 10, 40, 20, 30 };
+	assert_true(stats_quantile(v, 4, 0) == 10);
+	assert_true(stats_quantile(v, 4, 1) == 40);
+	assert_true(stats_quantile(v, 4, 0.5) == 25);
+	assert_true(fabs(stats_quantile(v, 4, 0.25) - 17.5) < 1e-12);   /* type 7 */
+	assert_true(stats_quantile(v, 1, 0.9) == 10);
+	assert_true(isnan(stats_quantile(v, 0, 0.5)));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_median_mean_var),
+		cmocka_unit_test(test_quantile),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
