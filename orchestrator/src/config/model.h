@@ -139,6 +139,43 @@ struct expectation {          /* expect: { metric: { min: X, max: Y } } */
 	struct src_pos pos;
 };
 
+/* One text or pattern of an output check (expect: { stdout: { contains: X } }). */
+struct output_pattern {
+	char *src;                /* the text, or the regex as written */
+	struct orch_regex regex;  /* matches: only */
+	struct src_pos pos;
+};
+
+/* expect: { stdout: {...} } or { stderr: {...} }: checks on a stream's
+ * whole lines. Each contains: text is in some line, no line holds a
+ * not_contains: text, each matches: regex matches some line (searched in
+ * the line; ^ and $ are its ends), and the stream has lines: min..max lines. */
+struct stream_expect {
+	bool present;
+	struct output_pattern *contains;
+	size_t n_contains;
+	struct output_pattern *not_contains;
+	size_t n_not_contains;
+	struct output_pattern *matches;
+	size_t n_matches;
+	bool has_lines_min;
+	bool has_lines_max;
+	uint64_t lines_min;
+	uint64_t lines_max;
+	struct src_pos pos;
+};
+
+/* The output checks of a test or of a multi-host step. */
+struct output_expect {
+	struct stream_expect streams[2];  /* [0] stdout, [1] stderr */
+	int *exit_codes;          /* expect: { exit_code: N or [N, ...] }; none: 0 */
+	size_t n_exit_codes;
+	struct src_pos exit_code_pos;
+};
+
+/* Names expect: keeps for output checks: never a metric's name. */
+extern const char *const output_expect_reserved[];
+
 enum boot_trigger { BOOT_TRIGGER_POWER_CYCLE = 0, BOOT_TRIGGER_REBOOT, BOOT_TRIGGER_NONE };
 
 struct boot_phase {
@@ -191,6 +228,7 @@ struct step {
 	size_t n_push;
 	struct artifact *fetch;   /* brought back after it (a background step's: at the end) */
 	size_t n_fetch;
+	struct output_expect output;  /* expect: of a foreground step */
 	struct src_pos pos;
 };
 
@@ -228,6 +266,7 @@ struct test {
 	size_t n_metrics;
 	struct expectation *expects;
 	size_t n_expects;
+	struct output_expect output;  /* expect: { stdout:, stderr:, exit_code: } */
 	struct boot_spec boot;    /* TEST_BOOT */
 	struct transfer_spec transfer;  /* TEST_TRANSFER */
 	struct role *roles;       /* TEST_MULTI */

@@ -444,6 +444,7 @@ static void test_release(struct test *t)
 		free(t->expects[i].unit);
 	}
 	free(t->expects);
+	scenario_output_expect_release(&t->output);
 	free(t->boot.base_src);
 	orch_regex_free(&t->boot.base);
 	for (size_t i = 0; i < t->boot.n_phases; i++) {
@@ -469,6 +470,7 @@ static void test_release(struct test *t)
 		cfg_vars_free(s->env, s->n_env);
 		scenario_artifacts_free(s->push, s->n_push);
 		scenario_artifacts_free(s->fetch, s->n_fetch);
+		scenario_output_expect_release(&s->output);
 	}
 	free(t->steps);
 	cfg_vars_free(t->vars, t->n_vars);

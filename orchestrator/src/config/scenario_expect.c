@@ -1,6 +1,6 @@
 /*
  * expect: of a test: bounds on its metrics, each checked against what the
- * test can produce.
+ * test can produce; its output checks are read by scenario_output.c.
  */
 #include "config/cfg_read.h"
 #include "config/config.h"
@@ -32,10 +32,23 @@ void scenario_read_expect(struct cfg *c, const struct ynode *n, struct test *t)
 {
 	if (!cfg_want_map(c, n, "expect"))
 		return;
+	scenario_read_output_expect(c, n, &t->output);
+	if (scenario_output_expect_any(&t->output) &&
+	    (t->kind == TEST_BOOT || t->kind == TEST_TRANSFER || t->kind == TEST_MULTI)) {
+		const struct ynode *at = ymap_key(n, "stdout") ? ymap_key(n, "stdout")
+				       : ymap_key(n, "stderr") ? ymap_key(n, "stderr")
+				       : ymap_key(n, "exit_code");
+		cfg_error(c, at, "'%s' in expect goes with 'run' and 'bench' tests%s", at->value,
+			  t->kind == TEST_MULTI ? " (in a multi-host test: in a step's expect:)"
+			  : t->kind == TEST_BOOT ? " (a boot test reads console lines: use its phases)"
+			  : "");
+	}
 	t->expects = xcalloc(n->n ? n->n : 1, sizeof(*t->expects));
 	for (size_t i = 0; i < n->n; i++) {
 		const struct ynode *key = n->pairs[i].key;
 		const struct ynode *m = n->pairs[i].value;
+		if (scenario_output_reserved(key->value))
+			continue;
 		struct expectation *x = &t->expects[t->n_expects++];
 		x->metric = xstrdup(key->value);
 		x->pos = cfg_pos(c, key);

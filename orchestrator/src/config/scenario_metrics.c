@@ -105,6 +105,10 @@ void scenario_read_metrics(struct cfg *c, const struct ynode *n, struct test *t)
 		if (!name)
 			cfg_error(c, m, "metric needs a 'name'");
 		else if (cfg_str(c, name, "name", &ms->name) > 0) {
+			if (scenario_output_reserved(ms->name))
+				cfg_error(c, name, "metric name %s is reserved for output checks in "
+					  "expect: (stdout, stderr, exit_code); name the metric otherwise",
+					  cfg_found(name, f, sizeof(f)));
 			for (size_t j = 0; j + 1 < t->n_metrics; j++)
 				if (t->metrics[j].name && strcmp(t->metrics[j].name, ms->name) == 0)
 					cfg_error(c, name, "duplicate metric %s in test '%s'",

@@ -9,7 +9,8 @@
  *   scenario_steps.c    run:/bench: args, substitutions, env:, push:/fetch:,
  *                       roles: and steps:
  *   scenario_metrics.c  metrics:
- *   scenario_expect.c   expect:
+ *   scenario_expect.c   expect: (metric bounds)
+ *   scenario_output.c   expect: stdout:, stderr:, exit_code: (output checks)
  *   scenario_boot.c     boot: and transfer:
  *   scenario_facts.c    facts: and label: (declared in cfg_read.h)
  */
@@ -45,6 +46,16 @@ void scenario_check_boot_metrics(struct cfg *c, const struct ynode *metrics);
 void scenario_read_expect(struct cfg *c, const struct ynode *n, struct test *t);
 /* Each expect: names a metric the test can produce (its kind and metrics:). */
 void scenario_check_expects_producible(struct cfg *c, struct test *t);
+
+/* stdout:, stderr: and exit_code: of an expect: mapping into *ox
+ * (scenario_output.c); the other keys are left to the caller. */
+void scenario_read_output_expect(struct cfg *c, const struct ynode *expect,
+				 struct output_expect *ox);
+/* Whether name is one of output_expect_reserved. */
+bool scenario_output_reserved(const char *name);
+/* Whether ox holds any check. */
+bool scenario_output_expect_any(const struct output_expect *ox);
+void scenario_output_expect_release(struct output_expect *ox);
 
 void scenario_read_transfer(struct cfg *c, const struct ynode *n, struct transfer_spec *x);
 void scenario_read_boot(struct cfg *c, const struct ynode *n, struct test *t);

@@ -18,6 +18,7 @@
 static const char *const push_keys[] = { "src", "dest", "mode", NULL };
 static const char *const fetch_keys[] = { "src", "dest", NULL };
 static const char *const step_keys[] = { "on", "run", "bench", "args", "background", "ready",
+					 "expect",
 					 "push", "fetch",
 					 "ready_timeout", "timeout", "parse", "env", NULL };
 static const char *const parse_names[] = { "iperf3-json", "remote-bench", NULL };
@@ -245,6 +246,23 @@ static const struct role *find_role(const struct test *t, const char *name)
 	return NULL;
 }
 
+/* A foreground step's expect: takes output checks only (metric bounds are
+ * the test's). */
+static void read_step_expect(struct cfg *c, const struct ynode *n, struct step *s)
+{
+	if (!n || !cfg_want_map(c, n, "a step's expect"))
+		return;
+	for (size_t i = 0; i < n->n; i++)
+		if (!scenario_output_reserved(n->pairs[i].key->value))
+			cfg_error(c, n->pairs[i].key, "a step's expect takes 'stdout', 'stderr' and "
+				  "'exit_code', found '%s' (metric bounds go in the test's expect:)",
+				  n->pairs[i].key->value);
+	scenario_read_output_expect(c, n, &s->output);
+	if (s->background && scenario_output_expect_any(&s->output))
+		cfg_error(c, n, "expect does not go with 'background: true' (a background step is "
+			  "stopped by orch: its output and exit status are not its own verdict)");
+}
+
 void scenario_read_steps(struct cfg *c, const struct ynode *n, struct test *t)
 {
 	char f[96];
@@ -299,6 +317,7 @@ void scenario_read_steps(struct cfg *c, const struct ynode *n, struct test *t)
 		cfg_duration(c, ymap_get(m, "ready_timeout"), "ready_timeout", &s->ready_timeout_ms);
 		cfg_duration(c, ymap_get(m, "timeout"), "timeout", &s->timeout_ms);
 		scenario_read_parse(c, ymap_get(m, "parse"), &s->parse);
+		read_step_expect(c, ymap_get(m, "expect"), s);
 		scenario_read_artifacts(c, ymap_get(m, "push"), true, &s->push, &s->n_push);
 		scenario_read_artifacts(c, ymap_get(m, "fetch"), false, &s->fetch, &s->n_fetch);
 	}

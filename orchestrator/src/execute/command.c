@@ -1,4 +1,5 @@
 #include "execute/command.h"
+#include "execute/output_check.h"
 #include "config/model.h"
 #include "util/log.h"
 #include "util/units.h"
@@ -152,6 +153,13 @@ int command_run(struct transport *t, const struct command_spec *spec,
 bool command_judge(const struct command_outcome *out, int64_t timeout_ms, const char *what,
 		   const char *last_stderr, struct test_result *tr)
 {
+	return command_judge_expect(out, timeout_ms, what, last_stderr, NULL, tr);
+}
+
+bool command_judge_expect(const struct command_outcome *out, int64_t timeout_ms,
+			  const char *what, const char *last_stderr,
+			  const struct output_expect *x, struct test_result *tr)
+{
 	tr->exit_code = out->st.exit_code;
 	if (out->log_cut)
 		tr->log_cut = true;
@@ -175,12 +183,18 @@ bool command_judge(const struct command_outcome *out, int64_t timeout_ms, const 
 					what, d);
 		return false;
 	}
-	if (out->st.exit_code != 0) {
+	if (out->st.exit_code < 0 || !output_expect_exit_ok(x, out->st.exit_code)) {
 		tr->status = STATUS_FAIL;
 		const char *tail = last_stderr && *last_stderr ? last_stderr : NULL;
+		char codes[64];
 		if (out->st.exit_code < 0)
 			test_result_set_message(tr, "%s was killed by signal %d%s%s", what,
 						out->st.signal, tail ? ": " : "", tail ? tail : "");
+		else if (x && x->n_exit_codes)
+			test_result_set_message(tr, "expect exit_code %s: %s exited with status %d%s%s",
+						output_expect_exit_text(x, codes, sizeof(codes)),
+						what, out->st.exit_code, tail ? "; last stderr: " : "",
+						tail ? tail : "");
 		else
 			test_result_set_message(tr, "%s exited with status %d%s%s", what,
 						out->st.exit_code, tail ? ": " : "", tail ? tail : "");

@@ -69,6 +69,11 @@ char *command_prelude_text(const struct command_spec *spec, const char *end);
  */
 bool command_judge(const struct command_outcome *out, int64_t timeout_ms, const char *what,
 		   const char *last_stderr, struct test_result *tr);
+/* As command_judge, for a command whose exit status must be one that
+ * expect's exit_code: lists (x NULL or without one: 0). */
+bool command_judge_expect(const struct command_outcome *out, int64_t timeout_ms,
+			  const char *what, const char *last_stderr,
+			  const struct output_expect *x, struct test_result *tr);
 
 /* Adds to tr->leftovers what the command (run with spec.reap) left running
  * and orch stopped, prefixed with step (e.g. "client step 'iperf3 -c'")

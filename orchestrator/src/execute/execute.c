@@ -33,7 +33,8 @@ bool exec_conclude(struct exec_context *ctx, struct transport *t, int ran,
 	const struct test *test = ctx->item->test;
 	if (ran < 0)
 		board_link_reset(ctx->link);
-	bool passed = command_judge(out, test->timeout_ms, what, mc->last_stderr, tr);
+	bool passed = command_judge_expect(out, test->timeout_ms, what, mc->last_stderr,
+					   &test->output, tr);
 	command_leftovers(out, ctx->item->board->name, NULL, tr);
 	if (ran == 0)
 		artifact_fetch_all(t, ctx->item->board, test, ctx->test_dir, tr);
@@ -42,6 +43,12 @@ bool exec_conclude(struct exec_context *ctx, struct transport *t, int ran,
 	metric_collector_files(mc, ctx->test_dir);
 	if (metric_collector_commit(mc, tr) < 0) {
 		tr->status = STATUS_FAIL;
+		return false;
+	}
+	char why[512];
+	if (mc->has_checks && output_checker_verdict(&mc->checks, why, sizeof(why)) < 0) {
+		tr->status = STATUS_FAIL;
+		test_result_set_message(tr, "%s", why);
 		return false;
 	}
 	return true;

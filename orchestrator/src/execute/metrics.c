@@ -18,6 +18,9 @@ void metric_collector_init(struct metric_collector *mc, const struct test *test,
 	mc->spec_seen = xcalloc(test->n_metrics ? test->n_metrics : 1, sizeof(bool));
 	mc->spec_placeholder = xcalloc(test->n_metrics ? test->n_metrics : 1, sizeof(bool));
 	mc->json_lines = json_lines;
+	mc->has_checks = output_expect_any(&test->output);
+	if (mc->has_checks)
+		output_checker_init(&mc->checks, &test->output);
 }
 
 static void add_value(struct metric_collector *mc, const char *name, const char *unit,
@@ -146,6 +149,8 @@ int metric_collector_line(void *ctx, enum transport_stream stream, const char *l
 		strncpy(mc->last_stderr, line, sizeof(mc->last_stderr) - 1);
 		mc->last_stderr[sizeof(mc->last_stderr) - 1] = '\0';
 	}
+	if (mc->has_checks)
+		output_checker_line(&mc->checks, stream, line);
 	for (size_t i = 0; i < mc->n_specs; i++)
 		if (!mc->spec_seen[i] && spec_reads(&mc->specs[i], stream))
 			match_spec(mc, i, line);
@@ -226,6 +231,8 @@ void metric_collector_release(struct metric_collector *mc)
 	free(mc->values);
 	free(mc->spec_seen);
 	free(mc->spec_placeholder);
+	if (mc->has_checks)
+		output_checker_release(&mc->checks);
 	memset(mc, 0, sizeof(*mc));
 }
 

@@ -11,13 +11,15 @@
  * and records the declared metrics the output did not give (no matching
  * line, or a value printed as "+++++" as bonnie++ does) as missing: that
  * fails the test only when an expectation needs the metric. Then
- * expectations are checked against the samples' medians.
+ * expectations are checked against the samples' medians. The test's output
+ * checks (output_check.h) see the same lines.
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "config/model.h"
+#include "execute/output_check.h"
 #include "result/result.h"
 #include "transport/transport.h"
 
@@ -40,6 +42,8 @@ struct metric_collector {
 	char error[256];               /* first metric that could not be read (regex limit, unit) */
 	int bad_json_lines;            /* lines that looked like JSON but were not metrics */
 	uint64_t long_lines;           /* lines of fetched files over the matching cap */
+	bool has_checks;               /* the test's output checks (expect: stdout:, ...) */
+	struct output_checker checks;  /* fed the same lines; judged by exec_conclude */
 };
 
 void metric_collector_init(struct metric_collector *mc, const struct test *test, bool json_lines);

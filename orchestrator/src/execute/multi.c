@@ -107,6 +107,7 @@ struct multi_run {
 struct fg_lines {
 	struct metric_collector *metrics;  /* the test's regexes, or NULL */
 	struct metric_collector *bench;    /* parse: remote-bench, or NULL */
+	struct output_checker *checks;     /* the step's expect:, or NULL */
 	struct tail tail;
 	char last_stderr[256];
 };
@@ -843,6 +844,8 @@ static int fg_line(void *ctx, enum transport_stream stream, const char *line)
 		metric_collector_line(fl->metrics, stream, line);
 	if (fl->bench)
 		metric_collector_line(fl->bench, stream, line);
+	if (fl->checks)
+		output_checker_line(fl->checks, stream, line);
 	return 0;
 }
 
@@ -872,6 +875,12 @@ static void fg_run(struct multi_run *mr, const struct step *step, const struct r
 	memset(&fl, 0, sizeof(fl));
 	fl.metrics = b == mr->item->board ? &mr->metrics : NULL;
 	fl.bench = bench ? &bench_mc : NULL;
+	struct output_checker checks;
+	bool has_checks = output_expect_any(&step->output);
+	if (has_checks) {
+		output_checker_init(&checks, &step->output);
+		fl.checks = &checks;
+	}
 	struct strbuf capture = STRBUF_INIT;
 	char *out_name, *err_name;
 	log_names(mr, rb, b, &out_name, &err_name);
@@ -890,7 +899,8 @@ static void fg_run(struct multi_run *mr, const struct step *step, const struct r
 	struct test_result verdict;
 	memset(&verdict, 0, sizeof(verdict));
 	mr->tr->long_lines += out.long_lines;
-	if (!command_judge(&out, step->timeout_ms, what, fl.last_stderr, &verdict)) {
+	if (!command_judge_expect(&out, step->timeout_ms, what, fl.last_stderr, &step->output,
+				  &verdict)) {
 		set_outcome(mr, verdict.status, "%s", verdict.message ? verdict.message : what);
 		mr->tr->exit_code = verdict.exit_code;
 	} else {
@@ -909,7 +919,12 @@ static void fg_run(struct multi_run *mr, const struct step *step, const struct r
 			else
 				(void)metric_collector_commit(&bench_mc, mr->tr);
 		}
+		char why[512];
+		if (has_checks && output_checker_verdict(&checks, why, sizeof(why)) < 0)
+			set_outcome(mr, STATUS_FAIL, "%s: %s", what, why);
 	}
+	if (has_checks)
+		output_checker_release(&checks);
 	test_result_release(&verdict);
 	free(what);
 	free(out_name);
