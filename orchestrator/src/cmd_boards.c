@@ -1,8 +1,12 @@
 /* orch boards: list the inventory's boards; --check probes each one. */
 #include "cmd.h"
 #include "cmd_common.h"
+#include "config/cfg_read.h"
 #include "config/selector.h"
 #include "execute/execute.h"
+#include "lock/board_offline.h"
+#include "lock/boardlock.h"
+#include "result/result_json.h"
 #include "transport/serial_port.h"
 #include "util/strbuf.h"
 
@@ -16,13 +20,19 @@
 
 static const char usage_text[] =
 	"usage: orch boards [-i INVENTORY] [-l SELECTOR]... [--check] [--format json]\n"
+	"       orch boards --offline BOARD [--note TEXT]\n"
+	"       orch boards --online BOARD\n"
 	"\n"
-	"Lists the boards of the inventory: name, arch, tags, how orch reaches them.\n"
+	"Lists the boards of the inventory: name, arch, tags, how orch reaches them,\n"
+	"and their health: online, or offline since when and why.\n"
 	"  -i, --inventory FILE   boards file (default: $ORCH_INVENTORY)\n"
 	"  -l, --limit SELECTOR   only these boards (NAME, tag:TAG, !NAME ...)\n"
 	"      --check            connect to each board's ssh (and run 'true') and open its\n"
 	"                         serial console; prints ok or why not\n"
 	"      --format json      machine-readable, on stdout\n"
+	"      --offline BOARD    take the board offline by hand: runs skip its tests\n"
+	"      --note TEXT        with --offline: why (shown by orch boards, runs, orch who)\n"
+	"      --online BOARD     back online (after a failed health check, too)\n"
 	"Exit: 0, or with --check 3 when a board could not be reached; 2 bad input.\n";
 
 struct board_check {
@@ -131,7 +141,33 @@ static char *join_tags(const struct board *b)
 	return strbuf_detach(&sb);
 }
 
-static json_t *board_json(const struct board *b, const struct board_check *chk)
+/* The shared health state of the boards (lock/board_offline.h). */
+struct health_view {
+	char *dir;
+	struct board_offline_rec *recs;
+	long n;
+};
+
+static const struct board_offline_rec *offline_of(const struct health_view *hv, const char *name)
+{
+	for (long i = 0; i < hv->n; i++)
+		if (!strcmp(hv->recs[i].board, name))
+			return &hv->recs[i];
+	return NULL;
+}
+
+static char *describe_health(const struct board_offline_rec *r)
+{
+	if (!r)
+		return xstrdup("online");
+	char *since = r->since_us ? result_time_iso(r->since_us) : xstrdup("?");
+	char *s = xasprintf("offline since %s by %s: %s", since, r->by, r->reason);
+	free(since);
+	return s;
+}
+
+static json_t *board_json(const struct board *b, const struct board_check *chk,
+			  const struct board_offline_rec *off)
 {
 	json_t *j = json_object();
 	char *ssh = describe_ssh(b), *serial = describe_serial(b);
@@ -144,6 +180,15 @@ static json_t *board_json(const struct board *b, const struct board_check *chk)
 	json_object_set_new(j, "ssh", json_string(ssh));
 	json_object_set_new(j, "serial", json_string(serial));
 	json_object_set_new(j, "power", json_boolean(b->power.cycle || b->power.on));
+	json_object_set_new(j, "health", json_string(off ? "offline" : "online"));
+	if (off) {
+		char *since = off->since_us ? result_time_iso(off->since_us) : NULL;
+		json_object_set_new(j, "offline_since", since ? json_string(since) : json_null());
+		json_object_set_new(j, "offline_by", json_string(off->by));
+		json_object_set_new(j, "offline_reason", json_string(off->reason));
+		json_object_set_new(j, "offline_manual", json_boolean(off->manual));
+		free(since);
+	}
 	if (chk) {
 		json_object_set_new(j, "ssh_check", json_string(chk->ssh));
 		json_object_set_new(j, "serial_check", json_string(chk->serial));
@@ -156,19 +201,22 @@ static json_t *board_json(const struct board *b, const struct board_check *chk)
 
 /* Aligned columns for people, tab-separated for scripts. */
 static void print_row(bool tty, const char *name, const char *arch, const char *tags,
-		      const char *ssh, const char *serial, const char *extra)
+		      const char *ssh, const char *serial, const char *extra, const char *health)
 {
 	if (tty)
-		printf("%-14s %-8s %-20s %-28s %-24s %s\n", name, arch, tags, ssh, serial, extra);
+		printf("%-14s %-8s %-20s %-28s %-24s %-6s %s\n", name, arch, tags, ssh, serial, extra,
+		       health);
 	else
-		printf("%s\t%s\t%s\t%s\t%s\t%s\n", name, arch, tags, ssh, serial, extra);
+		printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, arch, tags, ssh, serial, extra,
+		       health);
 }
 
 static void print_table(const struct inventory *inv, const bool *selected,
-			const struct board_check *checks, bool tty)
+			const struct board_check *checks, const struct health_view *hv, bool tty)
 {
 	if (tty)
-		print_row(tty, "BOARD", "ARCH", "TAGS", "SSH", "SERIAL", checks ? "CHECK" : "POWER");
+		print_row(tty, "BOARD", "ARCH", "TAGS", "SSH", "SERIAL", checks ? "CHECK" : "POWER",
+			  "HEALTH");
 	for (size_t i = 0; i < inv->n_boards; i++) {
 		if (!selected[i])
 			continue;
@@ -179,12 +227,46 @@ static void print_table(const struct inventory *inv, const bool *selected,
 			extra = xasprintf("ssh: %s; serial: %s", checks[i].ssh, checks[i].serial);
 		else
 			extra = xstrdup(b->power.cycle || b->power.on ? "yes" : "-");
-		print_row(tty, b->name, b->arch ? b->arch : "?", tags, ssh, serial, extra);
+		char *health = describe_health(offline_of(hv, b->name));
+		print_row(tty, b->name, b->arch ? b->arch : "?", tags, ssh, serial, extra, health);
+		free(health);
 		free(tags);
 		free(ssh);
 		free(serial);
 		free(extra);
 	}
+}
+
+/* --offline BOARD [--note TEXT] / --online BOARD. */
+static int set_health(const char *offline, const char *online, const char *note)
+{
+	const char *board = offline ? offline : online;
+	char err[512];
+	if (!cfg_safe_name(board)) {
+		fprintf(stderr, "orch boards: invalid board name '%s'\n", board);
+		return EXIT_USAGE;
+	}
+	char *dir = boardlock_dir(err, sizeof(err));
+	if (!dir) {
+		fprintf(stderr, "orch boards: %s\n", err);
+		return EXIT_INFRA;
+	}
+	int ret = EXIT_OK;
+	bool had = false;
+	if (offline && board_offline_set(dir, board, note ? note : "set offline by hand", true, err,
+					 sizeof(err)) < 0)
+		ret = EXIT_INFRA;
+	else if (online && board_offline_clear(dir, board, &had, err, sizeof(err)) < 0)
+		ret = EXIT_INFRA;
+	if (ret != EXIT_OK)
+		fprintf(stderr, "orch boards: %s\n", err);
+	else if (offline)
+		fprintf(stderr, "%s: offline (%s); runs skip its tests until orch boards --online %s\n",
+			board, note ? note : "set offline by hand", board);
+	else
+		fprintf(stderr, "%s: online%s\n", board, had ? "" : " (it was not offline)");
+	free(dir);
+	return ret;
 }
 
 int cmd_boards(int argc, char **argv)
@@ -194,6 +276,9 @@ int cmd_boards(int argc, char **argv)
 		{ "limit", required_argument, NULL, 'l' },
 		{ "check", no_argument, NULL, 'c' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "offline", required_argument, NULL, 'F' },
+		{ "online", required_argument, NULL, 'O' },
+		{ "note", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -201,6 +286,8 @@ int cmd_boards(int argc, char **argv)
 	const char **limits = NULL;
 	size_t n_limits = 0;
 	bool check = false, json = false;
+	const char *offline = NULL, *online = NULL, *note = NULL;
+	struct health_view hv = { 0 };
 	struct inventory *inv = NULL;
 	bool *selected = NULL;
 	int ret = EXIT_USAGE;
@@ -214,6 +301,9 @@ int cmd_boards(int argc, char **argv)
 			cmd_add_arg(&limits, &n_limits, optarg);
 			break;
 		case 'c': check = true; break;
+		case 'F': offline = optarg; break;
+		case 'O': online = optarg; break;
+		case 'n': note = optarg; break;
 		case 'f':
 			if (strcmp(optarg, "json") && strcmp(optarg, "text")) {
 				fprintf(stderr, "orch boards: --format takes json or text, found '%s'\n",
@@ -235,9 +325,31 @@ int cmd_boards(int argc, char **argv)
 		fprintf(stderr, "orch boards: unexpected argument '%s'\n", argv[optind]);
 		goto out;
 	}
+	if (offline && online) {
+		fprintf(stderr, "orch boards: --offline and --online do not go together\n");
+		goto out;
+	}
+	if (note && !offline) {
+		fprintf(stderr, "orch boards: --note goes with --offline BOARD\n");
+		goto out;
+	}
+	if (offline || online) {
+		ret = set_health(offline, online, note);
+		goto out;
+	}
 	ret = cmd_load_inventory(inventory, &inv);
 	if (ret != EXIT_OK)
 		goto out;
+	{
+		char herr[512];
+		hv.dir = boardlock_dir(herr, sizeof(herr));
+		if (hv.dir)
+			hv.n = board_offline_list(hv.dir, &hv.recs, herr, sizeof(herr));
+		if (hv.n < 0) {
+			fprintf(stderr, "orch boards: health state: %s\n", herr);
+			hv.n = 0;
+		}
+	}
 	selected = xcalloc(inv->n_boards + 1, sizeof(bool));
 	const char *all = "all";
 	char err[512];
@@ -272,15 +384,18 @@ int cmd_boards(int argc, char **argv)
 		for (size_t i = 0; i < inv->n_boards; i++)
 			if (selected[i])
 				json_array_append_new(arr, board_json(&inv->boards[i],
-								      checks ? &checks[i] : NULL));
+								      checks ? &checks[i] : NULL,
+								      offline_of(&hv, inv->boards[i].name)));
 		json_dumpf(arr, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
 		json_decref(arr);
 	} else {
-		print_table(inv, selected, checks, isatty(STDOUT_FILENO));
+		print_table(inv, selected, checks, &hv, isatty(STDOUT_FILENO));
 	}
 	free(checks);
 out:
+	free(hv.recs);
+	free(hv.dir);
 	free(selected);
 	inventory_free(inv);
 	free(limits);

@@ -4,6 +4,7 @@
 #include "cmd.h"
 #include "cmd_common.h"
 #include "coord/db.h"
+#include "lock/board_offline.h"
 #include "lock/boardlock.h"
 #include "util/deadline.h"
 #include "util/strbuf.h"
@@ -134,6 +135,27 @@ static void print_holders(const struct board_holder *h, size_t n)
 	}
 }
 
+/* Offline boards (board health) as rows of the same table: "offline" for
+ * the kind, who took it offline and since when, the reason as the note. */
+static void print_offline(const struct board_offline_rec *r, size_t n, bool header)
+{
+	bool tty = isatty(STDOUT_FILENO);
+	if (tty && header && n)
+		printf("%-16s %-24s %-8s %-20s %-20s %-6s %s\n", "BOARD", "HOLDER", "PID", "SINCE",
+		       "UNTIL", "WHERE", "NOTE");
+	for (size_t i = 0; i < n; i++) {
+		char since[40] = "-";
+		if (r[i].since_us)
+			clock_format_iso8601(r[i].since_us, since, sizeof(since));
+		if (tty)
+			printf("%-16s %-24s %-8s %-20s %-20s %-6s offline: %s\n", r[i].board, r[i].by,
+			       "-", since, "-", "local", r[i].reason);
+		else
+			printf("%s\toffline\t%s\t-\t%s\t-\tlocal\t%s\n", r[i].board, r[i].by, since,
+			       r[i].reason);
+	}
+}
+
 int cmd_who(int argc, char **argv)
 {
 	struct lock_options o = { 0 };
@@ -163,8 +185,16 @@ int cmd_who(int argc, char **argv)
 	coord_db_close(db);
 	print_holders(local, (size_t)n_local);
 	print_holders(remote, (size_t)n_remote);
+	struct board_offline_rec *off = NULL;
+	long n_off = board_offline_list(dir, &off, err, sizeof(err));
+	if (n_off < 0) {
+		fprintf(stderr, "orch who: health state: %s\n", err);
+		n_off = 0;
+	}
 	if (n_local + n_remote == 0 && isatty(STDOUT_FILENO))
 		printf("(no board is held)\n");
+	print_offline(off, (size_t)n_off, false);
+	free(off);
 	ret = EXIT_OK;
 out:
 	free(local);

@@ -1,6 +1,7 @@
 /* orch run: the main job. Load, plan, schedule, store, report, exit code. */
 #include "cmd.h"
 #include "cmd_common.h"
+#include "cmd_health.h"
 #include "compare/compare.h"
 #include "config/config.h"
 #include "coord/db.h"
@@ -613,6 +614,7 @@ int cmd_run(int argc, char **argv)
 	struct coord_db *db = NULL;
 	struct hold *hold = NULL;
 	struct join *join = NULL;
+	struct health_state health = { 0 };
 	char *bench_dir = NULL, *inv_dir = NULL, *baseline_path = NULL;
 	char err[1024];
 	int ret = parse_options(argc, argv, &o);
@@ -701,6 +703,9 @@ int cmd_run(int argc, char **argv)
 	};
 	if (progress)
 		sopts.hooks = (struct schedule_hooks){ on_started, on_finished, on_tick, progress };
+	if (health_state_open(&health, err, sizeof(err)) < 0)
+		log_warn("board health: no lock folder (%s); offline boards are not seen", err);
+	health_state_hooks(&health, &sopts.health);
 	char *note = xasprintf("orch run %s -> %s", sc->name, store_path(st));
 	/* joined controllers take turns on a shared role board (a server) */
 	int64_t role_wait = join && o.wait_ms < JOIN_ROLE_WAIT_MS ? JOIN_ROLE_WAIT_MS : o.wait_ms;
@@ -787,6 +792,7 @@ int cmd_run(int argc, char **argv)
 		ret = EXIT_INFRA;
 out:
 	join_free(join);
+	health_state_close(&health);
 	hold_free(hold);
 	coord_db_close(db);
 	store_close(st);

@@ -6,6 +6,11 @@
  *   - a test failure is never retried;
  *   - --rerun RUN_DIR runs only the pair that failed there, and says so;
  *   - --max-fail 1 (-x) starts no test after the first failure;
+ *   - a board whose health check fails goes offline: the next run skips it
+ *     without contacting it (its sshd logs no session, its marker file
+ *     stays empty), orch boards and orch who show it, and it returns after
+ *     orch boards --online; --offline --note takes one offline by hand;
+ *   - offline_after: N infrastructure errors in a row take a board offline.
  * Run as root (the lab user).
  */
 #include "lab.h"
@@ -23,6 +28,9 @@
 #include <unistd.h>
 
 #define LAB_BASE "127.0.207"
+
+#define HEALTH_TRACE "/tmp/orch-heal-health.trace"
+#define HEALTH_OK "/tmp/orch-heal-health.ok"
 
 struct fx {
 	struct lab *lab;
@@ -69,6 +77,7 @@ static int setup(void **state)
 		print_message("these tests need root (the lab user)\n");
 		return -1;
 	}
+	setenv("SSHD_LAB_LOGLEVEL", "VERBOSE", 1);   /* a line per session opened */
 	F.lab = lab_up(LAB_BASE, 3, 0, false);
 	if (!F.lab)
 		return -1;
@@ -84,6 +93,25 @@ static int setup(void **state)
 		F.lab->user, F.lab->identity, F.lab->known_hosts, LAB_PORT, LAB_PORT, LAB_PORT);
 	F.inventory = ts_write_file(F.dir, "rack.yaml", inv);
 	free(inv);
+	/* the same rack with health: checks (third) and offline_after (late) */
+	inv = xasprintf(
+		"defaults:\n"
+		"  ssh: { user: %s, identity: %s, known_hosts: %s, connect_timeout: 5s }\n"
+		"boards:\n"
+		"  late: { arch: x86_64, offline_after: 2, ssh: { host: " LAB_BASE ".2, port: %d } }\n"
+		"  third:\n"
+		"    arch: x86_64\n"
+		"    ssh: { host: " LAB_BASE ".3, port: %d }\n"
+		"    health:\n"
+		"      - name: marker\n"
+		"        run: \"echo health >> " HEALTH_TRACE "; test -e " HEALTH_OK "\"\n",
+		F.lab->user, F.lab->identity, F.lab->known_hosts, LAB_PORT, LAB_PORT);
+	free(ts_write_file(F.dir, "rack-health.yaml", inv));
+	free(inv);
+	char *locks = xasprintf("%s/locks", F.dir);
+	mkdir(locks, 0755);
+	setenv("ORCH_LOCK_DIR", locks, 1);   /* the health state of this test alone */
+	free(locks);
 	return 0;
 }
 
@@ -388,6 +416,149 @@ static void test_max_fail_stops(void **state)
 	free(tests);
 }
 
+/* Run 1: third's health check fails: it goes offline, its tests are skip
+ * "board offline (...)", exit 3. Run 2 (the check would pass now): third
+ * is not contacted at all. orch boards and orch who say offline since
+ * when; after orch boards --online third run 3 checks it and runs it. */
+static void test_health_check_takes_board_offline(void **state)
+{
+	(void)state;
+	ts_run(NULL, "rm -f %s %s; orch_bin=%s; $orch_bin boards --online third >/dev/null 2>&1",
+	       HEALTH_TRACE, HEALTH_OK, ORCH_BIN);
+	char *tests = xasprintf("  - name: t1\n    run: \"echo test >> %s\"\n"
+				"  - name: t2\n    run: \"echo test >> %s\"\n", HEALTH_TRACE,
+				HEALTH_TRACE);
+	char *sc = write_scenario("health", "third", NULL, tests);
+	char *inv_arg = xasprintf("-i %s/rack-health.yaml", F.dir);
+	char *out = NULL;
+	int rc = orch_run(sc, inv_arg, &out);
+	if (rc != 3)
+		fail_msg("run 1: exit %d, want 3:\n%s", rc, out ? out : "");
+	char *t = read_trace(HEALTH_TRACE);
+	assert_string_equal(t, "health\n");   /* the check ran, no test did */
+	free(t);
+	json_t *res = load_results("health");
+	for (int i = 0; i < 2; i++) {
+		const json_t *r = result_of(res, "third", i ? "t2" : "t1");
+		assert_string_equal(jstr_of(r, "status"), "skip");
+		assert_true(json_is_true(json_object_get(r, "board_offline")));
+		if (!strstr(jstr_of(r, "message"), "board offline (health check 'marker' failed"))
+			fail_msg("message: %s", jstr_of(r, "message"));
+	}
+	const json_t *off = json_array_get(json_object_get(res, "offline_boards"), 0);
+	assert_string_equal(jstr_of(off, "board"), "third");
+	json_decref(res);
+	free(out);
+	out = NULL;
+
+	/* the board would pass now, but it is offline: not contacted */
+	ts_run(NULL, "rm -f %s; touch %s", HEALTH_TRACE, HEALTH_OK);
+	int sessions = lab_sessions_started(F.lab, 3);
+	rc = orch_run(sc, inv_arg, &out);
+	if (rc != 3)
+		fail_msg("run 2: exit %d, want 3:\n%s", rc, out ? out : "");
+	assert_int_equal(lab_sessions_started(F.lab, 3), sessions);
+	assert_false(ts_file_exists(HEALTH_TRACE));
+	char *summary_path = xasprintf("%s/runs/health/latest/summary.txt", F.dir);
+	char *summary = ts_read_file(summary_path);
+	if (!summary || !strstr(summary, "offline: third: health check 'marker' failed"))
+		fail_msg("summary.txt does not name the offline board:\n%s", summary ? summary : "");
+	free(summary);
+	free(summary_path);
+	free(out);
+	out = NULL;
+
+	/* orch boards and orch who show it, with since when */
+	rc = ts_run(&out, "%s boards %s 2>&1", ORCH_BIN, inv_arg);
+	assert_int_equal(rc, 0);
+	if (!strstr(out, "offline since 20") || !strstr(out, "health check 'marker' failed"))
+		fail_msg("orch boards:\n%s", out);
+	free(out);
+	out = NULL;
+	rc = ts_run(&out, "%s who 2>&1", ORCH_BIN);
+	assert_int_equal(rc, 0);
+	if (!strstr(out, "third\toffline\t"))
+		fail_msg("orch who:\n%s", out);
+	free(out);
+	out = NULL;
+
+	/* back online: checked again, then its tests run */
+	rc = ts_run(&out, "%s boards --online third 2>&1", ORCH_BIN);
+	assert_int_equal(rc, 0);
+	free(out);
+	out = NULL;
+	rc = orch_run(sc, inv_arg, &out);
+	if (rc != 0)
+		fail_msg("run 3: exit %d, want 0:\n%s", rc, out ? out : "");
+	t = read_trace(HEALTH_TRACE);
+	assert_string_equal(t, "health\ntest\ntest\n");
+	free(t);
+	free(out);
+	out = NULL;
+
+	/* by hand: --offline --note, and the run says why */
+	rc = ts_run(&out, "%s boards --offline third --note 'fan replaced' 2>&1", ORCH_BIN);
+	assert_int_equal(rc, 0);
+	free(out);
+	out = NULL;
+	ts_run(NULL, "rm -f %s", HEALTH_TRACE);
+	rc = orch_run(sc, inv_arg, &out);
+	assert_int_equal(rc, 3);
+	assert_false(ts_file_exists(HEALTH_TRACE));
+	res = load_results("health");
+	assert_string_equal(jstr_of(result_of(res, "third", "t1"), "message"),
+			    "board offline (fan replaced)");
+	json_decref(res);
+	free(out);
+	out = NULL;
+	ts_run(&out, "%s boards --online third 2>&1", ORCH_BIN);
+	ts_run(NULL, "rm -f %s %s", HEALTH_TRACE, HEALTH_OK);
+	free(out);
+	free(inv_arg);
+	free(sc);
+	free(tests);
+}
+
+/* offline_after: 2 on a board whose sshd is down: the first two tests are
+ * errors, the board goes offline by itself, the third test is skip. */
+static void test_offline_after_errors_in_a_row(void **state)
+{
+	(void)state;
+	ts_stop(&F.late_sshd);
+	stop_board_sshd(2);
+	char *out = NULL;
+	ts_run(&out, "%s boards --online late 2>&1", ORCH_BIN);
+	free(out);
+	out = NULL;
+	char *sc = write_scenario("errrow", "late", NULL,
+				  "  - name: e1\n    run: \"true\"\n"
+				  "  - name: e2\n    run: \"true\"\n"
+				  "  - name: e3\n    run: \"true\"\n");
+	char *inv_arg = xasprintf("-i %s/rack-health.yaml", F.dir);
+	int rc = orch_run(sc, inv_arg, &out);
+	if (rc != 3)
+		fail_msg("exit %d, want 3:\n%s", rc, out ? out : "");
+	json_t *res = load_results("errrow");
+	assert_string_equal(jstr_of(result_of(res, "late", "e1"), "status"), "error");
+	assert_string_equal(jstr_of(result_of(res, "late", "e2"), "status"), "error");
+	const json_t *r3 = result_of(res, "late", "e3");
+	assert_string_equal(jstr_of(r3, "status"), "skip");
+	if (!strstr(jstr_of(r3, "message"), "board offline (2 infrastructure errors in a row"))
+		fail_msg("message: %s", jstr_of(r3, "message"));
+	json_decref(res);
+	free(out);
+	out = NULL;
+	rc = ts_run(&out, "%s boards %s -l late 2>&1", ORCH_BIN, inv_arg);
+	if (!strstr(out, "2 infrastructure errors in a row"))
+		fail_msg("orch boards:\n%s", out);
+	free(out);
+	out = NULL;
+	ts_run(&out, "%s boards --online late 2>&1", ORCH_BIN);
+	free(out);
+	free(inv_arg);
+	free(sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -395,6 +566,8 @@ int main(void)
 		cmocka_unit_test(test_failure_is_not_retried),
 		cmocka_unit_test(test_rerun_runs_only_the_failed_pair),
 		cmocka_unit_test(test_max_fail_stops),
+		cmocka_unit_test(test_health_check_takes_board_offline),
+		cmocka_unit_test(test_offline_after_errors_in_a_row),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

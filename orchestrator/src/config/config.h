@@ -35,6 +35,14 @@ int scenario_load_buffer(const char *name, const char *data, size_t len, struct 
 			 struct diag_list *diags);
 void scenario_free(struct scenario *sc);
 
+/* A board's health: checks (inventory.c): one test read as a scenario's
+ * test is, with the defaults of a scenario that sets none but a 60 s
+ * timeout; errors go to c. scenario_test_release frees what it read. */
+struct cfg;
+struct ynode;
+void scenario_read_check(struct cfg *c, const struct ynode *m, struct test *t);
+void scenario_test_release(struct test *t);
+
 /* Checks what needs both files: selectors name existing boards and tags,
  * roles refer to boards that exist, steps name roles that exist. */
 int scenario_check_against(const struct scenario *sc, const struct inventory *inv,

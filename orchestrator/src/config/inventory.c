@@ -20,7 +20,8 @@
 #include <unistd.h>
 
 static const char *const board_keys[] = { "arch", "tags", "local", "workdir", "transport",
-					  "controllers", "ssh", "serial", "power", "vars", NULL };
+					  "controllers", "ssh", "serial", "power", "vars", "health",
+					  "offline_after", NULL };
 static const char *const top_keys[] = { "defaults", "boards", NULL };
 static const char *const ssh_keys[] = { "host", "port", "user", "identity", "password_env",
 					"host_key", "known_hosts", "connect_timeout", "ciphers",
@@ -75,8 +76,44 @@ static void power_release(struct board_power *p)
 	memset(p, 0, sizeof(*p));
 }
 
+static void health_unref(struct board_health *h)
+{
+	if (!h || --h->refs > 0)
+		return;
+	for (size_t i = 0; i < h->n_checks; i++)
+		scenario_test_release(&h->checks[i]);
+	free(h->checks);
+	free(h);
+}
+
+/* health: a check (a map, as a scenario's test), or a list of them; into
+ * a new board_health replacing *out. */
+static void read_health(struct cfg *c, const struct ynode *n, struct board_health **out)
+{
+	if (ynode_is_null(n))
+		return;
+	if (n->kind != YNODE_SEQ && n->kind != YNODE_MAP) {
+		cfg_error(c, n, "'health' takes a check or a list of checks, each a test as in a "
+			  "scenario (name and run:, boot: or bench:)");
+		return;
+	}
+	struct board_health *h = xcalloc(1, sizeof(*h));
+	h->refs = 1;
+	size_t k = n->kind == YNODE_SEQ ? n->n : 1;
+	h->checks = xcalloc(k ? k : 1, sizeof(*h->checks));
+	for (size_t i = 0; i < k; i++) {
+		const struct ynode *m = n->kind == YNODE_SEQ ? n->items[i] : n;
+		if (!cfg_want_map(c, m, "a health check"))
+			continue;
+		scenario_read_check(c, m, &h->checks[h->n_checks++]);
+	}
+	health_unref(*out);
+	*out = h;
+}
+
 static void board_release(struct board *b)
 {
+	health_unref(b->health);
 	free(b->name);
 	free(b->arch);
 	cfg_strv_free(b->tags, b->n_tags);
@@ -130,6 +167,8 @@ static void board_copy(struct board *dst, const struct board *src)
 	dst->vars = NULL;
 	dst->n_vars = 0;
 	cfg_vars_copy(&dst->vars, &dst->n_vars, src->vars, src->n_vars);
+	if (dst->health)
+		dst->health->refs++;
 }
 
 static bool env_name_ok(const char *s)
@@ -465,6 +504,9 @@ static void read_board_fields(struct cfg *c, const struct ynode *m, const char *
 		read_serial(c, n, dir, &d->b.serial);
 	if ((n = ymap_get(m, "power")) && !ynode_is_null(n))
 		read_power(c, n, &d->b.power);
+	if ((n = ymap_get(m, "health")))
+		read_health(c, n, &d->b.health);
+	cfg_int(c, ymap_get(m, "offline_after"), "offline_after", 0, 1000, &d->b.offline_after);
 }
 
 static void finish_board(struct cfg *c, const struct ynode *key, const struct ynode *m,

@@ -87,6 +87,17 @@ enum board_transport {
 	TRANSPORT_KIND_NONE,      /* neither ssh nor serial nor local: only power */
 };
 
+/* health: of a board (inventory, per board or in defaults:): checks run
+ * when a run first takes the board, each a test as in a scenario (run:,
+ * boot:, bench: with expect:); shared between the boards that inherit it
+ * (refs), freed with the last. */
+struct test;
+struct board_health {
+	int refs;
+	struct test *checks;
+	size_t n_checks;
+};
+
 struct board {
 	char *name;
 	char *arch;               /* NULL: detected with uname -m when needed */
@@ -100,6 +111,8 @@ struct board {
 	struct board_ssh ssh;
 	struct board_serial serial;
 	struct board_power power;
+	struct board_health *health;  /* NULL: no health checks */
+	int offline_after;        /* offline after this many infrastructure errors in a row; 0: never */
 	struct var *vars;         /* vars: {board.X} and {vars.X}, defaults' merged in */
 	size_t n_vars;
 	struct src_pos pos;

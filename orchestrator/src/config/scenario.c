@@ -147,6 +147,28 @@ static void read_test_kind(struct cfg *c, const struct ynode *m, struct test *t)
 			  tn);
 }
 
+void scenario_read_check(struct cfg *c, const struct ynode *m, struct test *t);
+void scenario_test_release(struct test *t);
+static void test_release(struct test *t);
+static void read_test(struct cfg *c, const struct ynode *m, const struct scenario *sc, struct test *t);
+
+void scenario_read_check(struct cfg *c, const struct ynode *m, struct test *t)
+{
+	struct scenario sc;
+	memset(&sc, 0, sizeof(sc));
+	sc.default_timeout_ms = 60000;
+	sc.default_log_limit = LOG_LIMIT_DEFAULT;
+	sc.default_repeat = 1;
+	sc.default_retry_backoff_ms = RETRY_BACKOFF_DEFAULT_MS;
+	memset(t, 0, sizeof(*t));
+	read_test(c, m, &sc, t);
+}
+
+void scenario_test_release(struct test *t)
+{
+	test_release(t);
+}
+
 static void read_test(struct cfg *c, const struct ynode *m, const struct scenario *sc, struct test *t)
 {
 	const char *tn;

@@ -110,8 +110,11 @@ static size_t role_boards(const struct plan_item *item, const struct board **loc
 	return k;
 }
 
-static void run_item(struct scheduler *s, struct board_link *bl, struct facts_state *fs,
-		     const struct plan_item *item)
+/* Runs item and records its result; its status, and its message into
+ * msg (for the board's errors in a row). */
+static enum result_status run_item(struct scheduler *s, struct board_link *bl,
+				   struct facts_state *fs, const struct plan_item *item,
+				   char *msg, size_t msglen)
 {
 	struct test_result tr;
 	memset(&tr, 0, sizeof(tr));
@@ -161,7 +164,10 @@ static void run_item(struct scheduler *s, struct board_link *bl, struct facts_st
 		pthread_mutex_unlock(&s->role_locks[board_index(s, locked[i])]);
 	free(locked);
 	free(dir);
+	enum result_status st = tr.status;
+	snprintf(msg, msglen, "%s", tr.message ? tr.message : result_status_name(st));
 	record(s, item, &tr, fs);
+	return st;
 }
 
 static void end_item(struct scheduler *s, const struct plan_item *item,
@@ -175,6 +181,102 @@ static void end_item(struct scheduler *s, const struct plan_item *item,
 	tr.status = status;
 	test_result_set_message(&tr, "%s", msg);
 	record(s, item, &tr, NULL);
+}
+
+/* A skip because the board is offline: infrastructure, for the exit code. */
+static void offline_item(struct scheduler *s, const struct plan_item *item, const char *reason)
+{
+	struct test_result tr;
+	memset(&tr, 0, sizeof(tr));
+	tr.board = xstrdup(item->board->name);
+	tr.test = xstrdup(item->test->name);
+	tr.exit_code = -1;
+	tr.status = STATUS_SKIP;
+	tr.board_offline = true;
+	test_result_set_message(&tr, "board offline (%s)", reason);
+	record(s, item, &tr, NULL);
+}
+
+static void note_offline(struct scheduler *s, const struct board *b, const char *reason,
+			 int64_t since_us)
+{
+	pthread_mutex_lock(&s->lock);
+	run_result_add_offline(s->run, b->name, reason, since_us);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void go_offline(struct scheduler *s, const struct board *b, const char *reason)
+{
+	const struct schedule_health *h = &s->opts->health;
+	log_warn("%s: offline: %s", b->name, reason);
+	if (h->set_offline)
+		h->set_offline(h->ctx, b, reason);
+	note_offline(s, b, reason, clock_wall_us());
+}
+
+/* The board's health checks, once, when this run first takes it: false
+ * (the reason in why) when one did not pass. Their logs go to
+ * BOARD/health.NAME/; they are not results of the run. */
+static bool health_checks_pass(struct scheduler *s, struct board_link *bl, const struct board *b,
+			       char *why, size_t len)
+{
+	const struct board_health *bh = b->health;
+	for (size_t i = 0; bh && i < bh->n_checks; i++) {
+		const struct test *t = &bh->checks[i];
+		struct plan_item item = { .board = b, .test = t };
+		char *name = xasprintf("health.%s", t->name ? t->name : "check");
+		char err[512];
+		char *dir = store_test_dir(s->store, b->name, name, err, sizeof(err));
+		struct test_result tr;
+		memset(&tr, 0, sizeof(tr));
+		tr.board = xstrdup(b->name);
+		tr.test = xstrdup(name);
+		tr.exit_code = -1;
+		if (dir) {
+			tr.log_dir = store_log_dir(b->name, name);
+			struct exec_context ctx = {
+				.item = &item, .link = bl, .links_ctx = s, .link_of = link_of,
+				.test_dir = dir, .bench_dir = s->opts->bench_dir,
+				.inventory_dir = s->opts->inventory_dir,
+			};
+			execute_item(&ctx, &tr);
+		} else {
+			tr.status = STATUS_ERROR;
+			test_result_set_message(&tr, "%s", err);
+		}
+		bool ok = tr.status == STATUS_PASS;
+		if (!ok)
+			snprintf(why, len, "health check '%s' %s: %s", t->name ? t->name : "?",
+				 tr.status == STATUS_SKIP ? "could not run" : "failed",
+				 tr.message ? tr.message : result_status_name(tr.status));
+		else
+			log_info("%s: health check '%s' passed", b->name, t->name ? t->name : "?");
+		test_result_release(&tr);
+		free(dir);
+		free(name);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/* Whether the board may run tests: not offline in the shared state, and
+ * its health checks pass (else it goes offline); the reason in why. */
+static bool board_online(struct scheduler *s, struct board_link *bl, const struct board *b,
+			 char *why, size_t len)
+{
+	const struct schedule_health *h = &s->opts->health;
+	int64_t since = 0;
+	if (h->offline && h->offline(h->ctx, b, why, len, &since) == 1) {
+		log_warn("%s: offline since the shared state says so: %s; its tests are skipped",
+			 b->name, why);
+		note_offline(s, b, why, since);
+		return false;
+	}
+	if (interrupt_requested() || health_checks_pass(s, bl, b, why, len))
+		return true;
+	go_offline(s, b, why);
+	return false;
 }
 
 static void skip_item(struct scheduler *s, const struct plan_item *item)
@@ -240,16 +342,33 @@ static void run_board(struct scheduler *s, size_t b)
 	fs->want = s->opts->gather_facts;
 	fs->specs = s->opts->facts;
 	fs->n_specs = s->opts->n_facts;
+	char why[640] = "";
+	bool checked = false, offline = false;
+	const struct schedule_health *h = &s->opts->health;
 	for (size_t i = 0; i < pb->n_items; i++) {
 		if (!wanted(s, &pb->items[i]))
 			continue;
+		if (!checked && !interrupt_requested()) {
+			checked = true;
+			offline = !board_online(s, bl, pb->board, why, sizeof(why));
+		}
 		if (interrupt_requested()) {
 			interrupted = true;
 			skip_item(s, &pb->items[i]);
+		} else if (offline) {
+			offline_item(s, &pb->items[i], why);
 		} else if (max_fail_reached(s, msg, sizeof(msg))) {
 			end_item(s, &pb->items[i], STATUS_SKIP, msg);
 		} else {
-			run_item(s, bl, fs, &pb->items[i]);
+			enum result_status st = run_item(s, bl, fs, &pb->items[i], msg, sizeof(msg));
+			int n = pb->board->offline_after > 0 && h->count && st != STATUS_SKIP
+					? h->count(h->ctx, pb->board, st == STATUS_ERROR) : -1;
+			if (n >= pb->board->offline_after && n > 0) {
+				snprintf(why, sizeof(why), "%d infrastructure errors in a row (the last: %s)",
+					 n, msg);
+				go_offline(s, pb->board, why);
+				offline = true;
+			}
 		}
 	}
 	if (cl->release) {

@@ -60,6 +60,25 @@ struct schedule_claims {
 	void *ctx;
 };
 
+/*
+ * Optional: a board's health state shared with every controller (board
+ * health, docs/orch-inventory.5.md health:). offline: 1 with the reason
+ * (and since_us, 0 unknown) when the board is offline, else 0; its items
+ * then end as skip "board offline (REASON)" and it is not contacted.
+ * set_offline: the board failed a health check, or had its offline_after
+ * infrastructure errors in a row. count: after each of the board's
+ * results when it has offline_after, one more infrastructure error (infra)
+ * or any other result; the errors in a row after it (-1: unknown).
+ * Called unserialized, from worker threads.
+ */
+struct schedule_health {
+	int (*offline)(void *ctx, const struct board *b, char *reason, size_t len,
+		       int64_t *since_us);
+	void (*set_offline)(void *ctx, const struct board *b, const char *reason);
+	int (*count)(void *ctx, const struct board *b, bool infra);
+	void *ctx;
+};
+
 struct schedule_options {
 	int jobs;                      /* boards at once; <= 0: all (capped) */
 	const char *bench_dir;         /* remote-bench binaries */
@@ -74,6 +93,7 @@ struct schedule_options {
 	/* --max-fail N (-x: 1): after N tests failed or errored no new test
 	 * starts; the rest end as skip saying so. 0: no limit. */
 	int max_fail;
+	struct schedule_health health;
 };
 
 #define SCHEDULE_MAX_JOBS 64
