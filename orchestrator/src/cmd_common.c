@@ -74,6 +74,19 @@ static void warn_metric_directions(const struct scenario *sc)
 	}
 }
 
+static struct var *extra_vars;
+static size_t n_extra_vars;
+
+int cmd_extra_var(const char *arg)
+{
+	struct diag_list diags = DIAG_LIST_INIT;
+	if (extra_vars_add(arg, arg[0] == '@' ? arg + 1 : "-e", &extra_vars, &n_extra_vars,
+			   &diags) < 0)
+		return print_diags(&diags);
+	diag_list_release(&diags);
+	return EXIT_OK;
+}
+
 int cmd_load_scenario(const char *scenario_path, const char *inventory_path,
 		      struct scenario **sc, struct inventory **inv)
 {
@@ -84,11 +97,14 @@ int cmd_load_scenario(const char *scenario_path, const char *inventory_path,
 	int scenario_rc = scenario_load_partial(scenario_path, sc, &diags);
 	if (!*sc)
 		return print_diags(&diags);
+	scenario_apply_extra_vars(*sc, extra_vars, n_extra_vars);
 	if (!inventory_path)
 		inventory_path = (*sc)->inventory_path;
+	if (!inventory_path && getenv("ORCH_INVENTORY") && *getenv("ORCH_INVENTORY"))
+		inventory_path = getenv("ORCH_INVENTORY");
 	if (!inventory_path) {
 		diag_add(&diags, scenario_path, 0, 0, "no inventory: add 'inventory: FILE' to the "
-			 "scenario or give -i INVENTORY.yaml");
+			 "scenario, give -i INVENTORY.yaml or set ORCH_INVENTORY");
 	} else if (inventory_load(inventory_path, inv, &diags) == 0) {
 		scenario_check_against(*sc, *inv, &diags);
 	}

@@ -10,11 +10,21 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* Loads SCENARIO and its inventory (-i wins over the scenario's
- * inventory:), checks them against each other. Returns EXIT_OK, or
+/* Loads SCENARIO and its inventory (-i, else the scenario's inventory:,
+ * else $ORCH_INVENTORY), puts the -e variables over its vars (cmd_extra_var)
+ * and checks them against each other. Returns EXIT_OK, or
  * EXIT_USAGE after printing every problem found to stderr. */
 int cmd_load_scenario(const char *scenario_path, const char *inventory_path,
 		      struct scenario **sc, struct inventory **inv);
+/* -e NAME=VALUE or -e @FILE.yaml of run and validate: kept for the next
+ * cmd_load_scenario, which puts them over every vars: of the scenario
+ * (highest precedence). EXIT_OK, or EXIT_USAGE after printing why. */
+int cmd_extra_var(const char *arg);
+/* --dry-run -v / validate -v: the resolved vars and every command as it
+ * would be sent, board by board (cmd_resolved.c). */
+struct plan;
+void cmd_print_resolved(const struct scenario *sc, const struct plan *plan, FILE *out);
+
 /* Loads an inventory: -i, else $ORCH_INVENTORY. EXIT_OK, or EXIT_USAGE
  * after printing what is wrong. */
 int cmd_load_inventory(const char *inventory_path, struct inventory **inv);

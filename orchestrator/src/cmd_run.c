@@ -80,7 +80,15 @@ static const char usage_text[] =
 	"                         controllers: (default: the host name)\n"
 	"      --join-wait DUR    boards only other controllers may take wait this long\n"
 	"                         from the run's start for one to join (default 5m)\n"
-	"      --dry-run          print the plan; contact nothing\n"
+	;
+static const char usage_text2[] =
+	"  -e, --extra-vars NAME=VALUE  set {vars.NAME} over every vars: of the scenario\n"
+	"                         and the boards; -e @FILE.yaml reads NAME: value lines;\n"
+	"                         repeatable, the last wins\n"
+	"      --dry-run          print the plan; contact nothing (-v: with the vars and\n"
+	"                         every command as it would be sent)\n"
+	"      --list             print the selected board x test runs, one a line\n"
+	"                         (BOARD<TAB>TEST<TAB>TAGS); contact nothing\n"
 	"      --format json      print results.json to stdout at the end\n"
 	"  -q, --quiet            no progress lines, only the summary\n"
 	"  -h, --help             this text\n"
@@ -109,6 +117,7 @@ struct run_options {
 	int shard_k, shard_n;
 	const char *bench_dir;
 	bool dry_run;
+	bool list;
 	int64_t wait_ms;
 	const char *db_url;
 	const char *join;
@@ -125,7 +134,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 	enum { OPT_REPEAT = 256, OPT_BASELINE, OPT_THRESHOLD, OPT_SHARD, OPT_BENCH_DIR,
 	       OPT_DRY_RUN, OPT_FORMAT, OPT_WAIT, OPT_DB, OPT_JOIN,
 	       OPT_CONTROLLER, OPT_JOIN_WAIT, OPT_LABEL, OPT_JUDGE_SINGLE, OPT_NO_HISTORY,
-	       OPT_RETRY_INFRA, OPT_RERUN, OPT_ONLY, OPT_MAX_FAIL };
+	       OPT_RETRY_INFRA, OPT_RERUN, OPT_ONLY, OPT_MAX_FAIL, OPT_LIST };
 	static const struct option longopts[] = {
 		{ "inventory", required_argument, NULL, 'i' },
 		{ "limit", required_argument, NULL, 'l' },
@@ -143,6 +152,8 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 		{ "shard", required_argument, NULL, OPT_SHARD },
 		{ "bench-dir", required_argument, NULL, OPT_BENCH_DIR },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "list", no_argument, NULL, OPT_LIST },
+		{ "extra-vars", required_argument, NULL, 'e' },
 		{ "wait", required_argument, NULL, OPT_WAIT },
 		{ "db", required_argument, NULL, OPT_DB },
 		{ "join", required_argument, NULL, OPT_JOIN },
@@ -162,7 +173,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, ":i:l:t:j:o:qhx", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:l:t:j:o:e:qhx", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': o->inventory = optarg; break;
 		case 'l':
@@ -217,6 +228,11 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 			break;
 		case OPT_BENCH_DIR: o->bench_dir = optarg; break;
 		case OPT_DRY_RUN: o->dry_run = true; break;
+		case OPT_LIST: o->list = true; break;
+		case 'e':
+			if (cmd_extra_var(optarg) != EXIT_OK)
+				return 1;
+			break;
 		case OPT_WAIT:
 			if (units_parse_duration_ms(optarg, &o->wait_ms) < 0 || o->wait_ms < 0)
 				return cmd_usage_error("run", "--wait takes a duration such as 0, 30s "
@@ -250,7 +266,10 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 			o->json = !strcmp(optarg, "json");
 			break;
 		case 'q': o->quiet = true; break;
-		case 'h': fputs(usage_text, stdout); return -1;
+		case 'h':
+			fputs(usage_text, stdout);
+			fputs(usage_text2, stdout);
+			return -1;
 		default: return cmd_option_error("run", c, argv[optind - 1]);
 		}
 	}
@@ -637,8 +656,15 @@ int cmd_run(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
+	if (o.list) {
+		plan_print_list(plan, stdout);
+		ret = EXIT_OK;
+		goto out;
+	}
 	if (o.dry_run) {
 		plan_print(plan, stdout);
+		if (log_verbose())
+			cmd_print_resolved(sc, plan, stdout);
 		ret = cmd_check_before_run(sc, plan, o.bench_dir) < 0 ? EXIT_USAGE : EXIT_OK;
 		goto out;
 	}

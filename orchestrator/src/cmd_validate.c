@@ -2,6 +2,7 @@
 #include "cmd.h"
 #include "cmd_common.h"
 #include "plan/plan.h"
+#include "util/log.h"
 #include "util/strbuf.h"
 
 #include <getopt.h>
@@ -11,6 +12,7 @@
 
 static const char usage_text[] =
 	"usage: orch validate SCENARIO.yaml [-i INVENTORY] [-l SELECTOR]... [-t TEST]...\n"
+	"                     [-e NAME=VALUE]... [--plan [-v]] [--list]\n"
 	"\n"
 	"Checks the scenario and its inventory as 'orch run' would: unknown keys,\n"
 	"wrong types, bad durations, sizes and regexes, unknown boards in selectors.\n"
@@ -18,7 +20,10 @@ static const char usage_text[] =
 	"  -i, --inventory FILE   boards file (default: the scenario's inventory:)\n"
 	"  -l, --limit SELECTOR   check the selection these limits give, too\n"
 	"  -t, --test NAME        check these tests select something (names, globs)\n"
+	"  -e, --extra-vars NAME=VALUE  as orch run -e (or @FILE.yaml); repeatable\n"
 	"      --plan             also print the plan (as 'orch run --dry-run')\n"
+	"      --list             print the selected board x test runs, one a line\n"
+	"  (orch -v validate --plan: also the resolved vars and commands)\n"
 	"Exit: 0 valid, 2 invalid.\n";
 
 int cmd_validate(int argc, char **argv)
@@ -28,13 +33,15 @@ int cmd_validate(int argc, char **argv)
 		{ "limit", required_argument, NULL, 'l' },
 		{ "test", required_argument, NULL, 't' },
 		{ "plan", no_argument, NULL, 'p' },
+		{ "list", no_argument, NULL, 'L' },
+		{ "extra-vars", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *inventory = NULL;
 	const char **limits = NULL, **tests = NULL;
 	size_t n_limits = 0, n_tests = 0;
-	int show_plan = 0;
+	int show_plan = 0, show_list = 0;
 	struct scenario *sc = NULL;
 	struct inventory *inv = NULL;
 	struct plan *plan = NULL;
@@ -42,7 +49,7 @@ int cmd_validate(int argc, char **argv)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:l:t:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:l:t:e:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': inventory = optarg; break;
 		case 'l':
@@ -52,6 +59,11 @@ int cmd_validate(int argc, char **argv)
 			cmd_add_arg(&tests, &n_tests, optarg);
 			break;
 		case 'p': show_plan = 1; break;
+		case 'L': show_list = 1; break;
+		case 'e':
+			if (cmd_extra_var(optarg) != EXIT_OK)
+				goto out;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			ret = EXIT_OK;
@@ -92,6 +104,10 @@ int cmd_validate(int argc, char **argv)
 			}
 		if (show_plan)
 			plan_print(plan, stdout);
+		if (show_plan && log_verbose())
+			cmd_print_resolved(sc, plan, stdout);
+		if (show_list)
+			plan_print_list(plan, stdout);
 	}
 out:
 	plan_free(plan);

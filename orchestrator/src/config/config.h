@@ -43,6 +43,16 @@ struct ynode;
 void scenario_read_check(struct cfg *c, const struct ynode *m, struct test *t);
 void scenario_test_release(struct test *t);
 
+/* -e NAME=VALUE, or -e @FILE.yaml (a mapping of NAME to a plain value),
+ * added to *vars (an entry of the same name is replaced); file_name is
+ * where they came from, kept in each var's pos (borrowed: it must outlive
+ * the vars). 0, or -1 with diags filled. */
+int extra_vars_add(const char *arg, const char *file_name, struct var **vars, size_t *n,
+		   struct diag_list *diags);
+/* Puts vars over the scenario's vars: and every test's own (they win over
+ * a board's too: orch-scenario(5) "Variables"). */
+void scenario_apply_extra_vars(struct scenario *sc, const struct var *vars, size_t n);
+
 /* Checks what needs both files: selectors name existing boards and tags,
  * roles refer to boards that exist, steps name roles that exist. */
 int scenario_check_against(const struct scenario *sc, const struct inventory *inv,

@@ -260,6 +260,8 @@ struct transfer_spec {
 
 struct test {
 	char *name;
+	char **tags;              /* tags: (for -t tag:T), or NULL */
+	size_t n_tags;
 	enum test_kind kind;
 	char *run;                /* TEST_RUN: shell command */
 	char *bench;              /* TEST_BENCH: program name (cpu, mem, ...) */

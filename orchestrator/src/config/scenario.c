@@ -22,7 +22,7 @@ static const char *const defaults_keys[] = { "timeout", "repeat", "log_limit", "
 					     "retry", NULL };
 static const char *const retry_keys[] = { "infra", "backoff", NULL };
 static const char *const leftovers_names[] = { "warn", "fail", NULL };
-static const char *const test_keys[] = { "name", "run", "bench", "boot", "steps", "roles", "args",
+static const char *const test_keys[] = { "name", "tags", "run", "bench", "boot", "steps", "roles", "args",
 					 "repeat", "repeat_max", "timeout", "log_limit", "leftovers", "metrics",
 					 "expect", "parse", "vars", "env", "push", "fetch", "boards", "transfer",
 					 "retry", NULL };
@@ -87,6 +87,20 @@ static void read_test_boards(struct cfg *c, const struct ynode *n, struct test *
 		cfg_error(c, n, "'boards' is empty (use all, a name or tag:NAME)");
 }
 
+/* tags: [a, b] of a test (selected with -t tag:a). */
+static void read_test_tags(struct cfg *c, const struct ynode *n, struct test *t)
+{
+	char f[96];
+	if (!n || cfg_str_list(c, n, "tags", &t->tags, &t->n_tags, NULL) <= 0)
+		return;
+	for (size_t i = 0; i < t->n_tags; i++) {
+		const struct ynode *it = n->kind == YNODE_SEQ ? n->items[i] : n;
+		if (!cfg_safe_name(t->tags[i]))
+			cfg_error(c, it, "invalid tag, found %s (use letters, digits, '.', '_', '-')",
+				  cfg_found(it, f, sizeof(f)));
+	}
+}
+
 /* A test's frame: name, boards:, timeout, log_limit, leftovers, repeat. */
 static void read_test_frame(struct cfg *c, const struct ynode *m, const struct scenario *sc,
 			    struct test *t)
@@ -110,6 +124,7 @@ static void read_test_frame(struct cfg *c, const struct ynode *m, const struct s
 		cfg_error(c, name, "invalid test name, found %s (use letters, digits, '.', '_', '-')",
 			  cfg_found(name, f, sizeof(f)));
 	read_test_boards(c, ymap_get(m, "boards"), t);
+	read_test_tags(c, ymap_get(m, "tags"), t);
 	cfg_duration(c, ymap_get(m, "timeout"), "timeout", &t->timeout_ms);
 	cfg_size(c, ymap_get(m, "log_limit"), "log_limit", &t->log_limit);
 	int lo = t->leftovers_fail;
@@ -449,6 +464,7 @@ static void test_release(struct test *t)
 	cfg_strv_free(t->board_selectors, t->n_board_selectors);
 	free(t->board_selector_pos);
 	free(t->name);
+	cfg_strv_free(t->tags, t->n_tags);
 	free(t->run);
 	free(t->bench);
 	cfg_strv_free(t->args, t->n_args);

@@ -83,12 +83,27 @@ void scenario_check_substitutions(struct cfg *c, const struct ynode *n, const ch
 		const char *r = q + 1;
 		while (isalnum((unsigned char)*r) || *r == '_' || *r == '-')
 			r++;
-		if (r == q + 1 || *r != '}')
-			continue;
 		size_t len = (size_t)(q - p - 1);
+		bool is_env = len == 3 && strncmp(p + 1, "env", 3) == 0;
+		bool has_default = false;
+		if (r != q + 1 && *r == '|' && is_env) {
+			const char *d = r + 1 + strcspn(r + 1, "{}\n");
+			if (*d != '}')
+				continue;
+			has_default = true;
+		} else if (r == q + 1 || *r != '}') {
+			continue;
+		}
+		if (is_env && !has_default) {
+			char *var = xstrndup(q + 1, (size_t)(r - q - 1));
+			if (!getenv(var))
+				cfg_error(c, n, "{env.%s}: %s is not set in orch's environment (set it, "
+					  "give a default as {env.%s|DEFAULT}, or use {vars.%s} with "
+					  "-e %s=VALUE)", var, var, var, var, var);
+			free(var);
+		}
 		if ((len == 5 && strncmp(p + 1, "board", 5) == 0) ||
-		    (len == 4 && strncmp(p + 1, "vars", 4) == 0) ||
-		    (len == 3 && strncmp(p + 1, "env", 3) == 0))
+		    (len == 4 && strncmp(p + 1, "vars", 4) == 0) || is_env)
 			continue;   /* namespaces every command has (DESIGN.md) */
 		bool found = false;
 		for (size_t i = 0; i < t->n_roles; i++)

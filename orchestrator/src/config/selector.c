@@ -219,3 +219,8 @@ out:
 	cfg_strv_free(limits, n_limits);
 	return ret;
 }
+
+const char *selector_suggest(const char *word, const char *const *candidates)
+{
+	return cfg_suggest(word, candidates);
+}

@@ -27,6 +27,10 @@ bool selector_valid(const struct inventory *inv, const char *sel, char *err, siz
  * boards the limits select (Ansible's --limit). Returns 0, or -1 with a
  * message in err for an invalid selector.
  */
+/* The closest of candidates (NULL-ended) to word within a small edit
+ * distance, or NULL: for did-you-mean on names and tags. */
+const char *selector_suggest(const char *word, const char *const *candidates);
+
 int selector_resolve(const struct inventory *inv,
 		     const char *const *sels, size_t n_sels,
 		     const char *const *limits, size_t n_limits,

@@ -22,12 +22,24 @@ static size_t word_len(const char *s)
 	return n;
 }
 
-/* Length of a `{WORD.WORD}` at p (0 if none); *n1, *n2: the words' lengths. */
-static size_t ref_len(const char *p, size_t *n1, size_t *n2)
+/* Length of a `{WORD.WORD}` or `{env.WORD|DEFAULT}` at p (0 if none); *n1,
+ * *n2: the words' lengths; *nd: the default's length, -1 when none. */
+static size_t ref_len(const char *p, size_t *n1, size_t *n2, long *nd)
 {
+	*nd = -1;
 	*n1 = p[0] == '{' ? word_len(p + 1) : 0;
 	*n2 = *n1 && p[1 + *n1] == '.' ? word_len(p + 2 + *n1) : 0;
-	if (!*n2 || p[2 + *n1 + *n2] != '}')
+	if (!*n2)
+		return 0;
+	const char *end = p + 2 + *n1 + *n2;
+	if (*end == '|' && *n1 == 3 && strncmp(p + 1, "env", 3) == 0) {
+		size_t d = strcspn(end + 1, "{}\n");
+		if (end[1 + d] != '}')
+			return 0;
+		*nd = (long)d;
+		return *n1 + *n2 + 4 + d;
+	}
+	if (*end != '}')
 		return 0;
 	return *n1 + *n2 + 3;
 }
@@ -265,15 +277,17 @@ static void put_reference(struct strbuf *out, enum quote_ctx c, const char *name
 }
 
 static int subst_one(struct subst_vars *s, struct strbuf *body, const char *p, size_t n1,
-		     size_t n2, enum quote_ctx c, const struct subst_env *env, char *err,
+		     size_t n2, long nd, enum quote_ctx c, const struct subst_env *env, char *err,
 		     size_t errlen)
 {
 	char *ref = xstrndup(p, n1 + n2 + 3);
 	char *ns = xstrndup(p + 1, n1);
 	char *field = xstrndup(p + 2 + n1, n2);
+	char *dflt = nd >= 0 ? xstrndup(p + 3 + n1 + n2, (size_t)nd) : NULL;
 	char num[16];
 	int rc = -1;
-	const char *val = ref_value(env, ns, field, ref, num, err, errlen);
+	const char *val = dflt && !getenv(field) ? dflt
+			: ref_value(env, ns, field, ref, num, err, errlen);
 	if (val) {
 		char *name = subst_var_name(ns, field);
 		int i = vars_add(s, name, val, ref, err, errlen);
@@ -284,6 +298,7 @@ static int subst_one(struct subst_vars *s, struct strbuf *body, const char *p, s
 	free(ref);
 	free(ns);
 	free(field);
+	free(dflt);
 	return rc;
 }
 
@@ -298,9 +313,11 @@ int subst_append(struct subst_vars *s, struct strbuf *body, const char *text,
 			p += 2;
 			continue;
 		}
-		size_t n1, n2, len = ref_len(p, &n1, &n2);
+		size_t n1, n2;
+		long nd;
+		size_t len = ref_len(p, &n1, &n2, &nd);
 		if (len) {
-			if (subst_one(s, body, p, n1, n2, qs_top(&q), env, err, errlen) < 0)
+			if (subst_one(s, body, p, n1, n2, nd, qs_top(&q), env, err, errlen) < 0)
 				return -1;
 			p += len;
 			continue;

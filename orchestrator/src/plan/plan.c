@@ -151,50 +151,107 @@ static int check_every_test_runs(const struct scenario *sc, const bool *want,
 	return 0;
 }
 
-/* Whether pattern (a name, a glob, or a comma list of them) names test. */
-static bool test_pattern_matches(const char *pattern, const char *name)
+/* Whether one test selector (NAME or tag:TAG, globs allowed, no '!')
+ * selects t. */
+static bool test_selector_matches(const char *sel, const struct test *t)
 {
-	const char *p = pattern;
-	for (;;) {
-		size_t len = strcspn(p, ",");
-		char one[256];
-		if (len < sizeof(one)) {
-			memcpy(one, p, len);
-			one[len] = '\0';
-			if (len && fnmatch(one, name, 0) == 0)
+	if (strncmp(sel, "tag:", 4) == 0) {
+		for (size_t i = 0; i < t->n_tags; i++)
+			if (fnmatch(sel + 4, t->tags[i], 0) == 0)
 				return true;
-		}
-		if (!p[len])
-			return false;
-		p += len + 1;
+		return false;
 	}
+	return fnmatch(sel, t->name, 0) == 0;
 }
 
-/* Marks the tests -t selects; -1 when a pattern selects none. */
+/* The closest test name or tag:TAG of sc to sel, or NULL. */
+static const char *test_suggest(const struct scenario *sc, const char *sel, char *buf,
+				size_t len)
+{
+	bool tag = strncmp(sel, "tag:", 4) == 0;
+	size_t n = 0;
+	for (size_t t = 0; t < sc->n_tests; t++)
+		n += tag ? sc->tests[t].n_tags : 1;
+	const char **cands = xcalloc(n + 1, sizeof(char *));
+	n = 0;
+	for (size_t t = 0; t < sc->n_tests; t++) {
+		if (!tag)
+			cands[n++] = sc->tests[t].name;
+		for (size_t k = 0; tag && k < sc->tests[t].n_tags; k++)
+			cands[n++] = sc->tests[t].tags[k];
+	}
+	const char *near = selector_suggest(tag ? sel + 4 : sel, cands);
+	if (near)
+		snprintf(buf, len, "%s%s", tag ? "tag:" : "", near);
+	free(cands);
+	return near ? buf : NULL;
+}
+
+/* Whether the -t argument arg (selectors joined by ',') names some test;
+ * each part's test selector goes to sels (positives marked). */
+static bool split_test_arg(const struct scenario *sc, const char *arg, char ***sels,
+			   size_t *n_sels, bool *any_positive)
+{
+	bool any = false;
+	for (const char *p = arg;;) {
+		size_t len = strcspn(p, ",");
+		if (len) {
+			char *one = xstrndup(p, len);
+			*sels = xrealloc(*sels, (*n_sels + 1) * sizeof(**sels));
+			(*sels)[(*n_sels)++] = one;
+			*any_positive = *any_positive || one[0] != '!';
+			for (size_t t = 0; t < sc->n_tests && !any; t++)
+				any = test_selector_matches(one + (one[0] == '!'), &sc->tests[t]);
+		}
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	return any;
+}
+
+/* Marks the tests -t selects, as -l does boards: the union of the
+ * positive selectors (every test when there are only exclusions) minus
+ * every !NAME and !tag:TAG; "a,b" is a and b. -1 when an argument selects
+ * no test at all (with a did-you-mean). */
 static int select_tests(const struct scenario *sc, const struct plan_options *opts, bool *want,
 			char *err, size_t errlen)
 {
-	for (size_t t = 0; t < sc->n_tests; t++)
-		want[t] = !opts || !opts->n_tests;
-	for (size_t i = 0; opts && i < opts->n_tests; i++) {
-		bool any = false;
-		for (size_t t = 0; t < sc->n_tests; t++) {
-			if (test_pattern_matches(opts->tests[i], sc->tests[t].name)) {
-				want[t] = true;
-				any = true;
-			}
-		}
-		if (!any) {
-			struct strbuf names = STRBUF_INIT;
-			for (size_t t = 0; t < sc->n_tests && t < 20; t++)
-				strbuf_printf(&names, "%s%s", t ? ", " : "", sc->tests[t].name);
+	bool any_positive = false;
+	char **sels = NULL;
+	size_t n_sels = 0;
+	int ret = 0;
+	for (size_t i = 0; opts && i < opts->n_tests && ret == 0; i++) {
+		if (split_test_arg(sc, opts->tests[i], &sels, &n_sels, &any_positive))
+			continue;
+		const char *sel = sels[n_sels - 1] + (sels[n_sels - 1][0] == '!');
+		char near[300];
+		struct strbuf names = STRBUF_INIT;
+		for (size_t t = 0; t < sc->n_tests && t < 20; t++)
+			strbuf_printf(&names, "%s%s", t ? ", " : "", sc->tests[t].name);
+		if (test_suggest(sc, sel, near, sizeof(near)))
+			snprintf(err, errlen, "no test matches '%s' (-t); did you mean '%s'?",
+				 opts->tests[i], near);
+		else
 			snprintf(err, errlen, "no test matches '%s' (-t); the scenario has: %s",
 				 opts->tests[i], strbuf_str(&names));
-			strbuf_release(&names);
-			return -1;
-		}
+		strbuf_release(&names);
+		ret = -1;
 	}
-	return 0;
+	for (size_t t = 0; t < sc->n_tests; t++)
+		want[t] = !any_positive;
+	for (size_t i = 0; i < n_sels && ret == 0; i++)
+		for (size_t t = 0; t < sc->n_tests; t++)
+			if (sels[i][0] != '!' && test_selector_matches(sels[i], &sc->tests[t]))
+				want[t] = true;
+	for (size_t i = 0; i < n_sels && ret == 0; i++)
+		for (size_t t = 0; t < sc->n_tests; t++)
+			if (sels[i][0] == '!' && test_selector_matches(sels[i] + 1, &sc->tests[t]))
+				want[t] = false;
+	for (size_t i = 0; i < n_sels; i++)
+		free(sels[i]);
+	free(sels);
+	return ret;
 }
 
 int plan_build(const struct scenario *sc, const struct inventory *inv,
@@ -300,6 +357,23 @@ void plan_print(const struct plan *p, FILE *out)
 			}
 			if (it->skip_reason)
 				fprintf(out, " skip: %s", it->skip_reason);
+			fputc('\n', out);
+		}
+	}
+}
+
+void plan_print_list(const struct plan *p, FILE *out)
+{
+	for (size_t b = 0; b < p->n_boards; b++) {
+		const struct plan_board *pb = &p->boards[b];
+		for (size_t i = 0; i < pb->n_items; i++) {
+			const struct plan_item *it = &pb->items[i];
+			fprintf(out, "%s\t%s", pb->board->name, it->test->name);
+			for (size_t k = 0; k < it->test->n_tags; k++)
+				fprintf(out, "%s%s", k ? "," : "\t", it->test->tags[k]);
+			if (it->skip_reason)
+				fprintf(out, "%sskip: %s", it->test->n_tags ? "\t" : "\t\t",
+					it->skip_reason);
 			fputc('\n', out);
 		}
 	}

@@ -53,7 +53,8 @@ struct plan_options {
 	size_t n_limits;
 	int shard_k;                   /* --shard K/N: 1-based K; 0 = no sharding */
 	int shard_n;
-	const char *const *tests;      /* -t: test names or globs ("a,b" too); NULL: all */
+	const char *const *tests;      /* -t: NAME, tag:TAG, globs, !NAME, !tag:TAG, "a,b";
+					  NULL: all */
 	size_t n_tests;
 };
 
@@ -66,6 +67,9 @@ int plan_build(const struct scenario *sc, const struct inventory *inv,
 int plan_parse_shard(const char *text, int *k, int *n);
 /* The plan for people: board by board, test by test, with roles. */
 void plan_print(const struct plan *p, FILE *out);
+/* orch run/validate --list: one line per planned run, "BOARD<TAB>TEST",
+ * then the test's tags (a,b) and "skip: REASON" when it is planned as one. */
+void plan_print_list(const struct plan *p, FILE *out);
 void plan_free(struct plan *p);
 
 #endif
