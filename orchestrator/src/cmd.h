@@ -3,9 +3,11 @@
 /*
  * The subcommands. Each takes the arguments after its name (argv[0] is the
  * subcommand name), prints its own usage and errors, and returns the
- * process exit code (DESIGN.md "Exit codes"). Only main.c and cmd_*.c exit
+ * process exit code (result/exit_code.h). Only main.c and cmd_*.c exit
  * or print usage.
  */
+#include "result/exit_code.h"
+
 int cmd_run(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_boards(int argc, char **argv);
@@ -18,12 +20,5 @@ int cmd_history(int argc, char **argv);
 int cmd_who(int argc, char **argv);
 int cmd_lock(int argc, char **argv);
 int cmd_unlock(int argc, char **argv);
-
-/* Exit codes */
-#define EXIT_OK 0
-#define EXIT_TEST_FAILED 1
-#define EXIT_USAGE 2
-#define EXIT_INFRA 3
-#define EXIT_INTERRUPTED 130
 
 #endif

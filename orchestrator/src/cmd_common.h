@@ -67,15 +67,4 @@ struct plan;
 int cmd_check_before_run(const struct scenario *sc, const struct plan *plan,
 			 const char *bench_dir);
 
-/* orch run's use of the history (cmd_history.c): whether a --baseline
- * spec means the history; judging the run against it; recording the run
- * (and its trend lines) in it. Trouble with the history is a warning: the
- * run folder stays the source of truth. */
-struct run_result;
-bool cmd_baseline_is_history(const char *spec);
-void cmd_run_history_judge(const char *db_target, const char *runs_dir, struct run_result *run,
-			   double threshold_pct);
-void cmd_run_history_record(const char *db_target, const char *runs_dir, struct run_result *run,
-			    const char *run_dir);
-
 #endif

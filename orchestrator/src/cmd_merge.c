@@ -26,8 +26,9 @@ static void usage(FILE *out)
 	      "  -h, --help   this text\n"
 	      "\n"
 	      "exit: the merged run's exit code (0 passed, 1 a test failed or regressed,\n"
-	      "3 infrastructure error, 130 a shard was interrupted), so CI can act on it;\n"
-	      "2 usage error, or the shards could not be merged\n",
+	      "3 infrastructure error whatever the tests did, 4 nothing ran, 130 a shard\n"
+	      "was interrupted), so CI can act on it; 2 usage error, or the shards could\n"
+	      "not be merged\n",
 	      out);
 }
 

@@ -7,9 +7,9 @@
 #include "coord/db.h"
 #include "coord/hold.h"
 #include "coord/join.h"
+#include "finish/finish.h"
 #include "plan/plan.h"
 #include "report/report.h"
-#include "result/result_json.h"
 #include "schedule/rerun.h"
 #include "schedule/schedule.h"
 #include "store/store.h"
@@ -63,6 +63,8 @@ static const char usage_text[] =
 	"      --judge-single     against the baseline, judge metrics with one sample on\n"
 	"                         a side too (default: \"not judged\"; docs/compare.md)\n"
 	"      --shard K/N        run only shard K of N of the selected boards\n"
+	"      --allow-empty      a shard (or plan) with no test to run exits 0, not 4\n"
+	"                         (a CI matrix with more shards than boards)\n"
 	"      --bench-dir DIR    remote-bench binaries, DIR/ARCH/remote-bench-NAME\n"
 	"                         (default: $ORCH_BENCH_DIR, else the build's or the install's)\n"
 	"      --wait DURATION    a board another run or a person holds: wait this long\n"
@@ -93,8 +95,16 @@ static const char usage_text2[] =
 	"  -q, --quiet            no progress lines, only the summary\n"
 	"  -h, --help             this text\n"
 	"\n"
-	"Exit: 0 all passed, 1 a test failed or regressed, 2 invalid input (nothing ran),\n"
-	"3 infrastructure error and no test failed, 130 interrupted (partial results kept).\n";
+	"Exit status (the same for every controller of a joined run):\n"
+	"  0    something ran and every test passed\n"
+	"  1    a test failed or regressed, and no infrastructure error\n"
+	"  2    invalid input (options, scenario, inventory, baseline): nothing ran\n"
+	"  3    infrastructure error (a test ended as error: board, console or database\n"
+	"       unreachable, a lost lock), whatever the tests did; also a run that\n"
+	"       would be 0 or 4 whose results could not all be written\n"
+	"  4    nothing ran: every selected test skipped, or an empty shard\n"
+	"       (--allow-empty: 0 for an empty one)\n"
+	"  130  interrupted (partial results kept)\n";
 
 struct run_options {
 	const char *scenario;
@@ -127,6 +137,7 @@ struct run_options {
 	bool quiet;
 	const char *label;
 	bool no_history;
+	bool allow_empty;
 };
 
 static int parse_options(int argc, char **argv, struct run_options *o)
@@ -134,7 +145,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 	enum { OPT_REPEAT = 256, OPT_BASELINE, OPT_THRESHOLD, OPT_SHARD, OPT_BENCH_DIR,
 	       OPT_DRY_RUN, OPT_FORMAT, OPT_WAIT, OPT_DB, OPT_JOIN,
 	       OPT_CONTROLLER, OPT_JOIN_WAIT, OPT_LABEL, OPT_JUDGE_SINGLE, OPT_NO_HISTORY,
-	       OPT_RETRY_INFRA, OPT_RERUN, OPT_ONLY, OPT_MAX_FAIL, OPT_LIST };
+	       OPT_RETRY_INFRA, OPT_RERUN, OPT_ONLY, OPT_MAX_FAIL, OPT_LIST, OPT_ALLOW_EMPTY };
 	static const struct option longopts[] = {
 		{ "inventory", required_argument, NULL, 'i' },
 		{ "limit", required_argument, NULL, 'l' },
@@ -164,6 +175,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "label", required_argument, NULL, OPT_LABEL },
 		{ "no-history", no_argument, NULL, OPT_NO_HISTORY },
+		{ "allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY },
 		{ NULL, 0, NULL, 0 },
 	};
 	o->runs_dir = "runs";
@@ -253,6 +265,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 							      "5m, found '%s'", optarg);
 			break;
 		case OPT_NO_HISTORY: o->no_history = true; break;
+		case OPT_ALLOW_EMPTY: o->allow_empty = true; break;
 		case OPT_LABEL:
 			if (!*optarg || strchr(optarg, '\n'))
 				return cmd_usage_error("run", "--label takes one line of text, found '%s'",
@@ -371,54 +384,34 @@ static json_t *make_run_json(const struct run_options *o, const struct scenario 
 	return j;
 }
 
-/* --label, else the scenario's label: text, else the value of its
- * label: { fact: NAME } (distinct values joined when boards differ). */
-static char *run_label(const struct run_options *o, const struct scenario *sc,
-		       const struct run_result *run)
-{
-	if (o->label)
-		return xstrdup(o->label);
-	if (sc->label)
-		return xstrdup(sc->label);
-	if (!sc->label_fact)
-		return NULL;
-	size_t n = 0;
-	char *v = run_result_fact_values(run, sc->label_fact, &n);
-	if (!v)
-		log_warn("label: no board reported fact '%s'; the run has no label", sc->label_fact);
-	else if (n > 1)
-		log_warn("label: the boards differ in fact '%s': %s", sc->label_fact, v);
-	return v;
-}
-
-/* Results arrive in the order boards finish; people read them board by
- * board in inventory order, tests in scenario order. */
-struct result_order {
+struct run_json_ctx {
+	const struct run_options *o;
 	const struct scenario *sc;
 	const struct inventory *inv;
 };
 
-static size_t result_rank(const struct test_result *tr, const struct result_order *o)
+static json_t *run_json_of(void *ctx, const struct run_result *run)
 {
-	size_t b = 0, t = 0;
-	while (b < o->inv->n_boards && strcmp(o->inv->boards[b].name, tr->board))
-		b++;
-	while (t < o->sc->n_tests && strcmp(o->sc->tests[t].name, tr->test))
-		t++;
-	return b * (o->sc->n_tests + 1) + t;
+	const struct run_json_ctx *c = ctx;
+	return make_run_json(c->o, c->sc, c->inv, run);
 }
 
-static int compare_results(const void *a, const void *b, void *order)
-{
-	size_t ra = result_rank(a, order), rb = result_rank(b, order);
-	return (ra > rb) - (ra < rb);
-}
+/* The names the finish stage orders results by: boards in inventory order,
+ * tests in scenario order (borrowed; the arrays are the caller's to free). */
+struct run_order {
+	const char **boards;
+	const char **tests;
+};
 
-static void sort_results(struct run_result *run, const struct scenario *sc,
-			 const struct inventory *inv)
+static struct run_order run_order_of(const struct scenario *sc, const struct inventory *inv)
 {
-	struct result_order order = { sc, inv };
-	qsort_r(run->results, run->n_results, sizeof(*run->results), compare_results, &order);
+	struct run_order r = { xcalloc(inv->n_boards + 1, sizeof(char *)),
+			       xcalloc(sc->n_tests + 1, sizeof(char *)) };
+	for (size_t i = 0; i < inv->n_boards; i++)
+		r.boards[i] = inv->boards[i].name;
+	for (size_t i = 0; i < sc->n_tests; i++)
+		r.tests[i] = sc->tests[i].name;
+	return r;
 }
 
 static void apply_repeat_override(struct scenario *sc, int repeat, int retry_infra)
@@ -466,68 +459,6 @@ static int rerun_plan(const struct run_options *o, const struct scenario *sc, st
 	rerun_set_release(&set);
 	free(path);
 	return 0;
-}
-
-/* Loaded before the run folder is made: a baseline that cannot be read is
- * a usage error, and leaves no empty run folder behind. */
-static int load_baseline(const struct run_options *o, const struct scenario *sc,
-			 struct run_result *baseline, char **path)
-{
-	const char *spec = o->baseline ? o->baseline : sc->baseline;
-	*path = NULL;
-	if (!spec || cmd_baseline_is_history(spec))
-		return 0;
-	*path = compare_resolve_baseline(o->runs_dir, sc->name, spec);
-	char err[512];
-	if (!*path) {
-		log_warn("no baseline run found for '%s'; comparing against nothing", spec);
-		free(*path);
-		*path = NULL;
-		return 0;
-	}
-	if (run_result_load(*path, baseline, err, sizeof(err)) < 0) {
-		log_error("baseline: %s", err);
-		free(*path);
-		*path = NULL;
-		return -1;
-	}
-	return 0;
-}
-
-/* Reports, results.json (and the journal's end line), run.json, latest.
- * Each is tried whatever became of the others; a run that passed but whose
- * results could not all be written exits 3 (a failure's 1 and 130 stay:
- * a failure is never hidden), and run.exit_code says so in every file
- * still written after the failure. Returns whether all of
- * the results were written; the latest link is only warned about. */
-static bool finish_run_folder(struct store *st, struct run_result *run,
-			      const struct run_options *o, const struct scenario *sc,
-			      const struct inventory *inv, bool stored, bool link_latest)
-{
-	char err[1024];
-	if (stored && store_failed(st))
-		stored = false;
-	if (!stored && run->exit_code == EXIT_OK)
-		run->exit_code = EXIT_INFRA;
-	if (report_write_all(run, store_path(st), err, sizeof(err)) < 0) {
-		log_error("cannot write the reports: %s", err);
-		stored = false;
-		if (run->exit_code == EXIT_OK)
-			run->exit_code = EXIT_INFRA;
-	}
-	if (store_finish(st, run, err, sizeof(err)) < 0) {
-		log_error("cannot write the results: %s", err);
-		stored = false;
-	}
-	if (store_save_run_json(st, make_run_json(o, sc, inv, run), err, sizeof(err)) < 0) {
-		log_error("cannot write run.json: %s", err);
-		stored = false;
-	}
-	if (!stored && run->exit_code == EXIT_OK)
-		run->exit_code = EXIT_INFRA;
-	if (link_latest && store_link_latest(st, err, sizeof(err)) < 0)
-		log_warn("%s", err);
-	return stored;
 }
 
 /* --format json: results.json's content on stdout, streamed result by
@@ -668,7 +599,8 @@ int cmd_run(int argc, char **argv)
 		ret = cmd_check_before_run(sc, plan, o.bench_dir) < 0 ? EXIT_USAGE : EXIT_OK;
 		goto out;
 	}
-	if (load_baseline(&o, sc, &baseline, &baseline_path) < 0) {
+	if (finish_load_baseline(o.runs_dir, sc->name, o.baseline ? o.baseline : sc->baseline,
+				 &baseline, &baseline_path) < 0) {
 		ret = EXIT_USAGE;
 		goto out;
 	}
@@ -766,39 +698,37 @@ int cmd_run(int argc, char **argv)
 	if (join && jstate == JOIN_MERGE && merge_joined(join, st, &run) < 0)
 		join_failed = true;
 
-	sort_results(&run, sc, inv);
-	run.label = run_label(&o, sc, &run);
-	if (run.rerun_of) {
-		/* the rerun is named so wherever the run is (summary, report, history) */
-		const char *id = strrchr(run.rerun_of, '/');
-		id = id ? id + 1 : run.rerun_of;
-		char *l = run.label ? xasprintf("%s (rerun of %s)", run.label, id)
-				    : xasprintf("rerun of %s", id);
-		free(run.label);
-		run.label = l;
-	}
-	if (cmd_baseline_is_history(o.baseline ? o.baseline : sc->baseline))
-		cmd_run_history_judge(o.db_url, o.runs_dir, &run,
-				      o.has_threshold ? o.threshold : sc->threshold_pct);
-	if (baseline_path) {
-		struct judge_rule rule = {
-			.threshold_pct = o.has_threshold ? o.threshold : sc->threshold_pct,
-			.judge_single = o.judge_single,
-		};
-		compare_apply_baseline(&run, &baseline, &rule);
-	}
 	run.interrupted = interrupt_requested();
 	run.end_wall_us = clock_wall_us();
-	run.exit_code = run_result_exit_code(&run);
-	if (join && jstate == JOIN_DONE && !run.interrupted)
-		run.exit_code = join_code;
-	if (join_failed && run.exit_code == EXIT_OK)
-		run.exit_code = EXIT_INFRA;
-	if (!run.interrupted && !o.no_history && (!join || jstate == JOIN_MERGE))
-		cmd_run_history_record(o.db_url, o.runs_dir, &run, store_path(st));
-	/* a joined controller's folder is its part: latest is the merged one */
-	bool stored = finish_run_folder(st, &run, &o, sc, inv, sched_ret == 0,
-					!join || jstate == JOIN_MERGE);
+	struct run_json_ctx rj = { &o, sc, inv };
+	struct run_order order = run_order_of(sc, inv);
+	struct finish_options fo = {
+		.board_order = order.boards,
+		.n_board_order = inv->n_boards,
+		.test_order = order.tests,
+		.n_test_order = sc->n_tests,
+		.label_run = true,
+		.label = o.label ? o.label : sc->label,
+		.label_fact = sc->label_fact,
+		.baseline_spec = o.baseline ? o.baseline : sc->baseline,
+		.baseline = baseline_path ? &baseline : NULL,
+		.threshold_pct = o.has_threshold ? o.threshold : sc->threshold_pct,
+		.judge_single = o.judge_single,
+		.db_url = o.db_url,
+		.runs_dir = o.runs_dir,
+		.record_history = !o.no_history && (!join || jstate == JOIN_MERGE),
+		.forced_exit_code = join && jstate == JOIN_DONE ? join_code : -1,
+		.infra_failed = join_failed,
+		.allow_empty = o.allow_empty,
+		.stored = sched_ret == 0,
+		/* a joined controller's folder is its part: latest is the merged one */
+		.link_latest = !join || jstate == JOIN_MERGE,
+		.run_json = run_json_of,
+		.run_json_ctx = &rj,
+	};
+	bool stored = finish_run(st, &run, &fo);
+	free(order.boards);
+	free(order.tests);
 	ret = run.exit_code;
 
 	char *summary = report_summary(&run, log_use_color());

@@ -107,7 +107,7 @@ static void test_merge_equals_whole(void **state)
 	if (merge_runs(f->out, shards, 2, &merged, err, sizeof(err)) < 0)
 		fail_msg("merge: %s", err);
 	assert_int_equal(merged.n_results, 6);
-	assert_int_equal(merged.exit_code, 1);   /* biff/memory failed; 1 wins over 3 */
+	assert_int_equal(merged.exit_code, 3);   /* an error is the rack: 3 whatever failed */
 	assert_int_equal(merged.start_wall_us, 1000000);
 	assert_int_equal(merged.end_wall_us, 9000000);
 	assert_string_equal(merged.host, "ci-1,ci-2");
@@ -146,7 +146,7 @@ static void test_merge_equals_whole(void **state)
 			    "ci-2");
 	assert_string_equal(json_string_value(json_object_get(
 		json_object_get(json_array_get(from, 0), "run"), "host")), "ci-1");
-	assert_int_equal(json_integer_value(json_object_get(rj, "exit_code")), 1);
+	assert_int_equal(json_integer_value(json_object_get(rj, "exit_code")), 3);
 	json_decref(rj);
 
 	/* the shards are untouched */

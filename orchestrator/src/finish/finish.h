@@ -1,0 +1,87 @@
+#ifndef ORCH_FINISH_FINISH_H
+#define ORCH_FINISH_FINISH_H
+/*
+ * finish: the one owner of a run's end. A finished or interrupted run goes
+ * through, in this order: results in people's order (boards in inventory
+ * order, tests in scenario order) -> its label -> the verdicts against the
+ * baseline (a run folder, or the history; both through compare's judge)
+ * -> the exit code (result/exit_code.h) -> the history record -> the
+ * folder's files (reports, results.json, run.json, the latest link).
+ * orch run, orch report, orch merge and joined runs all end here.
+ *
+ * The stage knows the result model, compare, history, report and store,
+ * never the scenario or a board: what it needs of them (the order, the
+ * label, run.json's content) the caller passes in struct finish_options.
+ */
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "result/result.h"
+
+struct store;
+
+/* Whether a --baseline (or scenario baseline:) spec means the history. */
+bool finish_baseline_is_history(const char *spec);
+
+/* Loads the baseline run named by spec (a run folder, 'latest', a run id)
+ * before the run starts, so that one that cannot be read is a usage error
+ * and leaves no empty run folder behind. Returns 0 with *path the folder
+ * (caller frees) and *baseline loaded, or 0 with *path NULL when spec is
+ * NULL, the history, or names no run (warned); -1 (logged) when the run
+ * exists but cannot be read. */
+int finish_load_baseline(const char *runs_dir, const char *scenario, const char *spec,
+			 struct run_result *baseline, char **path);
+
+struct finish_options {
+	/* the order people read results in; NULL arrays: keep the order */
+	const char *const *board_order;
+	size_t n_board_order;
+	const char *const *test_order;
+	size_t n_test_order;
+	/* label_run: the run gets its label: this text, else the value of
+	 * fact label_fact over the run's boards (distinct values joined,
+	 * warned), else none; a rerun's says whose ("LABEL (rerun of ID)").
+	 * Not set: the run keeps the label it has. */
+	bool label_run;
+	const char *label;
+	const char *label_fact;
+	/* verdicts: baseline_spec is the --baseline / baseline: text (the
+	 * history when finish_baseline_is_history), baseline the loaded run
+	 * (or NULL) from finish_load_baseline, baseline_path its folder */
+	const char *baseline_spec;
+	const struct run_result *baseline;
+	double threshold_pct;
+	bool judge_single;
+	/* the history database (--db URL, else RUNS_DIR/orch-history.sqlite) */
+	const char *db_url;
+	const char *runs_dir;
+	bool record_history;       /* index the run (never when interrupted) */
+	/* the exit code: another controller's code for the whole joined run
+	 * (-1: none), and an infrastructure failure the results do not show */
+	int forced_exit_code;
+	bool infra_failed;
+	bool allow_empty;          /* an empty plan (no result at all) exits 0, not 4 */
+	/* the folder: results stored so far without error, the latest link,
+	 * run.json's content (NULL: not written) */
+	bool stored;
+	bool link_latest;
+	json_t *(*run_json)(void *ctx, const struct run_result *run);
+	void *run_json_ctx;
+};
+
+/* The run's end, up to and with the exit code, into run: order, label,
+ * verdicts, run->exit_code. run->interrupted and run->end_wall_us are the
+ * caller's (set before). */
+void finish_verdicts(struct run_result *run, const struct finish_options *o);
+
+/* The whole end: finish_verdicts, the history record (o->record_history
+ * and not interrupted), then the folder's files in st (each tried whatever
+ * became of the others). A run that would exit 0 or 4 but whose results
+ * could not all be written exits EXIT_INFRA (a failure's 1 and 130 stay:
+ * a failure is never hidden), and run->exit_code says so in every file
+ * still written after the failure. Returns whether all of the results
+ * were written; the latest link is only warned about. */
+bool finish_run(struct store *st, struct run_result *run, const struct finish_options *o);
+
+#endif
