@@ -93,15 +93,17 @@ static const char usage_text2[] =
 	"                         (BOARD<TAB>TEST<TAB>TAGS); contact nothing\n"
 	"      --format json      print results.json to stdout at the end\n"
 	"  -q, --quiet            no progress lines, only the summary\n"
-	"  -h, --help             this text\n"
+	"  -h, --help             this text\n";
+
+static const char exit_text[] =
 	"\n"
 	"Exit status (the same for every controller of a joined run):\n"
 	"  0    something ran and every test passed\n"
 	"  1    a test failed or regressed, and no infrastructure error\n"
 	"  2    invalid input (options, scenario, inventory, baseline): nothing ran\n"
 	"  3    infrastructure error (a test ended as error: board, console or database\n"
-	"       unreachable, a lost lock), whatever the tests did; also a run that\n"
-	"       would be 0 or 4 whose results could not all be written\n"
+	"       unreachable, a lost lock; a board offline), whatever the tests did;\n"
+	"       also a run that would be 0 or 4 whose results could not all be written\n"
 	"  4    nothing ran: every selected test skipped, or an empty shard\n"
 	"       (--allow-empty: 0 for an empty one)\n"
 	"  130  interrupted (partial results kept)\n";
@@ -282,6 +284,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 		case 'h':
 			fputs(usage_text, stdout);
 			fputs(usage_text2, stdout);
+			fputs(exit_text, stdout);
 			return -1;
 		default: return cmd_option_error("run", c, argv[optind - 1]);
 		}
