@@ -1,7 +1,8 @@
 # bash completion for orch(1): subcommands, their options, scenario and run
-# folders, and board names and tags (for -l and `orch boot`) read from the
-# inventory with `orch boards` (-i on the line, else the scenario's
-# inventory:, else $ORCH_INVENTORY).
+# folders, board names and tags (for -l, `orch boot`, `orch lock`) read from
+# the inventory with `orch boards` (-i on the line, else the scenario's
+# inventory:, else $ORCH_INVENTORY), and the scenario's test names and tags
+# (for -t) read with `orch validate SCENARIO --list`.
 
 _orch_inventory()
 {
@@ -39,6 +40,30 @@ _orch_selectors()
 		END { print "all"; for (t in tags) { print "tag:" t; print "!tag:" t } }'
 }
 
+# the scenario on the line (the first *.yaml word after the command)
+_orch_scenario()
+{
+	local i
+	for ((i = 2; i < ${#COMP_WORDS[@]}; i++)); do
+		case ${COMP_WORDS[i]} in
+		*.yaml | *.yml) [ -r "${COMP_WORDS[i]}" ] && echo "${COMP_WORDS[i]}"; return ;;
+		esac
+	done
+}
+
+# test names, tag:TAG and their ! forms
+_orch_tests()
+{
+	local sc inv
+	sc=$(_orch_scenario)
+	[ -n "$sc" ] || return
+	inv=$(_orch_inventory)
+	orch validate "$sc" ${inv:+-i "$inv"} --list 2>/dev/null | awk -F'\t' '
+		{ names[$2] = 1; n = split($3, tl, ","); for (i = 1; i <= n; i++) tags[tl[i]] = 1 }
+		END { for (t in names) { print t; print "!" t }
+		      for (t in tags) if (t != "") { print "tag:" t; print "!tag:" t } }'
+}
+
 _orch_boards()
 {
 	local inv
@@ -53,7 +78,7 @@ _orch()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD - 1]}
 	local commands
-	commands="$(orch help 2>/dev/null | awk '$1 == "orch" { print $2 }') help"
+	commands="$(orch help 2>/dev/null | awk '$1 == "orch" { print $2 }' | sort -u)"
 	local global="--color= -v --verbose --help --version"
 
 	# the command: the first word that is not a global option
@@ -77,18 +102,34 @@ _orch()
 	-l | --limit)
 		COMPREPLY=($(compgen -W "$(_orch_selectors)" -- "$cur"))
 		return ;;
-	-o | --runs-dir | --output | --bench-dir | --baseline)
+	-o | --runs-dir | --output | --bench-dir)
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return ;;
+	--baseline)
+		COMPREPLY=($(compgen -W "latest history" -- "$cur") $(compgen -d -- "$cur"))
+		return ;;
+	-e | --extra-vars)
+		[[ $cur == @* ]] && COMPREPLY=($(compgen -P @ -f -X '!*.y*ml' -- "${cur#@}"))
+		return ;;
+	-t | --test)
+		COMPREPLY=($(compgen -W "$(_orch_tests)" -- "$cur"))
+		return ;;
 	--format | -f)
-		COMPREPLY=($(compgen -W "table json junit" -- "$cur"))
+		local formats
+		case $cmd in
+		compare) formats="table json junit" ;;
+		history) formats="text csv json" ;;
+		run | who) formats="text json" ;;
+		*) formats="json" ;;
+		esac
+		COMPREPLY=($(compgen -W "$formats" -- "$cur"))
 		return ;;
 	--trigger)
 		COMPREPLY=($(compgen -W "power-cycle reboot none" -- "$cur"))
 		return ;;
 	--color)
 		;;
-	-j | --jobs | --repeat | --threshold | -t | --test | --shard | --timeout)
+	-j | --jobs | --repeat | --threshold | --shard | --timeout | --for | --note)
 		return ;;
 	esac
 	if [[ $cur == --color=* ]]; then
@@ -112,8 +153,12 @@ _orch()
 	case $cmd in
 	run | validate)
 		COMPREPLY=($(compgen -f -X '!*.y*ml' -- "$cur") $(compgen -d -- "$cur")) ;;
-	boot)
+	boot | unlock)
 		COMPREPLY=($(compgen -W "$(_orch_boards)" -- "$cur")) ;;
+	lock)
+		COMPREPLY=($(compgen -W "$(_orch_selectors)" -- "$cur")) ;;
+	history)
+		COMPREPLY=($(compgen -W "import" -- "$cur") $(compgen -f -X '!*.y*ml' -- "$cur")) ;;
 	compare | report | merge)
 		COMPREPLY=($(compgen -d -- "$cur")) ;;
 	esac

@@ -1,6 +1,7 @@
 /* orch history: the nights of a scenario from the history database, and
  * importing run folders into it. */
 #include "cmd.h"
+#include "config/config.h"
 #include "cmd_common.h"
 #include "history/history.h"
 #include "result/result_json.h"
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 static const char usage_text[] =
@@ -47,6 +49,39 @@ struct history_options {
 	const char *arg;
 	bool import;
 };
+
+static bool yaml_name(const char *s)
+{
+	size_t n = strlen(s);
+	return (n > 5 && strcmp(s + n - 5, ".yaml") == 0) || (n > 4 && strcmp(s + n - 4, ".yml") == 0);
+}
+
+/* orch history nightly.yaml: the scenario file stands for its name (its
+ * name:, else the file name); a file that is not there, or not a scenario,
+ * is invalid input. 0, or -1 after saying why. */
+static int scenario_file_name(struct history_options *o)
+{
+	static char name[256];
+	if (!yaml_name(o->arg) && !strchr(o->arg, '/'))
+		return 0;
+	struct diag_list diags = DIAG_LIST_INIT;
+	struct scenario *sc = NULL;
+	if (access(o->arg, R_OK) != 0) {
+		fprintf(stderr, "orch history: %s: no such scenario file (give the scenario's name "
+			"or its file)\n", o->arg);
+		return -1;
+	}
+	if (scenario_load_partial(o->arg, &sc, &diags) < 0 && !sc) {
+		diag_print(&diags, stderr);
+		diag_list_release(&diags);
+		return -1;
+	}
+	diag_list_release(&diags);
+	snprintf(name, sizeof(name), "%s", sc->name ? sc->name : o->arg);
+	scenario_free(sc);
+	o->arg = name;
+	return 0;
+}
 
 static int parse_options(int argc, char **argv, struct history_options *o)
 {
@@ -106,6 +141,8 @@ static int parse_options(int argc, char **argv, struct history_options *o)
 		return cmd_usage_error("history", "%s", o->import ? "import which folder? give RUNS_DIR"
 								  : "give one SCENARIO name");
 	o->arg = argv[optind];
+	if (!o->import && scenario_file_name(o) < 0)
+		return EXIT_USAGE;
 	if (o->rebuild && !o->import)
 		return cmd_usage_error("history", "--rebuild goes with 'import RUNS_DIR'");
 	return 0;

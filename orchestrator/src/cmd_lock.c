@@ -11,6 +11,7 @@
 #include "util/units.h"
 
 #include <getopt.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,7 @@
 #define DEFAULT_RESERVATION_MS (60 * 60 * 1000)
 
 static const char who_usage[] =
-	"usage: orch who [--db URL]\n"
+	"usage: orch who [--db URL] [--format text|json]\n"
 	"\n"
 	"Lists who holds boards: running orchs (user, host, pid, since when, what\n"
 	"they run) and reservations made with orch lock (until when, note).\n"
@@ -57,6 +58,7 @@ struct lock_options {
 	const char *note;
 	const char *inventory;
 	int64_t for_ms;
+	bool json;                /* who --format json */
 };
 
 /* Options of the three commands (each accepts only its own). Returns 0 and
@@ -64,11 +66,12 @@ struct lock_options {
 static int parse(int argc, char **argv, const char *name, const char *usage, bool reserve,
 		 struct lock_options *o)
 {
-	enum { OPT_DB = 256, OPT_FOR, OPT_NOTE };
+	enum { OPT_DB = 256, OPT_FOR, OPT_NOTE, OPT_FORMAT };
 	static const struct option longopts[] = {
 		{ "db", required_argument, NULL, OPT_DB },
 		{ "for", required_argument, NULL, OPT_FOR },
 		{ "note", required_argument, NULL, OPT_NOTE },
+		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "inventory", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -83,6 +86,14 @@ static int parse(int argc, char **argv, const char *name, const char *usage, boo
 			c = '?';
 		switch (c) {
 		case OPT_DB: o->db_url = optarg; break;
+		case OPT_FORMAT:
+			if (strcmp(name, "who") != 0)
+				return cmd_option_error(name, '?', argv[optind - 1]);
+			if (strcmp(optarg, "json") && strcmp(optarg, "text"))
+				return cmd_usage_error(name, "--format takes json or text, found '%s'",
+						       optarg);
+			o->json = strcmp(optarg, "json") == 0;
+			break;
 		case OPT_NOTE: o->note = optarg; break;
 		case 'i': o->inventory = optarg; break;
 		case OPT_FOR:
@@ -110,10 +121,10 @@ static struct coord_db *open_db(const char *name, const char *url)
 	return db;
 }
 
-static void print_holders(const struct board_holder *h, size_t n)
+static void print_holders(const struct board_holder *h, size_t n, bool header)
 {
 	bool tty = isatty(STDOUT_FILENO);
-	if (tty)
+	if (tty && header)
 		printf("%-16s %-24s %-8s %-20s %-20s %-6s %s\n", "BOARD", "HOLDER", "PID", "SINCE",
 		       "UNTIL", "WHERE", "NOTE");
 	for (size_t i = 0; i < n; i++) {
@@ -156,6 +167,24 @@ static void print_offline(const struct board_offline_rec *r, size_t n, bool head
 	}
 }
 
+/* orch who --format json: one object per holder. */
+static void holders_json(json_t *out, const struct board_holder *h, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char since[40], until[40] = "";
+		clock_format_iso8601(h[i].since_us, since, sizeof(since));
+		if (h[i].expires_us)
+			clock_format_iso8601(h[i].expires_us, until, sizeof(until));
+		json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "board", h[i].board, "kind",
+				      h[i].reservation ? "reservation" : "run", "user", h[i].user,
+				      "host", h[i].host, "since", since, "where", h[i].where);
+		json_object_set_new(o, "pid", h[i].reservation ? json_null() : json_integer(h[i].pid));
+		json_object_set_new(o, "until", until[0] ? json_string(until) : json_null());
+		json_object_set_new(o, "note", h[i].note[0] ? json_string(h[i].note) : json_null());
+		json_array_append_new(out, o);
+	}
+}
+
 int cmd_who(int argc, char **argv)
 {
 	struct lock_options o = { 0 };
@@ -183,17 +212,28 @@ int cmd_who(int argc, char **argv)
 		goto out;
 	}
 	coord_db_close(db);
-	print_holders(local, (size_t)n_local);
-	print_holders(remote, (size_t)n_remote);
+	if (o.json) {
+		json_t *all = json_array();
+		holders_json(all, local, (size_t)n_local);
+		holders_json(all, remote, (size_t)n_remote);
+		char *text = json_dumps(all, JSON_INDENT(2));
+		printf("%s\n", text ? text : "[]");
+		free(text);
+		json_decref(all);
+	} else {
+		print_holders(local, (size_t)n_local, n_local + n_remote > 0);
+		print_holders(remote, (size_t)n_remote, n_local == 0 && n_remote > 0);
+	}
 	struct board_offline_rec *off = NULL;
 	long n_off = board_offline_list(dir, &off, err, sizeof(err));
 	if (n_off < 0) {
 		fprintf(stderr, "orch who: health state: %s\n", err);
 		n_off = 0;
 	}
-	if (n_local + n_remote == 0 && isatty(STDOUT_FILENO))
+	if (!o.json && n_local + n_remote == 0 && isatty(STDOUT_FILENO))
 		printf("(no board is held)\n");
-	print_offline(off, (size_t)n_off, false);
+	if (!o.json)
+		print_offline(off, (size_t)n_off, false);
 	free(off);
 	ret = EXIT_OK;
 out:

@@ -41,14 +41,19 @@ static void say(const char *text, size_t len)
 /* Only async-signal-safe calls here. */
 static void on_signal(int sig)
 {
-	(void)sig;
 	long long now = monotonic_ns();
 	long long last = atomic_load(&last_signal_ns);
 	if (last && now - last < SECOND_SIGNAL_GAP_NS)
 		return;
 	atomic_store(&last_signal_ns, now);
 	int was = atomic_fetch_add(&level, 1);
-	if (was == 0) {
+	if (was == 0 && sig == SIGTERM) {
+		SAY("\norch: terminated (SIGTERM): stopping the running commands and writing the "
+		    "results (another SIGTERM or Ctrl-C stops faster)\n");
+	} else if (was == 0 && sig == SIGHUP) {
+		SAY("\norch: hung up (SIGHUP): stopping the running commands and writing the "
+		    "results (another signal stops faster)\n");
+	} else if (was == 0) {
 		SAY("\norch: interrupted: stopping the running commands and writing the results "
 		    "(Ctrl-C again to stop faster)\n");
 	} else if (was == 1) {
