@@ -337,9 +337,12 @@ static void mem_note_copy(const struct mem_opts *o, const char *dst, const char 
 			o->path < 0 ? " (no cpuid: glibc's generic forward copy)" : " (--copy)");
 		return;
 	}
-	rb_note("copy: %s, %u-byte vectors%s; glibc's thresholds here: rep movsb %llu B to %llu "
-		"KiB, non-temporal from %llu KiB; --block copies: %s", memcopy_path_name(p), c->vec,
-		o->path < 0 ? "" : " (--copy)", (unsigned long long)c->movsb_threshold,
+	rb_note("copy: %s, %u-byte vectors%s; glibc's thresholds here (%s): rep movsb %llu B to "
+		"%llu KiB, non-temporal from %llu KiB; --block copies: %s", memcopy_path_name(p),
+		c->vec, o->path < 0 ? "" : " (--copy)",
+		c->from_ldso ? "its ld.so --list-diagnostics"
+			     : "derived from cpuid as glibc 2.36 does: no ld.so diagnostics",
+		(unsigned long long)c->movsb_threshold,
 		(unsigned long long)(c->movsb_stop >> 10), (unsigned long long)(c->nt_threshold >> 10),
 		memcopy_path_name(memcopy_plan(c, dst, src, (size_t)o->block)));
 }

@@ -7,9 +7,11 @@
 #include "memcopy.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -479,12 +481,106 @@ int memcopy_facts_read(struct memcopy_facts *f)
 #endif
 }
 
+int memcopy_config_diagnostics(struct memcopy_config *c, const char *text)
+{
+	static const char *const keys[3] = {
+		"x86.cpu_features.non_temporal_threshold=",
+		"x86.cpu_features.rep_movsb_threshold=",
+		"x86.cpu_features.rep_movsb_stop_threshold=",
+	};
+	unsigned long long v[3];
+	int found = 0;
+
+	for (int k = 0; k < 3; k++) {
+		const char *p = text;
+		size_t len = strlen(keys[k]);
+		while ((p = strstr(p, keys[k])) && p != text && p[-1] != '\n')
+			p += len;
+		if (!p)
+			continue;
+		char *end;
+		errno = 0;
+		v[k] = strtoull(p + len, &end, 0);
+		if (!errno && end != p + len && (*end == '\n' || !*end))
+			found++;
+	}
+	if (found != 3)
+		return -1;
+	c->nt_threshold = v[0];
+	c->movsb_threshold = v[1];
+	c->movsb_stop = v[2];
+	c->from_ldso = 1;
+	return 0;
+}
+
+/* The output of `LDSO --list-diagnostics` (at most cap - 1 bytes), or
+ * NULL when there is no such loader or it does not run. */
+static char *ldso_diagnostics(const char *ldso, size_t cap)
+{
+	if (access(ldso, X_OK) != 0)
+		return NULL;
+	int fd[2];
+	if (pipe(fd) < 0)
+		return NULL;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return NULL;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		dup2(fd[1], 1);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 2);
+		}
+		close(fd[0]);
+		execl(ldso, ldso, "--list-diagnostics", (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	char *buf = malloc(cap);
+	size_t len = 0;
+	ssize_t r;
+	while (buf && len + 1 < cap && (r = read(fd[0], buf + len, cap - 1 - len)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd[0]);
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!buf || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
 void memcopy_config_host(struct memcopy_config *c)
 {
+	static const char *const loaders[] = {
+		"/lib64/ld-linux-x86-64.so.2",
+		"/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
+		"/usr/lib64/ld-linux-x86-64.so.2",
+		"/lib/ld-linux-x86-64.so.2",
+	};
 	struct memcopy_facts f;
 
 	if (memcopy_facts_read(&f) == 0) {
 		memcopy_config_from(&f, c);
+		for (size_t i = 0; i < sizeof(loaders) / sizeof(loaders[0]); i++) {
+			char *text = ldso_diagnostics(loaders[i], 256 * 1024);
+			int ok = text && memcopy_config_diagnostics(c, text) == 0;
+			free(text);
+			if (ok)
+				return;
+		}
 		memcopy_config_tunables(c, getenv("GLIBC_TUNABLES"));
 		return;
 	}

@@ -46,6 +46,8 @@ struct memcopy_config {
 	uint64_t nt_threshold;    /* non-temporal stores above this size */
 	int glibc_like;           /* 0: no cpuid (the portable forward loop) */
 	int stop_at_nt;           /* movsb_stop follows nt_threshold (not AMD) */
+	int from_ldso;            /* the thresholds are the board's glibc's own, read
+				     from its ld.so --list-diagnostics */
 };
 
 enum memcopy_path {
@@ -68,9 +70,17 @@ void memcopy_config_from(const struct memcopy_facts *f, struct memcopy_config *c
  * as glibc does: values below glibc's minimum are ignored. */
 void memcopy_config_tunables(struct memcopy_config *c, const char *tunables);
 
-/* The configuration of this CPU: memcopy_config_from(cpuid) and the
- * GLIBC_TUNABLES of the environment on x86-64, else the portable loop (vec
- * 16, forward only). */
+/* Reads the thresholds glibc set up on this machine from the lines
+ * `ld.so --list-diagnostics` prints (x86.cpu_features.non_temporal_threshold,
+ * rep_movsb_threshold, rep_movsb_stop_threshold) into c; returns 0 when
+ * all three were there, else -1 (c unchanged). */
+int memcopy_config_diagnostics(struct memcopy_config *c, const char *text);
+/* The configuration of this CPU: memcopy_config_from(cpuid), then the
+ * thresholds of the board's own glibc where its dynamic loader prints them
+ * (glibc >= 2.33; they already follow GLIBC_TUNABLES and the glibc
+ * version's rules; from_ldso set), else the GLIBC_TUNABLES of the
+ * environment applied to the derived ones; off x86-64 the portable loop
+ * (vec 16, forward only). */
 void memcopy_config_host(struct memcopy_config *c);
 
 /* The path glibc's memcpy takes for these arguments under c. */
