@@ -7,6 +7,24 @@
  * The trigger instant is when the power command (the `on` command for
  * off-then-on) has returned, or when `reboot` was sent. A phase's `max:`
  * budget applies to its duration, from the previous phase (or the base).
+ *
+ * The kernel's clock: a line that starts with a printk stamp
+ * ("[    0.234567] ...") is placed at its stamp, not at its arrival. The
+ * kernel replays what it logged before its console was enabled in one
+ * burst, so those lines ("Linux version" among them) arrive 0.2 s late or
+ * more; the lines logged after it arrive as they are printed. The stamp is
+ * put on orch's clock with the smallest (arrival - stamp) of the boot's
+ * stamped lines: the line that waited least, a live one. Lines without a
+ * stamp (the firmware's, user space's "login:") keep their arrival.
+ *
+ * The kernel's clock can go back early in a boot, when it switches its
+ * clock source (in a VM without KVM: "[0.064000] tsc: Detected ..." then
+ * "[0.000507] clocksource: tsc-early ..."): a stamp more than 10 ms below
+ * the one before starts the offset again, on the clock that runs from there
+ * on, and the stamps before the switch are placed on it as they are. When
+ * the stamp before was 1 s or more, it is a new kernel (the old system's
+ * last words came first): phases ended by the old kernel's lines keep
+ * their arrival.
  */
 #include <stddef.h>
 #include "execute/execute.h"
@@ -32,8 +50,19 @@
 
 struct phase_seen {
 	bool reached;
-	int64_t mono_us;
+	int64_t mono_us;              /* the line's arrival */
+	int64_t kernel_us;            /* its printk stamp, when it has one ... */
+	unsigned boot;                /* ... of this kernel (kclock.boot) */
+	bool has_kernel;
 	char *line;
+};
+
+/* The kernel's clock against orch's, from the printk stamps seen. */
+struct kernel_clock {
+	unsigned boot;                /* kernels seen before this one */
+	bool any;                     /* a stamped line on the current clock was seen */
+	int64_t last_us;              /* the last stamp */
+	int64_t offset_us;            /* min(arrival - stamp) on the current clock */
 };
 
 struct boot_watch {
@@ -42,6 +71,8 @@ struct boot_watch {
 	struct serial_capture *cap;   /* set once started */
 	bool base_found;
 	int64_t base_mono_us;
+	struct phase_seen base_seen;  /* the `base:` line (a phase_seen for its stamp) */
+	struct kernel_clock kclock;
 	size_t next;                  /* first phase not reached */
 	struct phase_seen *seen;
 	char last_line[512];
@@ -49,10 +80,66 @@ struct boot_watch {
 	int64_t metrics_from_us;      /* lines from here on (the trigger) give metrics */
 };
 
+/* Whether text starts with a printk stamp "[    0.234567]"; *us its value. */
+static bool printk_stamp(const char *text, int64_t *us)
+{
+	const char *p = text;
+	if (*p++ != '[')
+		return false;
+	while (*p == ' ')
+		p++;
+	int64_t s = 0, frac = 0;
+	int ns = 0, nf = 0;
+	for (; *p >= '0' && *p <= '9' && ns < 12; p++, ns++)
+		s = s * 10 + (*p - '0');
+	if (!ns || *p++ != '.')
+		return false;
+	for (; *p >= '0' && *p <= '9' && nf < 9; p++, nf++)
+		frac = frac * 10 + (*p - '0');
+	if (nf < 6 || *p != ']')
+		return false;
+	for (; nf > 6; nf--)
+		frac /= 10;
+	*us = s * 1000000 + frac;
+	return true;
+}
+
+/* Notes l's printk stamp, if any, in w->kclock and in ps. */
+static void kernel_clock_line(struct boot_watch *w, const struct serial_line *l,
+			      struct phase_seen *ps)
+{
+	int64_t k;
+	if (!printk_stamp(l->text, &k))   /* a partial line too: a phase may end on one */
+		return;
+	struct kernel_clock *kc = &w->kclock;
+	if (kc->any && k + 10000 < kc->last_us) {
+		if (kc->last_us >= 1000000)
+			kc->boot++;
+		kc->any = false;
+	}
+	if (!kc->any || l->mono_us - k < kc->offset_us)
+		kc->offset_us = l->mono_us - k;
+	kc->any = true;
+	kc->last_us = k;
+	ps->has_kernel = true;
+	ps->kernel_us = k;
+	ps->boot = kc->boot;
+}
+
+/* The instant of a seen line on orch's clock: its stamp on the kernel's
+ * clock where it has one of the last kernel, else its arrival. */
+static int64_t seen_instant(const struct boot_watch *w, const struct phase_seen *ps, bool *kernel)
+{
+	*kernel = ps->has_kernel && ps->boot == w->kclock.boot && w->kclock.any;
+	return *kernel ? w->kclock.offset_us + ps->kernel_us : ps->mono_us;
+}
+
 static void watch_line(void *ctx, const struct serial_line *l)
 {
 	struct boot_watch *w = ctx;
 	pthread_mutex_lock(&w->mu);
+	struct phase_seen stamp = { 0 };
+	kernel_clock_line(w, l, &stamp);
 	if (l->len > 0)
 		snprintf(w->last_line, sizeof(w->last_line), "%s", l->text);
 	if (l->too_long) {
@@ -66,12 +153,16 @@ static void watch_line(void *ctx, const struct serial_line *l)
 	    orch_regex_match(&w->spec->base, l->text, NULL, 0)) {
 		w->base_found = true;
 		w->base_mono_us = l->mono_us;
+		w->base_seen = stamp;
+		w->base_seen.reached = true;
+		w->base_seen.mono_us = l->mono_us;
 		if (w->cap)
 			serial_capture_set_base(w->cap, l->mono_us);
 	}
 	while (w->base_found && w->next < w->spec->n_phases &&
 	       orch_regex_match(&w->spec->phases[w->next].until, l->text, NULL, 0)) {
 		struct phase_seen *ps = &w->seen[w->next++];
+		*ps = stamp;
 		ps->reached = true;
 		ps->mono_us = l->mono_us;
 		ps->line = xstrndup(l->text, l->len);
@@ -89,7 +180,10 @@ static void fill_results(struct boot_watch *w, const struct boot_spec *spec,
 {
 	tr->phases = xcalloc(spec->n_phases ? spec->n_phases : 1, sizeof(*tr->phases));
 	tr->n_phases = spec->n_phases;
-	int64_t prev = w->base_mono_us;
+	bool kernel;
+	int64_t base = w->base_seen.reached ? seen_instant(w, &w->base_seen, &kernel)
+					    : w->base_mono_us;
+	int64_t prev = base;
 	*over = spec->n_phases;
 	for (size_t i = 0; i < spec->n_phases; i++) {
 		struct phase_result *pr = &tr->phases[i];
@@ -99,10 +193,13 @@ static void fill_results(struct boot_watch *w, const struct boot_spec *spec,
 		if (!w->seen[i].reached)
 			continue;
 		pr->reached = true;
-		pr->offset_s = (double)(w->seen[i].mono_us - w->base_mono_us) / 1e6;
-		pr->duration_s = (double)(w->seen[i].mono_us - prev) / 1e6;
+		int64_t at = seen_instant(w, &w->seen[i], &pr->kernel_clock);
+		if (at < prev)
+			at = prev;   /* never before the phase before it */
+		pr->offset_s = (double)(at - base) / 1e6;
+		pr->duration_s = (double)(at - prev) / 1e6;
 		pr->line = xstrdup(w->seen[i].line);
-		prev = w->seen[i].mono_us;
+		prev = at;
 		if (ph->max_ms > 0 && pr->duration_s * 1000.0 > (double)ph->max_ms) {
 			pr->over_budget = true;
 			if (*over == spec->n_phases)

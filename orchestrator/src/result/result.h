@@ -91,6 +91,9 @@ struct phase_result {
 	double max_s;             /* budget, 0 when none */
 	bool over_budget;
 	char *line;               /* the console line that ended the phase */
+	bool kernel_clock;        /* its instant is the line's printk stamp on the
+				     kernel's clock (placed on orch's), not the
+				     line's console arrival */
 };
 
 /* A file pushed to the board for the test (a remote-bench binary): the

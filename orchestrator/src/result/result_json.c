@@ -203,6 +203,8 @@ static json_t *phase_to_json(const struct phase_result *ph)
 	int bad = 0;
 	if (o)
 		set_text(o, "line", ph->line, &bad);
+	if (o && ph->reached)
+		jset(o, "clock", json_string(ph->kernel_clock ? "printk" : "console"), &bad);
 	if (!o || bad) {
 		json_decref(o);
 		return NULL;
@@ -673,6 +675,8 @@ static int phase_from_json(struct jctx *c, const json_t *o, struct phase_result 
 	    get_bool(c, o, "over_budget", &ph->over_budget) < 0 ||
 	    get_str(c, o, "line", false, &ph->line) < 0)
 		return -1;
+	const json_t *clock = json_object_get(o, "clock");
+	ph->kernel_clock = json_is_string(clock) && strcmp(json_string_value(clock), "printk") == 0;
 	return 0;
 }
 
