@@ -4,8 +4,7 @@
 #include "config/cfg_read.h"
 #include "config/selector.h"
 #include "execute/execute.h"
-#include "lock/board_offline.h"
-#include "lock/boardlock.h"
+#include "cmd_health.h"
 #include "result/result_json.h"
 #include "transport/serial_port.h"
 #include "util/strbuf.h"
@@ -33,6 +32,8 @@ static const char usage_text[] =
 	"      --offline BOARD    take the board offline by hand: runs skip its tests\n"
 	"      --note TEXT        with --offline: why (shown by orch boards, runs, orch who)\n"
 	"      --online BOARD     back online (after a failed health check, too)\n"
+	"      --db URL           the health state in this database, shared by every\n"
+	"                         controller (default: $ORCH_DB; else the lock folder)\n"
 	"Exit: 0, or with --check 3 when a board could not be reached; 2 bad input.\n";
 
 struct board_check {
@@ -143,7 +144,7 @@ static char *join_tags(const struct board *b)
 
 /* The shared health state of the boards (lock/board_offline.h). */
 struct health_view {
-	char *dir;
+	struct health_state hs;
 	struct board_offline_rec *recs;
 	long n;
 };
@@ -238,7 +239,8 @@ static void print_table(const struct inventory *inv, const bool *selected,
 }
 
 /* --offline BOARD [--note TEXT] / --online BOARD. */
-static int set_health(const char *offline, const char *online, const char *note)
+static int set_health(const char *offline, const char *online, const char *note,
+		      const char *db_url)
 {
 	const char *board = offline ? offline : online;
 	char err[512];
@@ -246,17 +248,18 @@ static int set_health(const char *offline, const char *online, const char *note)
 		fprintf(stderr, "orch boards: invalid board name '%s'\n", board);
 		return EXIT_USAGE;
 	}
-	char *dir = boardlock_dir(err, sizeof(err));
-	if (!dir) {
+	struct health_state hs;
+	if (health_state_open(&hs, db_url, err, sizeof(err)) < 0) {
 		fprintf(stderr, "orch boards: %s\n", err);
+		health_state_close(&hs);
 		return EXIT_INFRA;
 	}
 	int ret = EXIT_OK;
 	bool had = false;
-	if (offline && board_offline_set(dir, board, note ? note : "set offline by hand", true, err,
-					 sizeof(err)) < 0)
+	if (offline && health_set(&hs, board, note ? note : "set offline by hand", true, err,
+				  sizeof(err)) < 0)
 		ret = EXIT_INFRA;
-	else if (online && board_offline_clear(dir, board, &had, err, sizeof(err)) < 0)
+	else if (online && health_clear(&hs, board, &had, err, sizeof(err)) < 0)
 		ret = EXIT_INFRA;
 	if (ret != EXIT_OK)
 		fprintf(stderr, "orch boards: %s\n", err);
@@ -265,7 +268,7 @@ static int set_health(const char *offline, const char *online, const char *note)
 			board, note ? note : "set offline by hand", board);
 	else
 		fprintf(stderr, "%s: online%s\n", board, had ? "" : " (it was not offline)");
-	free(dir);
+	health_state_close(&hs);
 	return ret;
 }
 
@@ -279,6 +282,7 @@ int cmd_boards(int argc, char **argv)
 		{ "offline", required_argument, NULL, 'F' },
 		{ "online", required_argument, NULL, 'O' },
 		{ "note", required_argument, NULL, 'n' },
+		{ "db", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -286,7 +290,7 @@ int cmd_boards(int argc, char **argv)
 	const char **limits = NULL;
 	size_t n_limits = 0;
 	bool check = false, json = false;
-	const char *offline = NULL, *online = NULL, *note = NULL;
+	const char *offline = NULL, *online = NULL, *note = NULL, *db_url = getenv("ORCH_DB");
 	struct health_view hv = { 0 };
 	struct inventory *inv = NULL;
 	bool *selected = NULL;
@@ -304,6 +308,7 @@ int cmd_boards(int argc, char **argv)
 		case 'F': offline = optarg; break;
 		case 'O': online = optarg; break;
 		case 'n': note = optarg; break;
+		case 'D': db_url = optarg; break;
 		case 'f':
 			if (strcmp(optarg, "json") && strcmp(optarg, "text")) {
 				fprintf(stderr, "orch boards: --format takes json or text, found '%s'\n",
@@ -334,7 +339,7 @@ int cmd_boards(int argc, char **argv)
 		goto out;
 	}
 	if (offline || online) {
-		ret = set_health(offline, online, note);
+		ret = set_health(offline, online, note, db_url);
 		goto out;
 	}
 	ret = cmd_load_inventory(inventory, &inv);
@@ -342,9 +347,10 @@ int cmd_boards(int argc, char **argv)
 		goto out;
 	{
 		char herr[512];
-		hv.dir = boardlock_dir(herr, sizeof(herr));
-		if (hv.dir)
-			hv.n = board_offline_list(hv.dir, &hv.recs, herr, sizeof(herr));
+		if (health_state_open(&hv.hs, db_url, herr, sizeof(herr)) < 0)
+			hv.n = -1;
+		else
+			hv.n = health_list(&hv.hs, &hv.recs, herr, sizeof(herr));
 		if (hv.n < 0) {
 			fprintf(stderr, "orch boards: health state: %s\n", herr);
 			hv.n = 0;
@@ -395,7 +401,7 @@ int cmd_boards(int argc, char **argv)
 	free(checks);
 out:
 	free(hv.recs);
-	free(hv.dir);
+	health_state_close(&hv.hs);
 	free(selected);
 	inventory_free(inv);
 	free(limits);

@@ -4,7 +4,7 @@
 #include "cmd.h"
 #include "cmd_common.h"
 #include "coord/db.h"
-#include "lock/board_offline.h"
+#include "cmd_health.h"
 #include "lock/boardlock.h"
 #include "util/deadline.h"
 #include "util/strbuf.h"
@@ -148,7 +148,8 @@ static void print_holders(const struct board_holder *h, size_t n, bool header)
 
 /* Offline boards (board health) as rows of the same table: "offline" for
  * the kind, who took it offline and since when, the reason as the note. */
-static void print_offline(const struct board_offline_rec *r, size_t n, bool header)
+static void print_offline(const struct board_offline_rec *r, size_t n, bool header,
+			  const char *where)
 {
 	bool tty = isatty(STDOUT_FILENO);
 	if (tty && header && n)
@@ -160,10 +161,10 @@ static void print_offline(const struct board_offline_rec *r, size_t n, bool head
 			clock_format_iso8601(r[i].since_us, since, sizeof(since));
 		if (tty)
 			printf("%-16s %-24s %-8s %-20s %-20s %-6s offline: %s\n", r[i].board, r[i].by,
-			       "-", since, "-", "local", r[i].reason);
+			       "-", since, "-", where, r[i].reason);
 		else
-			printf("%s\toffline\t%s\t-\t%s\t-\tlocal\t%s\n", r[i].board, r[i].by, since,
-			       r[i].reason);
+			printf("%s\toffline\t%s\t-\t%s\t-\t%s\t%s\n", r[i].board, r[i].by, since,
+			       where, r[i].reason);
 	}
 }
 
@@ -225,7 +226,10 @@ int cmd_who(int argc, char **argv)
 		print_holders(remote, (size_t)n_remote, n_local == 0 && n_remote > 0);
 	}
 	struct board_offline_rec *off = NULL;
-	long n_off = board_offline_list(dir, &off, err, sizeof(err));
+	struct health_state hs;
+	long n_off = health_state_open(&hs, o.db_url, err, sizeof(err)) < 0
+			     ? -1 : health_list(&hs, &off, err, sizeof(err));
+	health_state_close(&hs);
 	if (n_off < 0) {
 		fprintf(stderr, "orch who: health state: %s\n", err);
 		n_off = 0;
@@ -233,7 +237,7 @@ int cmd_who(int argc, char **argv)
 	if (!o.json && n_local + n_remote == 0 && isatty(STDOUT_FILENO))
 		printf("(no board is held)\n");
 	if (!o.json)
-		print_offline(off, (size_t)n_off, false);
+		print_offline(off, (size_t)n_off, false, o.db_url ? "db" : "local");
 	free(off);
 	ret = EXIT_OK;
 out:

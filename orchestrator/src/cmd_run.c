@@ -664,8 +664,8 @@ int cmd_run(int argc, char **argv)
 	};
 	if (progress)
 		sopts.hooks = (struct schedule_hooks){ on_started, on_finished, on_tick, progress };
-	if (health_state_open(&health, err, sizeof(err)) < 0)
-		log_warn("board health: no lock folder (%s); offline boards are not seen", err);
+	if (health_state_open(&health, o.db_url, err, sizeof(err)) < 0)
+		log_warn("board health: %s; offline boards are not seen", err);
 	health_state_hooks(&health, &sopts.health);
 	char *note = xasprintf("orch run %s -> %s", sc->name, store_path(st));
 	/* joined controllers take turns on a shared role board (a server) */

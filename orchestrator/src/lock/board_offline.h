@@ -9,8 +9,8 @@
  *                        removed by orch boards --online
  *   board-NAME.errors    infrastructure errors in a row (offline_after)
  * Each is written whole (a temporary file, then rename), so a reader never
- * sees half of one. Across controllers the same state lives in the
- * database (coord/, with --db).
+ * sees half of one. Across controllers the same state lives in a
+ * database instead (cmd_health.c, with --db).
  */
 #include <stdbool.h>
 #include <stddef.h>
