@@ -186,6 +186,29 @@ static void holders_json(json_t *out, const struct board_holder *h, size_t n)
 	}
 }
 
+/* Offline boards as entries of kind "offline" (user@host who took it
+ * offline as user and host, the reason as the note). */
+static void offline_json(json_t *out, const struct board_offline_rec *r, size_t n,
+			 const char *where)
+{
+	for (size_t i = 0; i < n; i++) {
+		char since[40] = "";
+		if (r[i].since_us)
+			clock_format_iso8601(r[i].since_us, since, sizeof(since));
+		const char *at = strchr(r[i].by, '@');
+		char user[192];
+		snprintf(user, sizeof(user), "%.*s", at ? (int)(at - r[i].by) : (int)strlen(r[i].by),
+			 r[i].by);
+		json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "board", r[i].board, "kind",
+				      "offline", "user", user, "host", at ? at + 1 : "", "since",
+				      since, "where", where);
+		json_object_set_new(o, "pid", json_null());
+		json_object_set_new(o, "until", json_null());
+		json_object_set_new(o, "note", json_string(r[i].reason));
+		json_array_append_new(out, o);
+	}
+}
+
 int cmd_who(int argc, char **argv)
 {
 	struct lock_options o = { 0 };
@@ -213,18 +236,6 @@ int cmd_who(int argc, char **argv)
 		goto out;
 	}
 	coord_db_close(db);
-	if (o.json) {
-		json_t *all = json_array();
-		holders_json(all, local, (size_t)n_local);
-		holders_json(all, remote, (size_t)n_remote);
-		char *text = json_dumps(all, JSON_INDENT(2));
-		printf("%s\n", text ? text : "[]");
-		free(text);
-		json_decref(all);
-	} else {
-		print_holders(local, (size_t)n_local, n_local + n_remote > 0);
-		print_holders(remote, (size_t)n_remote, n_local == 0 && n_remote > 0);
-	}
 	struct board_offline_rec *off = NULL;
 	struct health_state hs;
 	long n_off = health_state_open(&hs, o.db_url, err, sizeof(err)) < 0
@@ -233,6 +244,19 @@ int cmd_who(int argc, char **argv)
 	if (n_off < 0) {
 		fprintf(stderr, "orch who: health state: %s\n", err);
 		n_off = 0;
+	}
+	if (o.json) {
+		json_t *all = json_array();
+		holders_json(all, local, (size_t)n_local);
+		holders_json(all, remote, (size_t)n_remote);
+		offline_json(all, off, (size_t)n_off, o.db_url ? "db" : "local");
+		char *text = json_dumps(all, JSON_INDENT(2));
+		printf("%s\n", text ? text : "[]");
+		free(text);
+		json_decref(all);
+	} else {
+		print_holders(local, (size_t)n_local, n_local + n_remote > 0);
+		print_holders(remote, (size_t)n_remote, n_local == 0 && n_remote > 0);
 	}
 	if (!o.json && n_local + n_remote == 0 && isatty(STDOUT_FILENO))
 		printf("(no board is held)\n");
