@@ -79,16 +79,18 @@ static void test_dd_units_from_output(void **state)
 	/* stdout is not where these metrics live */
 	const char *out[] = { "67108864 bytes copied, 1 s, 64 MB/s", NULL };
 	struct test_result tr2 = { 0 };
-	assert_int_equal(feed(t, out, NULL, &tr2), 0);
+	assert_int_equal(feed(t, out, NULL, &tr2), -1);   /* a declared metric never printed */
 	assert_null(test_result_find_metric(&tr2, "write"));
 	assert_true(test_result_is_missing(&tr2, "write"));
+	assert_non_null(strstr(tr2.message, "'write' is missing from the output"));
 	test_result_release(&tr);
 	test_result_release(&tr2);
 	scenario_free(sc);
 }
 
-/* bonnie++ prints +++++ for a figure too fast to measure: missing, and the
- * test fails only when an expectation needs that figure. */
+/* bonnie++ prints +++++ for a figure too fast to measure: missing with
+ * that reason, and the test fails only when an expectation needs that
+ * figure; a metric never printed fails unless it is optional: true. */
 static void test_bonnie_missing(void **state)
 {
 	(void)state;
@@ -99,7 +101,7 @@ static void test_bonnie_missing(void **state)
 		"    metrics:\n"
 		"      - { name: seq_out, regex: '^(?:[^,]*,){9}([^,]+),', unit: KiB/s }\n"
 		"      - { name: seq_in, regex: '^(?:[^,]*,){11}([^,]+),', unit: KiB/s }\n"
-		"      - { name: absent, regex: 'never printed (\\d+)' }\n"
+		"      - { name: absent, regex: 'never printed (\\d+)', optional: true }\n"
 		"    expect: { seq_out: { min: 1 KiB/s } }\n"
 		"  - name: bonnie-strict\n"
 		"    run: bonnie++ -q\n"
@@ -115,6 +117,13 @@ static void test_bonnie_missing(void **state)
 	assert_true(test_result_is_missing(&tr, "seq_in"));
 	assert_true(test_result_is_missing(&tr, "absent"));
 	assert_false(test_result_is_missing(&tr, "seq_out"));
+	assert_int_equal(tr.n_missing_metrics, 2);
+	assert_string_equal(tr.missing_metrics[0].name, "seq_in");
+	assert_string_equal(tr.missing_metrics[0].reason, "too fast to measure");
+	assert_false(tr.missing_metrics[0].optional);
+	assert_string_equal(tr.missing_metrics[1].name, "absent");
+	assert_string_equal(tr.missing_metrics[1].reason, "absent");
+	assert_true(tr.missing_metrics[1].optional);
 	assert_int_equal(metrics_check_expectations(&sc->tests[0], &tr), 0);
 
 	struct test_result tr2 = { 0 };
@@ -140,7 +149,7 @@ static void test_from_file(void **state)
 		"      - { name: gone, regex: 'x(\\d)', from: 'file:nope.csv' }\n");
 	const char *none[] = { "latency,99", NULL };
 	struct test_result tr = { 0 };
-	assert_int_equal(feed(&sc->tests[0], none, dir, &tr), 0);
+	assert_int_equal(feed(&sc->tests[0], none, dir, &tr), -1);   /* gone: never printed */
 	struct metric_result *m = test_result_find_metric(&tr, "lat");
 	assert_non_null(m);
 	assert_true(m->samples[0] == 12.5);

@@ -139,6 +139,7 @@ struct metric_spec {          /* metrics: pulled out of a command's output */
 	bool better_guessed;      /* neither better: nor unit nor name said: higher assumed */
 	enum metric_from from;
 	char *from_file;          /* METRIC_FROM_FILE: path relative to the test's folder */
+	bool optional;            /* optional: true: no value is recorded, not a failure */
 	struct src_pos pos;
 };
 

@@ -17,6 +17,7 @@ void metric_collector_init(struct metric_collector *mc, const struct test *test,
 	mc->n_specs = test->n_metrics;
 	mc->spec_seen = xcalloc(test->n_metrics ? test->n_metrics : 1, sizeof(bool));
 	mc->spec_placeholder = xcalloc(test->n_metrics ? test->n_metrics : 1, sizeof(bool));
+	mc->spec_too_fast = xcalloc(test->n_metrics ? test->n_metrics : 1, sizeof(bool));
 	mc->json_lines = json_lines;
 	mc->has_checks = output_expect_any(&test->output);
 	if (mc->has_checks)
@@ -114,6 +115,7 @@ static void match_spec(struct metric_collector *mc, size_t i, const char *line)
 	if (is_placeholder(text)) {
 		mc->spec_seen[i] = true;
 		mc->spec_placeholder[i] = true;
+		mc->spec_too_fast[i] = strchr(text, '+') != NULL;
 		return;
 	}
 	char *end;
@@ -212,9 +214,19 @@ int metric_collector_commit(struct metric_collector *mc, struct test_result *tr)
 		const struct collected_metric *cm = &mc->values[i];
 		test_result_add_sample(tr, cm->name, cm->unit, cm->higher_is_better, cm->value);
 	}
-	for (size_t i = 0; i < mc->n_specs; i++)
-		if (!mc->spec_seen[i] || mc->spec_placeholder[i])
-			test_result_add_missing(tr, mc->specs[i].name);
+	for (size_t i = 0; i < mc->n_specs; i++) {
+		const struct metric_spec *spec = &mc->specs[i];
+		if (mc->spec_seen[i] && !mc->spec_placeholder[i])
+			continue;
+		const char *why = !mc->spec_placeholder[i] ? MISSING_ABSENT
+				  : mc->spec_too_fast[i] ? MISSING_TOO_FAST : "no value printed (-)";
+		test_result_add_missing_why(tr, spec->name, why, spec->optional);
+		/* the output saying it has no number is not a failure; silence is */
+		if (!mc->spec_placeholder[i] && !spec->optional && !mc->error[0])
+			snprintf(mc->error, sizeof(mc->error),
+				 "metric '%s' is missing from the output: no line matched its regex "
+				 "(a metric that may be absent says optional: true)", spec->name);
+	}
 	if (mc->error[0]) {
 		test_result_set_message(tr, "%s", mc->error);
 		return -1;
@@ -231,6 +243,7 @@ void metric_collector_release(struct metric_collector *mc)
 	free(mc->values);
 	free(mc->spec_seen);
 	free(mc->spec_placeholder);
+	free(mc->spec_too_fast);
 	if (mc->has_checks)
 		output_checker_release(&mc->checks);
 	memset(mc, 0, sizeof(*mc));

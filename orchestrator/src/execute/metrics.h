@@ -34,7 +34,8 @@ struct metric_collector {
 	const struct metric_spec *specs;
 	size_t n_specs;
 	bool *spec_seen;
-	bool *spec_placeholder;        /* seen, but printed as +++++ */
+	bool *spec_placeholder;        /* seen, but printed as +++++ or - */
+	bool *spec_too_fast;           /* that placeholder was +++++ (too fast to measure) */
 	bool json_lines;               /* parse remote-bench JSON lines */
 	struct collected_metric *values;
 	size_t n_values;

@@ -228,6 +228,10 @@ char *report_summary(const struct run_result *run, bool color)
 			strbuf_printf(&sb, "warning: %s %s left processes running after it ended; "
 				      "orch stopped them: %s\n", tr->board, tr->test,
 				      tr->leftovers[k]);
+		for (size_t k = 0; k < tr->n_missing_metrics; k++)
+			strbuf_printf(&sb, "missing: %s %s: metric %s (%s%s)\n", tr->board, tr->test,
+				      tr->missing_metrics[k].name, tr->missing_metrics[k].reason,
+				      tr->missing_metrics[k].optional ? ", optional" : "");
 		if (tr->long_lines)
 			strbuf_printf(&sb, "warning: %s %s: %llu output line%s longer than the "
 				      "1 MiB matching cap: too long for matching, no regex saw %s\n",
@@ -530,6 +534,19 @@ static void junit_suite_properties(struct strbuf *sb, const struct run_result *r
 			open = true;
 			char *value = xasprintf("%.10g", tr->metrics[i].median);
 			junit_property(sb, prefix, tr->metrics[i].name, value);
+			free(value);
+		}
+		free(prefix);
+		/* a declared metric with no value is listed, with why */
+		prefix = xasprintf("%s.missing.", tr->test ? tr->test : "");
+		for (size_t i = 0; i < tr->n_missing_metrics; i++) {
+			const struct missing_metric *mm = &tr->missing_metrics[i];
+			if (!open)
+				strbuf_puts(sb, "    <properties>\n");
+			open = true;
+			char *value = xasprintf("%s%s", mm->reason ? mm->reason : "absent",
+						mm->optional ? " (optional)" : "");
+			junit_property(sb, prefix, mm->name, value);
 			free(value);
 		}
 		free(prefix);

@@ -332,6 +332,18 @@ static void html_header(struct strbuf *sb, const struct run_result *run,
 			report_escape(sb, tr->leftovers[k], ESC_TEXT);
 			strbuf_puts(sb, "</p>\n");
 		}
+		for (size_t k = 0; k < tr->n_missing_metrics; k++) {
+			const struct missing_metric *mm = &tr->missing_metrics[k];
+			strbuf_puts(sb, "<p class=\"note\">Missing metric: ");
+			report_escape(sb, tr->board, ESC_TEXT);
+			strbuf_putc(sb, ' ');
+			report_escape(sb, tr->test, ESC_TEXT);
+			strbuf_puts(sb, ": ");
+			report_escape(sb, mm->name, ESC_TEXT);
+			strbuf_puts(sb, " (");
+			report_escape(sb, mm->reason ? mm->reason : "absent", ESC_TEXT);
+			strbuf_puts(sb, mm->optional ? ", optional)</p>\n" : ")</p>\n");
+		}
 	}
 	strbuf_puts(sb, "</header>\n");
 }

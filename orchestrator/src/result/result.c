@@ -222,17 +222,46 @@ static void strv_free(char **v, size_t n)
 	free(v);
 }
 
+void test_result_add_missing_why(struct test_result *tr, const char *name, const char *reason,
+				 bool optional)
+{
+	if (test_result_is_missing(tr, name))
+		return;
+	tr->missing_metrics = xrealloc(tr->missing_metrics,
+				       (tr->n_missing_metrics + 1) * sizeof(*tr->missing_metrics));
+	tr->missing_metrics[tr->n_missing_metrics++] = (struct missing_metric){
+		xstrdup(name), xstrdup(reason ? reason : MISSING_ABSENT), optional };
+}
+
 void test_result_add_missing(struct test_result *tr, const char *name)
 {
-	strv_add_once(&tr->missing_metrics, &tr->n_missing_metrics, name);
+	test_result_add_missing_why(tr, name, MISSING_ABSENT, false);
 }
 
 bool test_result_is_missing(const struct test_result *tr, const char *name)
 {
 	for (size_t i = 0; i < tr->n_missing_metrics; i++)
-		if (strcmp(tr->missing_metrics[i], name) == 0)
+		if (strcmp(tr->missing_metrics[i].name, name) == 0)
 			return true;
 	return false;
+}
+
+static void missing_free(struct missing_metric *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].reason);
+	}
+	free(v);
+}
+
+static struct missing_metric *missing_copy(const struct missing_metric *v, size_t n)
+{
+	struct missing_metric *out = n ? xcalloc(n, sizeof(*out)) : NULL;
+	for (size_t i = 0; i < n; i++)
+		out[i] = (struct missing_metric){ xstrdup(v[i].name), xstrdup(v[i].reason),
+						  v[i].optional };
+	return out;
 }
 
 void test_result_add_artifact(struct test_result *tr, const char *path)
@@ -249,7 +278,7 @@ void test_result_release(struct test_result *tr)
 {
 	if (!tr)
 		return;
-	strv_free(tr->missing_metrics, tr->n_missing_metrics);
+	missing_free(tr->missing_metrics, tr->n_missing_metrics);
 	strv_free(tr->artifacts, tr->n_artifacts);
 	strv_free(tr->leftovers, tr->n_leftovers);
 	for (size_t i = 0; i < tr->n_metrics; i++)
@@ -288,7 +317,7 @@ void test_result_copy(struct test_result *dst, const struct test_result *src)
 	dst->console_sched = xstrdup(src->console_sched);
 	dst->log_dir = xstrdup(src->log_dir);
 	dst->comparison = xstrdup(src->comparison);
-	dst->missing_metrics = strv_copy(src->missing_metrics, src->n_missing_metrics);
+	dst->missing_metrics = missing_copy(src->missing_metrics, src->n_missing_metrics);
 	dst->artifacts = strv_copy(src->artifacts, src->n_artifacts);
 	dst->leftovers = strv_copy(src->leftovers, src->n_leftovers);
 	dst->controller = xstrdup(src->controller);

@@ -143,6 +143,18 @@ struct infra_attempt {
 				     NULL for the last try (its logs are log_dir's own) */
 };
 
+/* A declared metric with no value in a run, and why: "absent" (no line
+ * matched its regex), "too fast to measure" (bonnie++'s +++++), "no value
+ * printed (-)". Only an absent one that is not optional fails its test. */
+struct missing_metric {
+	char *name;
+	char *reason;
+	bool optional;            /* the metric said optional: true */
+};
+
+#define MISSING_ABSENT "absent"
+#define MISSING_TOO_FAST "too fast to measure"
+
 struct test_result {
 	char *board;
 	char *test;
@@ -161,7 +173,7 @@ struct test_result {
 	char *console_sched;      /* boot tests: how the console stamps were scheduled
 				     (serial_capture_sched), or NULL */
 	char *log_dir;            /* relative to the run folder: "board/test" */
-	char **missing_metrics;   /* declared metrics the output did not give (absent, +++++) */
+	struct missing_metric *missing_metrics;  /* declared metrics the output did not give */
 	size_t n_missing_metrics;
 	char **artifacts;         /* files fetched from the board, relative to log_dir */
 	size_t n_artifacts;
@@ -287,8 +299,12 @@ struct metric_result *test_result_add_sample(struct test_result *tr, const char 
 					     const char *unit, bool higher_is_better,
 					     double value);
 struct metric_result *test_result_find_metric(struct test_result *tr, const char *name);
-/* Records a declared metric as missing from this run (once per name). */
+/* Records a declared metric as missing from this run (once per name; the
+ * first reason stays): test_result_add_missing with reason "absent", not
+ * optional. */
 void test_result_add_missing(struct test_result *tr, const char *name);
+void test_result_add_missing_why(struct test_result *tr, const char *name, const char *reason,
+				 bool optional);
 bool test_result_is_missing(const struct test_result *tr, const char *name);
 /* Records a fetched file (path relative to log_dir; once per path). */
 void test_result_add_artifact(struct test_result *tr, const char *path);

@@ -165,6 +165,19 @@ static json_t *strv_to_json(char *const *v, size_t n)
 	return a;
 }
 
+/* [ { name, reason, optional } ] */
+static json_t *missing_to_json(const struct test_result *tr)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < tr->n_missing_metrics; i++) {
+		const struct missing_metric *mm = &tr->missing_metrics[i];
+		json_array_append_new(a, json_pack("{s:o, s:o, s:b}", "name", jstr(mm->name),
+						   "reason", jstr(mm->reason), "optional",
+						   mm->optional));
+	}
+	return a;
+}
+
 static json_t *metric_to_json(const struct metric_result *m)
 {
 	json_t *samples = json_array();
@@ -271,8 +284,7 @@ json_t *test_result_to_json(const struct test_result *tr)
 	set_text(o, "log_dir", tr->log_dir, &bad);
 	jset(o, "regressed", json_boolean(tr->regressed), &bad);
 	set_text(o, "comparison", tr->comparison, &bad);
-	jset(o, "missing_metrics", strv_to_json(tr->missing_metrics,
-								tr->n_missing_metrics), &bad);
+	jset(o, "missing_metrics", missing_to_json(tr), &bad);
 	jset(o, "artifacts", strv_to_json(tr->artifacts, tr->n_artifacts), &bad);
 	if (tr->controller)
 		set_text(o, "controller", tr->controller, &bad);
@@ -699,6 +711,33 @@ static int get_strv(struct jctx *c, const json_t *o, const char *key, struct tes
 	return 0;
 }
 
+/* "missing_metrics": objects { name, reason, optional }, or names alone
+ * (run folders of orch before reasons were recorded: "absent"). */
+static int missing_from_json(struct jctx *c, const json_t *o, struct test_result *tr)
+{
+	const json_t *a = json_object_get(o, "missing_metrics");
+	size_t i;
+	const json_t *v;
+	if (!a || json_is_null(a))
+		return 0;
+	if (!json_is_array(a))
+		return jfail(c, "missing_metrics", "expected an array");
+	json_array_foreach(a, i, v) {
+		if (json_is_string(v)) {
+			test_result_add_missing(tr, json_string_value(v));
+			continue;
+		}
+		const json_t *name = json_object_get(v, "name");
+		const json_t *reason = json_object_get(v, "reason");
+		if (!json_is_string(name) || (reason && !json_is_string(reason) && !json_is_null(reason)))
+			return jfail(c, "missing_metrics", "expected { name, reason, optional }");
+		test_result_add_missing_why(tr, json_string_value(name),
+					    json_is_string(reason) ? json_string_value(reason) : NULL,
+					    json_is_true(json_object_get(v, "optional")));
+	}
+	return 0;
+}
+
 static int repeat_from_json(struct jctx *c, const json_t *o, struct repeat_outcome *r)
 {
 	if (!o || json_is_null(o))
@@ -829,7 +868,7 @@ static int test_from_json(struct jctx *c, const json_t *obj, struct test_result 
 	    get_str(c, obj, "log_dir", false, &tr->log_dir) < 0 ||
 	    get_bool(c, obj, "regressed", &tr->regressed) < 0 ||
 	    get_str(c, obj, "comparison", false, &tr->comparison) < 0 ||
-	    get_strv(c, obj, "missing_metrics", tr, test_result_add_missing) < 0 ||
+	    missing_from_json(c, obj, tr) < 0 ||
 	    get_strv(c, obj, "artifacts", tr, test_result_add_artifact) < 0 ||
 	    get_strv(c, obj, "leftovers", tr, test_result_add_leftover) < 0 ||
 	    get_str(c, obj, "controller", false, &tr->controller) < 0 ||

@@ -1,0 +1,108 @@
+/*
+ * A declared metric with no value is loud (issue 24.4): listed as missing,
+ * with its reason, in results.json, summary.txt, report.html and junit.xml;
+ * it fails its test unless the metric says optional: true or the output
+ * said it was too fast to measure (bonnie++'s +++++). Local boards only:
+ * busybox dd's silence is played by a command that prints no rate.
+ */
+#include "testsupport.h"
+#include "ts_json.h"
+#include "util/strbuf.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *dir;
+
+static int setup(void **state)
+{
+	(void)state;
+	dir = ts_mkdtemp("missing");
+	free(ts_write_file(dir, "rack.yaml", "boards:\n  l1: { local: true }\n"));
+	free(ts_write_file(dir, "s-missing.yaml",
+		"name: missing\ninventory: rack.yaml\nboards: [l1]\ntests:\n"
+		"  - name: dd\n    run: \"echo '1+0 records in'\"\n"
+		"    metrics: [{ name: dd.disk, regex: 'copied, .* ([0-9.]+) MB/s', unit: MB/s }]\n"
+		"  - name: soft\n    run: \"echo '1+0 records in'\"\n"
+		"    metrics: [{ name: dd.disk, regex: 'copied, .* ([0-9.]+) MB/s', unit: MB/s,"
+		" optional: true }]\n"
+		"  - name: bonnie\n    run: \"echo 'seq 81234 rewrite +++++'\"\n"
+		"    metrics:\n"
+		"      - { name: seq, regex: 'seq ([^ ]+)', unit: KiB/s }\n"
+		"      - { name: rewrite, regex: 'rewrite ([^ ]+)', unit: KiB/s }\n"));
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	ts_rmrf(dir);
+	free(dir);
+	return 0;
+}
+
+static char *read_in(const char *run, const char *name)
+{
+	char *p = xasprintf("%s/%s", run, name);
+	char *text = ts_read_file(p);
+	free(p);
+	assert_non_null(text);
+	return text;
+}
+
+static void test_missing_metric_fails_and_is_listed(void **state)
+{
+	(void)state;
+	char *out = NULL;
+	int code = ts_run(&out, "cd '%s' && %s run s-missing.yaml -q -o runs 2>&1", dir, ORCH_BIN);
+	assert_int_equal(code, 1);   /* dd's silence fails dd, nothing else */
+	char *run = xasprintf("%s/runs/missing/latest", dir);
+	json_t *res = ts_json_load_in(run, "results.json");
+	assert_non_null(res);
+	json_t *dd = ts_json_result_or_fail(res, "l1", "dd");
+	assert_string_equal(ts_json_str(dd, "status"), "fail");
+	assert_non_null(strstr(ts_json_str(dd, "message"), "'dd.disk' is missing from the output"));
+	json_t *mm = json_array_get(json_object_get(dd, "missing_metrics"), 0);
+	assert_string_equal(ts_json_str(mm, "name"), "dd.disk");
+	assert_string_equal(ts_json_str(mm, "reason"), "absent");
+	assert_true(json_is_false(json_object_get(mm, "optional")));
+
+	json_t *soft = ts_json_result_or_fail(res, "l1", "soft");
+	assert_string_equal(ts_json_str(soft, "status"), "pass");
+	mm = json_array_get(json_object_get(soft, "missing_metrics"), 0);
+	assert_true(json_is_true(json_object_get(mm, "optional")));
+
+	json_t *bonnie = ts_json_result_or_fail(res, "l1", "bonnie");
+	assert_string_equal(ts_json_str(bonnie, "status"), "pass");
+	mm = json_array_get(json_object_get(bonnie, "missing_metrics"), 0);
+	assert_string_equal(ts_json_str(mm, "name"), "rewrite");
+	assert_string_equal(ts_json_str(mm, "reason"), "too fast to measure");
+	json_decref(res);
+
+	char *summary = read_in(run, "summary.txt");
+	assert_non_null(strstr(summary, "missing: l1 dd: metric dd.disk (absent)"));
+	assert_non_null(strstr(summary, "missing: l1 soft: metric dd.disk (absent, optional)"));
+	assert_non_null(strstr(summary, "missing: l1 bonnie: metric rewrite (too fast to measure)"));
+	assert_non_null(strstr(out, "missing: l1 dd: metric dd.disk (absent)"));   /* stderr too */
+	char *html = read_in(run, "report.html");
+	assert_non_null(strstr(html, "Missing metric: l1 dd: dd.disk (absent)"));
+	assert_non_null(strstr(html, "Missing metric: l1 bonnie: rewrite (too fast to measure)"));
+	char *junit = read_in(run, "junit.xml");
+	assert_non_null(strstr(junit, "name=\"dd.missing.dd.disk\" value=\"absent\""));
+	assert_non_null(strstr(junit, "name=\"soft.missing.dd.disk\" value=\"absent (optional)\""));
+	assert_non_null(strstr(junit, "name=\"bonnie.missing.rewrite\" value=\"too fast to measure\""));
+	free(summary);
+	free(html);
+	free(junit);
+	free(run);
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_missing_metric_fails_and_is_listed),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
