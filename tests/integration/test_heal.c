@@ -3,6 +3,8 @@
  * boards of tests/lab/sshd-lab.sh on 127.0.207.x:
  *   - an sshd that comes up late (started by this test once the first try
  *     has failed) passes on the retry: 2 tries recorded, flaky, exit 0;
+ *   - a board with power control is power-cycled before the retry (the
+ *     power command starts its sshd): 2 tries, the second power_cycled;
  *   - a test failure is never retried;
  *   - --rerun RUN_DIR runs only the pair that failed there, and says so;
  *   - --max-fail 1 (-x) starts no test after the first failure;
@@ -559,6 +561,55 @@ static void test_offline_after_errors_in_a_row(void **state)
 	free(sc);
 }
 
+/* power: { cycle } of the board starts its sshd (daemonized; its pid in
+ * a file of ours): the retry comes after the power cycle and passes. */
+static void test_retry_after_power_cycle(void **state)
+{
+	(void)state;
+	ts_stop(&F.late_sshd);
+	stop_board_sshd(2);
+	char *out = NULL;
+	ts_run(&out, "%s boards --online late 2>&1", ORCH_BIN);
+	free(out);
+	out = NULL;
+	char *pidfile = xasprintf("%s/power-sshd.pid", F.dir);
+	char *inv = xasprintf(
+		"defaults:\n"
+		"  ssh: { user: %s, identity: %s, known_hosts: %s, connect_timeout: 5s }\n"
+		"boards:\n"
+		"  late:\n"
+		"    arch: x86_64\n"
+		"    ssh: { host: " LAB_BASE ".2, port: %d }\n"
+		"    power: { cycle: \"/usr/sbin/sshd -f %s/board2/sshd_config -o PidFile=%s "
+		"</dev/null >/dev/null 2>&1\" }\n",
+		F.lab->user, F.lab->identity, F.lab->known_hosts, LAB_PORT, F.lab->dir, pidfile);
+	free(ts_write_file(F.dir, "rack-power.yaml", inv));
+	free(inv);
+	char *sc = write_scenario("powered", "late", "retry: { infra: 1, backoff: 1s }",
+				  "  - name: hello\n    run: \"echo hello\"\n");
+	char *args = xasprintf("-i %s/rack-power.yaml", F.dir);
+	int rc = orch_run(sc, args, &out);
+	char *pid_text = ts_read_file(pidfile);
+	if (pid_text && atoi(pid_text) > 0)
+		kill((pid_t)atoi(pid_text), SIGTERM);   /* the sshd the power command started */
+	free(pid_text);
+	if (rc != 0)
+		fail_msg("exit %d, want 0:\n%s", rc, out ? out : "");
+	json_t *res = load_results("powered");
+	const json_t *r = result_of(res, "late", "hello");
+	assert_string_equal(jstr_of(r, "status"), "pass");
+	assert_true(json_is_true(json_object_get(r, "flaky")));
+	const json_t *tries = json_object_get(r, "infra_attempts");
+	assert_int_equal(json_array_size(tries), 2);
+	assert_false(json_is_true(json_object_get(json_array_get(tries, 0), "power_cycled")));
+	assert_true(json_is_true(json_object_get(json_array_get(tries, 1), "power_cycled")));
+	json_decref(res);
+	free(out);
+	free(args);
+	free(sc);
+	free(pidfile);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -568,6 +619,7 @@ int main(void)
 		cmocka_unit_test(test_max_fail_stops),
 		cmocka_unit_test(test_health_check_takes_board_offline),
 		cmocka_unit_test(test_offline_after_errors_in_a_row),
+		cmocka_unit_test(test_retry_after_power_cycle),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
