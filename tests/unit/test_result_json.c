@@ -404,6 +404,66 @@ static void test_trend_text(void **state)
 	}
 }
 
+/* The tries of a retried test, flaky, a skip because the board was
+ * offline, a rerun's origin and the run's offline boards read back as
+ * they were written. */
+static void test_heal_round_trip(void **state)
+{
+	(void)state;
+	struct run_result run = { 0 };
+	run.scenario = xstrdup("nightly");
+	run.rerun_of = xstrdup("/runs/nightly/20261203-010000");
+	run.rerun_only = xstrdup("failed");
+	run_result_add_offline(&run, "rb2", "health check 'alive' failed: exit 1",
+			       1764810000000000LL);
+	struct test_result *tr = run_result_add(&run, "rb1", "ping");
+	tr->status = STATUS_PASS;
+	tr->flaky = true;
+	test_result_add_infra_attempt(tr, STATUS_ERROR, "connect: Connection refused",
+				      1764810000000000LL, 0.25, false, "rb1/ping/attempt-1");
+	test_result_add_infra_attempt(tr, STATUS_PASS, NULL, 1764810005000000LL, 1.5, true,
+				      NULL);
+	tr = run_result_add(&run, "rb2", "ping");
+	tr->status = STATUS_SKIP;
+	tr->board_offline = true;
+	test_result_set_message(tr, "board offline (health check 'alive' failed: exit 1)");
+
+	json_t *j = run_result_to_json(&run);
+	struct run_result back;
+	char err[512];
+	assert_int_equal(run_result_from_json(j, &back, err, sizeof(err)), 0);
+	json_decref(j);
+	assert_string_equal(back.rerun_of, run.rerun_of);
+	assert_string_equal(back.rerun_only, "failed");
+	assert_int_equal(back.n_offline, 1);
+	assert_string_equal(back.offline[0].board, "rb2");
+	assert_string_equal(back.offline[0].reason, run.offline[0].reason);
+	assert_int_equal(back.offline[0].since_wall_us, run.offline[0].since_wall_us);
+	const struct test_result *a = &back.results[0];
+	assert_true(a->flaky);
+	assert_int_equal(a->n_infra_attempts, 2);
+	assert_int_equal(a->infra_attempts[0].status, STATUS_ERROR);
+	assert_string_equal(a->infra_attempts[0].message, "connect: Connection refused");
+	assert_string_equal(a->infra_attempts[0].log_dir, "rb1/ping/attempt-1");
+	assert_true(a->infra_attempts[0].duration_s == 0.25);
+	assert_false(a->infra_attempts[0].power_cycled);
+	assert_int_equal(a->infra_attempts[1].status, STATUS_PASS);
+	assert_null(a->infra_attempts[1].message);
+	assert_true(a->infra_attempts[1].power_cycled);
+	assert_int_equal(a->infra_attempts[1].start_wall_us, 1764810005000000LL);
+	assert_true(back.results[1].board_offline);
+	assert_false(back.results[1].flaky);
+	assert_int_equal(back.results[1].n_infra_attempts, 0);
+	/* a copy keeps them too */
+	struct test_result copy;
+	test_result_copy(&copy, a);
+	assert_int_equal(copy.n_infra_attempts, 2);
+	assert_string_equal(copy.infra_attempts[0].log_dir, "rb1/ping/attempt-1");
+	test_result_release(&copy);
+	run_result_release(&back);
+	run_result_release(&run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -416,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_minimal_and_foreign),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_trend_text),
+		cmocka_unit_test(test_heal_round_trip),
 	};
 	return ts_run_group(tests, NULL, NULL);
 }
