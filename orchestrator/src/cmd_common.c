@@ -16,9 +16,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+static char first_error[1024];
+
+const char *cmd_first_error(void)
+{
+	return first_error[0] ? first_error : NULL;
+}
+
 static int print_diags(struct diag_list *diags)
 {
 	diag_sort(diags);
+	if (diags->n && !first_error[0])
+		snprintf(first_error, sizeof(first_error), "%s:%d:%d: %s",
+			 diags->items[0].file ? diags->items[0].file : "?", diags->items[0].line,
+			 diags->items[0].col, diags->items[0].message ? diags->items[0].message : "");
 	diag_print_source(diags, stderr);
 	if (diags->n > 1)
 		fprintf(stderr, "orch: %zu errors; nothing was run\n", diags->n);

@@ -25,6 +25,9 @@ int cmd_extra_var(const char *arg);
 struct plan;
 void cmd_print_resolved(const struct scenario *sc, const struct plan *plan, FILE *out);
 
+/* The first problem the last failed load printed, "FILE:LINE:COL: MESSAGE"
+ * (the order orch validate lists them in), or NULL. */
+const char *cmd_first_error(void);
 /* Loads an inventory: -i, else $ORCH_INVENTORY. EXIT_OK, or EXIT_USAGE
  * after printing what is wrong. */
 int cmd_load_inventory(const char *inventory_path, struct inventory **inv);

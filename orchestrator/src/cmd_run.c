@@ -63,6 +63,9 @@ static const char usage_text[] =
 	"      --judge-single     against the baseline, judge metrics with one sample on\n"
 	"                         a side too (default: \"not judged\"; docs/compare.md)\n"
 	"      --shard K/N        run only shard K of N of the selected boards\n"
+	"      --junit PATH       write the run's junit.xml to PATH as well; also when\n"
+	"                         the input is refused (exit 2): one errored test case\n"
+	"                         naming FILE:LINE:COL of the first error\n"
 	"      --allow-empty      a shard (or plan) with no test to run exits 0, not 4\n"
 	"                         (a CI matrix with more shards than boards)\n"
 	"      --bench-dir DIR    remote-bench binaries, DIR/ARCH/remote-bench-NAME\n"
@@ -140,6 +143,7 @@ struct run_options {
 	const char *label;
 	bool no_history;
 	bool allow_empty;
+	const char *junit;
 };
 
 static int parse_options(int argc, char **argv, struct run_options *o)
@@ -147,7 +151,8 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 	enum { OPT_REPEAT = 256, OPT_BASELINE, OPT_THRESHOLD, OPT_SHARD, OPT_BENCH_DIR,
 	       OPT_DRY_RUN, OPT_FORMAT, OPT_WAIT, OPT_DB, OPT_JOIN,
 	       OPT_CONTROLLER, OPT_JOIN_WAIT, OPT_LABEL, OPT_JUDGE_SINGLE, OPT_NO_HISTORY,
-	       OPT_RETRY_INFRA, OPT_RERUN, OPT_ONLY, OPT_MAX_FAIL, OPT_LIST, OPT_ALLOW_EMPTY };
+	       OPT_RETRY_INFRA, OPT_RERUN, OPT_ONLY, OPT_MAX_FAIL, OPT_LIST, OPT_ALLOW_EMPTY,
+	       OPT_JUNIT };
 	static const struct option longopts[] = {
 		{ "inventory", required_argument, NULL, 'i' },
 		{ "limit", required_argument, NULL, 'l' },
@@ -178,6 +183,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 		{ "label", required_argument, NULL, OPT_LABEL },
 		{ "no-history", no_argument, NULL, OPT_NO_HISTORY },
 		{ "allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY },
+		{ "junit", required_argument, NULL, OPT_JUNIT },
 		{ NULL, 0, NULL, 0 },
 	};
 	o->runs_dir = "runs";
@@ -268,6 +274,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 			break;
 		case OPT_NO_HISTORY: o->no_history = true; break;
 		case OPT_ALLOW_EMPTY: o->allow_empty = true; break;
+		case OPT_JUNIT: o->junit = optarg; break;
 		case OPT_LABEL:
 			if (!*optarg || strchr(optarg, '\n'))
 				return cmd_usage_error("run", "--label takes one line of text, found '%s'",
@@ -569,7 +576,7 @@ int cmd_run(int argc, char **argv)
 	struct join *join = NULL;
 	struct health_state health = { 0 };
 	char *bench_dir = NULL, *inv_dir = NULL, *baseline_path = NULL;
-	char err[1024];
+	char err[1024], why[1200] = "";
 	int ret = parse_options(argc, argv, &o);
 	if (ret != 0) {
 		ret = ret < 0 ? EXIT_OK : EXIT_USAGE;   /* -1: --help was printed */
@@ -583,6 +590,7 @@ int cmd_run(int argc, char **argv)
 				      o.n_tests };
 	if (plan_build(sc, inv, &popts, &plan, err, sizeof(err)) < 0) {
 		fprintf(stderr, "orch run: %s\n", err);
+		snprintf(why, sizeof(why), "%s: %s", o.scenario, err);
 		ret = EXIT_USAGE;
 		goto out;
 	}
@@ -728,6 +736,7 @@ int cmd_run(int argc, char **argv)
 		.link_latest = !join || jstate == JOIN_MERGE,
 		.run_json = run_json_of,
 		.run_json_ctx = &rj,
+		.junit_path = o.junit,
 	};
 	bool stored = finish_run(st, &run, &fo);
 	free(order.boards);
@@ -750,6 +759,13 @@ int cmd_run(int argc, char **argv)
 	if (o.json && print_json(&run) < 0 && ret == EXIT_OK)
 		ret = EXIT_INFRA;
 out:
+	if (ret == EXIT_USAGE && o.junit && !st) {
+		const char *first = why[0] ? why : cmd_first_error();
+		if (!first)
+			snprintf(why, sizeof(why), "%s: refused, nothing was run (see orch run's "
+				 "messages)", o.scenario ? o.scenario : "orch run");
+		finish_invalid_input(o.junit, o.scenario, first ? first : why);
+	}
 	join_free(join);
 	health_state_close(&health);
 	hold_free(hold);

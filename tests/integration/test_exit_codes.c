@@ -13,6 +13,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static char *dir;
 
@@ -20,6 +21,9 @@ static int setup(void **state)
 {
 	(void)state;
 	dir = ts_mkdtemp("exitcodes");
+	char *o = xasprintf("%s/out", dir);
+	mkdir(o, 0755);
+	free(o);
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_puts(&sb, "boards:\n");
 	for (int i = 1; i <= 6; i++)
@@ -147,6 +151,44 @@ static void test_empty_shard_exits_4_unless_allowed(void **state)
 	free(opts);
 }
 
+/* --junit PATH: the run's junit.xml there as well, whatever the code; an
+ * invalid scenario (exit 2) still writes one, naming the first error's
+ * file:line:col, so CI shows the cause */
+static void test_junit_path_also_for_exit_2(void **state)
+{
+	(void)state;
+	char *out = NULL;
+	int code = run_body("bad", "boards: [l1]\ntests:\n  - name: t\n    rnu: 'true'\n",
+			    "--junit out/bad.xml", &out);
+	assert_int_equal(code, 2);
+	free(out);
+	char *path = xasprintf("%s/out/bad.xml", dir);
+	char *xml = ts_read_file(path);
+	assert_non_null(xml);
+	assert_non_null(strstr(xml, "errors=\"1\""));
+	assert_non_null(strstr(xml, "<error message=\"s-bad.yaml:5:5: test &#39;t&#39; needs one of"));
+	free(xml);
+	free(path);
+
+	code = run_body("rackj", "boards: [l1, d1]\ntests:\n  - { name: t, run: 'exit 1' }\n",
+			"--junit out/rack.xml", &out);
+	assert_int_equal(code, 3);
+	free(out);
+	path = xasprintf("%s/out/rack.xml", dir);
+	xml = ts_read_file(path);
+	char *in_run = xasprintf("%s/runs/rackj/latest/junit.xml", dir);
+	char *same = ts_read_file(in_run);
+	assert_non_null(xml);
+	assert_non_null(same);
+	assert_string_equal(xml, same);
+	assert_non_null(strstr(xml, "<failure"));
+	assert_non_null(strstr(xml, "<error"));
+	free(xml);
+	free(same);
+	free(path);
+	free(in_run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -155,6 +197,7 @@ int main(void)
 		cmocka_unit_test(test_failures_and_errors_exit_3),
 		cmocka_unit_test(test_all_skipped_exits_4),
 		cmocka_unit_test(test_empty_shard_exits_4_unless_allowed),
+		cmocka_unit_test(test_junit_path_also_for_exit_2),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -8,6 +8,7 @@
 #include "result/exit_code.h"
 #include "result/result_json.h"
 #include "store/store.h"
+#include "util/fsutil.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 
@@ -167,6 +168,19 @@ static void unstored(struct run_result *run)
 		run->exit_code = EXIT_INFRA;
 }
 
+/* --junit PATH: the run folder's junit.xml, there as well (outside the run
+ * folder: not the store's). 0, or -1 (logged). */
+static int write_junit(const char *path, const struct run_result *run, const char *run_dir)
+{
+	char err[1024];
+	char *xml = report_junit_in(run, run_dir);
+	int rc = fs_write_atomic(path, xml, strlen(xml), err, sizeof(err));
+	if (rc < 0)
+		log_error("cannot write --junit %s: %s", path, err);
+	free(xml);
+	return rc;
+}
+
 bool finish_run(struct store *st, struct run_result *run, const struct finish_options *o)
 {
 	char err[1024];
@@ -194,7 +208,22 @@ bool finish_run(struct store *st, struct run_result *run, const struct finish_op
 	}
 	if (!stored)
 		unstored(run);
+	if (o->junit_path && write_junit(o->junit_path, run, store_path(st)) < 0) {
+		stored = false;
+		unstored(run);
+	}
 	if (o->link_latest && store_link_latest(st, err, sizeof(err)) < 0)
 		log_warn("%s", err);
 	return stored;
+}
+
+int finish_invalid_input(const char *junit_path, const char *name, const char *why)
+{
+	char err[1024];
+	char *xml = report_junit_invalid(name, why);
+	int rc = fs_write_atomic(junit_path, xml, strlen(xml), err, sizeof(err));
+	if (rc < 0)
+		log_error("--junit %s: %s", junit_path, err);
+	free(xml);
+	return rc;
 }

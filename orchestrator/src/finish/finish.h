@@ -68,6 +68,8 @@ struct finish_options {
 	bool link_latest;
 	json_t *(*run_json)(void *ctx, const struct run_result *run);
 	void *run_json_ctx;
+	/* --junit PATH: junit.xml written there as well (NULL: not) */
+	const char *junit_path;
 };
 
 /* The run's end, up to and with the exit code, into run: order, label,
@@ -83,5 +85,10 @@ void finish_verdicts(struct run_result *run, const struct finish_options *o);
  * still written after the failure. Returns whether all of the results
  * were written; the latest link is only warned about. */
 bool finish_run(struct store *st, struct run_result *run, const struct finish_options *o);
+
+/* Input refused before anything ran (exit 2) with --junit PATH: PATH gets a
+ * JUnit file with one errored test case whose message is why (the first
+ * error's "FILE:LINE:COL: MESSAGE"). 0, or -1 (logged). */
+int finish_invalid_input(const char *junit_path, const char *name, const char *why);
 
 #endif

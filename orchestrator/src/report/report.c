@@ -669,3 +669,25 @@ int report_write_all(const struct run_result *run, const char *run_dir, char *er
 		snprintf(err, errlen, "%s", err2);
 	return ret ? -1 : 0;
 }
+
+char *report_junit_invalid(const char *name, const char *why)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *suite = xasprintf("orch %s", name ? name : "");
+	strbuf_puts(&sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites");
+	xml_attr(&sb, "name", suite);
+	strbuf_puts(&sb, " tests=\"1\" failures=\"0\" errors=\"1\" time=\"0.000\">\n"
+		    "  <testsuite");
+	xml_attr(&sb, "name", suite);
+	strbuf_puts(&sb, " tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0.000\">\n"
+		    "    <testcase name=\"validate\"");
+	xml_attr(&sb, "classname", suite);
+	strbuf_puts(&sb, " time=\"0.000\">\n      <error");
+	xml_attr(&sb, "message", why ? why : "invalid input");
+	strbuf_puts(&sb, " type=\"invalid input\">");
+	report_escape(&sb, why ? why : "invalid input", ESC_TEXT);
+	strbuf_puts(&sb, "\nnothing was run (exit 2)</error>\n    </testcase>\n  </testsuite>\n"
+		    "</testsuites>\n");
+	free(suite);
+	return strbuf_detach(&sb);
+}

@@ -21,6 +21,12 @@ char *report_junit(const struct run_result *run);
 char *report_junit_in(const struct run_result *run, const char *run_dir);
 char *report_html(const struct run_result *run);
 
+/* JUnit for input that was refused before anything ran (exit 2): one
+ * testsuite NAME with one errored testcase "validate" whose message is
+ * WHY ("scenario.yaml:7:5: unknown key 'rnu'"), so that CI shows the cause
+ * instead of "no test report files". Caller frees. */
+char *report_junit_invalid(const char *name, const char *why);
+
 /* Writes summary.txt, junit.xml, report.html into run_dir, each tried
  * whatever became of the others. 0, or -1 + the first error. */
 int report_write_all(const struct run_result *run, const char *run_dir, char *err, size_t errlen);
