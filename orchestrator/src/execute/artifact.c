@@ -5,6 +5,7 @@
 #include "util/cksum.h"
 #include "util/deadline.h"
 #include "util/fsutil.h"
+#include "util/interrupt.h"
 #include "util/shquote.h"
 #include "util/strbuf.h"
 
@@ -39,6 +40,7 @@ static int outcome_error(int rc, const struct transport_status *st, const char *
 	} else if (st->timed_out) {
 		snprintf(err, errlen, "%s: timed out", what);
 	} else if (st->interrupted) {
+		*infra = true;   /* not the test's doing: an error, like any interrupted step */
 		snprintf(err, errlen, "%s: interrupted", what);
 	} else if (st->exit_code != 0) {
 		snprintf(err, errlen, "%s: %s", what, *why ? why : "the board's command failed");
@@ -54,6 +56,7 @@ struct fetch_capture {
 	FILE *file;
 	struct cksum ck;           /* of what went into file */
 	bool write_failed;
+	int write_errno;
 };
 
 static int fetch_output(void *ctx, enum transport_stream stream, const char *data, size_t len)
@@ -63,6 +66,7 @@ static int fetch_output(void *ctx, enum transport_stream stream, const char *dat
 		return transport_output_keep(&c->o, stream, data, len);
 	if (fwrite(data, 1, len, c->file) != len) {
 		c->write_failed = true;
+		c->write_errno = errno;
 		return -1;
 	}
 	cksum_update(&c->ck, data, len);
@@ -130,8 +134,10 @@ static int probe_board(struct transport *t, const char *qpath, long long size, b
 	return ret;
 }
 
-/* Whether the board's copy is ours (size, then SHA-256 or cksum). */
-static bool board_has_it(const struct board_copy *bc, const char *src, long long size)
+/* Whether the board's copy is ours (size, then SHA-256 or cksum); the
+ * local sums stop at deadline_ms (then it is not known to be ours). */
+static bool board_has_it(const struct board_copy *bc, const char *src, long long size,
+			 int64_t deadline_ms)
 {
 	char want[65];
 	uint32_t crc;
@@ -139,9 +145,11 @@ static bool board_has_it(const struct board_copy *bc, const char *src, long long
 		return bc->value[0] && strtoll(bc->value, NULL, 10) == size && !bc->sha256 &&
 		       !bc->cksum;
 	if (strcmp(bc->kind, "sha256") == 0)
-		return artifact_file_sums(src, want, NULL) == 0 && strcmp(bc->value, want) == 0;
+		return artifact_file_sums_within(src, want, NULL, deadline_ms) == 0 &&
+		       strcmp(bc->value, want) == 0;
 	if (strcmp(bc->kind, "cksum") == 0)
-		return artifact_file_crc(src, &crc) == 0 && strtoul(bc->value, NULL, 10) == crc;
+		return artifact_file_crc_within(src, &crc, deadline_ms) == 0 &&
+		       strtoul(bc->value, NULL, 10) == crc;
 	return false;
 }
 
@@ -193,15 +201,10 @@ static bool check_matches(const char *tag, long long size, uint32_t crc, const c
  * board's next push to dest), made with the mode
  * where the umask can give it) and has the board check it; its check line
  * lands in c->out. 0, or -1 with err set. */
-static int push_stream(struct transport *t, const struct board *b, const char *src,
+static int push_stream(struct transport *t, const struct board *b, int fd,
 		       const char *qdest, int mode, int64_t timeout_ms, struct transport_output *c, bool *infra,
 		       const char *what, char *err, size_t errlen)
 {
-	int fd = open(src, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "push: cannot open '%s': %s", src, strerror(errno));
-		return -1;
-	}
 	char *umask_sh = mode & 07111 ? xstrdup("") : xasprintf("umask %o; ", (unsigned)(0777 & ~mode));
 	char *cmd = xasprintf(
 		"d=%s; f=\"$d.orch-part.%s\"; trap 'rm -f \"$f\"; exit 1' HUP INT TERM PIPE; "
@@ -218,7 +221,6 @@ static int push_stream(struct transport *t, const struct board *b, const char *s
 		snprintf(why, sizeof(why), "%s", strbuf_str(&c->err));
 	}
 	int ret = outcome_error(rc, &ts, what, why, infra, err, errlen);
-	close(fd);
 	free(cmd);
 	free(umask_sh);
 	return ret;
@@ -254,21 +256,29 @@ static int push_commit(struct transport *t, const struct board *b, const char *q
 
 /* The transfer, then the local sums (computed beside it) against the
  * board's check, then the rename. */
-static int push_file(struct transport *t, const struct board *b, struct file_push *fp,
-		     const struct board_copy *bc, const char *qdest, long long size, bool *infra,
-		     char *err, size_t errlen)
+static int push_file(struct transport *t, const struct board *b, struct file_push *fp, int fd,
+		     const struct board_copy *bc, const char *qdest, long long size,
+		     int64_t deadline_ms, bool *infra, char *err, size_t errlen)
 {
 	char what[512];
 	snprintf(what, sizeof(what), "push of %s to %s:%s", fp->src, b->name, fp->dest);
 	struct sum_job job;
-	sum_job_start(&job, fp->src, !bc->cksum && bc->sha256);
+	sum_job_start(&job, fp->src, !bc->cksum && bc->sha256, deadline_ms);
 	struct transport_output c = TRANSPORT_OUTPUT_INIT(4096, 4096);
 	int64_t t0 = clock_mono_us();
-	int ret = push_stream(t, b, fp->src, qdest, fp->mode, fp->timeout_ms, &c, infra, what, err,
+	int ret = push_stream(t, b, fd, qdest, fp->mode, fp->timeout_ms, &c, infra, what, err,
 			      errlen);
 	fp->secs = (double)(clock_mono_us() - t0) / 1e6;
-	if (sum_job_wait(&job) < 0 && ret == 0) {
-		snprintf(err, errlen, "push: cannot read '%s': %s", fp->src, strerror(errno));
+	int sums = sum_job_wait(&job);
+	if (sums < 0 && ret == 0) {
+		if (sums == -2 && interrupt_requested()) {
+			*infra = true;
+			snprintf(err, errlen, "%s: interrupted", what);
+		} else if (sums == -2) {
+			snprintf(err, errlen, "%s: timed out summing the local file", what);
+		} else {
+			snprintf(err, errlen, "push: cannot read '%s'", fp->src);
+		}
 		ret = -1;
 	}
 	if (ret == 0 && check_matches(strstr(strbuf_str(&c.out), "ORCH-CHECK "), size, job.crc,
@@ -302,7 +312,7 @@ static int push_file_console(struct transport *t, const struct board *b, struct 
 	int rc = console_push_within(t, fp->src, part, -1, timeout_ms, &fp->cs, why, sizeof(why));
 	free(part);
 	if (rc < 0) {
-		*infra = rc == -2;
+		*infra = rc == -2 || interrupt_requested();
 		snprintf(err, errlen, "%s failed: %s", what, why);
 		return -1;
 	}
@@ -319,8 +329,10 @@ static int push_file_console(struct transport *t, const struct board *b, struct 
 	} else if (transport_capture(t, cmd, left, 1024, &out, &code, why, sizeof(why)) < 0) {
 		*infra = true;
 		snprintf(err, errlen, "%s: %s", what, why);
-	} else if (artifact_file_crc(fp->src, &crc) < 0) {
-		snprintf(err, errlen, "push: cannot read '%s': %s", fp->src, strerror(errno));
+	} else if (artifact_file_crc_within(fp->src, &crc, deadline_in_ms(left)) < 0) {
+		*infra = interrupt_requested();
+		snprintf(err, errlen, "push: cannot read '%s'%s", fp->src,
+			 *infra ? ": interrupted" : " within the test's timeout");
 	} else if (check_matches(strstr(out, "ORCH-CHECK "), size, crc, NULL, fp->src, what, err,
 			       errlen)) {
 		ret = push_commit(t, b, qdest, fp->mode, true, timeout_ms, infra, what, err, errlen);
@@ -336,11 +348,14 @@ int artifact_push_file(struct transport *t, const struct board *b, struct file_p
 		       bool *infra, char *err, size_t errlen)
 {
 	struct stat st;
+	char why[384];
 	*infra = false;
 	fp->secs = 0;
 	fp->console = false;
-	if (stat(fp->src, &st) < 0 || access(fp->src, R_OK) < 0) {
-		snprintf(err, errlen, "push: cannot read '%s': %s", fp->src, strerror(errno));
+	int64_t deadline_ms = deadline_in_ms(fp->timeout_ms);
+	int fd = fs_open_regular(fp->src, &st, why, sizeof(why));
+	if (fd < 0) {
+		snprintf(err, errlen, "push: %s", why);
 		return -1;
 	}
 	long long size = (long long)st.st_size;
@@ -352,7 +367,7 @@ int artifact_push_file(struct transport *t, const struct board *b, struct file_p
 	int ret = probe_board(t, qdest, size, fp->sha256_only, probe_ms, &bc, infra, err, errlen);
 	fp->board_sha256 = bc.sha256;
 	bool has_it = ret == 0 && (!fp->sha256_only || strcmp(bc.kind, "sha256") == 0) &&
-		      board_has_it(&bc, fp->src, size);
+		      board_has_it(&bc, fp->src, size, deadline_ms);
 	if (has_it && fp->sha256_only) {
 		ret = 1;   /* its mode is left as it is */
 	} else if (has_it) {
@@ -367,8 +382,9 @@ int artifact_push_file(struct transport *t, const struct board *b, struct file_p
 	} else if (ret == 0 && t->ops->no_stdin) {
 		ret = push_file_console(t, b, fp, qdest, size, infra, err, errlen);
 	} else if (ret == 0) {
-		ret = push_file(t, b, fp, &bc, qdest, size, infra, err, errlen);
+		ret = push_file(t, b, fp, fd, &bc, qdest, size, deadline_ms, infra, err, errlen);
 	}
+	close(fd);
 	if (ret != 0)
 		fp->bytes = 0;
 	free(qdest);
@@ -391,7 +407,8 @@ int artifact_push(struct transport *t, const struct board *b, const struct artif
 	return ret;
 }
 
-/* Opens test_dir/dest.part for writing, making its folders. */
+/* Opens test_dir/dest.part for writing (0600 until the board's mode is
+ * known), making its folders. */
 static FILE *open_local(const char *test_dir, const char *dest, char **path, char **part,
 			char *err, size_t errlen)
 {
@@ -400,12 +417,35 @@ static FILE *open_local(const char *test_dir, const char *dest, char **path, cha
 	char *dir = fs_dirname(*path);
 	FILE *f = NULL;
 	if (fs_mkdir_p(dir, err, errlen) == 0) {
-		f = fopen(*part, "wbe");
-		if (!f)
+		int fd = open(*part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+		f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+		if (!f) {
 			snprintf(err, errlen, "fetch: cannot write '%s': %s", *part, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+		}
 	}
 	free(dir);
 	return f;
+}
+
+/* The permission bits of an `ls -l` mode ("-rw-r-----" after "ORCH-MODE "
+ * in text), without set-id bits; -1 when there is none. */
+static int board_mode(const char *text)
+{
+	const char *m = text ? strstr(text, "ORCH-MODE ") : NULL;
+	if (!m || strlen(m += 10) < 10)
+		return -1;
+	int mode = 0;
+	for (int i = 0; i < 9; i++) {
+		char c = m[1 + i], want = "rwxrwxrwx"[i];
+		bool exec_like = i % 3 == 2 && (c == 's' || c == 't');
+		if (c == want || exec_like)
+			mode |= 1 << (8 - i);
+		else if (c != '-' && !(i % 3 == 2 && (c == 'S' || c == 'T')))
+			return -1;
+	}
+	return mode;
 }
 
 int artifact_fetch(struct transport *t, const struct board *b, const struct artifact *a,
@@ -416,15 +456,23 @@ int artifact_fetch(struct transport *t, const struct board *b, const struct arti
 	int ret = -1;
 	struct fetch_capture c = { .o = TRANSPORT_OUTPUT_INIT(0, 4096) };
 	cksum_init(&c.ck);
-	c.file = open_local(test_dir, a->dest, &path, &part, err, errlen);
-	if (!c.file)
+	if (artifact_dest_reserved(a->dest) || a->dest[0] == '/' || strstr(a->dest, "..")) {
+		snprintf(err, errlen, "fetch of %s:%s: '%s' is not a name for a fetched file "
+			 "(one of orch's own, or outside the test's folder)", b->name, src, a->dest);
 		goto out;
+	}
+	c.file = open_local(test_dir, a->dest, &path, &part, err, errlen);
+	if (!c.file) {
+		*infra = true;   /* the controller's disk, not the board */
+		goto out;
+	}
 	bool console = t->ops->no_stdin;   /* text lines only: the board prints a dump */
 	struct console_fetch cf;
 	console_fetch_init(&cf, c.file, &c.ck, &c.o.err);
 	char *cmd = console ? console_fetch_command(qsrc, console_fetch_max())
 			    : xasprintf("f=%s; [ -f \"$f\" ] || { echo \"no such file\" >&2; "
-					"exit 2; }; cat \"$f\" || exit 1; " REMOTE_CHECK("2"), qsrc);
+					"exit 2; }; cat \"$f\" || exit 1; set -- $(ls -ld \"$f\"); "
+					"echo \"ORCH-MODE $1\" >&2; " REMOTE_CHECK("2"), qsrc);
 	struct transport_exec req = { .command = cmd, .timeout_ms = timeout_ms, .stdin_fd = -1,
 				      .own_channel = true,
 				      .on_output = console ? console_fetch_output : fetch_output,
@@ -435,7 +483,10 @@ int artifact_fetch(struct transport *t, const struct board *b, const struct arti
 	free(cmd);
 	char dump_err[128];
 	bool dump_bad = console && console_fetch_finish(&cf, dump_err, sizeof(dump_err)) < 0;
+	int close_errno = 0;
 	bool closed = fclose(c.file) == 0 && !c.write_failed;
+	if (!closed)
+		close_errno = c.write_failed ? c.write_errno : errno;
 	c.file = NULL;
 	const char *tag = strstr(strbuf_str(&c.o.err), "ORCH-CHECK ");
 	if (rc == 0 && !*why && !tag) {
@@ -444,21 +495,34 @@ int artifact_fetch(struct transport *t, const struct board *b, const struct arti
 	}
 	char what[512];
 	snprintf(what, sizeof(what), "fetch of %s:%s", b->name, src);
+	if (!closed) {
+		/* the controller's disk (full, read-only): an infrastructure error,
+		 * whatever the board's command said after its output was refused */
+		*infra = true;
+		snprintf(err, errlen, "%s: cannot write '%s' on the controller: %s", what, part,
+			 strerror(close_errno ? close_errno : EIO));
+		goto out;
+	}
 	if (outcome_error(rc, &st, what, why, infra, err, errlen) < 0)
 		goto out;
 	if (dump_bad) {
 		snprintf(err, errlen, "%s: %s", what, dump_err);
 		goto out;
 	}
-	if (!closed) {
-		snprintf(err, errlen, "%s: cannot write '%s'", what, part);
-		goto out;
-	}
 	struct stat sb;
 	long long got = stat(part, &sb) == 0 ? (long long)sb.st_size : -1;
 	if (!check_matches(tag, got, cksum_final(&c.ck), NULL, part, what, err, errlen))
 		goto out;
+	int mode = board_mode(strbuf_str(&c.o.err));
+	/* the board's mode, never looser than it; unknown (no ls): 0644 */
+	if (chmod(part, mode >= 0 ? (mode_t)mode : 0644) < 0) {
+		*infra = true;
+		snprintf(err, errlen, "%s: cannot set the mode of '%s': %s", what, part,
+			 strerror(errno));
+		goto out;
+	}
 	if (rename(part, path) < 0) {
+		*infra = true;
 		snprintf(err, errlen, "%s: cannot rename '%s': %s", what, part, strerror(errno));
 		goto out;
 	}

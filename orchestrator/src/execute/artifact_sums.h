@@ -19,14 +19,20 @@
 #include "plan/plan.h"
 
 /* SHA-256 (sha: 65 bytes, may be NULL) and POSIX cksum (crc, may be NULL)
- * of a local file, read once. 0, or -1 when it cannot be read. */
+ * of a local regular file (a FIFO or a device is refused before any read),
+ * read once up to its size when opened. 0, -1 when it cannot be read, -2
+ * when Ctrl-C came or deadline_ms (util/deadline.h; DEADLINE_NONE: none)
+ * passed first. */
 int artifact_file_sums(const char *path, char *sha, uint32_t *crc);
+int artifact_file_sums_within(const char *path, char *sha, uint32_t *crc, int64_t deadline_ms);
 
-/* The POSIX cksum of a local file from the run's cache (computed now when
- * not there). 0, or -1 when it cannot be read. */
+/* The POSIX cksum of a local regular file from the run's cache (computed
+ * now when not there). 0, -1 when it cannot be read, -2 as above. */
 int artifact_file_crc(const char *path, uint32_t *crc);
+int artifact_file_crc_within(const char *path, uint32_t *crc, int64_t deadline_ms);
 
-/* Starts summing every push: source of p; stop (joins, empties the cache;
+/* Starts summing every push: source of p of up to 64 MiB (larger ones are
+ * summed by their push, within its deadline); stop (joins, empties the cache;
  * accepts NULL) after the run. */
 struct artifact_sums;
 struct artifact_sums *artifact_sums_start(const struct plan *p);
@@ -36,6 +42,7 @@ void artifact_sums_stop(struct artifact_sums *s);
 struct sum_job {
 	const char *path;          /* borrowed */
 	bool want_sha;
+	int64_t deadline_ms;       /* the push's */
 	uint32_t crc;
 	char sha[65];
 	int rc;                    /* 0, or -1: unreadable */
@@ -43,8 +50,9 @@ struct sum_job {
 	bool started;
 };
 
-void sum_job_start(struct sum_job *j, const char *path, bool want_sha);
-/* Waits for j (again: returns at once). 0, or -1 when the file was unreadable. */
+void sum_job_start(struct sum_job *j, const char *path, bool want_sha, int64_t deadline_ms);
+/* Waits for j (again: returns at once). 0, -1 when the file was unreadable,
+ * -2 when the deadline or Ctrl-C came first. */
 int sum_job_wait(struct sum_job *j);
 
 #endif

@@ -28,7 +28,8 @@ char *console_fetch_command(const char *qsrc, uint64_t cap)
 		"echo \"" BEGIN_TAG "$n\"; od -An -tx1 -v < \"$f\" || exit 1; echo " END_TAG "; "
 		"if [ -n \"$C\" ]; then set -- $($C < \"$f\"); k=\"cksum $1\"; "
 		"elif [ -n \"$S\" ]; then h=$($S < \"$f\"); k=\"sha256 ${h%%%% *}\"; "
-		"else k=\"size $n\"; fi; echo \"ORCH-CHECK $k $n\"",
+		"else k=\"size $n\"; fi; set -- $(ls -ld \"$f\"); echo \"ORCH-MODE $1\"; "
+		"echo \"ORCH-CHECK $k $n\"",
 		qsrc, (unsigned long long)cap, (unsigned long long)cap);
 }
 

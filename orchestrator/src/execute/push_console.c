@@ -77,10 +77,14 @@ static int probe_tools(struct transport *t, int64_t deadline, struct board_tools
 static int read_file(const char *path, unsigned char **data, size_t *len, char *err,
 		     size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
+	int fd = fs_open_regular(path, NULL, err, errlen);   /* never a FIFO's blocking read */
+	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
 	struct strbuf sb = STRBUF_INIT;
 	if (!f) {
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		if (fd >= 0) {
+			snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+			close(fd);
+		}
 		return -1;
 	}
 	char buf[65536];

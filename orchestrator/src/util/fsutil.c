@@ -252,3 +252,36 @@ char *fs_safe_name(const char *name)
 		s[0] = '_';
 	return s;
 }
+
+const char *fs_kind_name(unsigned mode)
+{
+	mode_t m = (mode_t)mode;
+	return S_ISREG(m) ? "a regular file" : S_ISFIFO(m) ? "a FIFO" : S_ISDIR(m) ? "a directory"
+	       : S_ISCHR(m) || S_ISBLK(m) ? "a device" : S_ISSOCK(m) ? "a socket"
+	       : "a special file";
+}
+
+int fs_open_regular(const char *path, struct stat *st, char *err, size_t errlen)
+{
+	struct stat sb = { 0 };
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		if (err)
+			snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		if (err)
+			snprintf(err, errlen, "'%s' is not a regular file, found %s", path,
+				 fs_kind_name(sb.st_mode));
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	if (st)
+		*st = sb;
+	return fd;
+}

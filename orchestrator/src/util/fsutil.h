@@ -9,6 +9,7 @@
  */
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 int fs_write_atomic(const char *path, const void *data, size_t len, char *err, size_t errlen);
 /* The same without the fsyncs: whole or absent after a crash of orch, but
@@ -45,6 +46,16 @@ int fs_write_all(int fd, const void *data, size_t len);
 int fs_mkdir_p(const char *path, char *err, size_t errlen);
 /* Replace (or create) the symlink linkpath -> target atomically. */
 int fs_symlink_atomic(const char *target, const char *linkpath, char *err, size_t errlen);
+
+/* Opens path for reading only if it is a regular file: opened O_NONBLOCK
+ * (a FIFO without a writer never blocks the open) and fstat'd before any
+ * read, so a FIFO, a device or a folder is refused ("not a regular file,
+ * found a FIFO") whatever it was when it was checked before. Returns the
+ * descriptor (O_NONBLOCK cleared, st filled; may be NULL), or -1 with err. */
+int fs_open_regular(const char *path, struct stat *st, char *err, size_t errlen);
+/* "a FIFO", "a device", "a directory", "a socket", "a special file" or "a
+ * regular file", for messages. */
+const char *fs_kind_name(unsigned mode);
 
 /* Newly allocated strings (caller frees). */
 char *fs_path_join(const char *dir, const char *name);
