@@ -303,6 +303,54 @@ static void test_fetch_to_full_disk_is_error(void **state)
 	free(mnt);
 }
 
+/* A local test's command gets PATH, HOME, LANG, TERM and its own env:,
+ * never orch's environment (ORCH_DB with a password, tokens). */
+static void test_local_env_minimal(void **state)
+{
+	(void)state;
+	const char *t = "  - name: env\n    run: env\n    env: { KEEP_ME: kept }\n";
+	char *sc = scenario("env", "ps-loc", t);
+	char *out = NULL;
+	int rc = ts_run(&out, "ORCH_LIE_DB='postgresql://u:PW-lie-4711@127.0.205.9:1/x' "
+			"MY_API_TOKEN=tok-lie-4711 LANG=C.UTF-8 %s run %s -o %s/runs 2>&1",
+			ORCH_BIN, sc, tmp);
+	char *path = xasprintf("%s/runs/env/latest/ps-loc/env/stdout.log", tmp);
+	char *log = ts_read_file(path);
+	char *jpath = xasprintf("%s/runs/env/latest/junit.xml", tmp);
+	char *junit = ts_read_file(jpath);
+	if (!log || strstr(log, "4711") || strstr(log, "ORCH_LIE") || strstr(log, "MY_API") || !strstr(log, "PATH=") ||
+	    !strstr(log, "HOME=") || !strstr(log, "KEEP_ME=kept") || !strstr(log, "LANG=C.UTF-8"))
+		fail_msg("orch exited %d; the command's environment:\n%s\norch said:\n%s", rc,
+			 log ? log : "(none)", out);
+	if (junit && strstr(junit, "4711"))
+		fail_msg("junit.xml holds orch's environment:\n%s", junit);
+	free(junit);
+	free(jpath);
+	free(log);
+	free(path);
+	free(out);
+	free(sc);
+}
+
+/* {vars.a} and {vars.A} would both be $ORCH_VARS_A: refused by validate. */
+static void test_vars_differing_in_case_refused(void **state)
+{
+	(void)state;
+	char *text = xasprintf("name: vc\ninventory: inv.yaml\nboards: [ps-loc]\n"
+			       "vars: { a: one, A: two }\ntests:\n"
+			       "  - { name: t, run: 'echo {vars.a} {vars.A}' }\n"
+			       "  - { name: u, run: 'true', vars: { B: x, b: y } }\n");
+	char *sc = ts_write_file(tmp, "vc.yaml", text);
+	char *out = NULL;
+	int rc = ts_run(&out, "%s validate %s 2>&1", ORCH_BIN, sc);
+	if (rc != 2 || !strstr(out, "vc.yaml:4:17: error: 'vars.a' and 'vars.A' differ only in "
+			       "case") || !strstr(out, "'vars.B' and 'vars.b' differ only in case"))
+		fail_msg("orch validate exited %d:\n%s", rc, out);
+	free(out);
+	free(sc);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +360,8 @@ int main(void)
 		cmocka_unit_test(test_interrupted_push_is_error),
 		cmocka_unit_test(test_fetch_names_and_modes),
 		cmocka_unit_test(test_fetch_to_full_disk_is_error),
+		cmocka_unit_test(test_local_env_minimal),
+		cmocka_unit_test(test_vars_differing_in_case_refused),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void cfg_error(struct cfg *c, const struct ynode *at, const char *fmt, ...)
 {
@@ -436,10 +437,20 @@ static void var_set(struct var **out, size_t *n_out, const char *name, const cha
 	(*out)[(*n_out)++] = (struct var){ xstrdup(name), xstrdup(value), test_level, pos };
 }
 
+/* A var of v named like name but for case, or NULL. */
+static const char *var_case_twin(const struct var *v, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcasecmp(v[i].name, name) == 0 && strcmp(v[i].name, name) != 0)
+			return v[i].name;
+	return NULL;
+}
+
 int cfg_vars(struct cfg *c, const struct ynode *n, const char *key, bool test_level,
 	     struct var **out, size_t *n_out)
 {
 	char f[96], what[32];
+	const char *other;
 	if (!n || ynode_is_null(n))
 		return 0;
 	snprintf(what, sizeof(what), "'%s'", key);
@@ -455,6 +466,12 @@ int cfg_vars(struct cfg *c, const struct ynode *n, const char *key, bool test_le
 		} else if (v->kind != YNODE_SCALAR) {
 			cfg_error(c, v, "'%s.%s' must be a plain value, found %s", key, k->value,
 				  cfg_found(v, f, sizeof(f)));
+			ret = -1;
+		} else if ((other = var_case_twin(*out, *n_out, k->value)) != NULL) {
+			/* commands see {vars.X} as $ORCH_VARS_X (upper case) */
+			cfg_error(c, k, "'%s.%s' and '%s.%s' differ only in case; both would reach "
+				  "commands as the same ORCH_VARS_ variable", key, other, key,
+				  k->value);
 			ret = -1;
 		} else {
 			var_set(out, n_out, k->value, ynode_is_null(v) ? "" : v->value, test_level,

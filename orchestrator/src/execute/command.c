@@ -126,6 +126,7 @@ int command_run(struct transport *t, const struct command_spec *spec,
 		.stdin_fd = spec->stdin_fd,
 		.on_output = command_output,
 		.ctx = &co,
+		.minimal_env = true,
 	};
 	char step_id[24];
 	if (spec->reap) {

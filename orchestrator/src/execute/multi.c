@@ -24,7 +24,6 @@
 #include "execute/parse_iperf3.h"
 #include "execute/substitute.h"
 #include "execute/vars.h"
-#include "transport/transport_ssh.h"
 #include "util/deadline.h"
 #include "util/interrupt.h"
 #include "util/log.h"
@@ -143,13 +142,14 @@ static const struct role_binding *find_role(const struct plan_item *item, const 
 	return NULL;
 }
 
-/* b's board link: the item's own, or the scheduler's for a role board;
- * NULL when run without a scheduler (role boards then connect per item). */
+/* b's board link: the item's own, or the scheduler's for a role board
+ * (exec_context.link_of is mandatory for multi-host tests: a board is
+ * reached only through its link). */
 static struct board_link *multi_link(struct multi_run *mr, const struct board *b)
 {
 	if (b == mr->item->board)
 		return mr->ctx->link;
-	return mr->ctx->link_of ? mr->ctx->link_of(mr->ctx->links_ctx, b) : NULL;
+	return mr->ctx->link_of(mr->ctx->links_ctx, b);
 }
 
 /* The boards a step of role rb runs on: the item's board for `each`. */
@@ -227,14 +227,10 @@ static int peer_transport(struct multi_run *mr, const struct board *b, struct tr
 			if (exec_transport(mr->ctx, mr->tr, &p->t, err, errlen) < 0)
 				return -1;
 			p->borrowed = true;
-		} else if (p->link) {
+		} else {
 			if (board_link_get(p->link, mr->item->test->timeout_ms, &p->t, err, errlen) < 0)
 				return -1;
 			p->borrowed = true;
-		} else {
-			p->t = board_link_connect_once(b, err, errlen);
-			if (!p->t)
-				return -1;
 		}
 	}
 	*t = p->t;
@@ -346,9 +342,9 @@ static const char *connected_host(void *ctx, const struct board *b)
 	struct peer *p = peer_for(mr, b);
 	struct transport *t;
 	char err[512];
-	if (b->transport != TRANSPORT_KIND_SSH || peer_transport(mr, b, &t, err, sizeof(err)) < 0)
-		return p->link ? board_link_host(p->link) : NULL;
-	return p->link ? board_link_host(p->link) : transport_ssh_connected_host(t);
+	if (b->transport == TRANSPORT_KIND_SSH)
+		(void)peer_transport(mr, b, &t, err, sizeof(err));   /* connects the link */
+	return board_link_host(p->link);
 }
 
 /* The step's command for board b (running in role rb), substitutions made. */
@@ -753,9 +749,7 @@ static void bg_start(struct multi_run *mr, const struct step *step,
 	mr->bgs[mr->n_bgs++] = bg;
 
 	bg->link = multi_link(mr, b);
-	bg->t = bg->link ? board_link_get_extra(bg->link, mr->item->test->timeout_ms, err,
-						sizeof(err))
-			 : board_link_connect_once(b, err, sizeof(err));
+	bg->t = board_link_get_extra(bg->link, mr->item->test->timeout_ms, err, sizeof(err));
 	if (!bg->t) {
 		set_outcome(mr, STATUS_ERROR, "cannot start %s step '%s' on %s: %s", bg->role,
 			    step_text(step), b->name, err);

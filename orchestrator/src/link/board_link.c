@@ -215,6 +215,9 @@ static struct transport *link_await(struct board_link *bl, int64_t wait_ms, char
 		}
 		if (wait_ms <= 0 || deadline_expired(dl) || interrupt_requested())
 			break;
+		/* a reflashed board with a new host key does not come back by waiting */
+		if (strstr(err, TRANSPORT_SSH_HOSTKEY_MISMATCH))
+			return NULL;
 		pause_ms(RETRY_PAUSE_MS, dl);
 	}
 	size_t n = strlen(err);

@@ -66,6 +66,9 @@ struct transport_exec {
 	const atomic_int *cancel;
 	const char *step_id;       /* NULL, or [A-Za-z0-9_-]+ unique to this command: see above */
 	bool reap;                 /* stop what the command left running (needs step_id) */
+	bool minimal_env;          /* local: the command gets PATH, HOME, LANG and TERM of
+				      orch's environment and nothing else (a test's
+				      command: never orch's settings or secrets) */
 	bool cleanup;              /* runs on after Ctrl-C (a kill, a reap), within its timeout */
 	bool own_channel;          /* ssh: a channel of its own, not the board's command
 				      runner (pushes, fetches, background steps) */

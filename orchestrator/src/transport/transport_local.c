@@ -58,7 +58,33 @@ static void close_fd(int *fd)
 
 /* Child side: never returns. Only async-signal-safe calls after fork. An
  * exec failure is reported as errno on sync_fd (closed by a good exec). */
-static void local_child(const char *command, int in_fd, int out_fd, int err_fd, int sync_fd)
+/* The names a test's command keeps from orch's environment (minimal_env);
+ * the test's own `env:` is set by its command line. */
+static const char *const kept_env[] = { "PATH", "HOME", "LANG", "TERM", NULL };
+
+/* The environment for a minimal_env child, built before the fork (the
+ * child may not allocate): "NAME=value" pointers into environ, PATH given
+ * a default when orch has none. */
+static char default_path[] = "PATH=/usr/local/bin:/usr/bin:/bin";
+
+static void minimal_env(char *envp[8])
+{
+	size_t n = 0;
+	for (size_t i = 0; kept_env[i]; i++) {
+		size_t len = strlen(kept_env[i]);
+		for (char **e = environ; e && *e; e++)
+			if (strncmp(*e, kept_env[i], len) == 0 && (*e)[len] == '=') {
+				envp[n++] = *e;
+				break;
+			}
+		if (n == i && strcmp(kept_env[i], "PATH") == 0)
+			envp[n++] = default_path;
+	}
+	envp[n] = NULL;
+}
+
+static void local_child(const char *command, char *const *envp, int in_fd, int out_fd,
+			int err_fd, int sync_fd)
 {
 	int e;
 	setsid();
@@ -81,7 +107,14 @@ static void local_child(const char *command, int in_fd, int out_fd, int err_fd, 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	secret_child_restore();
-	execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+	char sh[] = "sh", dash_c[] = "-c";
+	char *cmd;
+	memcpy(&cmd, &command, sizeof(cmd));   /* exec does not write it */
+	char *const argv[] = { sh, dash_c, cmd, NULL };
+	if (envp)
+		execve("/bin/sh", argv, envp);
+	else
+		execv("/bin/sh", argv);
 fail:
 	e = errno;
 	if (write(sync_fd, &e, sizeof(e)) < 0)
@@ -161,13 +194,17 @@ static int local_exec(struct transport *t, const struct transport_exec *req,
 		snprintf(err, errlen, "local exec: pipe: %s", strerror(errno));
 		goto out;
 	}
+	char *envp[8];
+	if (req->minimal_env)
+		minimal_env(envp);
 	pid = fork();
 	if (pid < 0) {
 		snprintf(err, errlen, "local exec: fork: %s", strerror(errno));
 		goto out;
 	}
 	if (pid == 0)
-		local_child(req->command, in_pipe[0], out_pipe[1], err_pipe[1], sync_pipe[1]);
+		local_child(req->command, req->minimal_env ? envp : NULL, in_pipe[0],
+			    out_pipe[1], err_pipe[1], sync_pipe[1]);
 	st->pgid = pid;   /* it calls setsid() */
 	/* Wait for the exec: after it the child leads its own group, so a kill
 	 * cannot miss anything it starts. */

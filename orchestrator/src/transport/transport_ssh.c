@@ -209,6 +209,46 @@ static char *ssh_server_fingerprint(ssh_session s)
 	return out;
 }
 
+/* "TYPE SHA256:..." of the key the known_hosts file kh has for host:port
+ * (a plain "[host]:port" or, for port 22, "host" entry; hashed entries are
+ * not read), or "an unreadable entry"; caller frees. */
+static char *known_fingerprint(const char *kh, const char *host, unsigned port)
+{
+	char *want = port == 22 ? xstrdup(host) : xasprintf("[%s]:%u", host, port);
+	char *out = NULL;
+	char *path = kh[0] == '~' && getenv("HOME") ? xasprintf("%s%s", getenv("HOME"), kh + 1)
+						   : xstrdup(kh);
+	FILE *f = fopen(path, "re");
+	char line[8192];
+	while (f && !out && fgets(line, sizeof(line), f)) {
+		char *save = NULL, *hosts = strtok_r(line, " \t\r\n", &save);
+		char *type = strtok_r(NULL, " \t\r\n", &save);
+		char *b64 = strtok_r(NULL, " \t\r\n", &save);
+		if (!hosts || !type || !b64 || hosts[0] == '#')
+			continue;
+		bool match = false;
+		for (char *h = strtok_r(hosts, ",", &save); h && !match; h = strtok_r(NULL, ",", &save))
+			match = strcmp(h, want) == 0;
+		ssh_key key = NULL;
+		unsigned char *hash = NULL;
+		size_t hlen = 0;
+		if (match && ssh_pki_import_pubkey_base64(b64, ssh_key_type_from_name(type), &key) ==
+				     SSH_OK &&
+		    ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash, &hlen) == SSH_OK) {
+			char *fp = ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, hlen);
+			out = xasprintf("%s %s", type, fp ? fp : "?");
+			ssh_string_free_char(fp);
+		}
+		ssh_clean_pubkey_hash(&hash);
+		ssh_key_free(key);
+	}
+	if (f)
+		fclose(f);
+	free(path);
+	free(want);
+	return out ? out : xstrdup("an entry orch cannot read (hashed, or another key type)");
+}
+
 static int ssh_check_host_key(struct ssh_transport *st, const struct ssh_target *t,
 			      char *err, size_t errlen)
 {
@@ -222,12 +262,16 @@ static int ssh_check_host_key(struct ssh_transport *st, const struct ssh_target 
 	char *fp = ssh_server_fingerprint(st->session);
 	switch (state) {
 	case SSH_KNOWN_HOSTS_CHANGED:
-	case SSH_KNOWN_HOSTS_OTHER:
+	case SSH_KNOWN_HOSTS_OTHER: {
+		char *want = known_fingerprint(kh, st->host, st->port);
 		snprintf(err, errlen,
-			 "host key for %s (%s:%u) does not match %s: the server offers %s "
-			 "(possible man-in-the-middle, or the board was reinstalled: remove the "
-			 "old line to accept it)", st->name, st->host, st->port, kh, fp);
+			 TRANSPORT_SSH_HOSTKEY_MISMATCH " for %s (%s:%u): %s expects %s, the "
+			 "server offers %s (possible man-in-the-middle, or the board was "
+			 "reinstalled: remove the old line to accept it)", st->name, st->host,
+			 st->port, kh, want, fp);
+		free(want);
 		break;
+	}
 	case SSH_KNOWN_HOSTS_UNKNOWN:
 	case SSH_KNOWN_HOSTS_NOT_FOUND:
 		if (t->host_key == SSH_HOSTKEY_ACCEPT_NEW) {

@@ -23,6 +23,10 @@
  * channel kills the command: `kill -TERM -PGID`, then `kill -KILL -PGID`
  * (on the runner: the subshell's tree).
  */
+/* How the message of a host key that differs from known_hosts begins (the
+ * board link does not wait for such a board: it is an error at once). */
+#define TRANSPORT_SSH_HOSTKEY_MISMATCH "host key mismatch"
+
 #include <stdint.h>
 
 #include "transport/transport.h"
