@@ -1,4 +1,5 @@
 #include "result/result_json.h"
+#include "util/deadline.h"
 #include "util/utf8.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
@@ -16,32 +17,9 @@
 
 char *result_time_iso(int64_t wall_us)
 {
-	time_t secs = (time_t)(wall_us / 1000000);
-	long us = (long)(wall_us % 1000000);
-	if (us < 0) {
-		us += 1000000;
-		secs -= 1;
-	}
-	struct tm tm;
-	if (!gmtime_r(&secs, &tm))
-		return xstrdup("1970-01-01T00:00:00Z");
 	char buf[64];
-	size_t n = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-	if (us)
-		snprintf(buf + n, sizeof(buf) - n, ".%06ldZ", us);
-	else
-		snprintf(buf + n, sizeof(buf) - n, "Z");
+	clock_format_iso8601_digits(wall_us, -1, buf, sizeof(buf));
 	return xstrdup(buf);
-}
-
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-	y -= m <= 2;
-	int64_t era = (y >= 0 ? y : y - 399) / 400;
-	int64_t yoe = y - era * 400;
-	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
 }
 
 int result_time_parse(const char *s, int64_t *wall_us)
@@ -81,8 +59,9 @@ int result_time_parse(const char *s, int64_t *wall_us)
 	}
 	if (*p)
 		return -1;
-	int64_t days = days_from_civil(y, (unsigned)mo, (unsigned)d);
-	int64_t t = days * 86400 + h * 3600 + mi * 60 + sec - offset_s;
+	struct tm tm = { .tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d, .tm_hour = h,
+			 .tm_min = mi, .tm_sec = sec };
+	int64_t t = (int64_t)timegm(&tm) - offset_s;
 	*wall_us = t * 1000000 + us;
 	return 0;
 }

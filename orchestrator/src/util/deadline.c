@@ -2,6 +2,7 @@
 #include "util/interrupt.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 static int64_t clock_us(clockid_t id)
@@ -46,12 +47,32 @@ int deadline_poll_ms(int64_t deadline_ms)
 	return left < DEADLINE_TICK_MS ? (int)left : DEADLINE_TICK_MS;
 }
 
-void clock_format_iso8601(int64_t wall_us, char *buf, size_t len)
+void clock_format_iso8601_digits(int64_t wall_us, int digits, char *buf, size_t len)
 {
 	time_t secs = (time_t)(wall_us / 1000000);
+	long us = (long)(wall_us % 1000000);
+	if (us < 0) {
+		us += 1000000;
+		secs -= 1;
+	}
 	struct tm tm;
-	gmtime_r(&secs, &tm);
-	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		 (int)(wall_us % 1000000 / 1000));
+	if (!gmtime_r(&secs, &tm))
+		memset(&tm, 0, sizeof(tm));
+	int n = snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900,
+			 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+	if (n < 0 || (size_t)n >= len)
+		return;
+	if (digits < 0)
+		digits = us ? 6 : 0;
+	if (digits == 3)
+		snprintf(buf + n, len - (size_t)n, ".%03ldZ", us / 1000);
+	else if (digits == 6)
+		snprintf(buf + n, len - (size_t)n, ".%06ldZ", us);
+	else
+		snprintf(buf + n, len - (size_t)n, "Z");
+}
+
+void clock_format_iso8601(int64_t wall_us, char *buf, size_t len)
+{
+	clock_format_iso8601_digits(wall_us, 3, buf, len);
 }

@@ -26,5 +26,9 @@ int deadline_poll_ms(int64_t deadline_ms);
 
 /* "2026-12-02T16:50:00.123Z" for a wall-clock time in microseconds; buf >= 32. */
 void clock_format_iso8601(int64_t wall_us, char *buf, size_t len);
+/* The one ISO-8601 UTC formatter: "2026-12-02T16:50:00.123456Z" with
+ * digits (0, 3 or 6) of the second's fraction, or -1: 6 unless the time is
+ * a whole second ("...:00Z"). clock_format_iso8601 is digits 3. */
+void clock_format_iso8601_digits(int64_t wall_us, int digits, char *buf, size_t len);
 
 #endif
