@@ -238,6 +238,60 @@ static void print_table(const struct inventory *inv, const bool *selected,
 	}
 }
 
+static void print_json(const struct inventory *inv, const bool *selected,
+		       const struct board_check *checks, const struct health_view *hv)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < inv->n_boards; i++)
+		if (selected[i])
+			json_array_append_new(arr, board_json(&inv->boards[i],
+							      checks ? &checks[i] : NULL,
+							      offline_of(hv, inv->boards[i].name)));
+	json_dumpf(arr, stdout, JSON_INDENT(2));
+	fputc('\n', stdout);
+	json_decref(arr);
+}
+
+/* Every selected board checked at once, a thread each; *ret becomes
+ * EXIT_INFRA when one could not be reached. Caller frees. */
+static struct board_check *check_boards(const struct inventory *inv, const bool *selected,
+					int *ret)
+{
+	struct board_check *checks = xcalloc(inv->n_boards + 1, sizeof(*checks));
+	pthread_t *threads = xcalloc(inv->n_boards + 1, sizeof(*threads));
+	bool *started = xcalloc(inv->n_boards + 1, sizeof(bool));
+	for (size_t i = 0; i < inv->n_boards; i++) {
+		checks[i].board = &inv->boards[i];
+		if (selected[i])
+			started[i] = pthread_create(&threads[i], NULL, check_board, &checks[i]) == 0;
+		if (selected[i] && !started[i])
+			check_board(&checks[i]);
+	}
+	for (size_t i = 0; i < inv->n_boards; i++) {
+		if (started[i])
+			pthread_join(threads[i], NULL);
+		if (selected[i] && !checks[i].ok)
+			*ret = EXIT_INFRA;
+	}
+	free(threads);
+	free(started);
+	return checks;
+}
+
+/* The offline boards of the health state (a warning when it cannot be read). */
+static void health_view_load(struct health_view *hv, const char *db_url)
+{
+	char err[512];
+	if (health_state_open(&hv->hs, db_url, err, sizeof(err)) < 0)
+		hv->n = -1;
+	else
+		hv->n = health_list(&hv->hs, &hv->recs, err, sizeof(err));
+	if (hv->n < 0) {
+		fprintf(stderr, "orch boards: health state: %s\n", err);
+		hv->n = 0;
+	}
+}
+
 /* --offline BOARD [--note TEXT] / --online BOARD. */
 static int set_health(const char *offline, const char *online, const char *note,
 		      const char *db_url)
@@ -345,17 +399,7 @@ int cmd_boards(int argc, char **argv)
 	ret = cmd_load_inventory(inventory, &inv);
 	if (ret != EXIT_OK)
 		goto out;
-	{
-		char herr[512];
-		if (health_state_open(&hv.hs, db_url, herr, sizeof(herr)) < 0)
-			hv.n = -1;
-		else
-			hv.n = health_list(&hv.hs, &hv.recs, herr, sizeof(herr));
-		if (hv.n < 0) {
-			fprintf(stderr, "orch boards: health state: %s\n", herr);
-			hv.n = 0;
-		}
-	}
+	health_view_load(&hv, db_url);
 	selected = xcalloc(inv->n_boards + 1, sizeof(bool));
 	const char *all = "all";
 	char err[512];
@@ -364,37 +408,9 @@ int cmd_boards(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	struct board_check *checks = NULL;
-	if (check) {
-		checks = xcalloc(inv->n_boards + 1, sizeof(*checks));
-		pthread_t *threads = xcalloc(inv->n_boards + 1, sizeof(*threads));
-		bool *started = xcalloc(inv->n_boards + 1, sizeof(bool));
-		for (size_t i = 0; i < inv->n_boards; i++) {
-			checks[i].board = &inv->boards[i];
-			if (selected[i])
-				started[i] = pthread_create(&threads[i], NULL, check_board, &checks[i]) == 0;
-			if (selected[i] && !started[i])
-				check_board(&checks[i]);
-		}
-		for (size_t i = 0; i < inv->n_boards; i++) {
-			if (started[i])
-				pthread_join(threads[i], NULL);
-			if (selected[i] && !checks[i].ok)
-				ret = EXIT_INFRA;
-		}
-		free(threads);
-		free(started);
-	}
+	struct board_check *checks = check ? check_boards(inv, selected, &ret) : NULL;
 	if (json) {
-		json_t *arr = json_array();
-		for (size_t i = 0; i < inv->n_boards; i++)
-			if (selected[i])
-				json_array_append_new(arr, board_json(&inv->boards[i],
-								      checks ? &checks[i] : NULL,
-								      offline_of(&hv, inv->boards[i].name)));
-		json_dumpf(arr, stdout, JSON_INDENT(2));
-		fputc('\n', stdout);
-		json_decref(arr);
+		print_json(inv, selected, checks, &hv);
 	} else {
 		print_table(inv, selected, checks, &hv, isatty(STDOUT_FILENO));
 	}
