@@ -123,6 +123,12 @@ static void test_all_skipped_exits_4(void **state)
 	assert_non_null(res);
 	assert_int_equal(json_integer_value(json_object_get(res, "exit_code")), 4);
 	json_decref(res);
+	char *html_path = xasprintf("%s/runs/skips/latest/report.html", dir);
+	char *html = ts_read_file(html_path);
+	assert_non_null(html);
+	assert_non_null(strstr(html, "nothing ran"));
+	free(html);
+	free(html_path);
 	free(out);
 	/* --allow-empty is for empty plans, not for skipped ones */
 	code = run_body("skips", "boards: [l1, l2]\ntests:\n  - name: boot\n    boot:\n"

@@ -1,4 +1,5 @@
 #include "report/report.h"
+#include "result/exit_code.h"
 #include "report/report_text.h"
 #include "result/result_json.h"
 #include "util/fsutil.h"
@@ -253,13 +254,15 @@ static void label_text(struct strbuf *sb, double x, double y, const char *anchor
 static void html_header(struct strbuf *sb, const struct run_result *run,
 			const struct report_totals *t)
 {
-	const char *exit_class = run->exit_code == 0 ? "ok" : run->exit_code == 1 ? "bad" :
-				 run->exit_code == 3 ? "infra" : "other";
-	const char *exit_what = run->exit_code == 0 ? "all passed" :
-				run->exit_code == 1 ? "failures" :
-				run->exit_code == 2 ? "usage error" :
-				run->exit_code == 3 ? "infrastructure error" :
-				run->exit_code == 130 ? "interrupted" : "";
+	const char *exit_class = run->exit_code == EXIT_OK ? "ok" :
+				 run->exit_code == EXIT_TEST_FAILED ? "bad" :
+				 run->exit_code == EXIT_INFRA ? "infra" : "other";
+	const char *exit_what = run->exit_code == EXIT_OK ? "all passed" :
+				run->exit_code == EXIT_TEST_FAILED ? "failures" :
+				run->exit_code == EXIT_USAGE ? "usage error" :
+				run->exit_code == EXIT_INFRA ? "infrastructure error" :
+				run->exit_code == EXIT_NOTHING_RAN ? "nothing ran" :
+				run->exit_code == EXIT_INTERRUPTED ? "interrupted" : "";
 	strbuf_puts(sb, "<header>\n<div class=\"brand\">orch run report</div>\n<div class=\"title\"><h1>");
 	esc(sb, run->scenario ? run->scenario : "(unnamed scenario)");
 	strbuf_printf(sb, "</h1><span class=\"exit %s\">exit %d", exit_class, run->exit_code);
