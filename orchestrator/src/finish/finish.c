@@ -66,8 +66,8 @@ static int compare_results(const void *a, const void *b, void *o)
 
 static void sort_results(struct run_result *run, const struct finish_options *o)
 {
-	if (!o->board_order && !o->test_order)
-		return;
+	if ((!o->board_order && !o->test_order) || run->n_results < 2)
+		return;   /* qsort_r of no results is passed NULL */
 	struct finish_options copy = *o;
 	qsort_r(run->results, run->n_results, sizeof(*run->results), compare_results, &copy);
 }
