@@ -60,7 +60,17 @@ static void test_summary(void **state)
 	assert_non_null(strstr(s, "\n10 passed, 1 failed, 1 error, 1 skipped, 1 regressed in 4m23s\n"));
 	/* repeated metrics show median +- spread with the unit */
 	assert_non_null(strstr(s, "mem.memcpy 25.65 \u00b1 0.29 MiB/s"));
-	assert_non_null(strstr(s, "(+1 more)"));
+	/* no metric hidden: a passing test's in one compact line, a failed
+	 * or regressed test's each on a line below the table (28.5) */
+	assert_null(strstr(s, "more)"));
+	assert_non_null(strstr(s, "mem.memcpy 107.7 MiB/s, mem.loop 47.15 MiB/s, mem.tmpfs_write 35.9 MiB/s"));
+	assert_non_null(strstr(s, "3 metrics, listed below"));
+	assert_non_null(strstr(s, "\nbifferboard memory (regressed):\n"
+				  "  mem.memcpy 25.65 \u00b1 0.29 MiB/s -12.0% regression\n"
+				  "  mem.loop 11.22 \u00b1 0.15 MiB/s +7.5% better\n"));
+	/* the verdict across the boards, as orch compare words it (24.3) */
+	assert_non_null(strstr(s, "\nagainst 20261201-165000:\n  memory.mem.memcpy: 20261202-165000 is "
+				  "12.0% slower than 20261201-165000 on bifferboard; regression on 1 board\n"));
 	assert_non_null(strstr(s, "login at 21.6s, 4/4 phases"));
 	assert_non_null(strstr(s, "init at 47.0s, 3/4 phases"));
 	assert_non_null(strstr(s, "ssh 192.168.1.52:22: connection timed out after 10s"));
@@ -354,9 +364,14 @@ static void test_html(void **state)
 	const char *grid = strstr(h, "id=\"grid\""), *reg = strstr(h, "id=\"regressions\"");
 	assert_true(grid && reg && grid < reg && reg < strstr(h, "id=\"boot\"") &&
 		    strstr(h, "id=\"boot\"") < strstr(h, "id=\"metrics\""));
-	assert_non_null(strstr(h, "Regressions and improvements"));
-	assert_non_null(strstr(h, "mem.memcpy <span class=\"chg worse\">-12.0%</span>"));
-	assert_non_null(strstr(h, "mem.loop <span class=\"chg better\">+7.5%</span>"));
+	assert_non_null(strstr(h, "<h2 id=\"regressions\">Against 20261201-165000"));
+	assert_non_null(strstr(h, "<li>memory.mem.memcpy: 20261202-165000 is 12.0% slower than "
+				  "20261201-165000 on bifferboard; regression on 1 board</li>"));
+	assert_non_null(strstr(h, "mem.memcpy <span class=\"chg worse\">-12.0% regression</span>"));
+	assert_non_null(strstr(h, "mem.loop <span class=\"chg better\">+7.5% better</span>"));
+	/* and per metric in the details, within noise too */
+	assert_non_null(strstr(h, "<span>mem.tmpfs_write</span> 8.55 \u00b1 0.29 MiB/s "
+				  "<span class=\"chg noise\">+0.8% within noise</span>"));
 	assert_null(strstr(h, "mem.tmpfs_write <span class=\"chg"));   /* within noise */
 	/* bars coloured by the metric's change; sizes scaled, and judged as
 	 * compare and --baseline judge them (no "for information" caption) */
@@ -539,6 +554,69 @@ static void test_empty_run(void **state)
 	free(s);
 }
 
+/* The verdict across the boards in every output of the run (issue 24.3):
+ * six boards against a baseline, one of them measured once. */
+static void test_verdict_everywhere(void **state)
+{
+	(void)state;
+	struct run_result run = { 0 };
+	run.scenario = xstrdup("wg");
+	run.label = xstrdup("v2");
+	run.run_id = xstrdup("20261203-010000");
+	run.baseline = xstrdup("runs/wg/v1");
+	static const struct {
+		const char *board;
+		double pct;
+		enum metric_change change;
+		size_t n;
+	} boards[] = {
+		{ "client1", 2.0, METRIC_CHANGE_NOISE, 5 },
+		{ "client2", 31.1, METRIC_CHANGE_BETTER, 5 },
+		{ "client3", -17.04, METRIC_CHANGE_REGRESSION, 5 },
+		{ "client4", 0.0, METRIC_CHANGE_SAME, 5 },
+		{ "client5", -3.0, METRIC_CHANGE_WORSE, 5 },
+		{ "client6", 4.2, METRIC_CHANGE_NOT_JUDGED, 1 },
+	};
+	for (size_t i = 0; i < sizeof(boards) / sizeof(boards[0]); i++) {
+		struct test_result *tr = run_result_add(&run, boards[i].board, "iperf");
+		tr->status = boards[i].change == METRIC_CHANGE_REGRESSION ? STATUS_FAIL : STATUS_PASS;
+		tr->regressed = boards[i].change == METRIC_CHANGE_REGRESSION;
+		struct metric_result *m = test_result_add_sample(tr, "tput", "Mbit/s", true, 900);
+		for (size_t k = 1; k < boards[i].n; k++)
+			m = test_result_add_sample(tr, "tput", "Mbit/s", true, 900 + (double)k);
+		assert_non_null(m);
+		metric_result_summarize(m);
+		m->change = boards[i].change;
+		m->change_pct = boards[i].pct;
+	}
+	const char *line = "iperf.tput: v2 ranges from 17.0% slower (client3) to 31.1% faster "
+			   "(client2) than v1 over 6 boards; regression on 1 board; not judged: one "
+			   "sample on 1 board";
+	char *s = report_summary(&run, false);
+	if (!strstr(s, line))
+		fail_msg("summary.txt has no range line:\n%s", s);
+	assert_non_null(strstr(s, "\nagainst v1:\n"));
+	/* per metric, the % still shown where not judged */
+	assert_non_null(strstr(s, "tput 900 Mbit/s +4.2% not judged: one sample"));
+	assert_non_null(strstr(s, "  tput 902 \u00b1 1.6 Mbit/s -17.0% regression\n"));
+	free(s);
+	char *x = report_junit(&run);
+	assert_non_null(strstr(x, line));
+	assert_non_null(strstr(x, "tput: 900 Mbit/s (1 sample, higher is better) against the baseline: "
+				  "+4.2% not judged: one sample"));
+	free(x);
+	char *h = report_html(&run);
+	assert_non_null(strstr(h, line));
+	/* the bars coloured by each board's verdict */
+	assert_non_null(strstr(h, "fill=\"#cf222e\""));   /* regression */
+	assert_non_null(strstr(h, "fill=\"#1a7f37\""));   /* better */
+	assert_non_null(strstr(h, "fill=\"#e8868b\""));   /* worse, within threshold */
+	assert_non_null(strstr(h, "fill=\"#d4a72c\""));   /* not judged */
+	assert_non_null(strstr(h, "<span class=\"chg noise\">+4.2% not judged: one sample</span>"));
+	free(h);
+	run_result_release(&run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -554,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_junit_with_logs),
 		cmocka_unit_test(test_scaled_values),
 		cmocka_unit_test(test_empty_run),
+		cmocka_unit_test(test_verdict_everywhere),
 	};
 	return ts_run_group(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
  * facts that changed between the runs, and orch's own figures apart.
  */
 #include "compare/compare.h"
+#include "compare/range.h"
 #include "util/strbuf.h"
 #include "util/valfmt.h"
 
@@ -14,37 +15,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* How much better B is than A on a row, in percent (< 0: worse). */
-static double betterness(const struct compare_row *row)
-{
-	if (row->verdict == COMPARE_SAME || isnan(row->change_pct))
-		return 0;
-	return row->judged.worse ? -fabs(row->change_pct) : fabs(row->change_pct);
-}
-
-static void phrase(struct strbuf *sb, const struct compare_row *r, bool speed, double threshold)
-{
-	double g = betterness(r);
-	if (g == 0) {
-		strbuf_puts(sb, "no change");
-		return;
-	}
-	compare_put_pct(sb, g, r->judged.beyond_threshold, threshold);
-	strbuf_printf(sb, " %s", speed ? (g > 0 ? "faster" : "slower") : (g > 0 ? "better" : "worse"));
-}
-
 static bool same_key(const struct compare_row *x, const struct compare_row *y)
 {
 	return x->kind == y->kind && !strcmp(x->test, y->test) && !strcmp(x->name, y->name);
 }
 
-/* One line for the metric of rows[first], over every board that has it on both sides. */
+static enum metric_change change_of(enum compare_verdict v)
+{
+	switch (v) {
+	case COMPARE_SAME: return METRIC_CHANGE_SAME;
+	case COMPARE_NOISE: return METRIC_CHANGE_NOISE;
+	case COMPARE_BETTER: return METRIC_CHANGE_BETTER;
+	case COMPARE_WORSE: return METRIC_CHANGE_WORSE;
+	case COMPARE_REGRESSION: return METRIC_CHANGE_REGRESSION;
+	case COMPARE_NOT_JUDGED: return METRIC_CHANGE_NOT_JUDGED;
+	default: return METRIC_CHANGE_NOISE;
+	}
+}
+
+/* One line for the metric of rows[first], over every board that has it on
+ * both sides: compare/range.h's words, as the run's own outputs say them. */
 static void metric_line(struct strbuf *sb, const struct compare_result *cr, size_t first,
 			const char *name_a, const char *name_b)
 {
 	const struct compare_row *r0 = &cr->rows[first];
-	const struct compare_row *lo = NULL, *hi = NULL;
-	size_t boards = 0, once = 0, regressed = 0, unit_changed = 0;
+	struct range_entry *e = xcalloc(cr->n_rows, sizeof(*e));
+	size_t n = 0, unit_changed = 0;
 	for (size_t i = first; i < cr->n_rows; i++) {
 		const struct compare_row *r = &cr->rows[i];
 		if (!same_key(r, r0) || !r->a.present || !r->b.present)
@@ -53,47 +49,24 @@ static void metric_line(struct strbuf *sb, const struct compare_result *cr, size
 			unit_changed++;
 			continue;
 		}
-		boards++;
-		once += r->verdict == COMPARE_NOT_JUDGED;
-		regressed += r->verdict == COMPARE_REGRESSION;
-		if (!lo || betterness(r) < betterness(lo))
-			lo = r;
-		if (!hi || betterness(r) > betterness(hi))
-			hi = r;
+		e[n].board = r->board;
+		e[n].change_pct = r->change_pct;
+		e[n].change = change_of(r->verdict);
+		e[n].beyond = r->judged.beyond_threshold;
+		n++;
 	}
-	if (!boards && unit_changed) {
-		strbuf_printf(sb, "  %s%s%s: unit changed on %zu board%s, not compared\n", r0->test,
-			      r0->kind == COMPARE_KIND_PHASE ? " phase " : ".", r0->name, unit_changed,
-			      unit_changed == 1 ? "" : "s");
-		return;
+	struct range_subject s = {
+		.test = r0->test, .metric = r0->name, .phase = r0->kind == COMPARE_KIND_PHASE,
+		.unit = r0->unit, .higher_is_better = r0->higher_is_better,
+		.name_a = name_a, .name_b = name_b, .threshold_pct = cr->rule.threshold_pct,
+		.unit_changed = unit_changed,
+	};
+	if (n || unit_changed) {
+		strbuf_puts(sb, "  ");
+		range_line_put(sb, &s, e, n);
+		strbuf_putc(sb, '\n');
 	}
-	if (!boards)
-		return;
-	bool speed = compare_unit_is_speed(r0->unit, r0->higher_is_better);
-	strbuf_printf(sb, "  %s%s%s: %s ", r0->test, r0->kind == COMPARE_KIND_PHASE ? " phase " : ".",
-		      r0->name, name_b);
-	if (boards == 1 && betterness(lo) == 0) {
-		strbuf_printf(sb, "is the same as %s on %s", name_a, lo->board);
-	} else if (boards == 1) {
-		strbuf_puts(sb, "is ");
-		phrase(sb, lo, speed, cr->rule.threshold_pct);
-		strbuf_printf(sb, " than %s on %s", name_a, lo->board);
-	} else {
-		strbuf_puts(sb, "ranges from ");
-		phrase(sb, lo, speed, cr->rule.threshold_pct);
-		strbuf_printf(sb, " (%s) to ", lo->board);
-		phrase(sb, hi, speed, cr->rule.threshold_pct);
-		strbuf_printf(sb, " (%s) than %s, over %zu boards", hi->board, name_a, boards);
-	}
-	if (regressed)
-		strbuf_printf(sb, "; regression on %zu board%s", regressed, regressed == 1 ? "" : "s");
-	if (once)
-		strbuf_printf(sb, "; measured once on a side on %zu board%s: not judged, repeat it",
-			      once, once == 1 ? "" : "s");
-	if (unit_changed)
-		strbuf_printf(sb, "; unit changed on %zu board%s, not compared", unit_changed,
-			      unit_changed == 1 ? "" : "s");
-	strbuf_putc(sb, '\n');
+	free(e);
 }
 
 /* Facts that differ between the runs, one line per change with its boards. */

@@ -1,5 +1,6 @@
 #include "report/report.h"
 #include "report/report_text.h"
+#include "compare/range.h"
 #include "result/result_json.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
@@ -14,7 +15,10 @@
 
 /* ---- summary table ---------------------------------------------------- */
 
+/* A passing test's metrics: in full up to this many columns, else the
+ * medians alone up to SUMMARY_COMPACT_WIDTH, else a tally of the changes. */
 #define SUMMARY_METRICS_WIDTH 64
+#define SUMMARY_COMPACT_WIDTH 110
 #define SUMMARY_MAX_MESSAGE 160
 
 enum { COL_BOARD, COL_TEST, COL_STATUS, COL_DURATION, COL_METRICS, COL_MESSAGE, N_COLS };
@@ -63,25 +67,101 @@ static char *clean_line(const char *s, size_t max)
 	return out;
 }
 
+/* "mem.memcpy 25.65 ± 0.29 MiB/s -12.0% regression": a metric, and its
+ * change against the baseline when the run had one. */
+static void summary_one_metric(struct strbuf *sb, const struct metric_result *m)
+{
+	strbuf_printf(sb, "%s ", m->name);
+	report_fmt_metric(sb, m);
+	if (m->change != METRIC_CHANGE_NONE) {
+		strbuf_putc(sb, ' ');
+		range_metric_change(sb, m, NAN);
+	}
+}
+
+/* Whether summary.txt lists every metric of tr below the table. */
+static bool summary_lists_all(const struct test_result *tr)
+{
+	return tr->n_metrics && (tr->status != STATUS_PASS || tr->regressed);
+}
+
+/* A passing test's metrics that do not fit in a cell: how many, how they
+ * moved, and the ones that moved beyond noise ("37 metrics: 2 better
+ * (mem.loop +7.5%, mem.copy +6.1%), 35 within noise"). */
+static void summary_tally(struct strbuf *sb, const struct test_result *tr)
+{
+	static const char *const words[] = {
+		[METRIC_CHANGE_REGRESSION] = "regression", [METRIC_CHANGE_WORSE] = "worse",
+		[METRIC_CHANGE_BETTER] = "better", [METRIC_CHANGE_NOT_JUDGED] = "not judged",
+		[METRIC_CHANGE_NOISE] = "within noise", [METRIC_CHANGE_SAME] = "no change",
+	};
+	static const enum metric_change order[] = {
+		METRIC_CHANGE_REGRESSION, METRIC_CHANGE_WORSE, METRIC_CHANGE_BETTER,
+		METRIC_CHANGE_NOT_JUDGED, METRIC_CHANGE_NOISE, METRIC_CHANGE_SAME,
+	};
+	strbuf_printf(sb, "%zu metrics", tr->n_metrics);
+	const char *sep = ": ";
+	for (size_t o = 0; o < sizeof(order) / sizeof(order[0]); o++) {
+		size_t n = 0;
+		for (size_t i = 0; i < tr->n_metrics; i++)
+			n += tr->metrics[i].change == order[o];
+		if (!n)
+			continue;
+		strbuf_printf(sb, "%s%zu %s", sep, n, words[order[o]]);
+		sep = ", ";
+		if (order[o] != METRIC_CHANGE_BETTER && order[o] != METRIC_CHANGE_WORSE &&
+		    order[o] != METRIC_CHANGE_REGRESSION)
+			continue;
+		const char *in = " (";
+		for (size_t i = 0; i < tr->n_metrics; i++) {
+			if (tr->metrics[i].change != order[o])
+				continue;
+			strbuf_printf(sb, "%s%s ", in, tr->metrics[i].name);
+			valfmt_pct(sb, tr->metrics[i].change_pct);
+			in = ", ";
+		}
+		strbuf_putc(sb, ')');
+	}
+	if (*sep == ':')
+		strbuf_puts(sb, " (values in report.html and junit.xml)");
+}
+
+/* "mem.memcpy 107.7 MiB/s +1.5%, mem.loop 47.15 MiB/s": the medians and
+ * their changes alone. */
+static void summary_medians(struct strbuf *sb, const struct test_result *tr)
+{
+	for (size_t i = 0; i < tr->n_metrics; i++) {
+		const struct metric_result *m = &tr->metrics[i];
+		strbuf_printf(sb, "%s%s ", i ? ", " : "", m->name);
+		valfmt_value(sb, m->median, m->unit);
+		if (m->change != METRIC_CHANGE_NONE && isfinite(m->change_pct)) {
+			strbuf_putc(sb, ' ');
+			valfmt_pct(sb, m->change_pct);
+		}
+	}
+}
+
 static char *summary_metrics(const struct test_result *tr)
 {
 	struct strbuf sb = STRBUF_INIT;
-	size_t shown = 0;
-	for (; shown < tr->n_metrics; shown++) {
-		struct strbuf one = STRBUF_INIT;
-		strbuf_printf(&one, "%s%s ", shown ? ", " : "", tr->metrics[shown].name);
-		report_fmt_metric(&one, &tr->metrics[shown]);
-		bool fits = report_width(strbuf_str(&sb)) + report_width(strbuf_str(&one)) <=
-			    SUMMARY_METRICS_WIDTH;
-		if (shown && !fits) {
-			strbuf_release(&one);
-			break;
+	if (summary_lists_all(tr)) {
+		strbuf_printf(&sb, "%zu metric%s, listed below", tr->n_metrics,
+			      tr->n_metrics == 1 ? "" : "s");
+	} else if (tr->n_metrics) {
+		for (size_t i = 0; i < tr->n_metrics; i++) {
+			if (i)
+				strbuf_puts(&sb, ", ");
+			summary_one_metric(&sb, &tr->metrics[i]);
 		}
-		strbuf_puts(&sb, strbuf_str(&one));
-		strbuf_release(&one);
+		if (report_width(strbuf_str(&sb)) > SUMMARY_METRICS_WIDTH) {
+			strbuf_reset(&sb);
+			summary_medians(&sb, tr);
+		}
+		if (report_width(strbuf_str(&sb)) > SUMMARY_COMPACT_WIDTH) {
+			strbuf_reset(&sb);
+			summary_tally(&sb, tr);
+		}
 	}
-	if (tr->n_metrics > shown)
-		strbuf_printf(&sb, " (+%zu more)", tr->n_metrics - shown);
 	if (!tr->n_metrics && tr->n_phases) {
 		const struct phase_result *last = NULL;
 		size_t reached = 0;
@@ -101,6 +181,48 @@ static char *summary_metrics(const struct test_result *tr)
 	char *s = clean_line(strbuf_str(&sb), 200);
 	strbuf_release(&sb);
 	return s;
+}
+
+/* Every metric of each failed or regressed test, a line each, and the
+ * range lines of the run against its baseline. */
+static void summary_details(struct strbuf *sb, const struct run_result *run)
+{
+	for (size_t i = 0; i < run->n_results; i++) {
+		const struct test_result *tr = &run->results[i];
+		if (!summary_lists_all(tr))
+			continue;
+		char *b = clean_line(tr->board ? tr->board : "", 40);
+		char *t = clean_line(tr->test ? tr->test : "", 40);
+		strbuf_printf(sb, "\n%s %s (%s):\n", b, t, status_label(tr));
+		free(b);
+		free(t);
+		for (size_t m = 0; m < tr->n_metrics; m++) {
+			struct strbuf one = STRBUF_INIT;
+			summary_one_metric(&one, &tr->metrics[m]);
+			char *line = clean_line(strbuf_str(&one), 200);
+			strbuf_printf(sb, "  %s\n", line);
+			free(line);
+			strbuf_release(&one);
+		}
+	}
+	struct strbuf ranges = STRBUF_INIT;
+	struct range_lines rl;
+	range_lines_of_run(run, &rl);
+	size_t n_lines = range_lines_put(&ranges, &rl, NULL, "  ");
+	range_lines_release(&rl);
+	if (n_lines) {
+		char *name = clean_line(range_baseline_name(run), 80);
+		strbuf_printf(sb, "\nagainst %s:\n", name);
+		free(name);
+		/* board and test names came from YAML: each line cleaned for a terminal */
+		for (char *line = ranges.buf, *nl; line && *line; line = nl + 1) {
+			nl = strchr(line, '\n');
+			*nl = '\0';
+			report_escape(sb, line, ESC_PLAIN);
+			strbuf_putc(sb, '\n');
+		}
+	}
+	strbuf_release(&ranges);
 }
 
 static char *summary_message(const struct test_result *tr)
@@ -186,6 +308,7 @@ char *report_summary(const struct run_result *run, bool color)
 	for (size_t i = 0; i < n * N_COLS; i++)
 		free(cells[i]);
 	free(cells);
+	summary_details(&sb, run);
 
 	struct report_totals t;
 	report_count(run, &t);
@@ -362,14 +485,20 @@ static char *first_failing_line(const char *text)
 	return NULL;
 }
 
-static void junit_metric_lines(struct strbuf *out, const struct test_result *tr)
+static void junit_metric_lines(struct strbuf *out, const struct range_lines *rl,
+			       const struct test_result *tr)
 {
 	for (size_t i = 0; i < tr->n_metrics; i++) {
 		const struct metric_result *m = &tr->metrics[i];
 		strbuf_printf(out, "%s: ", m->name);
 		report_fmt_metric(out, m);
-		strbuf_printf(out, " (%zu sample%s, %s is better)\n", m->n_samples,
+		strbuf_printf(out, " (%zu sample%s, %s is better)", m->n_samples,
 			      m->n_samples == 1 ? "" : "s", m->higher_is_better ? "higher" : "lower");
+		if (m->change != METRIC_CHANGE_NONE) {
+			strbuf_puts(out, " against the baseline: ");
+			range_metric_change(out, m, NAN);
+		}
+		strbuf_putc(out, '\n');
 	}
 	for (size_t i = 0; i < tr->n_phases; i++) {
 		const struct phase_result *ph = &tr->phases[i];
@@ -384,6 +513,10 @@ static void junit_metric_lines(struct strbuf *out, const struct test_result *tr)
 	}
 	if (tr->comparison)
 		strbuf_printf(out, "baseline: %s\n", tr->comparison);
+	struct strbuf ranges = STRBUF_INIT;
+	if (tr->test && range_lines_put(&ranges, rl, tr->test, "  "))
+		strbuf_printf(out, "across the boards:\n%s", strbuf_str(&ranges));
+	strbuf_release(&ranges);
 	char *rep = repeat_outcome_describe(tr);
 	if (rep)
 		strbuf_printf(out, "%s\n", rep);
@@ -455,7 +588,8 @@ static void junit_system(struct strbuf *sb, const char *el, const struct junit_l
 	strbuf_release(&text);
 }
 
-static void junit_testcase(struct strbuf *sb, const struct test_result *tr, const char *run_dir)
+static void junit_testcase(struct strbuf *sb, const struct range_lines *rl,
+			   const struct test_result *tr, const char *run_dir)
 {
 	strbuf_puts(sb, "    <testcase");
 	char *cls = xasprintf("orch.%s", tr->board ? tr->board : "");
@@ -497,7 +631,7 @@ static void junit_testcase(struct strbuf *sb, const struct test_result *tr, cons
 	if (tries)
 		strbuf_puts(&figures, tries);
 	free(tries);
-	junit_metric_lines(&figures, tr);
+	junit_metric_lines(&figures, rl, tr);
 	if (figures.len && out.text)
 		strbuf_puts(&figures, "--- stdout ---\n");
 	junit_system(sb, "system-out", &out, strbuf_str(&figures));
@@ -596,6 +730,8 @@ char *report_junit_in(const struct run_result *run, const char *run_dir)
 	strbuf_printf(&sb, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" time=\"%.3f\">\n",
 		      all.tests, all_failures, all.errors, all.time_s);
 
+	struct range_lines rl;
+	range_lines_of_run(run, &rl);
 	bool *done = xcalloc(run->n_results + 1, sizeof(*done));
 	for (size_t i = 0; i < run->n_results; i++) {
 		if (done[i])
@@ -633,11 +769,12 @@ char *report_junit_in(const struct run_result *run, const char *run_dir)
 			if (strcmp(tr->board ? tr->board : "", board) != 0)
 				continue;
 			done[j] = true;
-			junit_testcase(&sb, tr, run_dir);
+			junit_testcase(&sb, &rl, tr, run_dir);
 		}
 		strbuf_puts(&sb, "  </testsuite>\n");
 	}
 	free(done);
+	range_lines_release(&rl);
 	strbuf_puts(&sb, "</testsuites>\n");
 	return strbuf_detach(&sb);
 }

@@ -1,6 +1,7 @@
 #include "report/report.h"
 #include "result/exit_code.h"
 #include "report/report_text.h"
+#include "compare/range.h"
 #include "result/result_json.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
@@ -581,12 +582,20 @@ static void html_table(struct strbuf *sb, const struct run_result *run, const ch
 			      cls, cls, tr->status == STATUS_SKIP && !tr->duration_s ? "-" : dur);
 		strbuf_puts(sb, "<td class=\"metrics\">");
 		for (size_t m = 0; m < tr->n_metrics; m++) {
+			const struct metric_result *mr = &tr->metrics[m];
 			struct strbuf v = STRBUF_INIT;
-			report_fmt_metric(&v, &tr->metrics[m]);
+			report_fmt_metric(&v, mr);
 			strbuf_puts(sb, "<div><span>");
-			esc(sb, tr->metrics[m].name);
+			esc(sb, mr->name);
 			strbuf_puts(sb, "</span> ");
 			esc(sb, strbuf_str(&v));
+			if (mr->change != METRIC_CHANGE_NONE) {
+				strbuf_reset(&v);
+				range_metric_change(&v, mr, NAN);
+				strbuf_printf(sb, " <span class=\"chg %s\">", range_change_class(mr->change));
+				esc(sb, strbuf_str(&v));
+				strbuf_puts(sb, "</span>");
+			}
 			strbuf_puts(sb, "</div>");
 			strbuf_release(&v);
 		}
@@ -791,12 +800,14 @@ static const char *bar_fill(const struct test_result *tr, const struct metric_re
 	(void)tr;
 	switch (mr->change) {
 	case METRIC_CHANGE_BETTER: return "#1a7f37";
-	case METRIC_CHANGE_WORSE:
 	case METRIC_CHANGE_REGRESSION: return "#cf222e";
+	case METRIC_CHANGE_WORSE: return "#e8868b";
 	case METRIC_CHANGE_SAME:
 	case METRIC_CHANGE_NOISE: return "#afb8c1";
-	default: return "#4e79a7";
+	case METRIC_CHANGE_NOT_JUDGED: return "#d4a72c";
+	case METRIC_CHANGE_NONE: break;
 	}
+	return "#4e79a7";
 }
 
 /* One bar of a metric chart: a board's result of the metric. */
@@ -1141,21 +1152,22 @@ static size_t html_changes(struct strbuf *sb, const struct run_result *run,
 				     (want == METRIC_CHANGE_WORSE && mr->change == METRIC_CHANGE_REGRESSION);
 			if (!match || metric_is_orch_own(mr->name))
 				continue;
-			struct strbuf v = STRBUF_INIT;
+			struct strbuf v = STRBUF_INIT, c = STRBUF_INIT;
 			report_fmt_metric(&v, mr);
+			range_metric_change(&c, mr, NAN);
 			strbuf_printf(sb, "<li><b>");
 			esc(sb, tr->board);
 			strbuf_puts(sb, " / ");
 			esc(sb, tr->test);
 			strbuf_puts(sb, "</b>: ");
 			esc(sb, mr->name);
-			strbuf_printf(sb, " <span class=\"chg %s\">%+.1f%%</span> (", want ==
-				      METRIC_CHANGE_BETTER ? "better" : "worse",
-				      isfinite(mr->change_pct) ? mr->change_pct : 0.0);
+			strbuf_printf(sb, " <span class=\"chg %s\">", range_change_class(mr->change));
+			esc(sb, strbuf_str(&c));
+			strbuf_puts(sb, "</span> (");
 			esc(sb, strbuf_str(&v));
-			strbuf_printf(sb, ")%s</li>\n", mr->change == METRIC_CHANGE_REGRESSION ?
-				      " \u2014 a regression" : "");
+			strbuf_puts(sb, ")</li>\n");
 			strbuf_release(&v);
+			strbuf_release(&c);
 			n++;
 		}
 	}
@@ -1179,12 +1191,23 @@ static void html_regressions(struct strbuf *sb, const struct run_result *run)
 		esc(&body, tr->comparison ? tr->comparison : "regressed");
 		strbuf_puts(&body, "</li>\n");
 	}
-	struct strbuf worse = STRBUF_INIT, better = STRBUF_INIT;
+	struct strbuf worse = STRBUF_INIT, better = STRBUF_INIT, ranges = STRBUF_INIT;
 	size_t n_worse = html_changes(&worse, run, METRIC_CHANGE_WORSE);
 	size_t n_better = html_changes(&better, run, METRIC_CHANGE_BETTER);
-	if (body.len || n_worse || n_better) {
-		strbuf_puts(sb, "<h2 id=\"regressions\">Regressions and improvements<small>against "
-			    "the baseline; changes within noise are left out</small></h2>\n");
+	struct range_lines rl;
+	range_lines_of_run(run, &rl);
+	for (size_t i = 0; i < rl.n; i++) {
+		strbuf_puts(&ranges, "<li>");
+		esc(&ranges, rl.lines[i].text);
+		strbuf_puts(&ranges, "</li>\n");
+	}
+	if (body.len || n_worse || n_better || rl.n) {
+		strbuf_puts(sb, "<h2 id=\"regressions\">Against ");
+		esc(sb, range_baseline_name(run));
+		strbuf_puts(sb, "<small>each metric across the boards; below, what regressed and "
+			    "what moved beyond noise</small></h2>\n");
+		if (rl.n)
+			strbuf_printf(sb, "<ul class=\"ranges\">\n%s</ul>\n", strbuf_str(&ranges));
 		if (body.len)
 			strbuf_printf(sb, "<ul class=\"reg\">\n%s</ul>\n", strbuf_str(&body));
 		if (n_worse)
@@ -1197,6 +1220,8 @@ static void html_regressions(struct strbuf *sb, const struct run_result *run)
 	strbuf_release(&body);
 	strbuf_release(&worse);
 	strbuf_release(&better);
+	strbuf_release(&ranges);
+	range_lines_release(&rl);
 }
 
 /* The page, section by section; after each, flush (when not NULL) takes

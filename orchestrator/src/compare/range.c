@@ -1,0 +1,242 @@
+/*
+ * The verdict in words (compare/range.h): a metric's change, and the range
+ * line of a metric over the boards, for every output of a run and for
+ * orch compare.
+ */
+#include "compare/range.h"
+
+#include "compare/compare.h"
+#include "util/strbuf.h"
+#include "util/valfmt.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How much better B is than A, in percent (< 0: worse); 0 for no change. */
+static double betterness(const struct range_entry *e, bool higher)
+{
+	if (e->change == METRIC_CHANGE_SAME || isnan(e->change_pct))
+		return 0;
+	return higher ? e->change_pct : -e->change_pct;
+}
+
+static void phrase(struct strbuf *sb, const struct range_entry *e, const struct range_subject *s,
+		   bool speed)
+{
+	double g = betterness(e, s->higher_is_better);
+	if (g == 0) {
+		strbuf_puts(sb, isnan(e->change_pct) && e->change != METRIC_CHANGE_SAME ? "changed"
+										     : "no change");
+		return;
+	}
+	valfmt_change_pct(sb, g, e->beyond, isnan(s->threshold_pct) ? INFINITY : s->threshold_pct);
+	strbuf_printf(sb, " %s", speed ? (g > 0 ? "faster" : "slower") : (g > 0 ? "better" : "worse"));
+}
+
+static const char *plural(size_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+void range_line_put(struct strbuf *sb, const struct range_subject *s,
+		    const struct range_entry *e, size_t n)
+{
+	if (!n && !s->unit_changed)
+		return;
+	strbuf_printf(sb, "%s%s%s: ", s->test, s->phase ? " phase " : ".", s->metric);
+	if (!n) {
+		strbuf_printf(sb, "unit changed on %zu board%s, not compared", s->unit_changed,
+			      plural(s->unit_changed));
+		return;
+	}
+	const struct range_entry *lo = &e[0], *hi = &e[0];
+	size_t regressed = 0, once = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (betterness(&e[i], s->higher_is_better) < betterness(lo, s->higher_is_better))
+			lo = &e[i];
+		if (betterness(&e[i], s->higher_is_better) > betterness(hi, s->higher_is_better))
+			hi = &e[i];
+		regressed += e[i].change == METRIC_CHANGE_REGRESSION;
+		once += e[i].change == METRIC_CHANGE_NOT_JUDGED;
+	}
+	bool speed = s->phase || compare_unit_is_speed(s->unit, s->higher_is_better);
+	strbuf_printf(sb, "%s ", s->name_b);
+	if (n == 1 && betterness(lo, s->higher_is_better) == 0 && lo->change == METRIC_CHANGE_SAME) {
+		strbuf_printf(sb, "is the same as %s on %s", s->name_a, lo->board);
+	} else if (n == 1) {
+		strbuf_puts(sb, "is ");
+		phrase(sb, lo, s, speed);
+		strbuf_printf(sb, " than %s on %s", s->name_a, lo->board);
+		if (lo->change == METRIC_CHANGE_NOISE)
+			strbuf_puts(sb, ", within noise");
+	} else {
+		strbuf_puts(sb, "ranges from ");
+		phrase(sb, lo, s, speed);
+		strbuf_printf(sb, " (%s) to ", lo->board);
+		phrase(sb, hi, s, speed);
+		strbuf_printf(sb, " (%s) than %s over %zu boards", hi->board, s->name_a, n);
+	}
+	if (regressed)
+		strbuf_printf(sb, "; regression on %zu board%s", regressed, plural(regressed));
+	if (once)
+		strbuf_printf(sb, "; not judged: one sample on %zu board%s", once, plural(once));
+	if (s->unit_changed)
+		strbuf_printf(sb, "; unit changed on %zu board%s, not compared", s->unit_changed,
+			      plural(s->unit_changed));
+}
+
+const char *range_change_class(enum metric_change c)
+{
+	switch (c) {
+	case METRIC_CHANGE_BETTER: return "better";
+	case METRIC_CHANGE_WORSE:
+	case METRIC_CHANGE_REGRESSION: return "worse";
+	case METRIC_CHANGE_SAME:
+	case METRIC_CHANGE_NOISE:
+	case METRIC_CHANGE_NOT_JUDGED: return "noise";
+	case METRIC_CHANGE_NONE: break;
+	}
+	return "";
+}
+
+void range_metric_change(struct strbuf *sb, const struct metric_result *m, double threshold_pct)
+{
+	if (m->change == METRIC_CHANGE_NONE)
+		return;
+	if (isfinite(m->change_pct)) {
+		bool beyond = isfinite(threshold_pct) && fabs(m->change_pct) > threshold_pct;
+		if (m->change_pct < 0)
+			strbuf_putc(sb, '-');
+		else if (m->change_pct > 0)
+			strbuf_putc(sb, '+');
+		valfmt_change_pct(sb, m->change_pct, beyond,
+				  isfinite(threshold_pct) ? threshold_pct : INFINITY);
+		strbuf_putc(sb, ' ');
+	}
+	switch (m->change) {
+	case METRIC_CHANGE_SAME: strbuf_puts(sb, "no change"); break;
+	case METRIC_CHANGE_NOISE: strbuf_puts(sb, "within noise"); break;
+	case METRIC_CHANGE_BETTER: strbuf_puts(sb, "better"); break;
+	case METRIC_CHANGE_WORSE: strbuf_puts(sb, "worse, within the threshold"); break;
+	case METRIC_CHANGE_REGRESSION: strbuf_puts(sb, "regression"); break;
+	case METRIC_CHANGE_NOT_JUDGED: strbuf_puts(sb, "not judged: one sample"); break;
+	case METRIC_CHANGE_NONE: break;
+	}
+}
+
+const char *range_baseline_name(const struct run_result *run)
+{
+	const char *b = run->baseline;
+	if (!b || !*b)
+		return "the baseline";
+	const char *slash = strrchr(b, '/');
+	return slash && slash[1] ? slash + 1 : b;
+}
+
+static bool is_same(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+/* A metric of the run with a baseline value, for grouping by test x metric. */
+struct item {
+	const char *test, *metric;
+	size_t order;              /* position in the run, for a stable output */
+	const struct test_result *tr;
+	const struct metric_result *m;
+};
+
+static int item_cmp(const void *x, const void *y)
+{
+	const struct item *a = x, *b = y;
+	int c = strcmp(a->test, b->test);
+	if (!c)
+		c = strcmp(a->metric, b->metric);
+	if (!c)
+		c = a->order < b->order ? -1 : a->order > b->order;
+	return c;
+}
+
+static int line_cmp(const void *x, const void *y)
+{
+	const struct range_line *a = x, *b = y;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+void range_lines_of_run(const struct run_result *run, struct range_lines *out)
+{
+	memset(out, 0, sizeof(*out));
+	size_t n = 0, cap = 0;
+	struct item *items = NULL;
+	for (size_t i = 0; i < run->n_results; i++) {
+		const struct test_result *tr = &run->results[i];
+		for (size_t m = 0; m < tr->n_metrics; m++) {
+			const struct metric_result *mr = &tr->metrics[m];
+			if (mr->change == METRIC_CHANGE_NONE || !mr->name || metric_is_orch_own(mr->name))
+				continue;
+			if (n == cap) {
+				cap = cap ? cap * 2 : 64;
+				items = xrealloc(items, cap * sizeof(*items));
+			}
+			items[n++] = (struct item){ tr->test ? tr->test : "?", mr->name, n, tr, mr };
+		}
+	}
+	if (n)
+		qsort(items, n, sizeof(*items), item_cmp);
+	const char *name_b = run_result_name(run), *name_a = range_baseline_name(run);
+	struct range_entry *e = xcalloc(n + 1, sizeof(*e));
+	for (size_t i = 0; i < n;) {
+		size_t j = i, k = 0;
+		for (; j < n && !strcmp(items[j].test, items[i].test) &&
+		       !strcmp(items[j].metric, items[i].metric); j++) {
+			e[k].board = items[j].tr->board ? items[j].tr->board : "?";
+			e[k].change_pct = items[j].m->change_pct;
+			e[k].change = items[j].m->change;
+			e[k].beyond = items[j].m->change == METRIC_CHANGE_REGRESSION;
+			k++;
+		}
+		struct range_subject s = {
+			.test = items[i].test, .metric = items[i].metric, .unit = items[i].m->unit,
+			.higher_is_better = items[i].m->higher_is_better,
+			.name_a = name_a, .name_b = name_b, .threshold_pct = NAN,
+		};
+		struct strbuf text = STRBUF_INIT;
+		range_line_put(&text, &s, e, k);
+		out->lines = xrealloc(out->lines, (out->n + 1) * sizeof(*out->lines));
+		out->lines[out->n++] = (struct range_line){
+			xstrdup(items[i].test), xstrdup(items[i].metric), strbuf_detach(&text),
+			items[i].order,
+		};
+		i = j;
+	}
+	if (out->n)
+		qsort(out->lines, out->n, sizeof(*out->lines), line_cmp);
+	free(e);
+	free(items);
+}
+
+void range_lines_release(struct range_lines *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->lines[i].test);
+		free(l->lines[i].metric);
+		free(l->lines[i].text);
+	}
+	free(l->lines);
+	memset(l, 0, sizeof(*l));
+}
+
+size_t range_lines_put(struct strbuf *sb, const struct range_lines *l, const char *only_test,
+		       const char *indent)
+{
+	size_t shown = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		if (only_test && !is_same(l->lines[i].test, only_test))
+			continue;
+		strbuf_printf(sb, "%s%s\n", indent, l->lines[i].text);
+		shown++;
+	}
+	return shown;
+}

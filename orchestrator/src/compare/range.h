@@ -1,0 +1,83 @@
+#ifndef ORCH_COMPARE_RANGE_H
+#define ORCH_COMPARE_RANGE_H
+/*
+ * The verdict in words, as every output of a run and orch compare say it:
+ * per metric its change against the baseline ("-12.0% regression",
+ * "+3.1% not judged: one sample"), and one range line per test x metric
+ * over the boards ("memory.mem.memcpy: v2 ranges from 17.0% slower
+ * (client3) to 31.1% faster (client2) than v1 over 6 boards"). The words
+ * are made here only: summary.txt, report.html, junit.xml and orch compare
+ * call these functions. They read the change each metric carries
+ * (metric_result.change / change_pct, set by the judge against a baseline
+ * run or the history), never judge themselves.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "result/result.h"
+
+struct strbuf;
+
+/* One board's change of a metric, what a range line is made of. */
+struct range_entry {
+	const char *board;
+	double change_pct;         /* (B - A) / |A| * 100; NAN when unknown */
+	enum metric_change change; /* never METRIC_CHANGE_NONE */
+	bool beyond;               /* beyond the threshold (more digits when it would read as it) */
+};
+
+/* What a range line is about: test x metric, its direction and the names
+ * of the two sides. unit_changed counts boards where it did not convert. */
+struct range_subject {
+	const char *test;
+	const char *metric;        /* "mem.memcpy", "phase:kernel" shown as " phase kernel" */
+	bool phase;
+	const char *unit;
+	bool higher_is_better;
+	const char *name_a, *name_b;
+	double threshold_pct;      /* NAN: unknown */
+	size_t unit_changed;
+};
+
+/* Appends the range line (no indent, no newline) for n >= 0 entries of one
+ * metric: "TEST.METRIC: B is 12.0% slower than A on b1", "... ranges from
+ * ... over N boards", then "; regression on K boards", "; not judged: one
+ * sample on M boards" (their % still in the range), "; unit changed on U
+ * boards, not compared". Nothing when n == 0 and no unit change. */
+void range_line_put(struct strbuf *sb, const struct range_subject *s,
+		    const struct range_entry *e, size_t n);
+
+/* Appends a metric's change against the baseline: "-12.0% regression",
+ * "+7.5% better", "+0.4% within noise", "0.0% no change", "-3.0% worse",
+ * "+3.1% not judged: one sample"; nothing when it has no baseline value.
+ * threshold_pct may be NAN. */
+void range_metric_change(struct strbuf *sb, const struct metric_result *m,
+			 double threshold_pct);
+/* The CSS class of a change: "better", "worse", "noise" or "" (none). */
+const char *range_change_class(enum metric_change c);
+
+/* The name the run's baseline goes by in words: the baseline run folder's
+ * last component, or "the baseline". */
+const char *range_baseline_name(const struct run_result *run);
+
+/* The range lines of a run against its baseline: one per test x metric
+ * that carries a change on some board (orch's own figures left out), in
+ * order of first appearance. Computed once per output (sorting, not a
+ * scan per line: a night has thousands of results). */
+struct range_line {
+	char *test, *metric;
+	char *text;                /* the sentence, as range_line_put() writes it */
+	size_t order;
+};
+struct range_lines {
+	struct range_line *lines;
+	size_t n;
+};
+void range_lines_of_run(const struct run_result *run, struct range_lines *out);
+void range_lines_release(struct range_lines *l);
+/* Appends each line (of only_test's, when not NULL) as INDENT TEXT '\n';
+ * returns how many. */
+size_t range_lines_put(struct strbuf *sb, const struct range_lines *l, const char *only_test,
+		       const char *indent);
+
+#endif
