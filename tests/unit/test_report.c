@@ -588,6 +588,13 @@ static void test_verdict_everywhere(void **state)
 		metric_result_summarize(m);
 		m->change = boards[i].change;
 		m->change_pct = boards[i].pct;
+		if (boards[i].change == METRIC_CHANGE_REGRESSION) {
+			m->verdict.baseline = 1087.5;
+			m->verdict.threshold_pct = 5;
+			m->verdict.p = 0.00123;
+		}
+		if (boards[i].change == METRIC_CHANGE_NOT_JUDGED)
+			m->verdict.reason = xstrdup("one sample");
 	}
 	const char *line = "iperf.tput: v2 ranges from 17.0% slower (client3) to 31.1% faster "
 			   "(client2) than v1 over 6 boards; regression on 1 board; not judged: one "
@@ -598,7 +605,8 @@ static void test_verdict_everywhere(void **state)
 	assert_non_null(strstr(s, "\nagainst v1:\n"));
 	/* per metric, the % still shown where not judged */
 	assert_non_null(strstr(s, "tput 900 Mbit/s +4.2% not judged: one sample"));
-	assert_non_null(strstr(s, "  tput 902 \u00b1 1.6 Mbit/s -17.0% regression\n"));
+	assert_non_null(strstr(s, "  tput 902 \u00b1 1.6 Mbit/s -17.0% regression (baseline 1.088 Gbit/s, "
+				  "threshold 5%, p 0.00123)\n"));
 	free(s);
 	char *x = report_junit(&run);
 	assert_non_null(strstr(x, line));

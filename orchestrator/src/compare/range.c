@@ -101,10 +101,21 @@ const char *range_change_class(enum metric_change c)
 	return "";
 }
 
+/* The threshold a metric's verdict used: the verdict's, its own, or the caller's. */
+static double threshold_of(const struct metric_result *m, double fallback)
+{
+	if (isfinite(m->verdict.threshold_pct))
+		return m->verdict.threshold_pct;
+	if (m->has_threshold && isfinite(m->threshold_pct))
+		return m->threshold_pct;
+	return fallback;
+}
+
 void range_metric_change(struct strbuf *sb, const struct metric_result *m, double threshold_pct)
 {
 	if (m->change == METRIC_CHANGE_NONE)
 		return;
+	threshold_pct = threshold_of(m, threshold_pct);
 	if (isfinite(m->change_pct)) {
 		bool beyond = isfinite(threshold_pct) && fabs(m->change_pct) > threshold_pct;
 		if (m->change_pct < 0)
@@ -121,13 +132,50 @@ void range_metric_change(struct strbuf *sb, const struct metric_result *m, doubl
 	case METRIC_CHANGE_BETTER: strbuf_puts(sb, "better"); break;
 	case METRIC_CHANGE_WORSE: strbuf_puts(sb, "worse, within the threshold"); break;
 	case METRIC_CHANGE_REGRESSION: strbuf_puts(sb, "regression"); break;
-	case METRIC_CHANGE_NOT_JUDGED: strbuf_puts(sb, "not judged: one sample"); break;
+	case METRIC_CHANGE_NOT_JUDGED:
+		strbuf_printf(sb, "not judged: %s", m->verdict.reason ? m->verdict.reason : "one sample");
+		break;
 	case METRIC_CHANGE_NONE: break;
 	}
 }
 
+void range_metric_evidence(struct strbuf *sb, const struct metric_result *m)
+{
+	if (m->change == METRIC_CHANGE_NONE)
+		return;
+	const char *sep = " (";
+	if (isfinite(m->verdict.baseline)) {
+		strbuf_printf(sb, "%sbaseline ", sep);
+		valfmt_value(sb, m->verdict.baseline, m->unit);
+		sep = ", ";
+	}
+	double t = threshold_of(m, NAN);
+	if (isfinite(t)) {
+		strbuf_printf(sb, "%sthreshold ", sep);
+		valfmt_number(sb, t);
+		strbuf_putc(sb, '%');
+		sep = ", ";
+	}
+	if (isfinite(m->verdict.p)) {
+		char buf[VALFMT_NUM_LEN];
+		strbuf_printf(sb, "%sp %s", sep, valfmt_number_buf(buf, sizeof(buf), m->verdict.p));
+		sep = ", ";
+	}
+	if (m->verdict.ack_note) {
+		strbuf_printf(sb, "%saccepted at %s: %s", sep,
+			      m->verdict.ack_run ? m->verdict.ack_run : "?", m->verdict.ack_note);
+		sep = ", ";
+	}
+	if (*sep == ',')
+		strbuf_putc(sb, ')');
+}
+
 const char *range_baseline_name(const struct run_result *run)
 {
+	if (run->baseline_name && *run->baseline_name)
+		return run->baseline_name;
+	if (run->baseline_kind == BASELINE_HISTORY)
+		return "the history";
 	const char *b = run->baseline;
 	if (!b || !*b)
 		return "the baseline";
@@ -194,13 +242,15 @@ void range_lines_of_run(const struct run_result *run, struct range_lines *out)
 			e[k].board = items[j].tr->board ? items[j].tr->board : "?";
 			e[k].change_pct = items[j].m->change_pct;
 			e[k].change = items[j].m->change;
-			e[k].beyond = items[j].m->change == METRIC_CHANGE_REGRESSION;
+			e[k].beyond = items[j].m->change == METRIC_CHANGE_REGRESSION ||
+				      items[j].m->change == METRIC_CHANGE_BETTER;
 			k++;
 		}
 		struct range_subject s = {
 			.test = items[i].test, .metric = items[i].metric, .unit = items[i].m->unit,
 			.higher_is_better = items[i].m->higher_is_better,
-			.name_a = name_a, .name_b = name_b, .threshold_pct = NAN,
+			.name_a = name_a, .name_b = name_b,
+			.threshold_pct = threshold_of(items[i].m, NAN),
 		};
 		struct strbuf text = STRBUF_INIT;
 		range_line_put(&text, &s, e, k);

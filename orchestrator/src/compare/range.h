@@ -53,11 +53,15 @@ void range_line_put(struct strbuf *sb, const struct range_subject *s,
  * threshold_pct may be NAN. */
 void range_metric_change(struct strbuf *sb, const struct metric_result *m,
 			 double threshold_pct);
+/* Appends the evidence of a metric's verdict when there is some:
+ * " (baseline 29.1 MiB/s, threshold 5%, p 0.0021, accepted at RUN: NOTE)". */
+void range_metric_evidence(struct strbuf *sb, const struct metric_result *m);
 /* The CSS class of a change: "better", "worse", "noise" or "" (none). */
 const char *range_change_class(enum metric_change c);
 
-/* The name the run's baseline goes by in words: the baseline run folder's
- * last component, or "the baseline". */
+/* The name the run's baseline goes by in words: run->baseline_name (the
+ * baseline run's label or id, "last 10 runs"), else "the history" or the
+ * baseline run folder's last component, else "the baseline". */
 const char *range_baseline_name(const struct run_result *run);
 
 /* The range lines of a run against its baseline: one per test x metric

@@ -199,6 +199,7 @@ static void summary_details(struct strbuf *sb, const struct run_result *run)
 		for (size_t m = 0; m < tr->n_metrics; m++) {
 			struct strbuf one = STRBUF_INIT;
 			summary_one_metric(&one, &tr->metrics[m]);
+			range_metric_evidence(&one, &tr->metrics[m]);
 			char *line = clean_line(strbuf_str(&one), 200);
 			strbuf_printf(sb, "  %s\n", line);
 			free(line);
@@ -497,6 +498,7 @@ static void junit_metric_lines(struct strbuf *out, const struct range_lines *rl,
 		if (m->change != METRIC_CHANGE_NONE) {
 			strbuf_puts(out, " against the baseline: ");
 			range_metric_change(out, m, NAN);
+			range_metric_evidence(out, m);
 		}
 		strbuf_putc(out, '\n');
 	}

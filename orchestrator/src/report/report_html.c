@@ -595,6 +595,13 @@ static void html_table(struct strbuf *sb, const struct run_result *run, const ch
 				strbuf_printf(sb, " <span class=\"chg %s\">", range_change_class(mr->change));
 				esc(sb, strbuf_str(&v));
 				strbuf_puts(sb, "</span>");
+				strbuf_reset(&v);
+				range_metric_evidence(&v, mr);
+				if (v.len) {
+					strbuf_puts(sb, "<small>");
+					esc(sb, strbuf_str(&v));
+					strbuf_puts(sb, "</small>");
+				}
 			}
 			strbuf_puts(sb, "</div>");
 			strbuf_release(&v);
