@@ -2,6 +2,7 @@
 #include "cmd.h"
 #include "cmd_common.h"
 #include "compare/compare.h"
+#include "compare/compare_multi.h"
 #include "result/result_json.h"
 #include "util/log.h"
 #include "util/strbuf.h"
@@ -16,13 +17,16 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: orch compare RUN_A RUN_B [--threshold PCT] [--judge-single]\n"
-		"                    [--format table|json|junit]\n"
+		"usage: orch compare RUN_A RUN_B [RUN...] [--threshold PCT] [--judge-single]\n"
+		"                    [--format table|json|junit|html]\n"
 		"                    [--only-changes]\n"
 		"\n"
 		"Compares two run folders, A (old) and B (new): every board x test x metric\n"
 		"(median of the repeats), every boot phase, and status changes. Boards, tests\n"
 		"and metrics on one side only are listed as \"only in A\" / \"only in B\".\n"
+		"With three or more runs, every later run is compared with the first: one\n"
+		"column per run (its label as the header), each with its change against the\n"
+		"first and the verdict.\n"
 		"\n"
 		"A regression is a worse change of the medians beyond the threshold that is\n"
 		"also beyond noise: Welch's t-test on the samples (log scale, outliers\n"
@@ -37,8 +41,9 @@ static void usage(FILE *out)
 		"\n"
 		"options:\n"
 		"  -t, --threshold PCT   regression threshold in percent (default %g)\n"
-		"  -f, --format FORMAT   table (default), json, or junit (regressions as\n"
-		"                        failed tests, for a CI view)\n"
+		"  -f, --format FORMAT   table (default), json, junit (regressions as\n"
+		"                        failed tests, for a CI view), or html (one\n"
+		"                        self-contained page)\n"
 		"  -c, --only-changes    leave out unchanged rows and rows within noise\n"
 		"      --judge-single    judge metrics with one sample on a side: one against\n"
 		"                        one by the threshold alone, one against several by\n"
@@ -57,6 +62,60 @@ static json_t *side_json(const char *path, const struct run_result *r)
 			 "run_id", r->run_id, "label", r->label, "interrupted", r->interrupted);
 }
 
+enum compare_format { FMT_TABLE, FMT_JSON, FMT_JUNIT, FMT_HTML };
+
+/* orch compare RUN1 RUN2 RUN3 ...: every later run against the first. */
+static int compare_many(const char *const *paths, size_t n, const struct judge_rule *rule,
+			enum compare_format format, bool only_changes)
+{
+	int ret = EXIT_USAGE;
+	struct run_result *runs = xcalloc(n, sizeof(*runs));
+	struct compare_multi m;
+	memset(&m, 0, sizeof(m));
+	char err[512];
+	for (size_t k = 0; k < n; k++)
+		if (run_result_load(paths[k], &runs[k], err, sizeof(err)) < 0) {
+			fprintf(stderr, "orch compare: %s\n", err);
+			goto out;
+		}
+	compare_multi_run(runs, n, rule, &m);
+	char *text = NULL;
+	if (format == FMT_JSON) {
+		json_t *o = compare_multi_json(&m, paths, only_changes);
+		char *j = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		json_decref(o);
+		text = xasprintf("%s\n", j);
+		free(j);
+	} else if (format == FMT_JUNIT) {
+		text = compare_multi_junit(&m);
+	} else if (format == FMT_HTML) {
+		text = compare_multi_html(&m, paths, only_changes);
+	} else {
+		struct strbuf sb = STRBUF_INIT;
+		for (size_t k = 0; k < n; k++)
+			strbuf_printf(&sb, "%zu: %s (%s)%s\n", k + 1, paths[k], run_result_name(&runs[k]),
+				      runs[k].interrupted ? ", interrupted: its results are partial" : "");
+		strbuf_putc(&sb, '\n');
+		char *table = compare_multi_table(&m, only_changes, log_color_for(STDOUT_FILENO));
+		strbuf_puts(&sb, table);
+		free(table);
+		text = strbuf_detach(&sb);
+	}
+	fputs(text, stdout);
+	free(text);
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "orch compare: cannot write the output: %s\n", strerror(errno));
+		goto out;
+	}
+	ret = m.n_regressions ? EXIT_TEST_FAILED : EXIT_OK;
+out:
+	compare_multi_release(&m);
+	for (size_t k = 0; k < n; k++)
+		run_result_release(&runs[k]);
+	free(runs);
+	return ret;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -68,7 +127,7 @@ int cmd_compare(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct judge_rule rule = { .threshold_pct = COMPARE_DEFAULT_THRESHOLD_PCT };
-	enum { FMT_TABLE, FMT_JSON, FMT_JUNIT } format = FMT_TABLE;
+	enum compare_format format = FMT_TABLE;
 	bool only_changes = false;
 	int opt;
 
@@ -88,9 +147,11 @@ int cmd_compare(int argc, char **argv)
 				format = FMT_TABLE;
 			else if (strcmp(optarg, "junit") == 0)
 				format = FMT_JUNIT;
+			else if (strcmp(optarg, "html") == 0)
+				format = FMT_HTML;
 			else
-				return cmd_usage_error("compare", "unknown format '%s' (table, json "
-						       "or junit)", optarg);
+				return cmd_usage_error("compare", "unknown format '%s' (table, json, "
+						       "junit or html)", optarg);
 			break;
 		case 'c':
 			only_changes = true;
@@ -105,10 +166,11 @@ int cmd_compare(int argc, char **argv)
 			return cmd_option_error("compare", opt, argv[optind - 1]);
 		}
 	}
-	if (argc - optind != 2)
-		return cmd_usage_error("compare", "%s",
-				       argc - optind < 2 ? "needs two run folders, RUN_A and RUN_B"
-							 : "too many arguments");
+	if (argc - optind < 2)
+		return cmd_usage_error("compare", "needs two run folders, RUN_A and RUN_B");
+	if (argc - optind > 2 || format == FMT_HTML)
+		return compare_many((const char *const *)argv + optind, (size_t)(argc - optind),
+				    &rule, format, only_changes);
 
 	int ret = EXIT_USAGE;
 	struct run_result a, b;

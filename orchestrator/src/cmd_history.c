@@ -8,6 +8,8 @@
 #include "util/log.h"
 #include "util/strbuf.h"
 #include "util/valfmt.h"
+#include "util/xmltext.h"
+#include "report/report_trend.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -33,7 +35,9 @@ static const char usage_text[] =
 	"      --metric M         only this metric (NAME or TEST.NAME)\n"
 	"      --last N           the last N runs per metric (default 10; 0: all)\n"
 	"      --threshold PCT    smallest step worth marking (default 5)\n"
-	"      --format F         text (default), csv or json, on stdout\n"
+	"      --format F         text (default: a line per board x metric), runs (every\n"
+	"                         run a line), csv, json, or html (one self-contained\n"
+	"                         page: a board x metric grid of trend charts), on stdout\n"
 	"  -h, --help             this text\n";
 
 struct history_options {
@@ -123,9 +127,10 @@ static int parse_options(int argc, char **argv, struct history_options *o)
 						       optarg);
 			break;
 		case OPT_FORMAT:
-			if (strcmp(optarg, "text") && strcmp(optarg, "csv") && strcmp(optarg, "json"))
-				return cmd_usage_error("history", "--format takes text, csv or json, found '%s'",
-						       optarg);
+			if (strcmp(optarg, "text") && strcmp(optarg, "csv") && strcmp(optarg, "json") &&
+			    strcmp(optarg, "runs") && strcmp(optarg, "html"))
+				return cmd_usage_error("history", "--format takes text, runs, csv, json or "
+						       "html, found '%s'", optarg);
 			o->format = optarg;
 			break;
 		case OPT_REBUILD: o->rebuild = true; break;
@@ -167,8 +172,87 @@ static size_t series_step(const struct history_series *s, double threshold, stru
 	return at;
 }
 
+/* Columns s takes on a terminal (one per code point). */
+static size_t columns(const char *s)
+{
+	size_t w = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		w += (*p & 0xC0) != 0x80;
+	return w;
+}
+
+/* One line per board x test x metric: how many runs, from which to which,
+ * the last value, its change against the run before, the range, and the
+ * lasting step when there is one (`--format runs` lists every run). */
 static void print_text(const struct history_series *s, size_t n, double threshold)
 {
+	const char *hdr[] = { "BOARD", "TEST", "METRIC", "RUNS", "FIRST", "LAST", "VALUE", "CHANGE",
+			      "RANGE", "STEP" };
+	enum { NC = sizeof(hdr) / sizeof(hdr[0]) };
+	char **cells = xcalloc((n + 1) * NC, sizeof(*cells));
+	size_t width[NC] = { 0 };
+	for (size_t c = 0; c < NC; c++)
+		cells[c] = xstrdup(hdr[c]);
+	for (size_t i = 0; i < n; i++) {
+		const struct history_series *hs = &s[i];
+		char **row = &cells[(i + 1) * NC];
+		const struct history_point *first = &hs->points[0], *last = &hs->points[hs->n - 1];
+		double lo = first->value, hi = first->value;
+		for (size_t k = 1; k < hs->n; k++) {
+			lo = fmin(lo, hs->points[k].value);
+			hi = fmax(hi, hs->points[k].value);
+		}
+		struct strbuf sb = STRBUF_INIT;
+		row[0] = xstrdup(hs->board);
+		row[1] = xstrdup(hs->test);
+		row[2] = xasprintf("%s (%s better)", hs->metric, hs->higher_is_better ? "higher" : "lower");
+		row[3] = xasprintf("%zu", hs->n);
+		row[4] = xstrdup(first->label ? first->label : first->run_id);
+		row[5] = xstrdup(last->label ? last->label : last->run_id);
+		row[6] = valfmt_str(last->value, hs->unit);
+		if (hs->n > 1 && hs->points[hs->n - 2].value != 0)
+			valfmt_pct(&sb, (last->value - hs->points[hs->n - 2].value) /
+					fabs(hs->points[hs->n - 2].value) * 100);
+		else
+			strbuf_puts(&sb, "-");
+		row[7] = strbuf_detach(&sb);
+		valfmt_pair(&sb, lo, hi, hs->unit);
+		row[8] = strbuf_detach(&sb);
+		struct history_step st;
+		size_t at = series_step(hs, threshold, &st);
+		if (at != (size_t)-1) {
+			valfmt_pct(&sb, st.change_pct);
+			const struct history_point *p = &hs->points[at];
+			strbuf_printf(&sb, " at %s (%s)", p->label ? p->label : p->run_id,
+				      st.worse ? "worse" : "better");
+		} else {
+			strbuf_puts(&sb, "-");
+		}
+		row[9] = strbuf_detach(&sb);
+	}
+	for (size_t i = 0; i < (n + 1) * NC; i++)
+		if (columns(cells[i]) > width[i % NC])
+			width[i % NC] = columns(cells[i]);
+	for (size_t r = 0; r <= n; r++) {
+		for (size_t c = 0; c < NC; c++) {
+			const char *cell = cells[r * NC + c];
+			bool right = c == 3 || c == 6 || c == 7;
+			int w = (int)width[c] + (int)(strlen(cell) - columns(cell));
+			if (c + 1 == NC)
+				printf("%s\n", cell);
+			else
+				printf(right ? "%*s  " : "%-*s  ", w, cell);
+		}
+	}
+	for (size_t i = 0; i < (n + 1) * NC; i++)
+		free(cells[i]);
+	free(cells);
+}
+
+/* Every run of each series, a line each (the text before it was compact). */
+static void print_runs(const struct history_series *s, size_t n, double threshold)
+{
+
 	for (size_t i = 0; i < n; i++) {
 		const struct history_series *hs = &s[i];
 		struct history_step st;
@@ -273,6 +357,167 @@ static void print_json(const char *scenario, const struct history_series *s, siz
 	json_decref(a);
 }
 
+static bool same(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+static void html_text(struct strbuf *sb, const char *s)
+{
+	xml_escape(sb, s ? s : "", true);
+}
+
+/* The chart of one series, on its metric's shared scale. */
+static void html_cell(struct strbuf *sb, const struct history_series *hs, double lo, double hi,
+		      double threshold)
+{
+	struct trend_chart c;
+	trend_chart_init(&c);
+	c.width = 200;
+	c.height = 110;
+	struct trend_chart_point *pts = xcalloc(hs->n + 1, sizeof(*pts));
+	char **hrefs = xcalloc(hs->n + 1, sizeof(*hrefs));
+	for (size_t k = 0; k < hs->n; k++) {
+		const struct history_point *p = &hs->points[k];
+		pts[k].run_id = p->run_id;
+		pts[k].label = p->label;
+		pts[k].value = p->value;
+		if (p->run_dir && *p->run_dir) {
+			hrefs[k] = xasprintf("%s/report.html", p->run_dir);
+			pts[k].href = hrefs[k];
+		}
+	}
+	char *title = xasprintf("%s \u00b7 %s \u00b7 %s", hs->board, hs->test, hs->metric);
+	c.title = title;
+	c.unit = hs->unit;
+	c.points = pts;
+	c.n = hs->n;
+	c.lo = lo;
+	c.hi = hi;
+	struct history_step st;
+	size_t at = series_step(hs, threshold, &st);
+	if (at != (size_t)-1) {
+		c.current = at;
+		c.change = st.worse ? METRIC_CHANGE_REGRESSION : METRIC_CHANGE_BETTER;
+		c.base_from = 0;
+		c.base_to = at;
+	}
+	strbuf_puts(sb, "<td>");
+	trend_chart_svg(sb, &c);
+	if (at != (size_t)-1) {
+		struct strbuf w = STRBUF_INIT;
+		valfmt_pct(&w, st.change_pct);
+		strbuf_printf(&w, " at %s", hs->points[at].label ? hs->points[at].label
+								 : hs->points[at].run_id);
+		strbuf_printf(sb, "<div class=\"step %s\">", st.worse ? "worse" : "better");
+		html_text(sb, strbuf_str(&w));
+		strbuf_puts(sb, "</div>");
+		strbuf_release(&w);
+	}
+	strbuf_puts(sb, "</td>");
+	free(title);
+	for (size_t k = 0; k < hs->n; k++)
+		free(hrefs[k]);
+	free(hrefs);
+	free(pts);
+}
+
+/* --format html: one self-contained page (inline CSS and SVG, no script,
+ * no network), a row per board and a column per test x metric, each cell
+ * the board's trend of that metric on the metric's shared scale. */
+static void print_html(const char *scenario, const char *db, const struct history_series *s,
+		       size_t n, double threshold)
+{
+	const char **boards = xcalloc(n + 1, sizeof(*boards));
+	const struct history_series **cols = xcalloc(n + 1, sizeof(*cols));
+	size_t nb = 0, nc = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t b = 0, c = 0;
+		while (b < nb && !same(boards[b], s[i].board))
+			b++;
+		if (b == nb)
+			boards[nb++] = s[i].board;
+		while (c < nc && !(same(cols[c]->test, s[i].test) && same(cols[c]->metric, s[i].metric)))
+			c++;
+		if (c == nc)
+			cols[nc++] = &s[i];
+	}
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_puts(&sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+		    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>");
+	html_text(&sb, scenario);
+	strbuf_puts(&sb, " \u00b7 history \u00b7 orch</title>\n<style>\n"
+		    "body{margin:0;font:13px/1.4 system-ui,-apple-system,\"Segoe UI\",Roboto,"
+		    "\"DejaVu Sans\",Arial,sans-serif;color:#1f2328}\n"
+		    "header{padding:8px 14px;border-bottom:1px solid #d8dee4}h1{font-size:18px;margin:0}\n"
+		    "header p{margin:2px 0;color:#59636e;font-size:12px}\n"
+		    ".wrap{overflow:auto;max-height:calc(100vh - 64px)}\n"
+		    "table{border-collapse:separate;border-spacing:0}\n"
+		    "th{position:sticky;top:0;background:#f6f8fa;font-size:12px;padding:4px 6px;"
+		    "border-bottom:1px solid #d8dee4;text-align:left;white-space:nowrap;z-index:1}\n"
+		    "th small{display:block;font-weight:400;color:#59636e}\n"
+		    "th.b{position:sticky;left:0;z-index:2;background:#f6f8fa;border-right:1px solid #d8dee4}\n"
+		    "td{padding:2px 4px;border-bottom:1px solid #eef1f4;vertical-align:top}\n"
+		    "svg.trend{display:block}svg text{font-family:inherit}\n"
+		    ".step{font-size:11px;font-weight:600}.step.worse{color:#cf222e}"
+		    ".step.better{color:#1a7f37}.none{color:#8c959f;font-size:11px;padding:40px 8px}\n"
+		    "</style>\n</head>\n<body>\n<header><h1>");
+	html_text(&sb, scenario);
+	strbuf_printf(&sb, " \u00b7 history</h1><p>%zu board%s \u00d7 %zu metric%s from ", nb,
+		      nb == 1 ? "" : "s", nc, nc == 1 ? "" : "s");
+	html_text(&sb, db);
+	strbuf_puts(&sb, "; each metric's boards share one y scale; a lasting step is marked "
+		    "(dashed line, the runs before it shaded); a point links to its run's report."
+		    "</p></header>\n<div class=\"wrap\"><table>\n<thead><tr><th class=\"b\">board</th>");
+	double *lo = xcalloc(nc + 1, sizeof(*lo)), *hi = xcalloc(nc + 1, sizeof(*hi));
+	for (size_t c = 0; c < nc; c++) {
+		lo[c] = INFINITY;
+		hi[c] = -INFINITY;
+		for (size_t i = 0; i < n; i++)
+			if (same(s[i].test, cols[c]->test) && same(s[i].metric, cols[c]->metric))
+				for (size_t k = 0; k < s[i].n; k++) {
+					lo[c] = fmin(lo[c], s[i].points[k].value);
+					hi[c] = fmax(hi[c], s[i].points[k].value);
+				}
+		strbuf_puts(&sb, "<th>");
+		html_text(&sb, cols[c]->test);
+		strbuf_puts(&sb, " \u00b7 ");
+		html_text(&sb, cols[c]->metric);
+		strbuf_puts(&sb, "<small>");
+		struct strbuf r = STRBUF_INIT;
+		valfmt_pair(&r, lo[c], hi[c], cols[c]->unit);
+		strbuf_printf(&r, ", %s is better", cols[c]->higher_is_better ? "higher" : "lower");
+		html_text(&sb, strbuf_str(&r));
+		strbuf_release(&r);
+		strbuf_puts(&sb, "</small></th>");
+	}
+	strbuf_puts(&sb, "</tr></thead>\n<tbody>\n");
+	for (size_t b = 0; b < nb; b++) {
+		strbuf_puts(&sb, "<tr><th class=\"b\">");
+		html_text(&sb, boards[b]);
+		strbuf_puts(&sb, "</th>");
+		for (size_t c = 0; c < nc; c++) {
+			const struct history_series *hs = NULL;
+			for (size_t i = 0; i < n && !hs; i++)
+				if (same(s[i].board, boards[b]) && same(s[i].test, cols[c]->test) &&
+				    same(s[i].metric, cols[c]->metric))
+					hs = &s[i];
+			if (hs && hs->n)
+				html_cell(&sb, hs, lo[c], hi[c], threshold);
+			else
+				strbuf_puts(&sb, "<td class=\"none\">no runs</td>");
+		}
+		strbuf_puts(&sb, "</tr>\n");
+	}
+	strbuf_puts(&sb, "</tbody></table></div>\n</body>\n</html>\n");
+	fputs(strbuf_str(&sb), stdout);
+	strbuf_release(&sb);
+	free(lo);
+	free(hi);
+	free(boards);
+	free(cols);
+}
+
 static int history_show(struct db *db, const struct history_options *o)
 {
 	char err[512];
@@ -291,6 +536,10 @@ static int history_show(struct db *db, const struct history_options *o)
 		print_csv(o->arg, s, n);
 	else if (!strcmp(o->format, "json"))
 		print_json(o->arg, s, n, o->threshold);
+	else if (!strcmp(o->format, "runs"))
+		print_runs(s, n, o->threshold);
+	else if (!strcmp(o->format, "html"))
+		print_html(o->arg, db_name(db), s, n, o->threshold);
 	else
 		print_text(s, n, o->threshold);
 	history_series_free(s, n);

@@ -217,7 +217,7 @@ static void test_usage(void **state)
 	assert_non_null(strstr(out, "usage: orch compare RUN_A RUN_B"));
 	free(out);
 
-	static const char *const bad[] = { "", "ONLY_ONE", "A B C", "--threshold x A B",
+	static const char *const bad[] = { "", "ONLY_ONE", "--threshold x A B",
 					   "--threshold -1 A B", "--format xml A B", "--bogus A B",
 					   "--threshold" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -226,6 +226,19 @@ static void test_usage(void **state)
 			fail_msg("'compare %s' said: %s", bad[i], out);
 		free(out);
 	}
+
+	/* three runs: one column per run, each against the first (issue 28.5) */
+	int code = ORCH_STDOUT(&out, "compare %s %s %s", f->a, f->b, f->a);
+	assert_true(code == 0 || code == 1);
+	assert_non_null(strstr(out, "BOARD"));
+	assert_non_null(strstr(out, "2 runs against "));
+	free(out);
+	code = ORCH_STDOUT(&out, "compare --format html %s %s %s", f->a, f->b, f->a);
+	assert_true(code == 0 || code == 1);
+	assert_true(strncmp(out, "<!DOCTYPE html>", 15) == 0);
+	free(out);
+	assert_int_equal(ORCH_STDERR(&out, "compare %s %s %s/missing", f->a, f->b, f->tmp), 2);
+	free(out);
 
 	assert_int_equal(ORCH_STDERR(&out, "compare %s %s/missing", f->a, f->tmp), 2);
 	assert_non_null(strstr(out, "missing"));

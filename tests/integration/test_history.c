@@ -143,6 +143,51 @@ static char *history_cmd(const char *args)
 	return out;
 }
 
+/* The compact text (a line per board x metric, issue 28.3) and the html
+ * page of the same history; where selects the database (-o runs, --db URL). */
+static void check_history_views(const char *scenario, const char *where)
+{
+	char *args = xasprintf("%s %s 2>&1", scenario, where);
+	char *out = history_cmd(args);
+	free(args);
+	int lines = 0;
+	for (const char *p = out; *p; p++)
+		lines += *p == '\n';
+	if (lines != 3 || !strstr(out, "BOARD"))
+		fprintf(stderr, "compact history:\n%s\n", out);
+	assert_int_equal(lines, 3);             /* a header and a line per board */
+	assert_non_null(strstr(out, "hist1  iperf  tput (higher better)"));
+	assert_non_null(strstr(out, "v0.0.20180201"));
+	assert_non_null(strstr(out, "v0.0.20180210"));
+	assert_non_null(strstr(out, " Mbit/s"));
+	assert_non_null(strstr(out, "% at v0.0.20180206 (worse)"));
+	assert_null(strstr(out, "e+"));         /* never an exponent */
+	free(out);
+	args = xasprintf("%s %s --format html", scenario, where);
+	out = history_cmd(args);
+	free(args);
+	assert_true(strncmp(out, "<!DOCTYPE html>", 15) == 0);
+	assert_null(strstr(out, "http"));       /* self-contained, no network */
+	assert_null(strstr(out, "<script"));
+	assert_non_null(strstr(out, "<th class=\"b\">hist1</th>"));
+	assert_non_null(strstr(out, "<th class=\"b\">hist2</th>"));
+	assert_non_null(strstr(out, "iperf \u00b7 tput<small>"));
+	/* a chart per board with axes in the unit, run labels, the step */
+	const char *svg = strstr(out, "<svg class=\"trend\"");
+	assert_non_null(svg);
+	assert_non_null(strstr(svg + 1, "<svg class=\"trend\""));
+	assert_non_null(strstr(out, ">Mbit/s</text>"));
+	assert_non_null(strstr(out, ">v0.0.201802"));
+	assert_non_null(strstr(out, "class=\"step\""));
+	assert_non_null(strstr(out, "class=\"window\""));
+	/* every point links to its run's report */
+	size_t links = 0;
+	for (const char *p = out; (p = strstr(p, "/report.html\">")); p++)
+		links++;
+	assert_int_equal(links, 20);
+	free(out);
+}
+
 static void test_sqlite_ten_nights(void **state)
 {
 	for (int i = 1; i <= 10; i++) {
@@ -155,11 +200,12 @@ static void test_sqlite_ten_nights(void **state)
 	char *path = xasprintf("%s/runs/orch-history.sqlite", dir);
 	assert_true(ts_file_exists(path));
 	free(path);
-	char *out = history_cmd("nightly -o runs 2>&1");
+	char *out = history_cmd("nightly -o runs --format runs 2>&1");
 	check_history_text(out);
 	free(out);
+	check_history_views("nightly", "-o runs");
 	/* one board, one metric, the last 3 */
-	out = history_cmd("nightly -o runs -l hist2 --metric iperf.tput --last 3 2>&1");
+	out = history_cmd("nightly -o runs -l hist2 --metric iperf.tput --last 3 --format runs 2>&1");
 	assert_null(strstr(out, "hist1"));
 	assert_non_null(strstr(out, "last 3 runs"));
 	assert_null(strstr(out, "v0.0.20180207 "));
@@ -284,10 +330,13 @@ static void test_pg_two_controllers(void **state)
 		free(out);
 		sleep(1);
 	}
-	char *args = xasprintf("pgnightly --db '%s' 2>&1", pg->url);
+	char *args = xasprintf("pgnightly --db '%s' --format runs 2>&1", pg->url);
 	char *out = history_cmd(args);
 	check_history_text(out);
 	free(out);
+	free(args);
+	args = xasprintf("--db '%s'", pg->url);
+	check_history_views("pgnightly", args);
 	free(args);
 	/* nothing was written beside the runs folders */
 	char *f = xasprintf("%s/runsA/orch-history.sqlite", dir);
@@ -295,7 +344,8 @@ static void test_pg_two_controllers(void **state)
 	free(f);
 	/* ORCH_DB names the database too */
 	char *env_out = NULL;
-	assert_int_equal(ts_run(&env_out, "cd '%s' && ORCH_DB='%s' %s history pgnightly -l hist1 --last 2",
+	assert_int_equal(ts_run(&env_out, "cd '%s' && ORCH_DB='%s' %s history pgnightly -l hist1 --last 2 "
+				"--format runs",
 				dir, pg->url, ORCH_BIN), 0);
 	assert_non_null(strstr(env_out, "v0.0.20180210"));
 	free(env_out);
@@ -337,7 +387,7 @@ static void check_migration(const char *target)
 		" 'pass', 1, 912.5, 912.5, 0, 912.5, 912.5, '[912.5]' FROM history_run",
 		err, sizeof(err)), 0);
 	db_close(db);
-	char *args = xasprintf("old --db '%s' 2>&1", target);
+	char *args = xasprintf("old --db '%s' --format runs 2>&1", target);
 	char *out = history_cmd(args);
 	assert_non_null(strstr(out, "apu2  iperf  tput [Mbit/s]"));
 	assert_non_null(strstr(out, "20250101-010101"));

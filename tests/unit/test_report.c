@@ -210,80 +210,74 @@ static void test_html_written_in_sections(void **state)
 	run_result_release(&run);
 }
 
-/* The sparkline of one trend as report.html drew it with a printf per
- * number (the reference for the faster drawing). */
-static void reference_trend(struct strbuf *sb, const struct metric_trend *t)
-{
-	const double w = 160, h = 36, pad = 4;
-	double lo = t->points[0].value, hi = lo;
-	for (size_t k = 1; k < t->n; k++) {
-		lo = t->points[k].value < lo ? t->points[k].value : lo;
-		hi = t->points[k].value > hi ? t->points[k].value : hi;
-	}
-	double span = hi > lo ? hi - lo : 1;
-	strbuf_puts(sb, "<div class=\"trendbox\"><div class=\"trendname\">");
-	report_escape(sb, t->board, ESC_ATTR);
-	strbuf_puts(sb, " \u00b7 ");
-	report_escape(sb, t->test, ESC_ATTR);
-	strbuf_puts(sb, " \u00b7 ");
-	report_escape(sb, t->metric, ESC_ATTR);
-	strbuf_printf(sb, "</div><svg class=\"trend\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">"
-		      "<polyline fill=\"none\" stroke=\"#3b6ea5\" stroke-width=\"1.5\" points=\"", w, h, w, h);
-	for (size_t k = 0; k < t->n; k++) {
-		double x = t->n > 1 ? pad + (w - 2 * pad) * (double)k / (double)(t->n - 1) : w / 2;
-		double y = h - pad - (h - 2 * pad) * (t->points[k].value - lo) / span;
-		strbuf_printf(sb, "%s%.1f,%.1f", k ? " " : "", x, y);
-	}
-	strbuf_puts(sb, "\"/>");
-	for (size_t k = 0; k < t->n; k++) {
-		const struct trend_point *p = &t->points[k];
-		double x = t->n > 1 ? pad + (w - 2 * pad) * (double)k / (double)(t->n - 1) : w / 2;
-		double y = h - pad - (h - 2 * pad) * (p->value - lo) / span;
-		strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\"%s><title>", x, y,
-			      p->current ? "3.5" : "2", p->current ? "#c0392b" : "#3b6ea5",
-			      p->current ? " class=\"current\"" : "");
-		report_escape(sb, p->label && *p->label ? p->label : p->run_id, ESC_ATTR);
-		/* the value with its unit, from this run's metric (none for m"x") */
-		char *v = valfmt_str(p->value, strcmp(t->metric, "v") == 0 ? "ms" : "");
-		strbuf_printf(sb, " %s: %s</title></circle>", p->current ? "(this run)" : "", v);
-		free(v);
-	}
-	strbuf_puts(sb, "</svg></div>\n");
-}
-
-/* Trends of every shape drawn as before, number for number: 1 to 12
- * points, flat, negative, tiny, huge and half-way values, labels to
- * escape, the current run anywhere. */
-static void test_html_trends_drawn(void **state)
+/* Trends people can size (issue 28.2): two boards of one metric on one y
+ * scale with ticks in the metric's unit, run labels on the x axis, the
+ * baseline window and the step marked, the current point coloured by its
+ * verdict, hover titles with units, the other points linked to their runs'
+ * reports. */
+static void test_html_trends_scaled(void **state)
 {
 	(void)state;
 	struct run_result run = { 0 };
-	struct test_result *tr = run_result_add(&run, "b<1>", "t&1");
-	tr->status = STATUS_PASS;
-	test_result_add_sample(tr, "v", "ms", false, 1);
-	const double values[] = { 1, 1, 1.25, -3.75, 0.05, 0.15, 0.25, 1e-9, 123456789.5, 1e300,
-				  -1e300, 2.5, 2.45, 7.35, 0.35, 1.0 / 3, 100, 99.95, 5e-324, 0 };
-	size_t nv = sizeof(values) / sizeof(*values);
-	for (size_t n = 1; n <= 12; n++)
-		for (size_t s = 0; s < nv; s += 3) {
-			struct metric_trend *t = run_result_add_trend(&run, "b<1>", "t&1", n % 2 ? "v" : "m\"x");
-			for (size_t k = 0; k < n; k++) {
-				char id[32];
-				snprintf(id, sizeof(id), "2026-%zu-%zu", n, k);
-				metric_trend_add_point(t, id, k % 3 ? NULL : "night <&>",
-						       n == 3 ? 7 : values[(s + k * 7) % nv], k == (n + s) % n);
-			}
+	run.run_id = xstrdup("20261210-010000");
+	run.baseline_kind = BASELINE_HISTORY;
+	run.baseline_name = xstrdup("last 4 runs");
+	static const char *const boards[] = { "b1", "b2" };
+	static const double level[] = { 100, 400 };
+	for (size_t b = 0; b < 2; b++) {
+		struct test_result *tr = run_result_add(&run, boards[b], "mem");
+		tr->status = STATUS_PASS;
+		struct metric_result *m = test_result_add_sample(tr, "copy", "MiB/s", true,
+								 b ? level[b] : 80);
+		metric_result_summarize(m);
+		m->change = b ? METRIC_CHANGE_NOISE : METRIC_CHANGE_REGRESSION;
+		m->change_pct = b ? 0.2 : -20;
+		m->verdict.n_baseline = 4;
+		struct metric_trend *t = run_result_add_trend(&run, boards[b], "mem", "copy");
+		for (size_t k = 0; k < 5; k++) {
+			char id[32], label[32];
+			snprintf(id, sizeof(id), "2026120%zu-010000", k + 1);
+			snprintf(label, sizeof(label), "v1.%zu", k);
+			bool cur = k == 4;
+			metric_trend_add_point(t, cur ? "20261210-010000" : id, label,
+					       cur && !b ? 80 : level[b] * (1 + 0.001 * (double)k), cur);
 		}
-	char *page = report_html_in(&run, ".");
-	struct strbuf want = STRBUF_INIT;
-	for (size_t i = 0; i < run.n_trends; i++)
-		reference_trend(&want, &run.trends[i]);
-	const char *from = strstr(page, "<div class=\"trendbox\">");
-	assert_non_null(from);
-	assert_memory_equal(from, strbuf_str(&want), want.len);
-	assert_true(strncmp(from + want.len, "</div>\n", 7) == 0);
-	strbuf_release(&want);
-	free(page);
+	}
+	char *h = report_html(&run);
+	const char *sec = strstr(h, "<h2 id=\"trends\">");
+	assert_non_null(sec);
+
+	assert_non_null(strstr(sec, "<h3 class=\"trendmetric\">mem \u00b7 copy<small>80 MiB/s to 401.6 MiB/s"));
+	const char *s1 = strstr(sec, "<svg class=\"trend\"");
+	assert_non_null(s1);
+	const char *s2 = strstr(s1 + 1, "<svg class=\"trend\"");
+	assert_non_null(s2);
+	/* one scale: the same y ticks in both charts (unit named, no exponent) */
+	const char *e1 = strstr(s1, "</svg>"), *e2 = strstr(s2, "</svg>");
+	char *c1 = xstrndup(s1, (size_t)(e1 - s1)), *c2 = xstrndup(s2, (size_t)(e2 - s2));
+	assert_non_null(strstr(c1, ">MiB/s</text>"));
+	assert_non_null(strstr(c1, "dominant-baseline=\"middle\">400</text>"));
+	assert_non_null(strstr(c2, "dominant-baseline=\"middle\">400</text>"));
+	assert_non_null(strstr(c1, "dominant-baseline=\"middle\">100</text>"));
+	assert_non_null(strstr(c2, "dominant-baseline=\"middle\">100</text>"));
+	/* x labels, the window of 4 runs, the step before the current run */
+	assert_non_null(strstr(c1, ">v1.0</text>"));
+	assert_non_null(strstr(c1, ">v1.4</text>"));
+	assert_non_null(strstr(c1, "<title>baseline: 4 runs</title>"));
+	assert_non_null(strstr(c1, "class=\"step\""));
+	/* colour by verdict: b1's current point red, b2's grey */
+	assert_non_null(strstr(c1, "fill=\"#cf222e\" class=\"current\""));
+	assert_non_null(strstr(c2, "fill=\"#afb8c1\" class=\"current\""));
+	/* hover titles with units; earlier points link to their runs */
+	assert_non_null(strstr(c1, "<title>v1.4 (20261210-010000) (this run): 80 MiB/s</title>"));
+	assert_non_null(strstr(c2, "<title>v1.0 (20261201-010000): 400 MiB/s</title>"));
+	assert_non_null(strstr(c1, "<a href=\"../20261201-010000/report.html\">"));
+	assert_null(strstr(c1, "href=\"../20261210-010000/"));
+	/* the verdict beside the board's name */
+	assert_non_null(strstr(sec, "b1 <span class=\"chg worse\">-20.0% regression</span>"));
+	free(c1);
+	free(c2);
+	free(h);
 	run_result_release(&run);
 }
 
@@ -633,7 +627,7 @@ int main(void)
 		cmocka_unit_test(test_junit_structure),
 		cmocka_unit_test(test_junit_baseline_regression),
 		cmocka_unit_test(test_html_written_in_sections),
-		cmocka_unit_test(test_html_trends_drawn),
+		cmocka_unit_test(test_html_trends_scaled),
 		cmocka_unit_test(test_junit_validates),
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_write_all),

@@ -143,6 +143,12 @@ char *compare_format_table(const struct compare_result *cr, bool only_changes, b
  * testcase per row, a regression a <failure>, a row not judged or on one
  * side only <skipped>. NAME_A and NAME_B name the runs; WHEN_US (wall
  * clock, microseconds) is the suites' timestamp. Caller frees. */
+/* The testsuites of a comparison, one per board named BOARD SUFFIX (suffix
+ * may be NULL), appended to sb: what compare_format_junit() and the N-run
+ * JUnit (compare/compare_multi.h) put in their <testsuites>. */
+struct strbuf;
+void compare_junit_suites(struct strbuf *sb, const struct compare_result *cr, const char *suffix,
+			  const char *stamp);
 char *compare_format_junit(const struct compare_result *cr, const char *name_a,
 			   const char *name_b, int64_t when_us);
 /*

@@ -64,6 +64,39 @@ static void testcase(struct strbuf *sb, const struct compare_row *r)
 	strbuf_puts(sb, "</system-out>\n    </testcase>\n");
 }
 
+void compare_junit_suites(struct strbuf *sb, const struct compare_result *cr, const char *suffix,
+			  const char *stamp)
+{
+	bool *done = xcalloc(cr->n_rows + 1, sizeof(*done));
+	for (size_t i = 0; i < cr->n_rows; i++) {
+		if (done[i])
+			continue;
+		const char *board = cr->rows[i].board;
+		size_t tests = 0, fails = 0, skipped = 0;
+		for (size_t j = i; j < cr->n_rows; j++) {
+			if (strcmp(cr->rows[j].board, board) != 0)
+				continue;
+			tests++;
+			fails += cr->rows[j].verdict == COMPARE_REGRESSION;
+			skipped += row_skipped(&cr->rows[j]);
+		}
+		strbuf_puts(sb, "  <testsuite");
+		char *name = xasprintf("%s%s", board, suffix ? suffix : "");
+		attr(sb, "name", name);
+		free(name);
+		strbuf_printf(sb, " tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" "
+				   "time=\"0\" timestamp=\"%s\">\n", tests, fails, skipped, stamp);
+		for (size_t j = i; j < cr->n_rows; j++) {
+			if (strcmp(cr->rows[j].board, board) != 0)
+				continue;
+			done[j] = true;
+			testcase(sb, &cr->rows[j]);
+		}
+		strbuf_puts(sb, "  </testsuite>\n");
+	}
+	free(done);
+}
+
 char *compare_format_junit(const struct compare_result *cr, const char *name_a,
 			   const char *name_b, int64_t when_us)
 {
@@ -82,32 +115,7 @@ char *compare_format_junit(const struct compare_result *cr, const char *name_a,
 	free(title);
 	strbuf_printf(&sb, " tests=\"%zu\" failures=\"%zu\" errors=\"0\" time=\"0\">\n", cr->n_rows,
 		      failures);
-	bool *done = xcalloc(cr->n_rows + 1, sizeof(*done));
-	for (size_t i = 0; i < cr->n_rows; i++) {
-		if (done[i])
-			continue;
-		const char *board = cr->rows[i].board;
-		size_t tests = 0, fails = 0, skipped = 0;
-		for (size_t j = i; j < cr->n_rows; j++) {
-			if (strcmp(cr->rows[j].board, board) != 0)
-				continue;
-			tests++;
-			fails += cr->rows[j].verdict == COMPARE_REGRESSION;
-			skipped += row_skipped(&cr->rows[j]);
-		}
-		strbuf_puts(&sb, "  <testsuite");
-		attr(&sb, "name", board);
-		strbuf_printf(&sb, " tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" "
-				   "time=\"0\" timestamp=\"%s\">\n", tests, fails, skipped, stamp);
-		for (size_t j = i; j < cr->n_rows; j++) {
-			if (strcmp(cr->rows[j].board, board) != 0)
-				continue;
-			done[j] = true;
-			testcase(&sb, &cr->rows[j]);
-		}
-		strbuf_puts(&sb, "  </testsuite>\n");
-	}
-	free(done);
+	compare_junit_suites(&sb, cr, NULL, stamp);
 	strbuf_puts(&sb, "</testsuites>\n");
 	return strbuf_detach(&sb);
 }

@@ -1,5 +1,6 @@
 #include "report/report.h"
 #include "result/exit_code.h"
+#include "report/report_html_int.h"
 #include "report/report_text.h"
 #include "compare/range.h"
 #include "result/result_json.h"
@@ -104,28 +105,17 @@ static const char *const css_grid =
 	"table.grid td a.pass{background:var(--pass)}table.grid td a.fail,"
 	"table.grid td a.regressed{background:var(--fail)}table.grid td a.error{background:var(--error)}"
 	"table.grid td a.skip{background:#d0d7de;color:var(--ink)}\n"
-	".chg.better{color:var(--pass)}.chg.worse{color:var(--fail)}.chg.noise{color:var(--muted)}\n";
+	".chg.better{color:var(--pass)}.chg.worse{color:var(--fail)}.chg.noise{color:var(--muted)}\n"
+	".trends{display:flex;flex-wrap:wrap;gap:10px 16px}.trendbox{width:262px}\n"
+	".trendname{font-size:12px;font-weight:600;white-space:nowrap;overflow:hidden;"
+	"text-overflow:ellipsis}\n"
+	"svg.trend{width:260px;height:120px}svg.trend text{font-size:9px}\n"
+	"h3.trendmetric{font-size:14px;margin:16px 0 4px}"
+	"h3 small{font-weight:400;color:var(--muted);font-size:12px;margin-left:8px}\n"
+	"ul.ranges li{margin:2px 0}\n";
 
-static const char *const phase_colors[] = {
-	"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#9c755f", "#bab0ac",
-};
-#define N_PHASE_COLORS (sizeof(phase_colors) / sizeof(phase_colors[0]))
 
-/* SVG geometry, in viewBox units (the SVG scales to the page width) */
-#define SVG_W 1120.0
-#define SVG_LABEL_W 160.0
-#define SVG_ROW_H 28.0
-#define SVG_BAR_H 18.0
-#define SVG_AXIS_H 24.0
-#define SVG_TOP 6.0
-
-static void esc(struct strbuf *sb, const char *s)
-{
-	report_escape(sb, s ? s : "", ESC_ATTR);
-}
-
-/* A relative href: path bytes percent-encoded, then escaped for the attribute. */
-static void href(struct strbuf *sb, const char *dir, const char *file)
+void html_href(struct strbuf *sb, const char *dir, const char *file)
 {
 	char *path = xasprintf("%s/%s", dir, file);
 	struct strbuf enc = STRBUF_INIT;
@@ -156,98 +146,11 @@ static void fmt_time_utc(char *buf, size_t len, int64_t wall_us)
 	free(iso);
 }
 
-static const char *status_class(const struct test_result *tr)
+const char *html_status_class(const struct test_result *tr)
 {
 	if (tr->regressed && tr->status == STATUS_PASS)
 		return "regressed";
 	return result_status_name(tr->status);
-}
-
-/* A "nice" axis step: the smallest 1, 2 or 5 x 10^k giving at most `ticks` intervals. */
-static double nice_step(double range, int ticks)
-{
-	if (!(range > 0))
-		return 1;
-	double rough = range / ticks, p = 1;
-	while (p * 10 <= rough)
-		p *= 10;
-	while (p > rough)
-		p /= 10;
-	if (p >= rough)
-		return p;
-	if (2 * p >= rough)
-		return 2 * p;
-	if (5 * p >= rough)
-		return 5 * p;
-	return 10 * p;
-}
-
-struct axis {
-	double lo, hi, step;
-	double x0, w;          /* pixel origin and width */
-};
-
-static void axis_init(struct axis *ax, double lo, double hi, double x0, double w, int ticks)
-{
-	if (!(hi > lo))
-		hi = lo + 1;
-	ax->step = nice_step(hi - lo, ticks);
-	ax->lo = ax->step * (double)(long long)(lo / ax->step);
-	if (ax->lo > lo)
-		ax->lo -= ax->step;
-	double top = ax->lo;
-	while (top < hi - 1e-12 * fabs(hi))
-		top += ax->step;
-	ax->hi = top;
-	ax->x0 = x0;
-	ax->w = w;
-}
-
-static double axis_x(const struct axis *ax, double v)
-{
-	if (!isfinite(v))
-		v = ax->lo;
-	return ax->x0 + (v - ax->lo) / (ax->hi - ax->lo) * ax->w;
-}
-
-static void axis_draw(struct strbuf *sb, const struct axis *ax, double y_top, double y_bottom,
-		      const char *suffix)
-{
-	strbuf_puts(sb, "<g class=\"axis\">");
-	for (double v = ax->lo; v <= ax->hi + ax->step * 1e-6; v += ax->step) {
-		double x = axis_x(ax, v);
-		char num[VALFMT_NUM_LEN];
-		valfmt_number_buf(num, sizeof(num), fabs(v) < ax->step * 1e-9 ? 0 : v);
-		strbuf_printf(sb, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
-			      x, y_top, x, y_bottom);
-		strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s",
-			      x, y_bottom + 15, num);
-		report_escape(sb, suffix, ESC_TEXT);
-		strbuf_puts(sb, "</text>");
-	}
-	strbuf_puts(sb, "</g>\n");
-}
-
-static void label_text(struct strbuf *sb, double x, double y, const char *anchor, const char *s,
-		       size_t max_chars)
-{
-	strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" dominant-baseline=\"middle\">",
-		      x, y, anchor);
-	if (report_width(s) > max_chars) {
-		struct strbuf cut = STRBUF_INIT;
-		size_t w = 0;
-		for (const char *p = s; *p; p++) {
-			if (((unsigned char)*p & 0xC0) != 0x80 && ++w > max_chars - 1)
-				break;
-			strbuf_putc(&cut, *p);
-		}
-		strbuf_puts(&cut, "\u2026");
-		report_escape(sb, strbuf_str(&cut), ESC_TEXT);
-		strbuf_release(&cut);
-	} else {
-		report_escape(sb, s, ESC_TEXT);
-	}
-	strbuf_puts(sb, "</text>");
 }
 
 /* ---- header and table -------------------------------------------------- */
@@ -458,7 +361,7 @@ static void html_grid(struct strbuf *sb, const struct run_result *run)
 				strbuf_puts(sb, "<td></td>");
 				continue;
 			}
-			const char *cls = status_class(tr);
+			const char *cls = html_status_class(tr);
 			strbuf_printf(sb, "<td><a class=\"%s\" href=\"#r%zu\" title=\"", cls,
 				      (size_t)(tr - run->results));
 			report_escape(sb, tr->board, ESC_ATTR);
@@ -542,15 +445,38 @@ static char **log_files(const struct test_result *tr, const char *run_dir, const
 	return names;
 }
 
-/* Where a long section may hand what it has written so far (report.html
- * written to a file a piece at a time); flush NULL keeps it all in sb. */
-struct html_sink {
-	void (*flush)(void *ctx, struct strbuf *sb);
-	void *ctx;
-};
+/* A row's message (and tries, last line) and log links cells. */
+static void table_msg_logs(struct strbuf *sb, const struct test_result *tr, const char *run_dir)
+{
+	strbuf_puts(sb, "<td class=\"msg\">");
+	report_escape(sb, tr->message, ESC_TEXT);
+	char *tries = report_attempts_text(tr);
+	if (tries) {
+		strbuf_puts(sb, tr->message ? "\n" : "");
+		report_escape(sb, tries, ESC_TEXT);
+		free(tries);
+	}
+	if (tr->last_line && tr->status != STATUS_PASS) {
+		strbuf_puts(sb, tr->message ? "\nlast line: " : "last line: ");
+		report_escape(sb, tr->last_line, ESC_TEXT);
+	}
+	strbuf_puts(sb, "</td><td class=\"logs\">");
+	char *dir = report_log_dir(tr);
+	size_t n;
+	char **files = log_files(tr, run_dir, dir, &n);
+	for (size_t f = 0; f < n; f++) {
+		strbuf_puts(sb, "<a href=\"");
+		html_href(sb, dir, files[f]);
+		strbuf_puts(sb, "\">");
+		esc(sb, files[f]);
+		strbuf_puts(sb, "</a>");
+		free(files[f]);
+	}
+	free(files);
+	free(dir);
+}
 
-/* Hands sb over once it holds a good piece (or whatever, with all). */
-static void html_flush(const struct html_sink *k, struct strbuf *sb, bool all)
+void html_flush(const struct html_sink *k, struct strbuf *sb, bool all)
 {
 	if (k->flush && (all || sb->len >= 256 * 1024))
 		k->flush(k->ctx, sb);
@@ -571,7 +497,7 @@ static void html_table(struct strbuf *sb, const struct run_result *run, const ch
 	for (size_t i = 0; i < run->n_results; i++) {
 		html_flush(sink, sb, false);
 		const struct test_result *tr = &run->results[i];
-		const char *cls = status_class(tr);
+		const char *cls = html_status_class(tr);
 		char dur[32];
 		report_fmt_duration(dur, sizeof(dur), tr->duration_s);
 		strbuf_printf(sb, "<tr class=\"%s\" id=\"r%zu\"><td class=\"board\">", cls, i);
@@ -638,364 +564,10 @@ static void html_table(struct strbuf *sb, const struct run_result *run, const ch
 			esc(sb, tr->comparison ? tr->comparison : tr->regressed ? "regressed" : "");
 			strbuf_puts(sb, "</td>");
 		}
-		strbuf_puts(sb, "<td class=\"msg\">");
-		report_escape(sb, tr->message, ESC_TEXT);
-		char *tries = report_attempts_text(tr);
-		if (tries) {
-			strbuf_puts(sb, tr->message ? "\n" : "");
-			report_escape(sb, tries, ESC_TEXT);
-			free(tries);
-		}
-		if (tr->last_line && tr->status != STATUS_PASS) {
-			strbuf_puts(sb, tr->message ? "\nlast line: " : "last line: ");
-			report_escape(sb, tr->last_line, ESC_TEXT);
-		}
-		strbuf_puts(sb, "</td><td class=\"logs\">");
-		char *dir = report_log_dir(tr);
-		size_t n;
-		char **files = log_files(tr, run_dir, dir, &n);
-		for (size_t f = 0; f < n; f++) {
-			strbuf_puts(sb, "<a href=\"");
-			href(sb, dir, files[f]);
-			strbuf_puts(sb, "\">");
-			esc(sb, files[f]);
-			strbuf_puts(sb, "</a>");
-			free(files[f]);
-		}
-		free(files);
-		free(dir);
+		table_msg_logs(sb, tr, run_dir);
 		strbuf_puts(sb, "</td></tr>\n");
 	}
 	strbuf_puts(sb, "</tbody>\n</table>\n");
-}
-
-/* ---- boot timeline ------------------------------------------------------ */
-
-static size_t phase_color_index(char ***names, size_t *n, const char *name)
-{
-	for (size_t i = 0; i < *n; i++)
-		if (strcmp((*names)[i], name) == 0)
-			return i;
-	*names = xrealloc(*names, (*n + 1) * sizeof(**names));
-	(*names)[*n] = xstrdup(name);
-	return (*n)++;
-}
-
-static void html_timeline(struct strbuf *sb, const struct run_result *run)
-{
-	size_t rows = 0;
-	double t_max = 0;
-	bool several_tests = false;
-	const char *first_test = NULL;
-	for (size_t i = 0; i < run->n_results; i++) {
-		const struct test_result *tr = &run->results[i];
-		if (!tr->n_phases)
-			continue;
-		rows++;
-		if (first_test && strcmp(first_test, tr->test) != 0)
-			several_tests = true;
-		first_test = first_test ? first_test : tr->test;
-		for (size_t p = 0; p < tr->n_phases; p++)
-			if (tr->phases[p].reached && tr->phases[p].offset_s > t_max)
-				t_max = tr->phases[p].offset_s;
-	}
-	if (!rows)
-		return;
-
-	struct axis ax;
-	double chart_w = SVG_W - SVG_LABEL_W - 190;
-	axis_init(&ax, 0, t_max, SVG_LABEL_W, chart_w, 8);
-	double h = SVG_TOP + (double)rows * SVG_ROW_H + SVG_AXIS_H;
-	char **names = NULL;
-	size_t n_names = 0;
-
-	strbuf_puts(sb, "<h2 id=\"boot\">Boot timeline<small>phases from the serial console, "
-		    "seconds from power-on</small></h2>\n<figure>\n");
-	strbuf_printf(sb, "<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"boot timeline\">\n",
-		      SVG_W, h);
-	axis_draw(sb, &ax, SVG_TOP, SVG_TOP + (double)rows * SVG_ROW_H, "s");
-
-	size_t row = 0;
-	for (size_t i = 0; i < run->n_results; i++) {
-		const struct test_result *tr = &run->results[i];
-		if (!tr->n_phases)
-			continue;
-		double y = SVG_TOP + (double)row * SVG_ROW_H + (SVG_ROW_H - SVG_BAR_H) / 2;
-		double cy = y + SVG_BAR_H / 2;
-		char *label = several_tests ? xasprintf("%s / %s", tr->board, tr->test) : xstrdup(tr->board);
-		label_text(sb, SVG_LABEL_W - 10, cy, "end", label, 22);
-		free(label);
-
-		double end_x = SVG_LABEL_W;
-		const char *missing = NULL;
-		for (size_t p = 0; p < tr->n_phases; p++) {
-			const struct phase_result *ph = &tr->phases[p];
-			size_t ci = phase_color_index(&names, &n_names, ph->name);
-			if (!ph->reached) {
-				missing = missing ? missing : ph->name;
-				continue;
-			}
-			double start = ph->offset_s - ph->duration_s;
-			double x = axis_x(&ax, start < 0 ? 0 : start);
-			double x2 = axis_x(&ax, ph->offset_s);
-			double w = x2 - x < 1 ? 1 : x2 - x;
-			char d[32];
-			report_fmt_duration(d, sizeof(d), ph->duration_s);
-			strbuf_printf(sb, "<g class=\"seg\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-				      "height=\"%.1f\" rx=\"2\" fill=\"%s\"%s><title>",
-				      x, y, w, SVG_BAR_H, phase_colors[ci % N_PHASE_COLORS],
-				      ph->over_budget ? " stroke=\"#cf222e\" stroke-width=\"2.5\"" : "");
-			strbuf_puts(sb, "");
-			report_escape(sb, ph->name, ESC_TEXT);
-			strbuf_printf(sb, ": %s, reached at %.2fs", d, ph->offset_s);
-			if (ph->max_s > 0)
-				strbuf_printf(sb, " (budget %.1fs%s)", ph->max_s,
-					      ph->over_budget ? ", over" : "");
-			if (ph->line) {
-				strbuf_puts(sb, "\n");
-				report_escape(sb, ph->line, ESC_TEXT);
-			}
-			strbuf_puts(sb, "</title></rect>");
-			/* the name inside the segment when it fits (about 6.5 units a character) */
-			char *txt = xasprintf("%s %s", ph->name, d);
-			if ((double)report_width(txt) * 6.5 + 8 < w)
-				label_text(sb, x + w / 2, cy + 0.5, "middle", txt, 40);
-			else if ((double)report_width(d) * 6.5 + 6 < w)
-				label_text(sb, x + w / 2, cy + 0.5, "middle", d, 12);
-			free(txt);
-			strbuf_puts(sb, "</g>");
-			if (x2 > end_x)
-				end_x = x2;
-		}
-		char total[32];
-		double last = 0;
-		for (size_t p = 0; p < tr->n_phases; p++)
-			if (tr->phases[p].reached && tr->phases[p].offset_s > last)
-				last = tr->phases[p].offset_s;
-		report_fmt_duration(total, sizeof(total), last);
-		struct strbuf note = STRBUF_INIT;
-		strbuf_puts(&note, total);
-		if (missing)
-			strbuf_printf(&note, " \u2014 %s not reached", missing);
-		strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" dominant-baseline=\"middle\" "
-			      "font-weight=\"600\"%s>", end_x + 6, cy,
-			      missing || tr->status == STATUS_FAIL ? " style=\"fill:#cf222e\"" : "");
-		report_escape(sb, strbuf_str(&note), ESC_TEXT);
-		strbuf_puts(sb, "</text>\n");
-		strbuf_release(&note);
-		row++;
-	}
-	strbuf_puts(sb, "</svg>\n<div class=\"legend\">");
-	for (size_t i = 0; i < n_names; i++) {
-		strbuf_printf(sb, "<span><i style=\"background:%s\"></i>",
-			      phase_colors[i % N_PHASE_COLORS]);
-		esc(sb, names[i]);
-		strbuf_puts(sb, "</span>");
-		free(names[i]);
-	}
-	free(names);
-	strbuf_puts(sb, "<span><i style=\"background:#fff;border:2px solid #cf222e\"></i>over budget</span>"
-		    "</div>\n</figure>\n");
-}
-
-/* ---- metric charts ------------------------------------------------------ */
-
-/* A bar's colour says how its metric changed against the baseline (better,
- * worse, within noise), never the test's status; neutral without one. */
-static const char *bar_fill(const struct test_result *tr, const struct metric_result *mr)
-{
-	(void)tr;
-	switch (mr->change) {
-	case METRIC_CHANGE_BETTER: return "#1a7f37";
-	case METRIC_CHANGE_REGRESSION: return "#cf222e";
-	case METRIC_CHANGE_WORSE: return "#e8868b";
-	case METRIC_CHANGE_SAME:
-	case METRIC_CHANGE_NOISE: return "#afb8c1";
-	case METRIC_CHANGE_NOT_JUDGED: return "#d4a72c";
-	case METRIC_CHANGE_NONE: break;
-	}
-	return "#4e79a7";
-}
-
-/* One bar of a metric chart: a board's result of the metric. */
-struct chart_bar {
-	const struct test_result *tr;
-	const struct metric_result *mr;
-};
-
-/* The results of metric in test, in run order (caller frees); *n their
- * count, [*lo, *hi] their range with 0 in it (min and max where sampled). */
-static struct chart_bar *chart_bars(const struct run_result *run, const char *test,
-				    const char *metric, size_t *n, double *lo, double *hi)
-{
-	struct chart_bar *bars = NULL;
-	*n = 0;
-	*lo = *hi = 0;
-	for (size_t i = 0; i < run->n_results; i++) {
-		const struct test_result *tr = &run->results[i];
-		if (strcmp(tr->test, test) != 0)
-			continue;
-		for (size_t m = 0; m < tr->n_metrics; m++) {
-			const struct metric_result *mr = &tr->metrics[m];
-			if (strcmp(mr->name, metric) != 0)
-				continue;
-			bars = xrealloc(bars, (*n + 1) * sizeof(*bars));
-			bars[(*n)++] = (struct chart_bar){ tr, mr };
-			double a = mr->n_samples ? mr->min : mr->median;
-			double b = mr->n_samples ? mr->max : mr->median;
-			if (isfinite(a) && a < *lo)
-				*lo = a;
-			if (isfinite(b) && b > *hi)
-				*hi = b;
-		}
-	}
-	return bars;
-}
-
-/* The chart's caption: metric, unit, which way is better, test. */
-static void chart_caption(struct strbuf *sb, const char *test, const char *metric,
-			  const struct metric_result *first)
-{
-	strbuf_puts(sb, "<figure>\n<figcaption><b>");
-	esc(sb, metric);
-	strbuf_puts(sb, "</b><span>");
-	if (first->unit && *first->unit) {
-		esc(sb, first->unit);
-		strbuf_puts(sb, " \u00b7 ");
-	}
-	/* the direction compare and --baseline judge by (docs/compare.md), sizes
-	 * included: a report must not call "for information" what fails a run */
-	strbuf_printf(sb, "%s is better \u00b7 test ", first->higher_is_better ? "higher" : "lower");
-	esc(sb, test);
-	strbuf_puts(sb, "</span></figcaption>\n");
-}
-
-#define CHART_W 540.0
-#define CHART_LABEL_W 110.0
-#define CHART_VALUE_W 130.0
-#define CHART_ROW_H 24.0
-#define CHART_BAR_H 14.0
-
-/* One bar at row: its board, the median (its own scale in the label and
- * the tooltip), and the min-max whisker where sampled. */
-static void chart_bar_draw(struct strbuf *sb, const struct axis *ax,
-			   const struct valfmt_scale *sc, size_t row, const struct chart_bar *bar)
-{
-	const struct test_result *tr = bar->tr;
-	const struct metric_result *mr = bar->mr;
-	double y = SVG_TOP + (double)row * CHART_ROW_H + (CHART_ROW_H - CHART_BAR_H) / 2;
-	double cy = y + CHART_BAR_H / 2;
-	label_text(sb, CHART_LABEL_W - 8, cy, "end", tr->board, 16);
-	double x0 = axis_x(ax, 0), x1 = axis_x(ax, mr->median * sc->factor);
-	double bx = x1 < x0 ? x1 : x0, bw = fabs(x1 - x0);
-	/* the axis has the chart's scale, each label its own (25.7 MiB/s
-	 * beside 2.4 GiB/s, not 0.0 GiB/s) */
-	struct strbuf v = STRBUF_INIT;
-	valfmt_value(&v, mr->median, mr->unit);
-	strbuf_printf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-		      "rx=\"2\" fill=\"%s\" fill-opacity=\"0.85\"><title>", bx, y,
-		      bw < 1 ? 1 : bw, CHART_BAR_H, bar_fill(tr, mr));
-	esc(sb, tr->board);
-	strbuf_puts(sb, ": ");
-	esc(sb, strbuf_str(&v));
-	if (mr->n_samples > 1) {
-		struct strbuf mm = STRBUF_INIT;
-		strbuf_puts(&mm, " (min ");
-		valfmt_value(&mm, mr->min, mr->unit);
-		strbuf_puts(&mm, ", max ");
-		valfmt_value(&mm, mr->max, mr->unit);
-		strbuf_printf(&mm, ", %zu samples)", mr->n_samples);
-		esc(sb, strbuf_str(&mm));
-		strbuf_release(&mm);
-	}
-	strbuf_puts(sb, "</title></rect>");
-	double value_x = x1;
-	if (mr->n_samples > 1) {
-		double wx0 = axis_x(ax, mr->min * sc->factor);
-		double wx1 = axis_x(ax, mr->max * sc->factor);
-		strbuf_printf(sb, "<g stroke=\"#1f2328\" stroke-width=\"1.3\">"
-			      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-			      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-			      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/></g>",
-			      wx0, cy, wx1, cy, wx0, cy - 5, wx0, cy + 5, wx1, cy - 5, wx1, cy + 5);
-		if (wx1 > value_x)
-			value_x = wx1;
-	}
-	label_text(sb, (value_x > x0 ? value_x : x0) + 7, cy, "start", strbuf_str(&v), 24);
-	strbuf_puts(sb, "\n");
-	strbuf_release(&v);
-}
-
-static void html_metric_chart(struct strbuf *sb, const struct run_result *run,
-			      const char *test, const char *metric)
-{
-	size_t rows;
-	double lo, hi;
-	struct chart_bar *bars = chart_bars(run, test, metric, &rows, &lo, &hi);
-	if (!rows)
-		return;
-	const struct metric_result *first = bars[0].mr;
-	chart_caption(sb, test, metric, first);
-	struct valfmt_scale sc;
-	valfmt_scale_for(fabs(hi) > fabs(lo) ? hi : lo, first->unit, &sc);
-	struct axis ax;
-	axis_init(&ax, lo * sc.factor, hi * sc.factor, CHART_LABEL_W,
-		  CHART_W - CHART_LABEL_W - CHART_VALUE_W, 4);
-	double h = SVG_TOP + (double)rows * CHART_ROW_H + SVG_AXIS_H;
-	strbuf_printf(sb, "<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", CHART_W, h);
-	axis_draw(sb, &ax, SVG_TOP, SVG_TOP + (double)rows * CHART_ROW_H, "");
-	for (size_t row = 0; row < rows; row++)
-		chart_bar_draw(sb, &ax, &sc, row, &bars[row]);
-	strbuf_puts(sb, "</svg>\n</figure>\n");
-	free(bars);
-}
-
-/* The charts of one kind of metric: the boards' figures (ORCH_OWN false) or
- * orch's own measurements of the link (ssh.push ...). */
-static void html_metric_group(struct strbuf *sb, const struct run_result *run, bool orch_own)
-{
-	/* (test, metric) pairs in order of first appearance */
-	const char **tests = NULL, **metrics = NULL;
-	size_t n = 0;
-	for (size_t i = 0; i < run->n_results; i++) {
-		const struct test_result *tr = &run->results[i];
-		for (size_t m = 0; m < tr->n_metrics; m++) {
-			if (metric_is_orch_own(tr->metrics[m].name) != orch_own)
-				continue;
-			bool seen = false;
-			for (size_t k = 0; k < n && !seen; k++)
-				seen = strcmp(tests[k], tr->test) == 0 &&
-				       strcmp(metrics[k], tr->metrics[m].name) == 0;
-			if (seen)
-				continue;
-			tests = xrealloc(tests, (n + 1) * sizeof(*tests));
-			metrics = xrealloc(metrics, (n + 1) * sizeof(*metrics));
-			tests[n] = tr->test;
-			metrics[n] = tr->metrics[m].name;
-			n++;
-		}
-	}
-	if (n) {
-		if (orch_own)
-			strbuf_puts(sb, "<h2 id=\"orch-figures\">orch's own figures<small>how the "
-				    "controller reached the boards, not the boards' performance"
-				    "</small></h2>\n<div class=\"grid2\">\n");
-		else
-			strbuf_puts(sb, "<h2 id=\"metrics\">Metrics<small>median per board, whiskers "
-				    "from min to max; against the baseline green is better, red worse, "
-				    "grey within noise</small></h2>\n<div class=\"grid2\">\n");
-		for (size_t k = 0; k < n; k++)
-			html_metric_chart(sb, run, tests[k], metrics[k]);
-		strbuf_puts(sb, "</div>\n");
-	}
-	free(tests);
-	free(metrics);
-}
-
-static void html_metrics(struct strbuf *sb, const struct run_result *run)
-{
-	html_metric_group(sb, run, false);
-	html_metric_group(sb, run, true);
 }
 
 /* The boards' facts: one row per board, one column per fact any board has. */
@@ -1039,111 +611,6 @@ static void html_boards(struct strbuf *sb, const struct run_result *run)
 		strbuf_puts(sb, "</tbody>\n</table>\n");
 	}
 	free(names);
-}
-
-/* The unit of a trend's metric, from this run's result of it ("" when the
- * run has none). */
-static const char *trend_unit(const struct run_result *run, const struct metric_trend *t)
-{
-	for (size_t i = 0; i < run->n_results; i++) {
-		const struct test_result *tr = &run->results[i];
-		if (!tr->board || !tr->test || strcmp(tr->board, t->board) != 0 ||
-		    strcmp(tr->test, t->test) != 0)
-			continue;
-		for (size_t m = 0; m < tr->n_metrics; m++)
-			if (tr->metrics[m].name && strcmp(tr->metrics[m].name, t->metric) == 0)
-				return tr->metrics[m].unit ? tr->metrics[m].unit : "";
-	}
-	return "";
-}
-
-/* The x of each point of a trend of n points, as text: the same for every
- * trend of n points (a night's 2560 trends have 10 each). */
-struct trend_xs {
-	size_t n;
-	char (*x)[24];
-};
-
-static const char *trend_x(struct trend_xs *xs, size_t n, size_t k, double w, double pad)
-{
-	if (xs->n != n) {
-		free(xs->x);
-		xs->x = xmalloc(n * sizeof(*xs->x));
-		xs->n = n;
-		for (size_t i = 0; i < n; i++)
-			snprintf(xs->x[i], sizeof(xs->x[i]), "%.1f",
-				 n > 1 ? pad + (w - 2 * pad) * (double)i / (double)(n - 1) : w / 2);
-	}
-	return xs->x[k];
-}
-
-/* One small trend line: the last runs of a board x test x metric from the
- * history, oldest left, the current run a filled dot. Each number is
- * formatted once (x from xs, y per point) and put together with plain
- * appends. */
-static void html_trend(struct strbuf *sb, const struct metric_trend *t, const char *unit,
-		       struct trend_xs *xs)
-{
-	const double w = 160, h = 36, pad = 4;
-	double lo = t->points[0].value, hi = lo;
-	for (size_t k = 1; k < t->n; k++) {
-		lo = t->points[k].value < lo ? t->points[k].value : lo;
-		hi = t->points[k].value > hi ? t->points[k].value : hi;
-	}
-	double span = hi > lo ? hi - lo : 1;
-	char (*y)[24] = xmalloc(t->n * sizeof(*y));
-	for (size_t k = 0; k < t->n; k++)
-		snprintf(y[k], sizeof(y[k]), "%.1f", h - pad - (h - 2 * pad) * (t->points[k].value - lo) / span);
-	strbuf_puts(sb, "<div class=\"trendbox\"><div class=\"trendname\">");
-	esc(sb, t->board);
-	strbuf_puts(sb, " \u00b7 ");
-	esc(sb, t->test);
-	strbuf_puts(sb, " \u00b7 ");
-	esc(sb, t->metric);
-	strbuf_printf(sb, "</div><svg class=\"trend\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">"
-		      "<polyline fill=\"none\" stroke=\"#3b6ea5\" stroke-width=\"1.5\" points=\"", w, h, w, h);
-	for (size_t k = 0; k < t->n; k++) {
-		if (k)
-			strbuf_putc(sb, ' ');
-		strbuf_puts(sb, trend_x(xs, t->n, k, w, pad));
-		strbuf_putc(sb, ',');
-		strbuf_puts(sb, y[k]);
-	}
-	strbuf_puts(sb, "\"/>");
-	for (size_t k = 0; k < t->n; k++) {
-		const struct trend_point *p = &t->points[k];
-		struct strbuf value = STRBUF_INIT;
-		valfmt_value(&value, p->value, unit);
-		strbuf_puts(sb, "<circle cx=\"");
-		strbuf_puts(sb, trend_x(xs, t->n, k, w, pad));
-		strbuf_puts(sb, "\" cy=\"");
-		strbuf_puts(sb, y[k]);
-		strbuf_puts(sb, p->current ? "\" r=\"3.5\" fill=\"#c0392b\" class=\"current\"><title>"
-					   : "\" r=\"2\" fill=\"#3b6ea5\"><title>");
-		esc(sb, p->label && *p->label ? p->label : p->run_id);
-		strbuf_puts(sb, p->current ? " (this run): " : " : ");
-		esc(sb, strbuf_str(&value));
-		strbuf_release(&value);
-		strbuf_puts(sb, "</title></circle>");
-	}
-	strbuf_puts(sb, "</svg></div>\n");
-	free(y);
-}
-
-static void html_trends(struct strbuf *sb, const struct run_result *run, const struct html_sink *k)
-{
-	if (!run->n_trends)
-		return;
-	struct trend_xs xs = { 0, NULL };
-	strbuf_puts(sb, "<h2 id=\"trends\">Trends<small>the last runs from the history, this run in "
-		    "red</small></h2>\n<div class=\"trends\" style=\"display:flex;flex-wrap:wrap;gap:12px\">\n");
-	for (size_t i = 0; i < run->n_trends; i++) {
-		html_flush(k, sb, false);
-		if (run->trends[i].n)
-			html_trend(sb, &run->trends[i], trend_unit(run, &run->trends[i]), &xs);
-	}
-	strbuf_puts(sb, "</div>\n");
-	free(xs.x);
 }
 
 /* One <li> per metric that changed beyond noise in direction WANT. */
