@@ -51,9 +51,14 @@ if(Python3_Interpreter_FOUND)
       COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/scripts/md2man.py ${src} ${dst}
       DEPENDS ${src} ${CMAKE_SOURCE_DIR}/scripts/md2man.py
       COMMENT "man page ${page}" VERBATIM)
-    list(APPEND orch_man_outputs ${dst})
+    # installed compressed, as Debian policy 12.1 wants (gzip -9n: no name
+    # or time in the header, so the package builds the same twice)
+    add_custom_command(OUTPUT ${dst}.gz
+      COMMAND gzip -9nc ${dst} > ${dst}.gz
+      DEPENDS ${dst} VERBATIM)
+    list(APPEND orch_man_outputs ${dst} ${dst}.gz)
     string(REGEX REPLACE ".*\\.([0-9])$" "\\1" section ${page})
-    install(FILES ${dst} DESTINATION ${CMAKE_INSTALL_MANDIR}/man${section})
+    install(FILES ${dst}.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man${section})
   endforeach()
   add_custom_target(man ALL DEPENDS ${orch_man_outputs})
 else()
@@ -64,6 +69,23 @@ install(FILES completions/orch.bash DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-co
         RENAME orch)
 
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# Debian policy 12.5 and 12.7: the copyright file and a compressed
+# changelog in the package's doc folder (lintian errors without).
+install(FILES packaging/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})
+configure_file(${CMAKE_SOURCE_DIR}/packaging/changelog.Debian.in
+               ${CMAKE_BINARY_DIR}/packaging/changelog.Debian @ONLY)
+add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/packaging/changelog.Debian.gz
+  COMMAND gzip -9nc ${CMAKE_BINARY_DIR}/packaging/changelog.Debian
+          > ${CMAKE_BINARY_DIR}/packaging/changelog.Debian.gz
+  DEPENDS ${CMAKE_BINARY_DIR}/packaging/changelog.Debian VERBATIM)
+add_custom_target(debian-changelog ALL DEPENDS ${CMAKE_BINARY_DIR}/packaging/changelog.Debian.gz)
+# a native package (no Debian revision): the changelog is changelog.gz
+install(FILES ${CMAKE_BINARY_DIR}/packaging/changelog.Debian.gz DESTINATION ${CMAKE_INSTALL_DOCDIR}
+        RENAME changelog.gz)
+# The remote-bench programs are static on purpose (they are pushed to
+# boards that have only a shell and a kernel): lintian is told so.
+install(FILES packaging/lintian-overrides DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides
+        RENAME orch)
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 install(DIRECTORY scenarios/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/scenarios)
 install(DIRECTORY boards/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/boards)
@@ -72,7 +94,8 @@ install(DIRECTORY boards/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/boards)
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME orch)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
-set(CPACK_PACKAGE_CONTACT "orch developers <orch@localhost>")
+set(CPACK_PACKAGE_CONTACT "orch maintainers <maintainers@users.noreply.a-seed-c9dc3535.example>")
+set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${CPACK_PACKAGE_CONTACT}")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "test orchestrator for racks of small embedded boards")
 set(CPACK_PACKAGE_DESCRIPTION "orch runs YAML scenarios on racks of boards over SSH and serial\n consoles: benchmark programs pushed per arch, boot phases timed from the\n console, multi-host tests, a run folder per run and an exit code for CI.")
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)

@@ -1,4 +1,5 @@
 #include "cmd_common.h"
+#include "config/selector.h"
 #include "plan/plan.h"
 #include "cmd.h"
 #include "util/fsutil.h"
@@ -13,6 +14,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -244,13 +246,60 @@ static bool bench_known(const char *bench_dir, const char *name)
 	return found;
 }
 
+/* The programs of the bench folder (remote-bench-NAME in any ARCH/), for
+ * a did-you-mean; NULL-ended, caller frees with cfg_strv_free-alike. */
+static char **bench_names(const char *bench_dir, size_t *n)
+{
+	char **names = xcalloc(1, sizeof(char *));
+	*n = 0;
+	DIR *d = opendir(bench_dir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *sub = xasprintf("%s/%s", bench_dir, e->d_name);
+		DIR *a = opendir(sub);
+		struct dirent *f;
+		while (a && (f = readdir(a))) {
+			if (strncmp(f->d_name, "remote-bench-", 13) != 0)
+				continue;
+			bool dup = false;
+			for (size_t i = 0; i < *n; i++)
+				dup = dup || !strcmp(names[i], f->d_name + 13);
+			if (dup)
+				continue;
+			names = xrealloc(names, (*n + 2) * sizeof(char *));
+			names[(*n)++] = xstrdup(f->d_name + 13);
+			names[*n] = NULL;
+		}
+		if (a)
+			closedir(a);
+		free(sub);
+	}
+	if (d)
+		closedir(d);
+	return names;
+}
+
 static void check_bench(struct diag_list *dl, const char *bench_dir, const char *name,
 			const struct src_pos *pos)
 {
-	if (name && !bench_known(bench_dir, name))
+	if (!name || bench_known(bench_dir, name))
+		return;
+	size_t n;
+	char **names = bench_names(bench_dir, &n);
+	const char *sug = selector_suggest(name, (const char *const *)names);
+	if (sug)
+		diag_add(dl, pos->file, pos->line, pos->col,
+			 "unknown remote-bench program '%s' (did you mean '%s'? no remote-bench-%s "
+			 "in %s)", name, sug, name, bench_dir);
+	else
 		diag_add(dl, pos->file, pos->line, pos->col,
 			 "unknown remote-bench program '%s' (no remote-bench-%s in %s)", name, name,
 			 bench_dir);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
 }
 
 int cmd_check_before_run(const struct scenario *sc, const struct plan *plan,

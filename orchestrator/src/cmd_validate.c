@@ -22,6 +22,8 @@ static const char usage_text[] =
 	"  -t, --test NAME        check these tests select something (names, globs)\n"
 	"  -e, --extra-vars NAME=VALUE  as orch run -e (or @FILE.yaml); repeatable\n"
 	"      --plan             also print the plan (as 'orch run --dry-run')\n"
+	"      --bench-dir DIR    the remote-bench programs bench: names are checked in\n"
+	"                         (as orch run --bench-dir)\n"
 	"      --list             print the selected board x test runs, one a line\n"
 	"  (orch -v validate --plan: also the resolved vars and commands)\n"
 	"Exit: 0 valid, 2 invalid.\n";
@@ -33,6 +35,7 @@ int cmd_validate(int argc, char **argv)
 		{ "limit", required_argument, NULL, 'l' },
 		{ "test", required_argument, NULL, 't' },
 		{ "plan", no_argument, NULL, 'p' },
+		{ "bench-dir", required_argument, NULL, 'B' },
 		{ "list", no_argument, NULL, 'L' },
 		{ "extra-vars", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
@@ -42,6 +45,7 @@ int cmd_validate(int argc, char **argv)
 	const char **limits = NULL, **tests = NULL;
 	size_t n_limits = 0, n_tests = 0;
 	int show_plan = 0, show_list = 0;
+	const char *bench_dir = NULL;
 	struct scenario *sc = NULL;
 	struct inventory *inv = NULL;
 	struct plan *plan = NULL;
@@ -60,6 +64,7 @@ int cmd_validate(int argc, char **argv)
 			break;
 		case 'p': show_plan = 1; break;
 		case 'L': show_list = 1; break;
+		case 'B': bench_dir = optarg; break;
 		case 'e':
 			if (cmd_extra_var(optarg) != EXIT_OK)
 				goto out;
@@ -88,7 +93,11 @@ int cmd_validate(int argc, char **argv)
 		else
 			fprintf(stderr, "%s: error: %s\n", argv[optind], err);
 		ret = EXIT_USAGE;
-	} else if (cmd_check_before_run(sc, plan, NULL) < 0) {
+		/* a bad selector hides nothing else: the checks of the whole plan too */
+		struct plan_options all = { NULL, 0, 0, 0, NULL, 0 };
+		if (plan_build(sc, inv, &all, &plan, err, sizeof(err)) == 0)
+			(void)cmd_check_before_run(sc, plan, bench_dir);
+	} else if (cmd_check_before_run(sc, plan, bench_dir) < 0) {
 		ret = EXIT_USAGE;
 	} else {
 		fprintf(stderr, "%s: ok: %zu test%s, %zu board%s selected of %zu, %zu test run%s\n",

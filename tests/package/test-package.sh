@@ -36,13 +36,25 @@ for p in cpu mem disk net crypto; do
 	[ -x "$arch_dir/remote-bench-$p" ] || fail "remote-bench-$p missing from the package"
 done
 for m in man1/orch.1 man5/orch-scenario.5 man5/orch-inventory.5; do
-	f=$tmp/root/usr/share/man/$m
-	[ -s "$f" ] || fail "man page $m missing"
+	[ -s "$tmp/root/usr/share/man/$m.gz" ] || fail "man page $m.gz missing"
+	f=$tmp/$(basename "$m")
+	gzip -dc "$tmp/root/usr/share/man/$m.gz" >"$f"
 	warn=$(LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z "$f" 2>&1) || fail "groff failed on $m"
 	[ -z "$warn" ] || fail "groff warns on $m: $warn"
 done
-LC_ALL=C.UTF-8 MANWIDTH=80 man -l "$tmp/root/usr/share/man/man5/orch-scenario.5" 2>/dev/null |
+LC_ALL=C.UTF-8 MANWIDTH=80 man -l "$tmp/root/usr/share/man/man5/orch-scenario.5.gz" 2>/dev/null |
 	grep -q "MULTI-HOST TESTS" || fail "man orch-scenario does not render its sections"
+
+# lintian, when it is installed: no error (the remote-bench programs'
+# static linking is overridden in the package)
+if command -v lintian >/dev/null; then
+	lintian --tag-display-limit 0 "$deb" >"$tmp/lintian.log" 2>&1 || true
+	! grep '^E:' "$tmp/lintian.log" || fail "lintian reports errors (above)"
+fi
+# the SYNOPSIS of orch(1) fits 80 columns
+LC_ALL=C.UTF-8 MANWIDTH=80 man -l "$tmp/root/usr/share/man/man1/orch.1.gz" 2>/dev/null |
+	sed -n '/^SYNOPSIS/,/^DESCRIPTION/p' | awk 'length > 80 { bad = 1; print } END { exit bad }' ||
+	fail "orch(1) SYNOPSIS runs past 80 columns"
 
 # 2. a board, and orch from the unpacked root with nothing in its environment
 "$src/tests/lab/sshd-lab.sh" up --dir "$lab" --base $base --boards 1 --dropbear 0 --port 2222 \

@@ -392,8 +392,18 @@ int cfg_regex(struct cfg *c, const struct ynode *n, const char *key, char **src,
 	if (!s)
 		return -1;
 	if (orch_regex_compile(rx, s, err, sizeof(err)) < 0) {
-		cfg_error(c, n, "invalid regex for '%s', found %s: %s", key, cfg_found(n, f, sizeof(f)),
-			  err);
+		/* the caret at the offset PCRE2 names, where the source is the
+		 * value as written: one line, no escapes (plain, or quoted once) */
+		struct ynode at = *n;
+		const char *o = strstr(err, " at offset ");
+		size_t off = o ? strtoul(o + 11, NULL, 10) : 0;
+		bool verbatim = !strchr(s, '\n') && off <= strlen(s) &&
+				(n->plain || (n->single_quoted && !strchr(s, '\'')) ||
+				 (!n->single_quoted && !strpbrk(s, "\\\"")));
+		if (o && verbatim)
+			at.col = n->col + (int)off + (n->plain ? 0 : 1);
+		cfg_error(c, &at, "invalid regex for '%s', found %s: %s", key,
+			  cfg_found(n, f, sizeof(f)), err);
 		return -1;
 	}
 	free(*src);

@@ -151,6 +151,7 @@ struct expectation {          /* expect: { metric: { min: X, max: Y } } */
 	double max;
 	char *unit;               /* unit written with the bound, "" if none */
 	struct src_pos pos;
+	struct src_pos unit_pos;  /* the bound whose unit that is */
 };
 
 /* One text or pattern of an output check (expect: { stdout: { contains: X } }). */

@@ -83,8 +83,65 @@ void scenario_read_expect(struct cfg *c, const struct ynode *n, struct test *t)
 				x->has_max = false;
 			}
 		}
+		x->unit_pos = cfg_pos(c, x->has_min && (qmin.unit[0] || !nmax) ? nmin : nmax);
 		if (x->has_min && x->has_max && x->min > x->max)
 			cfg_error(c, nmin, "'min' is above 'max' in %s", what);
+	}
+}
+
+/* The unit metric name has as test t makes it ("" when unitless), or NULL
+ * when orch cannot tell before the run (parse:, a program it does not
+ * know). *unknown: t's kind says every metric it makes and name is none. */
+static const char *unit_of(const struct test *t, const char *name, bool *unknown)
+{
+	*unknown = false;
+	for (size_t j = 0; j < t->n_metrics; j++)
+		if (t->metrics[j].name && strcmp(t->metrics[j].name, name) == 0)
+			return t->metrics[j].unit;
+	if (t->kind == TEST_TRANSFER)
+		return "MiB/s";
+	if (t->kind == TEST_BENCH && t->bench && scenario_bench_known(t->bench)) {
+		const char *u = scenario_bench_metric_unit(t->bench, name);
+		*unknown = !u;
+		return u;
+	}
+	return NULL;
+}
+
+/* Every bound's unit against its metric's, before the run: "min: 20 ms" on
+ * a MiB/s metric can never be compared (at run time it would fail the
+ * test); and an expect on a metric the bench program does not print. */
+static void check_bound_units(struct cfg *c, const struct test *t)
+{
+	for (size_t i = 0; i < t->n_expects; i++) {
+		const struct expectation *x = &t->expects[i];
+		struct ynode at = { .kind = YNODE_SCALAR, .file = x->pos.file, .line = x->pos.line,
+				    .col = x->pos.col };
+		struct ynode uat = { .kind = YNODE_SCALAR, .file = x->unit_pos.file,
+				     .line = x->unit_pos.line, .col = x->unit_pos.col };
+		bool unknown;
+		const char *mu = unit_of(t, x->metric, &unknown);
+		if (unknown) {
+			const char *names[64];
+			scenario_bench_metric_names(t->bench, names, 64);
+			const char *sug = cfg_suggest(x->metric, names);
+			cfg_error(c, &at, "expect on metric '%s', which remote-bench %s does not print%s%s%s",
+				  x->metric, t->bench, sug ? " (did you mean '" : "", sug ? sug : "",
+				  sug ? "'?)" : "");
+			continue;
+		}
+		if (!mu || !x->unit || !x->unit[0])
+			continue;
+		double v;
+		if (units_convert(1, x->unit, mu, &v) == 0)
+			continue;
+		if (!mu[0])
+			cfg_error(c, &uat, "the bound on '%s' is in '%s', but the metric has no unit: "
+				  "write a plain number", x->metric, x->unit);
+		else
+			cfg_error(c, &uat, "the bound on '%s' is in '%s', which does not convert to the "
+				  "metric's unit '%s' (write it in %s or a unit of its kind)", x->metric,
+				  x->unit, mu, mu);
 	}
 }
 
@@ -113,6 +170,7 @@ void scenario_check_expects_producible(struct cfg *c, struct test *t)
 		}
 		return;
 	}
+	check_bound_units(c, t);
 	if (t->kind != TEST_RUN || t->parse)
 		return;
 	for (size_t i = 0; i < t->n_expects; i++) {

@@ -57,6 +57,14 @@ bool scenario_output_reserved(const char *name);
 bool scenario_output_expect_any(const struct output_expect *ox);
 void scenario_output_expect_release(struct output_expect *ox);
 
+/* The remote-bench programs and the metrics they print (scenario_bench.c,
+ * from remote-bench/README.md): whether program is one; the unit of its
+ * metric (NULL: it prints no such metric); its fixed metric names into out
+ * (NULL-ended, at most max - 1). */
+bool scenario_bench_known(const char *program);
+const char *scenario_bench_metric_unit(const char *program, const char *metric);
+size_t scenario_bench_metric_names(const char *program, const char **out, size_t max);
+
 void scenario_read_transfer(struct cfg *c, const struct ynode *n, struct transfer_spec *x);
 void scenario_read_boot(struct cfg *c, const struct ynode *n, struct test *t);
 

@@ -342,6 +342,7 @@ static struct ynode *on_event(struct ystate *st, yaml_event_t *ev, struct frame 
 		node = node_new(st, YNODE_SCALAR, &ev->start_mark);
 		node->value = xstrndup((const char *)ev->data.scalar.value, ev->data.scalar.length);
 		node->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+		node->single_quoted = ev->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE;
 		if (strlen(node->value) != ev->data.scalar.length) {
 			diag_add(st->diags, st->name, node->line, node->col, "NUL byte in a value");
 			st->bad = true;
@@ -409,7 +410,12 @@ int ytree_parse(const char *name, const char *data, size_t len, struct ynode **r
 	while (!st.done) {
 		if (!yaml_parser_parse(&parser, &ev)) {
 			struct strbuf sb = STRBUF_INIT;
-			describe_problem(&parser, &sb);
+			size_t at = parser.problem_mark.index;
+			if (at < len && data[at] == '\t')
+				strbuf_puts(&sb, "a tab character: YAML indents with spaces only "
+					    "(replace the tab with spaces)");
+			else
+				describe_problem(&parser, &sb);
 			diag_add(diags, name, (int)parser.problem_mark.line + 1,
 				 (int)parser.problem_mark.column + 1, "%s", strbuf_str(&sb));
 			strbuf_release(&sb);

@@ -36,6 +36,7 @@ struct ynode {
 	int col;
 	char *value;           /* YNODE_SCALAR: the text, never NULL */
 	bool plain;            /* YNODE_SCALAR: written unquoted (so may be null) */
+	bool single_quoted;    /* YNODE_SCALAR: written in '...' */
 	struct ynode **items;  /* YNODE_SEQ */
 	struct ypair *pairs;   /* YNODE_MAP, in file order */
 	size_t n;              /* number of items or pairs */
