@@ -4,6 +4,8 @@
 #include "cmd.h"
 #include "cmd_common.h"
 #include "coord/db.h"
+#include "util/interrupt.h"
+#include "config/selector.h"
 #include "cmd_health.h"
 #include "lock/boardlock.h"
 #include "util/deadline.h"
@@ -15,9 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DEFAULT_RESERVATION_MS (60 * 60 * 1000)
+/* How often lock --wait tries the held boards again. */
+#define LOCK_WAIT_POLL_MS 200
 
 static const char who_usage[] =
 	"usage: orch who [--db URL] [--format text|json]\n"
@@ -31,7 +36,8 @@ static const char who_usage[] =
 	"  -h, --help     this text\n";
 
 static const char lock_usage[] =
-	"usage: orch lock BOARD... [--for DURATION] [--note TEXT] [--db URL] [-i INVENTORY]\n"
+	"usage: orch lock BOARD|SELECTOR... [--for DURATION] [--note TEXT] [--wait DURATION]\n"
+	"                 [--db URL] [-i INVENTORY]\n"
 	"\n"
 	"Reserves boards for manual work: runs that need them wait (--wait) or end\n"
 	"their tests as error naming you, until the reservation expires or orch\n"
@@ -41,7 +47,10 @@ static const char lock_usage[] =
 	"      --for DURATION  how long (default 1h; e.g. 30m, 8h)\n"
 	"      --note TEXT     why, shown by orch who and in the runs' errors\n"
 	"      --db URL        reserve across controllers (default: $ORCH_DB)\n"
-	"  -i, --inventory F   check the board names against this inventory\n"
+	"      --wait DURATION a board someone holds: try again until this long has\n"
+	"                      passed (default: do not wait)\n"
+	"  -i, --inventory F   check the board names against this inventory and\n"
+	"                      resolve selectors (tag:T, 'rb*', !NAME, lists, as -l)\n"
 	"                      (default: $ORCH_INVENTORY when set)\n"
 	"  -h, --help          this text\n";
 
@@ -58,6 +67,7 @@ struct lock_options {
 	const char *note;
 	const char *inventory;
 	int64_t for_ms;
+	int64_t wait_ms;          /* lock --wait: how long to wait for held boards */
 	bool json;                /* who --format json */
 };
 
@@ -66,12 +76,13 @@ struct lock_options {
 static int parse(int argc, char **argv, const char *name, const char *usage, bool reserve,
 		 struct lock_options *o)
 {
-	enum { OPT_DB = 256, OPT_FOR, OPT_NOTE, OPT_FORMAT };
+	enum { OPT_DB = 256, OPT_FOR, OPT_NOTE, OPT_FORMAT, OPT_WAIT };
 	static const struct option longopts[] = {
 		{ "db", required_argument, NULL, OPT_DB },
 		{ "for", required_argument, NULL, OPT_FOR },
 		{ "note", required_argument, NULL, OPT_NOTE },
 		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "wait", required_argument, NULL, OPT_WAIT },
 		{ "inventory", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -82,7 +93,7 @@ static int parse(int argc, char **argv, const char *name, const char *usage, boo
 	opterr = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, ":i:h", longopts, NULL)) != -1) {
-		if ((c == OPT_FOR || c == OPT_NOTE || c == 'i') && !reserve)
+		if ((c == OPT_FOR || c == OPT_NOTE || c == OPT_WAIT || c == 'i') && !reserve)
 			c = '?';
 		switch (c) {
 		case OPT_DB: o->db_url = optarg; break;
@@ -96,6 +107,11 @@ static int parse(int argc, char **argv, const char *name, const char *usage, boo
 			break;
 		case OPT_NOTE: o->note = optarg; break;
 		case 'i': o->inventory = optarg; break;
+		case OPT_WAIT:
+			if (units_parse_duration_ms(optarg, &o->wait_ms) < 0 || o->wait_ms < 0)
+				return cmd_usage_error(name, "--wait takes a duration such as 30s or "
+							     "10m, found '%s'", optarg);
+			break;
 		case OPT_FOR:
 			if (units_parse_duration_ms(optarg, &o->for_ms) < 0 || o->for_ms <= 0)
 				return cmd_usage_error(name, "--for takes a duration such as 30m or "
@@ -271,32 +287,71 @@ out:
 	return ret;
 }
 
-/* With an inventory at hand, every BOARD must be one of its boards. */
-static int check_names(const char *inv_path, char **boards, int n)
+static bool is_selector(const char *a)
 {
+	return strpbrk(a, "*?[!,") || strncmp(a, "tag:", 4) == 0 || strcmp(a, "all") == 0;
+}
+
+/* The boards the BOARD arguments name: names and selectors (tag:T, globs,
+ * !NAME, lists, as -l), resolved against the inventory (-i, else
+ * $ORCH_INVENTORY); a name no inventory knows is refused. Without an
+ * inventory only plain names go, unchecked, with a warning. *out (caller
+ * frees the array; the names are borrowed from argv or the inventory,
+ * which *inv keeps: caller frees). */
+static int resolve_boards(const char *inv_path, char **args, int n, const char ***out,
+			  size_t *n_out, struct inventory **inv)
+{
+	*out = NULL;
+	*n_out = 0;
+	*inv = NULL;
 	if (!inv_path)
 		inv_path = getenv("ORCH_INVENTORY");
-	if (!inv_path || !*inv_path)
-		return EXIT_OK;
-	struct inventory *inv = NULL;
-	int ret = cmd_load_inventory(inv_path, &inv);
-	for (int i = 0; ret == EXIT_OK && i < n; i++) {
-		bool found = false;
-		for (size_t b = 0; b < inv->n_boards; b++)
-			found |= !strcmp(inv->boards[b].name, boards[i]);
-		if (!found) {
-			fprintf(stderr, "orch lock: %s: no board '%s' in this inventory\n", inv_path,
-				boards[i]);
-			ret = EXIT_USAGE;
+	if (!inv_path || !*inv_path) {
+		for (int i = 0; i < n; i++) {
+			if (is_selector(args[i])) {
+				fprintf(stderr, "orch lock: '%s' is a selector: give the inventory "
+					"(-i INVENTORY or ORCH_INVENTORY) to resolve it\n", args[i]);
+				free(*out);
+				*out = NULL;
+				*n_out = 0;
+				return EXIT_USAGE;
+			}
+			cmd_add_arg(out, n_out, args[i]);
 		}
+		fprintf(stderr, "orch lock: warning: no inventory to check the board names against "
+			"(give -i INVENTORY or set ORCH_INVENTORY)\n");
+		return EXIT_OK;
 	}
-	inventory_free(inv);
+	int ret = cmd_load_inventory(inv_path, inv);
+	for (int i = 0; ret == EXIT_OK && i < n; i++) {
+		if (is_selector(args[i]) || inventory_find(*inv, args[i]))
+			continue;
+		fprintf(stderr, "orch lock: %s: no board '%s' in this inventory\n", inv_path, args[i]);
+		ret = EXIT_USAGE;
+	}
+	if (ret != EXIT_OK)
+		return ret;
+	bool *sel = xcalloc((*inv)->n_boards + 1, sizeof(bool));
+	char err[512];
+	if (selector_resolve(*inv, (const char *const *)args, (size_t)n, NULL, 0, sel, err,
+			     sizeof(err)) < 0) {
+		fprintf(stderr, "orch lock: %s: %s\n", inv_path, err);
+		ret = EXIT_USAGE;
+	}
+	for (size_t b = 0; ret == EXIT_OK && b < (*inv)->n_boards; b++)
+		if (sel[b])
+			cmd_add_arg(out, n_out, (*inv)->boards[b].name);
+	free(sel);
+	if (ret == EXIT_OK && !*n_out) {
+		fprintf(stderr, "orch lock: the selectors select no board of %s\n", inv_path);
+		ret = EXIT_USAGE;
+	}
 	return ret;
 }
 
 /* Reserves one board here and, with db, in the database; all or nothing. */
 static int reserve_one(const char *dir, struct coord_db *db, const char *board,
-		       const struct lock_options *o, int64_t expires)
+		       const struct lock_options *o, int64_t expires, bool say)
 {
 	struct board_holder who;
 	char err[512], desc[512];
@@ -310,7 +365,8 @@ static int reserve_one(const char *dir, struct coord_db *db, const char *board,
 	}
 	if (ret == BOARDLOCK_HELD) {
 		board_holder_describe(&who, desc, sizeof(desc));
-		fprintf(stderr, "orch lock: board %s is held by %s\n", board, desc);
+		if (say)
+			fprintf(stderr, "orch lock: board %s is held by %s\n", board, desc);
 	} else if (ret != 0) {
 		fprintf(stderr, "orch lock: %s\n", err);
 	}
@@ -337,29 +393,51 @@ int cmd_lock(int argc, char **argv)
 		return ret == 1 ? EXIT_OK : ret;
 	if (optind >= argc)
 		return cmd_usage_error("lock", "which boards? give BOARD...");
-	int n = argc - optind;
-	char **boards = argv + optind;
-	if ((ret = check_names(o.inventory, boards, n)) != EXIT_OK)
-		return ret;
+	const char **boards = NULL;
+	size_t nb = 0;
+	struct inventory *inv = NULL;
+	char *dir = NULL;
+	struct coord_db *db = NULL;
+	if ((ret = resolve_boards(o.inventory, argv + optind, argc - optind, &boards, &nb, &inv)) !=
+	    EXIT_OK)
+		goto out;
+	int n = (int)nb;
 	char err[512];
-	char *dir = boardlock_dir(err, sizeof(err));
+	dir = boardlock_dir(err, sizeof(err));
 	if (!dir) {
 		fprintf(stderr, "orch lock: %s\n", err);
-		return EXIT_INFRA;
+		ret = EXIT_INFRA;
+		goto out;
 	}
-	struct coord_db *db = NULL;
 	ret = EXIT_INFRA;
 	if (o.db_url && !(db = open_db("lock", o.db_url)))
 		goto out;
-	int64_t expires = clock_wall_us() + o.for_ms * 1000;
-	int i = 0;
-	for (; i < n; i++)
-		if (reserve_one(dir, db, boards[i], &o, expires) != 0)
+	int64_t wait_until = clock_mono_us() + o.wait_ms * 1000;
+	int64_t expires;
+	bool waiting = false;
+	for (;;) {
+		expires = clock_wall_us() + o.for_ms * 1000;
+		bool last = clock_mono_us() >= wait_until || interrupt_requested();
+		int i = 0, rc = 0;
+		for (; i < n; i++)
+			if ((rc = reserve_one(dir, db, boards[i], &o, expires, last)) != 0)
+				break;
+		if (i == n)
 			break;
-	if (i < n) {
+		int held = i;
 		while (i-- > 0)
 			unreserve_one(dir, db, boards[i], true);
-		goto out;
+		if (rc != BOARDLOCK_HELD || last)
+			goto out;
+		if (!waiting) {
+			char d[32];
+			units_format_duration(o.wait_ms, d, sizeof(d));
+			fprintf(stderr, "orch lock: board %s is held; waiting up to %s (--wait)\n",
+				boards[held], d);
+			waiting = true;
+		}
+		struct timespec ts = { 0, LOCK_WAIT_POLL_MS * 1000000L };
+		nanosleep(&ts, NULL);
 	}
 	char until[40], dur[32];
 	clock_format_iso8601(expires, until, sizeof(until));
@@ -370,6 +448,8 @@ int cmd_lock(int argc, char **argv)
 out:
 	coord_db_close(db);
 	free(dir);
+	free(boards);
+	inventory_free(inv);
 	return ret;
 }
 

@@ -75,7 +75,7 @@ static void test_refused(void **state)
 	load_bad("tests:\n  - name: t\n    run: x\n    expect: { stdout: { contain: x } }\n", 4,
 		 25, "unknown key 'contain'");
 	load_bad("tests:\n  - name: t\n    run: x\n    expect: { stdout: { matches: '(a' } }\n", 4,
-		 34, "invalid regex for 'matches'");
+		 37, "invalid regex for 'matches'");   /* at PCRE2's offset */
 	load_bad("tests:\n  - name: t\n    run: x\n    expect: { exit_code: 256 }\n", 4, 26,
 		 "'exit_code' out of range");
 	load_bad("tests:\n  - name: t\n    run: x\n    expect: { stdout: { lines: { min: 3, max: 1 } } }\n",
