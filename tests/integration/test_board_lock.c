@@ -17,7 +17,7 @@
 struct fixture {
 	char *tmp;
 	char *env;      /* "ORCH_LOCK_DIR=... " prefix for commands */
-	char *scenario; /* b1, b2: t1 sleeps $SLEEP (default 0) */
+	char *scenario; /* b1, b2: t1 sleeps {env.SLEEP|0}: orch's SLEEP, which local tests no longer inherit */
 };
 
 static int setup(void **state)
@@ -27,7 +27,7 @@ static int setup(void **state)
 	free(ts_write_file(f->tmp, "inv.yaml", "boards:\n  b1: { local: true }\n  b2: { local: true }\n"));
 	f->scenario = ts_write_file(f->tmp, "sc.yaml",
 				    "name: locks\ninventory: inv.yaml\nboards: [all]\ntests:\n"
-				    "  - name: t1\n    run: sleep ${SLEEP:-0}\n");
+				    "  - name: t1\n    run: sleep {env.SLEEP|0}\n");
 	f->env = xasprintf("cd %s && ORCH_LOCK_DIR=%s/locks", f->tmp, f->tmp);
 	*state = f;
 	return 0;
