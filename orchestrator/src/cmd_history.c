@@ -164,12 +164,8 @@ static void fmt_start(char *buf, size_t len, long long us)
 /* Where the most recent lasting step of s is, or (size_t)-1. */
 static size_t series_step(const struct history_series *s, double threshold, struct history_step *st)
 {
-	double *v = xcalloc(s->n + 1, sizeof(*v));
-	for (size_t i = 0; i < s->n; i++)
-		v[i] = s->points[i].value;
-	size_t at = history_find_step(v, s->n, s->higher_is_better, threshold, st) ? st->at : (size_t)-1;
-	free(v);
-	return at;
+	struct history_rule rule = { .threshold_pct = threshold };
+	return history_find_step(s, &rule, st) ? st->at : (size_t)-1;
 }
 
 /* Columns s takes on a terminal (one per code point). */

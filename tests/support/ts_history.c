@@ -147,6 +147,7 @@ static struct history_series *reference(const struct history_query *q, size_t *n
 		}
 		s->points = xrealloc(s->points, (s->n + 1) * sizeof(*s->points));
 		struct history_point *p = &s->points[s->n++];
+		memset(p, 0, sizeof(*p));
 		p->run_id = xstrdup(db_cell(r, i, 0));
 		p->label = xstrdup(db_cell(r, i, 1));
 		p->host = xstrdup(db_cell(r, i, 2));

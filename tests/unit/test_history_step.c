@@ -1,66 +1,185 @@
-/* history_find_step: a lasting step is found at its first point, noise and
- * a lone outlier are not steps, and the direction decides "worse". */
+/* The history's decision rule (history.h): below 3 earlier runs a run is
+ * not judged, with the reason; units are converted first; a step is
+ * reported from the run it begins at until it settles (3 runs), then it is
+ * the new normal; one bad night is not a new level. */
 #include "testsupport.h"
 #include "history/history.h"
+#include "util/strbuf.h"
 
-static void test_step_found(void **state)
+#include <math.h>
+#include <string.h>
+
+/* A series of runs, each given its samples (nvals per run) in unit. */
+static void series_make(struct history_series *s, const double *v, size_t runs, size_t per,
+			const char *unit)
 {
-	double v[] = { 100.9, 98.8, 101.4, 99.6, 100.2, 78.9, 80.7, 81.3, 79.2, 80.3 };
-	struct history_step st;
-	for (size_t n = 6; n <= 10; n++) {
-		assert_true(history_find_step(v, n, true, 5, &st));
-		assert_int_equal(st.at, 5);
-		assert_true(st.worse);
-		assert_true(st.change_pct < -15 && st.change_pct > -25);
+	memset(s, 0, sizeof(*s));
+	s->board = xstrdup("b");
+	s->test = xstrdup("t");
+	s->metric = xstrdup("m");
+	s->unit = xstrdup(unit);
+	s->higher_is_better = true;
+	s->points = xcalloc(runs ? runs : 1, sizeof(*s->points));
+	s->n = runs;
+	for (size_t i = 0; i < runs; i++) {
+		struct history_point *p = &s->points[i];
+		p->run_id = xasprintf("run%zu", i + 1);
+		p->unit = xstrdup(unit);
+		p->samples = xmalloc(per * sizeof(double));
+		memcpy(p->samples, v + i * per, per * sizeof(double));
+		p->n_samples = per;
+		p->n = (int)per;
+		p->value = v[i * per];
 	}
-	/* lower is better: the same drop is an improvement */
-	assert_true(history_find_step(v, 10, false, 5, &st));
-	assert_false(st.worse);
 }
 
-static void test_noise_is_no_step(void **state)
+static const struct history_rule rule5 = { .threshold_pct = 5 };
+
+/* The issue's reproducer: 100, then 100.5, then 94: two earlier runs are
+ * below the data the rule needs; the third is "not judged", with why. */
+static void series_release(struct history_series *s)
 {
-	double v[] = { 100.9, 98.8, 101.4, 99.6, 100.2, 98.9, 101.7 };
-	struct history_step st;
-	for (size_t n = 1; n <= 7; n++)
-		assert_false(history_find_step(v, n, true, 5, &st));
-	/* one outlier in the middle, back to normal after */
-	double w[] = { 100.9, 98.8, 101.4, 70.0, 100.2, 98.9, 101.7 };
-	assert_false(history_find_step(w, 7, true, 5, &st));
-	/* a change smaller than the threshold is not reported, however clean */
-	double x[] = { 100, 100, 100, 100, 97, 97, 97 };
-	assert_false(history_find_step(x, 7, true, 5, &st));
-	assert_true(history_find_step(x, 7, true, 2, &st));
-	assert_int_equal(st.at, 4);
-	/* two points before the step are the least it needs */
-	double y[] = { 100, 101, 80 };
-	assert_true(history_find_step(y, 3, true, 5, &st));
-	assert_false(history_find_step(y + 1, 2, true, 5, &st));
+	history_series_free(s, 1);   /* frees the array too: s is one malloc'ed below */
 }
 
-/* The threshold is the one compare uses: a step of exactly the threshold is
- * not beyond it, judged on exact values (1000 -> 950 and 0.3 -> 0.285 alike,
- * although the doubles give 0.3 -> 0.285 as 5.0000000000000018%). */
-static void test_threshold_is_strict(void **state)
+static struct history_series *series_new(const double *v, size_t runs, size_t per,
+					 const char *unit)
+{
+	struct history_series *s = xmalloc(sizeof(*s));
+	series_make(s, v, runs, per, unit);
+	return s;
+}
+
+static void test_two_earlier_runs_not_judged(void **state)
 {
 	(void)state;
-	struct history_step st;
-	double a[] = { 1000, 1000, 1000, 950 };
-	assert_false(history_find_step(a, 4, true, 5, &st));
-	double b[] = { 0.3, 0.3, 0.3, 0.285 };
-	assert_false(history_find_step(b, 4, true, 5, &st));
-	double c[] = { 0.3, 0.3, 0.3, 0.2849 };
-	assert_true(history_find_step(c, 4, true, 5, &st));
-	double d[] = { 1000, 1000, 1000, 949.9 };
-	assert_true(history_find_step(d, 4, true, 5, &st));
+	const double v[] = { 100, 100.5 };
+	struct history_series *s = series_new(v, 2, 1, "ms");
+	struct history_verdict hv;
+	const double b[] = { 94 };
+	assert_int_equal(history_judge_samples(s, NULL, b, 1, "ms", false, &rule5, &hv), 0);
+	assert_int_equal(hv.j.outcome, JUDGE_NOT_JUDGED);
+	assert_string_equal(hv.reason, "2 earlier runs, needs 3");
+	assert_true(fabs(hv.j.change_pct - (94 - 100.25) / 100.25 * 100) < 1e-9);
+	assert_int_equal(hv.n_runs, 2);
+	series_release(s);
+}
+
+/* 2048000 kB three times, then 2000 MiB: the same amount, no change. */
+static void test_units_converted_first(void **state)
+{
+	(void)state;
+	const double v[] = { 2048000, 2048000, 2048000 };
+	struct history_series *s = series_new(v, 3, 1, "kB");
+	struct history_verdict hv;
+	const double b[] = { 2000 };
+	assert_int_equal(history_judge_samples(s, NULL, b, 1, "MiB", true, &rule5, &hv), 0);
+	assert_int_equal(hv.j.outcome, JUDGE_SAME);
+	assert_true(hv.j.change_pct == 0);
+	assert_true(fabs(hv.j.median_a - 2000) < 1e-9);   /* in the run's unit */
+	series_release(s);
+	/* a unit that does not convert starts a new level: nothing to judge against */
+	s = series_new(v, 3, 1, "kB");
+	assert_int_equal(history_judge_samples(s, NULL, b, 1, "ops/s", true, &rule5, &hv), 0);
+	assert_int_equal(hv.j.outcome, JUDGE_NOT_JUDGED);
+	assert_non_null(strstr(hv.reason, "0 earlier runs"));
+	series_release(s);
+}
+
+/* A -20% step at run 6: reported there and at runs 7 and 8 against the
+ * level before it; from run 9 on judged against the runs since it. */
+static void test_step_reported_then_normal(void **state)
+{
+	(void)state;
+	const double v[] = { 100.9, 98.8, 101.4, 99.6, 100.2, 78.9, 80.7, 81.3, 79.2, 80.3 };
+	struct history_verdict hv;
+	for (size_t n = 5; n < 10; n++) {
+		struct history_series *s = series_new(v, n, 1, "MiB/s");
+		assert_int_equal(history_judge_samples(s, NULL, &v[n], 1, "MiB/s", true, &rule5, &hv), 0);
+		if (n < 8) {
+			assert_int_equal(hv.j.outcome, JUDGE_REGRESSION);
+			assert_true(hv.step);
+			assert_int_equal(hv.step_at, 5);
+			assert_int_equal(hv.step_run, n - 4);
+			assert_int_equal(hv.settled, n == 7);
+			assert_int_equal(hv.n_runs, 5);
+		} else {
+			assert_int_not_equal(hv.j.outcome, JUDGE_REGRESSION);
+			assert_false(hv.step);
+			assert_int_equal(hv.level_at, 5);
+			assert_int_equal(hv.n_runs, n - 5);
+		}
+		struct history_step st;
+		if (n >= 6) {
+			assert_true(history_find_step(s, &rule5, &st));
+			assert_int_equal(st.at, 5);
+			assert_true(st.worse);
+			assert_int_equal(st.settled, n >= 8);
+			assert_true(st.change_pct < -15 && st.change_pct > -25);
+		} else {
+			assert_false(history_find_step(s, &rule5, &st));
+		}
+		series_release(s);
+	}
+}
+
+/* One bad night among good ones is reported at that night and is not a new
+ * level: the next night is judged against the level before it. */
+static void test_one_bad_night(void **state)
+{
+	(void)state;
+	const double v[] = { 100.9, 98.8, 101.4, 99.6, 100.2, 79.0, 100.5, 99.1 };
+	struct history_verdict hv;
+	struct history_series *s = series_new(v, 5, 1, "MiB/s");
+	assert_int_equal(history_judge_samples(s, NULL, &v[5], 1, "MiB/s", true, &rule5, &hv), 0);
+	assert_int_equal(hv.j.outcome, JUDGE_REGRESSION);
+	series_release(s);
+	s = series_new(v, 6, 1, "MiB/s");
+	assert_int_equal(history_judge_samples(s, NULL, &v[6], 1, "MiB/s", true, &rule5, &hv), 0);
+	assert_int_not_equal(hv.j.outcome, JUDGE_REGRESSION);
+	assert_false(hv.step);
+	assert_int_equal(hv.level_at, 0);
+	assert_int_equal(hv.n_runs, 5);   /* against the level before the bad night */
+	series_release(s);
+	s = series_new(v, 7, 1, "MiB/s");
+	assert_int_equal(history_judge_samples(s, NULL, &v[7], 1, "MiB/s", true, &rule5, &hv), 0);
+	assert_int_not_equal(hv.j.outcome, JUDGE_REGRESSION);
+	assert_int_equal(hv.level_at, 0);
+	assert_int_equal(hv.n_runs, 7);   /* it ended there: now one of the runs of the level */
+	series_release(s);
+}
+
+/* An acknowledged run starts a level at once: the runs after it are judged
+ * against it alone (and need 3 of them). */
+static void test_acknowledged(void **state)
+{
+	(void)state;
+	const double v[] = { 100.9, 98.8, 101.4, 99.6, 100.2, 90.1, 89.7, 90.4, 89.9 };
+	bool acked[9] = { [5] = true };
+	struct history_verdict hv;
+	struct history_series *s = series_new(v, 7, 1, "MiB/s");
+	assert_int_equal(history_judge_samples(s, acked, &v[7], 1, "MiB/s", true, &rule5, &hv), 0);
+	assert_int_equal(hv.j.outcome, JUDGE_NOT_JUDGED);
+	assert_string_equal(hv.reason, "2 earlier runs at this level, needs 3");
+	assert_true(hv.level_acked);
+	series_release(s);
+	s = series_new(v, 8, 1, "MiB/s");
+	assert_int_equal(history_judge_samples(s, acked, &v[8], 1, "MiB/s", true, &rule5, &hv), 0);
+	assert_int_not_equal(hv.j.outcome, JUDGE_REGRESSION);
+	assert_int_not_equal(hv.j.outcome, JUDGE_NOT_JUDGED);
+	assert_int_equal(hv.level_at, 5);
+	assert_true(hv.level_acked);
+	series_release(s);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_step_found),
-		cmocka_unit_test(test_noise_is_no_step),
-		cmocka_unit_test(test_threshold_is_strict),
+		cmocka_unit_test(test_two_earlier_runs_not_judged),
+		cmocka_unit_test(test_units_converted_first),
+		cmocka_unit_test(test_step_reported_then_normal),
+		cmocka_unit_test(test_one_bad_night),
+		cmocka_unit_test(test_acknowledged),
 	};
-	return ts_run_group(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }

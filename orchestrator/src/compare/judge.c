@@ -152,13 +152,18 @@ static size_t drop_outliers(double *v, size_t n, double m, double sd)
 /* The test on x (side A) and y (side B), already on the tested scale:
  * fills p and the (1 - alpha) interval of mean(y) - mean(x). */
 static void welch(const double *x, size_t nx, const double *y, size_t ny, double alpha,
-		  struct judgement *out, double *lo, double *hi)
+		  bool pooled, struct judgement *out, double *lo, double *hi)
 {
 	double mx, vx, my, vy;
 	mean_var(x, nx, &mx, &vx);
 	mean_var(y, ny, &my, &vy);
 	double diff = my - mx, se, df;
-	if (nx == 1 || ny == 1) {
+	if (pooled && nx + ny > 2) {
+		df = (double)(nx + ny - 2);
+		double sp2 = ((double)(nx - 1) * vx + (double)(ny - 1) * vy) / df;
+		se = sqrt(sp2 * (1.0 / (double)nx + 1.0 / (double)ny));
+		out->method = JUDGE_METHOD_STUDENT;
+	} else if (nx == 1 || ny == 1) {
 		/* one sample against the other side's spread: a prediction */
 		double v = nx == 1 ? vy : vx;
 		size_t n = nx == 1 ? ny : nx;
@@ -184,7 +189,7 @@ static void welch(const double *x, size_t nx, const double *y, size_t ny, double
 
 /* Runs the test on the (log) samples with outliers dropped. */
 static void test_samples(const double *a, size_t na, const double *b, size_t nb,
-			 struct judgement *out)
+			 bool pooled, struct judgement *out)
 {
 	bool logs = true;
 	for (size_t i = 0; i < na; i++)
@@ -204,7 +209,7 @@ static void test_samples(const double *a, size_t na, const double *b, size_t nb,
 	out->method = JUDGE_METHOD_WELCH;
 	out->log_scale = logs;
 	double lo, hi;
-	welch(x, kx, y, ky, out->alpha, out, &lo, &hi);
+	welch(x, kx, y, ky, out->alpha, pooled, out, &lo, &hi);
 	out->ci_lo = logs ? exp(lo) : lo;
 	out->ci_hi = logs ? exp(hi) : hi;
 	free(x);
@@ -265,7 +270,7 @@ int judge_samples(const double *a, size_t na, const double *b, size_t nb,
 		out->method = JUDGE_METHOD_THRESHOLD;
 		significant = true;
 	} else {
-		test_samples(a, na, b, nb, out);
+		test_samples(a, na, b, nb, rule->pooled, out);
 		significant = out->p < out->alpha;
 		/* the test's direction must agree with the medians' */
 		bool mean_up = out->log_scale ? out->ci_lo * out->ci_hi > 1
@@ -301,6 +306,7 @@ const char *judge_method_name(enum judge_method m)
 	case JUDGE_METHOD_WELCH: return "welch";
 	case JUDGE_METHOD_PREDICTION: return "prediction";
 	case JUDGE_METHOD_THRESHOLD: return "threshold";
+	case JUDGE_METHOD_STUDENT: return "student";
 	}
 	return "?";
 }

@@ -54,6 +54,11 @@ struct judge_rule {
 	double threshold_pct;  /* a regression is worse by strictly more than this */
 	double alpha;          /* two-sided level of the test; <= 0: JUDGE_DEFAULT_ALPHA */
 	bool judge_single;     /* judge sides with one sample (see 4. above) */
+	/* Student's t on the pooled variance (df = nA + nB - 2) instead of
+	 * Welch's: for side A a history window, whose many samples measure the
+	 * spread that side B (a run's few) shares when nothing changed; with
+	 * one sample on B it is the prediction test on A's spread */
+	bool pooled;
 };
 
 enum judge_method {
@@ -61,6 +66,7 @@ enum judge_method {
 	JUDGE_METHOD_WELCH,        /* Welch's t-test */
 	JUDGE_METHOD_PREDICTION,   /* one sample against the other side's spread */
 	JUDGE_METHOD_THRESHOLD,    /* one sample a side: the threshold alone */
+	JUDGE_METHOD_STUDENT,      /* Student's t on the pooled variance (rule.pooled) */
 };
 
 struct judgement {
@@ -92,7 +98,7 @@ int judge_samples(const double *a, size_t na, const double *b, size_t nb,
 
 /* "same", "not judged", "noise", "better", "worse", "regression". */
 const char *judge_outcome_name(enum judge_outcome o);
-/* "welch", "prediction", "threshold", "none". */
+/* "welch", "prediction", "threshold", "student", "none". */
 const char *judge_method_name(enum judge_method m);
 
 /*

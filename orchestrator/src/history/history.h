@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "compare/judge.h"
 #include "db/db.h"
 #include "result/result.h"
 
@@ -49,6 +50,9 @@ struct history_point {
 	double value;              /* median */
 	double stddev;
 	int n;                     /* samples */
+	char *unit;                /* this run's unit ("" none) */
+	double *samples;           /* n_samples >= 1 (the median alone for rows without samples) */
+	size_t n_samples;
 };
 
 struct history_series {
@@ -91,25 +95,89 @@ int history_load(struct db *db, const struct history_query *q, struct history_se
 		 size_t *n, char *err, size_t errlen);
 void history_series_free(struct history_series *s, size_t n);
 
-/* A step in a series: the first point of a lasting change. */
-struct history_step {
-	size_t at;                 /* index of the first point after the step */
-	double before;             /* mean before it */
-	double after;              /* mean from it on */
-	double change_pct;         /* (after - before) / |before| * 100 */
-	bool worse;
+/*
+ * The history's decision rule (docs/compare.md, "Against the history"):
+ * the one judge (compare/judge.h) with the samples of the earlier runs at
+ * the current level as side A and a run's samples as side B, each earlier
+ * run converted into the judged run's unit first. Walking a series oldest
+ * first:
+ *   - a run is judged against the last `window` earlier runs of its level
+ *     (fewer than min_runs of them: "not judged", "2 earlier runs, needs 3");
+ *   - a run that differs beyond the threshold and significantly (a
+ *     regression, or better beyond the threshold) starts a step; the step
+ *     is reported at that run and at each following run that differs the
+ *     same way from the level before it;
+ *   - once `settle` runs in a row have (the step's first included), the
+ *     step is the new normal: the level starts at its first run, and later
+ *     runs are judged against the runs since it (so after a step of 3 runs
+ *     the 4th is judged against those 3);
+ *   - a run that does not differ ends a step that had not settled (one bad
+ *     night is not a new level);
+ *   - an acknowledged change (orch history ack) starts a level at its run
+ *     at once; a run whose unit does not convert from the one before starts
+ *     one too.
+ */
+#define HISTORY_MIN_RUNS 3
+#define HISTORY_SETTLE_RUNS 3
+
+struct history_rule {
+	size_t window;             /* earlier runs of the level judged against; 0: HISTORY_DEFAULT_LAST */
+	size_t min_runs;           /* 0: HISTORY_MIN_RUNS */
+	size_t settle;             /* 0: HISTORY_SETTLE_RUNS */
+	double threshold_pct;
+	double alpha;              /* <= 0: the judge's default */
 };
 
-/* Finds the most significant step in v[0..n) that lasts to the end: the
- * split with the largest t statistic, kept when the change is at least
- * threshold_pct and beyond 3 standard deviations of the points before it
- * (which must number 2 or more). Returns whether one was found. */
-bool history_find_step(const double *v, size_t n, bool higher_is_better, double threshold_pct,
+/* A run's verdict against the history. */
+struct history_verdict {
+	struct judgement j;        /* outcome NOT_JUDGED when below the data needed */
+	size_t n_runs;             /* earlier runs judged against */
+	size_t base_from;          /* their points [base_from, base_from + n_runs) */
+	bool step;                 /* part of a step (this run differs from the level before) */
+	size_t step_at;            /* with step: the point the step begins at (n: this run) */
+	size_t step_run;           /* with step: 1 at its first run, 2 at the next, ... */
+	bool settled;              /* with step: it is the new normal from this run on */
+	size_t level_at;           /* the point the level judged against starts at */
+	bool level_acked;          /* that level starts at an acknowledged change */
+	char reason[64];           /* why not judged, "" when judged */
+};
+
+/*
+ * Judges samples b[0..nb) in `unit` (the run's) against series s (earlier
+ * runs, oldest first) by the rule above; acked[i] (may be NULL) marks the
+ * points whose run is an acknowledged change. Fills *out; returns 0, or -1
+ * when b holds nothing to judge.
+ */
+int history_judge_samples(const struct history_series *s, const bool *acked, const double *b,
+			  size_t nb, const char *unit, bool higher_is_better,
+			  const struct history_rule *rule, struct history_verdict *out);
+
+/* A step in a series, for orch history's marks. */
+struct history_step {
+	size_t at;                 /* index of the first point of the step */
+	double before;             /* the level before it (median of the runs judged against) */
+	double after;              /* the median of its first run */
+	double change_pct;         /* (after - before) / |before| * 100 */
+	bool worse;
+	bool settled;              /* it became the new normal (else it is still reported) */
+};
+
+/* The most recent step of s under the rule (its last point included), or
+ * false when none. */
+bool history_find_step(const struct history_series *s, const struct history_rule *rule,
 		       struct history_step *step);
 
-/* --baseline history: judges every metric of run against the last `window`
- * runs of the same scenario, board and test in db, marking a worse step
- * that reaches the current run as a regression ("since RUN (LABEL)"). */
+/*
+ * --baseline history: judges every metric of run (pass and fail results)
+ * against its series in db by the rule above, with each metric's own
+ * threshold when it has one: sets the metric's change, change_pct and
+ * verdict evidence, marks a regression (regressed, a pass becomes fail)
+ * with its words in comparison, and names the metrics not judged with
+ * their reason. Sets run's baseline kind and name. 0 or a DB_E* code.
+ */
+int history_judge_run(struct db *db, struct run_result *run, const struct history_rule *rule,
+		      char *err, size_t errlen);
+/* The same with window and threshold only (the other members default). */
 int history_apply_baseline(struct db *db, struct run_result *run, size_t window,
 			   double threshold_pct, char *err, size_t errlen);
 /* Fills run->trends with the last `last` runs (the current one included

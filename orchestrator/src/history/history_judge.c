@@ -1,8 +1,9 @@
-/* Judging a run against the history: steps over a window, and trends. */
+/* Judging a run against the history (the rule in history.h), and trends. */
+#include "compare/compare.h"
 #include "history/history.h"
 #include "util/strbuf.h"
+#include "util/units.h"
 #include "util/valfmt.h"
-#include "util/threshold.h"
 
 #include <limits.h>
 #include <math.h>
@@ -10,52 +11,196 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void mean_sd(const double *v, size_t n, double *mean, double *sd)
+static size_t rule_window(const struct history_rule *r)
 {
-	double s = 0, ss = 0;
-	for (size_t i = 0; i < n; i++)
-		s += v[i];
-	*mean = n ? s / (double)n : 0;
-	for (size_t i = 0; i < n; i++)
-		ss += (v[i] - *mean) * (v[i] - *mean);
-	*sd = n > 1 ? sqrt(ss / (double)(n - 1)) : 0;
+	return r->window ? r->window : HISTORY_DEFAULT_LAST;
 }
 
-/* Whether every point from k on lies beyond the midpoint of the two means,
- * on the side of the change: a lasting step, not one outlier. */
-static bool step_lasts(const double *v, size_t k, size_t n, double before, double after)
+static size_t rule_min(const struct history_rule *r)
 {
-	double mid = (before + after) / 2;
-	for (size_t i = k; i < n; i++)
-		if (after < before ? v[i] >= mid : v[i] <= mid)
-			return false;
-	return true;
+	return r->min_runs ? r->min_runs : HISTORY_MIN_RUNS;
 }
 
-bool history_find_step(const double *v, size_t n, bool higher_is_better, double threshold_pct,
-		       struct history_step *step)
+static size_t rule_settle(const struct history_rule *r)
 {
-	double best_t = -1;
-	for (size_t k = 2; k < n; k++) {
-		double mb, sb, ma, sa;
-		mean_sd(v, k, &mb, &sb);
-		mean_sd(v + k, n - k, &ma, &sa);
-		double delta = ma - mb;
-		if (mb == 0 || !threshold_beyond(mb, ma, threshold_pct) || fabs(delta) <= 3 * sb ||
-		    !step_lasts(v, k, n, mb, ma))
-			continue;
-		double se = sqrt(sb * sb / (double)k + sa * sa / (double)(n - k));
-		double t = se > 0 ? fabs(delta) / se : HUGE_VAL;
-		if (t > best_t) {
-			best_t = t;
-			step->at = k;
-			step->before = mb;
-			step->after = ma;
-			step->change_pct = delta / fabs(mb) * 100;
-			step->worse = higher_is_better ? delta < 0 : delta > 0;
+	return r->settle ? r->settle : HISTORY_SETTLE_RUNS;
+}
+
+/* Whether point i's unit converts into unit. */
+static bool converts(const struct history_point *p, const char *unit)
+{
+	double x;
+	return !strcmp(p->unit ? p->unit : "", unit) || units_convert(1.0, p->unit, unit, &x) == 0;
+}
+
+/* The samples of points [from, to) of s in unit, appended to a fresh array. */
+static double *base_samples(const struct history_series *s, size_t from, size_t to,
+			    const char *unit, size_t *n)
+{
+	size_t total = 0, k = 0;
+	for (size_t i = from; i < to; i++)
+		total += s->points[i].n_samples;
+	double *v = xmalloc((total ? total : 1) * sizeof(*v));
+	for (size_t i = from; i < to; i++) {
+		const struct history_point *p = &s->points[i];
+		bool same = !strcmp(p->unit ? p->unit : "", unit);
+		for (size_t j = 0; j < p->n_samples; j++) {
+			double x = p->samples[j];
+			if (same || units_convert(p->samples[j], p->unit, unit, &x) == 0)
+				v[k++] = x;
 		}
 	}
-	return best_t >= 0;
+	*n = k;
+	return v;
+}
+
+/* Whether a judgement moved the level: significant and beyond the
+ * threshold, either way. */
+static bool differs(const struct judgement *j)
+{
+	return j->outcome == JUDGE_REGRESSION || (j->outcome == JUDGE_BETTER && j->beyond_threshold);
+}
+
+/* The walk of the rule over a series: its state before each point. */
+struct walk {
+	size_t level;              /* the point the current level starts at */
+	bool level_acked;
+	bool pending;              /* a step that has not settled */
+	size_t step_at;
+	size_t step_runs;
+	bool step_up;
+};
+
+/* Judges samples b against the walk's level in series s, as point `at`
+ * (s->n for the run being judged). */
+static void judge_at(const struct history_series *s, const struct walk *w, size_t at,
+		     const double *b, size_t nb, const char *unit, bool hib,
+		     const struct history_rule *rule, struct history_verdict *out)
+{
+	memset(out, 0, sizeof(*out));
+	size_t end = w->pending ? w->step_at : at;
+	size_t from = end > w->level + rule_window(rule) ? end - rule_window(rule) : w->level;
+	if (from > end)
+		from = end;
+	out->base_from = from;
+	out->n_runs = end - from;
+	out->level_at = w->level;
+	out->level_acked = w->level_acked;
+	struct judge_rule jr = { rule->threshold_pct, rule->alpha, true, false };
+	size_t na;
+	double *a = base_samples(s, from, end, unit, &na);
+	if (out->n_runs < rule_min(rule) || !na) {
+		judge_samples(a, na, b, nb, hib, &jr, &out->j);
+		out->j.outcome = JUDGE_NOT_JUDGED;
+		out->j.method = JUDGE_METHOD_NONE;
+		out->j.p = NAN;
+		snprintf(out->reason, sizeof(out->reason), "%zu earlier run%s%s, needs %zu",
+			 out->n_runs, out->n_runs == 1 ? "" : "s",
+			 w->level > 0 ? " at this level" : "", rule_min(rule));
+		out->j.reason = out->reason;
+	} else {
+		jr.pooled = true;
+		judge_samples(a, na, b, nb, hib, &jr, &out->j);
+		if (out->j.reason)
+			snprintf(out->reason, sizeof(out->reason), "%s", out->j.reason);
+	}
+	free(a);
+}
+
+/* Moves the walk past point i, given its verdict v. */
+static void walk_step(struct walk *w, size_t i, const struct history_verdict *v,
+		      const struct history_rule *rule)
+{
+	if (!differs(&v->j)) {
+		w->pending = false;
+		return;
+	}
+	bool up = v->j.median_b > v->j.median_a;
+	if (!w->pending || w->step_up != up) {
+		w->pending = true;
+		w->step_at = i;
+		w->step_runs = 0;
+		w->step_up = up;
+	}
+	if (++w->step_runs >= rule_settle(rule)) {
+		w->level = w->step_at;
+		w->level_acked = false;
+		w->pending = false;
+	}
+}
+
+/* The walk over the first n points of s (each judged in its own unit). */
+static void walk_series(const struct history_series *s, const bool *acked, size_t n,
+			bool hib, const struct history_rule *rule, struct walk *w,
+			struct history_step *last)
+{
+	memset(w, 0, sizeof(*w));
+	if (last)
+		last->at = (size_t)-1;
+	for (size_t i = 0; i < n; i++) {
+		const struct history_point *p = &s->points[i];
+		const char *unit = p->unit ? p->unit : "";
+		if ((acked && acked[i]) || (i > 0 && !converts(&s->points[i - 1], unit))) {
+			w->level = i;
+			w->level_acked = acked && acked[i];
+			w->pending = false;
+			continue;
+		}
+		struct history_verdict v;
+		judge_at(s, w, i, p->samples, p->n_samples, unit, hib, rule, &v);
+		bool was_pending = w->pending;
+		size_t was_at = w->step_at;
+		walk_step(w, i, &v, rule);
+		if (last && differs(&v.j) && (!was_pending || was_at != w->step_at || w->step_at == i)) {
+			last->at = i;
+			last->before = v.j.median_a;
+			last->after = v.j.median_b;
+			last->change_pct = v.j.change_pct;
+			last->worse = v.j.worse;
+		}
+		if (last && last->at != (size_t)-1)
+			last->settled = w->level == last->at;
+	}
+}
+
+int history_judge_samples(const struct history_series *s, const bool *acked, const double *b,
+			  size_t nb, const char *unit, bool higher_is_better,
+			  const struct history_rule *rule, struct history_verdict *out)
+{
+	struct walk w;
+	unit = unit ? unit : "";
+	walk_series(s, acked, s->n, higher_is_better, rule, &w, NULL);
+	if (s->n && !converts(&s->points[s->n - 1], unit)) {
+		w.level = s->n;
+		w.level_acked = false;
+		w.pending = false;
+	}
+	judge_at(s, &w, s->n, b, nb, unit, higher_is_better, rule, out);
+	if (!nb)
+		return -1;
+	bool was_pending = w.pending;
+	walk_step(&w, s->n, out, rule);
+	if (differs(&out->j)) {
+		out->step = true;
+		out->step_at = was_pending ? w.step_at : s->n;
+		if (w.level == out->step_at && !w.pending) {
+			out->settled = true;
+			out->step_run = rule_settle(rule);
+		} else {
+			out->step_run = w.step_runs;
+		}
+		if (out->settled)
+			out->step_at = w.level;
+	}
+	return 0;
+}
+
+bool history_find_step(const struct history_series *s, const struct history_rule *rule,
+		       struct history_step *step)
+{
+	struct walk w;
+	walk_series(s, NULL, s->n, s->higher_is_better, rule, &w, step);
+	return step->at != (size_t)-1;
 }
 
 static const struct history_series *find_series(const struct history_series *s, size_t n,
@@ -67,50 +212,84 @@ static const struct history_series *find_series(const struct history_series *s, 
 	return NULL;
 }
 
-static void append_comparison(struct test_result *tr, const char *text)
+static void append_text(char **to, const char *sep, const char *text)
 {
-	char *joined = tr->comparison ? xasprintf("%s; %s", tr->comparison, text) : xstrdup(text);
-	free(tr->comparison);
-	tr->comparison = joined;
+	char *joined = *to ? xasprintf("%s%s%s", *to, sep, text) : xstrdup(text);
+	free(*to);
+	*to = joined;
 }
 
-/* One metric of the current run against its window of earlier runs. */
-static void judge_metric(const struct run_result *run, struct test_result *tr,
-			 const struct metric_result *m, const struct history_series *s,
-			 size_t window, double threshold_pct)
+static const enum metric_change change_of[] = {
+	[JUDGE_SAME] = METRIC_CHANGE_SAME, [JUDGE_NOT_JUDGED] = METRIC_CHANGE_NOT_JUDGED,
+	[JUDGE_NOISE] = METRIC_CHANGE_NOISE, [JUDGE_BETTER] = METRIC_CHANGE_BETTER,
+	[JUDGE_WORSE] = METRIC_CHANGE_WORSE, [JUDGE_REGRESSION] = METRIC_CHANGE_REGRESSION,
+};
+
+/* "12.0% slower than the last 10 runs (25.6 -> 22.5 MiB/s)", with the
+ * step's run when it began before this one. */
+static char *verdict_words(const struct run_result *run, const struct metric_result *m,
+			   const struct history_series *s, const struct history_verdict *v)
 {
-	size_t from = s->n > window ? s->n - window : 0, n = s->n - from;
-	if (n < 2)
-		return;
-	double *v = xcalloc(n + 1, sizeof(*v));
-	for (size_t i = 0; i < n; i++)
-		v[i] = s->points[from + i].value;
-	v[n] = m->median;
-	struct history_step st;
-	if (history_find_step(v, n + 1, m->higher_is_better, threshold_pct, &st)) {
-		const char *id = st.at == n ? run->run_id : s->points[from + st.at].run_id;
-		const char *label = st.at == n ? run->label : s->points[from + st.at].label;
-		char *where = label && *label ? xasprintf("%s (%s)", label, id ? id : "?")
-					      : xstrdup(id ? id : "?");
-		struct strbuf pair = STRBUF_INIT;
-		valfmt_pair(&pair, st.before, st.after, m->unit);
-		char *text = xasprintf("%s stepped %.1f%% %s (%s) at %s: %s over the last "
-				       "%zu runs", m->name, fabs(st.change_pct),
-				       st.change_pct < 0 ? "down" : "up", st.worse ? "worse" : "better",
-				       where, strbuf_str(&pair), n);
-		strbuf_release(&pair);
-		append_comparison(tr, text);
-		if (st.worse) {
-			/* as with --baseline RUN: a regression fails the test
-			 * (docs/compare.md), with no message of its own */
-			tr->regressed = true;
-			if (tr->status == STATUS_PASS)
-				tr->status = STATUS_FAIL;
-		}
-		free(text);
-		free(where);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_printf(&sb, "%s ", m->name);
+	compare_put_pct(&sb, v->j.change_pct, v->j.beyond_threshold, v->j.threshold_pct);
+	bool up = v->j.median_b > v->j.median_a;
+	if (compare_unit_is_speed(m->unit, m->higher_is_better))
+		strbuf_printf(&sb, " %s", v->j.worse ? "slower" : "faster");
+	else
+		strbuf_printf(&sb, " %s (%s)", up ? "higher" : "lower", v->j.worse ? "worse" : "better");
+	strbuf_printf(&sb, " than the last %zu run%s", v->n_runs, v->n_runs == 1 ? "" : "s");
+	strbuf_puts(&sb, " (");
+	valfmt_pair(&sb, v->j.median_a, v->j.median_b, m->unit);
+	strbuf_putc(&sb, ')');
+	if (v->step && v->step_at < s->n) {
+		const struct history_point *p = &s->points[v->step_at];
+		strbuf_printf(&sb, ", since %s%s%s%s, run %zu at this level", p->label ? p->label : "",
+			      p->label ? " (" : "", p->run_id ? p->run_id : "?", p->label ? ")" : "",
+			      v->step_run);
 	}
-	free(v);
+	if (v->settled)
+		strbuf_puts(&sb, "; the new normal from now on");
+	(void)run;
+	return strbuf_detach(&sb);
+}
+
+/* One metric of the current run against its series. */
+static void judge_metric(const struct run_result *run, struct test_result *tr,
+			 struct metric_result *m, const struct history_series *s,
+			 const struct history_rule *base_rule, char **unjudged)
+{
+	struct history_rule rule = *base_rule;
+	if (m->has_threshold)
+		rule.threshold_pct = m->threshold_pct;
+	struct history_verdict v;
+	static const struct history_series empty = { 0 };
+	if (history_judge_samples(s ? s : &empty, NULL, m->samples, m->n_samples, m->unit,
+				  m->higher_is_better, &rule, &v) < 0)
+		return;
+	m->change = (size_t)v.j.outcome < sizeof(change_of) / sizeof(change_of[0])
+		? change_of[v.j.outcome] : METRIC_CHANGE_NOISE;
+	m->change_pct = v.j.change_pct;
+	compare_set_verdict(&m->verdict, &v.j, m->unit, m->unit);
+	m->verdict.n_baseline = v.n_runs;
+	if (v.level_acked && s && v.level_at < s->n) {
+		m->verdict.ack_run = xstrdup(s->points[v.level_at].run_id);
+	}
+	if (v.j.outcome == JUDGE_NOT_JUDGED) {
+		char *t = xasprintf("%s (%s)", m->name, v.reason);
+		append_text(unjudged, ", ", t);
+		free(t);
+		return;
+	}
+	if (v.j.outcome != JUDGE_REGRESSION)
+		return;
+	char *text = verdict_words(run, m, s, &v);
+	append_text(&tr->comparison, "; ", text);
+	free(text);
+	/* as with --baseline RUN: a regression fails the test (docs/compare.md) */
+	tr->regressed = true;
+	if (tr->status == STATUS_PASS)
+		tr->status = STATUS_FAIL;
 }
 
 /* The run's boards in the order they first appear (caller frees the array,
@@ -185,37 +364,53 @@ static int each_board(struct db *db, struct run_result *run, size_t last, board_
 	return rc;
 }
 
-struct baseline_rule {
-	size_t window;
-	double threshold_pct;
-};
-
 /* One board's results judged against its series. */
 static void board_baseline(struct run_result *run, const char *board,
 			   const struct history_series *s, size_t ns, const void *ctx)
 {
-	const struct baseline_rule *rule = ctx;
+	const struct history_rule *rule = ctx;
 	for (size_t i = 0; i < run->n_results; i++) {
 		struct test_result *tr = &run->results[i];
-		if (strcmp(tr->board, board) || tr->status == STATUS_ERROR || tr->status == STATUS_SKIP)
+		if (strcmp(tr->board, board) || (tr->status != STATUS_PASS && tr->status != STATUS_FAIL))
 			continue;
+		char *unjudged = NULL;
 		for (size_t k = 0; k < tr->n_metrics; k++) {
-			const struct metric_result *m = &tr->metrics[k];
-			const struct history_series *hs = find_series(s, ns, tr->board, tr->test, m->name);
-			if (hs && m->n_samples)
-				judge_metric(run, tr, m, hs, rule->window, rule->threshold_pct);
+			struct metric_result *m = &tr->metrics[k];
+			if (!m->n_samples || metric_is_orch_own(m->name))
+				continue;
+			judge_metric(run, tr, m, find_series(s, ns, tr->board, tr->test, m->name), rule,
+				     &unjudged);
+		}
+		if (unjudged) {
+			char *t = xasprintf("not judged against the history: %s", unjudged);
+			append_text(&tr->comparison, "; ", t);
+			free(t);
+			free(unjudged);
 		}
 	}
+}
+
+/* Points of a series loaded to walk it: the window, a step that may not
+ * have settled and the level before it. */
+static size_t walk_points(const struct history_rule *rule)
+{
+	return 3 * rule_window(rule) + rule_settle(rule);
+}
+
+int history_judge_run(struct db *db, struct run_result *run, const struct history_rule *rule,
+		      char *err, size_t errlen)
+{
+	run->baseline_kind = BASELINE_HISTORY;
+	free(run->baseline_name);
+	run->baseline_name = xasprintf("last %zu runs", rule_window(rule));
+	return each_board(db, run, walk_points(rule), board_baseline, rule, err, errlen);
 }
 
 int history_apply_baseline(struct db *db, struct run_result *run, size_t window,
 			   double threshold_pct, char *err, size_t errlen)
 {
-	struct baseline_rule rule = { window ? window : HISTORY_DEFAULT_LAST, threshold_pct };
-	run->baseline_kind = BASELINE_HISTORY;
-	free(run->baseline_name);
-	run->baseline_name = xasprintf("last %zu runs", rule.window);
-	return each_board(db, run, rule.window, board_baseline, &rule, err, errlen);
+	struct history_rule rule = { .window = window, .threshold_pct = threshold_pct };
+	return history_judge_run(db, run, &rule, err, errlen);
 }
 
 /* Whether run->trends[first..] (one board's) has test/metric already. */

@@ -34,6 +34,8 @@ static void point_release(struct history_point *p)
 	free(p->label);
 	free(p->host);
 	free(p->run_dir);
+	free(p->unit);
+	free(p->samples);
 }
 
 void history_series_free(struct history_series *s, size_t n)
@@ -124,7 +126,7 @@ static struct history_series *set_get(struct series_set *set, const char *board,
 
 /* The columns of a run (runs_sql) and of a metric row (metrics_sql). */
 enum { R_ID, R_RUN_ID, R_LABEL, R_HOST, R_DIR, R_START };
-enum { M_BOARD, M_TEST, M_METRIC, M_UNIT, M_BETTER, M_MEDIAN, M_STDDEV, M_N };
+enum { M_BOARD, M_TEST, M_METRIC, M_UNIT, M_BETTER, M_MEDIAN, M_STDDEV, M_N, M_SAMPLES };
 
 /* Reading one run's metric rows into set. */
 struct run_read {
@@ -134,6 +136,34 @@ struct run_read {
 	int run;                       /* row of runs */
 	long long start_us;            /* its start */
 };
+
+/* The samples of a point from their text ("1.5,2,2.25"); none (an older
+ * row, or text that does not read) leaves the median as its one sample. */
+static void parse_samples(const char *text, struct history_point *p)
+{
+	size_t n = 0, cap = 0;
+	double *v = NULL;
+	for (const char *c = text; c && *c; ) {
+		char *end;
+		double x = strtod(c, &end);
+		if (end == c)
+			break;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 8;
+			v = xrealloc(v, cap * sizeof(*v));
+		}
+		v[n++] = x;
+		c = *end == ',' ? end + 1 : end;
+		if (*end != ',' && *end)
+			break;
+	}
+	if (!n) {
+		v = xrealloc(v, sizeof(*v));
+		v[n++] = p->value;
+	}
+	p->samples = v;
+	p->n_samples = n;
+}
 
 /* A row, a point older than every point its series has: taken while the
  * series has fewer than q->last (0: no limit). */
@@ -164,6 +194,8 @@ static int run_row(const struct db_row *r, void *ctx)
 	const char *unit = db_row_text(r, M_UNIT), *better = db_row_text(r, M_BETTER);
 	if (!unit)
 		unit = "";
+	p->unit = xstrdup(unit);
+	parse_samples(db_row_text(r, M_SAMPLES), p);
 	if (!s->unit || strcmp(s->unit, unit)) {
 		free(s->unit);
 		s->unit = xstrdup(unit);
@@ -205,9 +237,9 @@ static int read_run(struct db *db, struct run_read *rr, char *err, size_t errlen
 	struct db_val v[] = { DB_INT(db_cell_int(rr->runs, rr->run, R_ID, -1)),
 			      DB_TEXT(q->n_boards == 1 ? q->boards[0] : NULL) };
 	return db_each(db, q->n_boards == 1
-		       ? "SELECT board, test, metric, unit, better, median, stddev, n"
+		       ? "SELECT board, test, metric, unit, better, median, stddev, n, samples"
 			 " FROM history_metric WHERE run = ? AND board = ?"
-		       : "SELECT board, test, metric, unit, better, median, stddev, n"
+		       : "SELECT board, test, metric, unit, better, median, stddev, n, samples"
 			 " FROM history_metric WHERE run = ?",
 		       v, q->n_boards == 1 ? 2 : 1, run_row, rr, err, errlen);
 }
