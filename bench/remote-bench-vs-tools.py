@@ -797,7 +797,7 @@ NO_REFERENCE = [
      "seeks run in 5 processes)"),
     (r"^net\.udp_loss$", "not the same quantity: iperf3 counts gaps in the sequence numbers up to "
      "the last datagram received, remote-bench the datagrams sent but not received"),
-    (r"^crypto\.hello(_ms)?$", "one X25519 and one sealed 64-byte packet together: openssl speed "
+    (r"^crypto\.(hello|key)_(64|1500)(_pps|_ms)?$", "one X25519 and one sealed packet together: openssl speed "
      "times each alone (crypto.x25519, crypto.chacha20poly1305_64)"),
     (r"^crypto\..*_ms$", "--count mode: the same work as the rate metric, as a time"),
 ]

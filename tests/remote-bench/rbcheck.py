@@ -512,8 +512,8 @@ CROSS_ARGS = {
     "mem": (["--size", "256K", "--loops", "2"], ["mem.memcpy", "mem.word", "mem.block"]),
     "crypto": (["--time", "0.05", "--repeats", "1"],
                ["crypto.%s_%d%s" % (a, n, s)
-                for a in ("chacha20", "chacha20poly1305", "aes128_cbc", "aes128_gcm")
-                for n in (64, 1500) for s in ("", "_pps")] + ["crypto.x25519", "crypto.hello"]),
+                for a in ("chacha20", "chacha20poly1305", "aes128_cbc", "aes128_gcm", "hello", "key")
+                for n in (64, 1500) for s in ("", "_pps")] + ["crypto.x25519"]),
 }
 
 
