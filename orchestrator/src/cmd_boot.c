@@ -285,7 +285,7 @@ int cmd_boot(int argc, char **argv)
 	}
 	struct plan_item item = { .board = board, .test = &test };
 	struct boot_job job = {
-		.ctx = { .item = &item, .link = &link, .test_dir = dir, .inventory_dir = inv->dir },
+		.ctx = { .item = &item, .link = &link, .test_dir = dir },
 	};
 	job.tr.board = xstrdup(board->name);
 	job.tr.test = xstrdup("boot");

@@ -102,8 +102,7 @@ static void run_boot(struct fx *f, struct test *t, const char *sub, struct test_
 	struct plan_item item = { .board = &f->board, .test = t };
 	char *dir = xasprintf("%s/%s", f->q.dir, sub);
 	assert_int_equal(ts_run(NULL, "mkdir -p %s", dir), 0);
-	struct exec_context ctx = { .item = &item, .link = &f->link, .test_dir = dir,
-				    .inventory_dir = f->q.dir };
+	struct exec_context ctx = { .item = &item, .link = &f->link, .test_dir = dir };
 	memset(tr, 0, sizeof(*tr));
 	tr->board = xstrdup("qemu");
 	tr->test = xstrdup("boot");

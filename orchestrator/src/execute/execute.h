@@ -52,7 +52,6 @@ struct exec_context {
 	struct facts_state *facts;     /* NULL: no facts gathered */
 	const char *test_dir;          /* absolute: logs go here */
 	const char *bench_dir;         /* remote-bench binaries: BENCH_DIR/ARCH/NAME */
-	const char *inventory_dir;     /* power commands run here */
 	int repeat_index;              /* 0-based, for repeat: N */
 };
 

@@ -150,7 +150,6 @@ static enum result_status run_item(struct scheduler *s, struct board_link *bl,
 			.facts = fs,
 			.test_dir = dir,
 			.bench_dir = s->opts->bench_dir,
-			.inventory_dir = s->opts->inventory_dir,
 		};
 		execute_item(&ctx, &tr);
 	} else {
@@ -237,7 +236,6 @@ static bool health_checks_pass(struct scheduler *s, struct board_link *bl, const
 			struct exec_context ctx = {
 				.item = &item, .link = bl, .links_ctx = s, .link_of = link_of,
 				.test_dir = dir, .bench_dir = s->opts->bench_dir,
-				.inventory_dir = s->opts->inventory_dir,
 			};
 			execute_item(&ctx, &tr);
 		} else {
