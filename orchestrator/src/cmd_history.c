@@ -182,6 +182,8 @@ static size_t columns(const char *s)
  * lasting step when there is one (`--format runs` lists every run). */
 static void print_text(const struct history_series *s, size_t n, double threshold)
 {
+	if (!n)
+		return;   /* "no runs of ..." was said on stderr */
 	const char *hdr[] = { "BOARD", "TEST", "METRIC", "RUNS", "FIRST", "LAST", "VALUE", "CHANGE",
 			      "RANGE", "STEP" };
 	enum { NC = sizeof(hdr) / sizeof(hdr[0]) };

@@ -96,8 +96,9 @@ static void y_axis(struct strbuf *sb, const struct trend_chart *c, const struct 
 		strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
 			      "dominant-baseline=\"middle\">%s</text>", f->x0 - 4, y, num);
 	}
-	strbuf_printf(sb, "<text x=\"%.1f\" y=\"9\" text-anchor=\"end\" font-weight=\"600\">", f->x0 - 4);
-	esc(sb, *sc.unit ? sc.unit : "(no unit)");
+	/* the unit above the axis, from the chart's left edge (a long one stays whole) */
+	strbuf_puts(sb, "<text x=\"2\" y=\"9\" text-anchor=\"start\" font-weight=\"600\">");
+	esc(sb, *sc.unit ? sc.unit : "no unit");
 	strbuf_printf(sb, "</text><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 		      "stroke=\"#8c959f\"/><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 		      "stroke=\"#8c959f\"/></g>", f->x0, f->y0, f->x0, f->y1, f->x0, f->y1, f->x1, f->y1);
