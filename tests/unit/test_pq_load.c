@@ -1,11 +1,11 @@
-/* libpq loaded on first use (util/pq_load.h): orch's binary does not link
+/* libpq loaded on first use (db/pq_load.h): orch's binary does not link
  * it (a run without PostgreSQL maps neither libpq nor its GnuTLS, LDAP and
  * SASL tree), and the first connect loads it and talks to the server as
  * libpq does (here: a refused port, and libpq's own message). */
 #include "testsupport.h"
-#include "util/pq_load.h"
+#include "db/db.h"
+#include "db/pq_load.h"
 
-#include <libpq-fe.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,15 +22,12 @@ static void test_binary_does_not_link_libpq(void **state)
 static void test_loaded_on_first_connect(void **state)
 {
 	assert_non_null(pq_load_error());
-	const char *keys[] = { "dbname", "connect_timeout", NULL };
-	const char *vals[] = { "postgresql://127.0.0.1:1/orch", "2", NULL };
-	PGconn *c = PQconnectdbParams(keys, vals, 1);
+	struct db *db = NULL;
+	char err[512] = "";
+	assert_int_equal(db_open(&db, "postgresql://127.0.0.1:1/orch", err, sizeof(err)), DB_EOPEN);
 	assert_null(pq_load_error());
-	assert_non_null(c);
-	assert_int_equal(PQstatus(c), CONNECTION_BAD);
-	assert_non_null(strstr(PQerrorMessage(c), "127.0.0.1"));
-	PQfinish(c);
-	PQclear(NULL);
+	assert_null(db);
+	assert_non_null(strstr(err, "127.0.0.1"));
 }
 
 int main(void)

@@ -1,10 +1,8 @@
 #include "coord/db.h"
-#include "util/pq_load.h"
 #include "util/deadline.h"
 #include "util/strbuf.h"
 
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +13,7 @@
 #define BOARD_LOCK_CLASS "1869767528"
 
 struct coord_db {
-	PGconn *conn;
-	pthread_mutex_t mu;
+	struct db *db;
 };
 
 static const char schema_sql[] =
@@ -52,59 +49,52 @@ static const char schema_sql[] =
 	"  reach text, PRIMARY KEY (run, name));"
 	"COMMIT;";
 
-PGresult *coord_db_exec(PGconn *c, const char *sql, int n, const char *const *params,
-			char *err, size_t errlen)
+/* "database: " and the first line of the back end's message. */
+static void db_message(char *err, size_t errlen, const char *detail)
 {
-	PGresult *r = PQexecParams(c, sql, n, NULL, params, NULL, NULL, 0);
-	ExecStatusType st = PQresultStatus(r);
-	if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
-		return r;
-	const char *msg = PQresultErrorMessage(r);
-	if (!msg || !*msg)
-		msg = PQerrorMessage(c);
-	snprintf(err, errlen, "database: %.*s", (int)strcspn(msg, "\n"), msg);
-	PQclear(r);
-	return NULL;
+	char copy[512];
+	snprintf(copy, sizeof(copy), "%s", detail);
+	snprintf(err, errlen, "database: %.*s", (int)strcspn(copy, "\n"), copy);
 }
 
-static bool exec_ok(PGconn *c, const char *sql, int n, const char *const *params, char *err,
-		    size_t errlen)
+int coord_db_run(struct coord_db *db, const char *sql, const char *const *params, int n,
+		 struct db_rows **rows, char *err, size_t errlen)
 {
-	PGresult *r = coord_db_exec(c, sql, n, params, err, errlen);
-	PQclear(r);
-	return r != NULL;
+	struct db_val v[DB_MAX_PARAMS];
+	for (int i = 0; i < n && i < DB_MAX_PARAMS; i++)
+		v[i] = DB_TEXT(params[i]);
+	char detail[512] = "";
+	int rc = db_exec(db->db, sql, v, n, rows, detail, sizeof(detail));
+	if (rc < 0)
+		db_message(err, errlen, detail);
+	return rc < 0 ? -1 : 0;
+}
+
+static bool exec_ok(struct coord_db *db, const char *sql, int n, const char *const *params,
+		    char *err, size_t errlen)
+{
+	return coord_db_run(db, sql, params, n, NULL, err, errlen) == 0;
 }
 
 struct coord_db *coord_db_open(const char *url, char *err, size_t errlen)
 {
-	char app[128], host[64] = "?";
-	gethostname(host, sizeof(host) - 1);
-	snprintf(app, sizeof(app), "orch %s pid %ld", host, (long)getpid());
-	const char *keys[] = { "dbname", "application_name", "connect_timeout", NULL };
-	const char *vals[] = { url, app, "10", NULL };
-	PGconn *c = PQconnectdbParams(keys, vals, 1);
-	if (!c || PQstatus(c) != CONNECTION_OK) {
-		const char *m = c ? PQerrorMessage(c) : pq_load_error() ? pq_load_error() : "out of memory";
+	struct db *d = NULL;
+	char detail[512] = "";
+	if (db_open_postgres(&d, url, detail, sizeof(detail)) < 0) {
+		const char *m = strstr(detail, ": ") ? strstr(detail, ": ") + 2 : detail;
 		snprintf(err, errlen, "database: cannot connect: %.*s", (int)strcspn(m, "\n"), m);
-		PQfinish(c);
 		return NULL;
 	}
-	PGresult *r = PQexec(c, "SET client_min_messages = warning;"
-				"SET statement_timeout = '60s'; SET lock_timeout = '30s';");
-	PQclear(r);
-	r = PQexec(c, schema_sql);
-	if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-		const char *m = PQresultErrorMessage(r);
-		snprintf(err, errlen, "database: making orch's tables: %.*s", (int)strcspn(m, "\n"), m);
-		PQclear(r);
-		PQclear(PQexec(c, "ROLLBACK"));
-		PQfinish(c);
+	db_share(d, url);
+	if (db_exec_script(d, schema_sql, detail, sizeof(detail)) < 0) {
+		snprintf(err, errlen, "database: making orch's tables: %.*s",
+			 (int)strcspn(detail, "\n"), detail);
+		db_exec_script(d, "ROLLBACK", detail, sizeof(detail));
+		db_close(d);
 		return NULL;
 	}
-	PQclear(r);
 	struct coord_db *db = xcalloc(1, sizeof(*db));
-	db->conn = c;
-	pthread_mutex_init(&db->mu, NULL);
+	db->db = d;
 	return db;
 }
 
@@ -112,41 +102,31 @@ void coord_db_close(struct coord_db *db)
 {
 	if (!db)
 		return;
-	PQfinish(db->conn);
-	pthread_mutex_destroy(&db->mu);
+	db_close(db->db);
 	free(db);
 }
 
-int coord_db_with(struct coord_db *db, int (*f)(PGconn *c, void *arg), void *arg)
+struct db *coord_db_sql(struct coord_db *db)
 {
-	pthread_mutex_lock(&db->mu);
-	int ret = f(db->conn, arg);
-	pthread_mutex_unlock(&db->mu);
-	return ret;
+	return db->db;
 }
 
-PGresult *coord_db_query(struct coord_db *db, const char *sql, int n, const char *const *params,
-			 char *err, size_t errlen)
+int coord_db_in_tx(struct coord_db *db, int (*tx)(struct coord_db *db, void *arg), void *arg,
+		   int fail, char *err, size_t errlen)
 {
-	pthread_mutex_lock(&db->mu);
-	PGresult *r = coord_db_exec(db->conn, sql, n, params, err, errlen);
-	pthread_mutex_unlock(&db->mu);
-	return r;
-}
-
-PGresult *coord_db_query_binary(struct coord_db *db, const char *sql, int n,
-				const char *const *params, char *err, size_t errlen)
-{
-	pthread_mutex_lock(&db->mu);
-	PGresult *r = PQexecParams(db->conn, sql, n, NULL, params, NULL, NULL, 1);
-	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
-		const char *m = PQresultErrorMessage(r);
-		snprintf(err, errlen, "database: %.*s", (int)strcspn(m, "\n"), m);
-		PQclear(r);
-		r = NULL;
+	char detail[512] = "";
+	if (db_begin(db->db, detail, sizeof(detail)) < 0) {
+		db_message(err, errlen, detail);
+		return fail;
 	}
-	pthread_mutex_unlock(&db->mu);
-	return r;
+	int ret = tx(db, arg);
+	if (ret == 0 && db_commit(db->db, detail, sizeof(detail)) < 0) {
+		db_message(err, errlen, detail);
+		return fail;
+	}
+	if (ret != 0)
+		db_rollback(db->db);
+	return ret;
 }
 
 static void board_key(const char *board, char *buf, size_t len)
@@ -164,17 +144,24 @@ static void board_key(const char *board, char *buf, size_t len)
 
 #define HOLDER_COLS "board, kind, user_name, host, pid, since_us, coalesce(expires_us, 0), note"
 
-static void row_holder(PGresult *r, int row, struct board_holder *h)
+/* A cell's text, "" for NULL. */
+static const char *cell(const struct db_rows *r, int row, int col)
+{
+	const char *v = db_cell(r, row, col);
+	return v ? v : "";
+}
+
+static void row_holder(const struct db_rows *r, int row, struct board_holder *h)
 {
 	memset(h, 0, sizeof(*h));
-	snprintf(h->board, sizeof(h->board), "%s", PQgetvalue(r, row, 0));
-	h->reservation = !strcmp(PQgetvalue(r, row, 1), "reservation");
-	snprintf(h->user, sizeof(h->user), "%s", PQgetvalue(r, row, 2));
-	snprintf(h->host, sizeof(h->host), "%s", PQgetvalue(r, row, 3));
-	h->pid = atol(PQgetvalue(r, row, 4));
-	h->since_us = strtoll(PQgetvalue(r, row, 5), NULL, 10);
-	h->expires_us = strtoll(PQgetvalue(r, row, 6), NULL, 10);
-	snprintf(h->note, sizeof(h->note), "%s", PQgetvalue(r, row, 7));
+	snprintf(h->board, sizeof(h->board), "%s", cell(r, row, 0));
+	h->reservation = !strcmp(cell(r, row, 1), "reservation");
+	snprintf(h->user, sizeof(h->user), "%s", cell(r, row, 2));
+	snprintf(h->host, sizeof(h->host), "%s", cell(r, row, 3));
+	h->pid = (long)db_cell_int(r, row, 4, 0);
+	h->since_us = db_cell_int(r, row, 5, 0);
+	h->expires_us = db_cell_int(r, row, 6, 0);
+	snprintf(h->note, sizeof(h->note), "%s", cell(r, row, 7));
 	snprintf(h->where, sizeof(h->where), "db");
 }
 
@@ -199,21 +186,22 @@ static char *with_now(const char *sql)
 
 /* The live holder of board of the given kind ("run", "reservation" or NULL
  * for either): 1 with *h, 0 when none, -1 on error. */
-static int find_holder(PGconn *c, const char *board, const char *kind, struct board_holder *h,
-		       char *err, size_t errlen)
+static int find_holder(struct coord_db *c, const char *board, const char *kind,
+		       struct board_holder *h, char *err, size_t errlen)
 {
 	char *sql = with_now("SELECT " HOLDER_COLS " FROM orch_board_holder h WHERE board = $1 "
 			     "AND ($2::text IS NULL OR kind = $2) AND (" LIVE_SQL ") "
 			     "ORDER BY since_us LIMIT 1");
 	const char *p[] = { board, kind };
-	PGresult *r = coord_db_exec(c, sql, 2, p, err, errlen);
+	struct db_rows *r = NULL;
+	int rc = coord_db_run(c, sql, p, 2, &r, err, errlen);
 	free(sql);
-	if (!r)
+	if (rc < 0)
 		return -1;
-	int found = PQntuples(r) > 0;
+	int found = r->nrows > 0;
 	if (found)
 		row_holder(r, 0, h);
-	PQclear(r);
+	db_rows_free(r);
 	return found;
 }
 
@@ -233,18 +221,24 @@ struct try_args {
 	size_t errlen;
 };
 
-static int try_locked(PGconn *c, void *arg)
+/* The first cell of a one-row result is "t". */
+static bool first_true(struct db_rows *r)
 {
-	struct try_args *a = arg;
-	char key[16], pid[24], since[32];
+	bool t = r && r->nrows > 0 && !strcmp(cell(r, 0, 0), "t");
+	db_rows_free(r);
+	return t;
+}
+
+static int try_locked(struct coord_db *c, struct try_args *a)
+{
+	char key[16], pid[24], since[32], ignored[256];
 	board_key(a->board, key, sizeof(key));
 	const char *pk[] = { key };
-	PGresult *r = coord_db_exec(c, "SELECT pg_try_advisory_lock(" BOARD_LOCK_CLASS ", $1::int)",
-				    1, pk, a->err, a->errlen);
-	if (!r)
+	struct db_rows *r = NULL;
+	if (coord_db_run(c, "SELECT pg_try_advisory_lock(" BOARD_LOCK_CLASS ", $1::int)", pk, 1, &r,
+			 a->err, a->errlen) < 0)
 		return BOARDLOCK_ERROR;
-	bool got = !strcmp(PQgetvalue(r, 0, 0), "t");
-	PQclear(r);
+	bool got = first_true(r);
 	if (!got) {
 		int f = find_holder(c, a->board, "run", a->holder, a->err, a->errlen);
 		if (f == 0)
@@ -253,8 +247,8 @@ static int try_locked(PGconn *c, void *arg)
 	}
 	int f = find_holder(c, a->board, "reservation", a->holder, a->err, a->errlen);
 	if (f != 0) {
-		PQclear(PQexecParams(c, "SELECT pg_advisory_unlock(" BOARD_LOCK_CLASS ", $1::int)", 1,
-				     NULL, pk, NULL, NULL, 0));
+		exec_ok(c, "SELECT pg_advisory_unlock(" BOARD_LOCK_CLASS ", $1::int)", 1, pk, ignored,
+			sizeof(ignored));
 		return f < 0 ? BOARDLOCK_ERROR : BOARDLOCK_HELD;
 	}
 	snprintf(pid, sizeof(pid), "%ld", a->self.pid);
@@ -267,8 +261,8 @@ static int try_locked(PGconn *c, void *arg)
 			" note, backend_pid, backend_start) SELECT $1, 'run', $2, $3, $4::int,"
 			" $5::bigint, $6, pid, backend_start FROM pg_stat_activity"
 			" WHERE pid = pg_backend_pid()", 6, p, a->err, a->errlen)) {
-		PQclear(PQexecParams(c, "SELECT pg_advisory_unlock(" BOARD_LOCK_CLASS ", $1::int)", 1,
-				     NULL, pk, NULL, NULL, 0));
+		exec_ok(c, "SELECT pg_advisory_unlock(" BOARD_LOCK_CLASS ", $1::int)", 1, pk, ignored,
+			sizeof(ignored));
 		return BOARDLOCK_ERROR;
 	}
 	return 0;
@@ -280,26 +274,25 @@ int coord_db_board_try(struct coord_db *db, const char *board, const char *note,
 	struct try_args a = { .board = board, .note = note, .holder = holder, .err = err,
 			      .errlen = errlen };
 	board_holder_self(&a.self, board, note);
-	return coord_db_with(db, try_locked, &a);
+	db_lock(db->db);
+	int ret = try_locked(db, &a);
+	db_unlock(db->db);
+	return ret;
 }
 
-static int release_locked(PGconn *c, void *arg)
+void coord_db_board_release(struct coord_db *c, const char *board)
 {
-	const char *board = *(const char **)arg;
 	char key[16], err[256];
 	board_key(board, key, sizeof(key));
 	const char *p[] = { board, key };
+	db_lock(c->db);
 	exec_ok(c, "DELETE FROM orch_board_holder WHERE board = $1 AND kind = 'run' "
 		   "AND backend_pid = pg_backend_pid()", 1, p, err, sizeof(err));
 	exec_ok(c, "SELECT pg_advisory_unlock(" BOARD_LOCK_CLASS ", $1::int)", 1, p + 1, err,
 		sizeof(err));
-	return 0;
+	db_unlock(c->db);
 }
 
-void coord_db_board_release(struct coord_db *db, const char *board)
-{
-	coord_db_with(db, release_locked, &board);
-}
 
 struct reserve_args {
 	const char *board;
@@ -308,18 +301,17 @@ struct reserve_args {
 	size_t errlen;
 };
 
-static int reserve_tx(PGconn *c, void *arg)
+static int reserve_tx(struct coord_db *c, void *arg)
 {
 	struct reserve_args *a = arg;
 	char key[16], pid[24], since[32], expires[32];
 	board_key(a->board, key, sizeof(key));
 	const char *pk[] = { key };
-	PGresult *r = coord_db_exec(c, "SELECT pg_try_advisory_xact_lock(" BOARD_LOCK_CLASS
-				       ", $1::int)", 1, pk, a->err, a->errlen);
-	if (!r)
+	struct db_rows *r = NULL;
+	if (coord_db_run(c, "SELECT pg_try_advisory_xact_lock(" BOARD_LOCK_CLASS ", $1::int)", pk, 1,
+			 &r, a->err, a->errlen) < 0)
 		return BOARDLOCK_ERROR;
-	bool got = !strcmp(PQgetvalue(r, 0, 0), "t");
-	PQclear(r);
+	bool got = first_true(r);
 	int f = find_holder(c, a->board, got ? "reservation" : "run", a->holder, a->err, a->errlen);
 	if (f < 0)
 		return BOARDLOCK_ERROR;
@@ -343,92 +335,43 @@ static int reserve_tx(PGconn *c, void *arg)
 	return 0;
 }
 
-int coord_db_in_tx(PGconn *c, int (*tx)(PGconn *c, void *arg), void *arg, int fail, char *err,
-		   size_t errlen)
-{
-	if (!exec_ok(c, "BEGIN", 0, NULL, err, errlen))
-		return fail;
-	int ret = tx(c, arg);
-	if (ret == 0 && !exec_ok(c, "COMMIT", 0, NULL, err, errlen))
-		ret = fail;
-	if (ret != 0) {
-		char ignored[256];
-		exec_ok(c, "ROLLBACK", 0, NULL, ignored, sizeof(ignored));
-	}
-	return ret;
-}
-
-static int reserve_locked(PGconn *c, void *arg)
-{
-	struct reserve_args *a = arg;
-	return coord_db_in_tx(c, reserve_tx, a, BOARDLOCK_ERROR, a->err, a->errlen);
-}
-
 int coord_db_reserve(struct coord_db *db, const char *board, int64_t expires_us, const char *note,
 		     struct board_holder *holder, char *err, size_t errlen)
 {
 	struct reserve_args a = { .board = board, .holder = holder, .err = err, .errlen = errlen };
 	board_holder_self(&a.self, board, note);
 	a.self.expires_us = expires_us;
-	return coord_db_with(db, reserve_locked, &a);
-}
-
-struct unreserve_args {
-	const char *board;
-	bool *had;
-	char *err;
-	size_t errlen;
-};
-
-static int unreserve_locked(PGconn *c, void *arg)
-{
-	struct unreserve_args *a = arg;
-	const char *p[] = { a->board };
-	PGresult *r = coord_db_exec(c, "DELETE FROM orch_board_holder WHERE board = $1 AND "
-				       "kind = 'reservation'", 1, p, a->err, a->errlen);
-	if (!r)
-		return BOARDLOCK_ERROR;
-	*a->had = atoi(PQcmdTuples(r)) > 0;
-	PQclear(r);
-	return 0;
+	return coord_db_in_tx(db, reserve_tx, &a, BOARDLOCK_ERROR, err, errlen);
 }
 
 int coord_db_unreserve(struct coord_db *db, const char *board, bool *had, char *err,
 		       size_t errlen)
 {
-	struct unreserve_args a = { board, had, err, errlen };
+	const char *p[] = { board };
 	*had = false;
-	return coord_db_with(db, unreserve_locked, &a);
-}
-
-struct list_args {
-	struct board_holder **out;
-	long n;
-	char *err;
-	size_t errlen;
-};
-
-static int list_locked(PGconn *c, void *arg)
-{
-	struct list_args *a = arg;
-	char *sql = with_now("SELECT " HOLDER_COLS " FROM orch_board_holder h WHERE " LIVE_SQL
-			     " ORDER BY kind, board");
-	PGresult *r = coord_db_exec(c, sql, 0, NULL, a->err, a->errlen);
-	free(sql);
-	if (!r)
-		return -1;
-	int n = PQntuples(r);
-	*a->out = xcalloc(n ? (size_t)n : 1, sizeof(**a->out));
-	for (int i = 0; i < n; i++)
-		row_holder(r, i, &(*a->out)[i]);
-	a->n = n;
-	PQclear(r);
-	return 0;
+	db_lock(db->db);
+	int rc = coord_db_run(db, "DELETE FROM orch_board_holder WHERE board = $1 AND "
+			      "kind = 'reservation'", p, 1, NULL, err, errlen);
+	if (rc == 0)
+		*had = db_changes(db->db) > 0;
+	db_unlock(db->db);
+	return rc < 0 ? BOARDLOCK_ERROR : 0;
 }
 
 long coord_db_list(struct coord_db *db, struct board_holder **out, char *err, size_t errlen)
 {
-	struct list_args a = { out, 0, err, errlen };
 	*out = NULL;
-	return coord_db_with(db, list_locked, &a) < 0 ? -1 : a.n;
+	char *sql = with_now("SELECT " HOLDER_COLS " FROM orch_board_holder h WHERE " LIVE_SQL
+			     " ORDER BY kind, board");
+	struct db_rows *r = NULL;
+	int rc = coord_db_run(db, sql, NULL, 0, &r, err, errlen);
+	free(sql);
+	if (rc < 0)
+		return -1;
+	int n = r->nrows;
+	*out = xcalloc(n ? (size_t)n : 1, sizeof(**out));
+	for (int i = 0; i < n; i++)
+		row_holder(r, i, &(*out)[i]);
+	db_rows_free(r);
+	return n;
 }

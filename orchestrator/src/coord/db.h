@@ -1,26 +1,28 @@
 #ifndef ORCH_COORD_DB_H
 #define ORCH_COORD_DB_H
 /*
- * The coordination database: one PostgreSQL session per orch process
- * (libpq), the only code here that talks to the server. Board locks are
- * session advisory locks keyed by the board name, so they die with the
- * session when orch dies; orch_board_holder rows say who holds them (rows
- * of sessions that are gone are ignored and swept). Reservations (orch
- * lock --db) are rows with an expiry that outlive their session. The
- * tables of joined runs are in join.h; every table is orch_*, made on
- * first use. Thread-safe: one mutex around the session.
+ * The coordination database: orch's tables in PostgreSQL, over the run's
+ * one db/ connection (db/db.h: bounded, interruptible calls; the history
+ * of the run shares it). Board locks are session advisory locks keyed by
+ * the board name, so they die with the session when orch dies;
+ * orch_board_holder rows say who holds them (rows of sessions that are
+ * gone are ignored and swept). Reservations (orch lock --db) are rows with
+ * an expiry that outlive their session. The tables of joined runs are in
+ * join.h; every table is orch_*, made on first use. Thread-safe: db/ holds
+ * the connection for one call, or one transaction, at a time.
  */
-#include <libpq-fe.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "db/db.h"
 #include "lock/boardlock.h"
 
 struct coord_db;
 
 /* Connects to url (a libpq conninfo or postgresql:// URL) and makes the
- * tables. Returns the session (coord_db_close) or NULL with err. */
+ * tables. Returns the session (coord_db_close) or NULL with err. Later
+ * db_open calls of url in this process share its connection. */
 struct coord_db *coord_db_open(const char *url, char *err, size_t errlen);
 void coord_db_close(struct coord_db *db);
 
@@ -35,23 +37,17 @@ int coord_db_unreserve(struct coord_db *db, const char *board, bool *had, char *
 		       size_t errlen);
 long coord_db_list(struct coord_db *db, struct board_holder **out, char *err, size_t errlen);
 
-/* One statement with the session locked (see coord_db_exec). */
-PGresult *coord_db_query(struct coord_db *db, const char *sql, int n, const char *const *params,
-			 char *err, size_t errlen);
-/* The same with every column of the result in binary (bytea as raw bytes,
- * text as it is). */
-PGresult *coord_db_query_binary(struct coord_db *db, const char *sql, int n,
-				const char *const *params, char *err, size_t errlen);
-/* For join.c: runs f with the session locked (f returns 0 or -1). */
-int coord_db_with(struct coord_db *db, int (*f)(PGconn *c, void *arg), void *arg);
-/* Runs tx(c, arg) inside BEGIN ... COMMIT, rolled back when it fails.
- * Returns what tx returned, or FAIL (with the message in err) when BEGIN
- * or COMMIT failed. Call it with the session locked (coord_db_with). */
-int coord_db_in_tx(PGconn *c, int (*tx)(PGconn *c, void *arg), void *arg, int fail, char *err,
-		   size_t errlen);
-/* One statement with text parameters; the result (caller PQclear()s) when
- * it succeeded, else NULL with the server's message in err. */
-PGresult *coord_db_exec(PGconn *c, const char *sql, int n, const char *const *params,
-			char *err, size_t errlen);
+/* The connection (for db_lock, db_changes). */
+struct db *coord_db_sql(struct coord_db *db);
+/* One statement with n text parameters (PostgreSQL's $1.. in sql): 0 and
+ * *rows when rows is not NULL (db_rows_free), or -1 with "database: ..." in
+ * err. */
+int coord_db_run(struct coord_db *db, const char *sql, const char *const *params, int n,
+		 struct db_rows **rows, char *err, size_t errlen);
+/* Runs tx(db, arg) inside BEGIN ... COMMIT, rolled back when it returns
+ * non-zero. Returns what tx returned, or `fail` (with the message in err)
+ * when BEGIN or COMMIT failed. */
+int coord_db_in_tx(struct coord_db *db, int (*tx)(struct coord_db *db, void *arg), void *arg,
+		   int fail, char *err, size_t errlen);
 
 #endif

@@ -4,10 +4,10 @@
 #include "util/fsutil.h"
 #include "util/interrupt.h"
 #include "util/log.h"
-#include "util/sha256.h"
 #include "util/strbuf.h"
 
 #include <dirent.h>
+#include <openssl/evp.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -37,36 +37,81 @@ struct join {
 	bool **mine;                   /* ... recorded by this controller (logs here) */
 };
 
-static PGresult *q(struct join *j, const char *sql, int n, const char *const *p, char *err,
-		   size_t errlen)
+/* One statement: its rows (db_rows_free), or NULL with err. */
+static struct db_rows *qc(struct coord_db *c, const char *sql, int n, const char *const *p,
+			  char *err, size_t errlen)
 {
-	return coord_db_query(j->db, sql, n, p, err, errlen);
+	struct db_rows *r = NULL;
+	return coord_db_run(c, sql, p, n, &r, err, errlen) == 0 ? r : NULL;
+}
+
+static struct db_rows *q(struct join *j, const char *sql, int n, const char *const *p, char *err,
+			 size_t errlen)
+{
+	return qc(j->db, sql, n, p, err, errlen);
 }
 
 static bool q_ok(struct join *j, const char *sql, int n, const char *const *p, char *err,
 		 size_t errlen)
 {
-	PGresult *r = q(j, sql, n, p, err, errlen);
-	PQclear(r);
-	return r != NULL;
+	return coord_db_run(j->db, sql, p, n, NULL, err, errlen) == 0;
+}
+
+/* A cell's text, "" for NULL. */
+static const char *cell(const struct db_rows *r, int row, int col)
+{
+	const char *v = db_cell(r, row, col);
+	return v ? v : "";
+}
+
+/* A file's bytes as hex text (bytea's decode(.., 'hex')), and back. */
+static char *hex_encode(const char *data, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	char *hex = xmalloc(2 * n + 1);
+	for (size_t i = 0; i < n; i++) {
+		hex[2 * i] = digits[(unsigned char)data[i] >> 4];
+		hex[2 * i + 1] = digits[(unsigned char)data[i] & 15];
+	}
+	hex[2 * n] = '\0';
+	return hex;
+}
+
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : 0;
+}
+
+static char *hex_decode(const char *hex, size_t *n)
+{
+	size_t len = strlen(hex) / 2;
+	char *data = xmalloc(len + 1);
+	for (size_t i = 0; i < len; i++)
+		data[i] = (char)(hex_digit(hex[2 * i]) << 4 | hex_digit(hex[2 * i + 1]));
+	data[len] = '\0';
+	*n = len;
+	return data;
 }
 
 /* The plan as text: one "board\ttest" line per item, in plan order. */
 static void plan_sha(const struct plan *p, char hex[65])
 {
-	struct sha256 ctx;
-	uint8_t d[32];
-	sha256_init(&ctx);
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	unsigned char d[EVP_MAX_MD_SIZE];
+	unsigned int len = 0;
+	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL))
+		abort();   /* out of memory: libcrypto's sha256 is always there */
 	for (size_t b = 0; b < p->n_boards; b++)
 		for (size_t i = 0; i < p->boards[b].n_items; i++) {
 			const struct plan_item *it = &p->boards[b].items[i];
-			sha256_update(&ctx, it->board->name, strlen(it->board->name));
-			sha256_update(&ctx, "\t", 1);
-			sha256_update(&ctx, it->test->name, strlen(it->test->name));
-			sha256_update(&ctx, "\n", 1);
+			EVP_DigestUpdate(ctx, it->board->name, strlen(it->board->name));
+			EVP_DigestUpdate(ctx, "\t", 1);
+			EVP_DigestUpdate(ctx, it->test->name, strlen(it->test->name));
+			EVP_DigestUpdate(ctx, "\n", 1);
 		}
-	sha256_final(&ctx, d);
-	for (int i = 0; i < 32; i++)
+	EVP_DigestFinal_ex(ctx, d, &len);
+	EVP_MD_CTX_free(ctx);
+	for (unsigned int i = 0; i < 32 && i < len; i++)
 		snprintf(hex + 2 * i, 3, "%02x", d[i]);
 }
 
@@ -99,7 +144,7 @@ struct create_args {
 	size_t errlen;
 };
 
-static int queue_plan(PGconn *c, struct create_args *a)
+static int queue_plan(struct coord_db *c, struct create_args *a)
 {
 	const struct plan *p = a->j->plan;
 	for (size_t b = 0; b < p->n_boards; b++) {
@@ -107,66 +152,61 @@ static int queue_plan(PGconn *c, struct create_args *a)
 		snprintf(idx, sizeof(idx), "%zu", b);
 		char *ctl = controllers_literal(p->boards[b].board);
 		const char *pu[] = { a->j->name, idx, p->boards[b].board->name, ctl };
-		PGresult *r = coord_db_exec(c, "INSERT INTO orch_unit (run, idx, board, controllers) "
+		struct db_rows *r = qc(c, "INSERT INTO orch_unit (run, idx, board, controllers) "
 					       "VALUES ($1, $2::int, $3, $4::text[])", 4, pu, a->err,
 					    a->errlen);
 		free(ctl);
 		if (!r)
 			return -1;
-		PQclear(r);
+		db_rows_free(r);
 		for (size_t i = 0; i < p->boards[b].n_items; i++) {
 			snprintf(seq, sizeof(seq), "%zu", i);
 			const char *pi[] = { a->j->name, idx, seq, p->boards[b].board->name,
 					     p->boards[b].items[i].test->name };
-			r = coord_db_exec(c, "INSERT INTO orch_item (run, unit, seq, board, test) "
+			r = qc(c, "INSERT INTO orch_item (run, unit, seq, board, test) "
 					     "VALUES ($1, $2::int, $3::int, $4, $5)", 5, pi, a->err,
 					  a->errlen);
 			if (!r)
 				return -1;
-			PQclear(r);
+			db_rows_free(r);
 		}
 	}
 	return 0;
 }
 
-static int create_tx(PGconn *c, void *arg)
+static int create_tx(struct coord_db *c, void *arg)
 {
 	struct create_args *a = arg;
 	const char *p[] = { a->j->name, a->scenario, a->sha };
-	PGresult *r = coord_db_exec(c, "INSERT INTO orch_run (name, scenario, plan_sha) VALUES "
+	struct db_rows *r = qc(c, "INSERT INTO orch_run (name, scenario, plan_sha) VALUES "
 				       "($1, $2, $3) ON CONFLICT (name) DO NOTHING RETURNING name",
 				    3, p, a->err, a->errlen);
 	if (!r)
 		return -1;
-	bool created = PQntuples(r) == 1;
-	PQclear(r);
+	bool created = r->nrows == 1;
+	db_rows_free(r);
 	if (created)
 		return queue_plan(c, a);
-	r = coord_db_exec(c, "SELECT plan_sha, scenario FROM orch_run WHERE name = $1", 1, p, a->err,
+	r = qc(c, "SELECT plan_sha, scenario FROM orch_run WHERE name = $1", 1, p, a->err,
 			  a->errlen);
 	if (!r)
 		return -1;
-	a->mismatch = strcmp(PQgetvalue(r, 0, 0), a->sha) != 0;
+	a->mismatch = strcmp(cell(r, 0, 0), a->sha) != 0;
 	if (a->mismatch)
 		snprintf(a->err, a->errlen, "run '%s' was started with another plan (scenario %s): "
 			 "the same scenario, inventory, -l and --repeat on every controller, or "
-			 "another --join name", a->j->name, PQgetvalue(r, 0, 1));
-	PQclear(r);
+			 "another --join name", a->j->name, cell(r, 0, 1));
+	db_rows_free(r);
 	return a->mismatch ? -1 : 0;
 }
 
-static int create_locked(PGconn *c, void *arg)
-{
-	struct create_args *a = arg;
-	return coord_db_in_tx(c, create_tx, a, -1, a->err, a->errlen);
-}
 
 /* Registers this controller under its name: 1, or 0 when a live
  * controller has that name, or JOIN_EDB. */
 static int register_as(struct join *j, const char *name, char *err, size_t errlen)
 {
 	const char *p[] = { j->name, name, j->host, j->folder, j->reach };
-	PGresult *r = q(j, "INSERT INTO orch_controller AS c (run, name, backend_pid, backend_start,"
+	struct db_rows *r = q(j, "INSERT INTO orch_controller AS c (run, name, backend_pid, backend_start,"
 			   " host, folder, reach) SELECT $1, $2, pid, backend_start, $3, $4, $5 FROM"
 			   " pg_stat_activity WHERE pid = pg_backend_pid() ON CONFLICT (run, name) DO"
 			   " UPDATE SET backend_pid = excluded.backend_pid, backend_start ="
@@ -176,8 +216,8 @@ static int register_as(struct join *j, const char *name, char *err, size_t errle
 			   " RETURNING name", 5, p, err, errlen);
 	if (!r)
 		return JOIN_EDB;
-	int n = PQntuples(r);
-	PQclear(r);
+	int n = r->nrows;
+	db_rows_free(r);
 	return n == 1;
 }
 
@@ -229,7 +269,7 @@ int join_open(struct coord_db *db, const struct plan *p, const char *scenario,
 	}
 	struct create_args a = { .j = j, .scenario = scenario, .err = err, .errlen = errlen };
 	plan_sha(p, a.sha);
-	int ret = coord_db_with(db, create_locked, &a);
+	int ret = coord_db_in_tx(db, create_tx, &a, -1, err, errlen);
 	if (ret < 0)
 		ret = a.mismatch ? JOIN_EUSAGE : JOIN_EDB;
 	else
@@ -246,17 +286,17 @@ int join_open(struct coord_db *db, const struct plan *p, const char *scenario,
 static bool requeue_lost(struct join *j, char *err, size_t errlen)
 {
 	const char *p[] = { j->name };
-	PGresult *r = q(j, "UPDATE orch_unit u SET state = 'queued', claimed_by = NULL, claimed_pid ="
+	struct db_rows *r = q(j, "UPDATE orch_unit u SET state = 'queued', claimed_by = NULL, claimed_pid ="
 			   " NULL, claimed_start = NULL WHERE run = $1 AND state = 'claimed' AND NOT"
 			   " EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = u.claimed_pid AND"
 			   " a.backend_start = u.claimed_start) RETURNING board, claimed_by",
 			1, p, err, errlen);
 	if (!r)
 		return false;
-	for (int i = 0; i < PQntuples(r); i++)
+	for (int i = 0; i < r->nrows; i++)
 		log_warn("join %s: board %s goes back to the queue: the controller that had it "
-			 "is gone", j->name, PQgetvalue(r, i, 0));
-	PQclear(r);
+			 "is gone", j->name, cell(r, i, 0));
+	db_rows_free(r);
 	return true;
 }
 
@@ -265,7 +305,7 @@ static long claim(struct join *j, char *err, size_t errlen)
 	if (!requeue_lost(j, err, errlen))
 		return -1;
 	const char *p[] = { j->name, j->controller, j->reach };
-	PGresult *r = q(j, "UPDATE orch_unit SET state = 'claimed', claimed_by = $2, claimed_pid ="
+	struct db_rows *r = q(j, "UPDATE orch_unit SET state = 'claimed', claimed_by = $2, claimed_pid ="
 			   " pg_backend_pid(), claimed_start = (SELECT backend_start FROM"
 			   " pg_stat_activity WHERE pid = pg_backend_pid()), claims = claims + 1"
 			   " WHERE run = $1 AND state = 'queued' AND idx = (SELECT idx FROM orch_unit"
@@ -276,11 +316,11 @@ static long claim(struct join *j, char *err, size_t errlen)
 		return -1;
 	long idx = -1;
 	int claims = 0;
-	if (PQntuples(r) == 1) {
-		idx = atol(PQgetvalue(r, 0, 0));
-		claims = atoi(PQgetvalue(r, 0, 1));
+	if (r->nrows == 1) {
+		idx = atol(cell(r, 0, 0));
+		claims = atoi(cell(r, 0, 1));
 	}
-	PQclear(r);
+	db_rows_free(r);
 	if (idx < 0 || (size_t)idx >= j->plan->n_boards)
 		return -1;
 	char unit[24];
@@ -290,13 +330,13 @@ static long claim(struct join *j, char *err, size_t errlen)
 	      errlen);
 	pthread_mutex_lock(&j->mu);
 	j->retried[idx] = claims > 1;
-	for (int i = 0; r && i < PQntuples(r); i++) {
-		long seq = atol(PQgetvalue(r, i, 0));
+	for (int i = 0; r && i < r->nrows; i++) {
+		long seq = atol(cell(r, i, 0));
 		if (seq >= 0 && (size_t)seq < j->plan->boards[idx].n_items)
 			j->done[idx][seq] = true;
 	}
 	pthread_mutex_unlock(&j->mu);
-	PQclear(r);
+	db_rows_free(r);
 	log_info("join %s: %s takes board %s%s", j->name, j->controller,
 		 j->plan->boards[idx].board->name, claims > 1 ? " (again: its controller was lost)" : "");
 	return idx;
@@ -346,7 +386,7 @@ struct record_args {
 };
 
 /* The regular files of the test's folder, as rows of orch_item_file. */
-static int upload_files(PGconn *c, struct record_args *a)
+static int upload_files(struct coord_db *c, struct record_args *a)
 {
 	DIR *d = a->test_dir ? opendir(a->test_dir) : NULL;
 	if (!d)
@@ -374,19 +414,14 @@ static int upload_files(PGconn *c, struct record_args *a)
 			free(name);
 			continue;
 		}
-		const char *p[] = { a->j->name, a->unit, a->seq, name, data };
-		int lens[] = { 0, 0, 0, 0, (int)n };
-		int fmts[] = { 0, 0, 0, 0, 1 };
-		PGresult *r = PQexecParams(c, "INSERT INTO orch_item_file (run, unit, seq, name, data)"
-					      " VALUES ($1, $2::int, $3::int, $4, $5::bytea) ON CONFLICT"
-					      " (run, unit, seq, name) DO UPDATE SET data = excluded.data",
-					   5, NULL, p, lens, fmts, 0);
-		if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-			const char *m = PQresultErrorMessage(r);
-			snprintf(a->err, a->errlen, "database: %.*s", (int)strcspn(m, "\n"), m);
+		char *hex = hex_encode(data, n);
+		const char *p[] = { a->j->name, a->unit, a->seq, name, hex };
+		if (coord_db_run(c, "INSERT INTO orch_item_file (run, unit, seq, name, data) VALUES"
+				 " ($1, $2::int, $3::int, $4, decode($5, 'hex')) ON CONFLICT (run, unit,"
+				 " seq, name) DO UPDATE SET data = excluded.data", p, 5, NULL, a->err,
+				 a->errlen) < 0)
 			ret = -1;
-		}
-		PQclear(r);
+		free(hex);
 		free(data);
 		free(name);
 	}
@@ -394,19 +429,19 @@ static int upload_files(PGconn *c, struct record_args *a)
 	return ret;
 }
 
-static int record_tx(PGconn *c, void *arg)
+static int record_tx(struct coord_db *c, void *arg)
 {
 	struct record_args *a = arg;
 	const char *p[] = { a->j->name, a->unit, a->seq, a->json, a->j->controller, a->retried };
-	PGresult *r = coord_db_exec(c, "UPDATE orch_item i SET done = true, result = $4, controller ="
+	struct db_rows *r = qc(c, "UPDATE orch_item i SET done = true, result = $4, controller ="
 				       " $5, retried = $6::boolean WHERE run = $1 AND unit = $2::int"
 				       " AND seq = $3::int AND NOT done AND EXISTS (SELECT 1 FROM"
 				       " orch_unit u WHERE u.run = $1 AND u.idx = $2::int AND"
 				       " u.claimed_pid = pg_backend_pid())", 6, p, a->err, a->errlen);
 	if (!r)
 		return -1;
-	bool mine = atoi(PQcmdTuples(r)) == 1;
-	PQclear(r);
+	bool mine = db_changes(coord_db_sql(c)) == 1;
+	db_rows_free(r);
 	if (!mine) {
 		snprintf(a->err, a->errlen, "the board's claim was lost (the database session "
 			 "ended?); the result is kept only in this controller's folder");
@@ -415,11 +450,6 @@ static int record_tx(PGconn *c, void *arg)
 	return upload_files(c, a);
 }
 
-static int record_locked(PGconn *c, void *arg)
-{
-	struct record_args *a = arg;
-	return coord_db_in_tx(c, record_tx, a, -1, a->err, a->errlen);
-}
 
 /* The board's facts as {"NAME": "value", ...}, kept with its unit. */
 static void put_facts(struct join *j, size_t b, const struct board_facts *bf)
@@ -466,7 +496,7 @@ static void claims_item_done(void *ctx, const struct plan_item *item, const stru
 	char *dir = tr->log_dir ? fs_path_join(j->folder, tr->log_dir) : NULL;
 	struct record_args a = { j, unit, seq, json, retried ? "true" : "false", dir, err,
 				 sizeof(err) };
-	if (coord_db_with(j->db, record_locked, &a) < 0)
+	if (coord_db_in_tx(j->db, record_tx, &a, -1, a.err, a.errlen) < 0)
 		log_error("join %s: recording %s/%s: %s", j->name, tr->board, tr->test, err);
 	else {
 		pthread_mutex_lock(&j->mu);
@@ -534,7 +564,7 @@ static bool give_up_stranded(struct join *j, char *err, size_t errlen)
 	char wait_s[32];
 	snprintf(wait_s, sizeof(wait_s), "%" PRId64 " milliseconds", j->join_wait_ms);
 	const char *p[] = { j->name, wait_s };
-	PGresult *r = q(j, "UPDATE orch_unit u SET state = 'done' WHERE run = $1 AND state ="
+	struct db_rows *r = q(j, "UPDATE orch_unit u SET state = 'done' WHERE run = $1 AND state ="
 			   " 'queued' AND (SELECT created FROM orch_run WHERE name = $1) < now() -"
 			   " $2::interval AND NOT EXISTS (SELECT 1 FROM orch_controller c JOIN"
 			   " pg_stat_activity a ON a.pid = c.backend_pid AND a.backend_start ="
@@ -544,36 +574,36 @@ static bool give_up_stranded(struct join *j, char *err, size_t errlen)
 	if (!r)
 		return false;
 	bool ok = true;
-	for (int row = 0; ok && row < PQntuples(r); row++) {
-		const char *idx = PQgetvalue(r, row, 0), *board = PQgetvalue(r, row, 1);
+	for (int row = 0; ok && row < r->nrows; row++) {
+		const char *idx = cell(r, row, 0), *board = cell(r, row, 1);
 		log_warn("join %s: no controller that may take board %s (controllers: %s) joined; "
-			 "its tests end as error", j->name, board, PQgetvalue(r, row, 2));
+			 "its tests end as error", j->name, board, cell(r, row, 2));
 		struct test_result tr;
 		memset(&tr, 0, sizeof(tr));
 		tr.board = xstrdup(board);
 		tr.exit_code = -1;
 		tr.status = STATUS_ERROR;
 		test_result_set_message(&tr, "no controller that may take this board (controllers: "
-					     "%s) joined the run", PQgetvalue(r, row, 2));
+					     "%s) joined the run", cell(r, row, 2));
 		const char *pi[] = { j->name, idx, NULL };
-		PGresult *items = q(j, "SELECT seq, test FROM orch_item WHERE run = $1 AND unit ="
+		struct db_rows *items = q(j, "SELECT seq, test FROM orch_item WHERE run = $1 AND unit ="
 				       " $2::int AND NOT done", 2, pi, err, errlen);
-		for (int k = 0; items && k < PQntuples(items); k++) {
+		for (int k = 0; items && k < items->nrows; k++) {
 			free(tr.test);
-			tr.test = xstrdup(PQgetvalue(items, k, 1));
+			tr.test = xstrdup(cell(items, k, 1));
 			json_t *o = test_result_to_json(&tr);
 			char *json = json_dumps(o, JSON_COMPACT);
 			json_decref(o);
-			const char *pu[] = { j->name, idx, PQgetvalue(items, k, 0), json };
+			const char *pu[] = { j->name, idx, cell(items, k, 0), json };
 			ok = q_ok(j, "UPDATE orch_item SET done = true, result = $4 WHERE run = $1 AND"
 				     " unit = $2::int AND seq = $3::int AND NOT done", 4, pu, err, errlen);
 			free(json);
 		}
 		ok = ok && items;
-		PQclear(items);
+		db_rows_free(items);
 		test_result_release(&tr);
 	}
-	PQclear(r);
+	db_rows_free(r);
 	return ok;
 }
 
@@ -586,7 +616,7 @@ struct run_state {
 static bool read_state(struct join *j, struct run_state *s, char *err, size_t errlen)
 {
 	const char *p[] = { j->name, j->reach };
-	PGresult *r = q(j, "SELECT (SELECT count(*) FROM orch_unit WHERE run = $1 AND state ="
+	struct db_rows *r = q(j, "SELECT (SELECT count(*) FROM orch_unit WHERE run = $1 AND state ="
 			   " 'queued' AND (controllers IS NULL OR $2 = ANY(controllers))), (SELECT"
 			   " count(*) FROM orch_unit WHERE run = $1 AND state <> 'done'), exit_code,"
 			   " merged_by IS NOT NULL, EXISTS (SELECT 1 FROM pg_stat_activity a WHERE"
@@ -594,17 +624,17 @@ static bool read_state(struct join *j, struct run_state *s, char *err, size_t er
 			   " WHERE name = $1", 2, p, err, errlen);
 	if (!r)
 		return false;
-	bool ok = PQntuples(r) == 1;
+	bool ok = r->nrows == 1;
 	if (ok) {
-		s->queued_mine = atol(PQgetvalue(r, 0, 0));
-		s->not_done = atol(PQgetvalue(r, 0, 1));
-		s->exit_code = PQgetisnull(r, 0, 2) ? -1 : atoi(PQgetvalue(r, 0, 2));
-		s->merged = !strcmp(PQgetvalue(r, 0, 3), "t");
-		s->merger_alive = !strcmp(PQgetvalue(r, 0, 4), "t");
+		s->queued_mine = atol(cell(r, 0, 0));
+		s->not_done = atol(cell(r, 0, 1));
+		s->exit_code = !db_cell(r, 0, 2) ? -1 : atoi(cell(r, 0, 2));
+		s->merged = !strcmp(cell(r, 0, 3), "t");
+		s->merger_alive = !strcmp(cell(r, 0, 4), "t");
 	} else {
 		snprintf(err, errlen, "run '%s' is gone from the database", j->name);
 	}
-	PQclear(r);
+	db_rows_free(r);
 	return ok;
 }
 
@@ -612,7 +642,7 @@ static bool read_state(struct join *j, struct run_state *s, char *err, size_t er
 static int try_merge(struct join *j, char *err, size_t errlen)
 {
 	const char *p[] = { j->name, j->controller };
-	PGresult *r = q(j, "UPDATE orch_run SET merged_by = $2, merger_pid = pg_backend_pid(),"
+	struct db_rows *r = q(j, "UPDATE orch_run SET merged_by = $2, merger_pid = pg_backend_pid(),"
 			   " merger_start = (SELECT backend_start FROM pg_stat_activity WHERE pid ="
 			   " pg_backend_pid()) WHERE name = $1 AND exit_code IS NULL AND (merged_by IS"
 			   " NULL OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid ="
@@ -620,8 +650,8 @@ static int try_merge(struct join *j, char *err, size_t errlen)
 			err, errlen);
 	if (!r)
 		return -1;
-	int got = PQntuples(r) == 1;
-	PQclear(r);
+	int got = r->nrows == 1;
+	db_rows_free(r);
 	return got;
 }
 
@@ -657,23 +687,25 @@ static int write_files(struct join *j, const char *unit, const char *seq, const 
 		       char *err, size_t errlen)
 {
 	const char *p[] = { j->name, unit, seq };
-	PGresult *r = coord_db_query_binary(j->db, "SELECT name, data FROM orch_item_file WHERE"
+	struct db_rows *r = q(j, "SELECT name, encode(data, 'hex') FROM orch_item_file WHERE"
 					       " run = $1 AND unit = $2::int AND seq = $3::int", 3, p,
 					    err, errlen);
 	if (!r)
 		return -1;
 	int ret = fs_mkdir_p(dir, err, errlen);
-	for (int i = 0; ret == 0 && i < PQntuples(r); i++) {
-		char *name = xstrndup(PQgetvalue(r, i, 0), (size_t)PQgetlength(r, i, 0));
+	for (int i = 0; ret == 0 && i < r->nrows; i++) {
+		size_t n = 0;
+		char *data = hex_decode(cell(r, i, 1), &n);
+		char *name = xstrdup(cell(r, i, 0));
 		char *safe = fs_safe_name(name);
 		char *path = fs_path_join(dir, safe);
-		ret = fs_write_atomic(path, PQgetvalue(r, i, 1), (size_t)PQgetlength(r, i, 1), err,
-				      errlen);
+		ret = fs_write_atomic(path, data, n, err, errlen);
+		free(data);
 		free(path);
 		free(safe);
 		free(name);
 	}
-	PQclear(r);
+	db_rows_free(r);
 	return ret;
 }
 
@@ -681,13 +713,13 @@ static int write_files(struct join *j, const char *unit, const char *seq, const 
 static int collect_facts(struct join *j, struct run_result *merged, char *err, size_t errlen)
 {
 	const char *p[] = { j->name };
-	PGresult *r = q(j, "SELECT board, facts FROM orch_unit WHERE run = $1 AND facts IS NOT NULL"
+	struct db_rows *r = q(j, "SELECT board, facts FROM orch_unit WHERE run = $1 AND facts IS NOT NULL"
 			   " ORDER BY idx", 1, p, err, errlen);
 	if (!r)
 		return -1;
-	for (int i = 0; i < PQntuples(r); i++) {
-		const char *board = PQgetvalue(r, i, 0);
-		json_t *o = json_loads(PQgetvalue(r, i, 1), 0, NULL);
+	for (int i = 0; i < r->nrows; i++) {
+		const char *board = cell(r, i, 0);
+		json_t *o = json_loads(cell(r, i, 1), 0, NULL);
 		if (!o || run_result_facts(merged, board)) {
 			json_decref(o);
 			continue;   /* this controller's own facts are there already */
@@ -701,7 +733,7 @@ static int collect_facts(struct join *j, struct run_result *merged, char *err, s
 		board_facts_release(&bf);
 		json_decref(o);
 	}
-	PQclear(r);
+	db_rows_free(r);
 	return 0;
 }
 
@@ -711,37 +743,37 @@ int join_collect(struct join *j, const char *folder, struct run_result *merged, 
 	if (collect_facts(j, merged, err, errlen) < 0)
 		return -1;
 	const char *p[] = { j->name };
-	PGresult *r = q(j, "SELECT unit, seq, board, test, result, controller FROM orch_item WHERE"
+	struct db_rows *r = q(j, "SELECT unit, seq, board, test, result, controller FROM orch_item WHERE"
 			   " run = $1 ORDER BY unit, seq", 1, p, err, errlen);
 	if (!r)
 		return -1;
 	int ret = 0;
-	for (int i = 0; ret == 0 && i < PQntuples(r); i++) {
+	for (int i = 0; ret == 0 && i < r->nrows; i++) {
 		struct test_result tr;
 		memset(&tr, 0, sizeof(tr));
-		json_t *o = PQgetisnull(r, i, 4) ? NULL : json_loads(PQgetvalue(r, i, 4), 0, NULL);
+		json_t *o = !db_cell(r, i, 4) ? NULL : json_loads(cell(r, i, 4), 0, NULL);
 		char jerr[256];
 		if (!o || test_result_from_json(o, &tr, jerr, sizeof(jerr)) < 0) {
 			test_result_release(&tr);
 			memset(&tr, 0, sizeof(tr));
-			tr.board = xstrdup(PQgetvalue(r, i, 2));
-			tr.test = xstrdup(PQgetvalue(r, i, 3));
+			tr.board = xstrdup(cell(r, i, 2));
+			tr.test = xstrdup(cell(r, i, 3));
 			tr.exit_code = -1;
 			tr.status = STATUS_ERROR;
 			test_result_set_message(&tr, "no result was recorded for this test");
 		}
 		json_decref(o);
-		long unit = atol(PQgetvalue(r, i, 0)), seq = atol(PQgetvalue(r, i, 1));
+		long unit = atol(cell(r, i, 0)), seq = atol(cell(r, i, 1));
 		bool here = unit >= 0 && (size_t)unit < j->plan->n_boards && seq >= 0 &&
 			    (size_t)seq < j->plan->boards[unit].n_items && j->mine[unit][seq];
-		if (tr.log_dir && !PQgetisnull(r, i, 5) && !here) {
+		if (tr.log_dir && !!db_cell(r, i, 5) && !here) {
 			char *dir = fs_path_join(folder, tr.log_dir);
-			ret = write_files(j, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1), dir, err, errlen);
+			ret = write_files(j, cell(r, i, 0), cell(r, i, 1), dir, err, errlen);
 			free(dir);
 		}
 		run_result_take(merged, &tr);
 	}
-	PQclear(r);
+	db_rows_free(r);
 	return ret;
 }
 
@@ -761,10 +793,10 @@ static char *one_value(struct join *j, const char *sql)
 {
 	const char *p[] = { j->name };
 	char err[256];
-	PGresult *r = q(j, sql, 1, p, err, sizeof(err));
-	char *v = r && PQntuples(r) == 1 && !PQgetisnull(r, 0, 0) ? xstrdup(PQgetvalue(r, 0, 0))
+	struct db_rows *r = q(j, sql, 1, p, err, sizeof(err));
+	char *v = r && r->nrows == 1 && !!db_cell(r, 0, 0) ? xstrdup(cell(r, 0, 0))
 								    : NULL;
-	PQclear(r);
+	db_rows_free(r);
 	return v;
 }
 

@@ -2,6 +2,8 @@
 #include "util/strbuf.h"
 
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,17 +41,45 @@ static char *db_redact(const char *target)
 	return strbuf_detach(&sb);
 }
 
-int db_open(struct db **out, const char *target, char *err, size_t errlen)
+/* Connections handed to later db_open calls of the same target (db_share). */
+static pthread_mutex_t db_shared_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct db *db_shared;
+
+static struct db *db_shared_find(const char *target)
+{
+	for (struct db *d = db_shared; d; d = d->next_shared)
+		if (!strcmp(d->target, target))
+			return d;
+	return NULL;
+}
+
+static int db_open_as(struct db **out, const char *target, bool postgres, char *err,
+		      size_t errlen)
 {
 	*out = NULL;
 	if (!target || !*target) {
 		snprintf(err, errlen, "no database given");
 		return DB_EUSAGE;
 	}
+	pthread_mutex_lock(&db_shared_mu);
+	struct db *shared = db_shared_find(target);
+	if (shared)
+		shared->refs++;
+	pthread_mutex_unlock(&db_shared_mu);
+	if (shared) {
+		*out = shared;
+		return 0;
+	}
 	struct db *db = xcalloc(1, sizeof(*db));
 	db->name = db_redact(target);
+	db->refs = 1;
+	pthread_mutexattr_t attr;
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&db->mu, &attr);
+	pthread_mutexattr_destroy(&attr);
 	int rc;
-	if (db_target_is_postgres(target)) {
+	if (postgres || db_target_is_postgres(target)) {
 		db->kind = DB_POSTGRES;
 		rc = db_pg_open(db, target, err, errlen);
 	} else {
@@ -58,6 +88,7 @@ int db_open(struct db **out, const char *target, char *err, size_t errlen)
 				    errlen);
 	}
 	if (rc < 0) {
+		pthread_mutex_destroy(&db->mu);
 		free(db->name);
 		free(db);
 		return rc;
@@ -66,14 +97,66 @@ int db_open(struct db **out, const char *target, char *err, size_t errlen)
 	return 0;
 }
 
+int db_open(struct db **out, const char *target, char *err, size_t errlen)
+{
+	return db_open_as(out, target, false, err, errlen);
+}
+
+int db_open_postgres(struct db **out, const char *target, char *err, size_t errlen)
+{
+	return db_open_as(out, target, true, err, errlen);
+}
+
+void db_share(struct db *db, const char *target)
+{
+	pthread_mutex_lock(&db_shared_mu);
+	if (!db->target && !db_shared_find(target)) {
+		db->target = xstrdup(target);
+		db->next_shared = db_shared;
+		db_shared = db;
+	}
+	pthread_mutex_unlock(&db_shared_mu);
+}
+
 void db_close(struct db *db)
 {
 	if (!db)
 		return;
+	pthread_mutex_lock(&db_shared_mu);
+	int left = --db->refs;
+	if (left == 0 && db->target)
+		for (struct db **p = &db_shared; *p; p = &(*p)->next_shared)
+			if (*p == db) {
+				*p = db->next_shared;
+				break;
+			}
+	pthread_mutex_unlock(&db_shared_mu);
+	if (left > 0)
+		return;
 	if (db->ops)
 		db->ops->close(db);
+	pthread_mutex_destroy(&db->mu);
+	free(db->target);
 	free(db->name);
 	free(db);
+}
+
+void db_lock(struct db *db)
+{
+	pthread_mutex_lock(&db->mu);
+}
+
+void db_unlock(struct db *db)
+{
+	pthread_mutex_unlock(&db->mu);
+}
+
+int64_t db_changes(struct db *db)
+{
+	pthread_mutex_lock(&db->mu);
+	int64_t n = db->ops->changes(db);
+	pthread_mutex_unlock(&db->mu);
+	return n;
 }
 
 enum db_kind db_kind(const struct db *db)
@@ -122,7 +205,9 @@ int db_exec(struct db *db, const char *sql, const struct db_val *params, int n,
 		return DB_EUSAGE;
 	}
 	char *text = db_prepare_sql(db, sql);
+	pthread_mutex_lock(&db->mu);
 	int rc = db->ops->exec(db, text, params, n, rows, err, errlen);
+	pthread_mutex_unlock(&db->mu);
 	free(text);
 	return rc;
 }
@@ -135,7 +220,9 @@ int db_each(struct db *db, const char *sql, const struct db_val *params, int n, 
 		return DB_EUSAGE;
 	}
 	char *text = db_prepare_sql(db, sql);
+	pthread_mutex_lock(&db->mu);
 	int rc = db->ops->each(db, text, params, n, fn, ctx, err, errlen);
+	pthread_mutex_unlock(&db->mu);
 	free(text);
 	return rc;
 }
@@ -158,30 +245,67 @@ double db_row_real(const struct db_row *row, int col, double dflt)
 int db_exec_script(struct db *db, const char *sql, char *err, size_t errlen)
 {
 	char *text = db_prepare_sql(db, sql);
+	pthread_mutex_lock(&db->mu);
 	int rc = db->ops->script(db, text, err, errlen);
+	pthread_mutex_unlock(&db->mu);
 	free(text);
+	return rc;
+}
+
+/* A transaction keeps db->mu from its begin to its end, so that other
+ * threads sharing the connection wait instead of running inside it. */
+static int db_begin_with(struct db *db, const char *sql, char *err, size_t errlen)
+{
+	pthread_mutex_lock(&db->mu);
+	int rc = sql ? db->ops->script(db, sql, err, errlen) : db->ops->begin(db, err, errlen);
+	if (rc == 0)
+		db->tx++;
+	else
+		pthread_mutex_unlock(&db->mu);
 	return rc;
 }
 
 int db_begin(struct db *db, char *err, size_t errlen)
 {
-	return db->ops->begin(db, err, errlen);
+	return db_begin_with(db, NULL, err, errlen);
 }
 
 int db_begin_read(struct db *db, char *err, size_t errlen)
 {
-	return db->ops->script(db, db->ops->begin_read_sql, err, errlen);
+	return db_begin_with(db, db->ops->begin_read_sql, err, errlen);
+}
+
+/* Ends the transaction this thread holds (db->mu is held by the caller). */
+static void db_end_tx(struct db *db)
+{
+	db->tx--;
+	pthread_mutex_unlock(&db->mu);
 }
 
 int db_commit(struct db *db, char *err, size_t errlen)
 {
-	return db->ops->script(db, "COMMIT", err, errlen);
+	pthread_mutex_lock(&db->mu);
+	int rc = db->ops->script(db, "COMMIT", err, errlen);
+	if (db->tx > 0) {
+		if (rc < 0) {   /* a commit that failed leaves nothing open */
+			char ignored[256];
+			db->ops->script(db, "ROLLBACK", ignored, sizeof(ignored));
+		}
+		db_end_tx(db);
+	}
+	pthread_mutex_unlock(&db->mu);
+	return rc;
 }
 
 void db_rollback(struct db *db)
 {
-	char err[256];
-	db->ops->script(db, "ROLLBACK", err, sizeof(err));
+	pthread_mutex_lock(&db->mu);
+	if (db->tx > 0) {
+		char err[256];
+		db->ops->script(db, "ROLLBACK", err, sizeof(err));
+		db_end_tx(db);
+	}
+	pthread_mutex_unlock(&db->mu);
 }
 
 struct db_rows *db_rows_new(int nrows, int ncols)

@@ -11,8 +11,10 @@
  * PostgreSQL) and portable types (INTEGER/BIGINT, DOUBLE PRECISION, TEXT);
  * in migrations `@ID@` stands for an auto-numbered primary key column.
  * Results are read whole into a db_rows table, or a row at a time with
- * db_each (what a long history reads). A struct db is used by one thread at
- * a time. SQLite statements are prepared once per connection and kept.
+ * db_each (what a long history reads). Threads may share a struct db: each
+ * call holds it whole, and a transaction (db_begin .. db_commit/db_rollback)
+ * holds it for the thread that began it; db_lock/db_unlock hold it across
+ * several calls. SQLite statements are prepared once per connection and kept.
  * SQLite files are opened in WAL mode with a busy timeout, so several orch
  * runs may write to one file at once; transactions take the write lock up
  * front (BEGIN IMMEDIATE). Errors are negative DB_E* codes with the detail
@@ -60,9 +62,30 @@ struct db_rows {
 	char **cells;   /* nrows * ncols, row-major */
 };
 
+/* Every PostgreSQL call is bounded: connecting by connect_timeout (this,
+ * rounded up to seconds), each statement by the server's statement_timeout
+ * (this; lock waits half of it) and on the client 2 s later, TCP
+ * keepalives (idle 5 s, then 3 probes 2 s apart) and tcp_user_timeout so
+ * that a peer that is gone is noticed in seconds. A call that outlasts its
+ * deadline, or a wait after a second Ctrl-C (util/interrupt.h: ends within
+ * INTERRUPT_HURRY_MS), gives the connection up: it fails with DB_EOPEN and
+ * every later call on that struct db fails at once the same way; no new
+ * connection is made after a second Ctrl-C. ORCH_DB_TIMEOUT_MS overrides
+ * the default (tests, slow links). */
+#define DB_CALL_TIMEOUT_MS 30000
+int64_t db_call_timeout_ms(void);
+
 /* Opens `target` (see above). Returns 0 and *out (caller closes), or a
- * DB_E* code with the reason in err. */
+ * DB_E* code with the reason in err. A target made shared with db_share is
+ * not opened again: *out is that connection (closed by its last db_close). */
 int db_open(struct db **out, const char *target, char *err, size_t errlen);
+/* The same, taking target as PostgreSQL whatever its form (libpq's rules:
+ * a bare NAME is a database on the default server). */
+int db_open_postgres(struct db **out, const char *target, char *err, size_t errlen);
+/* Later db_open calls of `target` in this process return db (one
+ * connection per run: the board locks, joined runs and history of a run
+ * share one session). */
+void db_share(struct db *db, const char *target);
 /* Closes; accepts NULL. */
 void db_close(struct db *db);
 enum db_kind db_kind(const struct db *db);
@@ -92,11 +115,19 @@ const char *db_row_text(const struct db_row *row, int col);
 int64_t db_row_int(const struct db_row *row, int col, int64_t dflt);
 double db_row_real(const struct db_row *row, int col, double dflt);
 
+/* Rows the last statement (of this thread's db_lock or transaction)
+ * inserted, updated or deleted. */
+int64_t db_changes(struct db *db);
+/* Holds db for this thread across several calls (recursive). */
+void db_lock(struct db *db);
+void db_unlock(struct db *db);
+
 /* Runs several statements without parameters (`@ID@` expanded). */
 int db_exec_script(struct db *db, const char *sql, char *err, size_t errlen);
 
 /* Transactions: begin takes the write lock at once (SQLite) and waits for
- * it up to the busy timeout; rollback never fails the caller. */
+ * it up to the busy timeout; rollback never fails the caller. A commit
+ * that fails rolls back: the transaction is over either way. */
 int db_begin(struct db *db, char *err, size_t errlen);
 /* A transaction that only reads: every statement in it sees the database
  * as it was at its first one (SQLite's WAL snapshot; PostgreSQL's

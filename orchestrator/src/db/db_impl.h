@@ -6,6 +6,8 @@
  */
 #include "db/db.h"
 
+#include <pthread.h>
+
 struct db_ops {
 	/* sql already has the back end's placeholders and `@ID@` expanded */
 	int (*exec)(struct db *db, const char *sql, const struct db_val *params, int n,
@@ -18,6 +20,8 @@ struct db_ops {
 	double (*row_real)(const struct db_row *row, int col, double dflt);
 	int (*script)(struct db *db, const char *sql, char *err, size_t errlen);
 	int (*begin)(struct db *db, char *err, size_t errlen);
+	/* rows the last statement inserted, updated or deleted */
+	int64_t (*changes)(struct db *db);
 	void (*close)(struct db *db);
 	const char *begin_read_sql;/* starts a read-only transaction */
 	const char *id_column;     /* what `@ID@` becomes */
@@ -29,6 +33,11 @@ struct db {
 	enum db_kind kind;
 	char *name;
 	void *handle;
+	pthread_mutex_t mu;        /* recursive: each call, and a transaction whole */
+	int tx;                    /* inside db_begin / db_begin_read (mu held) */
+	int refs;                  /* db_open of a shared target counts here */
+	char *target;              /* as given, when shared (db_share) */
+	struct db *next_shared;
 };
 
 /* What db_each hands out: the back end's statement or result, and a row. */

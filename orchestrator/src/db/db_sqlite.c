@@ -231,6 +231,11 @@ static int db_sqlite_begin(struct db *db, char *err, size_t errlen)
 	return db_sqlite_script(db, "BEGIN IMMEDIATE", err, errlen);
 }
 
+static int64_t db_sqlite_changes(struct db *db)
+{
+	return sqlite3_changes(((struct db_sqlite *)db->handle)->h);
+}
+
 static void db_sqlite_close(struct db *db)
 {
 	struct db_sqlite *s = db->handle;
@@ -251,6 +256,7 @@ static const struct db_ops db_sqlite_ops = {
 	.row_real = db_sqlite_row_real,
 	.script = db_sqlite_script,
 	.begin = db_sqlite_begin,
+	.changes = db_sqlite_changes,
 	.close = db_sqlite_close,
 	.begin_read_sql = "BEGIN DEFERRED",
 	.id_column = "INTEGER PRIMARY KEY AUTOINCREMENT",

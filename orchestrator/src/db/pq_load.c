@@ -1,4 +1,4 @@
-#include "util/pq_load.h"
+#include "db/pq_load.h"
 
 #include <dlfcn.h>
 #include <libpq-fe.h>
@@ -9,13 +9,20 @@
 #define PQ_LIBRARY "libpq.so.5"
 
 static struct {
-	PGconn *(*connectdb_params)(const char *const *, const char *const *, int);
+	PGconn *(*connect_start_params)(const char *const *, const char *const *, int);
+	PostgresPollingStatusType (*connect_poll)(PGconn *);
+	int (*socket)(const PGconn *);
+	int (*set_nonblocking)(PGconn *, int);
 	void (*finish)(PGconn *);
 	ConnStatusType (*status)(const PGconn *);
 	char *(*error_message)(const PGconn *);
-	PGresult *(*exec)(PGconn *, const char *);
-	PGresult *(*exec_params)(PGconn *, const char *, int, const Oid *, const char *const *,
+	int (*send_query)(PGconn *, const char *);
+	int (*send_query_params)(PGconn *, const char *, int, const Oid *, const char *const *,
 				 const int *, const int *, int);
+	int (*flush)(PGconn *);
+	int (*consume_input)(PGconn *);
+	int (*is_busy)(PGconn *);
+	PGresult *(*get_result)(PGconn *);
 	ExecStatusType (*result_status)(const PGresult *);
 	char *(*result_error_message)(const PGresult *);
 	char *(*result_error_field)(const PGresult *, int);
@@ -60,12 +67,19 @@ static void pq_load(void)
 		void *f_ = pq_sym(name, &missing);             \
 		memcpy(&pq.field, &f_, sizeof(pq.field));      \
 	} while (0)
-	PQ_GET(connectdb_params, "PQconnectdbParams");
+	PQ_GET(connect_start_params, "PQconnectStartParams");
+	PQ_GET(connect_poll, "PQconnectPoll");
+	PQ_GET(socket, "PQsocket");
+	PQ_GET(set_nonblocking, "PQsetnonblocking");
 	PQ_GET(finish, "PQfinish");
 	PQ_GET(status, "PQstatus");
 	PQ_GET(error_message, "PQerrorMessage");
-	PQ_GET(exec, "PQexec");
-	PQ_GET(exec_params, "PQexecParams");
+	PQ_GET(send_query, "PQsendQuery");
+	PQ_GET(send_query_params, "PQsendQueryParams");
+	PQ_GET(flush, "PQflush");
+	PQ_GET(consume_input, "PQconsumeInput");
+	PQ_GET(is_busy, "PQisBusy");
+	PQ_GET(get_result, "PQgetResult");
 	PQ_GET(result_status, "PQresultStatus");
 	PQ_GET(result_error_message, "PQresultErrorMessage");
 	PQ_GET(result_error_field, "PQresultErrorField");
@@ -90,13 +104,28 @@ const char *pq_load_error(void)
 }
 
 /* Every other function is reached only with a connection or result that
- * PQconnectdbParams made, so libpq is loaded by then; NULL ones are let
+ * PQconnectStartParams made, so libpq is loaded by then; NULL ones are let
  * through as libpq lets them (PQfinish(NULL), PQclear(NULL)). */
-PGconn *PQconnectdbParams(const char *const *keywords, const char *const *values,
-			  int expand_dbname)
+PGconn *PQconnectStartParams(const char *const *keywords, const char *const *values,
+			     int expand_dbname)
 {
 	pthread_once(&pq_once, pq_load);
-	return pq_lib ? pq.connectdb_params(keywords, values, expand_dbname) : NULL;
+	return pq_lib ? pq.connect_start_params(keywords, values, expand_dbname) : NULL;
+}
+
+PostgresPollingStatusType PQconnectPoll(PGconn *conn)
+{
+	return pq_lib ? pq.connect_poll(conn) : PGRES_POLLING_FAILED;
+}
+
+int PQsocket(const PGconn *conn)
+{
+	return pq_lib ? pq.socket(conn) : -1;
+}
+
+int PQsetnonblocking(PGconn *conn, int arg)
+{
+	return pq_lib ? pq.set_nonblocking(conn, arg) : -1;
 }
 
 void PQfinish(PGconn *conn)
@@ -115,18 +144,38 @@ char *PQerrorMessage(const PGconn *conn)
 	return pq_lib ? pq.error_message(conn) : pq_error;
 }
 
-PGresult *PQexec(PGconn *conn, const char *query)
+int PQsendQuery(PGconn *conn, const char *query)
 {
-	return pq_lib ? pq.exec(conn, query) : NULL;
+	return pq_lib ? pq.send_query(conn, query) : 0;
 }
 
-PGresult *PQexecParams(PGconn *conn, const char *command, int n, const Oid *types,
-		       const char *const *values, const int *lengths, const int *formats,
-		       int result_format)
+int PQsendQueryParams(PGconn *conn, const char *command, int n, const Oid *types,
+		      const char *const *values, const int *lengths, const int *formats,
+		      int result_format)
 {
-	return pq_lib ? pq.exec_params(conn, command, n, types, values, lengths, formats,
-				       result_format)
-		      : NULL;
+	return pq_lib ? pq.send_query_params(conn, command, n, types, values, lengths, formats,
+					     result_format)
+		      : 0;
+}
+
+int PQflush(PGconn *conn)
+{
+	return pq_lib ? pq.flush(conn) : -1;
+}
+
+int PQconsumeInput(PGconn *conn)
+{
+	return pq_lib ? pq.consume_input(conn) : 0;
+}
+
+int PQisBusy(PGconn *conn)
+{
+	return pq_lib ? pq.is_busy(conn) : 0;
+}
+
+PGresult *PQgetResult(PGconn *conn)
+{
+	return pq_lib ? pq.get_result(conn) : NULL;
 }
 
 ExecStatusType PQresultStatus(const PGresult *res)
