@@ -1,13 +1,23 @@
-# cmake -DSRC=orchestrator/src -DDEPS=build/stage-deps.txt -P CheckStageDeps.cmake
+# cmake -DSRC=orchestrator/src -DDEPS=build/stage-deps.txt [-DNM=nm -DLIBS=stage=lib.a|...]
+#         -P CheckStageDeps.cmake
 #
-# Fails when a file in a stage folder (SRC/STAGE/*.c|h) includes
-# "OTHER/..." where OTHER is a stage that STAGE does not link, directly or
-# through the stages it links (DEPS: one "stage=dep,dep" line per stage,
-# written by orchestrator/CMakeLists.txt from the orch_module() calls).
-# Files at the top of SRC (main.c, cmd_*.c) may include any stage.
+# The direction rule: a stage (SRC/STAGE/) uses only the stages it links,
+# directly or through the stages it links (DEPS: one "stage=dep,dep" line
+# per stage, written by orchestrator/CMakeLists.txt from the orch_module()
+# calls). Files at the top of SRC (main.c, cmd_*.c) may use any stage, and
+# no stage may use them. Fails on
+# - an include of another stage's file in any form: "execute/execute.h",
+#   "../execute/execute.h", "./../execute/x.h", <execute/execute.h>, with
+#   any spacing after '#'; the path is resolved as the compiler would
+#   (beside the including file first, then SRC) and normalised;
+# - with LIBS (stage=path-of-its-static-library, '|'-separated) and NM: a
+#   symbol a stage's library leaves undefined that another stage's library
+#   defines when the first may not use the second (a bare extern prototype
+#   instead of an include is caught here).
+# orchestrator/CMakeLists.txt runs it as a build step before orch links.
 cmake_minimum_required(VERSION 3.20)
 if(NOT SRC OR NOT DEPS)
-  message(FATAL_ERROR "usage: cmake -DSRC=DIR -DDEPS=FILE -P CheckStageDeps.cmake")
+  message(FATAL_ERROR "usage: cmake -DSRC=DIR -DDEPS=FILE [-DNM=nm -DLIBS=s=a|...] -P CheckStageDeps.cmake")
 endif()
 get_filename_component(SRC "${SRC}" ABSOLUTE)
 file(STRINGS ${DEPS} lines)
@@ -20,6 +30,7 @@ foreach(line ${lines})
     list(APPEND stages ${stage})
   endif()
 endforeach()
+list(REMOVE_DUPLICATES stages)
 
 # allowed_S: S itself and everything it links, transitively.
 foreach(stage ${stages})
@@ -37,22 +48,104 @@ foreach(stage ${stages})
 endforeach()
 
 set(bad 0)
+
+# The stage (or "<top>") a path inside SRC belongs to, in out_var; "" when
+# it is outside SRC.
+function(stage_of path out_var)
+  file(RELATIVE_PATH rel "${SRC}" "${path}")
+  if(rel MATCHES "^\\.\\./" OR IS_ABSOLUTE "${rel}")
+    set(${out_var} "" PARENT_SCOPE)
+  elseif(rel MATCHES "^([^/]+)/")
+    set(${out_var} "${CMAKE_MATCH_1}" PARENT_SCOPE)
+  else()
+    set(${out_var} "<top>" PARENT_SCOPE)
+  endif()
+endfunction()
+
 foreach(stage ${stages})
   file(GLOB files ${SRC}/${stage}/*.c ${SRC}/${stage}/*.h)
   foreach(f ${files})
-    file(STRINGS ${f} incs REGEX "^[ \t]*#[ \t]*include[ \t]*\"[a-z_]+/")
+    get_filename_component(dir "${f}" DIRECTORY)
+    file(STRINGS ${f} incs REGEX "^[ \t]*#[ \t]*include[ \t]*[\"<]")
     foreach(inc ${incs})
-      string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([a-z_]+)/.*$" "\\1" target "${inc}")
-      if(target IN_LIST stages AND NOT target IN_LIST allowed_${stage})
+      if(NOT inc MATCHES "^[ \t]*#[ \t]*include[ \t]*([\"<])([^\">]+)[\">]")
+        continue()
+      endif()
+      set(form "${CMAKE_MATCH_1}")
+      set(name "${CMAKE_MATCH_2}")
+      # as the compiler looks: beside the file ("" only), then -I SRC
+      get_filename_component(beside "${dir}/${name}" ABSOLUTE)
+      get_filename_component(under "${SRC}/${name}" ABSOLUTE)
+      if(form STREQUAL "\"" AND (EXISTS "${beside}" OR name MATCHES "^\\.\\.?/"))
+        set(resolved "${beside}")
+      elseif(EXISTS "${under}" OR name MATCHES "^[a-z_]+/")
+        set(resolved "${under}")
+      elseif(form STREQUAL "\"")
+        set(resolved "${beside}")
+      else()
+        continue()   # a system header
+      endif()
+      stage_of("${resolved}" target)
+      if(target STREQUAL "" OR target STREQUAL stage)
+        continue()
+      endif()
+      if(target STREQUAL "<top>" OR (target IN_LIST stages AND NOT target IN_LIST allowed_${stage}))
         file(RELATIVE_PATH rel ${SRC} ${f})
-        message(SEND_ERROR "${rel}: stage '${stage}' includes '${target}', which it does not "
-                "link (allowed: ${allowed_${stage}}): dependencies point down the flow")
+        message(SEND_ERROR "${rel}: stage '${stage}' includes '${target}' (${name}), which it "
+                "does not link (allowed: ${allowed_${stage}}): dependencies point down the flow")
         math(EXPR bad "${bad} + 1")
       endif()
     endforeach()
   endforeach()
 endforeach()
+
+# Symbols: who defines what, then who needs what.
+if(LIBS)
+  if(NOT NM)
+    set(NM nm)
+  endif()
+  string(REPLACE "|" ";" libs "${LIBS}")
+  set(lib_stages "")
+  foreach(entry ${libs})
+    if(NOT entry MATCHES "^([a-z_]+)=(.+)$")
+      continue()
+    endif()
+    set(s ${CMAKE_MATCH_1})
+    set(lib_${s} "${CMAKE_MATCH_2}")
+    list(APPEND lib_stages ${s})
+    execute_process(COMMAND ${NM} -P -g --defined-only "${lib_${s}}" OUTPUT_VARIABLE out
+                    RESULT_VARIABLE rc ERROR_QUIET)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "${NM} failed on ${lib_${s}}")
+    endif()
+    string(REGEX MATCHALL "(^|\n)[A-Za-z_][A-Za-z0-9_.]* [A-TV-Za-tv-z] " defs "${out}")
+    foreach(d ${defs})
+      string(REGEX REPLACE "^\n?([^ ]+) .*$" "\\1" sym "${d}")
+      set(def_${sym} ${s})
+    endforeach()
+  endforeach()
+  foreach(s ${lib_stages})
+    execute_process(COMMAND ${NM} -P -u "${lib_${s}}" OUTPUT_VARIABLE out ERROR_QUIET)
+    string(REGEX MATCHALL "(^|\n)[A-Za-z_][A-Za-z0-9_.]* U" undefs "${out}")
+    set(reported "")
+    foreach(u ${undefs})
+      string(REGEX REPLACE "^\n?([^ ]+) U$" "\\1" sym "${u}")
+      if(NOT DEFINED def_${sym})
+        continue()   # a system library's
+      endif()
+      set(owner ${def_${sym}})
+      if(owner STREQUAL s OR owner IN_LIST allowed_${s} OR sym IN_LIST reported)
+        continue()
+      endif()
+      list(APPEND reported ${sym})
+      message(SEND_ERROR "stage '${s}' uses symbol '${sym}' of stage '${owner}', which it does "
+              "not link (allowed: ${allowed_${s}}): dependencies point down the flow")
+      math(EXPR bad "${bad} + 1")
+    endforeach()
+  endforeach()
+endif()
+
 if(bad)
-  message(FATAL_ERROR "${bad} upward include(s)")
+  message(FATAL_ERROR "${bad} upward use(s) of a stage")
 endif()
 message(STATUS "stage dependencies ok: ${stages}")

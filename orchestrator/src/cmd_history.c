@@ -3,6 +3,7 @@
 #include "cmd.h"
 #include "config/config.h"
 #include "cmd_common.h"
+#include "db/db.h"
 #include "history/history.h"
 #include "result/result_json.h"
 #include "util/log.h"
@@ -16,8 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char usage_text[] =
 	"usage: orch history SCENARIO [options]\n"
@@ -544,6 +546,32 @@ static int history_show(struct db *db, const struct history_options *o)
 	return EXIT_OK;
 }
 
+/* --rebuild forgets the history: an SQLite file that cannot be opened as
+ * one (corrupt, not a database) is kept aside as PATH.corrupt and made
+ * again, with its -wal and -shm. 0 when it was moved. */
+static int set_aside_corrupt(const char *target, const char *why)
+{
+	if (db_target_is_postgres(target))
+		return -1;
+	const char *path = strncmp(target, "sqlite:", 7) == 0 ? target + 7 : target;
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return -1;
+	char *aside = xasprintf("%s.corrupt", path);
+	int rc = rename(path, aside);
+	if (rc == 0) {
+		fprintf(stderr, "orch history: %s (%s); kept as %s, and made again from the run "
+			"folders\n", path, why, aside);
+		for (int i = 0; i < 2; i++) {
+			char *side = xasprintf("%s%s", path, i ? "-shm" : "-wal");
+			unlink(side);
+			free(side);
+		}
+	}
+	free(aside);
+	return rc;
+}
+
 int cmd_history(int argc, char **argv)
 {
 	struct history_options o = { 0 };
@@ -555,7 +583,10 @@ int cmd_history(int argc, char **argv)
 		return ret < 0 ? EXIT_OK : EXIT_USAGE;
 	}
 	char *target = history_target(o.db, o.import ? o.arg : o.runs_dir);
-	if (history_open(&db, target, err, sizeof(err)) < 0) {
+	int opened = history_open(&db, target, err, sizeof(err));
+	if (opened < 0 && o.rebuild && set_aside_corrupt(target, err) == 0)
+		opened = history_open(&db, target, err, sizeof(err));
+	if (opened < 0) {
 		fprintf(stderr, "orch history: %s\n", err);
 		ret = EXIT_INFRA;
 	} else if (o.import) {

@@ -711,6 +711,11 @@ int cmd_run(int argc, char **argv)
 
 	run.interrupted = interrupt_requested();
 	run.end_wall_us = clock_wall_us();
+	/* a database that stopped answering (or went away) took the run's
+	 * board locks with it: an infrastructure error whatever the tests did */
+	const char *db_gone = coord_db_lost(db);
+	if (db_gone && !run.interrupted)
+		log_error("database: %s; this run's board locks there ended with its session", db_gone);
 	struct run_json_ctx rj = { &o, sc, inv };
 	struct run_order order = run_order_of(sc, inv);
 	struct finish_options fo = {
@@ -729,7 +734,7 @@ int cmd_run(int argc, char **argv)
 		.runs_dir = o.runs_dir,
 		.record_history = !o.no_history && (!join || jstate == JOIN_MERGE),
 		.forced_exit_code = join && jstate == JOIN_DONE ? join_code : -1,
-		.infra_failed = join_failed,
+		.infra_failed = join_failed || (db_gone && !run.interrupted),
 		.allow_empty = o.allow_empty,
 		.stored = sched_ret == 0,
 		/* a joined controller's folder is its part: latest is the merged one */

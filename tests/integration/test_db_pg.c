@@ -131,6 +131,37 @@ static void test_pg_each(void **state)
 	free(url);
 }
 
+/* Both ends of orch's session notice a peer that is gone in seconds: the
+ * server's side has short keepalives (a controller that died behind a
+ * frozen path stops holding its advisory locks), and a shared session is
+ * one connection (one backend) however often it is opened. */
+static void test_session_keepalives(void **state)
+{
+	char err[512] = "";
+	char *url = pg_createdb(pg, "keepalive");
+	assert_non_null(url);
+	struct db *db = open_url(url);
+	struct db_rows *r = NULL;
+	assert_int_equal(db_exec(db, "SELECT current_setting('tcp_keepalives_idle'),"
+				 " current_setting('tcp_keepalives_count'), current_setting('statement_timeout'),"
+				 " pg_backend_pid()", NULL, 0, &r, err, sizeof(err)), 0);
+	assert_string_equal(db_cell(r, 0, 0), "5");
+	assert_string_equal(db_cell(r, 0, 1), "3");
+	assert_string_equal(db_cell(r, 0, 2), "30s");
+	char *backend = strdup(db_cell(r, 0, 3));
+	db_rows_free(r);
+	db_share(db, url);
+	struct db *again = open_url(url);
+	assert_ptr_equal(again, db);
+	assert_int_equal(db_exec(again, "SELECT pg_backend_pid()", NULL, 0, &r, err, sizeof(err)), 0);
+	assert_string_equal(db_cell(r, 0, 0), backend);
+	db_rows_free(r);
+	db_close(again);
+	db_close(db);
+	free(backend);
+	free(url);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -138,6 +169,7 @@ int main(void)
 		cmocka_unit_test(test_pg_migrate_from_older),
 		cmocka_unit_test(test_pg_two_writers),
 		cmocka_unit_test(test_pg_each),
+		cmocka_unit_test(test_session_keepalives),
 	};
 	return ts_run_group(tests, setup, teardown);
 }

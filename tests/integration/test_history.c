@@ -275,6 +275,19 @@ static void test_sqlite_rebuild(void **state)
 	after = history_cmd("nightly -o runs --format csv");
 	assert_string_equal(before, after);
 	free(after);
+	/* a file that is no database: --rebuild keeps it aside and makes it again */
+	assert_int_equal(ts_run(NULL, "rm -f '%s-wal' '%s-shm' && head -c 8192 /dev/urandom > '%s'",
+				db, db, db), 0);
+	out = history_cmd("import runs --rebuild 2>&1");
+	assert_non_null(strstr(out, "10 runs indexed"));
+	assert_non_null(strstr(out, "kept as"));
+	free(out);
+	char *aside = xasprintf("%s.corrupt", db);
+	assert_true(ts_file_exists(aside));
+	free(aside);
+	after = history_cmd("nightly -o runs --format csv");
+	assert_string_equal(before, after);
+	free(after);
 	free(before);
 	free(db);
 }

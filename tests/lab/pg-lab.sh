@@ -8,6 +8,7 @@
 #   pg-lab.sh up     [--dir DIR] [--host 127.0.140.1] [--port 55430] [--db orch]
 #   pg-lab.sh createdb [--dir DIR] NAME     another database in the running lab
 #   pg-lab.sh url    [--dir DIR] [--db NAME]
+#   pg-lab.sh restart [--dir DIR]                a fast stop (sessions end), then start
 #   pg-lab.sh down   [--dir DIR]
 #   pg-lab.sh status [--dir DIR]
 #
@@ -33,7 +34,7 @@ die() { echo "pg-lab: $*" >&2; exit 1; }
 say() { echo "pg-lab: $*" >&2; }
 
 usage() {
-	sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -200,6 +201,13 @@ bindir=$(pg_bindir)
 case $cmd in
 up) lab_up ;;
 down) lab_down; rm -f "$dir/pg.env" ;;
+restart)
+	load_env
+	as_pg "$bindir/pg_ctl" -D "$dir/data" -m fast -w -t 10 stop >/dev/null 2>&1 ||
+		die "the server in $dir did not stop"
+	as_pg "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 start >/dev/null 2>&1 ||
+		{ tail -n 20 "$dir/server.log" >&2; die "the server did not start again"; }
+	sed -i "s/^PG_PID=.*/PG_PID=$(postmaster_pid)/" "$dir/pg.env" ;;
 createdb)
 	[ -n "$name" ] || die "createdb needs a NAME"
 	case $name in *[!A-Za-z0-9_]*) die "bad database name '$name' (letters, digits, _)" ;; esac

@@ -59,6 +59,17 @@ struct pg *pg_up(const char *host, int port, const char *db)
 	return pg;
 }
 
+int pg_restart(struct pg *pg)
+{
+	char *out = NULL;
+	int rc = ts_run(&out, "%s/tests/lab/pg-lab.sh restart --dir '%s' 2>&1", ORCH_SOURCE_DIR,
+			pg->dir);
+	if (rc != 0)
+		fprintf(stderr, "pg-lab.sh restart failed (%d):\n%s\n", rc, out ? out : "");
+	free(out);
+	return rc == 0 ? 0 : -1;
+}
+
 char *pg_createdb(struct pg *pg, const char *name)
 {
 	char *out = NULL;

@@ -28,6 +28,9 @@ char *pg_createdb(struct pg *pg, const char *name);
 /* Runs SQL through psql against `url`; the output (tuples only, unaligned)
  * goes to *output when not NULL (caller frees). Returns psql's exit status. */
 int pg_psql(const char *url, char **output, const char *sql);
+/* Restarts the server (a fast stop: every session ends; the data stays).
+ * Returns 0, or -1 (the script's output on stderr). */
+int pg_restart(struct pg *pg);
 /* Stops the server, reaps it, removes the directory and frees; accepts NULL. */
 void pg_down(struct pg *pg);
 

@@ -732,6 +732,11 @@ static void test_scenario_structure_errors(void **state)
 	has_exact(&dl, SC_PATH, 6, 5, "'repeat_max' only goes with 'repeat: auto'");
 	diag_list_release(&dl);
 
+	/* the runs folder holds the history file: a scenario cannot be named like it */
+	dl = sc_bad("name: orch-history.sqlite\ntests:\n  - name: a\n    run: x\n");
+	has_diag(&dl, SC_PATH, 1, 7, "scenario name orch-history.sqlite is reserved");
+	diag_list_release(&dl);
+
 	dl = sc_bad("tests:\n  - name: m\n    roles: {board: x, c: each}\n    steps:\n      - {on: c}\n      - {on: c, run: x, bench: y}\n      - 3\n");
 	has_exact(&dl, SC_PATH, 3, 13, "role name 'board' is reserved for {board.field}");
 	has_exact(&dl, SC_PATH, 5, 9, "step needs 'run' or 'bench'");

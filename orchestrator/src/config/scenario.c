@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The runs folder holds the history file too (orch-history.sqlite). */
+#define SCENARIO_RESERVED_PREFIX "orch-history"
+
 static const char *const top_keys[] = { "name", "inventory", "boards", "defaults", "baseline",
 					"threshold", "tests", "include", "vars", "facts", "label", NULL };
 static const char *const defaults_keys[] = { "timeout", "repeat", "log_limit", "leftovers",
@@ -379,6 +382,12 @@ static void load_tree(struct cfg *c, const struct ynode *root, struct scenario *
 				  "the file name does not make a valid scenario name; set 'name:' "
 				  "(letters, digits, '.', '_', '-')");
 	}
+	/* a scenario's runs are RUNS_DIR/NAME/, beside the history file
+	 * RUNS_DIR/orch-history.sqlite (history/history.h) and its -wal, -shm */
+	if (sc->name && !strncmp(sc->name, SCENARIO_RESERVED_PREFIX, strlen(SCENARIO_RESERVED_PREFIX)))
+		cfg_error(c, n, "scenario name %s is reserved: names starting with '%s' are the "
+			  "history's files in the runs folder; set another 'name:'", sc->name,
+			  SCENARIO_RESERVED_PREFIX);
 
 	char *inv = NULL;
 	if (cfg_str(c, ymap_get(root, "inventory"), "inventory", &inv) > 0) {

@@ -2,7 +2,10 @@
 #include "util/deadline.h"
 #include "util/strbuf.h"
 
+#include "util/log.h"
+
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +15,22 @@
  * a 32-bit FNV-1a hash of the board name. */
 #define BOARD_LOCK_CLASS "1869767528"
 
+/* A board this process holds through the database. */
+struct coord_board {
+	char *name;
+	char lost[256];            /* why it is no longer held, or "" */
+};
+
 struct coord_db {
 	struct db *db;
+	char token[96];            /* this process's rows: "HOST pid PID start US" */
+	pthread_mutex_t mu;        /* boards, keeper state */
+	pthread_cond_t wake;
+	struct coord_board *boards;
+	size_t n, cap;
+	pthread_t keeper;
+	bool keeper_running, stop;
+	int64_t renewed_ms;        /* CLOCK_MONOTONIC of the last renewal sent that succeeded */
 };
 
 static const char schema_sql[] =
@@ -47,6 +64,9 @@ static const char schema_sql[] =
 	"  run text NOT NULL REFERENCES orch_run(name) ON DELETE CASCADE, name text NOT NULL,"
 	"  backend_pid integer, backend_start timestamptz, host text, folder text,"
 	"  reach text, PRIMARY KEY (run, name));"
+	"ALTER TABLE orch_board_holder ADD COLUMN IF NOT EXISTS token text;"
+	"ALTER TABLE orch_board_holder ADD COLUMN IF NOT EXISTS lease_until timestamptz;"
+	"ALTER TABLE orch_board_holder ADD COLUMN IF NOT EXISTS server_start timestamptz;"
 	"COMMIT;";
 
 /* "database: " and the first line of the back end's message. */
@@ -95,6 +115,12 @@ struct coord_db *coord_db_open(const char *url, char *err, size_t errlen)
 	}
 	struct coord_db *db = xcalloc(1, sizeof(*db));
 	db->db = d;
+	char host[64] = "?";
+	gethostname(host, sizeof(host) - 1);
+	snprintf(db->token, sizeof(db->token), "%s pid %ld start %" PRId64, host, (long)getpid(),
+		 clock_wall_us());
+	pthread_mutex_init(&db->mu, NULL);
+	pthread_cond_init(&db->wake, NULL);
 	return db;
 }
 
@@ -102,8 +128,25 @@ void coord_db_close(struct coord_db *db)
 {
 	if (!db)
 		return;
+	pthread_mutex_lock(&db->mu);
+	db->stop = true;
+	pthread_cond_broadcast(&db->wake);
+	bool joined = db->keeper_running;
+	pthread_mutex_unlock(&db->mu);
+	if (joined)
+		pthread_join(db->keeper, NULL);
+	for (size_t i = 0; i < db->n; i++)
+		free(db->boards[i].name);
+	free(db->boards);
+	pthread_cond_destroy(&db->wake);
+	pthread_mutex_destroy(&db->mu);
 	db_close(db->db);
 	free(db);
+}
+
+const char *coord_db_lost(struct coord_db *db)
+{
+	return db ? db_lost(db->db) : NULL;
 }
 
 struct db *coord_db_sql(struct coord_db *db)
@@ -137,10 +180,18 @@ static void board_key(const char *board, char *buf, size_t len)
 	snprintf(buf, len, "%" PRId32, (int32_t)h);
 }
 
+/* A run's row is live while its session is, or, when the server restarted
+ * since the row was written (which ends every session), while its lease
+ * runs: the holder may still be running and takes the board again on a new
+ * session. A session that ended while the server ran (the holder died, or
+ * was cut off) frees the board at once, as the advisory lock does. */
+#define SESSION_SQL \
+	"EXISTS (SELECT 1 FROM pg_stat_activity a " \
+	"  WHERE a.pid = h.backend_pid AND a.backend_start = h.backend_start)"
 #define LIVE_SQL \
 	"(h.kind = 'reservation' AND (h.expires_us IS NULL OR h.expires_us > $NOW)) OR " \
-	"(h.kind = 'run' AND EXISTS (SELECT 1 FROM pg_stat_activity a " \
-	"  WHERE a.pid = h.backend_pid AND a.backend_start = h.backend_start))"
+	"(h.kind = 'run' AND (" SESSION_SQL " OR (h.lease_until > now() AND " \
+	"  h.server_start < pg_postmaster_start_time())))"
 
 #define HOLDER_COLS "board, kind, user_name, host, pid, since_us, coalesce(expires_us, 0), note"
 
@@ -245,7 +296,7 @@ static int try_locked(struct coord_db *c, struct try_args *a)
 			unknown_holder(a->holder, a->board);
 		return f < 0 ? BOARDLOCK_ERROR : BOARDLOCK_HELD;
 	}
-	int f = find_holder(c, a->board, "reservation", a->holder, a->err, a->errlen);
+	int f = find_holder(c, a->board, NULL, a->holder, a->err, a->errlen);
 	if (f != 0) {
 		exec_ok(c, "SELECT pg_advisory_unlock(" BOARD_LOCK_CLASS ", $1::int)", 1, pk, ignored,
 			sizeof(ignored));
@@ -253,19 +304,198 @@ static int try_locked(struct coord_db *c, struct try_args *a)
 	}
 	snprintf(pid, sizeof(pid), "%ld", a->self.pid);
 	snprintf(since, sizeof(since), "%" PRId64, a->self.since_us);
-	const char *p[] = { a->board, a->self.user, a->self.host, pid, since, a->self.note };
-	if (!exec_ok(c, "DELETE FROM orch_board_holder h WHERE board = $1 AND kind = 'run' AND NOT "
-			"EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = h.backend_pid AND "
-			"a.backend_start = h.backend_start)", 1, p, a->err, a->errlen) ||
+	char lease[32];
+	snprintf(lease, sizeof(lease), "%" PRId64 " milliseconds", coord_db_lease_ms());
+	const char *p[] = { a->board, a->self.user, a->self.host, pid, since, a->self.note,
+			    c->token, lease };
+	if (!exec_ok(c, "DELETE FROM orch_board_holder h WHERE board = $1 AND kind = 'run' AND NOT ("
+			SESSION_SQL " OR (h.lease_until > now() AND h.server_start <"
+			" pg_postmaster_start_time()))", 1, p, a->err, a->errlen) ||
 	    !exec_ok(c, "INSERT INTO orch_board_holder (board, kind, user_name, host, pid, since_us,"
-			" note, backend_pid, backend_start) SELECT $1, 'run', $2, $3, $4::int,"
-			" $5::bigint, $6, pid, backend_start FROM pg_stat_activity"
-			" WHERE pid = pg_backend_pid()", 6, p, a->err, a->errlen)) {
+			" note, backend_pid, backend_start, token, lease_until, server_start) SELECT"
+			" $1, 'run', $2, $3, $4::int, $5::bigint, $6, pid, backend_start, $7, now() +"
+			" $8::interval, pg_postmaster_start_time() FROM pg_stat_activity WHERE pid ="
+			" pg_backend_pid()", 8, p, a->err,
+			a->errlen)) {
 		exec_ok(c, "SELECT pg_advisory_unlock(" BOARD_LOCK_CLASS ", $1::int)", 1, pk, ignored,
 			sizeof(ignored));
 		return BOARDLOCK_ERROR;
 	}
 	return 0;
+}
+
+int64_t coord_db_lease_ms(void)
+{
+	return 2 * db_call_timeout_ms();
+}
+
+static struct coord_board *kept(struct coord_db *db, const char *board)
+{
+	for (size_t i = 0; i < db->n; i++)
+		if (!strcmp(db->boards[i].name, board))
+			return &db->boards[i];
+	return NULL;
+}
+
+static void *keeper(void *arg);
+
+/* Board is held from now on: the keeper renews its lease. */
+static void keep(struct coord_db *db, const char *board)
+{
+	pthread_mutex_lock(&db->mu);
+	if (db->n == db->cap) {
+		db->cap = db->cap ? 2 * db->cap : 8;
+		db->boards = xrealloc(db->boards, db->cap * sizeof(*db->boards));
+	}
+	db->boards[db->n++] = (struct coord_board){ .name = xstrdup(board) };
+	if (db->renewed_ms == 0 || db->n == 1)
+		db->renewed_ms = clock_mono_ms();
+	if (!db->keeper_running && pthread_create(&db->keeper, NULL, keeper, db) == 0)
+		db->keeper_running = true;
+	pthread_mutex_unlock(&db->mu);
+}
+
+static void unkeep(struct coord_db *db, const char *board)
+{
+	pthread_mutex_lock(&db->mu);
+	struct coord_board *b = kept(db, board);
+	if (b) {
+		free(b->name);
+		*b = db->boards[--db->n];
+	}
+	pthread_mutex_unlock(&db->mu);
+}
+
+/* Every board not marked lost yet is lost, for why. */
+static void lose_all(struct coord_db *db, const char *why)
+{
+	pthread_mutex_lock(&db->mu);
+	for (size_t i = 0; i < db->n; i++)
+		if (!db->boards[i].lost[0]) {
+			snprintf(db->boards[i].lost, sizeof(db->boards[i].lost), "%s", why);
+			log_error("board %s: %s", db->boards[i].name, why);
+		}
+	pthread_mutex_unlock(&db->mu);
+}
+
+/* On a new session: each held board's advisory lock again, and its row
+ * moved to the session. A board whose row is gone or whose lock another
+ * session has is lost. Called with db->db locked. */
+static void retake(struct coord_db *db)
+{
+	pthread_mutex_lock(&db->mu);
+	size_t n = db->n;
+	char **names = xcalloc(n + 1, sizeof(*names));
+	for (size_t i = 0; i < n; i++)
+		names[i] = db->boards[i].lost[0] ? NULL : xstrdup(db->boards[i].name);
+	pthread_mutex_unlock(&db->mu);
+	for (size_t i = 0; i < n; i++) {
+		if (!names[i])
+			continue;
+		char key[16], err[512] = "";
+		board_key(names[i], key, sizeof(key));
+		const char *pk[] = { key };
+		const char *pr[] = { names[i], db->token };
+		struct db_rows *r = NULL;
+		bool got = coord_db_run(db, "SELECT pg_try_advisory_lock(" BOARD_LOCK_CLASS
+				       ", $1::int)", pk, 1, &r, err, sizeof(err)) == 0 && first_true(r);
+		bool moved = got && coord_db_run(db, "UPDATE orch_board_holder h SET (backend_pid,"
+						 " backend_start, server_start) = (SELECT pid,"
+						 " backend_start, pg_postmaster_start_time() FROM"
+						 " pg_stat_activity WHERE pid = pg_backend_pid())"
+						 " WHERE board = $1 AND kind = 'run' AND token = $2"
+						 " AND lease_until > now()", pr, 2, NULL, err,
+						 sizeof(err)) == 0 && db_changes(db->db) == 1;
+		if (moved) {
+			log_warn("board %s: the database session was lost and made again; its lock "
+				 "is held again (its lease had not run out)", names[i]);
+		} else {
+			char why[256];
+			snprintf(why, sizeof(why), "lost its database lock: the session ended and "
+				 "the lock could not be taken again%s%s", err[0] ? ": " : "", err);
+			pthread_mutex_lock(&db->mu);
+			struct coord_board *b = kept(db, names[i]);
+			if (b && !b->lost[0]) {
+				snprintf(b->lost, sizeof(b->lost), "%s", why);
+				log_error("board %s: %s", names[i], why);
+			}
+			pthread_mutex_unlock(&db->mu);
+		}
+		free(names[i]);
+	}
+	free(names);
+}
+
+/* One round: reconnect when the session was lost, then renew the lease of
+ * every held board. */
+static void keeper_round(struct coord_db *db)
+{
+	char lease[32], err[512] = "";
+	snprintf(lease, sizeof(lease), "%" PRId64 " milliseconds", coord_db_lease_ms());
+	int64_t sent = clock_mono_ms();
+	db_lock(db->db);
+	bool ok = true;
+	if (db_lost(db->db)) {
+		ok = db_reconnect(db->db, err, sizeof(err)) == 0;
+		if (ok)
+			retake(db);
+	}
+	if (ok) {
+		const char *p[] = { db->token, lease };
+		ok = coord_db_run(db, "UPDATE orch_board_holder SET lease_until = now() +"
+				  " $2::interval WHERE kind = 'run' AND token = $1", p, 2, NULL, err,
+				  sizeof(err)) == 0;
+	}
+	db_unlock(db->db);
+	pthread_mutex_lock(&db->mu);
+	if (ok)
+		db->renewed_ms = sent;
+	/* the lease others see ends lease_ms after the last renewal the server
+	 * took, which was sent at or after renewed_ms */
+	bool expired = !ok && clock_mono_ms() >= db->renewed_ms + coord_db_lease_ms();
+	pthread_mutex_unlock(&db->mu);
+	if (expired) {
+		char why[600];
+		snprintf(why, sizeof(why), "lost its database lock: the session ended and the lease "
+			 "ran out before a new one could be made (%s)", err);
+		lose_all(db, why);
+	}
+}
+
+static void *keeper(void *arg)
+{
+	struct coord_db *db = arg;
+	int64_t period = coord_db_lease_ms() / 6;
+	pthread_mutex_lock(&db->mu);
+	while (!db->stop) {
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += period / 1000;
+		until.tv_nsec += (period % 1000) * 1000000L;
+		until.tv_sec += until.tv_nsec / 1000000000L;
+		until.tv_nsec %= 1000000000L;
+		pthread_cond_timedwait(&db->wake, &db->mu, &until);
+		if (db->stop || db->n == 0)
+			continue;
+		pthread_mutex_unlock(&db->mu);
+		keeper_round(db);
+		pthread_mutex_lock(&db->mu);
+	}
+	pthread_mutex_unlock(&db->mu);
+	return NULL;
+}
+
+bool coord_db_board_held(struct coord_db *db, const char *board, char *why, size_t len)
+{
+	pthread_mutex_lock(&db->mu);
+	struct coord_board *b = kept(db, board);
+	bool held = b && !b->lost[0];
+	if (b && b->lost[0])
+		snprintf(why, len, "%s", b->lost);
+	else if (!b)
+		snprintf(why, len, "not held");
+	pthread_mutex_unlock(&db->mu);
+	return held;
 }
 
 int coord_db_board_try(struct coord_db *db, const char *board, const char *note,
@@ -277,6 +507,8 @@ int coord_db_board_try(struct coord_db *db, const char *board, const char *note,
 	db_lock(db->db);
 	int ret = try_locked(db, &a);
 	db_unlock(db->db);
+	if (ret == 0)
+		keep(db, board);
 	return ret;
 }
 
@@ -286,8 +518,10 @@ void coord_db_board_release(struct coord_db *c, const char *board)
 	board_key(board, key, sizeof(key));
 	const char *p[] = { board, key };
 	db_lock(c->db);
+	unkeep(c, board);
+	const char *pt[] = { board, c->token };
 	exec_ok(c, "DELETE FROM orch_board_holder WHERE board = $1 AND kind = 'run' "
-		   "AND backend_pid = pg_backend_pid()", 1, p, err, sizeof(err));
+		   "AND token = $2", 2, pt, err, sizeof(err));
 	exec_ok(c, "SELECT pg_advisory_unlock(" BOARD_LOCK_CLASS ", $1::int)", 1, p + 1, err,
 		sizeof(err));
 	db_unlock(c->db);

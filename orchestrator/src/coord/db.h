@@ -31,12 +31,26 @@ void coord_db_close(struct coord_db *db);
 int coord_db_board_try(struct coord_db *db, const char *board, const char *note,
 		       struct board_holder *holder, char *err, size_t errlen);
 void coord_db_board_release(struct coord_db *db, const char *board);
+/* A run's board lock is a session advisory lock plus a lease on its row
+ * (orch_board_holder.lease_until, renewed every lease/6 by a thread of this
+ * process): another controller treats the board as held while the session
+ * lives, or, after a server restart (which ends every session), while the
+ * lease runs. When the session is lost the thread makes a new one and takes
+ * the locks again while their leases run; a board whose lease ran out
+ * first, or whose lock another session took, is lost. Whether board is
+ * still held: false with why once lost. */
+bool coord_db_board_held(struct coord_db *db, const char *board, char *why, size_t len);
+/* The lease: twice the database call timeout (db_call_timeout_ms). */
+int64_t coord_db_lease_ms(void);
 int coord_db_reserve(struct coord_db *db, const char *board, int64_t expires_us, const char *note,
 		     struct board_holder *holder, char *err, size_t errlen);
 int coord_db_unreserve(struct coord_db *db, const char *board, bool *had, char *err,
 		       size_t errlen);
 long coord_db_list(struct coord_db *db, struct board_holder **out, char *err, size_t errlen);
 
+/* Why the run's session was given up or lost (db_lost), or NULL: the
+ * board locks it held are gone with it. */
+const char *coord_db_lost(struct coord_db *db);
 /* The connection (for db_lock, db_changes). */
 struct db *coord_db_sql(struct coord_db *db);
 /* One statement with n text parameters (PostgreSQL's $1.. in sql): 0 and

@@ -224,9 +224,28 @@ static void claims_release(void *ctx, const struct board *const *boards, size_t 
 	free(names);
 }
 
+bool hold_held(struct hold *h, const char *board, char *why, size_t len)
+{
+	pthread_mutex_lock(&h->mu);
+	struct held_board *b = find(h, board);
+	bool in_db = b && b->in_db;
+	pthread_mutex_unlock(&h->mu);
+	char lost[400];
+	if (!in_db || coord_db_board_held(h->db, board, lost, sizeof(lost)))
+		return true;
+	snprintf(why, len, "board %s %s", board, lost);
+	return false;
+}
+
+static bool claims_held(void *ctx, const struct board *board, char *why, size_t len)
+{
+	return hold_held(ctx, board->name, why, len);
+}
+
 void hold_schedule_claims(struct hold *h, struct schedule_claims *cl)
 {
 	cl->acquire = claims_acquire;
 	cl->release = claims_release;
+	cl->held = claims_held;
 	cl->ctx = h;
 }

@@ -29,7 +29,12 @@ struct hold *hold_new(const char *note, int64_t wait_ms, int64_t role_wait_ms,
 int hold_acquire(struct hold *h, const char *const *boards, size_t n, bool role, char *msg,
 		 size_t msglen);
 void hold_release(struct hold *h, const char *const *boards, size_t n);
-/* Sets the scheduler's acquire/release to hold_acquire/hold_release on h. */
+/* Whether board (taken by hold_acquire) is still held: false, with
+ * "board NAME lost its database lock: ..." in why, once its database lock
+ * was lost (coord_db_board_held); the flock cannot be lost. */
+bool hold_held(struct hold *h, const char *board, char *why, size_t len);
+/* Sets the scheduler's acquire/release/held to hold_acquire/hold_release/
+ * hold_held on h. */
 void hold_schedule_claims(struct hold *h, struct schedule_claims *cl);
 /* Releases everything still held; accepts NULL. */
 void hold_free(struct hold *h);

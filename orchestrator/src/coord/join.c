@@ -545,9 +545,16 @@ static void claims_release(void *ctx, const struct board *const *boards, size_t 
 	cl.release(cl.ctx, boards, n);
 }
 
+static bool claims_held(void *ctx, const struct board *board, char *why, size_t len)
+{
+	struct join *j = ctx;
+	return hold_held(j->hold, board->name, why, len);
+}
+
 void join_schedule_claims(struct join *j, struct hold *h, struct schedule_claims *cl)
 {
 	j->hold = h;
+	cl->held = claims_held;
 	cl->acquire = claims_acquire;
 	cl->release = claims_release;
 	cl->next_board = claims_next;

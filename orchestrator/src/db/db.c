@@ -151,6 +151,28 @@ void db_unlock(struct db *db)
 	pthread_mutex_unlock(&db->mu);
 }
 
+int db_reconnect(struct db *db, char *err, size_t errlen)
+{
+	pthread_mutex_lock(&db->mu);
+	int rc = 0;
+	if (db->lost[0] && !db->ops->reconnect) {
+		snprintf(err, errlen, "%s", db->lost);
+		rc = DB_EOPEN;
+	} else if (db->lost[0] && (rc = db->ops->reconnect(db, err, errlen)) == 0) {
+		db->lost[0] = '\0';
+	}
+	pthread_mutex_unlock(&db->mu);
+	return rc;
+}
+
+const char *db_lost(struct db *db)
+{
+	pthread_mutex_lock(&db->mu);
+	const char *why = db->lost[0] ? db->lost : NULL;
+	pthread_mutex_unlock(&db->mu);
+	return why;
+}
+
 int64_t db_changes(struct db *db)
 {
 	pthread_mutex_lock(&db->mu);

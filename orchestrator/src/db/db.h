@@ -115,6 +115,14 @@ const char *db_row_text(const struct db_row *row, int col);
 int64_t db_row_int(const struct db_row *row, int col, int64_t dflt);
 double db_row_real(const struct db_row *row, int col, double dflt);
 
+/* Why the connection was given up (a call outlasted its deadline, a second
+ * Ctrl-C, the server went away), or NULL while it is usable. A run that
+ * held board locks over it no longer holds them. */
+const char *db_lost(struct db *db);
+/* A new session in place of a lost one (PostgreSQL): 0 (also when the
+ * session was not lost), or DB_EOPEN with err. What the old session held
+ * (advisory locks, a transaction) is gone: the caller takes it again. */
+int db_reconnect(struct db *db, char *err, size_t errlen);
 /* Rows the last statement (of this thread's db_lock or transaction)
  * inserted, updated or deleted. */
 int64_t db_changes(struct db *db);

@@ -20,6 +20,8 @@ struct db_ops {
 	double (*row_real)(const struct db_row *row, int col, double dflt);
 	int (*script)(struct db *db, const char *sql, char *err, size_t errlen);
 	int (*begin)(struct db *db, char *err, size_t errlen);
+	/* a new session in place of one that was given up (NULL: not possible) */
+	int (*reconnect)(struct db *db, char *err, size_t errlen);
 	/* rows the last statement inserted, updated or deleted */
 	int64_t (*changes)(struct db *db);
 	void (*close)(struct db *db);
@@ -37,6 +39,7 @@ struct db {
 	int tx;                    /* inside db_begin / db_begin_read (mu held) */
 	int refs;                  /* db_open of a shared target counts here */
 	char *target;              /* as given, when shared (db_share) */
+	char lost[256];            /* why the connection was given up, or "" */
 	struct db *next_shared;
 };
 

@@ -152,6 +152,12 @@ static enum result_status run_item(struct scheduler *s, struct board_link *bl,
 			.bench_dir = s->opts->bench_dir,
 		};
 		execute_item(&ctx, &tr);
+		char why[512];
+		if (cl->held && tr.status != STATUS_SKIP &&
+		    !cl->held(cl->ctx, item->board, why, sizeof(why))) {
+			tr.status = STATUS_ERROR;   /* it may have run beside another controller */
+			test_result_set_message(&tr, "%s", why);
+		}
 	} else {
 		tr.status = STATUS_ERROR;
 		test_result_set_message(&tr, "%s", err);
@@ -355,6 +361,8 @@ static void run_board(struct scheduler *s, size_t b)
 			skip_item(s, &pb->items[i]);
 		} else if (offline) {
 			offline_item(s, &pb->items[i], why);
+		} else if (cl->held && !cl->held(cl->ctx, pb->board, msg, sizeof(msg))) {
+			end_item(s, &pb->items[i], STATUS_ERROR, msg);
 		} else if (max_fail_reached(s, msg, sizeof(msg))) {
 			end_item(s, &pb->items[i], STATUS_SKIP, msg);
 		} else {

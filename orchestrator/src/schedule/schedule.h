@@ -42,6 +42,9 @@ struct schedule_hooks {
  * next_board: the plan board to run next (index into plan->boards), or -1
  * when there is none; default: each board once, in plan order.
  * item_wanted: false when an item is not to run here (it ran elsewhere).
+ * held: false (with why) once a board acquire took is no longer held (a
+ * lock lost with its database session): no item starts on it, and an item
+ * that ran while it was lost ends as error with why. NULL: always held.
  * board_done: after a board from next_board ran (interrupted: Ctrl-C came
  * before all its items ran). item_done: an item's result, once stored
  * (also an error from acquire, or a skip after Ctrl-C), with the board's
@@ -54,6 +57,7 @@ struct schedule_claims {
 	void (*release)(void *ctx, const struct board *const *boards, size_t n);
 	long (*next_board)(void *ctx);
 	bool (*item_wanted)(void *ctx, const struct plan_item *item);
+	bool (*held)(void *ctx, const struct board *board, char *why, size_t len);
 	void (*board_done)(void *ctx, size_t board_index, bool interrupted);
 	void (*item_done)(void *ctx, const struct plan_item *item, const struct test_result *tr,
 			  const struct board_facts *facts);

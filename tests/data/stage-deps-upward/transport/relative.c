@@ -1,0 +1,2 @@
+/* fixture: a transport reaching up into execute by a relative path */
+# include "../execute/execute.h"
