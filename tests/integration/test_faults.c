@@ -172,10 +172,10 @@ static const json_t *first_result(const json_t *res)
 	return json_array_get(json_object_get(res, "results"), 0);
 }
 
-/* Before: the second Ctrl-C _exit()ed: results.json said `interrupted:
- * false, exit_code: 3`, no junit.xml, summary.txt or report.html. Now the
- * second one hurries: what runs is killed without a grace, the reports are
- * written, and orch exits 130 within a couple of seconds. */
+/* The second Ctrl-C hurries, it does not quit: what runs is killed without
+ * a grace, results.json says interrupted with exit_code 130, junit.xml,
+ * summary.txt and report.html are written, and orch exits 130 within a
+ * couple of seconds. */
 static void test_double_ctrl_c_still_reports(void **state)
 {
 	(void)state;
@@ -267,10 +267,10 @@ static void test_third_ctrl_c_quits_but_says_interrupted(void **state)
 
 /* ---- leftovers -------------------------------------------------------------- */
 
-/* Before: a daemon (setsid, then a fork, outside the step's process group)
- * started by a passing test outlived the run without a word. Now it is
- * found by the ORCH_STEP_ID its environment inherited, listed in the
- * result (leftovers) and the summary, and stopped; the test still passes. */
+/* A daemon (setsid, then a fork, outside the step's process group) started
+ * by a passing test does not outlive the run unsaid: it is found by the
+ * ORCH_STEP_ID its environment inherited, listed in the result (leftovers)
+ * and the summary, and stopped; the test still passes. */
 static void test_daemon_left_by_passing_test_is_stopped(void **state)
 {
 	(void)state;
@@ -399,9 +399,9 @@ static pid_t spawn_in_dns_ns(const char *name, const char *timeout, char **log)
 	return pid;
 }
 
-/* Before: libssh's own getaddrinfo() waited for the resolver (30 s here)
- * whatever connect_timeout said. Now the lookup counts against it: the
- * board is an infrastructure error (exit 3) in about 2 s. */
+/* A name lookup counts against connect_timeout (libssh's own getaddrinfo()
+ * would wait for the resolver, 30 s here): the board is an infrastructure
+ * error (exit 3) in about 2 s. */
 static void test_hanging_lookup_bounded_by_connect_timeout(void **state)
 {
 	(void)state;

@@ -144,8 +144,8 @@ static void test_mixed_rack_boot_is_green(void **state)
 }
 
 /* A step that freezes its own sshd (and has it woken 9 s later): the board
- * stops answering mid-test. That test is an error naming the board (before:
- * a fail, exit 1, "its process group was killed"), the run exits 3, and the
+ * stops answering mid-test. That test is an error naming the board (not a
+ * fail, and not "its process group was killed"), the run exits 3, and the
  * next test reconnects to the revived board at once. */
 static void test_stalled_board_is_an_error(void **state)
 {

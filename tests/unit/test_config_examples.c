@@ -1,5 +1,5 @@
 /*
- * The example files are documentation that must stay true: the DESIGN.md
+ * The example files are documentation that must stay true: the project's first
  * examples (boards/example-rack.yaml, scenarios/example-nightly.yaml) and
  * every other inventory and scenario shipped in boards/ and scenarios/
  * load without errors and agree with their inventory.

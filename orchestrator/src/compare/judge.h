@@ -27,7 +27,7 @@
  *   4. A side with one sample has no spread: the metric is "not judged"
  *      unless rule->judge_single. Then one sample against 2+ is a
  *      prediction test (the spread of the larger side, df = n - 1), and one
- *      against one is judged by the threshold alone (the old behaviour).
+ *      against one is judged by the threshold alone.
  *
  * It is pure arithmetic: no result model, no I/O, so a history window can
  * call it with past values as side A. Against a window, set judge_single:

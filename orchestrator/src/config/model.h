@@ -2,7 +2,7 @@
 #define ORCH_CONFIG_MODEL_H
 /*
  * The typed model of an inventory (boards) and a scenario (tests), as loaded
- * and validated from YAML (DESIGN.md "Inventory", "Scenario"). Loaded models
+ * and validated from YAML (docs/orch-inventory.5.md, docs/orch-scenario.5.md). Loaded models
  * own every string; the planner, scheduler and executors borrow them. All
  * defaults are already applied and paths already resolved: nothing below the
  * loader looks at YAML or fills in a default again.

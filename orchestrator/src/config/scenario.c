@@ -1,6 +1,6 @@
 /*
  * scenario_load(): a scenario file (scenarios/NAME.yaml) -> struct scenario, every default
- * filled in (DESIGN.md "Scenario"), every regex compiled, every problem
+ * filled in (docs/orch-scenario.5.md), every regex compiled, every problem
  * reported at the place it was written.
  */
 #include "config/cfg_read.h"

@@ -104,7 +104,7 @@ void scenario_check_substitutions(struct cfg *c, const struct ynode *n, const ch
 		}
 		if ((len == 5 && strncmp(p + 1, "board", 5) == 0) ||
 		    (len == 4 && strncmp(p + 1, "vars", 4) == 0) || is_env)
-			continue;   /* namespaces every command has (DESIGN.md) */
+			continue;   /* namespaces every command has (orch-scenario(5)) */
 		bool found = false;
 		for (size_t i = 0; i < t->n_roles; i++)
 			if (strlen(t->roles[i].name) == len && strncmp(t->roles[i].name, p + 1, len) == 0)

@@ -1,7 +1,7 @@
 #ifndef ORCH_CONFIG_SELECTOR_H
 #define ORCH_CONFIG_SELECTOR_H
 /*
- * Board selectors (DESIGN.md): "NAME", "tag:TAG", "all", and "!" before
+ * Board selectors (orch(1) -l): "NAME", "tag:TAG", "all", and "!" before
  * either to exclude. NAME and TAG may be shell globs ("apu*", "tag:rb?"),
  * and "a,b,!c" is the same as the three selectors a, b, !c. A list selects
  * the union of its positive selectors (all boards when there are only

@@ -1,7 +1,7 @@
 #ifndef ORCH_STORE_STORE_H
 #define ORCH_STORE_STORE_H
 /*
- * The run folder (DESIGN.md "A run folder"):
+ * The run folder (orch(1) THE RUN FOLDER, docs/results-json.md):
  *   RUNS_DIR/SCENARIO/YYYYMMDD-HHMMSS/   (a "-2", "-3" suffix if taken)
  *     run.json results.json journal.jsonl junit.xml summary.txt report.html
  *     BOARD/TEST/ stdout.log stderr.log result.json ...
