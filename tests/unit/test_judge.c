@@ -219,6 +219,20 @@ static void test_outlier_cannot_hide(void **state)
 	assert_int_equal(j2.dropped_b, 1);
 }
 
+/* Quantized samples (a ms timer, a count): each side's one odd sample is
+ * no outlier when the rest do not vary; the test sees all of them and the
+ * change stays within noise (untrimmed p is about 0.07), never p = 0. */
+static void test_quantized_sides_keep_their_spread(void **state)
+{
+	(void)state;
+	const double a[] = { 10, 10, 10, 10, 11 }, b[] = { 11, 11, 11, 11, 10 };
+	struct judgement j = judge(a, 5, b, 5, false, 5, false);
+	assert_int_equal(j.dropped_a, 0);
+	assert_int_equal(j.dropped_b, 0);
+	assert_true(j.p > 0.01);
+	assert_int_equal(j.outcome, JUDGE_NOISE);
+}
+
 /* ---- the simulation --------------------------------------------------- */
 
 static void test_sim_targets(void **state)
@@ -276,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_threshold_boundary),
 		cmocka_unit_test(test_direction_and_evidence),
 		cmocka_unit_test(test_outlier_cannot_hide),
+		cmocka_unit_test(test_quantized_sides_keep_their_spread),
 		cmocka_unit_test(test_sim_targets),
 		cmocka_unit_test(test_sim_false_alarms),
 		cmocka_unit_test(test_sim_power_grows),

@@ -121,6 +121,10 @@ static void test_convert(void **state)
 	assert_int_equal(units_convert(1, "MB/s", "kB/s", &v), 0);
 	near(v, 1000);
 	/* MemTotal: 2048 kB is 2 MiB: no phantom 2.4% */
+	assert_int_equal(units_convert(2, "hours", "s", &v), 0);
+	assert_true(v == 7200);
+	assert_int_equal(units_convert(1, "day", "h", &v), 0);
+	assert_true(v == 24);
 	assert_int_equal(units_convert(2048, "kB", "MiB", &v), 0);
 	near(v, 2);
 	assert_int_equal(units_convert(1, "kB", "KiB", &v), 0);
@@ -197,6 +201,15 @@ static void test_better(void **state)
 		/* as ping, cyclictest and sysbench print them */
 		{ "msec", "x", UNITS_BETTER_LOWER }, { "usec", "x", UNITS_BETTER_LOWER },
 		{ "nsec", "x", UNITS_BETTER_LOWER },
+		/* spelt out, and costs per operation (issue 24: read as better) */
+		{ "seconds", "x", UNITS_BETTER_LOWER }, { "secs", "x", UNITS_BETTER_LOWER },
+		{ "sec", "x", UNITS_BETTER_LOWER }, { "second", "x", UNITS_BETTER_LOWER },
+		{ "hours", "x", UNITS_BETTER_LOWER }, { "hour", "x", UNITS_BETTER_LOWER },
+		{ "h", "x", UNITS_BETTER_LOWER }, { "days", "x", UNITS_BETTER_LOWER },
+		{ "day", "x", UNITS_BETTER_LOWER },
+		{ "ns/op", "x", UNITS_BETTER_LOWER }, { "ms/op", "x", UNITS_BETTER_LOWER },
+		{ "us/call", "x", UNITS_BETTER_LOWER }, { "ns/iter", "x", UNITS_BETTER_LOWER },
+		{ "cycles/byte", "x", UNITS_BETTER_LOWER },
 		{ "MiB/s", "latency", UNITS_BETTER_HIGHER }, { "ops/s", "x", UNITS_BETTER_HIGHER },
 		{ "Mbps", "x", UNITS_BETTER_HIGHER }, { "Gbit/s", "x", UNITS_BETTER_HIGHER },
 		{ "MHz", "x", UNITS_BETTER_HIGHER },

@@ -132,10 +132,12 @@ static double pooled_robust_sd(const double *a, size_t na, double ma, const doub
 }
 
 /* Drops from v (n >= 5) up to n / 5 samples farther than k * sd from the
- * side's median m, farthest first. Returns the new count. */
+ * side's median m, farthest first. Returns the new count. With no spread
+ * left to measure in (sd 0: quantized samples whose others are all equal)
+ * nothing is an outlier: dropping would leave constant sides and p = 0. */
 static size_t drop_outliers(double *v, size_t n, double m, double sd)
 {
-	if (n < 5)
+	if (n < 5 || !(sd > 0))
 		return n;
 	size_t max_drop = n / 5, kept = n;
 	for (size_t d = 0; d < max_drop; d++) {

@@ -162,6 +162,9 @@ static const struct unit_def unit_defs[] = {
 	{ "us", FAM_SECONDS, 1e-6 }, { "\xc2\xb5s", FAM_SECONDS, 1e-6 }, { "ns", FAM_SECONDS, 1e-9 },
 	{ "min", FAM_SECONDS, 60 }, { "m", FAM_SECONDS, 60 }, { "h", FAM_SECONDS, 3600 },
 	{ "msec", FAM_SECONDS, 1e-3 }, { "usec", FAM_SECONDS, 1e-6 }, { "nsec", FAM_SECONDS, 1e-9 },
+	{ "secs", FAM_SECONDS, 1 }, { "second", FAM_SECONDS, 1 }, { "seconds", FAM_SECONDS, 1 },
+	{ "hour", FAM_SECONDS, 3600 }, { "hours", FAM_SECONDS, 3600 },
+	{ "day", FAM_SECONDS, 86400 }, { "days", FAM_SECONDS, 86400 },
 
 	{ "Hz", FAM_HZ, 1 }, { "kHz", FAM_HZ, 1e3 }, { "KHz", FAM_HZ, 1e3 },
 	{ "MHz", FAM_HZ, 1e6 }, { "GHz", FAM_HZ, 1e9 },
@@ -347,13 +350,27 @@ static bool name_has(const char *name, const char *word)
 	return false;
 }
 
+/* A cost per operation ("ns/op", "ms/call", "us/iter", "cycles/byte"):
+ * lower is better, whatever its numerator. */
+static bool unit_is_per_operation(const char *unit)
+{
+	static const char *const per[] = { "/op", "/call", "/iter", "/byte" };
+	size_t n = unit ? strlen(unit) : 0;
+	for (size_t i = 0; i < sizeof(per) / sizeof(per[0]); i++) {
+		size_t k = strlen(per[i]);
+		if (n > k && strcmp(unit + n - k, per[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
 enum units_better units_better_of(const char *unit, const char *name)
 {
 	static const char *const lower_words[] = {
 		"latency", "rtt", "jitter", "delay", "duration", "elapsed", "time", "loss",
 		"lost", "error", "drop", "retrans", "miss", "fail",
 	};
-	if (units_is_time(unit))
+	if (units_is_time(unit) || unit_is_per_operation(unit))
 		return UNITS_BETTER_LOWER;
 	if (units_is_rate(unit))
 		return UNITS_BETTER_HIGHER;
