@@ -6,6 +6,7 @@
 #include "report/report.h"
 #include "report/report_html_int.h"
 #include "report/report_text.h"
+#include "report/report_trend.h"
 #include "util/strbuf.h"
 #include "util/valfmt.h"
 
@@ -254,20 +255,12 @@ void html_timeline(struct strbuf *sb, const struct run_result *run)
 /* ---- metric charts ------------------------------------------------------ */
 
 /* A bar's colour says how its metric changed against the baseline (better,
- * worse, within noise), never the test's status; neutral without one. */
+ * worse, within noise), never the test's status; neutral without one. The
+ * trend points use the same colours (trend_change_fill). */
 static const char *bar_fill(const struct test_result *tr, const struct metric_result *mr)
 {
 	(void)tr;
-	switch (mr->change) {
-	case METRIC_CHANGE_BETTER: return "#1a7f37";
-	case METRIC_CHANGE_REGRESSION: return "#cf222e";
-	case METRIC_CHANGE_WORSE: return "#e8868b";
-	case METRIC_CHANGE_SAME:
-	case METRIC_CHANGE_NOISE: return "#afb8c1";
-	case METRIC_CHANGE_NOT_JUDGED: return "#d4a72c";
-	case METRIC_CHANGE_NONE: break;
-	}
-	return "#4e79a7";
+	return trend_change_fill(mr->change);
 }
 
 /* One bar of a metric chart: a board's result of the metric. */
