@@ -61,7 +61,7 @@ static int setup(void **state)
 	/* work: as slow as the controller; check: fails on b07 only */
 	f->scenario = ts_write_file(f->tmp, "sc.yaml",
 		"name: shared\ninventory: rack.yaml\nboards: [all]\ntests:\n"
-		"  - name: work\n    run: sleep ${DELAY:-0}; echo work {board.name}\n"
+		"  - name: work\n    run: sleep {env.DELAY|0}; echo work {board.name}\n"
 		"  - name: check\n    run: '[ \"{board.name}\" != b07 ]'\n"
 		"  - name: tail\n    run: echo tail\n");
 	*state = f;
@@ -376,7 +376,7 @@ static void test_join_edges(void **state)
 	free(ts_write_file(f->tmp, "two.yaml", "boards:\n  b01: { local: true }\n"
 			   "  b02: { local: true, controllers: [ghost] }\n"));
 	char *sc = ts_write_file(f->tmp, "two-sc.yaml", "name: two\ninventory: two.yaml\n"
-				 "boards: [all]\ntests:\n  - { name: t, run: \"sleep ${DELAY:-0}\" }\n");
+				 "boards: [all]\ntests:\n  - { name: t, run: \"sleep {env.DELAY|0}\" }\n");
 	char *out = NULL, *e = env(f, "a");
 	int rc = ts_run(&out, "%s %s run %s -o runs-a --db %s --join p3 --controller a "
 			"--join-wait 1s", e, ORCH_BIN, sc, f->url);
