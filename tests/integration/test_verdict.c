@@ -593,6 +593,81 @@ static void test_push_and_kernel_bogomips(void **state)
 	free(work);
 }
 
+/* A metric's own threshold: (issue 28.4): an 8% drop at n=5 is a regression
+ * at the run's 5%, not at the metric's 12%, and results.json's verdict says
+ * which threshold it used; a bad value is refused with file:line:col. */
+static void test_metric_threshold(void **state)
+{
+	(void)state;
+	char *a, *b, *out;
+	const char *va = "rate=100\nrate=101\nrate=99\nrate=100.5\nrate=99.5\n";
+	const char *vb = "rate=92\nrate=93\nrate=91\nrate=92.5\nrate=91.5\n";
+	const char *plain = "    metrics:\n"
+			    "      - { name: net.rate, regex: 'rate=([0-9.]+)', unit: MiB/s }\n";
+	const char *own = "    metrics:\n"
+			  "      - { name: net.rate, regex: 'rate=([0-9.]+)', unit: MiB/s,"
+			  " threshold: 12% }\n";
+	assert_int_equal(run_values("thr5", va, plain, NULL, NULL, &a), 0);
+	free(a);
+	assert_int_equal(run_values("thr5", vb, plain, "--baseline latest", &out, &b), 1);
+	assert_non_null(strstr(out, "net.rate 8."));
+	free(out);
+	free(b);
+
+	assert_int_equal(run_values("thr12", va, own, NULL, NULL, &a), 0);
+	assert_int_equal(run_values("thr12", vb, own, "--baseline latest", &out, &b), 0);
+	free(out);
+	json_t *res = ts_json_load_in(b, "results.json");
+	assert_non_null(res);
+	json_t *probe = ts_json_result_or_fail(res, "here", "probe");
+	json_t *m = json_object_get(json_object_get(probe, "metrics"), "net.rate");
+	assert_non_null(m);
+	assert_true(json_real_value(json_object_get(m, "threshold_pct")) == 12.0);
+	json_t *thr = json_object_get(json_object_get(m, "verdict"), "threshold_pct");
+	if (!json_is_number(thr) || json_number_value(thr) != 12.0)
+		fail_msg("verdict threshold_pct is not 12");
+	json_decref(res);
+	ASSERT_VERDICT(a, b, "net.rate", "worse");
+	free(a);
+	free(b);
+
+	const char *bad = "name: badthr\ninventory: rack.yaml\nboards: [here]\ntests:\n"
+			  "  - name: probe\n    run: echo rate=1\n    metrics:\n"
+			  "      - { name: r, regex: 'rate=([0-9.]+)', threshold: 12 percent }\n";
+	char *path = ts_write_file(dir, "badthr.yaml", bad);
+	assert_int_equal(ts_run(&out, "cd '%s' && %s validate badthr.yaml 2>&1", dir, ORCH_BIN), 2);
+	assert_non_null(strstr(out, "badthr.yaml:8:56: error: invalid percentage for 'threshold'"));
+	free(out);
+	free(path);
+}
+
+/* A remote-bench JSON line with no direction (no better, and neither unit
+ * nor name says) warns as a scenario metric does, once per metric per run. */
+static void test_json_metric_direction_warning(void **state)
+{
+	(void)state;
+	char *out;
+	const char *yaml = "name: jdir\ninventory: rack.yaml\nboards: [here]\ntests:\n"
+			   "  - name: probe\n    repeat: 3\n    parse: remote-bench\n"
+			   "    run: |\n"
+			   "      echo '{\"metric\":\"frobs\",\"value\":3}'\n"
+			   "      echo '{\"metric\":\"rtt\",\"value\":3,\"unit\":\"ms\"}'\n"
+			   "      echo '{\"metric\":\"knobs\",\"value\":3,\"better\":\"lower\"}'\n";
+	char *path = ts_write_file(dir, "jdir.yaml", yaml);
+	assert_int_equal(ts_run(&out, "cd '%s' && %s run jdir.yaml -q -o runs 2>&1", dir,
+				ORCH_BIN), 0);
+	const char *w = "warning: metric 'frobs' (remote-bench line): neither its unit ('') nor "
+			"its name says which way is better";
+	char *first = strstr(out, w);
+	if (!first)
+		fail_msg("no warning: %s", out);
+	assert_null(strstr(first + 1, w));   /* once, not once per repeat */
+	assert_null(strstr(out, "metric 'rtt'"));
+	assert_null(strstr(out, "metric 'knobs'"));
+	free(out);
+	free(path);
+}
+
 int main(void)
 {
 	if (!ts_file_exists(ORCH_BIN)) {
@@ -611,6 +686,8 @@ int main(void)
 		cmocka_unit_test(test_history_baseline),
 		cmocka_unit_test(test_repeat_auto),
 		cmocka_unit_test(test_push_and_kernel_bogomips),
+		cmocka_unit_test(test_metric_threshold),
+		cmocka_unit_test(test_json_metric_direction_warning),
 	};
 	return ts_run_group(tests, setup, teardown);
 }

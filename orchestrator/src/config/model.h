@@ -140,6 +140,8 @@ struct metric_spec {          /* metrics: pulled out of a command's output */
 	enum metric_from from;
 	char *from_file;          /* METRIC_FROM_FILE: path relative to the test's folder */
 	bool optional;            /* optional: true: no value is recorded, not a failure */
+	bool has_threshold;       /* threshold: of its own (percent), over the run's */
+	double threshold_pct;
 	struct src_pos pos;
 };
 

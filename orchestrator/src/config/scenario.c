@@ -264,22 +264,23 @@ static char *default_name(const char *path)
 	return xstrndup(base, len);
 }
 
-static void read_threshold(struct cfg *c, const struct ynode *n, double *out)
+int scenario_read_threshold(struct cfg *c, const struct ynode *n, double *out)
 {
 	char f[96];
 	if (!n)
-		return;
+		return 0;
 	if (n->kind == YNODE_SCALAR && !ynode_is_null(n)) {
 		char *end;
 		double v = strtod(n->value, &end);
 		if (end != n->value && (*end == '\0' || strcmp(end, "%") == 0) && isfinite(v) &&
 		    v >= 0 && (isdigit((unsigned char)n->value[0]) || n->value[0] == '.')) {
 			*out = v;
-			return;
+			return 1;
 		}
 	}
 	cfg_error(c, n, "invalid percentage for 'threshold', found %s (use 5 or 2.5%%)",
 		  cfg_found(n, f, sizeof(f)));
+	return -1;
 }
 
 /* boards: of the scenario (default: all). */
@@ -408,7 +409,7 @@ static void load_tree(struct cfg *c, const struct ynode *root, struct scenario *
 			sc->baseline = fs_resolve_path(baseline, sc->dir);
 		free(baseline);
 	}
-	read_threshold(c, ymap_get(root, "threshold"), &sc->threshold_pct);
+	scenario_read_threshold(c, ymap_get(root, "threshold"), &sc->threshold_pct);
 	scenario_read_facts(c, root, sc);
 
 	read_tests(c, root, ymap_get(root, "tests"), sc);

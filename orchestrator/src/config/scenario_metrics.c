@@ -12,7 +12,7 @@
 #include <string.h>
 
 static const char *const metric_keys[] = { "name", "regex", "unit", "unit_group", "better", "from",
-					   "optional", NULL };
+					   "optional", "threshold", NULL };
 static const char *const better_names[] = { "higher", "lower", NULL };
 
 /*
@@ -127,6 +127,8 @@ void scenario_read_metrics(struct cfg *c, const struct ynode *n, struct test *t)
 		read_metric_groups(c, m, ms);
 		read_metric_from(c, ymap_get(m, "from"), ms);
 		cfg_bool(c, ymap_get(m, "optional"), "optional", &ms->optional);
+		ms->has_threshold = scenario_read_threshold(c, ymap_get(m, "threshold"),
+							    &ms->threshold_pct) > 0;
 		int e;
 		if (cfg_enum(c, ymap_get(m, "better"), "better", better_names, &e) > 0) {
 			ms->better = (enum metric_better)e;

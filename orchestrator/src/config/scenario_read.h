@@ -20,6 +20,10 @@
 void scenario_read_parse(struct cfg *c, const struct ynode *n, char **out);
 /* Refuses an args: item that is several options written as one. */
 void scenario_check_args(struct cfg *c, const struct ynode *n, char **args, size_t n_args);
+/* threshold: a percentage >= 0 ("5", "2.5%") into *out: 1, 0 when n is
+ * NULL, -1 (an error at n) when it is not one. */
+int scenario_read_threshold(struct cfg *c, const struct ynode *n, double *out);
+
 /* bench: NAME (a safe file name) into *out. */
 void scenario_read_bench(struct cfg *c, const struct ynode *n, char **out);
 /* Checks the {NS.FIELD} substitutions of cmd (board, vars, env, or a role of t). */

@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,7 @@ static void add_value(struct metric_collector *mc, const char *name, const char 
 {
 	mc->values = xrealloc(mc->values, (mc->n_values + 1) * sizeof(*mc->values));
 	mc->values[mc->n_values++] = (struct collected_metric){
-		xstrdup(name), xstrdup(unit ? unit : ""), higher, value };
+		xstrdup(name), xstrdup(unit ? unit : ""), higher, value, false };
 }
 
 int metrics_parse_json_line(const char *line, struct collected_metric *out)
@@ -58,11 +59,32 @@ int metrics_parse_json_line(const char *line, struct collected_metric *out)
 		out->higher_is_better = strcmp(better, "lower") != 0;
 	else
 		out->higher_is_better = units_better_of(unit, name) != UNITS_BETTER_LOWER;
+	out->better_guessed = !better && units_better_of(unit, name) == UNITS_BETTER_UNKNOWN;
 	out->value = json_number_value(value);
 	ret = 0;
 out:
 	json_decref(obj);
 	return ret;
+}
+
+static pthread_mutex_t warned_lock = PTHREAD_MUTEX_INITIALIZER;
+static char **warned;
+static size_t n_warned;
+
+void metrics_warn_guessed(const char *name, const char *unit)
+{
+	pthread_mutex_lock(&warned_lock);
+	bool seen = false;
+	for (size_t i = 0; i < n_warned && !seen; i++)
+		seen = strcmp(warned[i], name) == 0;
+	if (!seen) {
+		warned = xrealloc(warned, (n_warned + 1) * sizeof(*warned));
+		warned[n_warned++] = xstrdup(name);
+		fprintf(stderr, "orch: warning: metric '%s' (remote-bench line): neither its unit "
+			"('%s') nor its name says which way is better, and there is no 'better'; "
+			"taking higher (print \"better\": \"higher\" or \"lower\")\n", name, unit);
+	}
+	pthread_mutex_unlock(&warned_lock);
 }
 
 /* A value printed as "+++++" (bonnie++: too fast to measure) or "-": the
@@ -159,6 +181,8 @@ int metric_collector_line(void *ctx, enum transport_stream stream, const char *l
 	if (mc->json_lines && stream != TRANSPORT_STDERR) {
 		struct collected_metric cm;
 		if (metrics_parse_json_line(line, &cm) == 0) {
+			if (cm.better_guessed)
+				metrics_warn_guessed(cm.name, cm.unit);
 			mc->values = xrealloc(mc->values, (mc->n_values + 1) * sizeof(*mc->values));
 			mc->values[mc->n_values++] = cm;
 		} else if (line[0] == '{') {
@@ -213,6 +237,16 @@ int metric_collector_commit(struct metric_collector *mc, struct test_result *tr)
 	for (size_t i = 0; i < mc->n_values; i++) {
 		const struct collected_metric *cm = &mc->values[i];
 		test_result_add_sample(tr, cm->name, cm->unit, cm->higher_is_better, cm->value);
+	}
+	/* a metric's own threshold: (scenario) travels with its result to the judge */
+	for (size_t i = 0; i < mc->n_specs; i++) {
+		const struct metric_spec *spec = &mc->specs[i];
+		struct metric_result *m = spec->has_threshold && spec->name
+					  ? test_result_find_metric(tr, spec->name) : NULL;
+		if (m) {
+			m->has_threshold = true;
+			m->threshold_pct = spec->threshold_pct;
+		}
 	}
 	for (size_t i = 0; i < mc->n_specs; i++) {
 		const struct metric_spec *spec = &mc->specs[i];

@@ -28,6 +28,7 @@ struct collected_metric {
 	char *unit;
 	bool higher_is_better;
 	double value;
+	bool better_guessed;  /* JSON line: no "better", unit and name say nothing */
 };
 
 struct metric_collector {
@@ -65,6 +66,11 @@ void metric_collector_release(struct metric_collector *mc);
  * Returns the number of missed expectations; the first is described in tr's
  * message. */
 size_t metrics_check_expectations(const struct test *test, struct test_result *tr);
+
+/* A remote-bench metric whose direction was guessed (higher) gets the
+ * warning a scenario metric gets, on stderr, once per metric name per
+ * process (one orch run). */
+void metrics_warn_guessed(const char *name, const char *unit);
 
 /* Parses one remote-bench JSON line; 0 and *out (caller releases the
  * strings), or -1 when the line is not one. */
