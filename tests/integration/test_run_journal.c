@@ -310,10 +310,134 @@ static void test_latest_folder_loses_no_report(void **state)
 	free(scen);
 }
 
+/* Waits up to 30 s for dir/rel to exist. */
+static bool wait_for(const char *run, const char *rel)
+{
+	char *path = xasprintf("%s/%s", run, rel);
+	bool ok = false;
+	for (int i = 0; i < 300 && !(ok = ts_file_exists(path)); i++)
+		usleep(100 * 1000);
+	if (!ok)
+		print_error("no %s\n", path);
+	free(path);
+	return ok;
+}
+
+/* The runs of scenario NAME in the history (its SQLite file), as
+ * "exit_code" lines; "" when none. */
+static char *history_rows(const char *name)
+{
+	char *out = NULL;
+	int rc = ts_run(&out, "sqlite3 '%s/runs/orch-history.sqlite' "
+			      "\"select exit_code from history_run where scenario = '%s'\"",
+			dir, name);
+	assert_int_equal(rc, 0);
+	return out ? out : xstrdup("");
+}
+
+/* A run killed with SIGKILL while its test runs: `orch report` rebuilds it
+ * as interrupted (130, not 0) and neither it nor `orch history import`
+ * indexes it. */
+static void test_kill9_never_indexed(void **state)
+{
+	(void)state;
+	char *pids = xasprintf("%s/pids25", dir);
+	mkdir(pids, 0755);
+	char *tests = xasprintf("  - { name: slow, run: 'echo $$ > %s/p; echo started; exec sleep 30' }\n",
+				pids);
+	char *scen = write_scenario("killed25", tests);
+	char *log = xasprintf("%s/killed25.log", dir);
+	char *cmd = xasprintf("cd '%s' && exec %s run %s -q -o runs", dir, ORCH_BIN, scen);
+	pid_t pid = ts_spawn(cmd, log);
+	char *run = NULL;
+	for (int i = 0; i < 300 && !run; i++) {
+		run = only_run_folder("killed25");
+		if (run && !ts_file_exists(run)) {
+			free(run);
+			run = NULL;
+		}
+		if (!run)
+			usleep(100 * 1000);
+	}
+	assert_non_null(run);
+	if (!wait_for(run, "l1/slow/stdout.log")) {
+		char *text = ts_read_file(log);
+		print_error("orch run said:\n%s\n", text ? text : "(nothing)");
+		free(text);
+		fail();
+	}
+	kill(-pid, SIGKILL);
+	ts_stop(&pid);
+	ts_run(NULL, "cat '%s'/* | xargs -r kill -9", pids);
+	assert_int_equal(ts_run(NULL, "%s report '%s'", ORCH_BIN, run), 0);
+	json_t *res = ts_json_load_in(run, "results.json");
+	assert_non_null(res);
+	assert_true(json_is_true(json_object_get(res, "interrupted")));
+	assert_int_equal(json_integer_value(json_object_get(res, "exit_code")), 130);
+	json_decref(res);
+	ts_run(NULL, "cd '%s' && %s history import runs", dir, ORCH_BIN);
+	char *rows = history_rows("killed25");
+	assert_string_equal(rows, "");
+	free(rows);
+	free(run);
+	free(log);
+	free(cmd);
+	free(scen);
+	free(tests);
+	free(pids);
+}
+
+/* The history indexes a run only once its results.json is whole: a run
+ * whose results.json cannot be written (a folder in its place) exits 3
+ * and is not in the history (it was indexed as exit 0 before the file). */
+static void test_unwritten_results_not_indexed(void **state)
+{
+	(void)state;
+	char *tests = xasprintf("  - { name: wait, run: 'while [ ! -e %s/go25 ]; do sleep 0.05; done' }\n",
+				dir);
+	char *scen = write_scenario("unwritten25", tests);
+	char *log = xasprintf("%s/unwritten25.log", dir);
+	char *cmd = xasprintf("cd '%s' && exec %s run %s -q -o runs", dir, ORCH_BIN, scen);
+	pid_t pid = ts_spawn(cmd, log);
+	char *run = NULL;
+	for (int i = 0; i < 300 && !run; i++) {
+		run = only_run_folder("unwritten25");
+		if (run && !ts_file_exists(run)) {
+			free(run);
+			run = NULL;
+		}
+		if (!run)
+			usleep(100 * 1000);
+	}
+	assert_non_null(run);
+	if (!wait_for(run, "l1/wait/stdout.log")) {
+		char *text = ts_read_file(log);
+		print_error("orch run said:\n%s\n", text ? text : "(nothing)");
+		free(text);
+		fail();
+	}
+	assert_int_equal(ts_run(NULL, "rm -f '%s/results.json' && mkdir '%s/results.json'", run, run), 0);
+	free(ts_write_file(dir, "go25", "go"));
+	int status = 0;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 3);
+	char *rows = history_rows("unwritten25");
+	assert_string_equal(rows, "");
+	free(rows);
+	free(run);
+	free(log);
+	free(cmd);
+	free(scen);
+	free(tests);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kill9_then_report_rebuilds),
+		cmocka_unit_test(test_kill9_never_indexed),
+		cmocka_unit_test(test_unwritten_results_not_indexed),
 		cmocka_unit_test(test_disk_full_exits_3_keeps_results),
 		cmocka_unit_test(test_format_json_to_full_device_exits_3),
 		cmocka_unit_test(test_latest_folder_loses_no_report),

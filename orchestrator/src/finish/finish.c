@@ -181,13 +181,33 @@ static int write_junit(const char *path, const struct run_result *run, const cha
 	return rc;
 }
 
+/* The history indexes a run only once its results.json is whole (a run
+ * killed before that is left out; `orch history import` adds a folder that
+ * ended later). The trends the index gives are then written into
+ * results.json and the reports a second time, each file replaced whole.
+ * false if that rewrite failed. */
+static bool record_then_rewrite(struct store *st, struct run_result *run,
+				const struct finish_options *o)
+{
+	char err[1024];
+	size_t n_trends = run->n_trends;
+	history_record(o, run, store_path(st));
+	if (run->n_trends == n_trends)
+		return true;
+	if (report_write_all(run, store_path(st), err, sizeof(err)) < 0 ||
+	    store_write_results(store_path(st), run, err, sizeof(err)) < 0) {
+		log_error("cannot write the results with their trends: %s", err);
+		unstored(run);
+		return false;
+	}
+	return true;
+}
+
 bool finish_run(struct store *st, struct run_result *run, const struct finish_options *o)
 {
 	char err[1024];
 	bool stored = o->stored;
 	finish_verdicts(run, o);
-	if (!run->interrupted && o->record_history)
-		history_record(o, run, store_path(st));
 	if (stored && store_failed(st))
 		stored = false;
 	if (!stored)
@@ -208,6 +228,8 @@ bool finish_run(struct store *st, struct run_result *run, const struct finish_op
 	}
 	if (!stored)
 		unstored(run);
+	if (stored && !run->interrupted && o->record_history)
+		stored = record_then_rewrite(st, run, o);
 	if (o->junit_path && write_junit(o->junit_path, run, store_path(st)) < 0) {
 		stored = false;
 		unstored(run);
