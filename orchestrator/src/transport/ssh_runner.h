@@ -1,7 +1,7 @@
 #ifndef ORCH_TRANSPORT_SSH_RUNNER_H
 #define ORCH_TRANSPORT_SSH_RUNNER_H
 /*
- * The board's command runner (private to transport_ssh.c, which owns one
+ * The board's command runner (private to ssh_exec.c, which owns one
  * per SSH session): one long-lived exec channel running /bin/sh, so that
  * a command costs the board a subshell instead of a new session channel
  * (sshd forking a session and exec'ing a shell: about 3 ms of a small

@@ -3,7 +3,7 @@
 #include <stdbool.h>
 /*
  * The shell text the ssh transport sends around each command (private to
- * transport_ssh.c). The wrapper prints the pid of the process that becomes
+ * ssh_exec.c). The wrapper prints the pid of the process that becomes
  * the command's shell on the first stdout line, and makes sure that pid
  * leads its own process group:
  *   - OpenSSH starts every exec channel in a new session (setsid), so the

@@ -171,226 +171,286 @@ static void deliver(const struct transport_exec *req, bool *stop, enum transport
 		*stop = true;
 }
 
-static int local_exec(struct transport *t, const struct transport_exec *req,
-		      struct transport_status *st, char *err, size_t errlen)
-{
-	int out_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 }, in_pipe[2] = { -1, -1 };
-	int sync_pipe[2] = { -1, -1 };
-	int ret = -1;
-	int wstatus = 0;
-	bool stop = false;
-	pid_t pid = -1;
-	char *buf = NULL;
-	char *inbuf = NULL;
-	size_t in_len = 0, in_off = 0;
-	bool in_eof = false;
-	int64_t in_sent = 0;          /* bytes read from stdin_fd, for stdin_limit */
-	int64_t start = clock_mono_us();
-	int64_t dl = deadline_in_ms(req->timeout_ms);
+/* One command's state on the controller side. */
+struct local_run {
+	const struct transport_exec *req;
+	struct transport_status *st;
+	int out_pipe[2], err_pipe[2], in_pipe[2], sync_pipe[2];
+	int wstatus;
+	bool stop;                 /* on_output asked to stop */
+	pid_t pid;                 /* the command's shell until reaped, else -1 */
+	char *buf, *inbuf;
+	size_t in_len, in_off;
+	bool in_eof;
+	int64_t in_sent;           /* bytes read from stdin_fd, for stdin_limit */
+	bool exited;               /* reaped already (a step whose leftovers are reaped) */
+	int64_t exited_ms;
+	int64_t dl;
+};
 
-	if (pipe2(out_pipe, O_CLOEXEC) < 0 || pipe2(err_pipe, O_CLOEXEC) < 0 ||
-	    pipe2(sync_pipe, O_CLOEXEC) < 0 ||
-	    (req->stdin_fd >= 0 && pipe2(in_pipe, O_CLOEXEC) < 0)) {
+/* Pipes, fork, and the wait for the child's exec. 0, or -1 with err. */
+static int local_start(struct local_run *r, char *err, size_t errlen)
+{
+	const struct transport_exec *req = r->req;
+	if (pipe2(r->out_pipe, O_CLOEXEC) < 0 || pipe2(r->err_pipe, O_CLOEXEC) < 0 ||
+	    pipe2(r->sync_pipe, O_CLOEXEC) < 0 ||
+	    (req->stdin_fd >= 0 && pipe2(r->in_pipe, O_CLOEXEC) < 0)) {
 		snprintf(err, errlen, "local exec: pipe: %s", strerror(errno));
-		goto out;
+		return -1;
 	}
 	char *envp[8];
 	if (req->minimal_env)
 		minimal_env(envp);
-	pid = fork();
-	if (pid < 0) {
+	r->pid = fork();
+	if (r->pid < 0) {
 		snprintf(err, errlen, "local exec: fork: %s", strerror(errno));
-		goto out;
+		return -1;
 	}
-	if (pid == 0)
-		local_child(req->command, req->minimal_env ? envp : NULL, in_pipe[0],
-			    out_pipe[1], err_pipe[1], sync_pipe[1]);
-	st->pgid = pid;   /* it calls setsid() */
+	if (r->pid == 0)
+		local_child(req->command, req->minimal_env ? envp : NULL, r->in_pipe[0],
+			    r->out_pipe[1], r->err_pipe[1], r->sync_pipe[1]);
+	r->st->pgid = r->pid;   /* it calls setsid() */
 	/* Wait for the exec: after it the child leads its own group, so a kill
 	 * cannot miss anything it starts. */
-	close_fd(&sync_pipe[1]);
+	close_fd(&r->sync_pipe[1]);
 	int child_errno = 0;
 	ssize_t sn;
-	while ((sn = read(sync_pipe[0], &child_errno, sizeof(child_errno))) < 0 && errno == EINTR)
+	while ((sn = read(r->sync_pipe[0], &child_errno, sizeof(child_errno))) < 0 && errno == EINTR)
 		;
 	if (sn == (ssize_t)sizeof(child_errno)) {
 		snprintf(err, errlen, "local exec: /bin/sh: %s", strerror(child_errno));
-		goto out;
+		return -1;
 	}
-	close_fd(&out_pipe[1]);
-	close_fd(&err_pipe[1]);
-	close_fd(&in_pipe[0]);
-	if (in_pipe[1] >= 0) {
-		fcntl(in_pipe[1], F_SETFL, fcntl(in_pipe[1], F_GETFL) | O_NONBLOCK);
-		inbuf = xmalloc(LOCAL_CHUNK);
+	close_fd(&r->out_pipe[1]);
+	close_fd(&r->err_pipe[1]);
+	close_fd(&r->in_pipe[0]);
+	if (r->in_pipe[1] >= 0) {
+		fcntl(r->in_pipe[1], F_SETFL, fcntl(r->in_pipe[1], F_GETFL) | O_NONBLOCK);
+		r->inbuf = xmalloc(LOCAL_CHUNK);
 	}
-	buf = xmalloc(LOCAL_CHUNK);
+	r->buf = xmalloc(LOCAL_CHUNK);
+	return 0;
+}
 
-	bool exited = false;   /* reaped already (a step whose leftovers are reaped) */
-	int64_t exited_ms = 0;
-	while (out_pipe[0] >= 0 || err_pipe[0] >= 0) {
-		if (req->reap && !exited && waitpid(pid, &wstatus, WNOHANG) == pid) {
-			exited = true;
-			exited_ms = clock_mono_ms();
-		}
-		/* its shell exited: what it left behind holding the output open
-		 * does not hold the step up (the reap stops it) */
-		if (exited && clock_mono_ms() - exited_ms >= LOCAL_OUTPUT_GRACE_MS)
-			break;
-		if (interrupt_requested() && !req->cleanup) {
-			st->interrupted = true;
-			break;
-		}
-		if (deadline_expired(dl)) {
-			st->timed_out = true;
-			break;
-		}
-		if (stop || transport_cancelled(req)) {
-			st->stopped = true;
-			break;
-		}
-		struct pollfd pf[4];
-		int nf = 0;
-		int idx_out = -1, idx_err = -1, idx_in = -1, idx_src = -1;
-		/* stdin may be a pipe that stays silent: read it only when poll says so */
-		if (in_pipe[1] >= 0 && in_len == in_off && !in_eof) {
-			idx_src = nf;
-			pf[nf++] = (struct pollfd){ .fd = req->stdin_fd, .events = POLLIN };
-		}
-		if (out_pipe[0] >= 0) {
-			idx_out = nf;
-			pf[nf++] = (struct pollfd){ .fd = out_pipe[0], .events = POLLIN };
-		}
-		if (err_pipe[0] >= 0) {
-			idx_err = nf;
-			pf[nf++] = (struct pollfd){ .fd = err_pipe[0], .events = POLLIN };
-		}
-		if (in_pipe[1] >= 0 && in_off < in_len) {
-			idx_in = nf;
-			pf[nf++] = (struct pollfd){ .fd = in_pipe[1], .events = POLLOUT };
-		}
-		int r = poll(pf, (nfds_t)nf, deadline_poll_ms(dl));
-		if (r < 0 && errno != EINTR) {
-			snprintf(err, errlen, "local exec: poll: %s", strerror(errno));
-			local_kill_and_reap(pid, &wstatus);
-			pid = -1;
-			goto out;
-		}
-		if (r <= 0)
-			continue;
-		if (idx_src >= 0 && pf[idx_src].revents) {
-			size_t want = LOCAL_CHUNK;
-			if (req->stdin_limit > 0 && (int64_t)want > req->stdin_limit - in_sent)
-				want = (size_t)(req->stdin_limit - in_sent);
-			ssize_t n = want ? read(req->stdin_fd, inbuf, want) : 0;
-			if (n < 0 && errno != EINTR && errno != EAGAIN) {
-				snprintf(err, errlen, "local exec: reading stdin: %s", strerror(errno));
-				local_kill_and_reap(pid, &wstatus);
-				pid = -1;
-				goto out;
-			}
-			if (n == 0) {
-				in_eof = true;
-				close_fd(&in_pipe[1]);
-			} else if (n > 0) {
-				in_len = (size_t)n;
-				in_off = 0;
-				in_sent += n;
-			}
-		}
-		if (idx_in >= 0 && pf[idx_in].revents) {
-			ssize_t w = write_nosigpipe(in_pipe[1], inbuf + in_off, in_len - in_off);
-			if (w > 0) {
-				in_off += (size_t)w;
-			} else if (w < 0 && errno != EAGAIN && errno != EINTR) {
-				/* EPIPE: the command stopped reading stdin; not our failure */
-				close_fd(&in_pipe[1]);
-				in_eof = true;
-			}
-		}
-		for (int k = 0; k < 2; k++) {
-			int idx = k == 0 ? idx_out : idx_err;
-			int *fd = k == 0 ? &out_pipe[0] : &err_pipe[0];
-			if (idx < 0 || !pf[idx].revents)
-				continue;
-			ssize_t n = read(*fd, buf, LOCAL_CHUNK);
-			if (n > 0)
-				deliver(req, &stop, k == 0 ? TRANSPORT_STDOUT : TRANSPORT_STDERR, buf,
-					(size_t)n);
-			else if (n == 0 || (errno != EINTR && errno != EAGAIN))
-				close_fd(fd);
-		}
+/* Whether the pump must end now (and why, in st): the shell exited a
+ * while ago, Ctrl-C, the deadline, a stop. */
+static bool local_pump_ends(struct local_run *r)
+{
+	const struct transport_exec *req = r->req;
+	struct transport_status *st = r->st;
+	if (req->reap && !r->exited && waitpid(r->pid, &r->wstatus, WNOHANG) == r->pid) {
+		r->exited = true;
+		r->exited_ms = clock_mono_ms();
 	}
-	if (stop)
+	/* its shell exited: what it left behind holding the output open
+	 * does not hold the step up (the reap stops it) */
+	if (r->exited && clock_mono_ms() - r->exited_ms >= LOCAL_OUTPUT_GRACE_MS)
+		return true;
+	if (interrupt_requested() && !req->cleanup) {
+		st->interrupted = true;
+		return true;
+	}
+	if (deadline_expired(r->dl)) {
+		st->timed_out = true;
+		return true;
+	}
+	if (r->stop || transport_cancelled(req)) {
 		st->stopped = true;
+		return true;
+	}
+	return false;
+}
 
-	if (exited && !(st->interrupted || st->timed_out || st->stopped)) {
-		st->exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
-		if (WIFSIGNALED(wstatus))
-			st->signal = WTERMSIG(wstatus);
-		pid = -1;
-		ret = 0;
-		goto out;
+/* Reads the next chunk of stdin_fd (poll said it is ready). 0, or -1
+ * with err. */
+static int local_read_stdin(struct local_run *r, char *err, size_t errlen)
+{
+	const struct transport_exec *req = r->req;
+	size_t want = LOCAL_CHUNK;
+	if (req->stdin_limit > 0 && (int64_t)want > req->stdin_limit - r->in_sent)
+		want = (size_t)(req->stdin_limit - r->in_sent);
+	ssize_t n = want ? read(req->stdin_fd, r->inbuf, want) : 0;
+	if (n < 0 && errno != EINTR && errno != EAGAIN) {
+		snprintf(err, errlen, "local exec: reading stdin: %s", strerror(errno));
+		return -1;
 	}
-	if (exited) {
-		kill(-pid, SIGKILL);   /* the group of a shell already reaped */
-		pid = -1;
-		st->exit_code = -1;
-		ret = 0;
-		goto out;
+	if (n == 0) {
+		r->in_eof = true;
+		close_fd(&r->in_pipe[1]);
+	} else if (n > 0) {
+		r->in_len = (size_t)n;
+		r->in_off = 0;
+		r->in_sent += n;
 	}
-	if (st->interrupted || st->timed_out || st->stopped) {
-		local_kill_and_reap(pid, &wstatus);
-		pid = -1;
-		st->exit_code = -1;
-		if (WIFSIGNALED(wstatus))
-			st->signal = WTERMSIG(wstatus);
-		ret = 0;
-		goto out;
+	return 0;
+}
+
+static void local_write_stdin(struct local_run *r)
+{
+	ssize_t w = write_nosigpipe(r->in_pipe[1], r->inbuf + r->in_off, r->in_len - r->in_off);
+	if (w > 0) {
+		r->in_off += (size_t)w;
+	} else if (w < 0 && errno != EAGAIN && errno != EINTR) {
+		/* EPIPE: the command stopped reading stdin; not our failure */
+		close_fd(&r->in_pipe[1]);
+		r->in_eof = true;
 	}
-	/* Both pipes closed: the shell is exiting; its waitpid is bounded by the deadline too. */
+}
+
+/* One poll round: stdin in, output out. 0, or -1 with err. */
+static int local_pump_once(struct local_run *r, char *err, size_t errlen)
+{
+	struct pollfd pf[4];
+	int nf = 0;
+	int idx_out = -1, idx_err = -1, idx_in = -1, idx_src = -1;
+	/* stdin may be a pipe that stays silent: read it only when poll says so */
+	if (r->in_pipe[1] >= 0 && r->in_len == r->in_off && !r->in_eof) {
+		idx_src = nf;
+		pf[nf++] = (struct pollfd){ .fd = r->req->stdin_fd, .events = POLLIN };
+	}
+	if (r->out_pipe[0] >= 0) {
+		idx_out = nf;
+		pf[nf++] = (struct pollfd){ .fd = r->out_pipe[0], .events = POLLIN };
+	}
+	if (r->err_pipe[0] >= 0) {
+		idx_err = nf;
+		pf[nf++] = (struct pollfd){ .fd = r->err_pipe[0], .events = POLLIN };
+	}
+	if (r->in_pipe[1] >= 0 && r->in_off < r->in_len) {
+		idx_in = nf;
+		pf[nf++] = (struct pollfd){ .fd = r->in_pipe[1], .events = POLLOUT };
+	}
+	int pr = poll(pf, (nfds_t)nf, deadline_poll_ms(r->dl));
+	if (pr < 0 && errno != EINTR) {
+		snprintf(err, errlen, "local exec: poll: %s", strerror(errno));
+		return -1;
+	}
+	if (pr <= 0)
+		return 0;
+	if (idx_src >= 0 && pf[idx_src].revents && local_read_stdin(r, err, errlen) < 0)
+		return -1;
+	if (idx_in >= 0 && pf[idx_in].revents)
+		local_write_stdin(r);
+	for (int k = 0; k < 2; k++) {
+		int idx = k == 0 ? idx_out : idx_err;
+		int *fd = k == 0 ? &r->out_pipe[0] : &r->err_pipe[0];
+		if (idx < 0 || !pf[idx].revents)
+			continue;
+		ssize_t n = read(*fd, r->buf, LOCAL_CHUNK);
+		if (n > 0)
+			deliver(r->req, &r->stop, k == 0 ? TRANSPORT_STDOUT : TRANSPORT_STDERR, r->buf,
+				(size_t)n);
+		else if (n == 0 || (errno != EINTR && errno != EAGAIN))
+			close_fd(fd);
+	}
+	return 0;
+}
+
+/* Both pipes closed: the shell is exiting; its waitpid is bounded by the
+ * deadline too. 0 (st set), or -1 with err. */
+static int local_wait_exit(struct local_run *r, char *err, size_t errlen)
+{
+	const struct transport_exec *req = r->req;
+	struct transport_status *st = r->st;
 	for (;;) {
-		pid_t r = waitpid(pid, &wstatus, WNOHANG);
-		if (r == pid)
+		pid_t w = waitpid(r->pid, &r->wstatus, WNOHANG);
+		if (w == r->pid)
 			break;
-		if (r < 0 && errno != EINTR) {
+		if (w < 0 && errno != EINTR) {
 			snprintf(err, errlen, "local exec: waitpid: %s", strerror(errno));
-			pid = -1;
-			goto out;
+			r->pid = -1;
+			return -1;
 		}
-		if ((interrupt_requested() && !req->cleanup) || deadline_expired(dl)) {
+		if ((interrupt_requested() && !req->cleanup) || deadline_expired(r->dl)) {
 			st->interrupted = interrupt_requested() && !req->cleanup;
 			st->timed_out = !st->interrupted;
-			local_kill_and_reap(pid, &wstatus);
-			pid = -1;
+			local_kill_and_reap(r->pid, &r->wstatus);
+			r->pid = -1;
 			st->exit_code = -1;
-			ret = 0;
-			goto out;
+			return 0;
 		}
 		usleep(5000);
 	}
-	pid = -1;
-	if (WIFEXITED(wstatus)) {
-		st->exit_code = WEXITSTATUS(wstatus);
-	} else if (WIFSIGNALED(wstatus)) {
+	r->pid = -1;
+	if (WIFEXITED(r->wstatus)) {
+		st->exit_code = WEXITSTATUS(r->wstatus);
+	} else if (WIFSIGNALED(r->wstatus)) {
 		st->exit_code = -1;
-		st->signal = WTERMSIG(wstatus);
+		st->signal = WTERMSIG(r->wstatus);
 	}
-	ret = 0;
-out:
-	if (pid > 0)
-		local_kill_and_reap(pid, &wstatus);
-	close_fd(&out_pipe[0]);
-	close_fd(&out_pipe[1]);
-	close_fd(&err_pipe[0]);
-	close_fd(&err_pipe[1]);
-	close_fd(&in_pipe[0]);
-	close_fd(&in_pipe[1]);
-	close_fd(&sync_pipe[0]);
-	close_fd(&sync_pipe[1]);
-	free(buf);
-	free(inbuf);
-	st->duration_us = clock_mono_us() - start;
+	return 0;
+}
+
+/* The status once the pump ended. 0, or -1 with err. */
+static int local_finish(struct local_run *r, char *err, size_t errlen)
+{
+	struct transport_status *st = r->st;
+	if (r->stop)
+		st->stopped = true;
+	bool ended = st->interrupted || st->timed_out || st->stopped;
+	if (r->exited && !ended) {
+		st->exit_code = WIFEXITED(r->wstatus) ? WEXITSTATUS(r->wstatus) : -1;
+		if (WIFSIGNALED(r->wstatus))
+			st->signal = WTERMSIG(r->wstatus);
+		r->pid = -1;
+		return 0;
+	}
+	if (r->exited) {
+		kill(-r->pid, SIGKILL);   /* the group of a shell already reaped */
+		r->pid = -1;
+		st->exit_code = -1;
+		return 0;
+	}
+	if (ended) {
+		local_kill_and_reap(r->pid, &r->wstatus);
+		r->pid = -1;
+		st->exit_code = -1;
+		if (WIFSIGNALED(r->wstatus))
+			st->signal = WTERMSIG(r->wstatus);
+		return 0;
+	}
+	return local_wait_exit(r, err, errlen);
+}
+
+static void local_release(struct local_run *r)
+{
+	if (r->pid > 0)
+		local_kill_and_reap(r->pid, &r->wstatus);
+	for (int k = 0; k < 2; k++) {
+		close_fd(&r->out_pipe[k]);
+		close_fd(&r->err_pipe[k]);
+		close_fd(&r->in_pipe[k]);
+		close_fd(&r->sync_pipe[k]);
+	}
+	free(r->buf);
+	free(r->inbuf);
+}
+
+static int local_exec(struct transport *t, const struct transport_exec *req,
+		      struct transport_status *st, char *err, size_t errlen)
+{
+	struct local_run r = {
+		.req = req, .st = st, .pid = -1, .dl = deadline_in_ms(req->timeout_ms),
+		.out_pipe = { -1, -1 }, .err_pipe = { -1, -1 }, .in_pipe = { -1, -1 },
+		.sync_pipe = { -1, -1 },
+	};
+	int ret = -1;
+	int64_t start = clock_mono_us();
 	(void)t;
+	if (local_start(&r, err, errlen) < 0)
+		goto out;
+	while (r.out_pipe[0] >= 0 || r.err_pipe[0] >= 0) {
+		if (local_pump_ends(&r))
+			break;
+		if (local_pump_once(&r, err, errlen) < 0) {
+			local_kill_and_reap(r.pid, &r.wstatus);
+			r.pid = -1;
+			goto out;
+		}
+	}
+	ret = local_finish(&r, err, errlen);
+out:
+	local_release(&r);
+	st->duration_us = clock_mono_us() - start;
 	return ret;
 }
