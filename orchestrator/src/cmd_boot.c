@@ -1,7 +1,7 @@
 /* orch boot: time one board's boot from its serial console, live. */
 #include "cmd.h"
 #include "cmd_common.h"
-#include "coord/hold.h"
+#include "coord/run_locks.h"
 #include "execute/execute.h"
 #include "util/deadline.h"
 #include "util/fsutil.h"
@@ -136,7 +136,7 @@ static void free_default_phases(struct boot_spec *spec)
 
 /* The board's lock (and, with $ORCH_DB, across controllers) before its
  * console is opened; no waiting. 0, or -1 after saying who holds it. */
-static int hold_board(const char *board, struct coord_db **db, struct hold **hold)
+static int lock_board(const char *board, struct coord_db **db, struct run_locks **locks)
 {
 	char err[512], msg[768];
 	const char *url = getenv("ORCH_DB");
@@ -145,13 +145,13 @@ static int hold_board(const char *board, struct coord_db **db, struct hold **hol
 		return -1;
 	}
 	char *note = xasprintf("orch boot %s", board);
-	*hold = hold_new(note, 0, 0, *db, err, sizeof(err));
+	*locks = run_locks_new(note, 0, 0, *db, err, sizeof(err));
 	free(note);
-	if (!*hold) {
+	if (!*locks) {
 		fprintf(stderr, "orch boot: %s\n", err);
 		return -1;
 	}
-	if (hold_acquire(*hold, &board, 1, false, msg, sizeof(msg)) < 0) {
+	if (run_locks_acquire(*locks, &board, 1, false, msg, sizeof(msg)) < 0) {
 		fprintf(stderr, "orch boot: %s\n", msg);
 		return -1;
 	}
@@ -221,7 +221,7 @@ int cmd_boot(int argc, char **argv)
 	char *dir = NULL;
 	struct board_link link = { 0 };
 	struct coord_db *db = NULL;
-	struct hold *hold = NULL;
+	struct run_locks *locks = NULL;
 	if (!board) {
 		fprintf(stderr, "orch boot: no board '%s' in %s\n", board_name, inv->path);
 		ret = EXIT_USAGE;
@@ -279,7 +279,7 @@ int cmd_boot(int argc, char **argv)
 	}
 
 	interrupt_install();
-	if (hold_board(board->name, &db, &hold) < 0) {
+	if (lock_board(board->name, &db, &locks) < 0) {
 		ret = EXIT_INFRA;
 		goto out;
 	}
@@ -338,7 +338,7 @@ int cmd_boot(int argc, char **argv)
 out:
 	if (board)
 		board_link_release(&link);
-	hold_free(hold);
+	run_locks_free(locks);
 	coord_db_close(db);
 	if (own_phases)
 		free_default_phases(&test.boot);

@@ -1,6 +1,6 @@
 #include "cmd_health.h"
 #include "db/db.h"
-#include "lock/boardlock.h"
+#include "lock/board_lock.h"
 #include "util/deadline.h"
 #include "util/log.h"
 #include "util/strbuf.h"
@@ -22,7 +22,7 @@ int health_state_open(struct health_state *hs, const char *db_url, char *err, si
 	pthread_mutex_init(&hs->mu, NULL);
 	hs->open = true;
 	if (!db_url || !*db_url) {
-		hs->dir = boardlock_dir(err, errlen);
+		hs->dir = board_lock_dir(err, errlen);
 		return hs->dir ? 0 : -1;
 	}
 	if (db_open(&hs->db, db_url, err, errlen) < 0)

@@ -1,5 +1,5 @@
 /* orch who, orch lock, orch unlock: who holds which board, and a person's
- * reservations (lock/boardlock.h on this controller, coord/db.h across
+ * reservations (lock/board_lock.h on this controller, coord/db.h across
  * controllers when --db or $ORCH_DB names a PostgreSQL database). */
 #include "cmd.h"
 #include "cmd_common.h"
@@ -7,7 +7,7 @@
 #include "util/interrupt.h"
 #include "config/selector.h"
 #include "cmd_health.h"
-#include "lock/boardlock.h"
+#include "lock/board_lock.h"
 #include "util/deadline.h"
 #include "util/strbuf.h"
 #include "util/units.h"
@@ -234,9 +234,9 @@ int cmd_who(int argc, char **argv)
 	if (optind != argc)
 		return cmd_usage_error("who", "takes no operands, found '%s'", argv[optind]);
 	char err[512];
-	char *dir = boardlock_dir(err, sizeof(err));
+	char *dir = board_lock_dir(err, sizeof(err));
 	struct board_holder *local = NULL, *remote = NULL;
-	long n_local = dir ? boardlock_list(dir, &local, err, sizeof(err)) : -1;
+	long n_local = dir ? board_lock_list(dir, &local, err, sizeof(err)) : -1;
 	ret = EXIT_INFRA;
 	if (n_local < 0) {
 		fprintf(stderr, "orch who: %s\n", err);
@@ -355,15 +355,15 @@ static int reserve_one(const char *dir, struct coord_db *db, const char *board,
 {
 	struct board_holder who;
 	char err[512], desc[512];
-	int ret = boardlock_reserve(dir, board, expires, o->note, &who, err, sizeof(err));
+	int ret = board_lock_reserve(dir, board, expires, o->note, &who, err, sizeof(err));
 	if (ret == 0 && db) {
 		ret = coord_db_reserve(db, board, expires, o->note, &who, err, sizeof(err));
 		if (ret != 0) {
 			bool had;
-			boardlock_unreserve(dir, board, &had, err + 256, 256);
+			board_lock_unreserve(dir, board, &had, err + 256, 256);
 		}
 	}
-	if (ret == BOARDLOCK_HELD) {
+	if (ret == BOARD_LOCK_HELD) {
 		board_holder_describe(&who, desc, sizeof(desc));
 		if (say)
 			fprintf(stderr, "orch lock: board %s is held by %s\n", board, desc);
@@ -377,7 +377,7 @@ static void unreserve_one(const char *dir, struct coord_db *db, const char *boar
 {
 	char err[512];
 	bool had = false, had_db = false;
-	if (boardlock_unreserve(dir, board, &had, err, sizeof(err)) < 0)
+	if (board_lock_unreserve(dir, board, &had, err, sizeof(err)) < 0)
 		fprintf(stderr, "orch unlock: %s\n", err);
 	if (db && coord_db_unreserve(db, board, &had_db, err, sizeof(err)) < 0)
 		fprintf(stderr, "orch unlock: %s\n", err);
@@ -403,7 +403,7 @@ int cmd_lock(int argc, char **argv)
 		goto out;
 	int n = (int)nb;
 	char err[512];
-	dir = boardlock_dir(err, sizeof(err));
+	dir = board_lock_dir(err, sizeof(err));
 	if (!dir) {
 		fprintf(stderr, "orch lock: %s\n", err);
 		ret = EXIT_INFRA;
@@ -427,7 +427,7 @@ int cmd_lock(int argc, char **argv)
 		int held = i;
 		while (i-- > 0)
 			unreserve_one(dir, db, boards[i], true);
-		if (rc != BOARDLOCK_HELD || last)
+		if (rc != BOARD_LOCK_HELD || last)
 			goto out;
 		if (!waiting) {
 			char d[32];
@@ -462,7 +462,7 @@ int cmd_unlock(int argc, char **argv)
 	if (optind >= argc)
 		return cmd_usage_error("unlock", "which boards? give BOARD...");
 	char err[512];
-	char *dir = boardlock_dir(err, sizeof(err));
+	char *dir = board_lock_dir(err, sizeof(err));
 	if (!dir) {
 		fprintf(stderr, "orch unlock: %s\n", err);
 		return EXIT_INFRA;

@@ -114,7 +114,7 @@ static int load_run(const char *dir, struct run_result *run, bool *rebuilt, char
 static bool stale_tmp(const char *name)
 {
 	long pid;
-	return fs_atomic_tmp_name(name, &pid) && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+	return fs_replace_tmp_name(name, &pid) && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
 }
 
 /* Removes what a killed orch was writing when it died, in the run folder

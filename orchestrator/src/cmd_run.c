@@ -5,7 +5,7 @@
 #include "compare/compare.h"
 #include "config/config.h"
 #include "coord/db.h"
-#include "coord/hold.h"
+#include "coord/run_locks.h"
 #include "coord/join.h"
 #include "finish/finish.h"
 #include "plan/plan.h"
@@ -572,7 +572,7 @@ int cmd_run(int argc, char **argv)
 	struct run_result run = { 0 }, baseline = { 0 };
 	struct progress *progress = NULL;
 	struct coord_db *db = NULL;
-	struct hold *hold = NULL;
+	struct run_locks *locks = NULL;
 	struct join *join = NULL;
 	struct health_state health = { 0 };
 	char *bench_dir = NULL, *inv_dir = NULL, *baseline_path = NULL;
@@ -678,9 +678,9 @@ int cmd_run(int argc, char **argv)
 	char *note = xasprintf("orch run %s -> %s", sc->name, store_path(st));
 	/* joined controllers take turns on a shared role board (a server) */
 	int64_t role_wait = join && o.wait_ms < JOIN_ROLE_WAIT_MS ? JOIN_ROLE_WAIT_MS : o.wait_ms;
-	hold = hold_new(note, o.wait_ms, role_wait, db, err, sizeof(err));
+	locks = run_locks_new(note, o.wait_ms, role_wait, db, err, sizeof(err));
 	free(note);
-	if (!hold) {
+	if (!locks) {
 		log_error("%s", err);
 		ret = EXIT_INFRA;
 		goto out;
@@ -691,11 +691,11 @@ int cmd_run(int argc, char **argv)
 	enum join_state jstate = JOIN_DONE;
 	int join_code = -1, scheduled;
 	if (join) {
-		join_schedule_claims(join, hold, &sopts.claims);
+		join_schedule_claims(join, locks, &sopts.claims);
 		scheduled = schedule_joined(join, plan, st, &run, &sopts, &jstate, &join_code, err,
 					    sizeof(err));
 	} else {
-		hold_schedule_claims(hold, &sopts.claims);
+		run_locks_schedule_claims(locks, &sopts.claims);
 		scheduled = schedule_run(plan, st, &run, &sopts, err, sizeof(err));
 	}
 	if (scheduled < 0 && sched_ret == 0) {
@@ -773,7 +773,7 @@ out:
 	}
 	join_free(join);
 	health_state_close(&health);
-	hold_free(hold);
+	run_locks_free(locks);
 	coord_db_close(db);
 	store_close(st);
 	run_result_release(&run);

@@ -23,7 +23,7 @@ struct fixture {
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	f->tmp = ts_mkdtemp("boardlock");
+	f->tmp = ts_mkdtemp("board-lock");
 	free(ts_write_file(f->tmp, "inv.yaml", "boards:\n  b1: { local: true }\n  b2: { local: true }\n"));
 	f->scenario = ts_write_file(f->tmp, "sc.yaml",
 				    "name: locks\ninventory: inv.yaml\nboards: [all]\ntests:\n"

@@ -1,5 +1,5 @@
 /*
- * Exclusive consoles (transport/serial_lock.h), through the orch binary
+ * Exclusive consoles (transport/console_lock.h), through the orch binary
  * against socat pty pairs and a TCP console:
  *   - a second `orch boot` and an `orch run` with a boot test on a console
  *     that a first `orch boot` is reading are refused, naming the first's
@@ -330,10 +330,10 @@ static void test_network_console(void **state)
 			break;
 		usleep(20000);
 	}
-	char *lockdir = xasprintf("%s/locks", f->dir);
-	setenv("ORCH_LOCK_DIR", lockdir, 1);
+	char *lock_dir = xasprintf("%s/locks", f->dir);
+	setenv("ORCH_LOCK_DIR", lock_dir, 1);
 	pid_t first = start_boot(f, "net1", "netfirst", 20);
-	char *lockfile = xasprintf("%s/console-tcp___" TCP_ADDR "_%d.lock", lockdir, port);
+	char *lockfile = xasprintf("%s/console-tcp___" TCP_ADDR "_%d.lock", lock_dir, port);
 	assert_true(wait_for_file(lockfile, 10));
 	char *out = NULL;
 	int rc = -1;
@@ -357,7 +357,7 @@ static void test_network_console(void **state)
 	ts_stop(&server);
 	unsetenv("ORCH_LOCK_DIR");
 	free(lockfile);
-	free(lockdir);
+	free(lock_dir);
 }
 
 int main(void)

@@ -23,7 +23,7 @@ static void *write_many(void *arg)
 	struct writer *w = arg;
 	char err[256];
 	for (int i = 0; i < N_WRITES; i++)
-		if (fs_write_atomic(w->path, w->text, strlen(w->text), err, sizeof(err)) < 0)
+		if (fs_replace_file(w->path, w->text, strlen(w->text), err, sizeof(err)) < 0)
 			w->failures++;
 	return NULL;
 }
@@ -62,7 +62,7 @@ static void test_write_atomic_concurrent(void **state)
 	free(dir);
 }
 
-/* The temporary file fs_atomic_open makes is told by its name, with its
+/* The temporary file fs_replace_open makes is told by its name, with its
  * writer's pid; other names are not. */
 static void test_atomic_tmp_name(void **state)
 {
@@ -70,16 +70,16 @@ static void test_atomic_tmp_name(void **state)
 	char *dir = ts_mkdtemp("fsutil");
 	char *path = xasprintf("%s/results.json", dir);
 	char err[256] = "";
-	struct fs_atomic a;
-	assert_int_equal(fs_atomic_open(&a, path, err, sizeof(err)), 0);
+	struct fs_replace a;
+	assert_int_equal(fs_replace_open(&a, path, err, sizeof(err)), 0);
 	long pid = 0;
-	assert_true(fs_atomic_tmp_name(strrchr(a.tmp, '/') + 1, &pid));
+	assert_true(fs_replace_tmp_name(strrchr(a.tmp, '/') + 1, &pid));
 	assert_int_equal(pid, (long)getpid());
-	fs_atomic_abort(&a);
+	fs_replace_abort(&a);
 	const char *not_tmp[] = { "results.json", "x.tmp.", "x.tmp.12", "x.tmp.12.", "x.tmp.0.1",
 				  "x.tmp.12.3a", "x.tmp.abc.1", "latest.tmp.-4.1" };
 	for (size_t i = 0; i < sizeof(not_tmp) / sizeof(not_tmp[0]); i++)
-		assert_false(fs_atomic_tmp_name(not_tmp[i], &pid));
+		assert_false(fs_replace_tmp_name(not_tmp[i], &pid));
 	free(path);
 	ts_rmrf(dir);
 	free(dir);

@@ -296,7 +296,7 @@ static int write_json(const char *dir, const char *name, json_t *j, char *err, s
 {
 	char *text = result_json_dump(j);
 	char *path = fs_path_join(dir, name);
-	int ret = text ? fs_write_atomic(path, text, strlen(text), err, errlen)
+	int ret = text ? fs_replace_file(path, text, strlen(text), err, errlen)
 		       : errf(err, errlen, "cannot encode '%s'", path);
 	free(text);
 	free(path);

@@ -288,19 +288,19 @@ static int try_locked(struct coord_db *c, struct try_args *a)
 	struct db_rows *r = NULL;
 	if (coord_db_run(c, "SELECT pg_try_advisory_lock(" BOARD_LOCK_CLASS ", $1::int)", pk, 1, &r,
 			 a->err, a->errlen) < 0)
-		return BOARDLOCK_ERROR;
+		return BOARD_LOCK_ERROR;
 	bool got = first_true(r);
 	if (!got) {
 		int f = find_holder(c, a->board, "run", a->holder, a->err, a->errlen);
 		if (f == 0)
 			unknown_holder(a->holder, a->board);
-		return f < 0 ? BOARDLOCK_ERROR : BOARDLOCK_HELD;
+		return f < 0 ? BOARD_LOCK_ERROR : BOARD_LOCK_HELD;
 	}
 	int f = find_holder(c, a->board, NULL, a->holder, a->err, a->errlen);
 	if (f != 0) {
 		exec_ok(c, "SELECT pg_advisory_unlock(" BOARD_LOCK_CLASS ", $1::int)", 1, pk, ignored,
 			sizeof(ignored));
-		return f < 0 ? BOARDLOCK_ERROR : BOARDLOCK_HELD;
+		return f < 0 ? BOARD_LOCK_ERROR : BOARD_LOCK_HELD;
 	}
 	snprintf(pid, sizeof(pid), "%ld", a->self.pid);
 	snprintf(since, sizeof(since), "%" PRId64, a->self.since_us);
@@ -319,7 +319,7 @@ static int try_locked(struct coord_db *c, struct try_args *a)
 			a->errlen)) {
 		exec_ok(c, "SELECT pg_advisory_unlock(" BOARD_LOCK_CLASS ", $1::int)", 1, pk, ignored,
 			sizeof(ignored));
-		return BOARDLOCK_ERROR;
+		return BOARD_LOCK_ERROR;
 	}
 	return 0;
 }
@@ -544,18 +544,18 @@ static int reserve_tx(struct coord_db *c, void *arg)
 	struct db_rows *r = NULL;
 	if (coord_db_run(c, "SELECT pg_try_advisory_xact_lock(" BOARD_LOCK_CLASS ", $1::int)", pk, 1,
 			 &r, a->err, a->errlen) < 0)
-		return BOARDLOCK_ERROR;
+		return BOARD_LOCK_ERROR;
 	bool got = first_true(r);
 	int f = find_holder(c, a->board, got ? "reservation" : "run", a->holder, a->err, a->errlen);
 	if (f < 0)
-		return BOARDLOCK_ERROR;
+		return BOARD_LOCK_ERROR;
 	if (!got) {
 		if (f == 0)
 			unknown_holder(a->holder, a->board);
-		return BOARDLOCK_HELD;
+		return BOARD_LOCK_HELD;
 	}
 	if (f > 0 && strcmp(a->holder->user, a->self.user))
-		return BOARDLOCK_HELD;
+		return BOARD_LOCK_HELD;
 	snprintf(pid, sizeof(pid), "%ld", a->self.pid);
 	snprintf(since, sizeof(since), "%" PRId64, a->self.since_us);
 	snprintf(expires, sizeof(expires), "%" PRId64, a->self.expires_us);
@@ -565,7 +565,7 @@ static int reserve_tx(struct coord_db *c, void *arg)
 	    !exec_ok(c, "INSERT INTO orch_board_holder (board, kind, user_name, host, pid, since_us,"
 			" note, expires_us) VALUES ($1, 'reservation', $2, $3, $4::int, $5::bigint,"
 			" $6, nullif($7::bigint, 0))", 7, p, a->err, a->errlen))
-		return BOARDLOCK_ERROR;
+		return BOARD_LOCK_ERROR;
 	return 0;
 }
 
@@ -575,7 +575,7 @@ int coord_db_reserve(struct coord_db *db, const char *board, int64_t expires_us,
 	struct reserve_args a = { .board = board, .holder = holder, .err = err, .errlen = errlen };
 	board_holder_self(&a.self, board, note);
 	a.self.expires_us = expires_us;
-	return coord_db_in_tx(db, reserve_tx, &a, BOARDLOCK_ERROR, err, errlen);
+	return coord_db_in_tx(db, reserve_tx, &a, BOARD_LOCK_ERROR, err, errlen);
 }
 
 int coord_db_unreserve(struct coord_db *db, const char *board, bool *had, char *err,
@@ -589,7 +589,7 @@ int coord_db_unreserve(struct coord_db *db, const char *board, bool *had, char *
 	if (rc == 0)
 		*had = db_changes(db->db) > 0;
 	db_unlock(db->db);
-	return rc < 0 ? BOARDLOCK_ERROR : 0;
+	return rc < 0 ? BOARD_LOCK_ERROR : 0;
 }
 
 long coord_db_list(struct coord_db *db, struct board_holder **out, char *err, size_t errlen)

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "db/db.h"
-#include "lock/boardlock.h"
+#include "lock/board_lock.h"
 
 struct coord_db;
 
@@ -26,7 +26,7 @@ struct coord_db;
 struct coord_db *coord_db_open(const char *url, char *err, size_t errlen);
 void coord_db_close(struct coord_db *db);
 
-/* Same contract as boardlock_try/_reserve/_unreserve/_list (BOARDLOCK_*),
+/* Same contract as board_lock_try/_reserve/_unreserve/_list (BOARD_LOCK_*),
  * across every controller that uses this database. */
 int coord_db_board_try(struct coord_db *db, const char *board, const char *note,
 		       struct board_holder *holder, char *err, size_t errlen);

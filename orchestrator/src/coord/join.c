@@ -30,7 +30,7 @@ struct join {
 	char *reach;                   /* the name the inventory's controllers: lists */
 	bool name_given;
 	int64_t join_wait_ms;
-	struct hold *hold;
+	struct run_locks *locks;
 	pthread_mutex_t mu;            /* retried, done */
 	bool *retried;                 /* per plan board: claimed again after a loss */
 	bool **done;                   /* per plan board and item: recorded already */
@@ -533,7 +533,7 @@ static int claims_acquire(void *ctx, const struct board *const *boards, size_t n
 {
 	struct join *j = ctx;
 	struct schedule_claims cl;
-	hold_schedule_claims(j->hold, &cl);
+	run_locks_schedule_claims(j->locks, &cl);
 	return cl.acquire(cl.ctx, boards, n, role, msg, msglen);
 }
 
@@ -541,19 +541,19 @@ static void claims_release(void *ctx, const struct board *const *boards, size_t 
 {
 	struct join *j = ctx;
 	struct schedule_claims cl;
-	hold_schedule_claims(j->hold, &cl);
+	run_locks_schedule_claims(j->locks, &cl);
 	cl.release(cl.ctx, boards, n);
 }
 
 static bool claims_held(void *ctx, const struct board *board, char *why, size_t len)
 {
 	struct join *j = ctx;
-	return hold_held(j->hold, board->name, why, len);
+	return run_locks_held(j->locks, board->name, why, len);
 }
 
-void join_schedule_claims(struct join *j, struct hold *h, struct schedule_claims *cl)
+void join_schedule_claims(struct join *j, struct run_locks *h, struct schedule_claims *cl)
 {
-	j->hold = h;
+	j->locks = h;
 	cl->held = claims_held;
 	cl->acquire = claims_acquire;
 	cl->release = claims_release;
@@ -706,7 +706,7 @@ static int write_files(struct join *j, const char *unit, const char *seq, const 
 		char *name = xstrdup(cell(r, i, 0));
 		char *safe = fs_safe_name(name);
 		char *path = fs_path_join(dir, safe);
-		ret = fs_write_atomic(path, data, n, err, errlen);
+		ret = fs_replace_file(path, data, n, err, errlen);
 		free(data);
 		free(path);
 		free(safe);

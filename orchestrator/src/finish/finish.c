@@ -174,7 +174,7 @@ static int write_junit(const char *path, const struct run_result *run, const cha
 {
 	char err[1024];
 	char *xml = report_junit_in(run, run_dir);
-	int rc = fs_write_atomic(path, xml, strlen(xml), err, sizeof(err));
+	int rc = fs_replace_file(path, xml, strlen(xml), err, sizeof(err));
 	if (rc < 0)
 		log_error("cannot write --junit %s: %s", path, err);
 	free(xml);
@@ -243,7 +243,7 @@ int finish_invalid_input(const char *junit_path, const char *name, const char *w
 {
 	char err[1024];
 	char *xml = report_junit_invalid(name, why);
-	int rc = fs_write_atomic(junit_path, xml, strlen(xml), err, sizeof(err));
+	int rc = fs_replace_file(junit_path, xml, strlen(xml), err, sizeof(err));
 	if (rc < 0)
 		log_error("--junit %s: %s", junit_path, err);
 	free(xml);

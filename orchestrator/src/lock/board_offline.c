@@ -1,5 +1,5 @@
 #include "lock/board_offline.h"
-#include "lock/boardlock.h"
+#include "lock/board_lock.h"
 #include "util/deadline.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
@@ -88,7 +88,7 @@ int board_offline_set(const char *dir, const char *board, const char *reason, bo
 			       (long long)clock_wall_us(), self.user, self.host, manual ? 1 : 0,
 			       clean);
 	char *path = file_of(dir, board, OFFLINE_SUFFIX);
-	int ret = fs_write_atomic(path, text, strlen(text), err, errlen);
+	int ret = fs_replace_file(path, text, strlen(text), err, errlen);
 	free(path);
 	free(text);
 	return ret < 0 ? -1 : 0;
@@ -159,7 +159,7 @@ int board_offline_count(const char *dir, const char *board, bool infra, char *er
 		}
 		n++;
 		t = xasprintf("%d\n", n);
-		if (fs_write_atomic(path, t, strlen(t), err, errlen) < 0)
+		if (fs_replace_file(path, t, strlen(t), err, errlen) < 0)
 			n = -1;
 		free(t);
 	} else if (unlink(path) < 0 && errno != ENOENT) {

@@ -2,7 +2,7 @@
 #define ORCH_LOCK_BOARD_OFFLINE_H
 /*
  * A board's health state shared by every orch of this controller: files in
- * the lock folder (boardlock_dir()):
+ * the lock folder (board_lock_dir()):
  *   board-NAME.offline   the board is offline: when, who said so, why (a
  *                        health check that failed, offline_after errors in
  *                        a row, or orch boards --offline --note TEXT);

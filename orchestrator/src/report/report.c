@@ -797,7 +797,7 @@ int report_write_all(const struct run_result *run, const char *run_dir, char *er
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		char *path = fs_path_join(run_dir, files[i].name);
 		/* one that cannot be written does not stop the others */
-		if (fs_write_atomic(path, files[i].text, strlen(files[i].text), err2,
+		if (fs_replace_file(path, files[i].text, strlen(files[i].text), err2,
 				    sizeof(err2)) < 0 && ret++ == 0)
 			snprintf(err, errlen, "%s", err2);
 		free(path);

@@ -741,15 +741,15 @@ char *report_html_in(const struct run_result *run, const char *run_dir)
 
 static void flush_to_file(void *ctx, struct strbuf *sb)
 {
-	fs_atomic_write(ctx, strbuf_str(sb), sb->len);
+	fs_replace_write(ctx, strbuf_str(sb), sb->len);
 	strbuf_release(sb);   /* the next section starts from a small buffer */
 }
 
 int report_html_write(const struct run_result *run, const char *run_dir, char *err, size_t errlen)
 {
 	char *path = fs_path_join(run_dir, "report.html");
-	struct fs_atomic a;
-	int ret = fs_atomic_open(&a, path, err, errlen);
+	struct fs_replace a;
+	int ret = fs_replace_open(&a, path, err, errlen);
 	free(path);
 	if (ret < 0)
 		return ret;
@@ -757,7 +757,7 @@ int report_html_write(const struct run_result *run, const char *run_dir, char *e
 	const struct html_sink file = { flush_to_file, &a };
 	html_build(&sb, run, run_dir, &file);
 	strbuf_release(&sb);
-	return fs_atomic_commit(&a, err, errlen);
+	return fs_replace_commit(&a, err, errlen);
 }
 
 char *report_html(const struct run_result *run)

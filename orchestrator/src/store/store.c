@@ -163,7 +163,7 @@ struct sink {
 
 static void put_atomic(void *ctx, const void *data, size_t len)
 {
-	fs_atomic_write(ctx, data, len);
+	fs_replace_write(ctx, data, len);
 }
 
 static void put_stream(void *ctx, const void *data, size_t len)
@@ -249,7 +249,7 @@ static json_t *header_json(const struct run_result *run)
 	return j;
 }
 
-static uint64_t atomic_bytes_written(const struct fs_atomic *a)
+static uint64_t atomic_bytes_written(const struct fs_replace *a)
 {
 	struct stat sb;
 	return a->fd >= 0 && fstat(a->fd, &sb) == 0 ? (uint64_t)sb.st_size + a->len : 0;
@@ -279,12 +279,12 @@ static int emit_run(const struct sink *o, const struct run_result *run, char *er
 	return 0;
 }
 
-/* dir/results.json opened to be written whole (fs_atomic), into o. */
-static int results_open(const char *dir, struct fs_atomic *a, struct sink *o, char *err,
+/* dir/results.json opened to be written whole (fs_replace_open), into o. */
+static int results_open(const char *dir, struct fs_replace *a, struct sink *o, char *err,
 			size_t errlen)
 {
 	char *path = fs_path_join(dir, "results.json");
-	int ret = fs_atomic_open(a, path, err, errlen);
+	int ret = fs_replace_open(a, path, err, errlen);
 	free(path);
 	*o = (struct sink){ put_atomic, a };
 	return ret;
@@ -293,16 +293,16 @@ static int results_open(const char *dir, struct fs_atomic *a, struct sink *o, ch
 int store_write_results(const char *run_dir, const struct run_result *run, char *err,
 			size_t errlen)
 {
-	struct fs_atomic a;
+	struct fs_replace a;
 	struct sink o;
 	int ret = results_open(run_dir, &a, &o, err, errlen);
 	if (ret < 0)
 		return ret;
 	if (emit_run(&o, run, err, errlen) < 0) {
-		fs_atomic_abort(&a);
+		fs_replace_abort(&a);
 		return -1;
 	}
-	return fs_atomic_commit(&a, err, errlen);
+	return fs_replace_commit(&a, err, errlen);
 }
 
 int store_print_results(FILE *f, const struct run_result *run, char *err, size_t errlen)
@@ -323,7 +323,7 @@ int store_print_results(FILE *f, const struct run_result *run, char *err, size_t
 static int rebuild_from_journal(struct store *st, off_t len, size_t n_fail, size_t n_error,
 				bool interrupted, char *err, size_t errlen)
 {
-	struct fs_atomic a;
+	struct fs_replace a;
 	struct sink o;
 	int ret = results_open(st->path, &a, &o, err, errlen);
 	if (ret < 0)
@@ -365,12 +365,12 @@ static int rebuild_from_journal(struct store *st, off_t len, size_t n_fail, size
 	strbuf_release(&line);
 	free(buf);
 	if (ret < 0) {
-		fs_atomic_abort(&a);
+		fs_replace_abort(&a);
 		return ret;
 	}
 	emit_end(&o, n_items);
 	uint64_t bytes = atomic_bytes_written(&a);
-	ret = fs_atomic_commit(&a, err, errlen);
+	ret = fs_replace_commit(&a, err, errlen);
 	pthread_mutex_lock(&st->lock);
 	st->stats.results_bytes += bytes;
 	st->stats.rebuilds++;
@@ -395,7 +395,7 @@ static int journal_append(struct store *st, const char *text, size_t len, char *
 			      to - st->journal_alloc) == 0)
 			st->journal_alloc = to;
 	}
-	if (fs_write_all(st->journal_fd, text, len) < 0) {
+	if (fs_write_fd(st->journal_fd, text, len) < 0) {
 		int e = errno;
 		if (ftruncate(st->journal_fd, st->journal_len) == 0)
 			lseek(st->journal_fd, st->journal_len, SEEK_SET);
@@ -503,9 +503,9 @@ static int save_result_json(struct store *st, const struct test_result *tr, char
 	int ret = -1;
 	if (!text)
 		snprintf(err, errlen, "cannot encode '%s' as JSON", path);
-	else if ((ret = fs_write_whole(path, text, strlen(text), err, errlen)) < 0 &&
+	else if ((ret = fs_replace_file_nosync(path, text, strlen(text), err, errlen)) < 0 &&
 		 tr->log_dir && access(dir, F_OK) < 0 && fs_mkdir_p(dir, err, errlen) == 0)
-		ret = fs_write_whole(path, text, strlen(text), err, errlen);
+		ret = fs_replace_file_nosync(path, text, strlen(text), err, errlen);
 	free(text);
 	free(path);
 	free(dir);
@@ -637,7 +637,7 @@ int store_save_run_json(struct store *st, json_t *run_json, char *err, size_t er
 	if (!text)
 		snprintf(err, errlen, "cannot encode '%s' as JSON", path);
 	else
-		ret = fs_write_atomic(path, text, strlen(text), err, errlen);
+		ret = fs_replace_file(path, text, strlen(text), err, errlen);
 	free(text);
 	free(path);
 	json_decref(run_json);
@@ -682,7 +682,7 @@ int store_link_latest(struct store *st, char *err, size_t errlen)
 		snprintf(err, errlen, "'%s' is a %s, not a link: left as it is, not pointed at %s",
 			 link, S_ISDIR(sb.st_mode) ? "folder" : "file", st->run_id);
 	else
-		ret = fs_symlink_atomic(st->run_id, link, err, errlen);
+		ret = fs_replace_symlink(st->run_id, link, err, errlen);
 	free(link);
 	return ret;
 }

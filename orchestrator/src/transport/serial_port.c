@@ -1,5 +1,5 @@
 #include "transport/serial_port.h"
-#include "transport/serial_lock.h"
+#include "transport/console_lock.h"
 #include <stddef.h>
 #include "util/deadline.h"
 #include "util/interrupt.h"
@@ -48,7 +48,7 @@ struct serial_port {
 	enum port_kind kind;
 	int fd;
 	struct sp_port *sp;
-	struct serial_lock *lock;  /* held from before the open until after the close */
+	struct console_lock *lock;  /* held from before the open until after the close */
 	char *desc;
 	/* telnet receive state */
 	enum tn_state tn;
@@ -649,17 +649,17 @@ static struct serial_port *open_url(const struct serial_target *t, char *err, si
 /* The lock first: a refused opener never touches the holder's line settings. */
 struct serial_port *serial_port_open(const struct serial_target *t, char *err, size_t errlen)
 {
-	struct serial_lock *lock = NULL;
+	struct console_lock *lock = NULL;
 	char *usb_path = NULL;
 	int lr;
 	if (t->port && *t->port) {
-		lr = serial_lock_device(t->port, &lock, err, errlen);
+		lr = console_lock_device(t->port, &lock, err, errlen);
 	} else if (t->usb && *t->usb) {
 		if (serial_port_find_usb(t->usb, &usb_path, err, errlen) < 0)
 			return NULL;
-		lr = serial_lock_device(usb_path, &lock, err, errlen);
+		lr = console_lock_device(usb_path, &lock, err, errlen);
 	} else if (t->url && *t->url) {
-		lr = serial_lock_url(t->url, &lock, err, errlen);
+		lr = console_lock_url(t->url, &lock, err, errlen);
 	} else {
 		snprintf(err, errlen, "no serial port, usb or url given");
 		return NULL;
@@ -675,8 +675,8 @@ struct serial_port *serial_port_open(const struct serial_target *t, char *err, s
 	}
 	free(usb_path);
 	if (!p) {
-		serial_lock_release(lock);
-		errno = lr == SERIAL_LOCK_BUSY ? EBUSY : EIO;
+		console_lock_release(lock);
+		errno = lr == CONSOLE_LOCK_BUSY ? EBUSY : EIO;
 		return NULL;
 	}
 	p->lock = lock;
@@ -694,7 +694,7 @@ void serial_port_close(struct serial_port *p)
 		close(p->fd);
 	}
 	strbuf_release(&p->pending);
-	serial_lock_release(p->lock);
+	console_lock_release(p->lock);
 	free(p->desc);
 	free(p);
 }

@@ -39,7 +39,7 @@ struct serial_target {
 struct serial_port;
 
 /* Opens the console, locked for this process until serial_port_close
- * (serial_lock.h: UUCP lock file and flock for devices, a lock file in
+ * (console_lock.h: UUCP lock file and flock for devices, a lock file in
  * orch's lock folder for URLs): the port, or NULL with the reason in err
  * ("open /dev/ttyUSB0: no such file or directory", "no USB serial adapter
  * 0403:6001 (seen: 067b:2303 on /dev/ttyUSB0)", "console /dev/ttyUSB0 is

@@ -17,7 +17,7 @@ static int fail(char *err, size_t errlen, const char *what, const char *path)
 	return -1;
 }
 
-int fs_write_all(int fd, const void *data, size_t len)
+int fs_write_fd(int fd, const void *data, size_t len)
 {
 	const char *p = data;
 	while (len) {
@@ -50,7 +50,7 @@ int fs_fsync_dir(const char *dir, char *err, size_t errlen)
 
 #define FS_ATOMIC_BUF 65536
 
-int fs_atomic_open(struct fs_atomic *a, const char *path, char *err, size_t errlen)
+int fs_replace_open(struct fs_replace *a, const char *path, char *err, size_t errlen)
 {
 	static atomic_ulong n_writes;
 	memset(a, 0, sizeof(*a));
@@ -67,7 +67,7 @@ int fs_atomic_open(struct fs_atomic *a, const char *path, char *err, size_t errl
 	return 0;
 }
 
-bool fs_atomic_tmp_name(const char *name, long *pid)
+bool fs_replace_tmp_name(const char *name, long *pid)
 {
 	const char *t = strstr(name, ".tmp.");
 	if (!t)
@@ -82,21 +82,21 @@ bool fs_atomic_tmp_name(const char *name, long *pid)
 	return true;
 }
 
-static void atomic_flush(struct fs_atomic *a)
+static void replace_flush(struct fs_replace *a)
 {
-	if (!a->error && a->len && fs_write_all(a->fd, a->buf, a->len) < 0)
+	if (!a->error && a->len && fs_write_fd(a->fd, a->buf, a->len) < 0)
 		a->error = errno;
 	a->len = 0;
 }
 
-void fs_atomic_write(struct fs_atomic *a, const void *data, size_t len)
+void fs_replace_write(struct fs_replace *a, const void *data, size_t len)
 {
 	if (a->error)
 		return;
 	if (a->len + len > FS_ATOMIC_BUF) {
-		atomic_flush(a);
+		replace_flush(a);
 		if (len > FS_ATOMIC_BUF) {
-			if (!a->error && fs_write_all(a->fd, data, len) < 0)
+			if (!a->error && fs_write_fd(a->fd, data, len) < 0)
 				a->error = errno;
 			return;
 		}
@@ -107,7 +107,7 @@ void fs_atomic_write(struct fs_atomic *a, const void *data, size_t len)
 	a->len += len;
 }
 
-static void atomic_release(struct fs_atomic *a)
+static void replace_release(struct fs_replace *a)
 {
 	if (a->fd >= 0)
 		close(a->fd);
@@ -118,17 +118,17 @@ static void atomic_release(struct fs_atomic *a)
 	a->fd = -1;
 }
 
-void fs_atomic_abort(struct fs_atomic *a)
+void fs_replace_abort(struct fs_replace *a)
 {
 	if (a->tmp)
 		unlink(a->tmp);
-	atomic_release(a);
+	replace_release(a);
 }
 
-int fs_atomic_commit(struct fs_atomic *a, char *err, size_t errlen)
+int fs_replace_commit(struct fs_replace *a, char *err, size_t errlen)
 {
 	int ret = -1;
-	atomic_flush(a);
+	replace_flush(a);
 	if (!a->error && !a->nosync && fsync(a->fd) < 0)
 		a->error = errno;
 	if (close(a->fd) < 0 && !a->error)
@@ -152,27 +152,27 @@ int fs_atomic_commit(struct fs_atomic *a, char *err, size_t errlen)
 out:
 	if (ret < 0 && a->tmp)
 		unlink(a->tmp);
-	atomic_release(a);
+	replace_release(a);
 	return ret;
 }
 
-int fs_write_atomic(const char *path, const void *data, size_t len, char *err, size_t errlen)
+int fs_replace_file(const char *path, const void *data, size_t len, char *err, size_t errlen)
 {
-	struct fs_atomic a;
-	if (fs_atomic_open(&a, path, err, errlen) < 0)
+	struct fs_replace a;
+	if (fs_replace_open(&a, path, err, errlen) < 0)
 		return -1;
-	fs_atomic_write(&a, data, len);
-	return fs_atomic_commit(&a, err, errlen);
+	fs_replace_write(&a, data, len);
+	return fs_replace_commit(&a, err, errlen);
 }
 
-int fs_write_whole(const char *path, const void *data, size_t len, char *err, size_t errlen)
+int fs_replace_file_nosync(const char *path, const void *data, size_t len, char *err, size_t errlen)
 {
-	struct fs_atomic a;
-	if (fs_atomic_open(&a, path, err, errlen) < 0)
+	struct fs_replace a;
+	if (fs_replace_open(&a, path, err, errlen) < 0)
 		return -1;
 	a.nosync = 1;
-	fs_atomic_write(&a, data, len);
-	return fs_atomic_commit(&a, err, errlen);
+	fs_replace_write(&a, data, len);
+	return fs_replace_commit(&a, err, errlen);
 }
 
 /* The common case (the parent exists) is one mkdir; the walk up only when
@@ -193,7 +193,7 @@ int fs_mkdir_p(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-int fs_symlink_atomic(const char *target, const char *linkpath, char *err, size_t errlen)
+int fs_replace_symlink(const char *target, const char *linkpath, char *err, size_t errlen)
 {
 	char *tmp = xasprintf("%s.tmp.%ld", linkpath, (long)getpid());
 	int ret = 0;

@@ -1,27 +1,34 @@
 #ifndef ORCH_UTIL_FSUTIL_H
 #define ORCH_UTIL_FSUTIL_H
 /*
- * File-system helpers. Every file orch leaves for the user is written whole:
- * to "NAME.tmp.PID.N" beside it (N counts calls, so threads writing the same
- * NAME never share a temporary file), fsync'd, then renamed over NAME, so a
- * crash or a kill leaves either the old file or the new one, never half of one.
+ * File-system helpers. Two words for two ways of writing:
+ *   replace  a whole file, through "NAME.tmp.PID.N" beside it (N counts
+ *            calls, so threads replacing the same NAME never share a
+ *            temporary file) renamed over NAME: a crash or a kill leaves
+ *            either the old file or the new one, never half of one.
+ *            fs_replace_file also fsyncs the file and its folder (durable
+ *            across a power cut); fs_replace_file_nosync does not;
+ *            fs_replace_open..commit does it piece by piece;
+ *            fs_replace_symlink the same for a symlink.
+ *   write    bytes to a descriptor already open (fs_write_fd), for files
+ *            that grow by appending (the run's journal).
  * Functions return 0 or -1 with a message in err (which may be NULL).
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
 
-int fs_write_atomic(const char *path, const void *data, size_t len, char *err, size_t errlen);
+int fs_replace_file(const char *path, const void *data, size_t len, char *err, size_t errlen);
 /* The same without the fsyncs: whole or absent after a crash of orch, but
  * not necessarily after a power cut. For files that a synced record (the
  * run's journal) can rebuild; an fsync costs milliseconds on a busy disk. */
-int fs_write_whole(const char *path, const void *data, size_t len, char *err, size_t errlen);
+int fs_replace_file_nosync(const char *path, const void *data, size_t len, char *err, size_t errlen);
 
-/* The same, written piece by piece: fs_atomic_open, fs_atomic_write as often
+/* The same, written piece by piece: fs_replace_open, fs_replace_write as often
  * as needed (buffered; the first error is kept and reported by commit),
- * then fs_atomic_commit (flush, fsync, rename, fsync of the folder) or
- * fs_atomic_abort (temporary file removed). Both release the writer. */
-struct fs_atomic {
+ * then fs_replace_commit (flush, fsync, rename, fsync of the folder) or
+ * fs_replace_abort (temporary file removed). Both release the writer. */
+struct fs_replace {
 	char *path;
 	char *tmp;
 	int fd;
@@ -30,22 +37,22 @@ struct fs_atomic {
 	size_t len;
 	int nosync;
 };
-int fs_atomic_open(struct fs_atomic *a, const char *path, char *err, size_t errlen);
-/* nosync: no fsync of the file or its folder (see fs_write_whole). */
-void fs_atomic_write(struct fs_atomic *a, const void *data, size_t len);
-int fs_atomic_commit(struct fs_atomic *a, char *err, size_t errlen);
-void fs_atomic_abort(struct fs_atomic *a);
-/* Whether name (no folder) is a temporary file of fs_atomic_open,
+int fs_replace_open(struct fs_replace *a, const char *path, char *err, size_t errlen);
+/* nosync: no fsync of the file or its folder (see fs_replace_file_nosync). */
+void fs_replace_write(struct fs_replace *a, const void *data, size_t len);
+int fs_replace_commit(struct fs_replace *a, char *err, size_t errlen);
+void fs_replace_abort(struct fs_replace *a);
+/* Whether name (no folder) is a temporary file of fs_replace_open,
  * NAME.tmp.PID.N, with *pid set to its writer's PID. */
-bool fs_atomic_tmp_name(const char *name, long *pid);
+bool fs_replace_tmp_name(const char *name, long *pid);
 /* fsync of a folder, so the renames and creations inside it are durable. */
 int fs_fsync_dir(const char *dir, char *err, size_t errlen);
 /* write() all of data, retrying on EINTR and short writes. 0, or -1 with errno set. */
-int fs_write_all(int fd, const void *data, size_t len);
+int fs_write_fd(int fd, const void *data, size_t len);
 /* mkdir -p with mode 0755. */
 int fs_mkdir_p(const char *path, char *err, size_t errlen);
 /* Replace (or create) the symlink linkpath -> target atomically. */
-int fs_symlink_atomic(const char *target, const char *linkpath, char *err, size_t errlen);
+int fs_replace_symlink(const char *target, const char *linkpath, char *err, size_t errlen);
 
 /* Opens path for reading only if it is a regular file: opened O_NONBLOCK
  * (a FIFO without a writer never blocks the open) and fstat'd before any

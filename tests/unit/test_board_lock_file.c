@@ -1,8 +1,8 @@
-/* lock/boardlock: the holder text, and the lock and reservation files in a
+/* lock/board_lock: the holder text, and the lock and reservation files in a
  * scratch folder (two opens of one lock file conflict like two processes). */
 #include "testsupport.h"
 
-#include "lock/boardlock.h"
+#include "lock/board_lock.h"
 #include "util/deadline.h"
 
 #include <stdlib.h>
@@ -42,46 +42,46 @@ static void test_holder_text_round_trip(void **state)
 static void test_lock_reserve_list(void **state)
 {
 	(void)state;
-	char *dir = ts_mkdtemp("boardlock-unit");
+	char *dir = ts_mkdtemp("board-lock-unit");
 	struct board_holder who;
 	char err[256];
 	int fd = -1, fd2 = -1;
-	assert_int_equal(boardlock_try(dir, "b/1", "first", &fd, &who, err, sizeof(err)), 0);
-	assert_int_equal(boardlock_try(dir, "b/1", "second", &fd2, &who, err, sizeof(err)),
-			 BOARDLOCK_HELD);
+	assert_int_equal(board_lock_try(dir, "b/1", "first", &fd, &who, err, sizeof(err)), 0);
+	assert_int_equal(board_lock_try(dir, "b/1", "second", &fd2, &who, err, sizeof(err)),
+			 BOARD_LOCK_HELD);
 	assert_string_equal(who.note, "first");
 	assert_int_equal(who.pid, getpid());
 	/* a run holds it: no reservation */
-	assert_int_equal(boardlock_reserve(dir, "b/1", 0, "x", &who, err, sizeof(err)),
-			 BOARDLOCK_HELD);
+	assert_int_equal(board_lock_reserve(dir, "b/1", 0, "x", &who, err, sizeof(err)),
+			 BOARD_LOCK_HELD);
 	struct board_holder *list = NULL;
-	assert_int_equal(boardlock_list(dir, &list, err, sizeof(err)), 1);
+	assert_int_equal(board_lock_list(dir, &list, err, sizeof(err)), 1);
 	assert_false(list[0].reservation);
 	free(list);
-	boardlock_release(fd);
-	assert_int_equal(boardlock_list(dir, &list, err, sizeof(err)), 0);
+	board_lock_release(fd);
+	assert_int_equal(board_lock_list(dir, &list, err, sizeof(err)), 0);
 	free(list);
 	/* a reservation blocks a run, expires, and goes with unreserve */
 	int64_t soon = clock_wall_us() + 300 * 1000;
-	assert_int_equal(boardlock_reserve(dir, "b/1", soon, "desk", &who, err, sizeof(err)), 0);
-	assert_int_equal(boardlock_try(dir, "b/1", NULL, &fd, &who, err, sizeof(err)),
-			 BOARDLOCK_HELD);
+	assert_int_equal(board_lock_reserve(dir, "b/1", soon, "desk", &who, err, sizeof(err)), 0);
+	assert_int_equal(board_lock_try(dir, "b/1", NULL, &fd, &who, err, sizeof(err)),
+			 BOARD_LOCK_HELD);
 	assert_true(who.reservation);
 	assert_string_equal(who.note, "desk");
-	assert_int_equal(boardlock_list(dir, &list, err, sizeof(err)), 1);
+	assert_int_equal(board_lock_list(dir, &list, err, sizeof(err)), 1);
 	assert_true(list[0].reservation);
 	free(list);
 	usleep(350 * 1000);
-	assert_int_equal(boardlock_try(dir, "b/1", NULL, &fd, &who, err, sizeof(err)), 0);
-	boardlock_release(fd);
-	assert_int_equal(boardlock_reserve(dir, "b/1", 0, "forever", &who, err, sizeof(err)), 0);
+	assert_int_equal(board_lock_try(dir, "b/1", NULL, &fd, &who, err, sizeof(err)), 0);
+	board_lock_release(fd);
+	assert_int_equal(board_lock_reserve(dir, "b/1", 0, "forever", &who, err, sizeof(err)), 0);
 	bool had = false;
-	assert_int_equal(boardlock_unreserve(dir, "b/1", &had, err, sizeof(err)), 0);
+	assert_int_equal(board_lock_unreserve(dir, "b/1", &had, err, sizeof(err)), 0);
 	assert_true(had);
-	assert_int_equal(boardlock_unreserve(dir, "b/1", &had, err, sizeof(err)), 0);
+	assert_int_equal(board_lock_unreserve(dir, "b/1", &had, err, sizeof(err)), 0);
 	assert_false(had);
-	assert_int_equal(boardlock_try(dir, "b/1", NULL, &fd, &who, err, sizeof(err)), 0);
-	boardlock_release(fd);
+	assert_int_equal(board_lock_try(dir, "b/1", NULL, &fd, &who, err, sizeof(err)), 0);
+	board_lock_release(fd);
 	ts_rmrf(dir);
 	free(dir);
 }

@@ -1,10 +1,10 @@
-/* The boards a run holds (coord/hold.c) when its workers take them at the
+/* The boards a run holds (coord/run_locks.c) when its workers take them at the
  * same time: a board whose lock file is slow to take (another process
  * holds it) keeps no other worker waiting, and a board several workers
  * take at once is locked once and let go once. */
 #include "testsupport.h"
-#include "coord/hold.h"
-#include "lock/boardlock.h"
+#include "coord/run_locks.h"
+#include "lock/board_lock.h"
 #include "util/deadline.h"
 #include "util/strbuf.h"
 
@@ -15,12 +15,12 @@
 #include <unistd.h>
 
 struct taker {
-	struct hold *h;
+	struct run_locks *h;
 	const char *board;
 	int ret;
 	int64_t took_ms;
 	int64_t end_ms;
-	sem_t *started;           /* posted just before hold_acquire, or NULL */
+	sem_t *started;           /* posted just before run_locks_acquire, or NULL */
 };
 
 static void *take(void *arg)
@@ -30,7 +30,7 @@ static void *take(void *arg)
 	if (t->started)
 		sem_post(t->started);
 	int64_t start = clock_mono_ms();
-	t->ret = hold_acquire(t->h, &t->board, 1, false, msg, sizeof(msg));
+	t->ret = run_locks_acquire(t->h, &t->board, 1, false, msg, sizeof(msg));
 	t->end_ms = clock_mono_ms();
 	t->took_ms = t->end_ms - start;
 	return NULL;
@@ -52,10 +52,10 @@ static pid_t hold_outside(const char *dir, const char *name)
 
 static void test_slow_board_keeps_no_one_waiting(void **state)
 {
-	char *dir = ts_mkdtemp("hold");
+	char *dir = ts_mkdtemp("run-locks");
 	setenv("ORCH_LOCK_DIR", dir, 1);
 	char err[512];
-	struct hold *h = hold_new("test", 0, 0, NULL, err, sizeof(err));
+	struct run_locks *h = run_locks_new("test", 0, 0, NULL, err, sizeof(err));
 	assert_non_null(h);
 	const char *held[] = { "busy1", "busy2", "busy3" };
 	pid_t outside[3];
@@ -84,7 +84,7 @@ static void test_slow_board_keeps_no_one_waiting(void **state)
 	pthread_join(tf, NULL);
 	sem_destroy(&started);
 	for (int i = 0; i < 3; i++) {
-		assert_int_equal(slow[i].ret, BOARDLOCK_HELD);
+		assert_int_equal(slow[i].ret, BOARD_LOCK_HELD);
 		assert_true(slow[i].took_ms >= 80);
 		ts_stop(&outside[i]);
 	}
@@ -92,7 +92,7 @@ static void test_slow_board_keeps_no_one_waiting(void **state)
 	if (fast.end_ms >= last_slow_end)
 		fail_msg("a free board waited behind three held ones: taken %lld ms after it "
 			 "was asked for, after they gave up", (long long)fast.took_ms);
-	hold_free(h);
+	run_locks_free(h);
 	unsetenv("ORCH_LOCK_DIR");
 	ts_rmrf(dir);
 	free(dir);
@@ -100,10 +100,10 @@ static void test_slow_board_keeps_no_one_waiting(void **state)
 
 static void test_shared_board_locked_once(void **state)
 {
-	char *dir = ts_mkdtemp("hold");
+	char *dir = ts_mkdtemp("run-locks");
 	setenv("ORCH_LOCK_DIR", dir, 1);
 	char err[512];
-	struct hold *h = hold_new("test", 0, 0, NULL, err, sizeof(err));
+	struct run_locks *h = run_locks_new("test", 0, 0, NULL, err, sizeof(err));
 	assert_non_null(h);
 	enum { N = 16 };
 	struct taker t[N];
@@ -120,11 +120,11 @@ static void test_shared_board_locked_once(void **state)
 	assert_int_not_equal(ts_run(NULL, "flock -n '%s' true", lock), 0);
 	const char *name = "server";
 	for (int i = 0; i < N - 1; i++)
-		hold_release(h, &name, 1);
+		run_locks_release(h, &name, 1);
 	assert_int_not_equal(ts_run(NULL, "flock -n '%s' true", lock), 0);
-	hold_release(h, &name, 1);
+	run_locks_release(h, &name, 1);
 	assert_int_equal(ts_run(NULL, "flock -n '%s' true", lock), 0);
-	hold_free(h);
+	run_locks_free(h);
 	unsetenv("ORCH_LOCK_DIR");
 	ts_rmrf(dir);
 	free(lock);

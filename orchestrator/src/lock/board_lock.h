@@ -1,5 +1,5 @@
-#ifndef ORCH_LOCK_BOARDLOCK_H
-#define ORCH_LOCK_BOARDLOCK_H
+#ifndef ORCH_LOCK_BOARD_LOCK_H
+#define ORCH_LOCK_BOARD_LOCK_H
 /*
  * Board locks on one controller: who is using a board right now, and who
  * reserved it for later. Files in the lock folder (ORCH_LOCK_DIR, else
@@ -34,12 +34,12 @@ struct board_holder {
 };
 
 /* Error codes (negative); 0 is success. */
-#define BOARDLOCK_HELD (-1)    /* someone holds it: the holder is filled in */
-#define BOARDLOCK_ERROR (-2)   /* the lock folder or file failed: err says why */
+#define BOARD_LOCK_HELD (-1)    /* someone holds it: the holder is filled in */
+#define BOARD_LOCK_ERROR (-2)   /* the lock folder or file failed: err says why */
 
 /* The lock folder, created if missing (caller frees), or NULL with err:
- * util/lockdir.h's, shared with the console locks. */
-char *boardlock_dir(char *err, size_t errlen);
+ * util/lock_dir.h's, shared with the console locks. */
+char *board_lock_dir(char *err, size_t errlen);
 
 /* This process as a holder: user, host, pid, now, note (may be NULL). */
 void board_holder_self(struct board_holder *h, const char *board, const char *note);
@@ -48,24 +48,24 @@ void board_holder_self(struct board_holder *h, const char *board, const char *no
 void board_holder_describe(const struct board_holder *h, char *buf, size_t len);
 
 /* Takes board's lock for this process. 0 and *fd (keep it open while the
- * board is used; boardlock_release gives it back); BOARDLOCK_HELD with
- * *holder filled (a running orch, or a live reservation); BOARDLOCK_ERROR. */
-int boardlock_try(const char *dir, const char *board, const char *note, int *fd,
+ * board is used; board_lock_release gives it back); BOARD_LOCK_HELD with
+ * *holder filled (a running orch, or a live reservation); BOARD_LOCK_ERROR. */
+int board_lock_try(const char *dir, const char *board, const char *note, int *fd,
 		  struct board_holder *holder, char *err, size_t errlen);
-void boardlock_release(int fd);
+void board_lock_release(int fd);
 
 /* Writes a reservation of board until expires_us (0: no expiry). Fails
- * with BOARDLOCK_HELD when a run holds it or someone else's reservation is
+ * with BOARD_LOCK_HELD when a run holds it or someone else's reservation is
  * live; a reservation of the same user is renewed. */
-int boardlock_reserve(const char *dir, const char *board, int64_t expires_us, const char *note,
+int board_lock_reserve(const char *dir, const char *board, int64_t expires_us, const char *note,
 		      struct board_holder *holder, char *err, size_t errlen);
 /* Removes board's reservation. 0 (also when there was none: *had is false),
- * or BOARDLOCK_ERROR. */
-int boardlock_unreserve(const char *dir, const char *board, bool *had, char *err, size_t errlen);
+ * or BOARD_LOCK_ERROR. */
+int board_lock_unreserve(const char *dir, const char *board, bool *had, char *err, size_t errlen);
 
 /* Every live holder in the folder (running orchs, then reservations);
  * returns how many, *out owned by the caller (free()), or -1 with err. */
-long boardlock_list(const char *dir, struct board_holder **out, char *err, size_t errlen);
+long board_lock_list(const char *dir, struct board_holder **out, char *err, size_t errlen);
 
 /* Holder text (the lock file's content) <-> struct; parse returns 0 or -1. */
 void board_holder_format(const struct board_holder *h, char *buf, size_t len);

@@ -1,5 +1,5 @@
-#ifndef ORCH_TRANSPORT_SERIAL_LOCK_H
-#define ORCH_TRANSPORT_SERIAL_LOCK_H
+#ifndef ORCH_TRANSPORT_CONSOLE_LOCK_H
+#define ORCH_TRANSPORT_CONSOLE_LOCK_H
 /*
  * Exclusive use of a serial console, for as long as it is open.
  *
@@ -15,7 +15,7 @@
  *   - flock(LOCK_EX | LOCK_NB) on a descriptor of the device, held open
  *     (picocom and screen use this one).
  * A network console (tcp://, rfc2217://) is locked by flock on a file in
- * orch's lock folder (util/lockdir.h) named after the URL, holding the pid.
+ * orch's lock folder (util/lock_dir.h) named after the URL, holding the pid.
  *
  * The lock is taken before the device is opened for use, so a refused
  * opener never touches the holder's line settings. Inside one process the
@@ -26,22 +26,22 @@
 
 /* Returned when another process holds the console; err names it:
  * "console /dev/ttyUSB0 is in use by pid 812 (picocom -b 115200 /dev/ttyUSB0)". */
-#define SERIAL_LOCK_BUSY (-2)
+#define CONSOLE_LOCK_BUSY (-2)
 
-struct serial_lock;
+struct console_lock;
 
-/* Locks the device at path: 0 and *out (release with serial_lock_release),
- * SERIAL_LOCK_BUSY, or -1 with the reason in err (device missing, lock
+/* Locks the device at path: 0 and *out (release with console_lock_release),
+ * CONSOLE_LOCK_BUSY, or -1 with the reason in err (device missing, lock
  * file not writable for another reason than permissions). */
-int serial_lock_device(const char *path, struct serial_lock **out, char *err, size_t errlen);
+int console_lock_device(const char *path, struct console_lock **out, char *err, size_t errlen);
 /* Locks a network console by its URL; same returns. */
-int serial_lock_url(const char *url, struct serial_lock **out, char *err, size_t errlen);
+int console_lock_url(const char *url, struct console_lock **out, char *err, size_t errlen);
 /* Unlocks (removes the UUCP files when the last user in this process
  * lets go); accepts NULL. */
-void serial_lock_release(struct serial_lock *l);
+void console_lock_release(struct console_lock *l);
 
 /* The UUCP lock folder in use (/var/lock, else /run/lock), or NULL when
  * there is none. Static string. */
-const char *serial_lock_uucp_dir(void);
+const char *console_lock_uucp_dir(void);
 
 #endif

@@ -1,4 +1,4 @@
-#include "coord/hold.h"
+#include "coord/run_locks.h"
 #include "util/deadline.h"
 #include "util/interrupt.h"
 #include "util/strbuf.h"
@@ -20,7 +20,7 @@ struct held_board {
 	bool pending;              /* its lock file is being taken, outside the mutex */
 };
 
-struct hold {
+struct run_locks {
 	char *dir;
 	char *note;
 	int64_t wait_ms;
@@ -32,13 +32,13 @@ struct hold {
 	size_t n, cap;
 };
 
-struct hold *hold_new(const char *note, int64_t wait_ms, int64_t role_wait_ms,
+struct run_locks *run_locks_new(const char *note, int64_t wait_ms, int64_t role_wait_ms,
 		      struct coord_db *db, char *err, size_t errlen)
 {
-	char *dir = boardlock_dir(err, errlen);
+	char *dir = board_lock_dir(err, errlen);
 	if (!dir)
 		return NULL;
-	struct hold *h = xcalloc(1, sizeof(*h));
+	struct run_locks *h = xcalloc(1, sizeof(*h));
 	h->dir = dir;
 	h->note = xstrdup(note ? note : "");
 	h->wait_ms = wait_ms;
@@ -50,7 +50,7 @@ struct hold *hold_new(const char *note, int64_t wait_ms, int64_t role_wait_ms,
 }
 
 /* The entry for name, settled or pending. */
-static struct held_board *find_any(struct hold *h, const char *name)
+static struct held_board *find_any(struct run_locks *h, const char *name)
 {
 	for (size_t i = 0; i < h->n; i++)
 		if (h->boards[i].refs > 0 && !strcmp(h->boards[i].name, name))
@@ -58,19 +58,19 @@ static struct held_board *find_any(struct hold *h, const char *name)
 	return NULL;
 }
 
-static struct held_board *find(struct hold *h, const char *name)
+static struct held_board *find(struct run_locks *h, const char *name)
 {
 	struct held_board *b = find_any(h, name);
 	return b && !b->pending ? b : NULL;
 }
 
-static void drop(struct hold *h, struct held_board *b)
+static void drop(struct run_locks *h, struct held_board *b)
 {
 	if (--b->refs > 0)
 		return;
 	if (b->in_db)
 		coord_db_board_release(h->db, b->name);
-	boardlock_release(b->fd);
+	board_lock_release(b->fd);
 	free(b->name);
 	*b = h->boards[--h->n];
 }
@@ -81,7 +81,7 @@ static void drop(struct hold *h, struct held_board *b)
  * 64 boards starting at once do not queue behind each other's file system
  * calls, nor behind a thread the scheduler has put aside while it held the
  * mutex. The database's lock is taken under the mutex (one connection). */
-static int take_one(struct hold *h, const char *name, struct board_holder *who, char *err,
+static int take_one(struct run_locks *h, const char *name, struct board_holder *who, char *err,
 		    size_t errlen)
 {
 	struct held_board *b;
@@ -98,12 +98,12 @@ static int take_one(struct hold *h, const char *name, struct board_holder *who, 
 	h->boards[h->n++] = (struct held_board){ xstrdup(name), 1, -1, false, true };
 	pthread_mutex_unlock(&h->mu);
 	int fd = -1;
-	int ret = boardlock_try(h->dir, name, h->note, &fd, who, err, errlen);
+	int ret = board_lock_try(h->dir, name, h->note, &fd, who, err, errlen);
 	pthread_mutex_lock(&h->mu);
 	if (ret == 0 && h->db) {
 		ret = coord_db_board_try(h->db, name, h->note, who, err, errlen);
 		if (ret != 0)
-			boardlock_release(fd);
+			board_lock_release(fd);
 	}
 	b = find_any(h, name);   /* the array may have moved meanwhile; only its taker settles it */
 	if (b && ret == 0) {
@@ -119,7 +119,7 @@ static int take_one(struct hold *h, const char *name, struct board_holder *who, 
 }
 
 /* All of boards or none; on failure which board and who holds it. */
-static int take_all(struct hold *h, const char *const *boards, size_t n, size_t *failed,
+static int take_all(struct run_locks *h, const char *const *boards, size_t n, size_t *failed,
 		    struct board_holder *who, char *err, size_t errlen)
 {
 	pthread_mutex_lock(&h->mu);
@@ -142,7 +142,7 @@ static int take_all(struct hold *h, const char *const *boards, size_t n, size_t 
 	return ret;
 }
 
-int hold_acquire(struct hold *h, const char *const *boards, size_t n, bool role, char *msg,
+int run_locks_acquire(struct run_locks *h, const char *const *boards, size_t n, bool role, char *msg,
 		 size_t msglen)
 {
 	int64_t wait_ms = role ? h->role_wait_ms : h->wait_ms;
@@ -153,7 +153,7 @@ int hold_acquire(struct hold *h, const char *const *boards, size_t n, bool role,
 		struct board_holder who;
 		memset(&who, 0, sizeof(who));
 		int ret = take_all(h, boards, n, &failed, &who, err, sizeof(err));
-		if (ret == BOARDLOCK_ERROR) {
+		if (ret == BOARD_LOCK_ERROR) {
 			snprintf(msg, msglen, "%s", err);
 			return ret;
 		}
@@ -173,7 +173,7 @@ int hold_acquire(struct hold *h, const char *const *boards, size_t n, bool role,
 	}
 }
 
-void hold_release(struct hold *h, const char *const *boards, size_t n)
+void run_locks_release(struct run_locks *h, const char *const *boards, size_t n)
 {
 	pthread_mutex_lock(&h->mu);
 	for (size_t i = 0; i < n; i++) {
@@ -184,7 +184,7 @@ void hold_release(struct hold *h, const char *const *boards, size_t n)
 	pthread_mutex_unlock(&h->mu);
 }
 
-void hold_free(struct hold *h)
+void run_locks_free(struct run_locks *h)
 {
 	if (!h)
 		return;
@@ -212,7 +212,7 @@ static int claims_acquire(void *ctx, const struct board *const *boards, size_t n
 			  char *msg, size_t msglen)
 {
 	const char **names = board_names(boards, n);
-	int ret = hold_acquire(ctx, names, n, role, msg, msglen);
+	int ret = run_locks_acquire(ctx, names, n, role, msg, msglen);
 	free(names);
 	return ret < 0 ? -1 : 0;
 }
@@ -220,11 +220,11 @@ static int claims_acquire(void *ctx, const struct board *const *boards, size_t n
 static void claims_release(void *ctx, const struct board *const *boards, size_t n)
 {
 	const char **names = board_names(boards, n);
-	hold_release(ctx, names, n);
+	run_locks_release(ctx, names, n);
 	free(names);
 }
 
-bool hold_held(struct hold *h, const char *board, char *why, size_t len)
+bool run_locks_held(struct run_locks *h, const char *board, char *why, size_t len)
 {
 	pthread_mutex_lock(&h->mu);
 	struct held_board *b = find(h, board);
@@ -239,10 +239,10 @@ bool hold_held(struct hold *h, const char *board, char *why, size_t len)
 
 static bool claims_held(void *ctx, const struct board *board, char *why, size_t len)
 {
-	return hold_held(ctx, board->name, why, len);
+	return run_locks_held(ctx, board->name, why, len);
 }
 
-void hold_schedule_claims(struct hold *h, struct schedule_claims *cl)
+void run_locks_schedule_claims(struct run_locks *h, struct schedule_claims *cl)
 {
 	cl->acquire = claims_acquire;
 	cl->release = claims_release;

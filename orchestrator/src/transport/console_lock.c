@@ -1,5 +1,5 @@
-#include "transport/serial_lock.h"
-#include "util/lockdir.h"
+#include "transport/console_lock.h"
+#include "util/lock_dir.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 
@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 /* One console this process holds; handles are the entry itself, counted. */
-struct serial_lock {
-	struct serial_lock *next;
+struct console_lock {
+	struct console_lock *next;
 	char *key;                 /* real device path, or the URL */
 	int refs;
 	int fd;                    /* the flock'd descriptor */
@@ -27,9 +27,9 @@ struct serial_lock {
 };
 
 static pthread_mutex_t held_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct serial_lock *held;
+static struct console_lock *held;
 
-const char *serial_lock_uucp_dir(void)
+const char *console_lock_uucp_dir(void)
 {
 	struct stat st;
 	if (stat("/var/lock", &st) == 0 && S_ISDIR(st.st_mode))
@@ -79,7 +79,7 @@ static long read_pid_file(const char *path, time_t *mtime)
 static void busy_message(char *err, size_t errlen, const char *what, long pid,
 			 const char *how)
 {
-	char *who = lockdir_describe_pid((pid_t)pid);
+	char *who = lock_dir_describe_pid((pid_t)pid);
 	snprintf(err, errlen, "console %s is in use by %s (%s)", what, who, how);
 	free(who);
 }
@@ -87,7 +87,7 @@ static void busy_message(char *err, size_t errlen, const char *what, long pid,
 /*
  * Creates the UUCP lock file path atomically (written beside it, then
  * link()ed), removing a stale one. 0 with *created set (NULL when the
- * folder is not writable for us: skipped), SERIAL_LOCK_BUSY, or -1.
+ * folder is not writable for us: skipped), CONSOLE_LOCK_BUSY, or -1.
  */
 static int uucp_take(const char *dir, const char *path, const char *what, char **created,
 		     char *err, size_t errlen)
@@ -129,13 +129,13 @@ static int uucp_take(const char *dir, const char *path, const char *what, char *
 		if (pid < 0)
 			continue;   /* removed meanwhile */
 		bool young = pid == 0 && time(NULL) - mtime < 2;   /* being written */
-		if (young || (pid > 0 && pid != getpid() && lockdir_pid_alive((pid_t)pid))) {
+		if (young || (pid > 0 && pid != getpid() && lock_dir_pid_alive((pid_t)pid))) {
 			if (young)
 				snprintf(err, errlen, "console %s is being locked by another process "
 					 "(lock file %s)", what, path);
 			else
 				busy_message(err, errlen, what, pid, path);
-			ret = SERIAL_LOCK_BUSY;
+			ret = CONSOLE_LOCK_BUSY;
 			goto out;
 		}
 		log_warn("removed a stale lock of %s: %s (pid %ld is gone)", what, path, pid);
@@ -179,7 +179,7 @@ static long flock_holder(int fd)
 	return pid;
 }
 
-/* flock(LOCK_EX | LOCK_NB) on fd: 0, SERIAL_LOCK_BUSY (holder named), or -1. */
+/* flock(LOCK_EX | LOCK_NB) on fd: 0, CONSOLE_LOCK_BUSY (holder named), or -1. */
 static int flock_take(int fd, const char *what, const char *how, char *err, size_t errlen)
 {
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
@@ -193,13 +193,13 @@ static int flock_take(int fd, const char *what, const char *how, char *err, size
 		busy_message(err, errlen, what, pid, how);
 	else
 		snprintf(err, errlen, "console %s is in use by another process (%s)", what, how);
-	return SERIAL_LOCK_BUSY;
+	return CONSOLE_LOCK_BUSY;
 }
 
 /* A counted handle when this process holds key already (held_mu held). */
-static struct serial_lock *find_held(const char *key)
+static struct console_lock *find_held(const char *key)
 {
-	for (struct serial_lock *l = held; l; l = l->next)
+	for (struct console_lock *l = held; l; l = l->next)
 		if (!strcmp(l->key, key)) {
 			l->refs++;
 			return l;
@@ -207,14 +207,14 @@ static struct serial_lock *find_held(const char *key)
 	return NULL;
 }
 
-static void add_held(struct serial_lock *l)
+static void add_held(struct console_lock *l)
 {
 	l->refs = 1;
 	l->next = held;
 	held = l;
 }
 
-static void free_entry(struct serial_lock *l)
+static void free_entry(struct console_lock *l)
 {
 	for (size_t i = 0; i < 2; i++) {
 		if (l->uucp[i])
@@ -227,9 +227,9 @@ static void free_entry(struct serial_lock *l)
 	free(l);
 }
 
-static int device_locks(struct serial_lock *l, const char *path, char *err, size_t errlen)
+static int device_locks(struct console_lock *l, const char *path, char *err, size_t errlen)
 {
-	const char *dir = serial_lock_uucp_dir();
+	const char *dir = console_lock_uucp_dir();
 	if (dir) {
 		/* the real device and, when named through a link in /dev
 		 * (/dev/serial/by-id/...), the link's name as ser2net locks it */
@@ -251,17 +251,17 @@ static int device_locks(struct serial_lock *l, const char *path, char *err, size
 	return flock_take(l->fd, path, "flock on the device", err, errlen);
 }
 
-static int url_lock(struct serial_lock *l, char *err, size_t errlen);
+static int url_lock(struct console_lock *l, char *err, size_t errlen);
 
 /* The lock this process already holds on KEY, or a new one: the device
  * locks of DEVICE, or (DEVICE NULL) the lock file of the URL KEY. */
-static int hold(const char *key, const char *device, struct serial_lock **out, char *err,
+static int take(const char *key, const char *device, struct console_lock **out, char *err,
 		size_t errlen)
 {
 	pthread_mutex_lock(&held_mu);
 	int ret = 0;
 	if ((*out = find_held(key)) == NULL) {
-		struct serial_lock *l = xcalloc(1, sizeof(*l));
+		struct console_lock *l = xcalloc(1, sizeof(*l));
 		l->key = xstrdup(key);
 		l->fd = -1;
 		ret = device ? device_locks(l, device, err, errlen) : url_lock(l, err, errlen);
@@ -276,7 +276,7 @@ static int hold(const char *key, const char *device, struct serial_lock **out, c
 	return ret;
 }
 
-int serial_lock_device(const char *path, struct serial_lock **out, char *err, size_t errlen)
+int console_lock_device(const char *path, struct console_lock **out, char *err, size_t errlen)
 {
 	char real[PATH_MAX];
 	*out = NULL;
@@ -284,12 +284,12 @@ int serial_lock_device(const char *path, struct serial_lock **out, char *err, si
 		snprintf(err, errlen, "open %s: %s", path, strerror(errno));
 		return -1;
 	}
-	return hold(real, path, out, err, errlen);
+	return take(real, path, out, err, errlen);
 }
 
-static int url_lock(struct serial_lock *l, char *err, size_t errlen)
+static int url_lock(struct console_lock *l, char *err, size_t errlen)
 {
-	char *dir = lockdir_path(err, errlen);
+	char *dir = lock_dir_path(err, errlen);
 	if (!dir)
 		return -1;
 	char *safe = xstrdup(l->key);
@@ -325,18 +325,18 @@ out:
 	return ret;
 }
 
-int serial_lock_url(const char *url, struct serial_lock **out, char *err, size_t errlen)
+int console_lock_url(const char *url, struct console_lock **out, char *err, size_t errlen)
 {
-	return hold(url, NULL, out, err, errlen);
+	return take(url, NULL, out, err, errlen);
 }
 
-void serial_lock_release(struct serial_lock *l)
+void console_lock_release(struct console_lock *l)
 {
 	if (!l)
 		return;
 	pthread_mutex_lock(&held_mu);
 	if (--l->refs == 0) {
-		for (struct serial_lock **pp = &held; *pp; pp = &(*pp)->next)
+		for (struct console_lock **pp = &held; *pp; pp = &(*pp)->next)
 			if (*pp == l) {
 				*pp = l->next;
 				break;

@@ -1,7 +1,7 @@
-#include "lock/boardlock.h"
+#include "lock/board_lock.h"
 #include "util/deadline.h"
 #include "util/fsutil.h"
-#include "util/lockdir.h"
+#include "util/lock_dir.h"
 #include "util/strbuf.h"
 
 #include <dirent.h>
@@ -20,9 +20,9 @@
 #define LOCK_SUFFIX ".lock"
 #define RESERVED_SUFFIX ".reserved"
 
-char *boardlock_dir(char *err, size_t errlen)
+char *board_lock_dir(char *err, size_t errlen)
 {
-	return lockdir_path(err, errlen);
+	return lock_dir_path(err, errlen);
 }
 
 static void copy_clean(char *dst, size_t len, const char *src)
@@ -181,7 +181,7 @@ static int lock_or_holder(int fd, const char *board, struct board_holder *holder
 		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
 			return 0;
 		if (errno != EWOULDBLOCK && errno != EINTR)
-			return BOARDLOCK_ERROR;
+			return BOARD_LOCK_ERROR;
 		if (read_holder_fd(fd, holder) == 0 || tries >= 10) {
 			if (!holder->user[0]) {
 				board_holder_self(holder, board, "holder not written yet");
@@ -190,7 +190,7 @@ static int lock_or_holder(int fd, const char *board, struct board_holder *holder
 			}
 			copy_clean(holder->board, sizeof(holder->board), board);
 			snprintf(holder->where, sizeof(holder->where), "local");
-			return BOARDLOCK_HELD;
+			return BOARD_LOCK_HELD;
 		}
 		struct timespec ts = { 0, 10 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
@@ -198,27 +198,27 @@ static int lock_or_holder(int fd, const char *board, struct board_holder *holder
 }
 
 /* The board's lock file opened into *fd (-1 when it cannot be) and locked:
- * 0, BOARDLOCK_HELD with its holder, or BOARDLOCK_ERROR with err set. */
+ * 0, BOARD_LOCK_HELD with its holder, or BOARD_LOCK_ERROR with err set. */
 static int take_lock(const char *dir, const char *board, int *fd, struct board_holder *holder,
 		     char *err, size_t errlen)
 {
 	memset(holder, 0, sizeof(*holder));
 	*fd = open_lock(dir, board, err, errlen);
 	if (*fd < 0)
-		return BOARDLOCK_ERROR;
+		return BOARD_LOCK_ERROR;
 	int ret = lock_or_holder(*fd, board, holder);
-	if (ret == BOARDLOCK_ERROR)
+	if (ret == BOARD_LOCK_ERROR)
 		snprintf(err, errlen, "board lock for %s: %s", board, strerror(errno));
 	return ret;
 }
 
-int boardlock_try(const char *dir, const char *board, const char *note, int *fd_out,
+int board_lock_try(const char *dir, const char *board, const char *note, int *fd_out,
 		  struct board_holder *holder, char *err, size_t errlen)
 {
 	int fd;
 	int ret = take_lock(dir, board, &fd, holder, err, errlen);
 	if (ret == 0 && reservation_live(dir, board, holder))
-		ret = BOARDLOCK_HELD;
+		ret = BOARD_LOCK_HELD;
 	if (ret != 0) {
 		if (fd >= 0)
 			close(fd);
@@ -235,7 +235,7 @@ int boardlock_try(const char *dir, const char *board, const char *note, int *fd_
 	return 0;
 }
 
-void boardlock_release(int fd)
+void board_lock_release(int fd)
 {
 	if (fd < 0)
 		return;
@@ -245,7 +245,7 @@ void boardlock_release(int fd)
 	close(fd);
 }
 
-int boardlock_reserve(const char *dir, const char *board, int64_t expires_us, const char *note,
+int board_lock_reserve(const char *dir, const char *board, int64_t expires_us, const char *note,
 		      struct board_holder *holder, char *err, size_t errlen)
 {
 	int fd;
@@ -256,13 +256,13 @@ int boardlock_reserve(const char *dir, const char *board, int64_t expires_us, co
 	board_holder_self(&self, board, note);
 	self.expires_us = expires_us;
 	if (ret == 0 && reservation_live(dir, board, holder) && strcmp(holder->user, self.user))
-		ret = BOARDLOCK_HELD;
+		ret = BOARD_LOCK_HELD;
 	if (ret == 0) {
 		char text[1024];
 		board_holder_format(&self, text, sizeof(text));
 		char *path = board_file(dir, board, RESERVED_SUFFIX);
-		if (fs_write_atomic(path, text, strlen(text), err, errlen) < 0)
-			ret = BOARDLOCK_ERROR;
+		if (fs_replace_file(path, text, strlen(text), err, errlen) < 0)
+			ret = BOARD_LOCK_ERROR;
 		else
 			chmod(path, 0644);
 		free(path);
@@ -271,14 +271,14 @@ int boardlock_reserve(const char *dir, const char *board, int64_t expires_us, co
 	return ret;
 }
 
-int boardlock_unreserve(const char *dir, const char *board, bool *had, char *err, size_t errlen)
+int board_lock_unreserve(const char *dir, const char *board, bool *had, char *err, size_t errlen)
 {
 	char *path = board_file(dir, board, RESERVED_SUFFIX);
 	int ret = 0;
 	*had = unlink(path) == 0;
 	if (!*had && errno != ENOENT) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		ret = BOARDLOCK_ERROR;
+		ret = BOARD_LOCK_ERROR;
 	}
 	free(path);
 	return ret;
@@ -305,7 +305,7 @@ static bool lock_held(const char *path, struct board_holder *h)
 	return held;
 }
 
-long boardlock_list(const char *dir, struct board_holder **out, char *err, size_t errlen)
+long board_lock_list(const char *dir, struct board_holder **out, char *err, size_t errlen)
 {
 	*out = NULL;
 	DIR *d = opendir(dir);

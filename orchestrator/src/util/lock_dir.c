@@ -1,4 +1,4 @@
-#include "util/lockdir.h"
+#include "util/lock_dir.h"
 #include "util/strbuf.h"
 
 #include <errno.h>
@@ -23,7 +23,7 @@ static int usable_dir(const char *dir, mode_t mode)
 	return access(dir, W_OK | X_OK);
 }
 
-char *lockdir_path(char *err, size_t errlen)
+char *lock_dir_path(char *err, size_t errlen)
 {
 	const char *env = getenv("ORCH_LOCK_DIR");
 	if (env && *env) {
@@ -52,7 +52,7 @@ char *lockdir_path(char *err, size_t errlen)
 	return NULL;
 }
 
-char *lockdir_describe_pid(pid_t pid)
+char *lock_dir_describe_pid(pid_t pid)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%ld/cmdline", (long)pid);
@@ -72,7 +72,7 @@ char *lockdir_describe_pid(pid_t pid)
 	return xasprintf("pid %ld (%s)", (long)pid, buf);
 }
 
-bool lockdir_pid_alive(pid_t pid)
+bool lock_dir_pid_alive(pid_t pid)
 {
 	if (pid <= 0)
 		return false;
