@@ -116,6 +116,39 @@ out:
 	return ret;
 }
 
+/* Prints the comparison of two runs in format on stdout. */
+static void print_pair(const struct compare_result *cr, const char *path_a,
+		       const struct run_result *a, const char *path_b,
+		       const struct run_result *b, enum compare_format format, bool only_changes)
+{
+	if (format == FMT_JUNIT) {
+		char *xml = compare_format_junit(cr, path_a, path_b, b->start_wall_us);
+		fputs(xml, stdout);
+		free(xml);
+	} else if (format == FMT_JSON) {
+		json_t *o = compare_to_json(cr, only_changes);
+		json_object_set_new(o, "a", side_json(path_a, a));
+		json_object_set_new(o, "b", side_json(path_b, b));
+		char *summary = compare_format_summary(cr, a, b, only_changes);
+		json_object_set_new(o, "summary", json_string(summary));
+		free(summary);
+		char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		json_decref(o);
+		printf("%s\n", text);
+		free(text);
+	} else {
+		char *table = compare_format_table(cr, only_changes, log_color_for(STDOUT_FILENO));
+		char *summary = compare_format_summary(cr, a, b, only_changes);
+		/* a run stopped before its end has only some of its tests */
+		static const char partial[] = ", interrupted: its results are partial";
+		printf("A: %s (%s)%s\nB: %s (%s)%s\n\n%s%s", path_a, run_result_name(a),
+		       a->interrupted ? partial : "", path_b, run_result_name(b),
+		       b->interrupted ? partial : "", summary, table);
+		free(summary);
+		free(table);
+	}
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -186,33 +219,7 @@ int cmd_compare(int argc, char **argv)
 	}
 
 	compare_runs(&a, &b, &rule, &cr);
-	if (format == FMT_JUNIT) {
-		char *xml = compare_format_junit(&cr, argv[optind], argv[optind + 1],
-						 b.start_wall_us);
-		fputs(xml, stdout);
-		free(xml);
-	} else if (format == FMT_JSON) {
-		json_t *o = compare_to_json(&cr, only_changes);
-		json_object_set_new(o, "a", side_json(argv[optind], &a));
-		json_object_set_new(o, "b", side_json(argv[optind + 1], &b));
-		char *summary = compare_format_summary(&cr, &a, &b, only_changes);
-		json_object_set_new(o, "summary", json_string(summary));
-		free(summary);
-		char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		json_decref(o);
-		printf("%s\n", text);
-		free(text);
-	} else {
-		char *table = compare_format_table(&cr, only_changes, log_color_for(STDOUT_FILENO));
-		char *summary = compare_format_summary(&cr, &a, &b, only_changes);
-		/* a run stopped before its end has only some of its tests */
-		static const char partial[] = ", interrupted: its results are partial";
-		printf("A: %s (%s)%s\nB: %s (%s)%s\n\n%s%s", argv[optind], run_result_name(&a),
-		       a.interrupted ? partial : "", argv[optind + 1], run_result_name(&b),
-		       b.interrupted ? partial : "", summary, table);
-		free(summary);
-		free(table);
-	}
+	print_pair(&cr, argv[optind], &a, argv[optind + 1], &b, format, only_changes);
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "orch compare: cannot write the output: %s\n", strerror(errno));
 		goto out;
