@@ -1,5 +1,6 @@
 #include "store/store.h"
 #include "result/result_json.h"
+#include "store/results_text.h"
 #include "util/deadline.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
@@ -153,178 +154,13 @@ static void remember_error_locking(struct store *st, const char *err)
 	pthread_mutex_unlock(&st->lock);
 }
 
-/* ---- results.json, written piece by piece ------------------------------ */
-
-/* Where results.json's text goes: a file written whole, or a stream. */
-struct sink {
-	void (*put)(void *ctx, const void *data, size_t len);
-	void *ctx;
-};
-
-static void put_atomic(void *ctx, const void *data, size_t len)
-{
-	fs_replace_write(ctx, data, len);
-}
-
-static void put_stream(void *ctx, const void *data, size_t len)
-{
-	fwrite(data, 1, len, ctx);   /* errors are seen by ferror() at the end */
-}
-
-static void emit_item(const struct sink *o, const char *text, size_t len, size_t index);
-
-/* The trends, one element at a time (a run of 2560 metrics with 10 nights
- * each held all 25600 points as one JSON tree, about 20 MB), written as
- * text without a tree of their own: after the header members, so with sep
- * "," before them. */
-static void emit_trends(const struct sink *o, const struct run_result *run, bool sep)
-{
-	if (!run || !run->n_trends)
-		return;
-	struct strbuf text = STRBUF_INIT;
-	o->put(o->ctx, sep ? ",\n  \"trends\": [" : "\n  \"trends\": [", sep ? 15 : 14);
-	for (size_t i = 0; i < run->n_trends; i++) {
-		strbuf_reset(&text);
-		metric_trend_json_text(&run->trends[i], &text);
-		emit_item(o, strbuf_str(&text), text.len, i);
-	}
-	o->put(o->ctx, "\n  ]", 4);
-	strbuf_release(&text);
-}
-
-/* The header members, indented as json_dumps would, then the run's trends
- * (when run is not NULL), up to "results": [. */
-static void emit_header(const struct sink *o, const json_t *header, const struct run_result *run)
-{
-	char *text = json_dumps(header, RESULT_JSON_FLAGS);
-	size_t n = text ? strlen(text) : 0;
-	/* "{\n  ...\n}" without the closing "\n}" */
-	bool members = n >= 2 && text[n - 1] == '}' && text[n - 2] == '\n';
-	if (members)
-		o->put(o->ctx, text, n - 2);
-	else
-		o->put(o->ctx, "{", 1);
-	emit_trends(o, run, members);
-	if (members || (run && run->n_trends))
-		o->put(o->ctx, ",\n  \"results\": [", 16);
-	else
-		o->put(o->ctx, "\n  \"results\": [", 15);
-	free(text);
-}
-
-/* One item of an array at depth 2, each line indented by four more spaces. */
-static void emit_item(const struct sink *o, const char *text, size_t len, size_t index)
-{
-	o->put(o->ctx, index ? ",\n    " : "\n    ", index ? 6 : 5);
-	const char *p = text, *end = text + len;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl) {
-			o->put(o->ctx, p, (size_t)(end - p));
-			break;
-		}
-		o->put(o->ctx, p, (size_t)(nl - p));
-		o->put(o->ctx, "\n    ", 5);
-		p = nl + 1;
-	}
-}
-
-static void emit_end(const struct sink *o, size_t n_items)
-{
-	if (n_items)
-		o->put(o->ctx, "\n  ]\n}\n", 7);
-	else
-		o->put(o->ctx, "]\n}\n", 4);
-}
-
-static json_t *header_json(const struct run_result *run)
-{
-	struct run_result view = *run;
-	view.results = NULL;
-	view.n_results = 0;
-	view.trends = NULL;   /* emit_trends() writes them */
-	view.n_trends = 0;
-	json_t *j = run_result_to_json(&view);
-	json_object_del(j, "results");
-	return j;
-}
-
-static uint64_t atomic_bytes_written(const struct fs_replace *a)
-{
-	struct stat sb;
-	return a->fd >= 0 && fstat(a->fd, &sb) == 0 ? (uint64_t)sb.st_size + a->len : 0;
-}
-
-/* The whole run, one result at a time (no copy of all of it in memory).
- * 0, or -1 + err when a result cannot be encoded. */
-static int emit_run(const struct sink *o, const struct run_result *run, char *err,
-		    size_t errlen)
-{
-	json_t *hdr = header_json(run);
-	emit_header(o, hdr, run);
-	json_decref(hdr);
-	for (size_t i = 0; i < run->n_results; i++) {
-		json_t *j = test_result_to_json(&run->results[i]);
-		char *text = json_dumps(j, RESULT_JSON_FLAGS);
-		json_decref(j);
-		if (!text) {
-			snprintf(err, errlen, "cannot encode the result of %s/%s as JSON",
-				 run->results[i].board, run->results[i].test);
-			return -1;
-		}
-		emit_item(o, text, strlen(text), i);
-		free(text);
-	}
-	emit_end(o, run->n_results);
-	return 0;
-}
-
-/* dir/results.json opened to be written whole (fs_replace_open), into o. */
-static int results_open(const char *dir, struct fs_replace *a, struct sink *o, char *err,
-			size_t errlen)
-{
-	char *path = fs_path_join(dir, "results.json");
-	int ret = fs_replace_open(a, path, err, errlen);
-	free(path);
-	*o = (struct sink){ put_atomic, a };
-	return ret;
-}
-
-int store_write_results(const char *run_dir, const struct run_result *run, char *err,
-			size_t errlen)
-{
-	struct fs_replace a;
-	struct sink o;
-	int ret = results_open(run_dir, &a, &o, err, errlen);
-	if (ret < 0)
-		return ret;
-	if (emit_run(&o, run, err, errlen) < 0) {
-		fs_replace_abort(&a);
-		return -1;
-	}
-	return fs_replace_commit(&a, err, errlen);
-}
-
-int store_print_results(FILE *f, const struct run_result *run, char *err, size_t errlen)
-{
-	struct sink o = { put_stream, f };
-	errno = 0;
-	if (emit_run(&o, run, err, errlen) < 0)
-		return -1;
-	if (fflush(f) != 0 || ferror(f)) {
-		snprintf(err, errlen, "%s", strerror(errno ? errno : EIO));
-		return -1;
-	}
-	return 0;
-}
-
 /* results.json from the journal's first len bytes: the header, then each
  * result line as it is. Outside st->lock. */
 static int rebuild_from_journal(struct store *st, off_t len, size_t n_fail, size_t n_error,
 				bool interrupted, char *err, size_t errlen)
 {
 	struct fs_replace a;
-	struct sink o;
+	struct results_sink o;
 	int ret = results_open(st->path, &a, &o, err, errlen);
 	if (ret < 0)
 		return ret;
@@ -333,7 +169,7 @@ static int rebuild_from_journal(struct store *st, off_t len, size_t n_fail, size
 			    json_integer(interrupted ? 130 : n_fail ? 1 : n_error ? 3 : 0));
 	if (interrupted)
 		json_object_set_new(hdr, "interrupted", json_true());
-	emit_header(&o, hdr, NULL);
+	results_emit_header(&o, hdr, NULL);
 	json_decref(hdr);
 
 	char *buf = xmalloc(65536);
@@ -357,7 +193,7 @@ static int rebuild_from_journal(struct store *st, off_t len, size_t n_fail, size
 				break;
 			}
 			strbuf_append(&line, p, (size_t)(nl - p));
-			emit_item(&o, strbuf_str(&line), line.len, n_items++);
+			results_emit_item(&o, strbuf_str(&line), line.len, n_items++);
 			strbuf_reset(&line);
 			p = nl + 1;
 		}
@@ -368,8 +204,8 @@ static int rebuild_from_journal(struct store *st, off_t len, size_t n_fail, size
 		fs_replace_abort(&a);
 		return ret;
 	}
-	emit_end(&o, n_items);
-	uint64_t bytes = atomic_bytes_written(&a);
+	results_emit_end(&o, n_items);
+	uint64_t bytes = results_bytes_written(&a);
 	ret = fs_replace_commit(&a, err, errlen);
 	pthread_mutex_lock(&st->lock);
 	st->stats.results_bytes += bytes;
@@ -431,7 +267,7 @@ int store_start(struct store *st, const struct run_result *run, char *err, size_
 	hdr.end_wall_us = 0;
 	hdr.exit_code = 0;
 	hdr.interrupted = false;
-	st->header = header_json(&hdr);
+	st->header = results_header_json(&hdr);
 
 	char *path = fs_path_join(st->path, STORE_JOURNAL);
 	st->journal_fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
@@ -727,78 +563,4 @@ void store_close(struct store *st)
 	free(st->path);
 	free(st->run_id);
 	free(st);
-}
-
-/* ---- reading a journal back --------------------------------------------- */
-
-static int journal_end_line(json_t *j, struct run_result *run)
-{
-	json_t *end = json_object_get(j, "end");
-	json_t *code = json_object_get(j, "exit_code");
-	if (!json_is_string(end) || !json_is_integer(code) ||
-	    result_time_parse(json_string_value(end), &run->end_wall_us) < 0)
-		return -1;
-	run->exit_code = (int)json_integer_value(code);
-	run->interrupted = json_is_true(json_object_get(j, "interrupted"));
-	return 0;
-}
-
-int store_journal_load(const char *run_dir, struct run_result *run, size_t *n_bad, char *err,
-		       size_t errlen)
-{
-	memset(run, 0, sizeof(*run));
-	if (err && errlen)
-		err[0] = '\0';
-	size_t bad = 0;
-	char *path = fs_path_join(run_dir, STORE_JOURNAL);
-	FILE *f = fopen(path, "re");
-	int ret = -1;
-	if (!f) {
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	bool have_header = false;
-	for (size_t lineno = 1; (n = getline(&line, &cap, f)) >= 0; lineno++) {
-		json_error_t jerr;
-		json_t *j = n && line[n - 1] == '\n' ? json_loadb(line, (size_t)n, 0, &jerr) : NULL;
-		if (!have_header) {
-			char inner[256] = "not a journal header";
-			if (!j || !json_object_get(j, "orch_journal") ||
-			    run_result_from_json(j, run, inner, sizeof(inner)) < 0) {
-				snprintf(err, errlen, "%s:%zu: %s", path, lineno,
-					 j ? inner : "not an orch journal (no header line)");
-				json_decref(j);
-				break;
-			}
-			have_header = true;
-		} else if (j && json_object_get(j, "orch_journal_end")) {
-			bad += journal_end_line(j, run) < 0;
-		} else {
-			struct test_result tr;
-			char inner[256];
-			if (j && test_result_from_json(j, &tr, inner, sizeof(inner)) == 0)
-				run_result_take(run, &tr);
-			else
-				bad++;
-		}
-		json_decref(j);
-	}
-	free(line);
-	if (have_header && !ferror(f))
-		ret = 0;
-	else if (have_header)
-		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-	else if (!err[0] || ferror(f))
-		snprintf(err, errlen, "%s: empty: not an orch journal", path);
-	fclose(f);
-out:
-	free(path);
-	if (ret < 0)
-		run_result_release(run);
-	if (n_bad)
-		*n_bad = bad;
-	return ret;
 }
