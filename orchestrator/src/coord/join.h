@@ -20,9 +20,9 @@
 
 #include "coord/db.h"
 #include "coord/run_locks.h"
+#include "plan/claims.h"
 #include "plan/plan.h"
 #include "result/result.h"
-#include "schedule/schedule.h"
 
 struct join;
 
@@ -54,7 +54,7 @@ int join_open(struct coord_db *db, const struct plan *p, const char *scenario,
 /* The scheduler's claims: units from the queue, boards held through h
  * (board locks still apply: another run or a reservation is not a joined
  * controller), results recorded as they finish. */
-void join_schedule_claims(struct join *j, struct run_locks *h, struct schedule_claims *cl);
+void join_schedule_claims(struct join *j, struct run_locks *h, struct plan_claims *cl);
 
 enum join_state {
 	JOIN_MORE,          /* there are units to claim again: schedule once more */

@@ -262,7 +262,7 @@ static int claims_acquire(void *ctx, const struct board *const *boards, size_t n
 			  char *msg, size_t msglen)
 {
 	struct join *j = ctx;
-	struct schedule_claims cl;
+	struct plan_claims cl;
 	run_locks_schedule_claims(j->locks, &cl);
 	return cl.acquire(cl.ctx, boards, n, role, msg, msglen);
 }
@@ -270,7 +270,7 @@ static int claims_acquire(void *ctx, const struct board *const *boards, size_t n
 static void claims_release(void *ctx, const struct board *const *boards, size_t n)
 {
 	struct join *j = ctx;
-	struct schedule_claims cl;
+	struct plan_claims cl;
 	run_locks_schedule_claims(j->locks, &cl);
 	cl.release(cl.ctx, boards, n);
 }
@@ -281,7 +281,7 @@ static bool claims_held(void *ctx, const struct board *board, char *why, size_t 
 	return run_locks_held(j->locks, board->name, why, len);
 }
 
-void join_schedule_claims(struct join *j, struct run_locks *h, struct schedule_claims *cl)
+void join_schedule_claims(struct join *j, struct run_locks *h, struct plan_claims *cl)
 {
 	j->locks = h;
 	cl->held = claims_held;

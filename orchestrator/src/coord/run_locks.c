@@ -242,7 +242,7 @@ static bool claims_held(void *ctx, const struct board *board, char *why, size_t 
 	return run_locks_held(ctx, board->name, why, len);
 }
 
-void run_locks_schedule_claims(struct run_locks *h, struct schedule_claims *cl)
+void run_locks_schedule_claims(struct run_locks *h, struct plan_claims *cl)
 {
 	cl->acquire = claims_acquire;
 	cl->release = claims_release;

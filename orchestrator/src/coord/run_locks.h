@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "coord/db.h"
-#include "schedule/schedule.h"
+#include "plan/claims.h"
 
 struct run_locks;
 
@@ -35,7 +35,7 @@ void run_locks_release(struct run_locks *h, const char *const *boards, size_t n)
 bool run_locks_held(struct run_locks *h, const char *board, char *why, size_t len);
 /* Sets the scheduler's acquire/release/held to run_locks_acquire/run_locks_release/
  * run_locks_held on h. */
-void run_locks_schedule_claims(struct run_locks *h, struct schedule_claims *cl);
+void run_locks_schedule_claims(struct run_locks *h, struct plan_claims *cl);
 /* Releases everything still held; accepts NULL. */
 void run_locks_free(struct run_locks *h);
 

@@ -130,7 +130,7 @@ static enum result_status run_item(struct scheduler *s, struct board_link *bl,
 
 	char err[512];
 	size_t n_roles = role_boards(item, locked, n_locked, locked + n_locked);
-	const struct schedule_claims *cl = &s->opts->claims;
+	const struct plan_claims *cl = &s->opts->claims;
 	bool roles_held = !n_roles || !cl->acquire ||
 			  cl->acquire(cl->ctx, locked + n_locked, n_roles, true, err, sizeof(err)) == 0;
 	char *dir = !roles_held ? NULL
@@ -323,7 +323,7 @@ static bool wanted(struct scheduler *s, const struct plan_item *item)
 /* A board's items in order, on one connection, while its boards are held. */
 static void run_board(struct scheduler *s, size_t b)
 {
-	const struct schedule_claims *cl = &s->opts->claims;
+	const struct plan_claims *cl = &s->opts->claims;
 	const struct plan_board *pb = &s->plan->boards[b];
 	const struct board *used[1] = { pb->board };
 	size_t n_used = 1;
