@@ -1,7 +1,7 @@
 /* orch merge OUT RUN_DIR...: joins shard run folders into one run folder. */
 #include "cmd.h"
 #include "cmd_common.h"
-#include "compare/merge.h"
+#include "finish/finish.h"
 #include "report/report.h"
 #include "util/log.h"
 
@@ -18,6 +18,10 @@ static void usage(FILE *out)
 	      "job) into one new run folder OUT: every shard's board folders, one\n"
 	      "results.json (earliest start, latest end), a run.json naming the shards,\n"
 	      "and summary.txt, junit.xml, report.html. The summary is printed on stderr.\n"
+	      "The merged run ends as a run does (boards in inventory order, tests in\n"
+	      "scenario order, as the first shard's run.json gives them; verdicts as\n"
+	      "the shards judged them), so its files and exit code are the unsharded\n"
+	      "run's.\n"
 	      "\n"
 	      "OUT must not exist (merge never writes into an existing path). A board\n"
 	      "that appears in two shards, or shards of different scenarios, are errors.\n"
@@ -26,9 +30,9 @@ static void usage(FILE *out)
 	      "  -h, --help   this text\n"
 	      "\n"
 	      "exit: the merged run's exit code (0 passed, 1 a test failed or regressed,\n"
-	      "3 infrastructure error whatever the tests did, 4 nothing ran, 130 a shard\n"
-	      "was interrupted), so CI can act on it; 2 usage error, or the shards could\n"
-	      "not be merged\n",
+	      "3 infrastructure error whatever the tests did, or the merged folder's files\n"
+	      "could not all be written, 4 nothing ran, 130 a shard was interrupted), so\n"
+	      "CI can act on it; 2 usage error, or the shards could not be merged\n",
 	      out);
 }
 
@@ -45,24 +49,18 @@ int cmd_merge(int argc, char **argv)
 	const char *out_dir = argv[optind];
 	struct run_result merged;
 	char err[1024];
-	if (merge_runs(out_dir, argv + optind + 1, (size_t)(argc - optind - 1), &merged,
-		       err, sizeof(err)) < 0) {
+	if (finish_merge(out_dir, argv + optind + 1, (size_t)(argc - optind - 1), &merged,
+			 err, sizeof(err)) < 0) {
 		fprintf(stderr, "orch merge: %s\n", err);
 		return EXIT_USAGE;
 	}
+	char *summary = report_summary(&merged, log_use_color());
+	if (summary)
+		fputs(summary, stderr);
+	free(summary);
+	log_info("merged %d run folder%s into %s", argc - optind - 1,
+		 argc - optind - 1 == 1 ? "" : "s", out_dir);
 	int ret = merged.exit_code;
-	if (report_write_all(&merged, out_dir, err, sizeof(err)) < 0) {
-		/* results.json is complete; `orch report OUT` can render again */
-		fprintf(stderr, "orch merge: %s\n", err);
-		ret = EXIT_USAGE;
-	} else {
-		char *summary = report_summary(&merged, log_use_color());
-		if (summary)
-			fputs(summary, stderr);
-		free(summary);
-		log_info("merged %d run folder%s into %s", argc - optind - 1,
-			 argc - optind - 1 == 1 ? "" : "s", out_dir);
-	}
 	run_result_release(&merged);
 	return ret;
 }

@@ -3,6 +3,7 @@
  * finished writing it (killed, disk full). */
 #include "cmd.h"
 #include "cmd_common.h"
+#include "finish/finish.h"
 #include "report/report.h"
 #include "result/result_json.h"
 #include "store/store.h"
@@ -10,14 +11,11 @@
 #include "util/strbuf.h"
 #include "util/log.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static void usage(FILE *out)
@@ -30,7 +28,10 @@ static void usage(FILE *out)
 	      "folder joined by hand.\n"
 	      "A run that did not end cleanly (killed, or its disk full) is rebuilt\n"
 	      "first: results.json is written again from RUN_DIR/journal.jsonl, which\n"
-	      "holds every test that finished.\n"
+	      "holds every test that finished, in the order the run's run.json gives.\n"
+	      "The folder ends as the run did (the finish stage, as orch run): its\n"
+	      "verdicts as judged against its baseline and the exit code it recorded\n"
+	      "are kept in results.json and the reports.\n"
 	      "\n"
 	      "options:\n"
 	      "  -h, --help   this text\n"
@@ -110,37 +111,6 @@ static int load_run(const char *dir, struct run_result *run, bool *rebuilt, char
 	return 0;
 }
 
-/* Whether name is a temporary file of a writer that is dead. */
-static bool stale_tmp(const char *name)
-{
-	long pid;
-	return fs_replace_tmp_name(name, &pid) && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
-}
-
-/* Removes what a killed orch was writing when it died, in the run folder
- * and its BOARD/TEST folders: the files themselves are whole (or rebuilt). */
-static void remove_stale_tmp(const char *dir, int depth)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		char *path = fs_path_join(dir, e->d_name);
-		struct stat sb;
-		if (lstat(path, &sb) == 0) {
-			if (S_ISREG(sb.st_mode) && stale_tmp(e->d_name))
-				unlink(path);
-			else if (S_ISDIR(sb.st_mode) && depth < 2)
-				remove_stale_tmp(path, depth + 1);
-		}
-		free(path);
-	}
-	closedir(d);
-}
-
 int cmd_report(int argc, char **argv)
 {
 	int rc = cmd_parse_help_only(argc, argv, "report", usage);
@@ -153,28 +123,41 @@ int cmd_report(int argc, char **argv)
 	const char *dir = argv[optind];
 	int ret = EXIT_USAGE;
 	struct run_result run;
+	struct store *st = NULL;
 	char err[512];
 	bool rebuilt = false;
 	if (load_run(dir, &run, &rebuilt, err, sizeof(err)) < 0) {
 		fprintf(stderr, "orch report: %s\n", err);
 		goto out;
 	}
+	if (!(st = store_open(dir, err, sizeof(err)))) {
+		fprintf(stderr, "orch report: %s\n", err);
+		goto out;
+	}
+	/* the run's own end: its verdicts as judged, the exit code it recorded
+	 * (a run killed before its end gets the one its results give) */
+	struct finish_order ord = { 0 };
+	struct finish_options fo = {
+		.forced_exit_code = run.end_wall_us ? run.exit_code : -1,
+		.stored = true,
+	};
+	if (rebuilt) {
+		finish_order_load(dir, &ord);
+		finish_order_apply(&ord, &fo);
+	}
+	bool stored = finish_run(st, &run, &fo);
+	finish_order_release(&ord);
 	ret = EXIT_INFRA;
-	if (rebuilt && store_write_results(dir, &run, err, sizeof(err)) < 0) {
-		fprintf(stderr, "orch report: %s\n", err);
+	if (!stored)
 		goto out;
-	}
-	if (report_write_all(&run, dir, err, sizeof(err)) < 0) {
-		fprintf(stderr, "orch report: %s\n", err);
-		goto out;
-	}
-	remove_stale_tmp(dir, 0);
+	store_remove_stale_tmp(st);
 	char *summary = report_summary(&run, log_use_color());
 	if (summary)
 		fputs(summary, stderr);
 	free(summary);
 	ret = EXIT_OK;
 out:
+	store_close(st);
 	run_result_release(&run);
 	return ret;
 }

@@ -246,7 +246,7 @@ static int merge_joined(struct join *j, struct store *st, struct run_result *run
 		test_result_release(&run->results[i]);
 	run->n_results = 0;
 	char err[1024];
-	if (join_collect(j, store_path(st), run, err, sizeof(err)) < 0) {
+	if (join_collect(j, st, run, err, sizeof(err)) < 0) {
 		log_error("merging the joined run: %s", err);
 		return -1;
 	}

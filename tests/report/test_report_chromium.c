@@ -2,13 +2,27 @@
  * of the sample run's page, and the picture must hold far more than a
  * blank page does. Skips (with a message) when no Chromium is installed. */
 #include "testsupport.h"
+#include "finish/finish.h"
 #include "report/report.h"
+#include "store/store.h"
 #include "sample_run.h"
 #include "util/strbuf.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+/* The run folder's reports as the finish stage writes them (rendered by
+ * report/, written by store/). */
+static int write_reports(const struct run_result *run, const char *dir, char *err, size_t errlen)
+{
+	struct store *st = store_open(dir, err, errlen);
+	if (!st)
+		return -1;
+	int ret = finish_write_reports(st, run, err, errlen);
+	store_close(st);
+	return ret;
+}
 
 #define SHOT_W 1200
 #define SHOT_H 1600
@@ -71,7 +85,7 @@ static void test_render(void **state)
 	struct run_result run = { 0 };
 	sample_run_fill(&run);
 	char err[512] = "";
-	assert_int_equal(report_write_all(&run, dir, err, sizeof(err)), 0);
+	assert_int_equal(write_reports(&run, dir, err, sizeof(err)), 0);
 	free(ts_write_file(dir, "blank.html", "<!DOCTYPE html><html><body></body></html>\n"));
 
 	long blank = screenshot(chromium, dir, "blank.html", "blank.png");
@@ -124,7 +138,7 @@ static void test_grid_fits_the_window(void **state)
 	struct run_result run = { 0 };
 	fill_rack(&run);
 	char err[512] = "";
-	assert_int_equal(report_write_all(&run, dir, err, sizeof(err)), 0);
+	assert_int_equal(write_reports(&run, dir, err, sizeof(err)), 0);
 	free(ts_write_file(dir, "measure.html",
 			   "<!DOCTYPE html><html><body><iframe id=f src=\"report.html\" "
 			   "style=\"width:1280px;height:800px;border:0\"></iframe><script>\n"

@@ -2,7 +2,7 @@
 #include "testsupport.h"
 #include "ts_json.h"
 
-#include "compare/merge.h"
+#include "finish/finish.h"
 #include "result/result_json.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
@@ -104,7 +104,7 @@ static void test_merge_equals_whole(void **state)
 	struct run_result merged, back, ref;
 	char err[512] = "";
 
-	if (merge_runs(f->out, shards, 2, &merged, err, sizeof(err)) < 0)
+	if (finish_merge(f->out, shards, 2, &merged, err, sizeof(err)) < 0)
 		fail_msg("merge: %s", err);
 	assert_int_equal(merged.n_results, 6);
 	assert_int_equal(merged.exit_code, 3);   /* an error is the rack: 3 whatever failed */
@@ -166,7 +166,7 @@ static void test_out_exists(void **state)
 
 	assert_int_equal(fs_mkdir_p(f->out, NULL, 0), 0);
 	char *keep = ts_write_file(f->out, "keep.txt", "mine\n");
-	assert_int_equal(merge_runs(f->out, shards, 2, &merged, err, sizeof(err)), -1);
+	assert_int_equal(finish_merge(f->out, shards, 2, &merged, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "already exists"));
 	assert_int_equal(merged.n_results, 0);
 	char *text = ts_read_file(keep);
@@ -179,7 +179,7 @@ static void test_out_exists(void **state)
 
 	/* an existing file is refused too */
 	char *file = ts_write_file(f->tmp, "afile", "x");
-	assert_int_equal(merge_runs(file, shards, 2, &merged, err, sizeof(err)), -1);
+	assert_int_equal(finish_merge(file, shards, 2, &merged, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "already exists"));
 	free(file);
 }
@@ -191,13 +191,13 @@ static void test_board_in_two_shards(void **state)
 	struct run_result merged;
 	char err[512] = "";
 
-	assert_int_equal(merge_runs(f->out, shards, 2, &merged, err, sizeof(err)), -1);
+	assert_int_equal(finish_merge(f->out, shards, 2, &merged, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "board 'biff' is in two shards"));
 	assert_false(ts_file_exists(f->out));
 
 	/* the same shard twice is the same mistake */
 	char *twice[] = { f->shard2, f->shard2 };
-	assert_int_equal(merge_runs(f->out, twice, 2, &merged, err, sizeof(err)), -1);
+	assert_int_equal(finish_merge(f->out, twice, 2, &merged, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "board 'apu' is in two shards"));
 	assert_false(ts_file_exists(f->out));
 }
@@ -211,13 +211,13 @@ static void test_bad_shards(void **state)
 	char *other = xasprintf("%s/other", f->tmp);
 	write_run(other, "weekly", "ci-3", 1, 2, whole + 4, 2);
 	char *mixed[] = { f->shard1, other };
-	assert_int_equal(merge_runs(f->out, mixed, 2, &merged, err, sizeof(err)), -1);
+	assert_int_equal(finish_merge(f->out, mixed, 2, &merged, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "different scenarios"));
 	assert_false(ts_file_exists(f->out));
 
 	char *missing = xasprintf("%s/nope", f->tmp);
 	char *bad[] = { f->shard1, missing };
-	assert_int_equal(merge_runs(f->out, bad, 2, &merged, err, sizeof(err)), -1);
+	assert_int_equal(finish_merge(f->out, bad, 2, &merged, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "nope"));
 	assert_false(ts_file_exists(f->out));
 	free(other);

@@ -1,7 +1,9 @@
 /* Renderings: summary table, JUnit (validated against tests/report/junit.xsd
  * with xmllint), HTML (self-contained, escaped). */
 #include "testsupport.h"
+#include "finish/finish.h"
 #include "report/report.h"
+#include "store/store.h"
 #include "report/report_text.h"
 #include "result/result.h"
 #include "sample_run.h"
@@ -11,6 +13,18 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The run folder's reports as the finish stage writes them (rendered by
+ * report/, written by store/). */
+static int write_reports(const struct run_result *run, const char *dir, char *err, size_t errlen)
+{
+	struct store *st = store_open(dir, err, errlen);
+	if (!st)
+		return -1;
+	int ret = finish_write_reports(st, run, err, errlen);
+	store_close(st);
+	return ret;
+}
 
 #ifndef ORCH_JUNIT_XSD
 #define ORCH_JUNIT_XSD ORCH_SOURCE_DIR "/tests/report/junit.xsd"
@@ -194,7 +208,7 @@ static void test_html_written_in_sections(void **state)
 		}
 	char *dir = ts_mkdtemp("report-html");
 	char err[256];
-	assert_int_equal(report_write_all(&run, dir, err, sizeof(err)), 0);
+	assert_int_equal(write_reports(&run, dir, err, sizeof(err)), 0);
 	char *path = xasprintf("%s/report.html", dir);
 	char *file = ts_read_file(path);
 	char *page = report_html_in(&run, dir);
@@ -403,7 +417,7 @@ static void test_write_all(void **state)
 	ts_run(NULL, "mkdir -p '%s/rpi1/boot' && touch '%s/rpi1/boot/boot.log' "
 		     "'%s/rpi1/boot/console-2.log'", dir, dir, dir);
 	char err[512] = "";
-	assert_int_equal(report_write_all(&run, dir, err, sizeof(err)), 0);
+	assert_int_equal(write_reports(&run, dir, err, sizeof(err)), 0);
 	char *path = xasprintf("%s/summary.txt", dir);
 	char *s = ts_read_file(path);
 	assert_non_null(s);
@@ -421,7 +435,7 @@ static void test_write_all(void **state)
 	assert_null(strstr(s, "href=\"rpi1/boot/stdout.log\""));
 	free(s);
 	free(path);
-	assert_int_equal(report_write_all(&run, "/nonexistent/dir", err, sizeof(err)), -1);
+	assert_int_equal(write_reports(&run, "/nonexistent/dir", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "/nonexistent/dir"));
 	ts_rmrf(dir);
 	free(dir);

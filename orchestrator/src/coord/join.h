@@ -11,8 +11,9 @@
  * queued again and its unfinished tests run elsewhere, marked retried. A
  * result is recorded once (with the test's log files) when it finishes.
  * When every unit is done the last controller to finish merges: it reads
- * every result back, writes the logs of the others' tests into its own run
- * folder, and publishes the run's exit code, which every controller then
+ * every result back, has the store write the logs of the others' tests into
+ * its own run folder, ends the run through the finish stage (as orch run
+ * does), and publishes the run's exit code, which every controller then
  * exits with.
  */
 #include <stdbool.h>
@@ -23,6 +24,8 @@
 #include "plan/claims.h"
 #include "plan/plan.h"
 #include "result/result.h"
+
+struct store;
 
 struct join;
 
@@ -71,9 +74,9 @@ enum join_state {
 enum join_state join_wait(struct join *j, int *exit_code, char *err, size_t errlen);
 
 /* The merger: every result of the run into merged (appended, in plan
- * order), the logs of tests that ran elsewhere written under folder
- * (BOARD/TEST/, as the store names them). 0, or -1 with err. */
-int join_collect(struct join *j, const char *folder, struct run_result *merged, char *err,
+ * order), the logs of tests that ran elsewhere written into st's folder
+ * by the store (BOARD/TEST/, as it names them). 0, or -1 with err. */
+int join_collect(struct join *j, struct store *st, struct run_result *merged, char *err,
 		 size_t errlen);
 /* The merger publishes the run's exit code and where the merged folder is. */
 int join_publish(struct join *j, int exit_code, const char *folder, char *err, size_t errlen);

@@ -2,6 +2,7 @@
  * log files of the tests other controllers ran. */
 #include "coord/join_int.h"
 #include "result/result_json.h"
+#include "store/store.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
 
@@ -26,8 +27,10 @@ static char *hex_decode(const char *hex, size_t *n)
 	return data;
 }
 
-static int write_files(struct join *j, const char *unit, const char *seq, const char *dir,
-		       char *err, size_t errlen)
+/* The files another controller recorded for a test, into the merged run
+ * folder under log_dir (BOARD/TEST), written by the store. */
+static int write_files(struct join *j, const char *unit, const char *seq, struct store *st,
+		       const char *log_dir, char *err, size_t errlen)
 {
 	const char *p[] = { j->name, unit, seq };
 	struct db_rows *r = join_q(j, "SELECT name, encode(data, 'hex') FROM orch_item_file WHERE"
@@ -35,18 +38,16 @@ static int write_files(struct join *j, const char *unit, const char *seq, const 
 					    err, errlen);
 	if (!r)
 		return -1;
-	int ret = fs_mkdir_p(dir, err, errlen);
+	int ret = 0;
 	for (int i = 0; ret == 0 && i < r->nrows; i++) {
 		size_t n = 0;
 		char *data = hex_decode(join_cell(r, i, 1), &n);
-		char *name = xstrdup(join_cell(r, i, 0));
-		char *safe = fs_safe_name(name);
-		char *path = fs_path_join(dir, safe);
-		ret = fs_replace_file(path, data, n, err, errlen);
+		char *safe = fs_safe_name(join_cell(r, i, 0));
+		char *rel = xasprintf("%s/%s", log_dir, safe);
+		ret = store_write_file(st, rel, data, n, err, errlen);
 		free(data);
-		free(path);
+		free(rel);
 		free(safe);
-		free(name);
 	}
 	db_rows_free(r);
 	return ret;
@@ -80,7 +81,7 @@ static int collect_facts(struct join *j, struct run_result *merged, char *err, s
 	return 0;
 }
 
-int join_collect(struct join *j, const char *folder, struct run_result *merged, char *err,
+int join_collect(struct join *j, struct store *st, struct run_result *merged, char *err,
 		 size_t errlen)
 {
 	if (collect_facts(j, merged, err, errlen) < 0)
@@ -109,11 +110,9 @@ int join_collect(struct join *j, const char *folder, struct run_result *merged, 
 		long unit = atol(join_cell(r, i, 0)), seq = atol(join_cell(r, i, 1));
 		bool here = unit >= 0 && (size_t)unit < j->plan->n_boards && seq >= 0 &&
 			    (size_t)seq < j->plan->boards[unit].n_items && j->mine[unit][seq];
-		if (tr.log_dir && !!db_cell(r, i, 5) && !here) {
-			char *dir = fs_path_join(folder, tr.log_dir);
-			ret = write_files(j, join_cell(r, i, 0), join_cell(r, i, 1), dir, err, errlen);
-			free(dir);
-		}
+		if (tr.log_dir && !!db_cell(r, i, 5) && !here)
+			ret = write_files(j, join_cell(r, i, 0), join_cell(r, i, 1), st, tr.log_dir,
+					  err, errlen);
 		run_result_take(merged, &tr);
 	}
 	db_rows_free(r);

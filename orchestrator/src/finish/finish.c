@@ -194,7 +194,7 @@ static bool record_then_rewrite(struct store *st, struct run_result *run,
 	history_record(o, run, store_path(st));
 	if (run->n_trends == n_trends)
 		return true;
-	if (report_write_all(run, store_path(st), err, sizeof(err)) < 0 ||
+	if (finish_write_reports(st, run, err, sizeof(err)) < 0 ||
 	    store_write_results(store_path(st), run, err, sizeof(err)) < 0) {
 		log_error("cannot write the results with their trends: %s", err);
 		unstored(run);
@@ -212,7 +212,7 @@ bool finish_run(struct store *st, struct run_result *run, const struct finish_op
 		stored = false;
 	if (!stored)
 		unstored(run);
-	if (report_write_all(run, store_path(st), err, sizeof(err)) < 0) {
+	if (finish_write_reports(st, run, err, sizeof(err)) < 0) {
 		log_error("cannot write the reports: %s", err);
 		stored = false;
 		unstored(run);

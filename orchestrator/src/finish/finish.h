@@ -7,7 +7,8 @@
  * baseline (a run folder, or the history; both through compare's judge)
  * -> the exit code (result/exit_code.h) -> the history record -> the
  * folder's files (reports, results.json, run.json, the latest link).
- * orch run, orch report, orch merge and joined runs all end here.
+ * orch run, orch report, orch merge and joined runs all end here, and
+ * only store/ writes into their folders.
  *
  * The stage knows the result model, compare, history, report and store,
  * never the scenario or a board: what it needs of them (the order, the
@@ -85,6 +86,39 @@ void finish_verdicts(struct run_result *run, const struct finish_options *o);
  * still written after the failure. Returns whether all of the results
  * were written; the latest link is only warned about. */
 bool finish_run(struct store *st, struct run_result *run, const struct finish_options *o);
+
+/* summary.txt, junit.xml and report.html of run, rendered by report/ and
+ * written into st's folder by store/, each tried whatever became of the
+ * others. 0, or -1 + the first error. */
+int finish_write_reports(struct store *st, const struct run_result *run, char *err,
+			 size_t errlen);
+
+/* The order a run folder's run.json gives (its config: boards in inventory
+ * order, tests in scenario order), for a run read back (a merge, a run
+ * rebuilt from its journal): finish_order_apply sets it in o when there is
+ * one. The names belong to ord until finish_order_release. */
+struct finish_order {
+	const char **boards;
+	size_t n_boards;
+	const char **tests;
+	size_t n_tests;
+	json_t *json;
+};
+void finish_order_load(const char *run_dir, struct finish_order *ord);
+void finish_order_apply(const struct finish_order *ord, struct finish_options *o);
+void finish_order_release(struct finish_order *ord);
+
+/* orch merge: the shard run folders shard_dirs[0..n_shards) (orch run
+ * --shard K/N) joined into the new run folder out_dir through the same end
+ * as a run (compare/merge.h says what is merged): in the order of the first
+ * shard's run.json, verdicts as the shards judged them, the exit code from
+ * the results (3 when a shard's was), the folder's files. Refused before
+ * anything is written: out_dir exists, a shard cannot be read or does not
+ * fit the others; a folder that cannot be copied in is removed again.
+ * 0 with the merged run in *merged (its exit_code the run's; caller
+ * releases), or -1 + err and *merged empty. */
+int finish_merge(const char *out_dir, char *const *shard_dirs, size_t n_shards,
+		 struct run_result *merged, char *err, size_t errlen);
 
 /* Input refused before anything ran (exit 2) with --junit PATH: PATH gets a
  * JUnit file with one errored test case whose message is why (the first

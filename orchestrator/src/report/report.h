@@ -4,8 +4,9 @@
  * Renderings of a run's results for people and CI: the summary table (also
  * printed at the end of a run), JUnit XML (one testsuite per board, metrics
  * as its properties, fail -> <failure>, error -> <error>), and a self-contained
- * HTML report. Each returns a newly allocated string (caller frees); they
- * read only the result model.
+ * HTML report. Each returns a newly allocated string (caller frees) or
+ * hands its bytes to a sink; they read only the result model (and a test's
+ * logs, for JUnit and the log links) and write no file.
  */
 #include <stdbool.h>
 
@@ -27,8 +28,10 @@ char *report_html(const struct run_result *run);
  * instead of "no test report files". Caller frees. */
 char *report_junit_invalid(const char *name, const char *why);
 
-/* Writes summary.txt, junit.xml, report.html into run_dir, each tried
- * whatever became of the others. 0, or -1 + the first error. */
-int report_write_all(const struct run_result *run, const char *run_dir, char *err, size_t errlen);
+/* report_html_in()'s bytes handed to put a section at a time (a rack's
+ * report.html is megabytes), never the whole page in memory: the caller
+ * writes them (store/ writes run folders). */
+void report_html_render(const struct run_result *run, const char *run_dir,
+			void (*put)(void *ctx, const void *data, size_t len), void *ctx);
 
 #endif

@@ -739,25 +739,27 @@ char *report_html_in(const struct run_result *run, const char *run_dir)
 	return strbuf_detach(&sb);
 }
 
-static void flush_to_file(void *ctx, struct strbuf *sb)
+/* A section's text handed to the caller's sink, then dropped. */
+struct html_put {
+	void (*put)(void *ctx, const void *data, size_t len);
+	void *ctx;
+};
+
+static void flush_to_put(void *ctx, struct strbuf *sb)
 {
-	fs_replace_write(ctx, strbuf_str(sb), sb->len);
+	const struct html_put *p = ctx;
+	p->put(p->ctx, strbuf_str(sb), sb->len);
 	strbuf_release(sb);   /* the next section starts from a small buffer */
 }
 
-int report_html_write(const struct run_result *run, const char *run_dir, char *err, size_t errlen)
+void report_html_render(const struct run_result *run, const char *run_dir,
+			void (*put)(void *ctx, const void *data, size_t len), void *ctx)
 {
-	char *path = fs_path_join(run_dir, "report.html");
-	struct fs_replace a;
-	int ret = fs_replace_open(&a, path, err, errlen);
-	free(path);
-	if (ret < 0)
-		return ret;
+	struct html_put p = { put, ctx };
 	struct strbuf sb = STRBUF_INIT;
-	const struct html_sink file = { flush_to_file, &a };
-	html_build(&sb, run, run_dir, &file);
+	const struct html_sink sink = { flush_to_put, &p };
+	html_build(&sb, run, run_dir, &sink);
 	strbuf_release(&sb);
-	return fs_replace_commit(&a, err, errlen);
 }
 
 char *report_html(const struct run_result *run)

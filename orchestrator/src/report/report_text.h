@@ -51,8 +51,4 @@ char *report_attempts_text(const struct test_result *tr);
 /* report_html(); with run_dir (may be NULL) the log links list the files
  * actually present in each BOARD/TEST folder. */
 char *report_html_in(const struct run_result *run, const char *run_dir);
-/* Writes RUN_DIR/report.html (temporary file, then rename), the same bytes
- * as report_html_in(), a section at a time. 0, or -1 with err. */
-int report_html_write(const struct run_result *run, const char *run_dir, char *err, size_t errlen);
-
 #endif

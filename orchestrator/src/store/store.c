@@ -1,6 +1,7 @@
 #include "store/store.h"
 #include "result/result_json.h"
 #include "store/results_text.h"
+#include "store/store_int.h"
 #include "util/deadline.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
@@ -15,35 +16,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-/*
- * Lines are appended under st->lock with one write each, so they never
- * interleave, and a line that could not be written whole is cut off again:
- * journal_len always ends on a whole line. results.json is rebuilt by the
- * worker that finds it due, outside the lock, from the journal's bytes up
- * to the length it saw: nothing of the results is kept in memory here.
- */
-struct store {
-	char *scenario_dir;          /* RUNS_DIR/SCENARIO */
-	char *path;                  /* the run folder */
-	char *run_id;
-	int64_t (*clock_us)(void);
-	pthread_mutex_t lock;        /* everything below */
-	bool started;
-	int journal_fd;
-	off_t journal_len;           /* whole lines written */
-	off_t journal_alloc;         /* space reserved up to here */
-	off_t header_len;
-	json_t *header;              /* results.json's members but results */
-	size_t n_fail, n_error;      /* results so far, for the exit code */
-	bool rebuilding, syncing;
-	bool interrupted;            /* Ctrl-C: results.json says so from then on */
-	int64_t last_rebuild_us, last_sync_us;
-	off_t synced_len;
-	off_t last_rebuild_len;
-	struct store_stats stats;
-	char error[512];             /* first write error */
-};
 
 #define STORE_MAX_SUFFIX 1000
 #define JOURNAL_RESERVE (256 * 1024)          /* reserved ahead of the end */
@@ -100,6 +72,7 @@ struct store *store_create(const char *runs_dir, const char *scenario_name,
 	st->run_id = id;
 	st->clock_us = clock_mono_us;
 	st->journal_fd = -1;
+	st->journaled = true;
 	pthread_mutex_init(&st->lock, NULL);
 	free(run->run_id);
 	run->run_id = xstrdup(id);
@@ -483,7 +456,7 @@ int store_save_run_json(struct store *st, json_t *run_json, char *err, size_t er
 int store_finish(struct store *st, const struct run_result *run, char *err, size_t errlen)
 {
 	int ret = store_start(st, run, err, errlen);
-	if (ret == 0) {
+	if (ret == 0 && st->journaled) {
 		char *end = result_time_iso(run->end_wall_us ? run->end_wall_us : clock_wall_us());
 		char *line = json_line(json_pack("{s:b, s:s, s:i, s:b}", "orch_journal_end", 1,
 						 "end", end, "exit_code", run->exit_code,

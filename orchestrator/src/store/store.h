@@ -72,6 +72,41 @@ int store_finish(struct store *st, const struct run_result *run, char *err, size
 /* Points RUNS_DIR/SCENARIO/latest at this run. Something else called
  * latest (a folder, a file) is left alone: -1 + err. */
 int store_link_latest(struct store *st, char *err, size_t errlen);
+/*
+ * Run folders a run did not create as it started, and the files every
+ * finish writes (store/folder.c). Nothing outside store/ writes into a run
+ * folder: report/ renders text, store/ writes it.
+ */
+/* An existing run folder, to finish it again (orch report): results.json,
+ * run.json and the reports are replaced whole; its journal is left as it
+ * is. NULL + err when run_dir is not a folder. */
+struct store *store_open(const char *run_dir, char *err, size_t errlen);
+/* A new run folder at exactly dir (orch merge OUT), its parents created;
+ * refused when dir exists (nothing there is touched). It keeps no journal.
+ * run->run_id becomes dir's last component. NULL + err. */
+struct store *store_create_at(const char *dir, struct run_result *run, char *err, size_t errlen);
+/* Copies src (a folder, file or link) to NAME in the run folder, which must
+ * not exist yet. 0, or -1 + err. */
+int store_copy_in(struct store *st, const char *src, const char *name, char *err, size_t errlen);
+/* Removes a folder store_create_at made (a merge that could not be
+ * completed), then store_close. Any other store is only closed. */
+void store_discard(struct store *st);
+/* rel ("summary.txt", or "BOARD/TEST/NAME" with its folders created)
+ * written whole into the run folder. 0, or -1 + err. */
+int store_write_file(struct store *st, const char *rel, const void *data, size_t len,
+		     char *err, size_t errlen);
+/* The same a piece at a time (report.html is megabytes): store_file_open,
+ * store_file_put as often as needed (its signature is a renderer's sink),
+ * store_file_commit, which writes it whole or not at all and frees f. */
+struct store_file;
+struct store_file *store_file_open(struct store *st, const char *name, char *err,
+				   size_t errlen);
+void store_file_put(void *f, const void *data, size_t len);
+int store_file_commit(struct store_file *f, char *err, size_t errlen);
+/* Removes what a killed orch was writing when it died (its temporary
+ * files) from the run folder and its BOARD/TEST folders. */
+void store_remove_stale_tmp(struct store *st);
+
 /* The first error any write of this store met, or NULL. */
 const char *store_failed(struct store *st);
 void store_close(struct store *st);
