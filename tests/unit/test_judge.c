@@ -1,8 +1,9 @@
 /* judge: the t distribution, the rule's edges, and a simulation of its
  * error rates (fixed seed, thousands of pairs): false alarms with no change,
- * power against a 10% drop, an outlier that must not hide a 20% drop, and
- * power growing with the number of samples. docs/compare.md quotes the
- * figures this prints with ORCH_JUDGE_SIM=1. */
+ * with and without the outlier rule (trimming adds none, under normal,
+ * uniform and lognormal noise), power against a 10% drop, an outlier that
+ * must not hide a 20% drop, and power growing with the number of samples.
+ * docs/compare.md quotes the figures this prints with ORCH_JUDGE_SIM=1. */
 #include "testsupport.h"
 
 #include "compare/judge.h"
@@ -37,27 +38,35 @@ static double rng_gauss(void)
 	return sqrt(-2.0 * log(rng_uniform())) * cos(2.0 * M_PI * rng_uniform());
 }
 
-enum noise { GAUSS, UNIFORM };
+enum noise { GAUSS, UNIFORM, LOGNORMAL };
+
+static const char *const noise_names[] = { "normal", "uniform", "lognormal" };
 
 struct model {
 	enum noise noise;
-	double level;      /* GAUSS: relative SD; UNIFORM: relative half-width */
+	double level;      /* GAUSS: relative SD; UNIFORM: relative half-width;
+			    * LOGNORMAL: SD of log(sample) */
 };
 
 static double draw(const struct model *m, double mu)
 {
-	double e = m->noise == GAUSS ? m->level * rng_gauss()
-				     : m->level * (2.0 * rng_uniform() - 1.0);
-	return mu * (1.0 + e);
+	switch (m->noise) {
+	case GAUSS: return mu * (1.0 + m->level * rng_gauss());
+	case UNIFORM: return mu * (1.0 + m->level * (2.0 * rng_uniform() - 1.0));
+	case LOGNORMAL: return mu * exp(m->level * rng_gauss());
+	}
+	return mu;
 }
 
 enum outlier { NO_OUTLIER, B_AT_A_LEVEL, B_HIGH, A_LOW };
 
 /* The share of PAIRS pairs, A at 100 and B at 100 * ratio, n samples a
- * side, that judge flags as a regression (higher is better). */
-static double flagged(const struct model *m, double ratio, size_t n, enum outlier out)
+ * side, that judge flags as a regression (higher is better); keep: with
+ * no sample dropped as an outlier. */
+static double flagged_by(const struct model *m, double ratio, size_t n, enum outlier out,
+			 bool keep)
 {
-	struct judge_rule rule = { .threshold_pct = 5.0 };
+	struct judge_rule rule = { .threshold_pct = 5.0, .keep_outliers = keep };
 	double a[64], b[64];
 	size_t hits = 0;
 	rng_state = 20261203;
@@ -78,10 +87,15 @@ static double flagged(const struct model *m, double ratio, size_t n, enum outlie
 	}
 	double rate = (double)hits / PAIRS;
 	if (getenv("ORCH_JUDGE_SIM"))
-		printf("sim %-7s %4.1f%%  ratio %.2f  n=%-2zu outlier %d: %5.1f%% flagged\n",
-		       m->noise == GAUSS ? "gauss" : "uniform", m->level * 100, ratio, n, (int)out,
-		       rate * 100);
+		printf("sim %-9s %4.1f%%  ratio %.2f  n=%-2zu outlier %d%s: %5.2f%% flagged\n",
+		       noise_names[m->noise], m->level * 100, ratio, n, (int)out,
+		       keep ? " untrimmed" : "", rate * 100);
 	return rate;
+}
+
+static double flagged(const struct model *m, double ratio, size_t n, enum outlier out)
+{
+	return flagged_by(m, ratio, n, out, false);
 }
 
 /* ---- Student's t against tabulated values ----------------------------- */
@@ -233,7 +247,53 @@ static void test_quantized_sides_keep_their_spread(void **state)
 	assert_int_equal(j.outcome, JUDGE_NOISE);
 }
 
+/* Ordinary samples are no outliers: B's 112.50 lies 14.5% above B's
+ * median, far for 4 samples' spread but ordinary for 5% noise at n=5;
+ * dropping it made p 0.009 (a regression) of what is p 0.37 whole. */
+static void test_ordinary_sample_kept(void **state)
+{
+	(void)state;
+	const double a[] = { 103.65, 101.64, 105.19, 98.53, 106.71 };
+	const double b[] = { 98.19, 97.99, 93.66, 97.32, 112.50 };
+	struct judgement j = judge(a, 5, b, 5, true, 5, false);
+	assert_int_equal(j.dropped_a, 0);
+	assert_int_equal(j.dropped_b, 0);
+	if (!(j.p > 0.3 && j.p < 0.45))
+		fail_msg("p %g, want the untrimmed test's 0.37", j.p);
+	assert_int_equal(j.outcome, JUDGE_NOISE);
+	/* a side of 5 needs 13 deviations, of 12 and more 6 */
+	assert_true(isinf(judge_outlier_k(4)));
+	assert_true(judge_outlier_k(5) >= 12.0);
+	assert_true(judge_outlier_k(12) == JUDGE_OUTLIER_K);
+}
+
 /* ---- the simulation --------------------------------------------------- */
+
+/* The outlier rule adds no false alarms: on clean data (no change) it flags
+ * at most what the untrimmed test flags, plus TRIM_TOLERANCE pairs of
+ * PAIRS (the same draws for both, so only the pairs it trimmed differ). */
+#define TRIM_TOLERANCE 4
+
+static void test_sim_trimming_adds_no_false_alarms(void **state)
+{
+	(void)state;
+	const struct model models[] = { { GAUSS, 0.05 }, { UNIFORM, 0.05 }, { LOGNORMAL, 0.05 } };
+	static const size_t ns[] = { 2, 3, 5, 10 };
+	bool ok = true;
+	for (size_t i = 0; i < 3; i++) {
+		for (size_t k = 0; k < 4; k++) {
+			double trimmed = flagged_by(&models[i], 1.0, ns[k], NO_OUTLIER, false);
+			double whole = flagged_by(&models[i], 1.0, ns[k], NO_OUTLIER, true);
+			if (trimmed * PAIRS > whole * PAIRS + TRIM_TOLERANCE + 0.5) {
+				printf("%s 5%%, n=%zu: %.2f%% flagged, untrimmed %.2f%%\n",
+				       noise_names[models[i].noise], ns[k], trimmed * 100, whole * 100);
+				ok = false;
+			}
+			assert_true(trimmed <= 0.01);
+		}
+	}
+	assert_true(ok);
+}
 
 static void test_sim_targets(void **state)
 {
@@ -245,10 +305,13 @@ static void test_sim_targets(void **state)
 		const struct model *m = &models[i];
 		assert_true(flagged(m, 1.0, 5, NO_OUTLIER) <= 0.01);
 		assert_true(flagged(m, 0.9, 5, NO_OUTLIER) >= 0.90);
-		assert_true(flagged(m, 0.8, 5, B_AT_A_LEVEL) >= 0.90);
+		/* a wild sample (150) neither hides a change nor makes one */
 		assert_true(flagged(m, 0.8, 5, B_HIGH) >= 0.90);
-		assert_true(flagged(m, 0.8, 5, A_LOW) >= 0.90);
 		assert_true(flagged(m, 1.0, 5, B_HIGH) <= 0.01);
+		/* a sample at the other side's level is ordinary noise for 5
+		 * samples; 10 tell it from the rest */
+		assert_true(flagged(m, 0.8, 10, B_AT_A_LEVEL) >= 0.90);
+		assert_true(flagged(m, 0.8, 10, A_LOW) >= 0.90);
 	}
 }
 
@@ -291,6 +354,8 @@ int main(void)
 		cmocka_unit_test(test_direction_and_evidence),
 		cmocka_unit_test(test_outlier_cannot_hide),
 		cmocka_unit_test(test_quantized_sides_keep_their_spread),
+		cmocka_unit_test(test_ordinary_sample_kept),
+		cmocka_unit_test(test_sim_trimming_adds_no_false_alarms),
 		cmocka_unit_test(test_sim_targets),
 		cmocka_unit_test(test_sim_false_alarms),
 		cmocka_unit_test(test_sim_power_grows),

@@ -16,10 +16,11 @@
  *      (default 1%) on log(sample) when every sample is > 0 (so the
  *      interval is one of the ratio B/A), else on the samples themselves.
  *      Before the test, a side of 5+ samples loses up to one sample in five
- *      that lies more than JUDGE_OUTLIER_K standard deviations from its
+ *      that lies more than judge_outlier_k(n) standard deviations from its
  *      side's median, the deviation pooled over both sides with each side's
  *      farthest sample left out: one wild sample can neither hide a change
- *      nor make one.
+ *      nor make one, and ordinary samples are dropped so rarely that the
+ *      false-alarm rate is the untrimmed test's.
  *   3. A regression needs both: worse beyond the threshold AND significant
  *      in the worse direction. Significant and better is "better";
  *      significant, worse, within the threshold is "worse"; anything not
@@ -39,7 +40,7 @@
 #include <stddef.h>
 
 #define JUDGE_DEFAULT_ALPHA 0.01
-#define JUDGE_OUTLIER_K 6.0
+#define JUDGE_OUTLIER_K 6.0      /* judge_outlier_k for 12+ samples a side */
 
 enum judge_outcome {
 	JUDGE_SAME = 0,        /* equal medians */
@@ -59,6 +60,7 @@ struct judge_rule {
 	 * spread that side B (a run's few) shares when nothing changed; with
 	 * one sample on B it is the prediction test on A's spread */
 	bool pooled;
+	bool keep_outliers;    /* drop no sample: the untrimmed test (for measuring the rule) */
 };
 
 enum judge_method {
@@ -108,5 +110,9 @@ const char *judge_method_name(enum judge_method m);
  */
 double judge_t_two_sided_p(double t, double df);
 double judge_t_quantile_two_sided(double p, double df);
+
+/* The outlier cutoff for a side of n samples, in standard deviations
+ * (INFINITY below 5 samples: nothing is dropped). */
+double judge_outlier_k(size_t n);
 
 #endif

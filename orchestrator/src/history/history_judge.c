@@ -86,7 +86,8 @@ static void judge_at(const struct history_series *s, const struct walk *w, size_
 	out->n_runs = end - from;
 	out->level_at = w->level;
 	out->level_acked = w->level_acked;
-	struct judge_rule jr = { rule->threshold_pct, rule->alpha, true, false };
+	struct judge_rule jr = { .threshold_pct = rule->threshold_pct, .alpha = rule->alpha,
+				  .judge_single = true };
 	size_t na;
 	double *a = base_samples(s, from, end, unit, &na);
 	if (out->n_runs < rule_min(rule) || !na) {
