@@ -346,6 +346,73 @@ static void test_repeats_restart_the_server(void **state)
 	free(tests);
 }
 
+/* A declared metric the output never gives fails its multi-host test,
+ * exactly as a single-host test: unless it says optional: true, or the
+ * output printed +++++ (too fast to measure); each is listed as missing
+ * with its reason. */
+static void test_missing_metric_fails(void **state)
+{
+	(void)state;
+	const char *server = "      - { on: server, run: \"echo ready; exec sleep 300\", background: true,"
+			     " ready: \"^ready$\" }\n";
+	char *tests = xasprintf(
+		"  - name: silent\n"
+		"    roles: { server: ctl, client: each }\n"
+		"    metrics: [{ name: dd.disk, regex: 'copied, .* ([0-9.]+) MB/s', unit: MB/s }]\n"
+		"    steps:\n%s"
+		"      - { on: client, run: \"echo '1+0 records in'\" }\n"
+		"  - name: soft\n"
+		"    roles: { server: ctl, client: each }\n"
+		"    metrics: [{ name: dd.disk, regex: 'copied, .* ([0-9.]+) MB/s', unit: MB/s,"
+		" optional: true }]\n"
+		"    steps:\n%s"
+		"      - { on: client, run: \"echo '1+0 records in'\" }\n"
+		"  - name: bonnie\n"
+		"    roles: { server: ctl, client: each }\n"
+		"    metrics:\n"
+		"      - { name: seq, regex: 'seq ([^ ]+)', unit: KiB/s }\n"
+		"      - { name: rewrite, regex: 'rewrite ([^ ]+)', unit: KiB/s }\n"
+		"    steps:\n%s"
+		"      - { on: client, run: \"echo 'seq 81234 rewrite +++++'\" }\n",
+		server, server, server);
+	char *run_dir;
+	json_t *root;
+	int rc = run_scenario("missing", tests, &run_dir, &root);
+	assert_int_equal(rc, 1);
+	for (int i = 0; i < 2; i++) {
+		const char *b = i ? "l2" : "l1";
+		json_t *r = ts_json_result_or_fail(root, b, "silent");
+		assert_status(r, "fail", "metric 'dd.disk' is missing from the output");
+		json_t *mm = json_array_get(json_object_get(r, "missing_metrics"), 0);
+		assert_string_equal(ts_json_str(mm, "name"), "dd.disk");
+		assert_string_equal(ts_json_str(mm, "reason"), "absent");
+		assert_true(json_is_false(json_object_get(mm, "optional")));
+
+		r = ts_json_result_or_fail(root, b, "soft");
+		assert_status(r, "pass", NULL);
+		mm = json_array_get(json_object_get(r, "missing_metrics"), 0);
+		assert_string_equal(ts_json_str(mm, "name"), "dd.disk");
+		assert_true(json_is_true(json_object_get(mm, "optional")));
+
+		r = ts_json_result_or_fail(root, b, "bonnie");
+		assert_status(r, "pass", NULL);
+		assert_true(metric_of(r, "seq") == 81234);
+		mm = json_array_get(json_object_get(r, "missing_metrics"), 0);
+		assert_string_equal(ts_json_str(mm, "name"), "rewrite");
+		assert_string_equal(ts_json_str(mm, "reason"), "too fast to measure");
+	}
+	char *path = xasprintf("%s/summary.txt", run_dir);
+	char *summary = ts_read_file(path);
+	assert_non_null(summary);
+	assert_non_null(strstr(summary, "missing: l1 silent: metric dd.disk (absent)"));
+	assert_non_null(strstr(summary, "missing: l2 bonnie: metric rewrite (too fast to measure)"));
+	free(summary);
+	free(path);
+	json_decref(root);
+	free(run_dir);
+	free(tests);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_step_files),
 		cmocka_unit_test(test_unreachable_server_is_an_error),
 		cmocka_unit_test(test_repeats_restart_the_server),
+		cmocka_unit_test(test_missing_metric_fails),
 	};
 	return ts_run_group(tests, group_setup, group_teardown);
 }
