@@ -3,6 +3,7 @@
 #include "cmd.h"
 #include "config/config.h"
 #include "cmd_common.h"
+#include "cmd_history_int.h"
 #include "db/db.h"
 #include "history/history.h"
 #include "result/result_json.h"
@@ -10,7 +11,6 @@
 #include "util/strbuf.h"
 #include "util/valfmt.h"
 #include "util/xmltext.h"
-#include "report/report_trend.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -24,12 +24,15 @@
 static const char usage_text[] =
 	"usage: orch history SCENARIO [options]\n"
 	"       orch history import RUNS_DIR [--rebuild] [--db URL]\n"
+	"       orch history ack SCENARIO METRIC --at RUN --note TEXT [-l BOARD]...\n"
+	"       orch history ack --list [SCENARIO] | --delete SCENARIO METRIC --at RUN\n"
 	"\n"
 	"Prints, per board and metric, the last runs of SCENARIO with their labels,\n"
 	"from the history every orch run writes (RUNS_DIR/orch-history.sqlite, or\n"
-	"the PostgreSQL database of --db / $ORCH_DB). A lasting step is marked at the\n"
-	"run where it appeared. 'import' indexes existing run folders (again);\n"
-	"--rebuild forgets the history first and rebuilds it from the folders.\n"
+	"the PostgreSQL database of --db / $ORCH_DB). A step the history's judge\n"
+	"finds is marked at the run where it appeared, an accepted one (ack) named.\n"
+	"'import' indexes existing run folders (again); --rebuild forgets the runs\n"
+	"(not the acks) first and rebuilds them from the folders.\n"
 	"\n"
 	"  -o, --runs-dir DIR     the runs folder whose history to read (default: ./runs)\n"
 	"      --db URL           postgresql://USER@HOST:PORT/DB or an SQLite file\n"
@@ -163,11 +166,32 @@ static void fmt_start(char *buf, size_t len, long long us)
 		snprintf(buf, len, "-");
 }
 
-/* Where the most recent lasting step of s is, or (size_t)-1. */
-static size_t series_step(const struct history_series *s, double threshold, struct history_step *st)
+void history_marks_of(const struct history_series *s, double threshold,
+		      struct history_marks *m)
 {
 	struct history_rule rule = { .threshold_pct = threshold };
-	return history_find_step(s, &rule, st) ? st->at : (size_t)-1;
+	m->v = xcalloc(s->n ? s->n : 1, sizeof(*m->v));
+	m->step_at = m->ack_at = SIZE_MAX;
+	m->step = NULL;
+	m->settled = false;
+	history_judge_series(s, &rule, m->v);
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->points[i].ack_note)
+			m->ack_at = i;
+		if (!m->v[i].step)
+			continue;
+		if (m->v[i].step_at != m->step_at) {
+			m->step_at = m->v[i].step_at;
+			m->step = &m->v[m->step_at];
+		}
+		m->settled = m->v[i].settled;
+	}
+}
+
+void history_marks_release(struct history_marks *m)
+{
+	free(m->v);
+	m->v = NULL;
 }
 
 /* Columns s takes on a terminal (one per code point). */
@@ -218,17 +242,23 @@ static void print_text(const struct history_series *s, size_t n, double threshol
 		row[7] = strbuf_detach(&sb);
 		valfmt_pair(&sb, lo, hi, hs->unit);
 		row[8] = strbuf_detach(&sb);
-		struct history_step st;
-		size_t at = series_step(hs, threshold, &st);
-		if (at != (size_t)-1) {
-			valfmt_pct(&sb, st.change_pct);
-			const struct history_point *p = &hs->points[at];
+		struct history_marks mk;
+		history_marks_of(hs, threshold, &mk);
+		if (mk.step) {
+			valfmt_pct(&sb, mk.step->j.change_pct);
+			const struct history_point *p = &hs->points[mk.step_at];
 			strbuf_printf(&sb, " at %s (%s)", p->label ? p->label : p->run_id,
-				      st.worse ? "worse" : "better");
-		} else {
-			strbuf_puts(&sb, "-");
+				      mk.step->j.worse ? "worse" : "better");
 		}
+		if (mk.ack_at != SIZE_MAX) {
+			const struct history_point *p = &hs->points[mk.ack_at];
+			strbuf_printf(&sb, "%saccepted at %s: %s", mk.step ? "; " : "",
+				      p->label ? p->label : p->run_id, p->ack_note);
+		}
+		if (!mk.step && mk.ack_at == SIZE_MAX)
+			strbuf_puts(&sb, "-");
 		row[9] = strbuf_detach(&sb);
+		history_marks_release(&mk);
 	}
 	for (size_t i = 0; i < (n + 1) * NC; i++)
 		if (columns(cells[i]) > width[i % NC])
@@ -255,8 +285,8 @@ static void print_runs(const struct history_series *s, size_t n, double threshol
 
 	for (size_t i = 0; i < n; i++) {
 		const struct history_series *hs = &s[i];
-		struct history_step st;
-		size_t at = series_step(hs, threshold, &st);
+		struct history_marks mk;
+		history_marks_of(hs, threshold, &mk);
 		printf("%s%s  %s  %s%s%s%s (%s is better), last %zu run%s\n", i ? "\n" : "", hs->board,
 		       hs->test, hs->metric, *hs->unit ? " [" : "", hs->unit, *hs->unit ? "]" : "",
 		       hs->higher_is_better ? "higher" : "lower", hs->n, hs->n == 1 ? "" : "s");
@@ -277,11 +307,15 @@ static void print_runs(const struct history_series *s, size_t n, double threshol
 			printf("  %-16s  %-15s  %-*s  %12s  %8s  %d", when, p->run_id, (int)lw,
 			       p->label ? p->label : "-", value, change, p->n);
 			free(value);
-			if (k == at)
-				printf("  <- step: %.1f%% %s from here (%s)", fabs(st.change_pct),
-				       st.change_pct < 0 ? "down" : "up", st.worse ? "worse" : "better");
+			if (k == mk.step_at)
+				printf("  <- step: %.1f%% %s from here (%s)", fabs(mk.step->j.change_pct),
+				       mk.step->j.change_pct < 0 ? "down" : "up",
+				       mk.step->j.worse ? "worse" : "better");
+			if (p->ack_note)
+				printf("  <- accepted: %s", p->ack_note);
 			putchar('\n');
 		}
+		history_marks_release(&mk);
 	}
 }
 
@@ -336,186 +370,32 @@ static void print_json(const char *scenario, const struct history_series *s, siz
 							     "host", p->host, "start", when,
 							     "value", p->value, "stddev", p->stddev,
 							     "samples", p->n));
+			if (p->ack_note)
+				json_object_set_new(json_array_get(pts, k), "ack_note",
+						    json_string(p->ack_note));
 			free(when);
 		}
 		json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o}", "scenario", scenario,
 				      "board", s[i].board, "test", s[i].test, "metric", s[i].metric,
 				      "unit", s[i].unit, "better", s[i].higher_is_better ? "higher" : "lower",
 				      "runs", pts);
-		struct history_step st;
-		size_t at = series_step(&s[i], threshold, &st);
-		if (at != (size_t)-1)
-			json_object_set_new(o, "step", json_pack("{s:s, s:s?, s:f, s:f, s:f, s:b}",
-								 "run_id", s[i].points[at].run_id,
-								 "label", s[i].points[at].label,
-								 "before", st.before, "after", st.after,
-								 "change_pct", st.change_pct, "worse", st.worse));
+		struct history_marks mk;
+		history_marks_of(&s[i], threshold, &mk);
+		if (mk.step)
+			json_object_set_new(o, "step", json_pack("{s:s, s:s?, s:f, s:f, s:f, s:b, s:b}",
+								 "run_id", s[i].points[mk.step_at].run_id,
+								 "label", s[i].points[mk.step_at].label,
+								 "before", mk.step->j.median_a,
+								 "after", mk.step->j.median_b,
+								 "change_pct", mk.step->j.change_pct,
+								 "worse", mk.step->j.worse,
+								 "settled", mk.settled));
+		history_marks_release(&mk);
 		json_array_append_new(a, o);
 	}
 	json_dumpf(a, stdout, JSON_INDENT(2));
 	putchar('\n');
 	json_decref(a);
-}
-
-static bool same(const char *a, const char *b)
-{
-	return a && b && strcmp(a, b) == 0;
-}
-
-static void html_text(struct strbuf *sb, const char *s)
-{
-	xml_escape(sb, s ? s : "", true);
-}
-
-/* The chart of one series, on its metric's shared scale. */
-static void html_cell(struct strbuf *sb, const struct history_series *hs, double lo, double hi,
-		      double threshold)
-{
-	struct trend_chart c;
-	trend_chart_init(&c);
-	c.width = 200;
-	c.height = 110;
-	struct trend_chart_point *pts = xcalloc(hs->n + 1, sizeof(*pts));
-	char **hrefs = xcalloc(hs->n + 1, sizeof(*hrefs));
-	for (size_t k = 0; k < hs->n; k++) {
-		const struct history_point *p = &hs->points[k];
-		pts[k].run_id = p->run_id;
-		pts[k].label = p->label;
-		pts[k].value = p->value;
-		if (p->run_dir && *p->run_dir) {
-			hrefs[k] = xasprintf("%s/report.html", p->run_dir);
-			pts[k].href = hrefs[k];
-		}
-	}
-	char *title = xasprintf("%s \u00b7 %s \u00b7 %s", hs->board, hs->test, hs->metric);
-	c.title = title;
-	c.unit = hs->unit;
-	c.points = pts;
-	c.n = hs->n;
-	c.lo = lo;
-	c.hi = hi;
-	struct history_step st;
-	size_t at = series_step(hs, threshold, &st);
-	if (at != (size_t)-1) {
-		c.current = at;
-		c.change = st.worse ? METRIC_CHANGE_REGRESSION : METRIC_CHANGE_BETTER;
-		c.base_from = 0;
-		c.base_to = at;
-	}
-	strbuf_puts(sb, "<td>");
-	trend_chart_svg(sb, &c);
-	if (at != (size_t)-1) {
-		struct strbuf w = STRBUF_INIT;
-		valfmt_pct(&w, st.change_pct);
-		strbuf_printf(&w, " at %s", hs->points[at].label ? hs->points[at].label
-								 : hs->points[at].run_id);
-		strbuf_printf(sb, "<div class=\"step %s\">", st.worse ? "worse" : "better");
-		html_text(sb, strbuf_str(&w));
-		strbuf_puts(sb, "</div>");
-		strbuf_release(&w);
-	}
-	strbuf_puts(sb, "</td>");
-	free(title);
-	for (size_t k = 0; k < hs->n; k++)
-		free(hrefs[k]);
-	free(hrefs);
-	free(pts);
-}
-
-/* --format html: one self-contained page (inline CSS and SVG, no script,
- * no network), a row per board and a column per test x metric, each cell
- * the board's trend of that metric on the metric's shared scale. */
-static void print_html(const char *scenario, const char *db, const struct history_series *s,
-		       size_t n, double threshold)
-{
-	const char **boards = xcalloc(n + 1, sizeof(*boards));
-	const struct history_series **cols = xcalloc(n + 1, sizeof(*cols));
-	size_t nb = 0, nc = 0;
-	for (size_t i = 0; i < n; i++) {
-		size_t b = 0, c = 0;
-		while (b < nb && !same(boards[b], s[i].board))
-			b++;
-		if (b == nb)
-			boards[nb++] = s[i].board;
-		while (c < nc && !(same(cols[c]->test, s[i].test) && same(cols[c]->metric, s[i].metric)))
-			c++;
-		if (c == nc)
-			cols[nc++] = &s[i];
-	}
-	struct strbuf sb = STRBUF_INIT;
-	strbuf_puts(&sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
-		    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>");
-	html_text(&sb, scenario);
-	strbuf_puts(&sb, " \u00b7 history \u00b7 orch</title>\n<style>\n"
-		    "body{margin:0;font:13px/1.4 system-ui,-apple-system,\"Segoe UI\",Roboto,"
-		    "\"DejaVu Sans\",Arial,sans-serif;color:#1f2328}\n"
-		    "header{padding:8px 14px;border-bottom:1px solid #d8dee4}h1{font-size:18px;margin:0}\n"
-		    "header p{margin:2px 0;color:#59636e;font-size:12px}\n"
-		    ".wrap{overflow:auto;max-height:calc(100vh - 64px)}\n"
-		    "table{border-collapse:separate;border-spacing:0}\n"
-		    "th{position:sticky;top:0;background:#f6f8fa;font-size:12px;padding:4px 6px;"
-		    "border-bottom:1px solid #d8dee4;text-align:left;white-space:nowrap;z-index:1}\n"
-		    "th small{display:block;font-weight:400;color:#59636e}\n"
-		    "th.b{position:sticky;left:0;z-index:2;background:#f6f8fa;border-right:1px solid #d8dee4}\n"
-		    "td{padding:2px 4px;border-bottom:1px solid #eef1f4;vertical-align:top}\n"
-		    "svg.trend{display:block}svg text{font-family:inherit}\n"
-		    ".step{font-size:11px;font-weight:600}.step.worse{color:#cf222e}"
-		    ".step.better{color:#1a7f37}.none{color:#8c959f;font-size:11px;padding:40px 8px}\n"
-		    "</style>\n</head>\n<body>\n<header><h1>");
-	html_text(&sb, scenario);
-	strbuf_printf(&sb, " \u00b7 history</h1><p>%zu board%s \u00d7 %zu metric%s from ", nb,
-		      nb == 1 ? "" : "s", nc, nc == 1 ? "" : "s");
-	html_text(&sb, db);
-	strbuf_puts(&sb, "; each metric's boards share one y scale; a lasting step is marked "
-		    "(dashed line, the runs before it shaded); a point links to its run's report."
-		    "</p></header>\n<div class=\"wrap\"><table>\n<thead><tr><th class=\"b\">board</th>");
-	double *lo = xcalloc(nc + 1, sizeof(*lo)), *hi = xcalloc(nc + 1, sizeof(*hi));
-	for (size_t c = 0; c < nc; c++) {
-		lo[c] = INFINITY;
-		hi[c] = -INFINITY;
-		for (size_t i = 0; i < n; i++)
-			if (same(s[i].test, cols[c]->test) && same(s[i].metric, cols[c]->metric))
-				for (size_t k = 0; k < s[i].n; k++) {
-					lo[c] = fmin(lo[c], s[i].points[k].value);
-					hi[c] = fmax(hi[c], s[i].points[k].value);
-				}
-		strbuf_puts(&sb, "<th>");
-		html_text(&sb, cols[c]->test);
-		strbuf_puts(&sb, " \u00b7 ");
-		html_text(&sb, cols[c]->metric);
-		strbuf_puts(&sb, "<small>");
-		struct strbuf r = STRBUF_INIT;
-		valfmt_pair(&r, lo[c], hi[c], cols[c]->unit);
-		strbuf_printf(&r, ", %s is better", cols[c]->higher_is_better ? "higher" : "lower");
-		html_text(&sb, strbuf_str(&r));
-		strbuf_release(&r);
-		strbuf_puts(&sb, "</small></th>");
-	}
-	strbuf_puts(&sb, "</tr></thead>\n<tbody>\n");
-	for (size_t b = 0; b < nb; b++) {
-		strbuf_puts(&sb, "<tr><th class=\"b\">");
-		html_text(&sb, boards[b]);
-		strbuf_puts(&sb, "</th>");
-		for (size_t c = 0; c < nc; c++) {
-			const struct history_series *hs = NULL;
-			for (size_t i = 0; i < n && !hs; i++)
-				if (same(s[i].board, boards[b]) && same(s[i].test, cols[c]->test) &&
-				    same(s[i].metric, cols[c]->metric))
-					hs = &s[i];
-			if (hs && hs->n)
-				html_cell(&sb, hs, lo[c], hi[c], threshold);
-			else
-				strbuf_puts(&sb, "<td class=\"none\">no runs</td>");
-		}
-		strbuf_puts(&sb, "</tr>\n");
-	}
-	strbuf_puts(&sb, "</tbody></table></div>\n</body>\n</html>\n");
-	fputs(strbuf_str(&sb), stdout);
-	strbuf_release(&sb);
-	free(lo);
-	free(hi);
-	free(boards);
-	free(cols);
 }
 
 static int history_show(struct db *db, const struct history_options *o)
@@ -539,7 +419,7 @@ static int history_show(struct db *db, const struct history_options *o)
 	else if (!strcmp(o->format, "runs"))
 		print_runs(s, n, o->threshold);
 	else if (!strcmp(o->format, "html"))
-		print_html(o->arg, db_name(db), s, n, o->threshold);
+		history_print_html(o->arg, db_name(db), s, n, o->threshold);
 	else
 		print_text(s, n, o->threshold);
 	history_series_free(s, n);
@@ -577,6 +457,8 @@ int cmd_history(int argc, char **argv)
 	struct history_options o = { 0 };
 	struct db *db = NULL;
 	char err[1024];
+	if (argc > 1 && !strcmp(argv[1], "ack"))
+		return cmd_history_ack(argc - 1, argv + 1);
 	int ret = parse_options(argc, argv, &o);
 	if (ret != 0) {
 		free(o.boards);

@@ -7,6 +7,7 @@
 #include "util/strbuf.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A series of runs, each given its samples (nvals per run) in unit. */
@@ -57,7 +58,7 @@ static void test_two_earlier_runs_not_judged(void **state)
 	struct history_series *s = series_new(v, 2, 1, "ms");
 	struct history_verdict hv;
 	const double b[] = { 94 };
-	assert_int_equal(history_judge_samples(s, NULL, b, 1, "ms", false, &rule5, &hv), 0);
+	assert_int_equal(history_judge_samples(s, b, 1, "ms", false, &rule5, &hv), 0);
 	assert_int_equal(hv.j.outcome, JUDGE_NOT_JUDGED);
 	assert_string_equal(hv.reason, "2 earlier runs, needs 3");
 	assert_true(fabs(hv.j.change_pct - (94 - 100.25) / 100.25 * 100) < 1e-9);
@@ -73,14 +74,14 @@ static void test_units_converted_first(void **state)
 	struct history_series *s = series_new(v, 3, 1, "kB");
 	struct history_verdict hv;
 	const double b[] = { 2000 };
-	assert_int_equal(history_judge_samples(s, NULL, b, 1, "MiB", true, &rule5, &hv), 0);
+	assert_int_equal(history_judge_samples(s, b, 1, "MiB", true, &rule5, &hv), 0);
 	assert_int_equal(hv.j.outcome, JUDGE_SAME);
 	assert_true(hv.j.change_pct == 0);
 	assert_true(fabs(hv.j.median_a - 2000) < 1e-9);   /* in the run's unit */
 	series_release(s);
 	/* a unit that does not convert starts a new level: nothing to judge against */
 	s = series_new(v, 3, 1, "kB");
-	assert_int_equal(history_judge_samples(s, NULL, b, 1, "ops/s", true, &rule5, &hv), 0);
+	assert_int_equal(history_judge_samples(s, b, 1, "ops/s", true, &rule5, &hv), 0);
 	assert_int_equal(hv.j.outcome, JUDGE_NOT_JUDGED);
 	assert_non_null(strstr(hv.reason, "0 earlier runs"));
 	series_release(s);
@@ -95,7 +96,7 @@ static void test_step_reported_then_normal(void **state)
 	struct history_verdict hv;
 	for (size_t n = 5; n < 10; n++) {
 		struct history_series *s = series_new(v, n, 1, "MiB/s");
-		assert_int_equal(history_judge_samples(s, NULL, &v[n], 1, "MiB/s", true, &rule5, &hv), 0);
+		assert_int_equal(history_judge_samples(s, &v[n], 1, "MiB/s", true, &rule5, &hv), 0);
 		if (n < 8) {
 			assert_int_equal(hv.j.outcome, JUDGE_REGRESSION);
 			assert_true(hv.step);
@@ -109,16 +110,29 @@ static void test_step_reported_then_normal(void **state)
 			assert_int_equal(hv.level_at, 5);
 			assert_int_equal(hv.n_runs, n - 5);
 		}
-		struct history_step st;
-		if (n >= 6) {
-			assert_true(history_find_step(s, &rule5, &st));
-			assert_int_equal(st.at, 5);
-			assert_true(st.worse);
-			assert_int_equal(st.settled, n >= 8);
-			assert_true(st.change_pct < -15 && st.change_pct > -25);
-		} else {
-			assert_false(history_find_step(s, &rule5, &st));
+		/* every earlier point's verdict, in one walk, is the one it got
+		 * when it ran */
+		struct history_verdict *all = xcalloc(n, sizeof(*all));
+		history_judge_series(s, &rule5, all);
+		for (size_t k = 0; k < n; k++) {
+			struct history_series *pre = series_new(v, k, 1, "MiB/s");
+			struct history_verdict one;
+			assert_int_equal(history_judge_samples(pre, &v[k], 1, "MiB/s", true, &rule5, &one), 0);
+			assert_int_equal(all[k].j.outcome, one.j.outcome);
+			assert_int_equal(all[k].step, one.step);
+			assert_int_equal(all[k].step_at, one.step_at);
+			assert_int_equal(all[k].settled, one.settled);
+			assert_int_equal(all[k].n_runs, one.n_runs);
+			assert_string_equal(all[k].reason, one.reason);
+			series_release(pre);
 		}
+		if (n >= 6) {
+			assert_true(all[5].step);
+			assert_true(all[5].j.worse);
+			assert_true(all[5].j.change_pct < -15 && all[5].j.change_pct > -25);
+			assert_int_equal(all[7 < n ? 7 : n - 1].settled, n >= 8);
+		}
+		free(all);
 		series_release(s);
 	}
 }
@@ -131,18 +145,18 @@ static void test_one_bad_night(void **state)
 	const double v[] = { 100.9, 98.8, 101.4, 99.6, 100.2, 79.0, 100.5, 99.1 };
 	struct history_verdict hv;
 	struct history_series *s = series_new(v, 5, 1, "MiB/s");
-	assert_int_equal(history_judge_samples(s, NULL, &v[5], 1, "MiB/s", true, &rule5, &hv), 0);
+	assert_int_equal(history_judge_samples(s, &v[5], 1, "MiB/s", true, &rule5, &hv), 0);
 	assert_int_equal(hv.j.outcome, JUDGE_REGRESSION);
 	series_release(s);
 	s = series_new(v, 6, 1, "MiB/s");
-	assert_int_equal(history_judge_samples(s, NULL, &v[6], 1, "MiB/s", true, &rule5, &hv), 0);
+	assert_int_equal(history_judge_samples(s, &v[6], 1, "MiB/s", true, &rule5, &hv), 0);
 	assert_int_not_equal(hv.j.outcome, JUDGE_REGRESSION);
 	assert_false(hv.step);
 	assert_int_equal(hv.level_at, 0);
 	assert_int_equal(hv.n_runs, 5);   /* against the level before the bad night */
 	series_release(s);
 	s = series_new(v, 7, 1, "MiB/s");
-	assert_int_equal(history_judge_samples(s, NULL, &v[7], 1, "MiB/s", true, &rule5, &hv), 0);
+	assert_int_equal(history_judge_samples(s, &v[7], 1, "MiB/s", true, &rule5, &hv), 0);
 	assert_int_not_equal(hv.j.outcome, JUDGE_REGRESSION);
 	assert_int_equal(hv.level_at, 0);
 	assert_int_equal(hv.n_runs, 7);   /* it ended there: now one of the runs of the level */
@@ -155,20 +169,34 @@ static void test_acknowledged(void **state)
 {
 	(void)state;
 	const double v[] = { 100.9, 98.8, 101.4, 99.6, 100.2, 90.1, 89.7, 90.4, 89.9 };
-	bool acked[9] = { [5] = true };
 	struct history_verdict hv;
 	struct history_series *s = series_new(v, 7, 1, "MiB/s");
-	assert_int_equal(history_judge_samples(s, acked, &v[7], 1, "MiB/s", true, &rule5, &hv), 0);
+	s->points[5].ack_note = xstrdup("kernel 6.6, slower by design");
+	assert_int_equal(history_judge_samples(s, &v[7], 1, "MiB/s", true, &rule5, &hv), 0);
 	assert_int_equal(hv.j.outcome, JUDGE_NOT_JUDGED);
 	assert_string_equal(hv.reason, "2 earlier runs at this level, needs 3");
 	assert_true(hv.level_acked);
 	series_release(s);
 	s = series_new(v, 8, 1, "MiB/s");
-	assert_int_equal(history_judge_samples(s, acked, &v[8], 1, "MiB/s", true, &rule5, &hv), 0);
+	s->points[5].ack_note = xstrdup("kernel 6.6, slower by design");
+	assert_int_equal(history_judge_samples(s, &v[8], 1, "MiB/s", true, &rule5, &hv), 0);
 	assert_int_not_equal(hv.j.outcome, JUDGE_REGRESSION);
 	assert_int_not_equal(hv.j.outcome, JUDGE_NOT_JUDGED);
 	assert_int_equal(hv.level_at, 5);
 	assert_true(hv.level_acked);
+	/* the page's marks: the acknowledged run is no step, it starts the level */
+	struct history_verdict all[8];
+	history_judge_series(s, &rule5, all);
+	assert_int_equal(all[5].j.outcome, JUDGE_NOT_JUDGED);
+	assert_string_equal(all[5].reason, "acknowledged change");
+	assert_false(all[5].step || all[6].step || all[7].step);
+	series_release(s);
+	/* without the ack, the same runs are a step, regressions until it settles */
+	s = series_new(v, 8, 1, "MiB/s");
+	history_judge_series(s, &rule5, all);
+	assert_int_equal(all[5].j.outcome, JUDGE_REGRESSION);
+	assert_int_equal(all[6].j.outcome, JUDGE_REGRESSION);
+	assert_true(all[7].settled);
 	series_release(s);
 }
 

@@ -18,7 +18,7 @@
 #include "result/result.h"
 
 #define HISTORY_FILE "orch-history.sqlite"
-#define HISTORY_SCHEMA_VERSION 4
+#define HISTORY_SCHEMA_VERSION 5
 #define HISTORY_DEFAULT_LAST 10
 
 /* Where the history is: `target` (--db) if set, else $ORCH_DB, else
@@ -53,6 +53,7 @@ struct history_point {
 	char *unit;                /* this run's unit ("" none) */
 	double *samples;           /* n_samples >= 1 (the median alone for rows without samples) */
 	size_t n_samples;
+	char *ack_note;            /* an acknowledged change at this run (orch history ack), or NULL */
 };
 
 struct history_series {
@@ -87,7 +88,9 @@ struct history_query {
 
 /* The series matching q, sorted by board, test, metric (bytewise), each
  * with its last q->last points, oldest first: those of the runs of the
- * scenario ordered by start time, then by the order they were indexed in.
+ * scenario ordered by start time, then by the order they were indexed in,
+ * a point's ack_note set when its run is an acknowledged change of its
+ * series.
  * Reads in a transaction of its own (not to be called inside one).
  * Returns 0 and *out / *n (caller frees with history_series_free), or a
  * DB_E* code. */
@@ -144,28 +147,65 @@ struct history_verdict {
 
 /*
  * Judges samples b[0..nb) in `unit` (the run's) against series s (earlier
- * runs, oldest first) by the rule above; acked[i] (may be NULL) marks the
- * points whose run is an acknowledged change. Fills *out; returns 0, or -1
- * when b holds nothing to judge.
+ * runs, oldest first) by the rule above; the points with an ack_note are
+ * acknowledged changes. Fills *out; returns 0, or -1 when b holds nothing
+ * to judge.
  */
-int history_judge_samples(const struct history_series *s, const bool *acked, const double *b,
-			  size_t nb, const char *unit, bool higher_is_better,
-			  const struct history_rule *rule, struct history_verdict *out);
+int history_judge_samples(const struct history_series *s, const double *b, size_t nb,
+			  const char *unit, bool higher_is_better, const struct history_rule *rule,
+			  struct history_verdict *out);
+/* Every point of s judged as it was when it ran (each against the points
+ * before it, with today's acknowledged changes): out[0..s->n), the same
+ * verdicts history_judge_samples gives, in one walk. An acknowledged point
+ * and a point whose unit breaks the series start a level and are not
+ * judged (their reason says which). */
+void history_judge_series(const struct history_series *s, const struct history_rule *rule,
+			  struct history_verdict *out);
 
-/* A step in a series, for orch history's marks. */
-struct history_step {
-	size_t at;                 /* index of the first point of the step */
-	double before;             /* the level before it (median of the runs judged against) */
-	double after;              /* the median of its first run */
-	double change_pct;         /* (after - before) / |before| * 100 */
-	bool worse;
-	bool settled;              /* it became the new normal (else it is still reported) */
+/*
+ * Acknowledged changes (orch history ack): a run at which a metric's step
+ * is accepted, so the runs after it are judged against the level that
+ * starts there. Kept in the history database apart from the runs (an
+ * import --rebuild keeps them), keyed by scenario, board ("" every board),
+ * test ("" every test with that metric) and metric, at a run id.
+ */
+struct history_ack {
+	char *scenario;
+	char *board;               /* "" every board */
+	char *test;                /* "" every test */
+	char *metric;
+	char *run_id;
+	char *note;
+	char *who;                 /* user@host that recorded it */
+	long long created_us;
 };
-
-/* The most recent step of s under the rule (its last point included), or
- * false when none. */
-bool history_find_step(const struct history_series *s, const struct history_rule *rule,
-		       struct history_step *step);
+/* Records a (a later one with the same key replaces its note). 0 or DB_E*. */
+int history_ack_add(struct db *db, const struct history_ack *a, char *err, size_t errlen);
+/* Removes the acks with a's key; *removed gets how many. 0 or DB_E*. */
+int history_ack_delete(struct db *db, const struct history_ack *a, size_t *removed, char *err,
+		       size_t errlen);
+/* Every ack of scenario (NULL: of every scenario), by scenario, metric,
+ * board and run; *out freed with history_acks_free. 0 or DB_E*. */
+int history_ack_list(struct db *db, const char *scenario, struct history_ack **out, size_t *n,
+		     char *err, size_t errlen);
+void history_acks_free(struct history_ack *a, size_t n);
+/* Names in the history, for checking what a user typed: the scenarios
+ * (scenario unused), or one scenario's boards, tests, metric names,
+ * "TEST.METRIC" pairs, run ids or run labels. *out is a NULL-terminated
+ * array (history_names_free). 0 or DB_E*. */
+enum history_names_of {
+	HISTORY_SCENARIOS, HISTORY_BOARDS, HISTORY_TESTS, HISTORY_METRICS, HISTORY_TEST_METRICS,
+	HISTORY_RUN_IDS, HISTORY_LABELS,
+};
+int history_names(struct db *db, const char *scenario, enum history_names_of what, char ***out,
+		  char *err, size_t errlen);
+void history_names_free(char **names);
+/* The run id of the one run of scenario labelled label: 0 and *run_id
+ * (caller frees), DB_EUSAGE when no run or several have it, or DB_E*. */
+int history_run_of_label(struct db *db, const char *scenario, const char *label, char **run_id,
+			 char *err, size_t errlen);
+/* Whether ack a is about series s. */
+bool history_ack_matches(const struct history_ack *a, const struct history_series *s);
 
 /*
  * --baseline history: judges every metric of run (pass and fail results)

@@ -38,6 +38,11 @@ static const struct db_migration history_migrations[] = {
 	 * reads the runs it needs, by run and board); one index less to write
 	 * per metric indexed */
 	{ 4, "DROP INDEX history_metric_key" },
+	/* 5: acknowledged changes (orch history ack), by run id, so that they
+	 * outlive an import --rebuild */
+	{ 5, "CREATE TABLE history_ack (scenario TEXT NOT NULL, board TEXT NOT NULL,"
+	     " test TEXT NOT NULL, metric TEXT NOT NULL, run_id TEXT NOT NULL, note TEXT NOT NULL,"
+	     " who TEXT, created_us BIGINT, PRIMARY KEY (scenario, board, test, metric, run_id))" },
 };
 
 char *history_target(const char *target, const char *runs_dir)

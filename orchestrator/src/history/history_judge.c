@@ -130,47 +130,67 @@ static void walk_step(struct walk *w, size_t i, const struct history_verdict *v,
 	}
 }
 
-/* The walk over the first n points of s (each judged in its own unit). */
-static void walk_series(const struct history_series *s, const bool *acked, size_t n,
-			bool hib, const struct history_rule *rule, struct walk *w,
-			struct history_step *last)
+/* The step members of v, once walk_step moved w past v's point: a verdict
+ * that differs is part of the step w holds, settled when it became the
+ * level. */
+static void mark_step(const struct walk *w, const struct history_rule *rule,
+		      struct history_verdict *v)
+{
+	if (!differs(&v->j))
+		return;
+	v->step = true;
+	v->step_at = w->step_at;
+	v->settled = w->level == w->step_at && !w->pending;
+	v->step_run = v->settled ? rule_settle(rule) : w->step_runs;
+}
+
+/* The verdict of a point that starts a level (not judged). */
+static void level_start(const struct history_point *p, size_t i, bool acked,
+			struct history_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->j.outcome = JUDGE_NOT_JUDGED;
+	v->j.method = JUDGE_METHOD_NONE;
+	v->j.median_a = v->j.median_b = p->value;
+	v->j.change_pct = NAN;
+	v->j.p = v->j.ci_lo = v->j.ci_hi = NAN;
+	v->base_from = v->level_at = i;
+	v->level_acked = acked;
+	snprintf(v->reason, sizeof(v->reason), "%s", acked ? "acknowledged change" : "unit changed");
+	v->j.reason = v->reason;
+}
+
+/* The walk over the first n points of s (each judged in its own unit),
+ * their verdicts in out[0..n) when out is not NULL. */
+static void walk_series(const struct history_series *s, size_t n, bool hib,
+			const struct history_rule *rule, struct walk *w, struct history_verdict *out)
 {
 	memset(w, 0, sizeof(*w));
-	if (last)
-		last->at = (size_t)-1;
 	for (size_t i = 0; i < n; i++) {
 		const struct history_point *p = &s->points[i];
 		const char *unit = p->unit ? p->unit : "";
-		if ((acked && acked[i]) || (i > 0 && !converts(&s->points[i - 1], unit))) {
+		struct history_verdict one, *v = out ? &out[i] : &one;
+		bool acked = p->ack_note != NULL;
+		if (acked || (i > 0 && !converts(&s->points[i - 1], unit))) {
 			w->level = i;
-			w->level_acked = acked && acked[i];
+			w->level_acked = acked;
 			w->pending = false;
+			level_start(p, i, acked, v);
 			continue;
 		}
-		struct history_verdict v;
-		judge_at(s, w, i, p->samples, p->n_samples, unit, hib, rule, &v);
-		bool was_pending = w->pending;
-		size_t was_at = w->step_at;
-		walk_step(w, i, &v, rule);
-		if (last && differs(&v.j) && (!was_pending || was_at != w->step_at || w->step_at == i)) {
-			last->at = i;
-			last->before = v.j.median_a;
-			last->after = v.j.median_b;
-			last->change_pct = v.j.change_pct;
-			last->worse = v.j.worse;
-		}
-		if (last && last->at != (size_t)-1)
-			last->settled = w->level == last->at;
+		judge_at(s, w, i, p->samples, p->n_samples, unit, hib, rule, v);
+		walk_step(w, i, v, rule);
+		mark_step(w, rule, v);
 	}
 }
 
-int history_judge_samples(const struct history_series *s, const bool *acked, const double *b,
-			  size_t nb, const char *unit, bool higher_is_better,
-			  const struct history_rule *rule, struct history_verdict *out)
+int history_judge_samples(const struct history_series *s, const double *b, size_t nb,
+			  const char *unit, bool higher_is_better, const struct history_rule *rule,
+			  struct history_verdict *out)
 {
 	struct walk w;
 	unit = unit ? unit : "";
-	walk_series(s, acked, s->n, higher_is_better, rule, &w, NULL);
+	walk_series(s, s->n, higher_is_better, rule, &w, NULL);
 	if (s->n && !converts(&s->points[s->n - 1], unit)) {
 		w.level = s->n;
 		w.level_acked = false;
@@ -179,29 +199,16 @@ int history_judge_samples(const struct history_series *s, const bool *acked, con
 	judge_at(s, &w, s->n, b, nb, unit, higher_is_better, rule, out);
 	if (!nb)
 		return -1;
-	bool was_pending = w.pending;
 	walk_step(&w, s->n, out, rule);
-	if (differs(&out->j)) {
-		out->step = true;
-		out->step_at = was_pending ? w.step_at : s->n;
-		if (w.level == out->step_at && !w.pending) {
-			out->settled = true;
-			out->step_run = rule_settle(rule);
-		} else {
-			out->step_run = w.step_runs;
-		}
-		if (out->settled)
-			out->step_at = w.level;
-	}
+	mark_step(&w, rule, out);
 	return 0;
 }
 
-bool history_find_step(const struct history_series *s, const struct history_rule *rule,
-		       struct history_step *step)
+void history_judge_series(const struct history_series *s, const struct history_rule *rule,
+			  struct history_verdict *out)
 {
 	struct walk w;
-	walk_series(s, NULL, s->n, s->higher_is_better, rule, &w, step);
-	return step->at != (size_t)-1;
+	walk_series(s, s->n, s->higher_is_better, rule, &w, out);
 }
 
 static const struct history_series *find_series(const struct history_series *s, size_t n,
@@ -265,7 +272,7 @@ static void judge_metric(const struct run_result *run, struct test_result *tr,
 		rule.threshold_pct = m->threshold_pct;
 	struct history_verdict v;
 	static const struct history_series empty = { 0 };
-	if (history_judge_samples(s ? s : &empty, NULL, m->samples, m->n_samples, m->unit,
+	if (history_judge_samples(s ? s : &empty, m->samples, m->n_samples, m->unit,
 				  m->higher_is_better, &rule, &v) < 0)
 		return;
 	m->change = (size_t)v.j.outcome < sizeof(change_of) / sizeof(change_of[0])
@@ -274,7 +281,13 @@ static void judge_metric(const struct run_result *run, struct test_result *tr,
 	compare_set_verdict(&m->verdict, &v.j, m->unit, m->unit);
 	m->verdict.n_baseline = v.n_runs;
 	if (v.level_acked && s && v.level_at < s->n) {
-		m->verdict.ack_run = xstrdup(s->points[v.level_at].run_id);
+		const struct history_point *p = &s->points[v.level_at];
+		m->verdict.ack_run = xstrdup(p->run_id);
+		m->verdict.ack_note = xstrdup(p->ack_note);
+		char *t = xasprintf("%s judged since %s, accepted: %s", m->name,
+				    p->label ? p->label : p->run_id, p->ack_note ? p->ack_note : "");
+		append_text(&tr->comparison, "; ", t);
+		free(t);
 	}
 	if (v.j.outcome == JUDGE_NOT_JUDGED) {
 		char *t = xasprintf("%s (%s)", m->name, v.reason);

@@ -36,6 +36,7 @@ static void point_release(struct history_point *p)
 	free(p->run_dir);
 	free(p->unit);
 	free(p->samples);
+	free(p->ack_note);
 }
 
 void history_series_free(struct history_series *s, size_t n)
@@ -188,6 +189,7 @@ static int run_row(const struct db_row *r, void *ctx)
 	p->host = xstrdup(db_cell(rr->runs, rr->run, R_HOST));
 	p->run_dir = xstrdup(db_cell(rr->runs, rr->run, R_DIR));
 	p->start_us = rr->start_us;
+	p->ack_note = NULL;
 	p->value = db_row_real(r, M_MEDIAN, 0);
 	p->stddev = db_row_real(r, M_STDDEV, 0);
 	p->n = (int)db_row_int(r, M_N, 1);
@@ -314,6 +316,28 @@ static void set_finish(struct series_set *set)
 		qsort(set->s, kept, sizeof(*set->s), cmp_series);
 }
 
+/* Sets the ack_note of every point that a recorded ack of q's scenario is
+ * about. */
+static int mark_acks(struct db *db, const struct history_query *q, struct series_set *set,
+		     char *err, size_t errlen)
+{
+	struct history_ack *a = NULL;
+	size_t na = 0;
+	int rc = history_ack_list(db, q->scenario, &a, &na, err, errlen);
+	for (size_t i = 0; rc == 0 && i < set->n; i++) {
+		struct history_series *s = &set->s[i];
+		for (size_t k = 0; k < na; k++) {
+			if (!history_ack_matches(&a[k], s))
+				continue;
+			for (size_t p = 0; p < s->n; p++)
+				if (!s->points[p].ack_note && !strcmp(s->points[p].run_id, a[k].run_id))
+					s->points[p].ack_note = xstrdup(a[k].note);
+		}
+	}
+	history_acks_free(a, na);
+	return rc;
+}
+
 /*
  * Only what is asked leaves the database: one board when q names one, and
  * with q->last and keys only the runs the series need, newest first, one
@@ -339,6 +363,8 @@ int history_load(struct db *db, const struct history_query *q, struct history_se
 	int rc = 0;
 	if ((!q->n_keys || set.n) && (rc = db_begin_read(db, err, errlen)) == 0) {
 		rc = load_runs(db, &scan, &set, err, errlen);
+		if (rc == 0)
+			rc = mark_acks(db, q, &set, err, errlen);
 		if (rc == 0)
 			rc = db_commit(db, err, errlen);
 		else
