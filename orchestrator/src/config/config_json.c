@@ -92,10 +92,14 @@ static json_t *test_json(const struct test *t)
 		json_t *a = json_array();
 		for (size_t i = 0; i < t->n_metrics; i++) {
 			const struct metric_spec *m = &t->metrics[i];
-			json_array_append_new(a, json_pack("{s:s?, s:s?, s:s?, s:s}", "name", m->name,
-							   "regex", m->regex_src, "unit", m->unit,
-							   "better", m->better == BETTER_LOWER ? "lower"
-											     : "higher"));
+			json_t *mo = m->bench_override
+				? json_pack("{s:s?}", "name", m->name)
+				: json_pack("{s:s?, s:s?, s:s?, s:s}", "name", m->name, "regex",
+					    m->regex_src, "unit", m->unit, "better",
+					    m->better == BETTER_LOWER ? "lower" : "higher");
+			if (m->has_threshold)
+				json_object_set_new(mo, "threshold_pct", json_real(m->threshold_pct));
+			json_array_append_new(a, mo);
 		}
 		json_object_set_new(o, "metrics", a);
 	}

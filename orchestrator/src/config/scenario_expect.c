@@ -96,7 +96,8 @@ static const char *unit_of(const struct test *t, const char *name, bool *unknown
 {
 	*unknown = false;
 	for (size_t j = 0; j < t->n_metrics; j++)
-		if (t->metrics[j].name && strcmp(t->metrics[j].name, name) == 0)
+		if (t->metrics[j].name && !t->metrics[j].bench_override &&
+		    strcmp(t->metrics[j].name, name) == 0)
 			return t->metrics[j].unit;
 	if (t->kind == TEST_TRANSFER)
 		return "MiB/s";

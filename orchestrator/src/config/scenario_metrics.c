@@ -14,6 +14,7 @@
 static const char *const metric_keys[] = { "name", "regex", "unit", "unit_group", "better", "from",
 					   "optional", "threshold", NULL };
 static const char *const better_names[] = { "higher", "lower", NULL };
+static const char *const override_keys[] = { "name", "threshold", NULL };
 
 /*
  * A unit orch converts must be spelled as its table has it; a name it does
@@ -88,6 +89,33 @@ static void read_metric_from(struct cfg *c, const struct ynode *n, struct metric
 	free(v);
 }
 
+/* A metrics: entry without regex on a test whose program prints its own
+ * metrics (bench:, parse:): names one of them to give it a threshold:. */
+static void read_override(struct cfg *c, const struct ynode *m, const struct test *t,
+			  struct metric_spec *ms)
+{
+	const char *what = t->kind == TEST_BENCH ? "a metric of a bench: program (name and threshold only)"
+						 : "a metric of a parse: remote-bench test (name and threshold only)";
+	cfg_check_keys(c, m, override_keys, what);
+	ms->bench_override = true;
+	ms->unit = xstrdup("");
+	ms->has_threshold = scenario_read_threshold(c, ymap_get(m, "threshold"),
+						    &ms->threshold_pct) > 0;
+	if (!ymap_get(m, "threshold"))
+		cfg_error(c, m, "metric '%s' has neither 'regex' (a metric of its own) nor "
+			  "'threshold' (for the metric the %s prints)", ms->name ? ms->name : "?",
+			  t->kind == TEST_BENCH ? "program" : "command");
+	const struct ynode *name = ymap_get(m, "name");
+	if (!ms->name || t->kind != TEST_BENCH || !t->bench || !scenario_bench_known(t->bench) ||
+	    scenario_bench_metric_unit(t->bench, ms->name))
+		return;
+	const char *names[64] = { NULL };
+	scenario_bench_metric_names(t->bench, names, 64);
+	const char *sug = cfg_suggest(ms->name, names);
+	cfg_error(c, name, "metric '%s', which remote-bench %s does not print%s%s%s", ms->name,
+		  t->bench, sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
+}
+
 void scenario_read_metrics(struct cfg *c, const struct ynode *n, struct test *t)
 {
 	char f[96];
@@ -100,7 +128,10 @@ void scenario_read_metrics(struct cfg *c, const struct ynode *n, struct test *t)
 			continue;
 		struct metric_spec *ms = &t->metrics[t->n_metrics++];
 		ms->pos = cfg_pos(c, m);
-		cfg_check_keys(c, m, metric_keys, "a metric");
+		bool override = !ymap_get(m, "regex") &&
+				(t->kind == TEST_BENCH || (t->parse && !strcmp(t->parse, "remote-bench")));
+		if (!override)
+			cfg_check_keys(c, m, metric_keys, "a metric");
 		const struct ynode *name = ymap_get(m, "name");
 		if (!name)
 			cfg_error(c, m, "metric needs a 'name'");
@@ -113,6 +144,10 @@ void scenario_read_metrics(struct cfg *c, const struct ynode *n, struct test *t)
 				if (t->metrics[j].name && strcmp(t->metrics[j].name, ms->name) == 0)
 					cfg_error(c, name, "duplicate metric %s in test '%s'",
 						  cfg_found(name, f, sizeof(f)), t->name ? t->name : "");
+		}
+		if (override) {
+			read_override(c, m, t, ms);
+			continue;
 		}
 		const struct ynode *rx = ymap_get(m, "regex");
 		if (!rx)

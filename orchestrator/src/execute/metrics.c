@@ -19,6 +19,9 @@ void metric_collector_init(struct metric_collector *mc, const struct test *test,
 	mc->spec_seen = xcalloc(test->n_metrics ? test->n_metrics : 1, sizeof(bool));
 	mc->spec_placeholder = xcalloc(test->n_metrics ? test->n_metrics : 1, sizeof(bool));
 	mc->spec_too_fast = xcalloc(test->n_metrics ? test->n_metrics : 1, sizeof(bool));
+	/* an override reads nothing: seen from the start, never missing */
+	for (size_t i = 0; i < test->n_metrics; i++)
+		mc->spec_seen[i] = test->metrics[i].bench_override;
 	mc->json_lines = json_lines;
 	mc->has_checks = output_expect_any(&test->output);
 	if (mc->has_checks)
@@ -238,7 +241,8 @@ int metric_collector_commit(struct metric_collector *mc, struct test_result *tr)
 		const struct collected_metric *cm = &mc->values[i];
 		test_result_add_sample(tr, cm->name, cm->unit, cm->higher_is_better, cm->value);
 	}
-	/* a metric's own threshold: (scenario) travels with its result to the judge */
+	/* a metric's own threshold: (scenario, or an override of a program's
+	 * metric) travels with its result to the judge */
 	for (size_t i = 0; i < mc->n_specs; i++) {
 		const struct metric_spec *spec = &mc->specs[i];
 		struct metric_result *m = spec->has_threshold && spec->name
