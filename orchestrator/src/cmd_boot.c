@@ -158,7 +158,15 @@ static int lock_board(const char *board, struct coord_db **db, struct run_locks 
 	return 0;
 }
 
-int cmd_boot(int argc, char **argv)
+struct boot_options {
+	const char *inv_path, *trigger, *timeout_text, *scenario_path, *out_dir;
+	const char *board_name;
+	int64_t timeout_ms;
+	enum boot_trigger trig;
+};
+
+/* EXIT_OK with *o filled, or the exit code of the usage error said. */
+static int parse_boot_options(int argc, char **argv, struct boot_options *o, bool *help)
 {
 	static const struct option opts[] = {
 		{ "inventory", required_argument, NULL, 'i' },
@@ -169,20 +177,20 @@ int cmd_boot(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *inv_path = NULL, *trigger = NULL, *timeout_text = NULL, *scenario_path = NULL;
-	const char *out_dir = NULL;
+	*o = (struct boot_options){ .timeout_ms = 180000, .trig = BOOT_TRIGGER_NONE };
+	*help = false;
 	int c;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":i:o:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'i': inv_path = optarg; break;
-		case 't': trigger = optarg; break;
-		case 'T': timeout_text = optarg; break;
-		case 'p': scenario_path = optarg; break;
-		case 'o': out_dir = optarg; break;
+		case 'i': o->inv_path = optarg; break;
+		case 't': o->trigger = optarg; break;
+		case 'T': o->timeout_text = optarg; break;
+		case 'p': o->scenario_path = optarg; break;
+		case 'o': o->out_dir = optarg; break;
 		case 'h':
-			fputs(usage_text, stdout);
+			*help = true;
 			return EXIT_OK;
 		default:
 			return cmd_option_error("boot", c, argv[optind - 1]);
@@ -190,118 +198,100 @@ int cmd_boot(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return cmd_usage_error("boot", "give exactly one BOARD");
-	const char *board_name = argv[optind];
-	int64_t timeout_ms = 180000;
-	if (timeout_text && (units_parse_duration_ms(timeout_text, &timeout_ms) < 0 ||
-			     timeout_ms <= 0)) {
+	o->board_name = argv[optind];
+	if (o->timeout_text && (units_parse_duration_ms(o->timeout_text, &o->timeout_ms) < 0 ||
+				o->timeout_ms <= 0)) {
 		return cmd_usage_error("boot", "invalid duration '%s' (e.g. 90s, 3m)",
-				       timeout_text);
+				       o->timeout_text);
 	}
-	enum boot_trigger trig = BOOT_TRIGGER_NONE;
-	if (trigger) {
-		if (!strcmp(trigger, "power-cycle"))
-			trig = BOOT_TRIGGER_POWER_CYCLE;
-		else if (!strcmp(trigger, "reboot"))
-			trig = BOOT_TRIGGER_REBOOT;
-		else if (strcmp(trigger, "none") != 0)
+	if (o->trigger) {
+		if (!strcmp(o->trigger, "power-cycle"))
+			o->trig = BOOT_TRIGGER_POWER_CYCLE;
+		else if (!strcmp(o->trigger, "reboot"))
+			o->trig = BOOT_TRIGGER_REBOOT;
+		else if (strcmp(o->trigger, "none") != 0)
 			return cmd_usage_error("boot", "unknown trigger '%s' (power-cycle, reboot, "
-					       "none)", trigger);
+					       "none)", o->trigger);
 	}
+	return EXIT_OK;
+}
 
-	struct scenario *sc = NULL;
-	struct inventory *inv = NULL;
-	int ret = scenario_path ? cmd_load_scenario(scenario_path, inv_path, &sc, &inv)
-				: cmd_load_inventory(inv_path, &inv);
-	if (ret != EXIT_OK)
-		return ret;
-	char test_name[] = "boot";
-	struct test test = { .name = test_name, .kind = TEST_BOOT, .repeat = 1 };
-	bool own_phases = false;
-	const struct board *board = inventory_find(inv, board_name);
-	char *dir = NULL;
-	struct board_link link = { 0 };
-	struct coord_db *db = NULL;
-	struct run_locks *locks = NULL;
-	if (!board) {
-		fprintf(stderr, "orch boot: no board '%s' in %s\n", board_name, inv->path);
-		ret = EXIT_USAGE;
-		goto out;
-	}
-	board_link_init(&link, board, inv->dir);
+/* The boot spec of test: the scenario's first boot: test, or the default
+ * phases (*own_phases set: free them), with the options over it. EXIT_OK,
+ * or EXIT_USAGE after saying why. */
+static int boot_test_spec(const struct boot_options *o, const struct scenario *sc,
+			  const struct board *board, struct test *test, bool *own_phases)
+{
 	const struct test *from = NULL;
+	int64_t timeout_ms = o->timeout_ms;
 	for (size_t i = 0; sc && i < sc->n_tests && !from; i++)
 		if (sc->tests[i].kind == TEST_BOOT)
 			from = &sc->tests[i];
 	if (sc && !from) {
-		fprintf(stderr, "orch boot: %s has no boot: test\n", scenario_path);
-		ret = EXIT_USAGE;
-		goto out;
+		fprintf(stderr, "orch boot: %s has no boot: test\n", o->scenario_path);
+		return EXIT_USAGE;
 	}
 	if (from) {
-		test.boot = from->boot;
-		if (!timeout_text)
+		test->boot = from->boot;
+		if (!o->timeout_text)
 			timeout_ms = from->boot.timeout_ms > 0 ? from->boot.timeout_ms
-							      : from->timeout_ms;
+							       : from->timeout_ms;
 	} else {
-		own_phases = true;
-		if (default_phases(&test.boot) < 0) {
+		*own_phases = true;
+		if (default_phases(&test->boot) < 0) {
 			fprintf(stderr, "orch boot: internal error: default phase patterns\n");
-			ret = EXIT_USAGE;
-			goto out;
+			return EXIT_USAGE;
 		}
-		test.boot.trigger = board->power.cycle || board->power.on ? BOOT_TRIGGER_POWER_CYCLE
-									 : BOOT_TRIGGER_NONE;
+		test->boot.trigger = board->power.cycle || board->power.on
+					     ? BOOT_TRIGGER_POWER_CYCLE : BOOT_TRIGGER_NONE;
 	}
-	if (trigger)
-		test.boot.trigger = trig;
-	test.boot.timeout_ms = timeout_ms;
-	test.timeout_ms = timeout_ms;
+	if (o->trigger)
+		test->boot.trigger = o->trig;
+	test->boot.timeout_ms = timeout_ms;
+	test->timeout_ms = timeout_ms;
+	return EXIT_OK;
+}
 
-	if (out_dir) {
-		dir = fs_resolve_path(out_dir, NULL);
-	} else {
-		char stamp[32];
-		time_t now = time(NULL);
-		struct tm tm;
-		localtime_r(&now, &tm);
-		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-		char *safe = fs_safe_name(board->name);
-		char *rel = xasprintf("runs/boot/%s-%s", safe, stamp);
-		dir = fs_resolve_path(rel, NULL);
-		free(safe);
-		free(rel);
-	}
-	char err[512];
-	if (fs_mkdir_p(dir, err, sizeof(err)) < 0) {
-		fprintf(stderr, "orch: error: %s\n", err);
-		ret = EXIT_INFRA;
-		goto out;
-	}
+/* -o DIR, or runs/boot/BOARD-YYYYMMDD-HHMMSS; the caller frees it. */
+static char *boot_output_dir(const char *out_dir, const char *board_name)
+{
+	if (out_dir)
+		return fs_resolve_path(out_dir, NULL);
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	char *safe = fs_safe_name(board_name);
+	char *rel = xasprintf("runs/boot/%s-%s", safe, stamp);
+	char *dir = fs_resolve_path(rel, NULL);
+	free(safe);
+	free(rel);
+	return dir;
+}
 
-	interrupt_install();
-	if (lock_board(board->name, &db, &locks) < 0) {
-		ret = EXIT_INFRA;
-		goto out;
-	}
-	struct plan_item item = { .board = board, .test = &test };
+/* Runs the boot test on a thread while boot.log is shown live, then its
+ * phases: the exit code. */
+static int run_boot_live(struct plan_item *item, struct board_link *link, const char *dir)
+{
+	const struct board *board = item->board;
 	struct boot_job job = {
-		.ctx = { .item = &item, .link = &link, .test_dir = dir },
+		.ctx = { .item = item, .link = link, .test_dir = dir },
 	};
 	job.tr.board = xstrdup(board->name);
 	job.tr.test = xstrdup("boot");
 	pthread_mutex_init(&job.mu, NULL);
 	static const char *const trig_names[] = { "power-cycle", "reboot", "none" };
 	char dur[32];
-	units_format_duration(timeout_ms, dur, sizeof(dur));
+	units_format_duration(item->test->timeout_ms, dur, sizeof(dur));
 	fprintf(stderr, "orch: %s: listening on the serial console, trigger %s, timeout %s\n",
-		board->name, trig_names[test.boot.trigger], dur);
+		board->name, trig_names[item->test->boot.trigger], dur);
 	pthread_t th;
 	if (pthread_create(&th, NULL, boot_thread, &job) != 0) {
 		fprintf(stderr, "orch: error: cannot start a thread\n");
-		ret = EXIT_INFRA;
 		pthread_mutex_destroy(&job.mu);
 		test_result_release(&job.tr);
-		goto out;
+		return EXIT_INFRA;
 	}
 	char *log_path = fs_path_join(dir, "boot.log");
 	long off = 0;
@@ -325,6 +315,7 @@ int cmd_boot(int argc, char **argv)
 		fprintf(stderr, "orch: %s: %s: %s\n", board->name,
 			result_status_name(job.tr.status), job.tr.message);
 	fprintf(stderr, "orch: console log in %s/boot.log\n", dir);
+	int ret;
 	if (interrupt_requested())
 		ret = EXIT_INTERRUPTED;
 	else if (job.tr.status == STATUS_PASS)
@@ -335,6 +326,56 @@ int cmd_boot(int argc, char **argv)
 		ret = EXIT_INFRA;
 	pthread_mutex_destroy(&job.mu);
 	test_result_release(&job.tr);
+	return ret;
+}
+
+int cmd_boot(int argc, char **argv)
+{
+	struct boot_options o;
+	bool help;
+	int ret = parse_boot_options(argc, argv, &o, &help);
+	if (ret != EXIT_OK || help) {
+		if (help)
+			fputs(usage_text, stdout);
+		return ret;
+	}
+	struct scenario *sc = NULL;
+	struct inventory *inv = NULL;
+	ret = o.scenario_path ? cmd_load_scenario(o.scenario_path, o.inv_path, &sc, &inv)
+			      : cmd_load_inventory(o.inv_path, &inv);
+	if (ret != EXIT_OK)
+		return ret;
+	char test_name[] = "boot";
+	struct test test = { .name = test_name, .kind = TEST_BOOT, .repeat = 1 };
+	bool own_phases = false;
+	const struct board *board = inventory_find(inv, o.board_name);
+	char *dir = NULL;
+	struct board_link link = { 0 };
+	struct coord_db *db = NULL;
+	struct run_locks *locks = NULL;
+	if (!board) {
+		fprintf(stderr, "orch boot: no board '%s' in %s\n", o.board_name, inv->path);
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	board_link_init(&link, board, inv->dir);
+	ret = boot_test_spec(&o, sc, board, &test, &own_phases);
+	if (ret != EXIT_OK)
+		goto out;
+	dir = boot_output_dir(o.out_dir, board->name);
+	char err[512];
+	if (fs_mkdir_p(dir, err, sizeof(err)) < 0) {
+		fprintf(stderr, "orch: error: %s\n", err);
+		ret = EXIT_INFRA;
+		goto out;
+	}
+	interrupt_install();
+	if (lock_board(board->name, &db, &locks) < 0) {
+		ret = EXIT_INFRA;
+		goto out;
+	}
+	struct plan_item item = { .board = board, .test = &test };
+	ret = run_boot_live(&item, &link, dir);
 out:
 	if (board)
 		board_link_release(&link);

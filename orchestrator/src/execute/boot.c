@@ -41,6 +41,7 @@
 #include "util/units.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,106 +242,116 @@ static void fail_message(struct boot_watch *w, const struct boot_spec *spec,
 	strbuf_release(&m);
 }
 
-int execute_boot(struct exec_context *ctx, struct test_result *tr)
+/* Sets tr to an error with the message fmt: -1. */
+static int boot_error(struct test_result *tr, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int boot_error(struct test_result *tr, const char *fmt, ...)
+{
+	struct strbuf m = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vprintf(&m, fmt, ap);
+	va_end(ap);
+	tr->status = STATUS_ERROR;
+	test_result_set_message(tr, "%s", strbuf_str(&m));
+	strbuf_release(&m);
+	return -1;
+}
+
+/* Listens to the console (after rebooting a board whose console is its
+ * command transport): 0 with *cap, or -1 with tr an error. */
+static int boot_listen(struct exec_context *ctx, struct boot_watch *w, const char *log_path,
+		       const char *raw_path, struct serial_capture **cap, struct test_result *tr)
 {
 	const struct board *b = ctx->item->board;
-	const struct test *test = ctx->item->test;
-	const struct boot_spec *spec = &test->boot;
-	int64_t timeout_ms = spec->timeout_ms > 0 ? spec->timeout_ms : test->timeout_ms;
+	const struct boot_spec *spec = w->spec;
 	char err[512] = "";
-	char *log_path = fs_path_join(ctx->test_dir, "boot.log");
-	char *raw_path = fs_path_join(ctx->test_dir, "boot.raw");
 	struct serial_port *port = NULL;
-	struct serial_capture *cap = NULL;
-	struct boot_watch w = { .spec = spec };
-	pthread_mutex_init(&w.mu, NULL);
-	w.seen = xcalloc(spec->n_phases ? spec->n_phases : 1, sizeof(*w.seen));
-	metric_collector_init(&w.mc, test, false);
-	w.metrics_from_us = spec->trigger == BOOT_TRIGGER_NONE ? 0 : INT64_MAX;
-	tr->exit_code = -1;
-
 	if (spec->trigger == BOOT_TRIGGER_REBOOT && b->transport == TRANSPORT_KIND_SERIAL &&
 	    board_link_reboot(ctx->link, err, sizeof(err)) < 0) {
-		/* the console is the command transport: reboot before listening on it */
-		tr->status = STATUS_ERROR;
-		test_result_set_message(tr, "reboot: %s", err);
-		goto out;
+		return boot_error(tr, "reboot: %s", err);
 	}
 	if (board_link_console(ctx->link, &port, err, sizeof(err)) < 0) {
-		tr->status = STATUS_ERROR;
-		test_result_set_message(tr, "serial console of %s: %s", b->name, err);
-		goto out;
+		return boot_error(tr, "serial console of %s: %s", b->name, err);
 	}
 	struct serial_capture_options opt = {
-		.log_path = log_path, .raw_path = raw_path, .on_line = watch_line, .ctx = &w,
+		.log_path = log_path, .raw_path = raw_path, .on_line = watch_line, .ctx = w,
 	};
-	int64_t start_us = clock_mono_us();
-	w.base_mono_us = start_us;
-	w.base_found = spec->base_src == NULL;
-	cap = serial_capture_start(port, &opt, err, sizeof(err));
-	if (!cap) {
-		tr->status = STATUS_ERROR;
-		test_result_set_message(tr, "console capture: %s", err);
-		goto out;
+	w->base_mono_us = clock_mono_us();
+	w->base_found = spec->base_src == NULL;
+	*cap = serial_capture_start(port, &opt, err, sizeof(err));
+	if (!*cap) {
+		return boot_error(tr, "console capture: %s", err);
 	}
-	pthread_mutex_lock(&w.mu);
-	w.cap = cap;
-	pthread_mutex_unlock(&w.mu);
-	tr->console_sched = xstrdup(serial_capture_sched(cap));
+	pthread_mutex_lock(&w->mu);
+	w->cap = *cap;
+	pthread_mutex_unlock(&w->mu);
+	tr->console_sched = xstrdup(serial_capture_sched(*cap));
 	if (strncmp(tr->console_sched, "SCHED_FIFO", 10) != 0)
 		log_warn("%s: console stamps with %s (docs/console-timing.md: how to grant it)",
 			 b->name, tr->console_sched);
+	return 0;
+}
 
-	pthread_mutex_lock(&w.mu);
-	if (w.metrics_from_us)
-		w.metrics_from_us = clock_mono_us();   /* the old system's last words give none */
-	pthread_mutex_unlock(&w.mu);
+/* Triggers the boot and sets the time base: 0, or -1 with tr an error. */
+static int boot_trigger(struct exec_context *ctx, struct boot_watch *w, struct serial_capture *cap,
+			int64_t timeout_ms, struct test_result *tr)
+{
+	const struct board *b = ctx->item->board;
+	const struct boot_spec *spec = w->spec;
+	char err[512] = "";
+	pthread_mutex_lock(&w->mu);
+	if (w->metrics_from_us)
+		w->metrics_from_us = clock_mono_us();   /* the old system's last words give none */
+	pthread_mutex_unlock(&w->mu);
 	int trig = 0;
 	if (spec->trigger == BOOT_TRIGGER_POWER_CYCLE)
 		trig = trigger_power(ctx, timeout_ms, err, sizeof(err));
 	else if (spec->trigger == BOOT_TRIGGER_REBOOT && b->transport != TRANSPORT_KIND_SERIAL)
 		trig = board_link_reboot(ctx->link, err, sizeof(err));
-	if (trig < 0) {
-		tr->status = STATUS_ERROR;
-		test_result_set_message(tr, "%s", err);
-		goto out;
-	}
+	if (trig < 0)
+		return boot_error(tr, "%s", err);
 	int64_t trigger_us = clock_mono_us();
-	pthread_mutex_lock(&w.mu);
+	pthread_mutex_lock(&w->mu);
 	if (!spec->base_src) {
-		w.base_mono_us = trigger_us;
+		w->base_mono_us = trigger_us;
 		serial_capture_set_base(cap, trigger_us);
 	}
-	pthread_mutex_unlock(&w.mu);
+	pthread_mutex_unlock(&w->mu);
+	return 0;
+}
 
+/* Waits until every phase is reached (true), or the timeout, an interrupt
+ * or the console's loss (*lost, with why in err). */
+static bool boot_wait(struct boot_watch *w, struct serial_capture *cap, int64_t timeout_ms,
+		      bool *lost, char *err, size_t errlen)
+{
 	int64_t deadline = deadline_in_ms(timeout_ms);
-	bool lost = false, done = false;
+	bool done = false;
+	*lost = false;
 	while (!done) {
 		struct timespec ts = { 0, 20 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
-		pthread_mutex_lock(&w.mu);
-		done = w.next >= spec->n_phases && w.base_found;
-		pthread_mutex_unlock(&w.mu);
+		pthread_mutex_lock(&w->mu);
+		done = w->next >= w->spec->n_phases && w->base_found;
+		pthread_mutex_unlock(&w->mu);
 		if (done || interrupt_requested() || deadline_expired(deadline))
 			break;
-		if (serial_capture_port_lost(cap, err, sizeof(err))) {
-			lost = true;
+		if (serial_capture_port_lost(cap, err, errlen)) {
+			*lost = true;
 			break;
 		}
 	}
-	struct serial_capture_stats cst;
-	char cerr[256] = "";
-	int cret = serial_capture_stop(cap, &cst, cerr, sizeof(cerr));
-	cap = NULL;
-	if (spec->trigger == BOOT_TRIGGER_NONE && w.next > 0)
-		board_link_mark_booting(ctx->link);   /* it rebooted: any session is stale */
+	return done;
+}
 
-	pthread_mutex_lock(&w.mu);
-	tr->long_lines += cst.long_lines;
-	tr->last_line = xstrdup(w.last_line);
-	secret_redact(tr->last_line);
+/* The verdict from what the watch saw (w->mu held). */
+static void boot_judge(struct boot_watch *w, struct test_result *tr, bool done, bool lost,
+		       const char *lost_why, int64_t timeout_ms, uint64_t long_lines)
+{
+	const struct boot_spec *spec = w->spec;
 	size_t over;
-	fill_results(&w, spec, tr, &over);
+	fill_results(w, spec, tr, &over);
 	if (done && over < spec->n_phases) {
 		tr->status = STATUS_FAIL;
 		test_result_set_message(tr, "phase '%s' took %.3fs, over its %.3fs budget",
@@ -353,18 +364,38 @@ int execute_boot(struct exec_context *ctx, struct test_result *tr)
 		test_result_set_message(tr, "interrupted");
 	} else if (lost) {
 		tr->status = STATUS_ERROR;
-		test_result_set_message(tr, "serial console lost: %s; last line: '%s'", err,
-					w.last_line);
+		test_result_set_message(tr, "serial console lost: %s; last line: '%s'", lost_why,
+					w->last_line);
 	} else {
 		tr->status = STATUS_FAIL;
-		fail_message(&w, spec, tr, timeout_ms, cst.long_lines);
+		fail_message(w, spec, tr, timeout_ms, long_lines);
 	}
 	if (tr->status == STATUS_PASS || tr->status == STATUS_FAIL) {
 		bool passed = tr->status == STATUS_PASS;
-		if (metric_collector_commit(&w.mc, tr) < 0 && passed)
+		if (metric_collector_commit(&w->mc, tr) < 0 && passed)
 			tr->status = STATUS_FAIL;   /* a metric that could not be read */
 	}
-	pthread_mutex_unlock(&w.mu);
+}
+
+/* Waits for the phases, stops the capture and judges. */
+static void boot_finish(struct exec_context *ctx, struct boot_watch *w, struct serial_capture *cap,
+			int64_t timeout_ms, struct test_result *tr)
+{
+	char err[512] = "";
+	bool lost;
+	bool done = boot_wait(w, cap, timeout_ms, &lost, err, sizeof(err));
+	struct serial_capture_stats cst;
+	char cerr[256] = "";
+	int cret = serial_capture_stop(cap, &cst, cerr, sizeof(cerr));
+	if (w->spec->trigger == BOOT_TRIGGER_NONE && w->next > 0)
+		board_link_mark_booting(ctx->link);   /* it rebooted: any session is stale */
+
+	pthread_mutex_lock(&w->mu);
+	tr->long_lines += cst.long_lines;
+	tr->last_line = xstrdup(w->last_line);
+	secret_redact(tr->last_line);
+	boot_judge(w, tr, done, lost, err, timeout_ms, cst.long_lines);
+	pthread_mutex_unlock(&w->mu);
 	if (cret < 0 && tr->status == STATUS_PASS) {
 		tr->status = STATUS_ERROR;
 		test_result_set_message(tr, "%s", cerr);
@@ -372,7 +403,29 @@ int execute_boot(struct exec_context *ctx, struct test_result *tr)
 		test_result_set_message(tr, "%llu console bytes not written to boot.log: the disk "
 					"was too slow", (unsigned long long)cst.dropped_bytes);
 	}
-out:
+}
+
+int execute_boot(struct exec_context *ctx, struct test_result *tr)
+{
+	const struct test *test = ctx->item->test;
+	const struct boot_spec *spec = &test->boot;
+	int64_t timeout_ms = spec->timeout_ms > 0 ? spec->timeout_ms : test->timeout_ms;
+	char err[512] = "";
+	char *log_path = fs_path_join(ctx->test_dir, "boot.log");
+	char *raw_path = fs_path_join(ctx->test_dir, "boot.raw");
+	struct serial_capture *cap = NULL;
+	struct boot_watch w = { .spec = spec };
+	pthread_mutex_init(&w.mu, NULL);
+	w.seen = xcalloc(spec->n_phases ? spec->n_phases : 1, sizeof(*w.seen));
+	metric_collector_init(&w.mc, test, false);
+	w.metrics_from_us = spec->trigger == BOOT_TRIGGER_NONE ? 0 : INT64_MAX;
+	tr->exit_code = -1;
+
+	if (boot_listen(ctx, &w, log_path, raw_path, &cap, tr) == 0 &&
+	    boot_trigger(ctx, &w, cap, timeout_ms, tr) == 0) {
+		boot_finish(ctx, &w, cap, timeout_ms, tr);
+		cap = NULL;   /* stopped */
+	}
 	serial_capture_stop(cap, NULL, err, sizeof(err));
 	for (size_t i = 0; i < spec->n_phases; i++)
 		free(w.seen[i].line);
