@@ -172,16 +172,22 @@ bool command_judge_expect(const struct command_outcome *out, int64_t timeout_ms,
 	}
 	if (out->st.interrupted) {
 		tr->status = STATUS_ERROR;
-		test_result_set_message(tr, "interrupted; %s on %s was stopped", what,
-					tr->board ? tr->board : "the board");
+		if (out->st.stop_note[0])
+			test_result_set_message(tr, "interrupted; %s on %s: %s", what,
+						tr->board ? tr->board : "the board",
+						out->st.stop_note);
+		else
+			test_result_set_message(tr, "interrupted; %s on %s was stopped", what,
+						tr->board ? tr->board : "the board");
 		return false;
 	}
 	if (out->st.timed_out) {
 		char d[32];
 		units_format_duration(timeout_ms, d, sizeof(d));
 		tr->status = STATUS_FAIL;
-		test_result_set_message(tr, "%s timed out after %s; its process group was killed",
-					what, d);
+		test_result_set_message(tr, "%s timed out after %s; %s", what, d,
+					out->st.stop_note[0] ? out->st.stop_note
+							     : "its process group was killed");
 		return false;
 	}
 	if (out->st.exit_code < 0 || !output_expect_exit_ok(x, out->st.exit_code)) {

@@ -616,8 +616,6 @@ int serial_port_wait(struct serial_port *p, int timeout_ms, char *err, size_t er
 	for (;;) {
 		if (p->pending.len > 0)
 			return 1;
-		if (interrupt_requested())
-			return 0;
 		struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
 		int r = poll(&pfd, 1, deadline_poll_ms(deadline));
 		if (r > 0)

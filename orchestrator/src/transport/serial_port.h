@@ -63,8 +63,11 @@ ssize_t serial_port_read(struct serial_port *p, void *buf, size_t len, char *err
 /* Whether data already read from the socket waits for serial_port_read
  * (poll says nothing about it). */
 bool serial_port_pending(const struct serial_port *p);
-/* Waits for input at most timeout_ms (and at most DEADLINE_TICK_MS per poll):
- * 1 when readable, 0 on timeout or interrupt, -1 on error. */
+/* Waits for input at most timeout_ms (and at most DEADLINE_TICK_MS per poll;
+ * after a second Ctrl-C at most until the hurry deadline): 1 when readable,
+ * 0 on timeout, -1 on error. A Ctrl-C does not end the wait: a caller that
+ * stops on one waits a tick at a time (a stop still reads the board's
+ * answer after Ctrl-C). */
 int serial_port_wait(struct serial_port *p, int timeout_ms, char *err, size_t errlen);
 /* Writes all of buf within timeout_ms: 0, or -1 with the reason in err. */
 int serial_port_write(struct serial_port *p, const void *buf, size_t len, int64_t timeout_ms,

@@ -98,6 +98,11 @@ struct transport_status {
 	long pgid;                 /* the command's process group on the board, 0 if unknown */
 	struct transport_leftovers leftovers;   /* with req->reap */
 	bool reaped;               /* the transport did the reap itself (no second command) */
+	/* After a stop (timeout, Ctrl-C, cancel): what the transport verified
+	 * about it, as a clause for the result's message ("its process group
+	 * 812 ended on SIGTERM and the console shell's prompt came back"), or
+	 * "" when the transport's stop is confirmed as a whole (ssh, local). */
+	char stop_note[200];
 };
 
 struct transport_ops {

@@ -18,6 +18,42 @@
 #define NUDGE_MS 2000
 #define RESYNC_MS 5000
 #define MAX_QUEUED_LINES 4096
+#define STOP_WAIT_MS 4000      /* the supervisor's TERM grace (1 s) and checks (1.5 s) */
+#define STOP_END_MS 500        /* the end marker after the supervisor's stop line */
+#define STOP_BEGIN_MS 1000     /* the begin marker, before Ctrl-C is typed */
+
+/*
+ * The supervisor every command runs under, `/bin/sh -c "$__orch_sup" orch
+ * CMD NONCE` (setup_shell sets $__orch_sup in the console shell). It runs
+ * CMD as a background job in a process group of its own (set -m), so the
+ * console's Ctrl-C (SIGINT) and Ctrl-\ (SIGQUIT) reach the supervisor
+ * alone, whatever CMD ignores. On either it sends TERM to CMD's process
+ * group (its process when set -m failed), KILL after a grace of 1 s
+ * (Ctrl-\: at once; a Ctrl-\ during the grace: at once), waits up to
+ * 1.5 s for the group to be empty (zombies the board's init has yet to
+ * reap do not count, where /proc tells them apart) and prints
+ *   __ORCH_STOP_NONCE__ TARGET KILLED LEFT
+ * TARGET "-PGID", "PID" or "none" (stopped before CMD started), KILLED 9
+ * when KILL was sent, LEFT gone|left;
+ * then it exits 130 and the console shell prints the end marker.
+ */
+static const char supervisor[] =
+	"N=$2; a() { kill -0 $g 2>/dev/null || return 1; case $g in -*) ;; *) return 0;; esac; "
+	"[ -r /proc/self/stat ] || return 0; for f in /proc/[0-9]*/stat; do "
+	"read -r l 2>/dev/null <$f || continue; l=${l##*\") \"}; set -- $l; "
+	"[ \"$1\" != Z ] && [ \"-$3\" = \"$g\" ] && return 0; done; return 1; }; "
+	"o() { trap \"\" INT; p=$!; [ -n \"$p\" ] || { printf \"\\n__ORCH_STOP_%s__ none 0 gone\\n\" "
+	"$N; exit 130; }; g=-$p; kill -TERM $g 2>/dev/null || "
+	"{ g=$p; kill -TERM $g 2>/dev/null; }; trap \"kill -KILL $g 2>/dev/null; q=9\" QUIT; "
+	"(sleep $1; a && kill -KILL $g 2>/dev/null && exit 9; exit 0) & "
+	"t=$!; wait $p; n=0; while a && [ $n -lt 15 ]; do "
+	"sleep 0.1 2>/dev/null || sleep 1; n=$((n+1)); done; kill -KILL -$t 2>/dev/null || "
+	"kill -KILL $t 2>/dev/null; wait $t; k=${q:-$?}; v=gone; a && v=left; "
+	"printf \"\\n__ORCH_STOP_%s__ %s %s %s\\n\" $N $g $k $v; exit 130; }; "
+	"trap \"o 1\" INT; trap \"o 0\" QUIT; set -m 2>/dev/null; "
+	"/bin/sh -c \"$1\" </dev/null 2>&1 & wait $!";
+/* its assignment is one line of its own: busybox's line editor takes 1023 */
+_Static_assert(sizeof(supervisor) < 1000, "the supervisor must fit one console line");
 
 struct serial_transport {
 	struct transport base;
@@ -224,16 +260,18 @@ static char *make_nonce(struct serial_transport *s)
 	return xasprintf("%lx%u", (s->nonce_seed >> 24) & 0xffffffUL, ++s->counter);
 }
 
-/* Types line and waits for a line ending with marker: 0, or -1. */
+/* Types line and waits for a line ending with marker: 0, or -1. A Ctrl-C
+ * of orch's ends the wait unless through_interrupt (a stop's check, bounded
+ * by timeout_ms and, after a second Ctrl-C, by the hurry deadline). */
 static int sync_on(struct serial_transport *s, const char *line, const char *marker,
-		   int64_t timeout_ms, char *err, size_t errlen)
+		   int64_t timeout_ms, bool through_interrupt, char *err, size_t errlen)
 {
 	drop_lines(s);
 	if (type_text(s, line, err, errlen) < 0)
 		return -1;
 	int64_t deadline = deadline_in_ms(timeout_ms);
 	while (!deadline_expired(deadline)) {
-		if (interrupt_requested()) {
+		if (interrupt_requested() && !through_interrupt) {
 			snprintf(err, errlen, "serial console of %s: interrupted", s->name);
 			return -1;
 		}
@@ -256,10 +294,13 @@ static int setup_shell(struct serial_transport *s, char *err, size_t errlen)
 {
 	char *nonce = make_nonce(s);
 	char *marker = xasprintf("__ORCH_READY_%s__", nonce);
-	char *line = xasprintf("stty -echo 2>/dev/null; dmesg -n 1 2>/dev/null; PS1='orch$ '; "
-			       "PS2=''; export PS1 PS2; printf '__ORCH_READY_%%s__\\n' %s\r",
-			       nonce);
-	int ret = sync_on(s, line, marker, RESYNC_MS * 2, err, errlen);
+	char *sup = shquote(supervisor);
+	/* two lines: busybox's line editor takes at most 1023 characters a line */
+	char *line = xasprintf("__orch_sup=%s\rstty -echo 2>/dev/null; dmesg -n 1 2>/dev/null; "
+			       "PS1='orch$ '; PS2=''; export PS1 PS2; "
+			       "printf '__ORCH_READY_%%s__\\n' %s\r", sup, nonce);
+	free(sup);
+	int ret = sync_on(s, line, marker, RESYNC_MS * 2, false, err, errlen);
 	free(nonce);
 	free(marker);
 	free(line);
@@ -271,13 +312,180 @@ static int resync(struct serial_transport *s, char *err, size_t errlen)
 	char *nonce = make_nonce(s);
 	char *marker = xasprintf("__ORCH_SYNC_%s__", nonce);
 	char *line = xasprintf("\003\rprintf '__ORCH_SYNC_%%s__\\n' %s\r", nonce);
-	int ret = sync_on(s, line, marker, RESYNC_MS, err, errlen);
+	int ret = sync_on(s, line, marker, RESYNC_MS, true, err, errlen);
 	free(nonce);
 	free(marker);
 	free(line);
 	if (ret < 0)
 		s->broken = true;
 	return ret;
+}
+
+/* One command on the console: its markers and where its output stands. */
+struct serial_run {
+	struct serial_transport *s;
+	const struct transport_exec *req;
+	struct transport_status *st;
+	char *begin, *end, *stop;  /* "__ORCH_BEGIN_N__", "__ORCH_END_N__ ", "__ORCH_STOP_N__ " */
+	bool in_body, pending_nl, done, cancelled;
+	/* the supervisor's stop line */
+	bool stop_seen, stop_killed, stop_left;
+	char stop_target[32];      /* "-PGID" or "PID" */
+};
+
+static void take_stop_line(struct serial_run *r, const char *mark)
+{
+	char target[32] = "", left[8] = "";
+	int killed = 0;
+	if (sscanf(mark + strlen(r->stop), "%31s %d %7s", target, &killed, left) != 3)
+		return;
+	r->stop_seen = true;
+	r->stop_killed = killed == 9;
+	r->stop_left = strcmp(left, "gone") != 0;
+	snprintf(r->stop_target, sizeof(r->stop_target), "%s", target);
+}
+
+/* Takes the lines read so far: the output to on_output (until cancelled),
+ * the end marker (done, with the exit status), the supervisor's stop line. */
+static void take_lines(struct serial_run *r)
+{
+	const struct transport_exec *req = r->req;
+	char *l;
+	bool cont;
+	while (!r->done && (l = pop_line_cont(r->s, &cont)) != NULL) {
+		char *mark;
+		if (!r->in_body) {
+			r->in_body = ends_with(l, r->begin);
+		} else if ((mark = strstr(l, r->end)) != NULL) {
+			r->st->exit_code = atoi(mark + strlen(r->end));
+			r->done = true;
+		} else if (r->cancelled) {
+			if ((mark = strstr(l, r->stop)) != NULL)
+				take_stop_line(r, mark);
+		} else if (req->on_output) {
+			int rc = 0;
+			if (r->pending_nl)
+				rc = req->on_output(req->ctx, TRANSPORT_STDOUT, "\n", 1);
+			if (rc >= 0 && *l)
+				rc = req->on_output(req->ctx, TRANSPORT_STDOUT, l, strlen(l));
+			r->pending_nl = !cont;   /* the pieces of a long line stay one line */
+			if (rc < 0) {
+				r->st->stopped = true;
+				r->cancelled = true;
+			}
+		}
+		free(l);
+	}
+}
+
+/* Reads the command's output until its end marker, a timeout, Ctrl-C or a
+ * cancel (r->cancelled, with the reason in st): 0, or -1 when the console
+ * failed. */
+static int serial_follow(struct serial_run *r, char *err, size_t errlen)
+{
+	const struct transport_exec *req = r->req;
+	struct transport_status *st = r->st;
+	int64_t deadline = deadline_in_ms(req->timeout_ms);
+	while (!r->done && !r->cancelled) {
+		if (deadline_expired(deadline) || interrupt_requested() ||
+		    transport_cancelled(req)) {
+			if (interrupt_requested())
+				st->interrupted = true;
+			else if (transport_cancelled(req))
+				st->stopped = true;
+			else
+				st->timed_out = true;
+			r->cancelled = true;
+			break;
+		}
+		if (pump(r->s, DEADLINE_TICK_MS, err, errlen) < 0)
+			return -1;
+		take_lines(r);
+	}
+	return 0;
+}
+
+/* What the stop verified, in st->stop_note: 0, or -1 when the command may
+ * still run on the board. */
+static int stop_verdict(struct serial_run *r, bool quit, bool shell_back)
+{
+	char *note = r->st->stop_note;
+	size_t len = sizeof(r->st->stop_note);
+	const char *shell = shell_back ? "the console shell's prompt came back"
+				       : "the console shell did not answer afterwards";
+	if (!r->stop_seen || !strcmp(r->stop_target, "none")) {
+		if (r->done)
+			snprintf(note, len, "it had ended, or not started, when it was stopped; %s",
+				 shell);
+		else
+			snprintf(note, len, "the console shell did not confirm within %d s that it "
+				 "ended: it may still run on the board", STOP_WAIT_MS / 1000);
+		return r->done && shell_back ? 0 : -1;
+	}
+	bool group = r->stop_target[0] == '-';
+	const char *id = group ? r->stop_target + 1 : r->stop_target;
+	const char *what = group ? "its process group" : "its process (no job control on the "
+							  "console: not its children)";
+	if (r->stop_left)
+		snprintf(note, len, "%s %s still had processes 1.5 s after SIGKILL: they may still "
+			 "run on the board", what, id);
+	else if (!r->stop_killed)
+		snprintf(note, len, "%s %s ended on SIGTERM; %s", what, id, shell);
+	else if (quit)
+		snprintf(note, len, "%s %s was killed (SIGKILL); %s", what, id, shell);
+	else
+		snprintf(note, len, "%s %s ignored SIGTERM for 1 s and ended on SIGKILL; %s",
+			 what, id, shell);
+	r->st->signal = r->stop_killed ? 9 : 15;
+	return r->stop_left || !shell_back ? -1 : 0;
+}
+
+/* Stops the command: Ctrl-C to its supervisor (Ctrl-\ after a second
+ * Ctrl-C of orch's: no grace), its stop line and the end marker awaited,
+ * then the shell made to answer. 0, or -1 with err set when the stop was
+ * not verified (the console is given up when the shell does not answer). */
+static int serial_stop(struct serial_run *r, char *err, size_t errlen)
+{
+	struct serial_transport *s = r->s;
+	bool quit = interrupt_hurry();
+	char perr[256] = "";
+	r->st->exit_code = -1;
+	r->st->signal = 2;
+	/* the command line runs once its begin marker is printed (a Ctrl-C before
+	 * the supervisor set its trap ends it before CMD starts) */
+	int64_t begin_deadline = deadline_in_ms(STOP_BEGIN_MS);
+	while (!r->in_body && !r->done && !deadline_expired(begin_deadline) &&
+	       pump(s, DEADLINE_TICK_MS, perr, sizeof(perr)) >= 0)
+		take_lines(r);
+	if (type_text(s, quit ? "\034" : "\003", perr, sizeof(perr)) < 0) {
+		snprintf(err, errlen, "serial console of %s: %s", s->name, perr);
+		s->broken = true;
+		return -1;
+	}
+	int64_t deadline = deadline_in_ms(STOP_WAIT_MS), end_deadline = DEADLINE_NONE;
+	while (!r->done && !deadline_expired(deadline) && !deadline_expired(end_deadline)) {
+		if (!quit && interrupt_hurry()) {
+			quit = true;
+			type_text(s, "\034", perr, sizeof(perr));
+		}
+		if (pump(s, DEADLINE_TICK_MS, perr, sizeof(perr)) < 0)
+			break;
+		take_lines(r);
+		if (r->stop_seen && end_deadline == DEADLINE_NONE)
+			end_deadline = deadline_in_ms(STOP_END_MS);
+	}
+	r->st->exit_code = -1;   /* the end marker's status is the supervisor's */
+	bool shell_back = r->done || resync(s, perr, sizeof(perr)) == 0;
+	if (stop_verdict(r, quit, shell_back) < 0) {
+		snprintf(err, errlen, "serial console of %s: the command %s; %s", s->name,
+			 r->st->timed_out ? "timed out" : r->st->interrupted ? "was interrupted"
+									   : "was stopped",
+			 r->st->stop_note);
+		if (!shell_back)
+			s->broken = true;
+		return -1;
+	}
+	return 0;
 }
 
 static int serial_exec(struct transport *t, const struct transport_exec *req,
@@ -294,74 +502,31 @@ static int serial_exec(struct transport *t, const struct transport_exec *req,
 		return -1;
 	}
 	char *nonce = make_nonce(s);
-	char *begin = xasprintf("__ORCH_BEGIN_%s__", nonce);
-	char *end = xasprintf("__ORCH_END_%s__ ", nonce);
+	struct serial_run r = {
+		.s = s, .req = req, .st = st,
+		.begin = xasprintf("__ORCH_BEGIN_%s__", nonce),
+		.end = xasprintf("__ORCH_END_%s__ ", nonce),
+		.stop = xasprintf("__ORCH_STOP_%s__ ", nonce),
+	};
 	char *quoted = shquote(req->command);
-	char *line = xasprintf("printf '__ORCH_BEGIN_%%s__\\n' %s; /bin/sh -c %s 2>&1 </dev/null; "
-			       "printf '\\n__ORCH_END_%%s__ %%d\\n' %s $?\r",
-			       nonce, quoted, nonce);
+	char *line = xasprintf("printf '__ORCH_BEGIN_%%s__\\n' %s; /bin/sh -c \"$__orch_sup\" orch "
+			       "%s %s 2>&1 </dev/null; printf '\\n__ORCH_END_%%s__ %%d\\n' %s $?\r",
+			       nonce, quoted, nonce, nonce);
 	int64_t start = clock_mono_us();
-	int64_t deadline = deadline_in_ms(req->timeout_ms);
-	bool in_body = false, pending_nl = false, done = false, cancelled = false;
 	int ret = -1;
 
 	drop_lines(s);
-	if (type_text(s, line, err, errlen) < 0)
+	if (type_text(s, line, err, errlen) < 0 || serial_follow(&r, err, errlen) < 0)
 		goto out;
-	while (!done) {
-		if (!cancelled && (deadline_expired(deadline) || interrupt_requested() ||
-				   transport_cancelled(req))) {
-			if (interrupt_requested())
-				st->interrupted = true;
-			else if (transport_cancelled(req))
-				st->stopped = true;
-			else
-				st->timed_out = true;
-			cancelled = true;
-			break;
-		}
-		if (pump(s, DEADLINE_TICK_MS, err, errlen) < 0)
-			goto out;
-		char *l;
-		bool cont;
-		while (!done && (l = pop_line_cont(s, &cont)) != NULL) {
-			char *mark;
-			if (!in_body) {
-				in_body = ends_with(l, begin);
-			} else if ((mark = strstr(l, end)) != NULL) {
-				st->exit_code = atoi(mark + strlen(end));
-				done = true;
-			} else if (!cancelled && req->on_output) {
-				int r = 0;
-				if (pending_nl)
-					r = req->on_output(req->ctx, TRANSPORT_STDOUT, "\n", 1);
-				if (r >= 0 && *l)
-					r = req->on_output(req->ctx, TRANSPORT_STDOUT, l, strlen(l));
-				pending_nl = !cont;   /* the pieces of a long line stay one line */
-				if (r < 0) {
-					st->stopped = true;
-					cancelled = true;
-				}
-			}
-			free(l);
-		}
-		if (cancelled && !done)
-			break;
-	}
-	if (cancelled && !done) {
-		st->exit_code = -1;
-		st->signal = 2;
-		/* after Ctrl-C on our side there is no waiting for the shell: the
-		 * command still ends interrupted, the console is given up */
-		if (resync(s, err, errlen) < 0 && !st->interrupted)
-			goto out;
-	}
 	ret = 0;
+	if (r.cancelled && !r.done && serial_stop(&r, err, errlen) < 0 && !st->interrupted)
+		ret = -1;   /* after Ctrl-C the command still ends interrupted, with the note */
 out:
 	st->duration_us = clock_mono_us() - start;
 	free(nonce);
-	free(begin);
-	free(end);
+	free(r.begin);
+	free(r.end);
+	free(r.stop);
 	free(quoted);
 	free(line);
 	return ret;

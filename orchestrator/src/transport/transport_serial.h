@@ -8,13 +8,17 @@
  * and sets a plain PS1.
  *
  * Each command is typed as one line:
- *   printf '__ORCH_BEGIN_%s__\n' N; /bin/sh -c 'CMD' 2>&1 </dev/null;
- *   printf '\n__ORCH_END_%s__ %d\n' N $?
+ *   printf '__ORCH_BEGIN_%s__\n' N; /bin/sh -c "$__orch_sup" orch 'CMD' N
+ *   2>&1 </dev/null; printf '\n__ORCH_END_%s__ %d\n' N $?
  * so neither marker appears in the echo of the typed line; everything between
  * them is the output (stdout and stderr merged, cleaned of escape sequences
  * and carriage returns) and the number after the end marker is the exit
- * status. On a timeout or Ctrl-C the transport types Ctrl-C, marks the
- * command timed out (or interrupted) and resynchronises with the shell.
+ * status. $__orch_sup, set at login, is a supervisor that runs CMD in a
+ * process group of its own: on a timeout, a cancel or Ctrl-C the transport
+ * types Ctrl-C (Ctrl-\ after a second Ctrl-C), the supervisor stops the
+ * group (TERM, KILL after 1 s; KILL at once) and says whether it is gone,
+ * and st->stop_note says what was confirmed; an unconfirmed stop is an
+ * error (the command may still run on the board).
  *
  * Limits: no stdin (stdin_fd must be -1); a command line longer than about
  * 4000 bytes does not fit a tty line; one command at a time.
