@@ -5,7 +5,9 @@
 # directly or through the stages it links (DEPS: one "stage=dep,dep" line
 # per stage, written by orchestrator/CMakeLists.txt from the orch_module()
 # calls). Files at the top of SRC (main.c, cmd_*.c) may use any stage, and
-# no stage may use them. Fails on
+# no stage may use them. A DEPS line "sealed STAGE:A,B" seals STAGE: only
+# files of STAGE, A and B may include its headers (not the top, not a stage
+# that links it through A). Fails on
 # - an include of another stage's file in any form: "execute/execute.h",
 #   "../execute/execute.h", "./../execute/x.h", <execute/execute.h>, with
 #   any spacing after '#'; the path is resolved as the compiler would
@@ -22,8 +24,12 @@ endif()
 get_filename_component(SRC "${SRC}" ABSOLUTE)
 file(STRINGS ${DEPS} lines)
 set(stages "")
+set(sealed_stages "")
 foreach(line ${lines})
-  if(line MATCHES "^([a-z_]+)=(.*)$")
+  if(line MATCHES "^sealed ([a-z_]+):(.*)$")
+    string(REPLACE "," ";" sealed_by_${CMAKE_MATCH_1} "${CMAKE_MATCH_2}")
+    list(APPEND sealed_stages ${CMAKE_MATCH_1})
+  elseif(line MATCHES "^([a-z_]+)=(.*)$")
     set(stage ${CMAKE_MATCH_1})
     string(REPLACE "," ";" direct "${CMAKE_MATCH_2}")
     set(direct_${stage} ${direct})
@@ -62,8 +68,12 @@ function(stage_of path out_var)
   endif()
 endfunction()
 
-foreach(stage ${stages})
-  file(GLOB files ${SRC}/${stage}/*.c ${SRC}/${stage}/*.h)
+foreach(stage ${stages} "<top>")
+  if(stage STREQUAL "<top>")
+    file(GLOB files ${SRC}/*.c ${SRC}/*.h)
+  else()
+    file(GLOB files ${SRC}/${stage}/*.c ${SRC}/${stage}/*.h)
+  endif()
   foreach(f ${files})
     get_filename_component(dir "${f}" DIRECTORY)
     file(STRINGS ${f} incs REGEX "^[ \t]*#[ \t]*include[ \t]*[\"<]")
@@ -88,6 +98,17 @@ foreach(stage ${stages})
       stage_of("${resolved}" target)
       if(target STREQUAL "" OR target STREQUAL stage)
         continue()
+      endif()
+      if(target IN_LIST sealed_stages AND NOT stage IN_LIST sealed_by_${target})
+        file(RELATIVE_PATH rel ${SRC} ${f})
+        message(SEND_ERROR "${rel}: '${stage}' includes '${target}' (${name}), whose headers "
+                "only ${sealed_by_${target}} may include: reach it through what "
+                "${sealed_by_${target}} offers")
+        math(EXPR bad "${bad} + 1")
+        continue()
+      endif()
+      if(stage STREQUAL "<top>")
+        continue()   # the top may use any stage but the sealed ones
       endif()
       if(target STREQUAL "<top>" OR (target IN_LIST stages AND NOT target IN_LIST allowed_${stage}))
         file(RELATIVE_PATH rel ${SRC} ${f})

@@ -6,7 +6,7 @@
 #include "execute/execute.h"
 #include "cmd_health.h"
 #include "result/result_json.h"
-#include "transport/serial_port.h"
+#include "link/board_link.h"
 #include "util/strbuf.h"
 
 #include <getopt.h>

@@ -1,7 +1,7 @@
 /* orch ports: the serial ports libserialport sees, for writing inventories. */
 #include "cmd.h"
 #include "cmd_common.h"
-#include "transport/serial_port.h"
+#include "link/board_link.h"
 #include "util/strbuf.h"
 
 #include <getopt.h>

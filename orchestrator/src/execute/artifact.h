@@ -26,7 +26,7 @@
 #include "config/model.h"
 #include "execute/push_console.h"
 #include "result/result.h"
-#include "transport/transport.h"
+#include "link/board_link.h"
 
 /* One file pushed to a board, as above: a `push:` entry (artifact_push), or
  * a remote-bench program (execute/execute.h bench_ensure). */

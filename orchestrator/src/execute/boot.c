@@ -30,7 +30,7 @@
 #include "execute/execute.h"
 #include "execute/metrics.h"
 #include "execute/output.h"
-#include "transport/serial_capture.h"
+#include "link/board_link.h"
 #include "util/secret.h"
 #include "util/deadline.h"
 #include "util/fsutil.h"

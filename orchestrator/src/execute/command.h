@@ -11,7 +11,7 @@
 #include "execute/output.h"
 #include "result/result.h"
 #include "util/strbuf.h"
-#include "transport/transport.h"
+#include "link/board_link.h"
 
 struct command_spec {
 	const char *command;

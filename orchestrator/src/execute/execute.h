@@ -22,8 +22,6 @@
 #include "link/board_link.h"
 #include "plan/plan.h"
 #include "result/result.h"
-#include "transport/serial_port.h"
-#include "transport/transport.h"
 
 /*
  * A board's facts (facts.h), gathered once per run over the first

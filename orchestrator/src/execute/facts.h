@@ -15,7 +15,7 @@
 
 #include "config/model.h"
 #include "result/result.h"
-#include "transport/transport.h"
+#include "link/board_link.h"
 
 #define FACTS_TIMEOUT_MS 30000
 #define FACTS_VALUE_MAX 200

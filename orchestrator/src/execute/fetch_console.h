@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "transport/transport.h"
+#include "link/board_link.h"
 #include "util/cksum.h"
 #include "util/strbuf.h"
 

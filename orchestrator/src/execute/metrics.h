@@ -21,7 +21,7 @@
 #include "config/model.h"
 #include "execute/output_check.h"
 #include "result/result.h"
-#include "transport/transport.h"
+#include "link/board_link.h"
 
 struct collected_metric {
 	char *name;

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "transport/transport.h"
+#include "link/board_link.h"
 
 #define OUTPUT_MAX_LINE TRANSPORT_LINE_MAX
 

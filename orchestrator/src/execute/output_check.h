@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "config/model.h"
-#include "transport/transport.h"
+#include "link/board_link.h"
 
 /* Text kept of a line quoted in a message. */
 #define OUTPUT_CHECK_QUOTE 160

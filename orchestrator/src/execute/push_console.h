@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "transport/transport.h"
+#include "link/board_link.h"
 
 /* Characters of one typed chunk command, the transport's wrapper aside:
  * well inside the 4095 of a canonical tty line. */

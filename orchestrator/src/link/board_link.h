@@ -28,6 +28,10 @@
 
 #include "config/caps.h"
 #include "config/model.h"
+/* What the stages above reach boards with, offered here: nothing outside
+ * link/ and transport/ includes a transport header (the stage_deps build
+ * step enforces it). */
+#include "transport/serial_capture.h"
 #include "transport/serial_port.h"
 #include "transport/transport.h"
 

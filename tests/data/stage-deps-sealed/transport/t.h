@@ -1,0 +1,2 @@
+/* a transport header */
+int t_open(void);
