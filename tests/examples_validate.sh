@@ -16,8 +16,8 @@ for f in "$src"/scenarios/*.yaml; do
 	out=$(ORCH_BENCH_DIR=$bench "$orch" --color=never validate "$f" 2>&1)
 	rc=$?
 	bad=$(printf '%s\n' "$out" | grep -E '^[^ ]+:[0-9]+:[0-9]+: (error|warning): ' |
-		grep -Ev ": error: board '[^']*': identity file '[^']*' does not exist$")
-	keys=$(printf '%s\n' "$out" | grep -Ec ": error: board '[^']*': identity file '[^']*' does not exist$")
+		grep -Ev ": error: boards? '[^:]*': identity file '[^']*' does not exist$")
+	keys=$(printf '%s\n' "$out" | grep -Ec ": error: boards? '[^:]*': identity file '[^']*' does not exist$")
 	# besides identity errors, validate must not fail (an error without a
 	# file:line:col would otherwise slip through)
 	if [ -n "$bad" ] || { [ $rc -ne 0 ] && [ "$keys" -eq 0 ]; }; then

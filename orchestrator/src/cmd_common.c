@@ -302,18 +302,50 @@ static void check_bench(struct diag_list *dl, const char *bench_dir, const char 
 	free(names);
 }
 
+static bool same_pos(const struct src_pos *a, const struct src_pos *b)
+{
+	return a->line == b->line && a->col == b->col &&
+	       (a->file == b->file || (a->file && b->file && strcmp(a->file, b->file) == 0));
+}
+
+static bool missing_identity(const struct board *bd)
+{
+	return bd->transport == TRANSPORT_KIND_SSH && bd->ssh.identity &&
+	       access(bd->ssh.identity, F_OK) != 0;
+}
+
+/* A missing identity file once, where it is written (a board, a group or
+ * defaults:), naming the boards that would use it. */
+static void check_identities(struct diag_list *dl, const struct plan *plan)
+{
+	for (size_t b = 0; b < plan->n_boards; b++) {
+		const struct board *bd = plan->boards[b].board;
+		const struct src_pos *at = &bd->ssh.identity_pos;
+		bool seen = false;
+		for (size_t k = 0; k < b && !seen; k++)
+			seen = missing_identity(plan->boards[k].board) &&
+			       same_pos(&plan->boards[k].board->ssh.identity_pos, at);
+		if (seen || !missing_identity(bd))
+			continue;
+		struct strbuf users = STRBUF_INIT;
+		size_t n = 0;
+		for (size_t k = b; k < plan->n_boards; k++) {
+			const struct board *o = plan->boards[k].board;
+			if (missing_identity(o) && same_pos(&o->ssh.identity_pos, at))
+				strbuf_printf(&users, "%s'%s'", n++ ? ", " : "", o->name);
+		}
+		diag_add(dl, at->file ? at->file : bd->pos.file, at->file ? at->line : bd->pos.line,
+			 at->file ? at->col : bd->pos.col, "%s %s: identity file '%s' does not exist",
+			 n > 1 ? "boards" : "board", strbuf_str(&users), bd->ssh.identity);
+		strbuf_release(&users);
+	}
+}
+
 int cmd_check_before_run(const struct scenario *sc, const struct plan *plan,
 			 const char *bench_dir_opt)
 {
 	struct diag_list dl = DIAG_LIST_INIT;
-	for (size_t b = 0; b < plan->n_boards; b++) {
-		const struct board *bd = plan->boards[b].board;
-		if (bd->transport == TRANSPORT_KIND_SSH && bd->ssh.identity &&
-		    access(bd->ssh.identity, F_OK) != 0)
-			diag_add(&dl, bd->pos.file, bd->pos.line, bd->pos.col,
-				 "board '%s': identity file '%s' does not exist", bd->name,
-				 bd->ssh.identity);
-	}
+	check_identities(&dl, plan);
 	char *bench_dir = bench_dir_opt ? xstrdup(bench_dir_opt) : cmd_default_bench_dir();
 	struct stat st;
 	if (bench_dir && stat(bench_dir, &st) == 0 && S_ISDIR(st.st_mode)) {

@@ -230,7 +230,7 @@ static void test_broken_scenarios_refused(void **state)
 		{ "syntax", "inventory: inventory.yaml\ntests:\n  - name: s\n    run: [oops\n",
 		  "syntax.yaml:5:1: error: " },
 		{ "identity", "inventory: badkey.yaml\ntests:\n  - { name: i, run: 'true' }\n",
-		  "badkey.yaml:2:3: error: board 'k1': identity file '" },
+		  "badkey.yaml:2:45: error: board 'k1': identity file '" },
 	};
 	free(ts_write_file(tmp, "badkey.yaml", "boards:\n  k1: { ssh: { host: 127.0.160.9, "
 			   "identity: /nonexistent/id_ed25519 } }\n"));

@@ -31,6 +31,8 @@ static json_t *board_json(const struct board *b)
 	set_str(o, "name", b->name);
 	set_str(o, "arch", b->arch);
 	json_object_set_new(o, "tags", strv(b->tags, b->n_tags));
+	if (b->n_groups)
+		json_object_set_new(o, "groups", strv(b->groups, b->n_groups));
 	json_object_set_new(o, "local", json_boolean(b->local));
 	set_str(o, "workdir", b->workdir);
 	set_str(o, "transport", transport_str[b->transport]);

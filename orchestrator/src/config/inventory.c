@@ -10,6 +10,7 @@
  */
 #include "config/cfg_read.h"
 #include "config/config.h"
+#include "config/inventory_groups.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
 #include "util/units.h"
@@ -22,7 +23,10 @@
 static const char *const board_keys[] = { "arch", "tags", "local", "workdir", "transport",
 					  "controllers", "ssh", "serial", "power", "vars", "health",
 					  "offline_after", NULL };
-static const char *const top_keys[] = { "defaults", "boards", NULL };
+static const char *const group_keys[] = { "boards", "children", "arch", "tags", "local",
+					  "workdir", "transport", "controllers", "ssh", "serial",
+					  "power", "vars", "health", "offline_after", NULL };
+static const char *const top_keys[] = { "defaults", "groups", "boards", NULL };
 static const char *const ssh_keys[] = { "host", "port", "user", "identity", "password_env",
 					"host_key", "known_hosts", "connect_timeout", "ciphers",
 					"send_window", "runner", NULL };
@@ -45,6 +49,9 @@ struct draft {
 	struct board b;
 	int transport;                    /* -1: not written */
 	const struct ynode *transport_at;
+	bool ssh_given, serial_given, power_given;  /* by one of its groups */
+	char **group_tags;                /* its groups' tags, added to its own */
+	size_t n_group_tags;
 };
 
 static void ssh_release(struct board_ssh *s)
@@ -123,6 +130,7 @@ static void board_release(struct board *b)
 	serial_release(&b->serial);
 	power_release(&b->power);
 	cfg_vars_free(b->vars, b->n_vars);
+	cfg_strv_free(b->groups, b->n_groups);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -166,6 +174,8 @@ static void board_copy(struct board *dst, const struct board *src)
 	dst->power.cycle = xstrdup(src->power.cycle);
 	dst->vars = NULL;
 	dst->n_vars = 0;
+	dst->groups = NULL;
+	dst->n_groups = 0;
 	cfg_vars_copy(&dst->vars, &dst->n_vars, src->vars, src->n_vars);
 	if (dst->health)
 		dst->health->refs++;
@@ -197,21 +207,23 @@ static void read_env_name(struct cfg *c, const struct ynode *n, const char *key,
 	*out = v;
 }
 
-static void read_path(struct cfg *c, const struct ynode *n, const char *key, const char *dir,
+/* Whether a path was read into *out. */
+static bool read_path(struct cfg *c, const struct ynode *n, const char *key, const char *dir,
 		      char **out)
 {
 	char *v = NULL;
 	char f[96];
 	if (cfg_str(c, n, key, &v) <= 0)
-		return;
+		return false;
 	if (v[0] == '~' && v[1] != '/' && v[1] != '\0') {
 		cfg_error(c, n, "'%s' only expands '~/', found %s", key, cfg_found(n, f, sizeof(f)));
 		free(v);
-		return;
+		return false;
 	}
 	free(*out);
 	*out = fs_resolve_path(v, dir);
 	free(v);
+	return true;
 }
 
 static bool hex_field(const char *s, size_t len)
@@ -363,7 +375,8 @@ static void read_ssh(struct cfg *c, const struct ynode *m, const char *dir, stru
 	cfg_str(c, ymap_get(m, "host"), "host", &s->host);
 	cfg_int(c, ymap_get(m, "port"), "port", 1, 65535, &s->port);
 	cfg_str(c, ymap_get(m, "user"), "user", &s->user);
-	read_path(c, ymap_get(m, "identity"), "identity", dir, &s->identity);
+	if (read_path(c, ymap_get(m, "identity"), "identity", dir, &s->identity))
+		s->identity_pos = cfg_pos(c, ymap_get(m, "identity"));
 	read_env_name(c, ymap_get(m, "password_env"), "password_env", &s->password_env);
 	if (cfg_enum(c, ymap_get(m, "host_key"), "host_key", host_key_names, &e) > 0)
 		s->host_key = (enum host_key_policy)e;
@@ -516,8 +529,10 @@ static void finish_board(struct cfg *c, const struct ynode *key, const struct yn
 	const struct ynode *ssh_n = ymap_get(m, "ssh");
 	const struct ynode *serial_n = ymap_get(m, "serial");
 
-	b->ssh.present = ssh_n != NULL;
-	b->serial.present = serial_n != NULL;
+	b->ssh.present = ssh_n != NULL || d->ssh_given;
+	b->serial.present = serial_n != NULL || d->serial_given;
+	if (!serial_n)
+		serial_n = key;
 	if (!b->ssh.present) {
 		ssh_release(&b->ssh);
 	} else if (!b->ssh.known_hosts) {
@@ -537,7 +552,7 @@ static void finish_board(struct cfg *c, const struct ynode *key, const struct yn
 		if (!b->serial.login_user)
 			b->serial.login_user = xstrdup("root");
 	}
-	if (!ymap_get(m, "power"))
+	if (!ymap_get(m, "power") && !d->power_given)
 		power_release(&b->power);
 	if (!b->workdir)
 		b->workdir = xstrdup("/tmp/orch");
@@ -558,16 +573,113 @@ static void finish_board(struct cfg *c, const struct ynode *key, const struct yn
 		else if (b->transport == TRANSPORT_KIND_LOCAL)
 			b->local = true;
 	}
-	(void)key;
+}
+
+/* Puts group map's settings over d, reporting nothing (each group's
+ * errors were reported once, when it was read); its tags go aside, to be
+ * added to the board's own. */
+static void apply_group(const struct cfg *c, const struct ynode *m, const char *dir,
+			struct draft *d)
+{
+	struct diag_list quiet = DIAG_LIST_INIT;
+	struct cfg qc = { c->file, &quiet, 0 };
+	char **own = d->b.tags;
+	size_t n_own = d->b.n_tags;
+	d->b.tags = NULL;
+	d->b.n_tags = 0;
+	read_board_fields(&qc, m, dir, d);
+	for (size_t i = 0; i < d->b.n_tags; i++) {
+		d->group_tags = xrealloc(d->group_tags, (d->n_group_tags + 1) * sizeof(char *));
+		d->group_tags[d->n_group_tags++] = d->b.tags[i];
+	}
+	free(d->b.tags);
+	d->b.tags = own;
+	d->b.n_tags = n_own;
+	d->ssh_given = d->ssh_given || ymap_get(m, "ssh");
+	d->serial_given = d->serial_given || ymap_get(m, "serial");
+	d->power_given = d->power_given || ymap_get(m, "power");
+	diag_list_release(&quiet);
+}
+
+/* The board's own tags (else the defaults'), then its groups' not yet there. */
+static void add_group_tags(struct draft *d)
+{
+	for (size_t i = 0; i < d->n_group_tags; i++) {
+		bool have = false;
+		for (size_t k = 0; k < d->b.n_tags && !have; k++)
+			have = strcmp(d->b.tags[k], d->group_tags[i]) == 0;
+		if (have) {
+			free(d->group_tags[i]);
+			continue;
+		}
+		d->b.tags = xrealloc(d->b.tags, (d->b.n_tags + 1) * sizeof(char *));
+		d->b.tags[d->b.n_tags++] = d->group_tags[i];
+	}
+	free(d->group_tags);
+	d->group_tags = NULL;
+	d->n_group_tags = 0;
+}
+
+/* Each group's own settings, read once so that their errors are reported once. */
+static void check_groups(struct cfg *c, const struct inv_groups *gs, const struct draft *tmpl,
+			 struct inventory *inv)
+{
+	inv->groups = xcalloc(gs->n + 1, sizeof(char *));
+	for (size_t i = 0; i < gs->n; i++) {
+		inv->groups[inv->n_groups++] = xstrdup(gs->g[i].key->value);
+		if (!gs->g[i].map)
+			continue;
+		cfg_check_keys(c, gs->g[i].map, group_keys, "a group");
+		struct draft d = *tmpl;
+		board_copy(&d.b, &tmpl->b);
+		read_board_fields(c, gs->g[i].map, inv->dir, &d);
+		board_release(&d.b);
+	}
+}
+
+/* A board: the defaults, then its groups in order, then its own keys. */
+static void read_board(struct cfg *c, const struct ynode *key, const struct ynode *m,
+		       const struct draft *tmpl, const struct inv_groups *gs, struct inventory *inv)
+{
+	char f[96];
+	struct draft d = *tmpl;
+	board_copy(&d.b, &tmpl->b);
+	d.b.name = xstrdup(key->value);
+	d.b.pos = cfg_pos(c, key);
+	if (!cfg_safe_name(key->value))
+		cfg_error(c, key, "invalid board name, found %s (use letters, digits, '.', '_', '-')",
+			  cfg_found(key, f, sizeof(f)));
+	else if (strcmp(key->value, "all") == 0 || strcmp(key->value, "each") == 0)
+		cfg_error(c, key, "board name '%s' is reserved for selectors", key->value);
+	if (ynode_is_null(m)) {
+		m = NULL;
+	} else if (!cfg_want_map(c, m, "a board")) {
+		board_release(&d.b);
+		return;
+	}
+	size_t n_in = 0;
+	size_t *in = inv_groups_of(gs, key->value, &n_in);
+	d.b.groups = xcalloc(n_in + 1, sizeof(char *));
+	for (size_t i = 0; i < n_in; i++) {
+		d.b.groups[d.b.n_groups++] = xstrdup(gs->g[in[i]].key->value);
+		if (gs->g[in[i]].map)
+			apply_group(c, gs->g[in[i]].map, inv->dir, &d);
+	}
+	free(in);
+	if (m) {
+		cfg_check_keys(c, m, board_keys, "a board");
+		read_board_fields(c, m, inv->dir, &d);
+	}
+	add_group_tags(&d);
+	finish_board(c, key, m, &d);
+	inv->boards[inv->n_boards++] = d.b;
 }
 
 static int load_tree(struct cfg *c, const struct ynode *root, struct inventory *inv)
 {
-	char f[96];
-	struct draft tmpl;
+	struct draft tmpl = { .transport = -1 };
+	struct inv_groups gs = { 0 };
 	board_init(&tmpl.b);
-	tmpl.transport = -1;
-	tmpl.transport_at = NULL;
 
 	if (!root || ynode_is_null(root)) {
 		cfg_error(c, NULL, "empty inventory (expected 'boards:')");
@@ -588,37 +700,15 @@ static int load_tree(struct cfg *c, const struct ynode *root, struct inventory *
 	}
 	if (!cfg_want_map(c, boards, "boards"))
 		goto out;
+	inv_groups_read(c, ymap_get(root, "groups"), boards, &gs);
+	check_groups(c, &gs, &tmpl, inv);
 	inv->boards = xcalloc(boards->n ? boards->n : 1, sizeof(*inv->boards));
-	for (size_t i = 0; i < boards->n; i++) {
-		const struct ynode *key = boards->pairs[i].key;
-		const struct ynode *m = boards->pairs[i].value;
-		struct draft d;
-		board_copy(&d.b, &tmpl.b);
-		d.transport = tmpl.transport;
-		d.transport_at = tmpl.transport_at;
-		d.b.name = xstrdup(key->value);
-		d.b.pos = cfg_pos(c, key);
-		if (!cfg_safe_name(key->value))
-			cfg_error(c, key, "invalid board name, found %s (use letters, digits, '.', '_', '-')",
-				  cfg_found(key, f, sizeof(f)));
-		else if (strcmp(key->value, "all") == 0 || strcmp(key->value, "each") == 0)
-			cfg_error(c, key, "board name '%s' is reserved for selectors", key->value);
-		if (ynode_is_null(m)) {
-			m = NULL;
-		} else if (!cfg_want_map(c, m, "a board")) {
-			board_release(&d.b);
-			continue;
-		}
-		if (m) {
-			cfg_check_keys(c, m, board_keys, "a board");
-			read_board_fields(c, m, inv->dir, &d);
-		}
-		finish_board(c, key, m, &d);
-		inv->boards[inv->n_boards++] = d.b;
-	}
+	for (size_t i = 0; i < boards->n; i++)
+		read_board(c, boards->pairs[i].key, boards->pairs[i].value, &tmpl, &gs, inv);
 	if (boards->n == 0)
 		cfg_error(c, boards, "no boards in the inventory");
 out:
+	inv_groups_release(&gs);
 	board_release(&tmpl.b);
 	return cfg_failed(c) ? -1 : 0;
 }
@@ -664,6 +754,7 @@ void inventory_free(struct inventory *inv)
 	for (size_t i = 0; i < inv->n_boards; i++)
 		board_release(&inv->boards[i]);
 	free(inv->boards);
+	cfg_strv_free(inv->groups, inv->n_groups);
 	free(inv->path);
 	free(inv->dir);
 	free(inv);

@@ -43,6 +43,7 @@ struct board_ssh {
 	int port;                 /* 0: from ~/.ssh/config, else 22 */
 	char *user;               /* NULL: from ~/.ssh/config, else the local user */
 	char *identity;           /* resolved path, or NULL */
+	struct src_pos identity_pos;  /* where identity was written (board, group or defaults) */
 	char *password_env;       /* name of the variable holding the password, or NULL */
 	enum host_key_policy host_key;
 	char *known_hosts;        /* resolved path; default ~/.ssh/known_hosts */
@@ -113,8 +114,10 @@ struct board {
 	struct board_power power;
 	struct board_health *health;  /* NULL: no health checks */
 	int offline_after;        /* offline after this many infrastructure errors in a row; 0: never */
-	struct var *vars;         /* vars: {board.X} and {vars.X}, defaults' merged in */
+	struct var *vars;         /* vars: {board.X} and {vars.X}, groups' and defaults' merged in */
 	size_t n_vars;
+	char **groups;            /* the groups it is in (through child groups too), as they apply */
+	size_t n_groups;
 	struct src_pos pos;
 };
 
@@ -123,6 +126,8 @@ struct inventory {
 	char *dir;                /* directory of path, for resolving */
 	struct board *boards;
 	size_t n_boards;
+	char **groups;            /* every group's name, in document order */
+	size_t n_groups;
 };
 
 enum metric_better { BETTER_HIGHER = 0, BETTER_LOWER };

@@ -81,16 +81,18 @@ static bool one_well_formed(const char *sel, char *err, size_t errlen)
 		}
 		return true;
 	}
-	if (strncmp(s, "tag:", 4) == 0) {
-		if (!name_chars_ok(s + 4)) {
-			snprintf(err, errlen, "expected tag:NAME with letters, digits, '.', '_', '-'");
+	if (strncmp(s, "tag:", 4) == 0 || strncmp(s, "group:", 6) == 0) {
+		bool tag = s[0] == 't';
+		if (!name_chars_ok(s + (tag ? 4 : 6))) {
+			snprintf(err, errlen, "expected %s:NAME with letters, digits, '.', '_', '-'",
+				 tag ? "tag" : "group");
 			return false;
 		}
 		return true;
 	}
 	if (!name_chars_ok(s)) {
-		snprintf(err, errlen, "expected a board name or glob, tag:NAME or all, with '!' to "
-			 "exclude, several joined by ','");
+		snprintf(err, errlen, "expected a board or group name or glob, tag:NAME, "
+			 "group:NAME or all, with '!' to exclude, several joined by ','");
 		return false;
 	}
 	return true;
@@ -104,14 +106,46 @@ static bool board_has_tag(const struct board *b, const char *tag)
 	return false;
 }
 
-/* Whether the positive part of sel (no '!') selects board b. */
+static bool board_in_group(const struct board *b, const char *group)
+{
+	for (size_t i = 0; i < b->n_groups; i++)
+		if (name_matches(group, b->groups[i]))
+			return true;
+	return false;
+}
+
+/* Whether the positive part of sel (no '!') selects board b: a plain
+ * name is a board's or a group's (no group has a board's name). */
 static bool matches(const char *s, const struct board *b)
 {
 	if (strcmp(s, "all") == 0)
 		return true;
 	if (strncmp(s, "tag:", 4) == 0)
 		return board_has_tag(b, s + 4);
-	return name_matches(s, b->name);
+	if (strncmp(s, "group:", 6) == 0)
+		return board_in_group(b, s + 6);
+	return name_matches(s, b->name) || board_in_group(b, s);
+}
+
+static bool group_exists(const struct inventory *inv, const char *pat)
+{
+	for (size_t i = 0; i < inv->n_groups; i++)
+		if (name_matches(pat, inv->groups[i]))
+			return true;
+	return false;
+}
+
+/* "no group named 'X'" with the closest group name. */
+static bool unknown_group(const struct inventory *inv, const char *g, char *err, size_t errlen)
+{
+	const char **names = xcalloc(inv->n_groups + 1, sizeof(char *));
+	for (size_t i = 0; i < inv->n_groups; i++)
+		names[i] = inv->groups[i];
+	const char *sug = cfg_suggest(g, names);
+	snprintf(err, errlen, "no group named '%s' in the inventory%s%s%s", g,
+		 sug ? " (did you mean 'group:" : "", sug ? sug : "", sug ? "'?)" : "");
+	free(names);
+	return false;
 }
 
 static bool one_valid(const struct inventory *inv, const char *sel, char *err, size_t errlen);
@@ -139,16 +173,22 @@ static bool one_valid(const struct inventory *inv, const char *sel, char *err, s
 	for (size_t i = 0; i < inv->n_boards; i++)
 		if (matches(s, &inv->boards[i]))
 			return true;
+	if (strncmp(s, "group:", 6) == 0)   /* a group with no board selects none */
+		return group_exists(inv, s + 6) || unknown_group(inv, s + 6, err, errlen);
+	if (group_exists(inv, s))
+		return true;
 	bool tag = strncmp(s, "tag:", 4) == 0;
 	if (is_glob(tag ? s + 4 : s)) {
 		snprintf(err, errlen, "no board %s '%s'", tag ? "has a tag matching" : "matches",
 			 tag ? s + 4 : s);
 		return false;
 	}
-	const char **names = xcalloc(inv->n_boards * (tag ? 0 : 1) + 1, sizeof(char *));
+	const char **names = xcalloc(tag ? 1 : inv->n_boards + inv->n_groups + 1, sizeof(char *));
 	size_t n = 0;
 	for (size_t i = 0; !tag && i < inv->n_boards; i++)
 		names[n++] = inv->boards[i].name;
+	for (size_t i = 0; !tag && i < inv->n_groups; i++)
+		names[n++] = inv->groups[i];
 	const char *sug = NULL;
 	if (tag) {
 		for (size_t i = 0; i < inv->n_boards && !sug; i++) {

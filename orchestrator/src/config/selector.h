@@ -1,8 +1,9 @@
 #ifndef ORCH_CONFIG_SELECTOR_H
 #define ORCH_CONFIG_SELECTOR_H
 /*
- * Board selectors (orch(1) -l): "NAME", "tag:TAG", "all", and "!" before
- * either to exclude. NAME and TAG may be shell globs ("apu*", "tag:rb?"),
+ * Board selectors (orch(1) -l): "NAME" (a board, or a group's boards),
+ * "tag:TAG", "group:GROUP", "all", and "!" before any to exclude. NAME,
+ * TAG and GROUP may be shell globs ("apu*", "tag:rb?"),
  * and "a,b,!c" is the same as the three selectors a, b, !c. A list selects
  * the union of its positive selectors (all boards when there are only
  * exclusions) minus every exclusion.
