@@ -10,6 +10,7 @@
  */
 #include "config/cfg_read.h"
 #include "config/config.h"
+#include "config/inventory_ansible.h"
 #include "config/inventory_groups.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
@@ -721,11 +722,24 @@ static int load(const char *path, const char *data, size_t len, struct inventory
 	inv->path = xstrdup(path);
 	inv->dir = fs_dirname(path);
 	struct cfg c = { inv->path, diags, diags->n };
-	int rc = data ? ytree_parse(inv->path, data, len, &root, diags)
-		      : ytree_load_file(inv->path, &root, diags);
+	char *own = NULL;
+	int rc = data ? 0 : ytree_read_file(inv->path, &own, &len, diags);
+	if (own)
+		data = own;
+	if (rc == 0 && ansible_ini_detect(data, len)) {
+		root = ansible_from_ini(&c, data, len);
+	} else if (rc == 0) {
+		rc = ytree_parse(inv->path, data, len, &root, diags);
+		if (rc == 0 && ansible_yaml_detect(root)) {
+			struct ynode *orch = ansible_from_yaml(&c, root);
+			ynode_free(root);
+			root = orch;
+		}
+	}
 	if (rc == 0)
 		rc = load_tree(&c, root, inv);
 	ynode_free(root);
+	free(own);
 	cfg_sort_errors(&c);
 	if (rc < 0 || cfg_failed(&c)) {
 		inventory_free(inv);

@@ -447,6 +447,18 @@ int ytree_parse(const char *name, const char *data, size_t len, struct ynode **r
 
 int ytree_load_file(const char *path, struct ynode **root, struct diag_list *diags)
 {
+	char *data = NULL;
+	size_t len = 0;
+	*root = NULL;
+	if (ytree_read_file(path, &data, &len, diags) < 0)
+		return -1;
+	int ret = ytree_parse(path, data, len, root, diags);
+	free(data);
+	return ret;
+}
+
+int ytree_read_file(const char *path, char **data, size_t *len, struct diag_list *diags)
+{
 	struct strbuf sb = STRBUF_INIT;
 	int ret = -1;
 	char buf[8192];
@@ -455,7 +467,8 @@ int ytree_load_file(const char *path, struct ynode **root, struct diag_list *dia
 	 * refused below like any file that is not a regular one. */
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
-	*root = NULL;
+	*data = NULL;
+	*len = 0;
 	if (fd < 0) {
 		diag_add(diags, path, 0, 0, "cannot open: %s", strerror(errno));
 		return -1;
@@ -485,7 +498,9 @@ int ytree_load_file(const char *path, struct ynode **root, struct diag_list *dia
 		diag_add(diags, path, 0, 0, "cannot read: %s", strerror(errno));
 		goto out;
 	}
-	ret = ytree_parse(path, strbuf_str(&sb), sb.len, root, diags);
+	*len = sb.len;
+	*data = sb.len ? strbuf_detach(&sb) : xstrdup("");
+	ret = 0;
 out:
 	fclose(f);
 	strbuf_release(&sb);

@@ -52,6 +52,10 @@ int ytree_parse(const char *name, const char *data, size_t len, struct ynode **r
 		struct diag_list *diags);
 /* Reads and parses a file; as ytree_parse, plus "cannot read" errors. */
 int ytree_load_file(const char *path, struct ynode **root, struct diag_list *diags);
+/* Reads a regular file whole into *data (NUL-ended, caller frees) and
+ * *len: 0, or -1 with "cannot open", "not a regular file" or "file larger
+ * than" in diags. */
+int ytree_read_file(const char *path, char **data, size_t *len, struct diag_list *diags);
 void ynode_free(struct ynode *n);
 
 /* The value for key in a mapping, or NULL (also when n is not a mapping). */
