@@ -34,7 +34,8 @@ static const char usage_text[] =
 	"'import' indexes existing run folders (again); --rebuild forgets the runs\n"
 	"(not the acks) first and rebuilds them from the folders.\n"
 	"\n"
-	"  -o, --runs-dir DIR     the runs folder whose history to read (default: ./runs)\n"
+	"  -o, --runs-dir DIR     the runs folder whose history to read\n"
+	"                         (default: $ORCH_RUNS_DIR, else ./runs)\n"
 	"      --db URL           postgresql://USER@HOST:PORT/DB or an SQLite file\n"
 	"  -l, --limit BOARD      only this board (repeatable)\n"
 	"      --metric M         only this metric (NAME or TEST.NAME)\n"
@@ -107,7 +108,9 @@ static int parse_options(int argc, char **argv, struct history_options *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	o->runs_dir = "runs";
+	o->runs_dir = getenv("ORCH_RUNS_DIR");
+	if (!o->runs_dir || !*o->runs_dir)
+		o->runs_dir = "runs";
 	o->last = HISTORY_DEFAULT_LAST;
 	o->threshold = 5;
 	o->format = "text";

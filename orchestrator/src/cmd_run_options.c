@@ -27,7 +27,8 @@ static const char usage_text[] =
 	"                         ('cpu,mem'); repeatable\n"
 	"  -j, --jobs N           boards at once (default: all selected, at most 64;\n"
 	"                         with --join 2, so that the boards are shared out)\n"
-	"  -o, --runs-dir DIR     where run folders go (default: ./runs)\n"
+	"  -o, --runs-dir DIR     where run folders go\n"
+	"                         (default: $ORCH_RUNS_DIR, else ./runs)\n"
 	"      --repeat N         run every test N times (overrides the scenario)\n"
 	"      --retry-infra N    try a test up to N more times after an infrastructure\n"
 	"                         error (overrides the scenario's retry: { infra })\n"
@@ -252,7 +253,9 @@ static int parse_option(int c, struct run_options *o, char **argv)
 
 int run_parse_options(int argc, char **argv, struct run_options *o)
 {
-	o->runs_dir = "runs";
+	o->runs_dir = getenv("ORCH_RUNS_DIR");
+	if (!o->runs_dir || !*o->runs_dir)
+		o->runs_dir = "runs";
 	o->retry_infra = -1;
 	o->db_url = getenv("ORCH_DB");
 	o->join_wait_ms = 5 * 60 * 1000;

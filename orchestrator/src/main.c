@@ -3,10 +3,15 @@
  * dispatches to the subcommand table; each cmd_*.c parses its own options.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
+#include "config/settings.h"
+#include "util/fsutil.h"
 #include "util/log.h"
+#include "util/strbuf.h"
 #include "util/secret.h"
 #include "version.h"
 
@@ -47,8 +52,10 @@ static void usage(FILE *out)
 			commands[i].synopsis, commands[i].description);
 	fprintf(out, "\nglobal options (before or after COMMAND):\n"
 		     "  --color=WHEN   auto (default), always or never; NO_COLOR and TERM=dumb\n"
-		     "                 turn colour off in auto mode\n"
+		     "                 turn colour off in auto mode (default: $ORCH_COLOR)\n"
 		     "  -v, --verbose  show connection steps and the commands sent to boards\n"
+		     "\nsettings: /etc/orch/config.yaml, ~/.config/orch/config.yaml, .orch.yaml\n"
+		     "(man orch, FILES).\n"
 		     "\n'orch help COMMAND' or 'orch COMMAND --help' tells more; man orch.\n"
 		     "exit codes: 0 passed, 1 a test failed, 2 usage or invalid input,\n"
 		     "3 infrastructure error, 130 interrupted\n");
@@ -65,6 +72,8 @@ static const struct command *find_command(const char *name)
 /* Takes the global options out of argv wherever they stand, so that every
  * command accepts them without knowing them. Returns the new argc, or -1
  * after a usage error. */
+static bool color_given;
+
 static int take_global_options(int argc, char **argv)
 {
 	int out = 1;
@@ -79,6 +88,7 @@ static int take_global_options(int argc, char **argv)
 			log_set_verbose(true);
 		} else if (!strcmp(a, "--color")) {
 			log_set_color_mode(LOG_COLOR_ALWAYS);
+			color_given = true;
 		} else if (!strncmp(a, "--color=", 8)) {
 			int mode = log_parse_color_mode(a + 8);
 			if (mode < 0) {
@@ -87,12 +97,58 @@ static int take_global_options(int argc, char **argv)
 				return -1;
 			}
 			log_set_color_mode(mode);
+			color_given = true;
 		} else {
 			argv[out++] = argv[i];
 		}
 	}
 	argv[out] = NULL;
 	return out;
+}
+
+/* The configuration files, system ($ORCH_CONFIG_SYSTEM, else
+ * /etc/orch/config.yaml), user ($XDG_CONFIG_HOME/orch/config.yaml, else
+ * ~/.config/orch/config.yaml) and project (.orch.yaml here or in the
+ * nearest parent), each over the one before; a setting becomes its
+ * ORCH_ variable where the environment has none, so the environment and
+ * the command line come over them (orch(1) FILES). */
+static int load_settings(void)
+{
+	struct settings st = { 0 };
+	struct diag_list dl = DIAG_LIST_INIT;
+	const char *sys = getenv("ORCH_CONFIG_SYSTEM");
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	const char *home = getenv("HOME");
+	char *user = xdg && *xdg ? xasprintf("%s/orch/config.yaml", xdg)
+		     : home ? xasprintf("%s/.config/orch/config.yaml", home) : NULL;
+	char cwd[4096];
+	char *project = getcwd(cwd, sizeof(cwd)) ? settings_find_project(cwd) : NULL;
+	int bad = settings_read(sys ? sys : "/etc/orch/config.yaml", &st, &dl);
+	bad |= user ? settings_read(user, &st, &dl) : 0;
+	bad |= project ? settings_read(project, &st, &dl) : 0;
+	free(user);
+	free(project);
+	for (int k = 0; !bad && k < SETTING_COUNT; k++)
+		if (st.value[k])
+			setenv(settings_env((enum setting)k), st.value[k], 0);
+	settings_release(&st);
+	const char *color = getenv("ORCH_COLOR");
+	if (!bad && !color_given && color && *color) {
+		int mode = log_parse_color_mode(color);
+		if (mode < 0) {
+			fprintf(stderr, "orch: invalid ORCH_COLOR '%s' (use auto, always or never)\n",
+				color);
+			bad = -1;
+		} else {
+			log_set_color_mode(mode);
+		}
+	}
+	if (dl.n) {
+		diag_sort(&dl);
+		diag_print_source(&dl, stderr);
+	}
+	diag_list_release(&dl);
+	return bad ? EXIT_USAGE : EXIT_OK;
 }
 
 /* orch help [COMMAND]: the command's own --help text. */
@@ -136,6 +192,8 @@ int main(int argc, char **argv)
 	}
 	const struct command *c = find_command(name);
 	if (c) {
+		if (load_settings() != EXIT_OK)
+			return EXIT_USAGE;
 		int ret = c->fn(argc - 1, argv + 1);
 		secret_wipe_all();
 		return ret;

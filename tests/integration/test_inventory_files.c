@@ -2,7 +2,8 @@
  * Inventories as users bring them (issue 26.4): groups through the orch
  * binary (validate reports a missing identity once, at the line that
  * names it; -l group:NAME), ORCH_INVENTORY for every command that takes
- * -i.
+ * -i, and the configuration files (system, user, project, then the
+ * environment, then the command line).
  */
 #include "testsupport.h"
 #include "util/strbuf.h"
@@ -101,11 +102,122 @@ static void test_group_selector(void **state)
 	free(out);
 }
 
+/* An environment with no configuration but the test's: no system file,
+ * XDG_CONFIG_HOME in tmp, no ORCH_ variable. */
+#define CLEAN_ENV "unset ORCH_INVENTORY ORCH_DB ORCH_LOCK_DIR ORCH_RUNS_DIR ORCH_BENCH_DIR " \
+		  "ORCH_COLOR; export ORCH_CONFIG_SYSTEM=/nonexistent/config.yaml " \
+		  "XDG_CONFIG_HOME='%s/xdg';"
+
+/* ORCH_INVENTORY for every command that takes -i. */
+static void test_orch_inventory_everywhere(void **state)
+{
+	(void)state;
+	free(ts_write_file(tmp, "env-inv.yaml", "boards:\n  envb: { local: true }\n"));
+	free(ts_write_file(tmp, "noinv.yaml", "tests:\n  - { name: t, run: 'true' }\n"));
+	static const struct { const char *args; int rc; const char *want; } cases[] = {
+		{ "validate noinv.yaml", 0, "" },
+		{ "run noinv.yaml --dry-run", 0, "envb" },
+		{ "boards", 0, "envb" },
+		{ "boards --format json", 0, "\"envb\"" },
+		{ "lock nosuch", 2, "env-inv.yaml: no board 'nosuch' in this inventory" },
+		{ "boot nosuch", 2, "no board 'nosuch' in env-inv.yaml" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *out = NULL;
+		int rc = ts_run(&out, "cd '%s' && " CLEAN_ENV " export ORCH_LOCK_DIR='%s/locks' "
+				"ORCH_INVENTORY=env-inv.yaml; %s --color=never %s 2>&1", tmp, tmp,
+				tmp, ORCH_BIN, cases[i].args);
+		if (rc != cases[i].rc || !strstr(out, cases[i].want))
+			fail_msg("orch %s: exit %d, wanted %d and '%s':\n%s", cases[i].args, rc,
+				 cases[i].rc, cases[i].want, out);
+		free(out);
+	}
+}
+
+/* The board orch boards lists from cwd (a folder of tmp) with extra
+ * shell words before it. */
+static char *boards_from(const char *cwd, const char *pre)
+{
+	char *out = NULL;
+	int rc = ts_run(&out, "cd '%s/%s' && " CLEAN_ENV " export ORCH_CONFIG_SYSTEM='%s/sys.yaml'; "
+			"%s %s --color=never boards 2>&1", tmp, cwd, tmp, tmp, pre, ORCH_BIN);
+	if (rc != 0)
+		fail_msg("orch boards in %s (%s): exit %d:\n%s", cwd, pre, rc, out);
+	return out;
+}
+
+static void only(char *out, const char *board)
+{
+	static const char *const all[] = { "sysb", "userb", "projb", "envb", "clib" };
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if ((strcmp(all[i], board) == 0) != (strstr(out, all[i]) != NULL))
+			fail_msg("wanted the boards of %s only:\n%s", board, out);
+	free(out);
+}
+
+/* system < user < project < environment < command line, each a level
+ * over the one before; paths relative to their file; unknown keys at
+ * their line:col. */
+static void test_config_precedence(void **state)
+{
+	(void)state;
+	assert_int_equal(ts_run(NULL, "mkdir -p '%s/xdg/orch' '%s/proj/sub' '%s/plain' '%s/proj/b'",
+				tmp, tmp, tmp, tmp), 0);
+	static const char *const names[] = { "sysb", "userb", "projb", "envb", "clib" };
+	for (size_t i = 0; i < 5; i++) {
+		char *file = xasprintf("%s.yaml", names[i]);
+		char *text = xasprintf("boards:\n  %s: { local: true }\n", names[i]);
+		free(ts_write_file(tmp, file, text));
+		free(file);
+		free(text);
+	}
+	free(ts_write_file(tmp, "sys.yaml", "inventory: sysb.yaml\nruns_dir: sysruns\n"));
+	only(boards_from("plain", ""), "sysb");
+	free(ts_write_file(tmp, "xdg/orch/config.yaml", "inventory: ../../userb.yaml\n"));
+	only(boards_from("plain", ""), "userb");
+	/* found from a sub-folder; its path relative to the file */
+	free(ts_write_file(tmp, "proj/b/projb.yaml", "boards:\n  projb: { local: true }\n"));
+	free(ts_write_file(tmp, "proj/.orch.yaml", "# the lab\ninventory: b/projb.yaml\n"));
+	only(boards_from("proj/sub", ""), "projb");
+	only(boards_from("plain", ""), "userb");
+	only(boards_from("proj/sub", "ORCH_INVENTORY=../../envb.yaml"), "envb");
+	char *out = NULL;
+	int rc = ts_run(&out, "cd '%s/proj/sub' && " CLEAN_ENV " ORCH_INVENTORY=../../envb.yaml "
+			"%s boards -i '%s/clib.yaml' 2>&1", tmp, tmp, ORCH_BIN, tmp);
+	assert_int_equal(rc, 0);
+	only(out, "clib");
+	/* runs_dir of the system file, under the user's and project's inventory */
+	free(ts_write_file(tmp, "proj/t.yaml", "name: t\nboards: [projb]\n"
+			   "tests:\n  - { name: t, run: 'true' }\n"));
+	rc = ts_run(&out, "cd '%s/proj' && " CLEAN_ENV " export ORCH_CONFIG_SYSTEM='%s/sys.yaml'; "
+		    "%s --color=never run t.yaml 2>&1", tmp, tmp, tmp, ORCH_BIN);
+	if (rc != 0)
+		fail_msg("run: exit %d\n%s", rc, out);
+	free(out);
+	char *res = xasprintf("%s/sysruns/t/latest/results.json", tmp);
+	char *j = ts_read_file(res);
+	if (!j)
+		fail_msg("no %s: the system file's runs_dir was not used", res);
+	free(j);
+	free(res);
+	free(ts_write_file(tmp, "proj/.orch.yaml", "inventory: b/projb.yaml\ninventroy: x\n"
+			   "color: blue\n"));
+	rc = ts_run(&out, "cd '%s/proj/sub' && " CLEAN_ENV " %s boards 2>&1", tmp, tmp, ORCH_BIN);
+	assert_int_equal(rc, 2);
+	has(out, "proj/.orch.yaml:2:1: error: unknown key 'inventroy' in the configuration file "
+		 "(did you mean 'inventory'?)");
+	has(out, "proj/.orch.yaml:3:8: error: invalid value for 'color', found 'blue' (use auto, "
+		 "always or never)");
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_identity_once),
 		cmocka_unit_test(test_group_selector),
+		cmocka_unit_test(test_orch_inventory_everywhere),
+		cmocka_unit_test(test_config_precedence),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

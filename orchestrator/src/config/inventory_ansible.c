@@ -383,7 +383,8 @@ bool ansible_ini_detect(const char *data, size_t len)
 		if (p < eol && *p != '#' && *p != ';') {
 			if (eol - p >= 3 && strncmp(p, "---", 3) == 0)
 				return false;
-			return *p == '[' || !memchr(p, ':', (size_t)(eol - p));
+			bool host = isalnum((unsigned char)*p) || *p == '_' || *p == '.';
+			return *p == '[' || (host && !memchr(p, ':', (size_t)(eol - p)));
 		}
 		p = eol + 1;
 	}

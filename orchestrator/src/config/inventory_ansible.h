@@ -19,7 +19,8 @@
 #include "config/cfg_read.h"
 
 /* Whether data reads as an INI inventory: its first line that is not
- * blank or a comment is a [section], or has no ':' (a host line). */
+ * blank or a comment is a [section], or a host line (starts with a
+ * letter, digit, '_' or '.' and has no ':'). */
 bool ansible_ini_detect(const char *data, size_t len);
 /* Whether root is an Ansible YAML inventory: a mapping with all: and
  * without boards:. */
