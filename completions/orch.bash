@@ -1,7 +1,8 @@
 # bash completion for orch(1): subcommands, their options, scenario and run
 # folders, board names and tags (for -l, `orch boot`, `orch lock`) read from
 # the inventory with `orch boards` (-i on the line, else the scenario's
-# inventory:, else $ORCH_INVENTORY), and the scenario's test names and tags
+# inventory:, else $ORCH_INVENTORY or the configuration files' inventory),
+# and the scenario's test names and tags
 # (for -t) read with `orch validate SCENARIO --list`.
 
 _orch_inventory()
@@ -33,8 +34,7 @@ _orch_selectors()
 {
 	local inv
 	inv=$(_orch_inventory)
-	[ -n "$inv" ] || return
-	orch boards -i "$inv" 2>/dev/null | awk -F'\t' '
+	orch boards ${inv:+-i "$inv"} 2>/dev/null | awk -F'\t' '
 		{ print $1; print "!" $1
 		  n = split($3, tl, ","); for (i = 1; i <= n; i++) if (tl[i] != "-") tags[tl[i]] = 1 }
 		END { print "all"; for (t in tags) { print "tag:" t; print "!tag:" t } }'
@@ -68,8 +68,7 @@ _orch_boards()
 {
 	local inv
 	inv=$(_orch_inventory)
-	[ -n "$inv" ] || return
-	orch boards -i "$inv" 2>/dev/null | cut -f1
+	orch boards ${inv:+-i "$inv"} 2>/dev/null | cut -f1
 }
 
 _orch()
