@@ -1,5 +1,6 @@
 # bash completion for orch(1): subcommands, their options, scenario and run
-# folders, board names and tags (for -l, `orch boot`, `orch lock`) read from
+# folders, board names and tags (for -l, `orch boot`, `orch lock`, `orch power`,
+# `orch console`) read from
 # the inventory with `orch boards` (-i on the line, else the scenario's
 # inventory:, else $ORCH_INVENTORY or the configuration files' inventory),
 # and the scenario's test names and tags
@@ -126,6 +127,9 @@ _orch()
 	--trigger)
 		COMPREPLY=($(compgen -W "power-cycle reboot none" -- "$cur"))
 		return ;;
+	--escape)
+		COMPREPLY=($(compgen -W "'^]' ^A ^B ^T" -- "$cur"))
+		return ;;
 	--color)
 		;;
 	-j | --jobs | --repeat | --threshold | --shard | --timeout | --for | --note)
@@ -156,6 +160,10 @@ _orch()
 		COMPREPLY=($(compgen -W "$(_orch_boards)" -- "$cur")) ;;
 	lock)
 		COMPREPLY=($(compgen -W "$(_orch_selectors)" -- "$cur")) ;;
+	power)
+		COMPREPLY=($(compgen -W "$(_orch_selectors) on off cycle" -- "$cur")) ;;
+	console)
+		COMPREPLY=($(compgen -W "$(_orch_boards)" -- "$cur")) ;;
 	history)
 		COMPREPLY=($(compgen -W "import" -- "$cur") $(compgen -f -X '!*.y*ml' -- "$cur")) ;;
 	compare | report | merge)

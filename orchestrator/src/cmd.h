@@ -20,5 +20,7 @@ int cmd_history(int argc, char **argv);
 int cmd_who(int argc, char **argv);
 int cmd_lock(int argc, char **argv);
 int cmd_unlock(int argc, char **argv);
+int cmd_power(int argc, char **argv);
+int cmd_console(int argc, char **argv);
 
 #endif

@@ -32,6 +32,26 @@ const char *cmd_first_error(void);
  * after printing what is wrong. */
 int cmd_load_inventory(const char *inventory_path, struct inventory **inv);
 
+/*
+ * The boards the BOARD operands ARGS name, for `orch NAME`: plain names and
+ * selectors (tag:T, globs, !NAME, lists, as -l) resolved against the
+ * inventory (-i INV_PATH, else $ORCH_INVENTORY); a name the inventory does
+ * not know is refused (with the closest name). Without an inventory, when
+ * need_inventory is false, plain names go unchecked with a warning. *out
+ * (the caller frees the array; names borrowed from ARGS or *inv, which the
+ * caller frees). EXIT_OK, or EXIT_USAGE after saying why.
+ */
+int cmd_select_boards(const char *name, const char *inv_path, bool need_inventory, char **args,
+		      int n, const char ***out, size_t *n_out, struct inventory **inv);
+/*
+ * Takes BOARD's lock for a person's manual work (lock/board_lock.h), NOTE
+ * saying what (orch who shows it). A board held by a run or by another
+ * person's reservation is refused naming the holder (EXIT_INFRA), unless
+ * force: then a warning names the holder and no lock is taken (*fd -1).
+ * EXIT_OK and *fd (board_lock_release), or EXIT_INFRA after saying why.
+ */
+int cmd_take_board(const char *name, const char *board, const char *note, bool force, int *fd);
+
 /* Parses a --threshold percentage: a finite number >= 0, optionally with a
  * trailing '%'. Returns 0, or -1 (and *pct untouched) when S is not one. */
 int cmd_parse_percent(const char *s, double *pct);

@@ -5,7 +5,6 @@
 #include "cmd_common.h"
 #include "coord/db.h"
 #include "util/interrupt.h"
-#include "config/selector.h"
 #include "cmd_health.h"
 #include "lock/board_lock.h"
 #include "util/deadline.h"
@@ -287,68 +286,6 @@ out:
 	return ret;
 }
 
-static bool is_selector(const char *a)
-{
-	return strpbrk(a, "*?[!,") || strncmp(a, "tag:", 4) == 0 || strcmp(a, "all") == 0;
-}
-
-/* The boards the BOARD arguments name: names and selectors (tag:T, globs,
- * !NAME, lists, as -l), resolved against the inventory (-i, else
- * $ORCH_INVENTORY); a name no inventory knows is refused. Without an
- * inventory only plain names go, unchecked, with a warning. *out (caller
- * frees the array; the names are borrowed from argv or the inventory,
- * which *inv keeps: caller frees). */
-static int resolve_boards(const char *inv_path, char **args, int n, const char ***out,
-			  size_t *n_out, struct inventory **inv)
-{
-	*out = NULL;
-	*n_out = 0;
-	*inv = NULL;
-	if (!inv_path)
-		inv_path = getenv("ORCH_INVENTORY");
-	if (!inv_path || !*inv_path) {
-		for (int i = 0; i < n; i++) {
-			if (is_selector(args[i])) {
-				fprintf(stderr, "orch lock: '%s' is a selector: give the inventory "
-					"(-i INVENTORY or ORCH_INVENTORY) to resolve it\n", args[i]);
-				free(*out);
-				*out = NULL;
-				*n_out = 0;
-				return EXIT_USAGE;
-			}
-			cmd_add_arg(out, n_out, args[i]);
-		}
-		fprintf(stderr, "orch lock: warning: no inventory to check the board names against "
-			"(give -i INVENTORY or set ORCH_INVENTORY)\n");
-		return EXIT_OK;
-	}
-	int ret = cmd_load_inventory(inv_path, inv);
-	for (int i = 0; ret == EXIT_OK && i < n; i++) {
-		if (is_selector(args[i]) || inventory_find(*inv, args[i]))
-			continue;
-		fprintf(stderr, "orch lock: %s: no board '%s' in this inventory\n", inv_path, args[i]);
-		ret = EXIT_USAGE;
-	}
-	if (ret != EXIT_OK)
-		return ret;
-	bool *sel = xcalloc((*inv)->n_boards + 1, sizeof(bool));
-	char err[512];
-	if (selector_resolve(*inv, (const char *const *)args, (size_t)n, NULL, 0, sel, err,
-			     sizeof(err)) < 0) {
-		fprintf(stderr, "orch lock: %s: %s\n", inv_path, err);
-		ret = EXIT_USAGE;
-	}
-	for (size_t b = 0; ret == EXIT_OK && b < (*inv)->n_boards; b++)
-		if (sel[b])
-			cmd_add_arg(out, n_out, (*inv)->boards[b].name);
-	free(sel);
-	if (ret == EXIT_OK && !*n_out) {
-		fprintf(stderr, "orch lock: the selectors select no board of %s\n", inv_path);
-		ret = EXIT_USAGE;
-	}
-	return ret;
-}
-
 /* Reserves one board here and, with db, in the database; all or nothing. */
 static int reserve_one(const char *dir, struct coord_db *db, const char *board,
 		       const struct lock_options *o, int64_t expires, bool say)
@@ -398,8 +335,8 @@ int cmd_lock(int argc, char **argv)
 	struct inventory *inv = NULL;
 	char *dir = NULL;
 	struct coord_db *db = NULL;
-	if ((ret = resolve_boards(o.inventory, argv + optind, argc - optind, &boards, &nb, &inv)) !=
-	    EXIT_OK)
+	if ((ret = cmd_select_boards("lock", o.inventory, false, argv + optind, argc - optind,
+				     &boards, &nb, &inv)) != EXIT_OK)
 		goto out;
 	int n = (int)nb;
 	char err[512];

@@ -39,6 +39,10 @@ static const struct command commands[] = {
 	{ "lock", cmd_lock, "BOARD... [--for DURATION] [--note TEXT] [--db URL]",
 	  "reserve boards for manual work" },
 	{ "unlock", cmd_unlock, "BOARD... [--db URL]", "remove reservations made by orch lock" },
+	{ "power", cmd_power, "BOARD... on|off|cycle [-i INV] [--force]",
+	  "run the boards' power commands, under their locks" },
+	{ "console", cmd_console, "BOARD [-i INV] [--listen] [--escape KEY]",
+	  "the board's serial console, interactive (Ctrl-] q quits)" },
 	{ "help", NULL, "[COMMAND]", "this list, or the help of one command" },
 };
 

@@ -212,20 +212,23 @@ static int take_lock(const char *dir, const char *board, int *fd, struct board_h
 	return ret;
 }
 
-int board_lock_try(const char *dir, const char *board, const char *note, int *fd_out,
-		  struct board_holder *holder, char *err, size_t errlen)
+/* board_lock_try; with own_ok, a live reservation of this user does not
+ * refuse. */
+static int try_lock(const char *dir, const char *board, const char *note, bool own_ok,
+		    int *fd_out, struct board_holder *holder, char *err, size_t errlen)
 {
 	int fd;
+	struct board_holder self;
+	board_holder_self(&self, board, note);
 	int ret = take_lock(dir, board, &fd, holder, err, errlen);
-	if (ret == 0 && reservation_live(dir, board, holder))
+	if (ret == 0 && reservation_live(dir, board, holder) &&
+	    !(own_ok && !strcmp(holder->user, self.user)))
 		ret = BOARD_LOCK_HELD;
 	if (ret != 0) {
 		if (fd >= 0)
 			close(fd);
 		return ret;
 	}
-	struct board_holder self;
-	board_holder_self(&self, board, note);
 	char text[1024];
 	board_holder_format(&self, text, sizeof(text));
 	if (ftruncate(fd, 0) == 0 && pwrite(fd, text, strlen(text), 0) < 0) {
@@ -233,6 +236,18 @@ int board_lock_try(const char *dir, const char *board, const char *note, int *fd
 	}
 	*fd_out = fd;
 	return 0;
+}
+
+int board_lock_try(const char *dir, const char *board, const char *note, int *fd_out,
+		   struct board_holder *holder, char *err, size_t errlen)
+{
+	return try_lock(dir, board, note, false, fd_out, holder, err, errlen);
+}
+
+int board_lock_try_person(const char *dir, const char *board, const char *note, int *fd_out,
+			  struct board_holder *holder, char *err, size_t errlen)
+{
+	return try_lock(dir, board, note, true, fd_out, holder, err, errlen);
 }
 
 void board_lock_release(int fd)

@@ -52,6 +52,11 @@ void board_holder_describe(const struct board_holder *h, char *buf, size_t len);
  * *holder filled (a running orch, or a live reservation); BOARD_LOCK_ERROR. */
 int board_lock_try(const char *dir, const char *board, const char *note, int *fd,
 		  struct board_holder *holder, char *err, size_t errlen);
+/* As board_lock_try, for a person's manual work (orch power, orch
+ * console): a live reservation of this same user does not refuse, so the
+ * person who reserved the board with orch lock may use it. */
+int board_lock_try_person(const char *dir, const char *board, const char *note, int *fd,
+			  struct board_holder *holder, char *err, size_t errlen);
 void board_lock_release(int fd);
 
 /* Writes a reservation of board until expires_us (0: no expiry). Fails

@@ -1,0 +1,246 @@
+/*
+ * orch power BOARD... on|off|cycle through the binary, on local boards
+ * whose power: commands append to a file in the inventory's folder:
+ *   - selectors (tag:) pick the boards; cycle is the cycle command, else
+ *     off then on; one line per board;
+ *   - the board's lock is held while its power command runs (a run of the
+ *     board started by the power command itself errors naming orch power);
+ *   - a board a run holds, or another person reserved, is refused naming
+ *     the holder (exit 3) and nothing is run; --force goes on; the
+ *     person's own reservation does not refuse;
+ *   - a failing power command is an infrastructure error (exit 3) with its
+ *     output; an unknown board, a missing command, a bad action: exit 2.
+ * A private lock folder (ORCH_LOCK_DIR).
+ */
+#include "testsupport.h"
+
+#include "util/deadline.h"
+#include "util/strbuf.h"
+
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct fixture {
+	char *tmp;
+	char *env;      /* "cd TMP && ORCH_LOCK_DIR=..." prefix for commands */
+	char *log;      /* TMP/power.log, what the power commands did */
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	f->tmp = ts_mkdtemp("power-verb");
+	char *inv = xasprintf(
+		"boards:\n"
+		"  b1: { local: true, tags: [rack],\n"
+		"        power: { on: 'echo on-b1 >> power.log', off: 'echo off-b1 >> power.log' } }\n"
+		"  b2: { local: true, tags: [rack], power: { cycle: 'echo cycle-b2 >> power.log' } }\n"
+		"  b3: { local: true, power: { on: 'echo relay stuck >&2; exit 5' } }\n"
+		"  b4: { local: true }\n"
+		"  b5: { local: true,\n"
+		"        power: { on: 'ORCH_LOCK_DIR=%s/locks %s run sc.yaml -l b5 --wait 0 -q"
+		" -o runs > nested.log 2>&1; echo $? > nested.rc' } }\n",
+		f->tmp, ORCH_BIN);
+	free(ts_write_file(f->tmp, "inv.yaml", inv));
+	free(inv);
+	free(ts_write_file(f->tmp, "sc.yaml",
+			   "name: power\ninventory: inv.yaml\ntests:\n"
+			   "  - name: t1\n    run: sleep {env.SLEEP|0}\n"));
+	f->env = xasprintf("cd %s && ORCH_LOCK_DIR=%s/locks ORCH_INVENTORY=inv.yaml", f->tmp,
+			   f->tmp);
+	f->log = xasprintf("%s/power.log", f->tmp);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	ts_rmrf(f->tmp);
+	free(f->tmp);
+	free(f->env);
+	free(f->log);
+	free(f);
+	return 0;
+}
+
+static char *power_log(struct fixture *f)
+{
+	char *t = ts_read_file(f->log);
+	return t ? t : xstrdup("");
+}
+
+static void test_selectors_and_cycle(void **state)
+{
+	struct fixture *f = *state;
+	char *out = NULL;
+	int rc = ts_run(&out, "%s %s power 'tag:rack' cycle", f->env, ORCH_BIN);
+	print_message("%s", out);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "b1: power cycle done"));
+	assert_non_null(strstr(out, "b2: power cycle done"));
+	free(out);
+	char *log = power_log(f);
+	assert_string_equal(log, "off-b1\non-b1\ncycle-b2\n");
+	free(log);
+	rc = ts_run(&out, "%s %s power b1 off", f->env, ORCH_BIN);
+	assert_int_equal(rc, 0);
+	free(out);
+	log = power_log(f);
+	assert_string_equal(log, "off-b1\non-b1\ncycle-b2\noff-b1\n");
+	free(log);
+}
+
+/* The power command starts a run of its own board: the run finds the
+ * board held by orch power and errors at once (--wait 0). */
+static void test_lock_held_while_powering(void **state)
+{
+	struct fixture *f = *state;
+	char *out = NULL;
+	int rc = ts_run(&out, "%s %s power b5 on", f->env, ORCH_BIN);
+	print_message("%s", out);
+	assert_int_equal(rc, 0);
+	free(out);
+	char *path = xasprintf("%s/nested.rc", f->tmp);
+	char *nested_rc = ts_read_file(path);
+	assert_non_null(nested_rc);
+	assert_int_equal(atoi(nested_rc), 3);
+	free(nested_rc);
+	free(path);
+	path = xasprintf("%s/nested.log", f->tmp);
+	char *nested = ts_read_file(path);
+	print_message("nested run: %s", nested ? nested : "(none)");
+	assert_non_null(nested);
+	assert_non_null(strstr(nested, "(orch power b5 on)"));
+	free(nested);
+	free(path);
+}
+
+/* Starts `orch run` holding b1 for secs seconds; its pid once orch who
+ * shows it. */
+static pid_t start_holder(struct fixture *f, int secs)
+{
+	char *cmd = xasprintf("%s SLEEP=%d exec %s run sc.yaml -l b1 -q -o runs", f->env, secs,
+			      ORCH_BIN);
+	char *log = xasprintf("%s/holder.log", f->tmp);
+	pid_t pid = ts_spawn(cmd, log);
+	free(cmd);
+	free(log);
+	char pidtext[32];
+	snprintf(pidtext, sizeof(pidtext), "\t%ld\t", (long)pid);
+	int64_t dl = deadline_in_ms(30000);
+	bool held = false;
+	while (!held && !deadline_expired(dl)) {
+		char *out = NULL;
+		ts_run(&out, "%s %s who", f->env, ORCH_BIN);
+		held = out && strstr(out, "b1\trun\t") && strstr(out, pidtext);
+		free(out);
+	}
+	assert_true(held);
+	return pid;
+}
+
+static void test_held_board_refused(void **state)
+{
+	struct fixture *f = *state;
+	pid_t holder = start_holder(f, 60);
+	char *before = power_log(f);
+	char *out = NULL;
+	int rc = ts_run(&out, "%s %s power b1 on", f->env, ORCH_BIN);
+	print_message("%s", out);
+	assert_int_equal(rc, 3);
+	char want[64];
+	snprintf(want, sizeof(want), "b1 is held by ");
+	assert_non_null(strstr(out, want));
+	snprintf(want, sizeof(want), " pid %ld since ", (long)holder);
+	assert_non_null(strstr(out, want));
+	free(out);
+	char *after = power_log(f);
+	assert_string_equal(before, after);   /* nothing was run */
+	free(after);
+	rc = ts_run(&out, "%s %s power b1 on --force", f->env, ORCH_BIN);
+	print_message("%s", out);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "warning: b1 is held by "));
+	free(out);
+	after = power_log(f);
+	assert_int_equal(strlen(after), strlen(before) + strlen("on-b1\n"));
+	free(after);
+	free(before);
+	ts_stop(&holder);
+}
+
+static void test_reservations(void **state)
+{
+	struct fixture *f = *state;
+	char *out = NULL;
+	/* the person's own reservation: they may power the board */
+	assert_int_equal(ts_run(&out, "%s %s lock b2 --for 10m", f->env, ORCH_BIN), 0);
+	free(out);
+	int rc = ts_run(&out, "%s %s power b2 cycle", f->env, ORCH_BIN);
+	print_message("%s", out);
+	assert_int_equal(rc, 0);
+	free(out);
+	assert_int_equal(ts_run(&out, "%s %s unlock b2", f->env, ORCH_BIN), 0);
+	free(out);
+	/* another person's: refused naming them */
+	char *locks = xasprintf("%s/locks", f->tmp);
+	char *text = xasprintf("board=b2\nuser=mallory\nhost=lab9\npid=1\nsince=x\n"
+			       "since_us=%" PRId64 "\nexpires_us=%" PRId64 "\nnote=soldering\n",
+			       clock_wall_us(), (int64_t)(clock_wall_us() + 600 * 1000000LL));
+	free(ts_write_file(locks, "board-b2.reserved", text));
+	free(text);
+	char *before = power_log(f);
+	rc = ts_run(&out, "%s %s power b2 cycle", f->env, ORCH_BIN);
+	print_message("%s", out);
+	assert_int_equal(rc, 3);
+	assert_non_null(strstr(out, "b2 is held by mallory@lab9, reserved since"));
+	assert_non_null(strstr(out, "(soldering)"));
+	free(out);
+	char *after = power_log(f);
+	assert_string_equal(before, after);
+	free(after);
+	free(before);
+	free(locks);
+}
+
+static void test_errors(void **state)
+{
+	struct fixture *f = *state;
+	char *out = NULL;
+	int rc = ts_run(&out, "%s %s power b3 on", f->env, ORCH_BIN);
+	print_message("%s", out);
+	assert_int_equal(rc, 3);   /* a failed power command: infrastructure */
+	assert_non_null(strstr(out, "b3: power on command 'echo relay stuck >&2; exit 5' failed: "
+				    "relay stuck (exit status 5)"));
+	free(out);
+	rc = ts_run(&out, "%s %s power b1 b4 on", f->env, ORCH_BIN);
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(out, "board b4 has no power: an on command"));
+	assert_null(strstr(out, "b1: power on done"));   /* nothing run */
+	free(out);
+	rc = ts_run(&out, "%s %s power bx on", f->env, ORCH_BIN);
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(out, "no board 'bx'"));
+	free(out);
+	rc = ts_run(&out, "%s %s power b1 reboot", f->env, ORCH_BIN);
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(out, "give BOARD... then on, off or cycle, found 'reboot' last"));
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_selectors_and_cycle),
+		cmocka_unit_test(test_lock_held_while_powering),
+		cmocka_unit_test(test_held_board_refused),
+		cmocka_unit_test(test_reservations),
+		cmocka_unit_test(test_errors),
+	};
+	return ts_run_group(tests, setup, teardown);
+}
