@@ -1,4 +1,5 @@
 #include "execute/push_console.h"
+#include "util/base64.h"
 #include "util/deadline.h"
 #include "util/fsutil.h"
 #include "util/shquote.h"
@@ -146,19 +147,6 @@ void console_push_printf_escape(struct strbuf *out, const unsigned char *data, s
 			else
 				strbuf_printf(out, "\\%o", c);
 		}
-	}
-}
-
-static void base64_encode(struct strbuf *out, const unsigned char *d, size_t n)
-{
-	static const char tab[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned v = (unsigned)d[i] << 16 | (i + 1 < n ? (unsigned)d[i + 1] << 8 : 0) |
-			     (i + 2 < n ? d[i + 2] : 0);
-		char q[4] = { tab[v >> 18 & 63], tab[v >> 12 & 63],
-			      i + 1 < n ? tab[v >> 6 & 63] : '=', i + 2 < n ? tab[v & 63] : '=' };
-		strbuf_append(out, q, 4);
 	}
 }
 

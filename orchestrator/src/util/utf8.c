@@ -1,4 +1,5 @@
 #include "util/utf8.h"
+#include "util/base64.h"
 #include "util/strbuf.h"
 
 #include <stdint.h>
@@ -68,9 +69,6 @@ char *utf8_lossy(const char *s)
 	return strbuf_detach(&sb);
 }
 
-static const char b64_chars[] =
-	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
 char *utf8_bytes_base64(const char *s)
 {
 	struct strbuf raw = STRBUF_INIT, out = STRBUF_INIT;
@@ -82,52 +80,25 @@ char *utf8_bytes_base64(const char *s)
 			strbuf_putc(&raw, (char)*p);
 		}
 	}
-	const unsigned char *r = (const unsigned char *)strbuf_str(&raw);
-	for (size_t i = 0; i < raw.len; i += 3) {
-		size_t n = raw.len - i < 3 ? raw.len - i : 3;
-		uint32_t v = (uint32_t)r[i] << 16 | (n > 1 ? (uint32_t)r[i + 1] << 8 : 0) |
-			     (n > 2 ? r[i + 2] : 0);
-		strbuf_putc(&out, b64_chars[v >> 18 & 63]);
-		strbuf_putc(&out, b64_chars[v >> 12 & 63]);
-		strbuf_putc(&out, n > 1 ? b64_chars[v >> 6 & 63] : '=');
-		strbuf_putc(&out, n > 2 ? b64_chars[v & 63] : '=');
-	}
+	base64_encode(&out, strbuf_str(&raw), raw.len);
 	strbuf_release(&raw);
 	return strbuf_detach(&out);
 }
 
-static int b64_value(char c)
-{
-	const char *p = c ? strchr(b64_chars, c) : NULL;
-	return p ? (int)(p - b64_chars) : -1;
-}
-
 char *utf8_bytes_from_base64(const char *b64)
 {
-	size_t len = strlen(b64);
-	if (len % 4)
+	struct strbuf raw = STRBUF_INIT, sb = STRBUF_INIT;
+	if (base64_decode(&raw, b64) < 0) {
+		strbuf_release(&raw);
 		return NULL;
-	struct strbuf sb = STRBUF_INIT;
-	for (size_t i = 0; i < len; i += 4) {
-		bool last = i + 4 == len;
-		int pad = last ? (b64[i + 3] == '=') + (b64[i + 2] == '=') : 0;
-		uint32_t v = 0;
-		for (int k = 0; k < 4; k++) {
-			int d = k >= 4 - pad ? 0 : b64_value(b64[i + (size_t)k]);
-			if (d < 0 || (pad == 2 && k == 2 && b64[i + 3] != '=')) {
-				strbuf_release(&sb);
-				return NULL;
-			}
-			v = v << 6 | (uint32_t)d;
-		}
-		unsigned char bytes[3] = { (unsigned char)(v >> 16), (unsigned char)(v >> 8),
-					   (unsigned char)v };
-		for (int k = 0; k < 3 - pad; k++) {
-			if (bytes[k])
-				strbuf_putc(&sb, (char)bytes[k]);
-			else
-				strbuf_append(&sb, "\xC0\x80", 2);
-		}
 	}
+	const char *r = strbuf_str(&raw);
+	for (size_t i = 0; i < raw.len; i++) {
+		if (r[i])
+			strbuf_putc(&sb, r[i]);
+		else
+			strbuf_append(&sb, "\xC0\x80", 2);
+	}
+	strbuf_release(&raw);
 	return strbuf_detach(&sb);
 }
