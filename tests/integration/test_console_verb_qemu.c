@@ -17,6 +17,7 @@
  */
 #include "testsupport.h"
 #include "ts_qemu.h"
+#include "ts_term.h"
 #include "util/deadline.h"
 #include "util/strbuf.h"
 
@@ -75,134 +76,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* A command running on a pty of its own (its controlling terminal), as a
- * person's terminal session would. */
-struct term {
-	int master;
-	int slave;               /* kept open: its settings can be read after the end */
-	char *slave_path;
-	char *before;            /* stty -g of the pty before the command started */
-	pid_t pid;
-	struct strbuf seen;      /* everything the command wrote */
-};
-
-/* `stty -g` of the pty: its settings as stty prints them. */
-static char *stty_of(const struct term *t)
-{
-	char *out = NULL;
-	assert_int_equal(ts_run(&out, "stty -g -F %s", t->slave_path), 0);
-	return out;
-}
-
-static void term_start(struct term *t, const char *cmd)
-{
-	memset(t, 0, sizeof(*t));
-	t->master = posix_openpt(O_RDWR | O_NOCTTY);
-	assert_true(t->master >= 0);
-	assert_int_equal(grantpt(t->master), 0);
-	assert_int_equal(unlockpt(t->master), 0);
-	t->slave_path = xstrdup(ptsname(t->master));
-	t->slave = open(t->slave_path, O_RDWR | O_NOCTTY);
-	assert_true(t->slave >= 0);
-	t->before = stty_of(t);
-	t->pid = fork();
-	assert_true(t->pid >= 0);
-	if (t->pid == 0) {
-		setsid();
-		int fd = open(t->slave_path, O_RDWR);   /* becomes the controlling tty */
-		if (fd < 0)
-			_exit(127);
-		dup2(fd, 0);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
-}
-
-/* Reads what the command wrote for at most ms. */
-static void term_pump(struct term *t, int ms)
-{
-	struct pollfd p = { .fd = t->master, .events = POLLIN };
-	if (poll(&p, 1, ms) <= 0)
-		return;
-	char buf[4096];
-	ssize_t n = read(t->master, buf, sizeof(buf));
-	if (n > 0)
-		strbuf_append(&t->seen, buf, (size_t)n);
-}
-
-/* Waits until text appears after offset *from (then *from moves past it);
- * while waiting, nudge (when not NULL) is typed every 3 s. */
-static bool term_wait(struct term *t, size_t *from, const char *text, int64_t ms,
-		      const char *nudge)
-{
-	int64_t dl = deadline_in_ms(ms), next_nudge = 0;
-	while (!deadline_expired(dl)) {
-		const char *at = strstr(strbuf_str(&t->seen) + *from, text);
-		if (at) {
-			*from = (size_t)(at - strbuf_str(&t->seen)) + strlen(text);
-			return true;
-		}
-		if (nudge && clock_mono_ms() >= next_nudge) {
-			assert_true(write(t->master, nudge, strlen(nudge)) == (ssize_t)strlen(nudge));
-			next_nudge = clock_mono_ms() + 3000;
-		}
-		term_pump(t, 100);
-	}
-	print_message("waited for '%s' in vain; seen:\n%s\n", text, strbuf_str(&t->seen));
-	return false;
-}
-
-static void term_type(struct term *t, const char *keys)
-{
-	assert_true(write(t->master, keys, strlen(keys)) == (ssize_t)strlen(keys));
-}
-
-/* The command's exit status, waited for at most ms (-1: still running). */
-static int term_wait_exit(struct term *t, int64_t ms)
-{
-	int64_t dl = deadline_in_ms(ms);
-	int st;
-	while (!deadline_expired(dl)) {
-		if (waitpid(t->pid, &st, WNOHANG) == t->pid) {
-			t->pid = 0;
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		}
-		term_pump(t, 50);
-	}
-	return -1;
-}
-
-static void term_end(struct term *t)
-{
-	if (t->pid > 0) {
-		kill(t->pid, SIGKILL);
-		waitpid(t->pid, NULL, 0);
-	}
-	close(t->master);
-	close(t->slave);
-	free(t->slave_path);
-	free(t->before);
-	strbuf_release(&t->seen);
-}
-
-/* Waits until the command made the pty raw (its settings differ from
- * before it started). */
-static bool term_wait_raw(struct term *t, int64_t ms)
-{
-	int64_t dl = deadline_in_ms(ms);
-	while (!deadline_expired(dl)) {
-		char *now = stty_of(t);
-		bool changed = strcmp(now, t->before) != 0;
-		free(now);
-		if (changed)
-			return true;
-		term_pump(t, 50);
-	}
-	return false;
-}
-
 static void test_power_on_and_console(void **state)
 {
 	struct fixture *f = *state;
@@ -213,44 +86,44 @@ static void test_power_on_and_console(void **state)
 	assert_non_null(strstr(out, "qemu1: power on done"));
 	free(out);
 
-	struct term t;
+	struct ts_term t;
 	char *cmd = xasprintf("%s exec %s console qemu1", f->env, ORCH_BIN);
-	term_start(&t, cmd);
+	ts_term_start(&t, cmd);
 	const char *before = t.before;
 	size_t at = 0;
-	assert_true(term_wait(&t, &at, "q ends the session", STEP_WAIT_MS, NULL));
-	assert_true(term_wait(&t, &at, "login:", BOOT_WAIT_MS, "\r"));
-	char *during = stty_of(&t);
+	assert_true(ts_term_wait(&t, &at, "q ends the session", STEP_WAIT_MS, NULL));
+	assert_true(ts_term_wait(&t, &at, "login:", BOOT_WAIT_MS, "\r"));
+	char *during = ts_term_stty(&t);
 	assert_string_not_equal(before, during);   /* raw while the session runs */
-	term_type(&t, "root\r");
-	assert_true(term_wait(&t, &at, "assword:", STEP_WAIT_MS, NULL));
-	term_type(&t, "orchlab\r");
-	assert_true(term_wait(&t, &at, "# ", STEP_WAIT_MS, NULL));
-	term_type(&t, "echo orch-$((6*7))\r");
-	assert_true(term_wait(&t, &at, "orch-42", STEP_WAIT_MS, NULL));
-	term_type(&t, "\x1dq");
-	rc = term_wait_exit(&t, STEP_WAIT_MS);
+	ts_term_type(&t, "root\r");
+	assert_true(ts_term_wait(&t, &at, "assword:", STEP_WAIT_MS, NULL));
+	ts_term_type(&t, "orchlab\r");
+	assert_true(ts_term_wait(&t, &at, "# ", STEP_WAIT_MS, NULL));
+	ts_term_type(&t, "echo orch-$((6*7))\r");
+	assert_true(ts_term_wait(&t, &at, "orch-42", STEP_WAIT_MS, NULL));
+	ts_term_type(&t, "\x1dq");
+	rc = ts_term_wait_exit(&t, STEP_WAIT_MS);
 	print_message("console (its end): %s\n",
 		      strbuf_str(&t.seen) + (t.seen.len > 400 ? t.seen.len - 400 : 0));
 	assert_int_equal(rc, 0);
-	char *after = stty_of(&t);
+	char *after = ts_term_stty(&t);
 	assert_string_equal(before, after);
 	free(during);
 	free(after);
-	term_end(&t);
+	ts_term_end(&t);
 	free(cmd);
 }
 
 static void test_console_held_and_sigterm(void **state)
 {
 	struct fixture *f = *state;
-	struct term t;
+	struct ts_term t;
 	char *cmd = xasprintf("%s exec %s console qemu1", f->env, ORCH_BIN);
-	term_start(&t, cmd);
+	ts_term_start(&t, cmd);
 	const char *before = t.before;
 	size_t at = 0;
-	assert_true(term_wait(&t, &at, "q ends the session", STEP_WAIT_MS, NULL));
-	assert_true(term_wait_raw(&t, STEP_WAIT_MS));
+	assert_true(ts_term_wait(&t, &at, "q ends the session", STEP_WAIT_MS, NULL));
+	assert_true(ts_term_wait_raw(&t, STEP_WAIT_MS));
 
 	char *out = NULL;
 	int rc = ts_run(&out, "%s %s console qemu1 </dev/null", f->env, ORCH_BIN);
@@ -270,34 +143,34 @@ static void test_console_held_and_sigterm(void **state)
 	free(out);
 
 	kill(t.pid, SIGTERM);
-	rc = term_wait_exit(&t, STEP_WAIT_MS);
+	rc = ts_term_wait_exit(&t, STEP_WAIT_MS);
 	assert_int_equal(rc, 130);
-	char *after = stty_of(&t);
+	char *after = ts_term_stty(&t);
 	assert_string_equal(before, after);
 	free(after);
-	term_end(&t);
+	ts_term_end(&t);
 	free(cmd);
 }
 
 static void test_listen_with_own_escape(void **state)
 {
 	struct fixture *f = *state;
-	struct term t;
+	struct ts_term t;
 	char *cmd = xasprintf("%s exec %s console qemu1 --listen --escape ^a", f->env, ORCH_BIN);
-	term_start(&t, cmd);
+	ts_term_start(&t, cmd);
 	const char *before = t.before;
 	size_t at = 0;
-	assert_true(term_wait(&t, &at, "read only; Ctrl-A q ends the session", STEP_WAIT_MS,
+	assert_true(ts_term_wait(&t, &at, "read only; Ctrl-A q ends the session", STEP_WAIT_MS,
 			      NULL));
-	assert_true(term_wait_raw(&t, STEP_WAIT_MS));
-	term_type(&t, "\x1dq");          /* not the escape key now: nothing happens */
-	term_type(&t, "\x01q");
-	int rc = term_wait_exit(&t, STEP_WAIT_MS);
+	assert_true(ts_term_wait_raw(&t, STEP_WAIT_MS));
+	ts_term_type(&t, "\x1dq");          /* not the escape key now: nothing happens */
+	ts_term_type(&t, "\x01q");
+	int rc = ts_term_wait_exit(&t, STEP_WAIT_MS);
 	assert_int_equal(rc, 0);
-	char *after = stty_of(&t);
+	char *after = ts_term_stty(&t);
 	assert_string_equal(before, after);
 	free(after);
-	term_end(&t);
+	ts_term_end(&t);
 	free(cmd);
 }
 

@@ -1,0 +1,47 @@
+#ifndef ORCH_TS_TERM_H
+#define ORCH_TS_TERM_H
+/*
+ * A command on a pty of its own, as on a person's terminal: the pty is its
+ * controlling terminal and its stdin, stdout and stderr; the test types on
+ * the master side, reads what the command wrote, and reads the pty's
+ * settings with stty (before, during and after the command).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "util/strbuf.h"
+
+struct ts_term {
+	int master;
+	int slave;               /* kept open: its settings can be read after the end */
+	char *slave_path;
+	char *before;            /* stty -g of the pty before the command started */
+	pid_t pid;               /* 0 once reaped */
+	struct strbuf seen;      /* everything the command wrote */
+};
+
+/* Starts `sh -c cmd` on a new pty (fails the test when it cannot). */
+void ts_term_start(struct ts_term *t, const char *cmd);
+/* `stty -g` of the pty; caller frees. */
+char *ts_term_stty(const struct ts_term *t);
+/* Reads what the command wrote, waiting at most ms. */
+void ts_term_pump(struct ts_term *t, int ms);
+/* Waits at most ms until text appears after offset *from (then *from
+ * moves past it); while waiting, nudge (when not NULL) is typed every 3 s.
+ * false (after printing what was seen) when it did not appear. */
+bool ts_term_wait(struct ts_term *t, size_t *from, const char *text, int64_t ms,
+		  const char *nudge);
+/* Waits at most ms until the command made the pty raw (its settings
+ * differ from before it started). */
+bool ts_term_wait_raw(struct ts_term *t, int64_t ms);
+/* Types keys on the terminal. */
+void ts_term_type(struct ts_term *t, const char *keys);
+/* The command's exit status (128+N for a signal), waited for at most ms
+ * while its output is read; -1 when it still runs. */
+int ts_term_wait_exit(struct ts_term *t, int64_t ms);
+/* Kills the command if it still runs, closes the pty, frees. */
+void ts_term_end(struct ts_term *t);
+
+#endif
