@@ -7,7 +7,6 @@
 #include "cmd_common.h"
 #include "link/board_link.h"
 #include "lock/board_lock.h"
-#include "transport/serial_port.h"
 
 #include <errno.h>
 #include <fcntl.h>
