@@ -4,6 +4,7 @@
 
 #include "lock/board_lock.h"
 #include "util/deadline.h"
+#include "util/strbuf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -43,11 +44,11 @@ static void test_lock_reserve_list(void **state)
 {
 	(void)state;
 	char *dir = ts_mkdtemp("board-lock-unit");
-	struct board_holder who;
+	struct board_holder who, prev;
 	char err[256];
 	int fd = -1, fd2 = -1;
-	assert_int_equal(board_lock_try(dir, "b/1", "first", &fd, &who, err, sizeof(err)), 0);
-	assert_int_equal(board_lock_try(dir, "b/1", "second", &fd2, &who, err, sizeof(err)),
+	assert_int_equal(board_lock_try(dir, "b/1", "first", NULL, &fd, &who, &prev, err, sizeof(err)), 0);
+	assert_int_equal(board_lock_try(dir, "b/1", "second", NULL, &fd2, &who, &prev, err, sizeof(err)),
 			 BOARD_LOCK_HELD);
 	assert_string_equal(who.note, "first");
 	assert_int_equal(who.pid, getpid());
@@ -64,7 +65,7 @@ static void test_lock_reserve_list(void **state)
 	/* a reservation blocks a run, expires, and goes with unreserve */
 	int64_t soon = clock_wall_us() + 300 * 1000;
 	assert_int_equal(board_lock_reserve(dir, "b/1", soon, "desk", &who, err, sizeof(err)), 0);
-	assert_int_equal(board_lock_try(dir, "b/1", NULL, &fd, &who, err, sizeof(err)),
+	assert_int_equal(board_lock_try(dir, "b/1", NULL, NULL, &fd, &who, &prev, err, sizeof(err)),
 			 BOARD_LOCK_HELD);
 	assert_true(who.reservation);
 	assert_string_equal(who.note, "desk");
@@ -72,7 +73,7 @@ static void test_lock_reserve_list(void **state)
 	assert_true(list[0].reservation);
 	free(list);
 	usleep(350 * 1000);
-	assert_int_equal(board_lock_try(dir, "b/1", NULL, &fd, &who, err, sizeof(err)), 0);
+	assert_int_equal(board_lock_try(dir, "b/1", NULL, NULL, &fd, &who, &prev, err, sizeof(err)), 0);
 	board_lock_release(fd);
 	assert_int_equal(board_lock_reserve(dir, "b/1", 0, "forever", &who, err, sizeof(err)), 0);
 	bool had = false;
@@ -80,8 +81,43 @@ static void test_lock_reserve_list(void **state)
 	assert_true(had);
 	assert_int_equal(board_lock_unreserve(dir, "b/1", &had, err, sizeof(err)), 0);
 	assert_false(had);
-	assert_int_equal(board_lock_try(dir, "b/1", NULL, &fd, &who, err, sizeof(err)), 0);
+	assert_int_equal(board_lock_try(dir, "b/1", NULL, NULL, &fd, &who, &prev, err, sizeof(err)), 0);
 	board_lock_release(fd);
+	ts_rmrf(dir);
+	free(dir);
+}
+
+/* A holder that died with the board (its record, with its token, left in
+ * the lock file under a free flock) is handed to the next taker, who
+ * records its own token; a clean release leaves nothing to hand on. */
+static void test_dead_holder_token(void **state)
+{
+	(void)state;
+	char *dir = ts_mkdtemp("boardlock-unit");
+	struct board_holder who, prev;
+	char err[256];
+	int fd = -1;
+	free(ts_write_file(dir, "board-b1.lock",
+			   "board=b1\nuser=alice\nhost=lab1\npid=4242\nsince_us=1\n"
+			   "token=0123456789abcdef-89abcdef\n"));
+	assert_int_equal(board_lock_try(dir, "b1", "next", "fedcba9876543210-01234567", &fd, &who,
+				       &prev, err, sizeof(err)), 0);
+	assert_string_equal(prev.token, "0123456789abcdef-89abcdef");
+	assert_int_equal(prev.pid, 4242);
+	char *path = xasprintf("%s/board-b1.lock", dir);
+	char *text = ts_read_file(path);
+	assert_non_null(strstr(text, "token=fedcba9876543210-01234567\n"));
+	free(text);
+	board_lock_release(fd);
+	assert_int_equal(board_lock_try(dir, "b1", NULL, NULL, &fd, &who, &prev, err, sizeof(err)), 0);
+	assert_string_equal(prev.token, "");
+	board_lock_release(fd);
+	/* a token that board_token could not have made is not one */
+	free(ts_write_file(dir, "board-b1.lock", "user=a\npid=1\ntoken=x;rm -rf /\n"));
+	assert_int_equal(board_lock_try(dir, "b1", NULL, NULL, &fd, &who, &prev, err, sizeof(err)), 0);
+	assert_string_equal(prev.token, "");
+	board_lock_release(fd);
+	free(path);
 	ts_rmrf(dir);
 	free(dir);
 }
@@ -91,6 +127,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_holder_text_round_trip),
 		cmocka_unit_test(test_lock_reserve_list),
+		cmocka_unit_test(test_dead_holder_token),
 	};
 	return ts_run_group(tests, NULL, NULL);
 }

@@ -1,4 +1,5 @@
 #include "coord/db.h"
+#include "util/board_token.h"
 #include "util/deadline.h"
 #include "util/strbuf.h"
 
@@ -67,6 +68,7 @@ static const char schema_sql[] =
 	"ALTER TABLE orch_board_holder ADD COLUMN IF NOT EXISTS token text;"
 	"ALTER TABLE orch_board_holder ADD COLUMN IF NOT EXISTS lease_until timestamptz;"
 	"ALTER TABLE orch_board_holder ADD COLUMN IF NOT EXISTS server_start timestamptz;"
+	"ALTER TABLE orch_board_holder ADD COLUMN IF NOT EXISTS steps text;"
 	"COMMIT;";
 
 /* "database: " and the first line of the back end's message. */
@@ -267,7 +269,7 @@ static void unknown_holder(struct board_holder *h, const char *board)
 
 struct try_args {
 	const char *board, *note;
-	struct board_holder *holder, self;
+	struct board_holder *holder, self, *previous;
 	char *err;
 	size_t errlen;
 };
@@ -278,6 +280,28 @@ static bool first_true(struct db_rows *r)
 	bool t = r && r->nrows > 0 && !strcmp(cell(r, 0, 0), "t");
 	db_rows_free(r);
 	return t;
+}
+
+/* The row of a run that held board and is gone (its session ended, its
+ * lease ran out) with the token of its commands, into a->previous: its
+ * commands may still run on the board. 0 (previous->token "" when there
+ * is none), or -1 with err. */
+static int dead_holder(struct coord_db *c, struct try_args *a)
+{
+	memset(a->previous, 0, sizeof(*a->previous));
+	struct db_rows *r = NULL;
+	const char *p[] = { a->board };
+	if (coord_db_run(c, "SELECT " HOLDER_COLS ", steps FROM orch_board_holder h WHERE board = $1"
+			    " AND kind = 'run' AND steps IS NOT NULL AND NOT (" SESSION_SQL " OR"
+			    " (h.lease_until > now() AND h.server_start < pg_postmaster_start_time()))"
+			    " ORDER BY since_us DESC LIMIT 1", p, 1, &r, a->err, a->errlen) < 0)
+		return -1;
+	if (r->nrows > 0 && board_token_ok(cell(r, 0, 8))) {
+		row_holder(r, 0, a->previous);
+		snprintf(a->previous->token, sizeof(a->previous->token), "%s", cell(r, 0, 8));
+	}
+	db_rows_free(r);
+	return 0;
 }
 
 static int try_locked(struct coord_db *c, struct try_args *a)
@@ -302,20 +326,25 @@ static int try_locked(struct coord_db *c, struct try_args *a)
 			sizeof(ignored));
 		return f < 0 ? BOARD_LOCK_ERROR : BOARD_LOCK_HELD;
 	}
+	if (dead_holder(c, a) < 0) {
+		exec_ok(c, "SELECT pg_advisory_unlock(" BOARD_LOCK_CLASS ", $1::int)", 1, pk, ignored,
+			sizeof(ignored));
+		return BOARD_LOCK_ERROR;
+	}
 	snprintf(pid, sizeof(pid), "%ld", a->self.pid);
 	snprintf(since, sizeof(since), "%" PRId64, a->self.since_us);
 	char lease[32];
 	snprintf(lease, sizeof(lease), "%" PRId64 " milliseconds", coord_db_lease_ms());
 	const char *p[] = { a->board, a->self.user, a->self.host, pid, since, a->self.note,
-			    c->token, lease };
+			    c->token, lease, a->self.token };
 	if (!exec_ok(c, "DELETE FROM orch_board_holder h WHERE board = $1 AND kind = 'run' AND NOT ("
 			SESSION_SQL " OR (h.lease_until > now() AND h.server_start <"
 			" pg_postmaster_start_time()))", 1, p, a->err, a->errlen) ||
 	    !exec_ok(c, "INSERT INTO orch_board_holder (board, kind, user_name, host, pid, since_us,"
-			" note, backend_pid, backend_start, token, lease_until, server_start) SELECT"
-			" $1, 'run', $2, $3, $4::int, $5::bigint, $6, pid, backend_start, $7, now() +"
-			" $8::interval, pg_postmaster_start_time() FROM pg_stat_activity WHERE pid ="
-			" pg_backend_pid()", 8, p, a->err,
+			" note, backend_pid, backend_start, token, lease_until, server_start, steps)"
+			" SELECT $1, 'run', $2, $3, $4::int, $5::bigint, $6, pid, backend_start, $7,"
+			" now() + $8::interval, pg_postmaster_start_time(), nullif($9, '') FROM"
+			" pg_stat_activity WHERE pid = pg_backend_pid()", 9, p, a->err,
 			a->errlen)) {
 		exec_ok(c, "SELECT pg_advisory_unlock(" BOARD_LOCK_CLASS ", $1::int)", 1, pk, ignored,
 			sizeof(ignored));
@@ -499,11 +528,14 @@ bool coord_db_board_held(struct coord_db *db, const char *board, char *why, size
 }
 
 int coord_db_board_try(struct coord_db *db, const char *board, const char *note,
-		       struct board_holder *holder, char *err, size_t errlen)
+		       const char *token, struct board_holder *holder,
+		       struct board_holder *previous, char *err, size_t errlen)
 {
 	struct try_args a = { .board = board, .note = note, .holder = holder, .err = err,
-			      .errlen = errlen };
+			      .errlen = errlen, .previous = previous };
 	board_holder_self(&a.self, board, note);
+	if (token)
+		snprintf(a.self.token, sizeof(a.self.token), "%s", token);
 	db_lock(db->db);
 	int ret = try_locked(db, &a);
 	db_unlock(db->db);

@@ -27,9 +27,13 @@ struct coord_db *coord_db_open(const char *url, char *err, size_t errlen);
 void coord_db_close(struct coord_db *db);
 
 /* Same contract as board_lock_try/_reserve/_unreserve/_list (BOARD_LOCK_*),
- * across every controller that uses this database. */
+ * across every controller that uses this database. The run's row keeps
+ * token (orch_board_holder.steps); *previous: the row of a run that held
+ * the board and is gone (session ended, lease run out), whose commands may
+ * still run there (previous->token "" when none). */
 int coord_db_board_try(struct coord_db *db, const char *board, const char *note,
-		       struct board_holder *holder, char *err, size_t errlen);
+		       const char *token, struct board_holder *holder,
+		       struct board_holder *previous, char *err, size_t errlen);
 void coord_db_board_release(struct coord_db *db, const char *board);
 /* A run's board lock is a session advisory lock plus a lease on its row
  * (orch_board_holder.lease_until, renewed every lease/6 by a thread of this

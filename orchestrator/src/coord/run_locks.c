@@ -1,4 +1,5 @@
 #include "coord/run_locks.h"
+#include "util/board_token.h"
 #include "util/deadline.h"
 #include "util/interrupt.h"
 #include "util/strbuf.h"
@@ -18,6 +19,10 @@ struct held_board {
 	int fd;                    /* lock folder flock */
 	bool in_db;
 	bool pending;              /* its lock file is being taken, outside the mutex */
+	/* the board tokens of holders that died holding it (lock folder,
+	 * database), "T1 T2", and who they were; handed out once */
+	char orphans[2 * 32];
+	char orphans_from[600];
 };
 
 struct run_locks {
@@ -75,6 +80,24 @@ static void drop(struct run_locks *h, struct held_board *b)
 	*b = h->boards[--h->n];
 }
 
+/* Keeps the tokens of the dead holders in dead (none of them ours, each
+ * once) for run_locks_orphans. */
+static void note_orphans(struct held_board *b, const struct board_holder *dead, size_t n,
+			 const char *ours)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct board_holder *d = &dead[i];
+		if (!d->token[0] || !strcmp(d->token, ours) || strstr(b->orphans, d->token))
+			continue;
+		char desc[400];
+		board_holder_describe(d, desc, sizeof(desc));
+		size_t k = strlen(b->orphans), f = strlen(b->orphans_from);
+		snprintf(b->orphans + k, sizeof(b->orphans) - k, "%s%s", k ? " " : "", d->token);
+		snprintf(b->orphans_from + f, sizeof(b->orphans_from) - f, "%s%s (%s)",
+			 f ? ", " : "", desc, d->where);
+	}
+}
+
 /* One board, once, called with the mutex held: a new entry or one more
  * ref. The lock file (open, flock, the holder written) is taken with the
  * mutex let go, as a pending entry other takers of that board wait for:
@@ -95,13 +118,17 @@ static int take_one(struct run_locks *h, const char *name, struct board_holder *
 		h->cap = h->cap ? 2 * h->cap : 8;
 		h->boards = xrealloc(h->boards, h->cap * sizeof(*h->boards));
 	}
-	h->boards[h->n++] = (struct held_board){ xstrdup(name), 1, -1, false, true };
+	h->boards[h->n++] = (struct held_board){ xstrdup(name), 1, -1, false, true, "", "" };
 	pthread_mutex_unlock(&h->mu);
 	int fd = -1;
-	int ret = board_lock_try(h->dir, name, h->note, &fd, who, err, errlen);
+	char token[BOARD_TOKEN_LEN + 1];
+	board_token(name, token, sizeof(token));
+	struct board_holder dead[2];
+	int ret = board_lock_try(h->dir, name, h->note, token, &fd, who, &dead[0], err, errlen);
 	pthread_mutex_lock(&h->mu);
+	memset(&dead[1], 0, sizeof(dead[1]));
 	if (ret == 0 && h->db) {
-		ret = coord_db_board_try(h->db, name, h->note, who, err, errlen);
+		ret = coord_db_board_try(h->db, name, h->note, token, who, &dead[1], err, errlen);
 		if (ret != 0)
 			board_lock_release(fd);
 	}
@@ -110,6 +137,7 @@ static int take_one(struct run_locks *h, const char *name, struct board_holder *
 		b->fd = fd;
 		b->in_db = h->db != NULL;
 		b->pending = false;
+		note_orphans(b, dead, 2, token);
 	} else if (b) {
 		free(b->name);
 		*b = h->boards[--h->n];
@@ -237,6 +265,27 @@ bool run_locks_held(struct run_locks *h, const char *board, char *why, size_t le
 	return false;
 }
 
+bool run_locks_orphans(struct run_locks *h, const char *board, char *tokens, size_t tlen, char *from,
+		  size_t flen)
+{
+	pthread_mutex_lock(&h->mu);
+	struct held_board *b = find(h, board);
+	bool any = b && b->orphans[0];
+	if (any) {
+		snprintf(tokens, tlen, "%s", b->orphans);
+		snprintf(from, flen, "%s", b->orphans_from);
+		b->orphans[0] = b->orphans_from[0] = '\0';
+	}
+	pthread_mutex_unlock(&h->mu);
+	return any;
+}
+
+static bool claims_orphans(void *ctx, const struct board *board, char *tokens, size_t tlen,
+			   char *from, size_t flen)
+{
+	return run_locks_orphans(ctx, board->name, tokens, tlen, from, flen);
+}
+
 static bool claims_held(void *ctx, const struct board *board, char *why, size_t len)
 {
 	return run_locks_held(ctx, board->name, why, len);
@@ -247,5 +296,6 @@ void run_locks_schedule_claims(struct run_locks *h, struct plan_claims *cl)
 	cl->acquire = claims_acquire;
 	cl->release = claims_release;
 	cl->held = claims_held;
+	cl->orphans = claims_orphans;
 	cl->ctx = h;
 }

@@ -33,8 +33,15 @@ void run_locks_release(struct run_locks *h, const char *const *boards, size_t n)
  * "board NAME lost its database lock: ..." in why, once its database lock
  * was lost (coord_db_board_held); the flock cannot be lost. */
 bool run_locks_held(struct run_locks *h, const char *board, char *why, size_t len);
-/* Sets the scheduler's acquire/release/held to run_locks_acquire/run_locks_release/
- * run_locks_held on h. */
+/* The board tokens (space-separated) of runs that died holding board, as
+ * run_locks_acquire found them in the lock folder and the database, and
+ * who those runs were ("alice@lab1 pid 42 since ... (local)"): true once,
+ * after the acquire that found them; false when there were none. The
+ * processes carrying them are to be stopped before board is used. */
+bool run_locks_orphans(struct run_locks *h, const char *board, char *tokens, size_t tlen,
+		       char *from, size_t flen);
+/* Sets the scheduler's acquire/release/held/orphans to run_locks_acquire/
+ * run_locks_release/run_locks_held/run_locks_orphans on h. */
 void run_locks_schedule_claims(struct run_locks *h, struct plan_claims *cl);
 /* Releases everything still held; accepts NULL. */
 void run_locks_free(struct run_locks *h);

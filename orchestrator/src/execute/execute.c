@@ -167,6 +167,23 @@ static void repeat_finish(struct test_result *tr, bool settled, bool interrupted
 
 static int facts_ask(struct facts_state *fs, const char *board, struct transport *t);
 
+void exec_note_orphans(struct board_link *bl, struct test_result *tr)
+{
+	char *note = board_link_take_orphans_note(bl);
+	if (!note)
+		return;
+	if (tr && !tr->orphans) {
+		tr->orphans = note;
+		return;
+	}
+	if (tr) {
+		char *both = xasprintf("%s; %s", tr->orphans, note);
+		free(tr->orphans);
+		tr->orphans = both;
+	}
+	free(note);
+}
+
 int exec_transport(struct exec_context *ctx, struct test_result *tr, struct transport **t,
 		   char *err, size_t errlen)
 {
@@ -174,6 +191,7 @@ int exec_transport(struct exec_context *ctx, struct test_result *tr, struct tran
 	struct facts_state *fs = ctx->facts;
 	bl->last_reconnect_s = -1;
 	int ret = board_link_get(bl, ctx->item->test->timeout_ms, t, err, errlen);
+	exec_note_orphans(bl, tr);
 	if (bl->last_reconnect_s >= 0 && tr)
 		test_result_add_sample(tr, "link.reconnect", "s", false, bl->last_reconnect_s);
 	bl->last_reconnect_s = -1;

@@ -59,6 +59,11 @@ struct exec_context {
 int exec_transport(struct exec_context *ctx, struct test_result *tr, struct transport **t,
 		   char *err, size_t errlen);
 
+/* Moves what the link stopped of an earlier run's processes
+ * (board_link_take_orphans_note) into tr->orphans (tr may be NULL: then
+ * only the terminal's warning says it). */
+void exec_note_orphans(struct board_link *bl, struct test_result *tr);
+
 /* exec_transport for a command test, whose first command may carry the
  * board's facts: *ride is set when it must (wanted, not yet known, no
  * scenario facts: their commands are the user's, bounded by the facts

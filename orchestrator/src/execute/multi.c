@@ -136,7 +136,9 @@ int multi_peer_transport(struct multi_run *mr, const struct board *b, struct tra
 				return -1;
 			p->borrowed = true;
 		} else {
-			if (board_link_get(p->link, mr->item->test->timeout_ms, &p->t, err, errlen) < 0)
+			int r = board_link_get(p->link, mr->item->test->timeout_ms, &p->t, err, errlen);
+			exec_note_orphans(p->link, mr->tr);
+			if (r < 0)
 				return -1;
 			p->borrowed = true;
 		}

@@ -424,6 +424,7 @@ void multi_bg_start(struct multi_run *mr, const struct step *step,
 
 	bg->link = multi_link(mr, b);
 	bg->t = board_link_get_extra(bg->link, mr->item->test->timeout_ms, err, sizeof(err));
+	exec_note_orphans(bg->link, mr->tr);
 	if (!bg->t) {
 		multi_set_outcome(mr, STATUS_ERROR, "cannot start %s step '%s' on %s: %s", bg->role,
 				  multi_step_text(step), b->name, err);

@@ -8,6 +8,7 @@
 #include "transport/transport_local.h"
 #include "transport/transport_serial.h"
 #include "transport/transport_ssh.h"
+#include "util/board_token.h"
 #include "util/deadline.h"
 #include "util/interrupt.h"
 #include "util/log.h"
@@ -154,6 +155,9 @@ static struct transport *connect_once(const struct board *b, char *err, size_t e
 struct transport *board_link_connect_once(const struct board *b, char *err, size_t errlen)
 {
 	struct transport *t = connect_once(b, err, errlen);
+	char token[BOARD_TOKEN_LEN + 1];
+	board_token(b->name, token, sizeof(token));
+	transport_set_mark(t, token);
 	if (t)
 		log_debug("%s: connected: %s", b->name, transport_describe(t));
 	else
@@ -246,7 +250,8 @@ int board_link_get(struct board_link *bl, int64_t wait_ms, struct transport **ou
 	}
 	struct transport *t = bl->state == BOARD_BOOTING ? link_await(bl, wait_ms, err, errlen)
 							  : link_connect(bl, err, errlen);
-	if (!t) {
+	if (!t || link_stop_orphans(bl, t, err, errlen) < 0) {
+		transport_free(t);
 		link_set_down(bl, err);
 		return -1;
 	}
@@ -359,4 +364,8 @@ void board_link_release(struct board_link *bl)
 	free(bl->down_reason);
 	free(bl->connected_host);
 	bl->arch = bl->down_reason = bl->connected_host = NULL;
+	free(bl->orphans);
+	free(bl->orphans_from);
+	free(bl->orphans_note);
+	bl->orphans = bl->orphans_from = bl->orphans_note = NULL;
 }

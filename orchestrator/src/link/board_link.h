@@ -56,6 +56,11 @@ struct board_link {
 	int64_t booting_since_ms;      /* when the power action or reboot was made */
 	double last_reconnect_s;       /* the last wait for a booting board; -1: none */
 	struct board_link_thread *threads;  /* adopted: joined at release */
+	/* runs that died holding the board: their board tokens, stopped
+	 * before the board's first command (board_link_set_orphans), and
+	 * who they were; NULL when none are pending */
+	char *orphans, *orphans_from;
+	char *orphans_note;            /* what was found and stopped, for the next result */
 };
 
 /* power_dir is borrowed (the inventory's folder). */
@@ -125,8 +130,24 @@ void board_link_put_extra(struct board_link *bl, struct transport *t);
 void board_link_adopt(struct board_link *bl, pthread_t thread, void (*done)(void *arg),
 		      void *arg);
 
+/*
+ * Runs that died holding the board (kill -9, a lost database lease) may
+ * have left commands running on it: tokens (space-separated board tokens,
+ * util/board_token.h) and from (who they were) are kept, and the next
+ * connection first stops every process of the board user carrying one of
+ * them (transport_reap: TERM, up to a second, KILL), then checks again
+ * that none is left. Found and stopped: a warning naming them, kept in
+ * orphans_note until board_link_take_orphans_note; not confirmed gone: the
+ * board is down with that reason (its tests end as error, never beside
+ * them). A serial console cannot be searched: a warning says so.
+ */
+void board_link_set_orphans(struct board_link *bl, const char *tokens, const char *from);
+/* The note of stopped orphans (caller frees), or NULL; once. */
+char *board_link_take_orphans_note(struct board_link *bl);
+
 /* A plain connection to board through its configured transport, outside any
- * link: for `orch boards` (cmd level) only; caller frees. */
+ * link: for `orch boards` (cmd level) only; caller frees. Its commands
+ * carry the board's token (transport_set_mark). */
 struct transport *board_link_connect_once(const struct board *board, char *err, size_t errlen);
 /* The board's serial: section as a transport-level target (strings borrowed). */
 void board_serial_target(const struct board *board, struct serial_target *t);

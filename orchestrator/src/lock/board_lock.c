@@ -1,5 +1,6 @@
 #include "lock/board_lock.h"
 #include "util/deadline.h"
+#include "util/board_token.h"
 #include "util/fsutil.h"
 #include "util/lock_dir.h"
 #include "util/strbuf.h"
@@ -75,8 +76,9 @@ void board_holder_format(const struct board_holder *h, char *buf, size_t len)
 	clock_format_iso8601(h->since_us, since, sizeof(since));
 	snprintf(buf, len,
 		 "board=%s\nuser=%s\nhost=%s\npid=%ld\nsince=%s\nsince_us=%" PRId64
-		 "\nexpires_us=%" PRId64 "\nnote=%s\n",
-		 h->board, h->user, h->host, h->pid, since, h->since_us, h->expires_us, h->note);
+		 "\nexpires_us=%" PRId64 "\nnote=%s\n%s%s%s",
+		 h->board, h->user, h->host, h->pid, since, h->since_us, h->expires_us, h->note,
+		 h->token[0] ? "token=" : "", h->token, h->token[0] ? "\n" : "");
 }
 
 int board_holder_parse(const char *text, struct board_holder *h)
@@ -99,6 +101,8 @@ int board_holder_parse(const char *text, struct board_holder *h)
 				copy_clean(h->host, sizeof(h->host), eq);
 			else if (!strcmp(line, "note"))
 				copy_clean(h->note, sizeof(h->note), eq);
+			else if (!strcmp(line, "token") && board_token_ok(eq))
+				copy_clean(h->token, sizeof(h->token), eq);
 			else if (!strcmp(line, "pid"))
 				have_pid = sscanf(eq, "%ld", &h->pid) == 1;
 			else if (!strcmp(line, "since_us"))
@@ -215,12 +219,16 @@ static int take_lock(const char *dir, const char *board, int *fd, struct board_h
 /* board_lock_try; with own_ok, a live reservation of this user does not
  * refuse. */
 static int try_lock(const char *dir, const char *board, const char *note, bool own_ok,
-		    int *fd_out, struct board_holder *holder, char *err, size_t errlen)
+		    const char *token, int *fd_out, struct board_holder *holder,
+		    struct board_holder *previous, char *err, size_t errlen)
 {
 	int fd;
 	struct board_holder self;
 	board_holder_self(&self, board, note);
+	memset(previous, 0, sizeof(*previous));
 	int ret = take_lock(dir, board, &fd, holder, err, errlen);
+	if (ret == 0 && read_holder_fd(fd, previous) < 0)
+		memset(previous, 0, sizeof(*previous));
 	if (ret == 0 && reservation_live(dir, board, holder) &&
 	    !(own_ok && !strcmp(holder->user, self.user)))
 		ret = BOARD_LOCK_HELD;
@@ -229,6 +237,8 @@ static int try_lock(const char *dir, const char *board, const char *note, bool o
 			close(fd);
 		return ret;
 	}
+	if (token)
+		copy_clean(self.token, sizeof(self.token), token);
 	char text[1024];
 	board_holder_format(&self, text, sizeof(text));
 	if (ftruncate(fd, 0) == 0 && pwrite(fd, text, strlen(text), 0) < 0) {
@@ -238,16 +248,18 @@ static int try_lock(const char *dir, const char *board, const char *note, bool o
 	return 0;
 }
 
-int board_lock_try(const char *dir, const char *board, const char *note, int *fd_out,
-		   struct board_holder *holder, char *err, size_t errlen)
+int board_lock_try(const char *dir, const char *board, const char *note, const char *token,
+		   int *fd_out, struct board_holder *holder, struct board_holder *previous,
+		   char *err, size_t errlen)
 {
-	return try_lock(dir, board, note, false, fd_out, holder, err, errlen);
+	return try_lock(dir, board, note, false, token, fd_out, holder, previous, err, errlen);
 }
 
 int board_lock_try_person(const char *dir, const char *board, const char *note, int *fd_out,
 			  struct board_holder *holder, char *err, size_t errlen)
 {
-	return try_lock(dir, board, note, true, fd_out, holder, err, errlen);
+	struct board_holder previous;
+	return try_lock(dir, board, note, true, NULL, fd_out, holder, &previous, err, errlen);
 }
 
 void board_lock_release(int fd)

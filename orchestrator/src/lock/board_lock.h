@@ -8,7 +8,12 @@
  *   board-NAME.lock      flock(LOCK_EX) held by the process using the
  *                        board; the kernel drops it when that process
  *                        dies (kill -9 included). Its text names the
- *                        holder: user, host, pid, since, note.
+ *                        holder: user, host, pid, since, note, and the
+ *                        token its commands on the board carry
+ *                        (util/board_token.h). A clean release empties
+ *                        it, so a record found under a free flock is a
+ *                        holder that died with the board in use: its
+ *                        commands may still run there.
  *   board-NAME.reserved  a reservation by a person (orch lock), with an
  *                        expiry; it outlives the orch that wrote it and
  *                        blocks runs the same way until it expires or
@@ -31,6 +36,7 @@ struct board_holder {
 	char note[256];
 	bool reservation;          /* a person's reservation, not a running orch */
 	char where[16];            /* "local" or "db" */
+	char token[32];            /* its commands' board token, or "" */
 };
 
 /* Error codes (negative); 0 is success. */
@@ -47,11 +53,15 @@ void board_holder_self(struct board_holder *h, const char *board, const char *no
  * reservation "alice@lab1, reserved since ... until ... (note)". */
 void board_holder_describe(const struct board_holder *h, char *buf, size_t len);
 
-/* Takes board's lock for this process. 0 and *fd (keep it open while the
- * board is used; board_lock_release gives it back); BOARD_LOCK_HELD with
- * *holder filled (a running orch, or a live reservation); BOARD_LOCK_ERROR. */
-int board_lock_try(const char *dir, const char *board, const char *note, int *fd,
-		  struct board_holder *holder, char *err, size_t errlen);
+/* Takes board's lock for this process, recording token (this process's
+ * board token, or NULL). 0 and *fd (keep it open while the board is used;
+ * board_lock_release gives it back), with *previous the record of a holder
+ * that died holding the board (previous->token is "" when there was none);
+ * BOARD_LOCK_HELD with *holder filled (a running orch, or a live
+ * reservation); BOARD_LOCK_ERROR. */
+int board_lock_try(const char *dir, const char *board, const char *note, const char *token,
+		  int *fd, struct board_holder *holder, struct board_holder *previous, char *err,
+		  size_t errlen);
 /* As board_lock_try, for a person's manual work (orch power, orch
  * console): a live reservation of this same user does not refuse, so the
  * person who reserved the board with orch lock may use it. */

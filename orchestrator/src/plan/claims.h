@@ -30,7 +30,10 @@ struct test_result;
  * lock lost with its database session): no item starts on it, and an item
  * that ran while it was lost ends as error with why. NULL: always held.
  * board_done: after a board from next_board ran (interrupted: Ctrl-C came
- * before all its items ran). item_done: an item's result, once stored
+ * before all its items ran). orphans: after an acquire, true (once) with
+ * the board tokens (space-separated) of runs that died holding the board
+ * and who they were: the board's link stops their processes before its
+ * first command (board_link_set_orphans). item_done: an item's result, once stored
  * (also an error from acquire, or a skip after Ctrl-C), with the board's
  * facts when they are new (the board's first result), else NULL. Called
  * unserialized, from worker threads.
@@ -42,6 +45,8 @@ struct plan_claims {
 	long (*next_board)(void *ctx);
 	bool (*item_wanted)(void *ctx, const struct plan_item *item);
 	bool (*held)(void *ctx, const struct board *board, char *why, size_t len);
+	bool (*orphans)(void *ctx, const struct board *board, char *tokens, size_t tlen,
+			char *from, size_t flen);
 	void (*board_done)(void *ctx, size_t board_index, bool interrupted);
 	void (*item_done)(void *ctx, const struct plan_item *item, const struct test_result *tr,
 			  const struct board_facts *facts);

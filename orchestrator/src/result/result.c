@@ -295,6 +295,7 @@ void test_result_release(struct test_result *tr)
 	free(tr->log_dir);
 	free(tr->comparison);
 	free(tr->controller);
+	free(tr->orphans);
 	free(tr->repeat.spread_metric);
 	for (size_t i = 0; i < tr->n_pushes; i++)
 		free(tr->pushes[i].file);
@@ -321,6 +322,7 @@ void test_result_copy(struct test_result *dst, const struct test_result *src)
 	dst->artifacts = strv_copy(src->artifacts, src->n_artifacts);
 	dst->leftovers = strv_copy(src->leftovers, src->n_leftovers);
 	dst->controller = xstrdup(src->controller);
+	dst->orphans = xstrdup(src->orphans);
 	dst->repeat.spread_metric = xstrdup(src->repeat.spread_metric);
 	dst->pushes = NULL;
 	dst->n_pushes = 0;
@@ -565,11 +567,11 @@ void test_result_clear_outcome(struct test_result *tr)
 {
 	struct test_result keep = {
 		.board = tr->board, .test = tr->test, .log_dir = tr->log_dir,
-		.controller = tr->controller, .retried = tr->retried,
+		.controller = tr->controller, .retried = tr->retried, .orphans = tr->orphans,
 		.infra_attempts = tr->infra_attempts, .n_infra_attempts = tr->n_infra_attempts,
 		.start_wall_us = tr->start_wall_us,
 	};
-	tr->board = tr->test = tr->log_dir = tr->controller = NULL;
+	tr->board = tr->test = tr->log_dir = tr->controller = tr->orphans = NULL;
 	tr->infra_attempts = NULL;
 	tr->n_infra_attempts = 0;
 	test_result_release(tr);

@@ -182,6 +182,10 @@ struct test_result {
 	 * line saying it could not be checked */
 	char **leftovers;
 	size_t n_leftovers;
+	/* what a run that died holding the board left running on it, stopped
+	 * (and verified gone) before this test, the board's first of the run,
+	 * used it; NULL when nothing was found */
+	char *orphans;
 	/* baseline comparison, when the run had one */
 	bool regressed;
 	char *comparison;         /* "mem.memcpy 12.0% slower than baseline", or NULL */

@@ -276,6 +276,8 @@ json_t *test_result_to_json(const struct test_result *tr)
 		jset(o, "long_lines", json_integer((json_int_t)tr->long_lines), &bad);
 	if (tr->n_leftovers)
 		jset(o, "leftovers", strv_to_json(tr->leftovers, tr->n_leftovers), &bad);
+	if (tr->orphans)
+		set_text(o, "orphans", tr->orphans, &bad);
 	if (tr->repeat.is_auto)
 		jset(o, "repeat", repeat_to_json(&tr->repeat), &bad);
 	if (tr->n_pushes) {

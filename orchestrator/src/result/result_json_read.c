@@ -383,6 +383,7 @@ static int test_from_json(struct jctx *c, const json_t *obj, struct test_result 
 	    get_strv(c, obj, "artifacts", tr, test_result_add_artifact) < 0 ||
 	    get_strv(c, obj, "leftovers", tr, test_result_add_leftover) < 0 ||
 	    get_str(c, obj, "controller", false, &tr->controller) < 0 ||
+	    get_str(c, obj, "orphans", false, &tr->orphans) < 0 ||
 	    get_bool(c, obj, "retried", &tr->retried) < 0 ||
 	    get_bool(c, obj, "log_cut", &tr->log_cut) < 0 ||
 	    get_int(c, obj, "long_lines", 0, &long_lines) < 0)

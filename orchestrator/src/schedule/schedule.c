@@ -33,6 +33,15 @@ static size_t board_index(const struct scheduler *s, const struct board *b)
 	return (size_t)(b - s->opts->inventory->boards);
 }
 
+/* Hands board's orphans (claims.orphans) to its link, once acquired. */
+static void pass_orphans(struct scheduler *s, const struct board *b)
+{
+	const struct schedule_claims *cl = &s->opts->claims;
+	char tokens[128], from[640];
+	if (cl->orphans && cl->orphans(cl->ctx, b, tokens, sizeof(tokens), from, sizeof(from)))
+		board_link_set_orphans(&s->links[board_index(s, b)], tokens, from);
+}
+
 /* exec_context.link_of: a role board's link; its lock is held for the item. */
 static struct board_link *link_of(void *ctx, const struct board *b)
 {
@@ -133,6 +142,8 @@ static enum result_status run_item(struct scheduler *s, struct board_link *bl,
 	const struct plan_claims *cl = &s->opts->claims;
 	bool roles_held = !n_roles || !cl->acquire ||
 			  cl->acquire(cl->ctx, locked + n_locked, n_roles, true, err, sizeof(err)) == 0;
+	for (size_t i = 0; roles_held && i < n_roles; i++)
+		pass_orphans(s, locked[n_locked + i]);
 	char *dir = !roles_held ? NULL
 				: store_test_dir(s->store, item->board->name, item->test->name, err,
 						 sizeof(err));
@@ -342,6 +353,9 @@ static void run_board(struct scheduler *s, size_t b)
 	}
 	size_t idx = board_index(s, pb->board);
 	struct board_link *bl = &s->links[idx];
+	pthread_mutex_lock(&s->role_locks[idx]);
+	pass_orphans(s, pb->board);
+	pthread_mutex_unlock(&s->role_locks[idx]);
 	struct facts_state *fs = &s->facts[idx];
 	fs->want = s->opts->gather_facts;
 	fs->specs = s->opts->facts;

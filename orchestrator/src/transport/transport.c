@@ -36,11 +36,15 @@ int transport_exec(struct transport *t, const struct transport_exec *req,
 	memset(st, 0, sizeof(*st));
 	st->exit_code = -1;
 	struct transport_exec marked;
-	char *cmd = NULL;
-	if (req->step_id) {
-		cmd = xasprintf("export ORCH_STEP_ID=%s; %s", req->step_id, req->command);
+	char *cmd = NULL, *full = NULL;
+	if (t->mark[0] && t->ops->reaps)
+		full = xasprintf("%s-%s", t->mark, req->step_id ? req->step_id : "x");
+	const char *id = full ? full : req->step_id;
+	if (id) {
+		cmd = xasprintf("export ORCH_STEP_ID=%s; %s", id, req->command);
 		marked = *req;
 		marked.command = cmd;
+		marked.step_id = req->step_id ? id : NULL;
 		req = &marked;
 	}
 	log_debug("%s: exec (timeout %lld ms): %s", transport_describe(t),
@@ -54,7 +58,14 @@ int transport_exec(struct transport *t, const struct transport_exec *req,
 	if (rc == 0 && req->reap && req->step_id && t->ops->reaps && !st->reaped)
 		reap_after(t, req, st);
 	free(cmd);
+	free(full);
 	return rc;
+}
+
+void transport_set_mark(struct transport *t, const char *mark)
+{
+	if (t && mark && reap_token_ok(mark) && strlen(mark) < sizeof(t->mark))
+		snprintf(t->mark, sizeof(t->mark), "%s", mark);
 }
 
 int transport_reap(struct transport *t, const char *step_id, long pgid,

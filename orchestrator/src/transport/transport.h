@@ -35,6 +35,14 @@
  * st->leftovers and stopped: TERM, up to a second, KILL (KILL at once
  * after a second Ctrl-C). ssh and local transports; a serial console
  * only marks the environment.
+ *
+ * A transport given a mark (transport_set_mark: the board's token,
+ * util/board_token.h) prefixes every command's step id with it, and gives
+ * commands without a step id ORCH_STEP_ID=MARK-x, so every process a run
+ * started on the board carries ORCH_STEP_ID=MARK-...: transport_reap with
+ * the mark alone finds them all (the grep matches the prefix), which is how
+ * the next holder of the board stops what a killed run left behind. ssh
+ * and local transports; a serial console's shell is never marked.
  */
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -119,7 +127,12 @@ struct transport_ops {
 struct transport {
 	const struct transport_ops *ops;
 	char *description;         /* "root@127.0.0.2:2222", for messages */
+	char mark[32];             /* the board token its commands carry, or "" */
 };
+
+/* Sets t's mark (see "Leftovers" above); a mark that is not a usable step
+ * id is ignored. */
+void transport_set_mark(struct transport *t, const char *mark);
 
 /*
  * Runs req->command. Returns 0 when the command ran (whatever its exit
