@@ -4,7 +4,8 @@
  *   holds the connections open, so only orch's own deadlines can notice)
  *   for longer than the board's lease: the test in flight ends as error
  *   naming the lost lock, no later test starts on the board, the run ends
- *   as exit 3 with every report written;
+ *   as exit 3 with every report written; the command in flight is stopped
+ *   when the lock is lost, not when it ends;
  * - stopped, then two Ctrl-C: orch exits within the hurry bound although
  *   the database call it was in never returns;
  * - restarted (every session ends, the advisory locks with them): the run
@@ -223,6 +224,68 @@ static void test_stalled_server_ends_run_as_infrastructure_error(void **state)
 	free(log);
 }
 
+/* Whether pid runs (a zombie does not). */
+static bool running(long pid)
+{
+	char *path = xasprintf("/proc/%ld/status", pid);
+	char *text = ts_read_file(path);
+	bool alive = text && !strstr(text, "State:\tZ");
+	free(text);
+	free(path);
+	return alive;
+}
+
+/* The lock is lost while a 90 s command runs: the command is stopped then
+ * (the run ends long before 90 s), and its test is an error naming the
+ * lost lock and saying the command was stopped. */
+static void test_lost_lock_stops_the_command_in_flight(void **state)
+{
+	struct fixture *f = *state;
+	char *sc = xasprintf("name: stall\ninventory: rack.yaml\nboards: [all]\ntests:\n"
+			     "  - name: work\n    timeout: 120s\n"
+			     "    run: sleep 90 & echo $! > %s/pid; touch %s/started; wait; "
+			     "touch %s/ended\n", f->tmp, f->tmp, f->tmp);
+	free(ts_write_file(f->tmp, "sc.yaml", sc));
+	free(sc);
+	char *cmd = xasprintf("cd %s && mkdir -p runs && ORCH_LOCK_DIR=%s/locks "
+			      "ORCH_DB_TIMEOUT_MS=2000 exec %s run %s -o runs --db %s", f->tmp,
+			      f->tmp, ORCH_BIN, f->scenario, f->url);
+	char *log = xasprintf("%s/orch.log", f->tmp);
+	f->orch = ts_spawn(cmd, log);
+	char *started = xasprintf("%s/started", f->tmp);
+	assert_true(wait_file(started, 60000));
+	char *pidfile = xasprintf("%s/pid", f->tmp);
+	char *pidtext = ts_read_file(pidfile);
+	long pid = pidtext ? atol(pidtext) : 0;
+	assert_true(pid > 0 && running(pid));
+	int64_t t0 = clock_mono_ms();
+	signal_server(SIGSTOP);
+	f->stopped = true;
+	/* the lease (4 s) runs out, the command is stopped, the reports are
+	 * written with the database given up: well within 60 s, where the
+	 * command alone would take 90 s */
+	int rc = wait_orch(f, 60000);
+	int64_t took = clock_mono_ms() - t0;
+	char *text = orch_log(f);
+	if (rc != 3)
+		fail_msg("orch: exit %d (want 3) within 60 s:\n%s", rc, text);
+	assert_false(running(pid));
+	char *ended = xasprintf("%s/ended", f->tmp);
+	assert_false(ts_file_exists(ended));
+	char *res = results(f);
+	assert_non_null(strstr(res, "lost its database lock"));
+	assert_non_null(strstr(res, "orch stopped its command on the board when the lock was lost"));
+	print_message("lock lost: orch ended %lld ms after the server stopped\n", (long long)took);
+	free(res);
+	free(ended);
+	free(text);
+	free(pidtext);
+	free(pidfile);
+	free(started);
+	free(log);
+	free(cmd);
+}
+
 static void test_restart_keeps_the_board_owned(void **state)
 {
 	struct fixture *f = *state;
@@ -290,6 +353,8 @@ static void test_second_interrupt_bounded_with_database_stalled(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_lost_lock_stops_the_command_in_flight, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_stalled_server_ends_run_as_infrastructure_error,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_second_interrupt_bounded_with_database_stalled,

@@ -7,12 +7,15 @@
  * run stops the leftover first, says so (terminal and results.json
  * `orphans`), and its test never runs beside it: the test's command itself
  * checks that the earlier sleep is gone before it starts, and the killed
- * run's command never writes its end line. Peers on 127.0.223.x.
+ * run's command never writes its end line. And a board reflashed between
+ * two runs (a new host key, its sshd restarted) is an error at once naming
+ * the expected and the offered key. Peers on 127.0.223.x.
  */
 #include "lab.h"
 #include "pg.h"
 #include "testsupport.h"
 #include "ts_json.h"
+#include "util/deadline.h"
 #include "util/strbuf.h"
 
 #include <errno.h>
@@ -57,7 +60,7 @@ static int group_setup(void **state)
 {
 	(void)state;
 	ts_require_root("the lab's boards log in as root");
-	F.lab = lab_up(LAB_BASE, 1, 1, false);
+	F.lab = lab_up(LAB_BASE, 2, 1, false);   /* board 2: reflashed */
 	if (!F.lab)
 		return -1;
 	F.dir = ts_mkdtemp("orphans");
@@ -239,11 +242,114 @@ static void test_kill9_rerun_database(void **state)
 	free(marks);
 }
 
+/* The fingerprint ("SHA256:...") of the public key file path. */
+static char *fingerprint(const char *path)
+{
+	char *out = NULL;
+	assert_int_equal(ts_run(&out, "ssh-keygen -l -f '%s' | cut -d' ' -f2", path), 0);
+	char *nl = strchr(out, '\n');
+	if (nl)
+		*nl = '\0';
+	return out;
+}
+
+/* Board 2 is reflashed: a new host key, its sshd restarted on it
+ * (SIGHUP); returns once it offers the new key (within 10 s). */
+static void reflash_board2(const char *newpub)
+{
+	char *bdir = xasprintf("%s/board2", F.lab->dir);
+	assert_int_equal(ts_run(NULL, "cd %s && rm -f new new.pub && ssh-keygen -q -t ed25519 -N '' "
+				"-C reflashed -f new && mv new ssh_host_ed25519_key && "
+				"mv new.pub ssh_host_ed25519_key.pub && kill -HUP $(cat sshd.pid)",
+				bdir), 0);
+	char *key = ts_read_file(newpub);
+	assert_non_null(key);
+	char *sp = strchr(key, ' ');
+	sp = sp ? strchr(sp + 1, ' ') : NULL;
+	if (sp)
+		*sp = '\0';   /* "ssh-ed25519 BASE64" */
+	bool offered = false;
+	int64_t until = clock_mono_ms() + 10000;
+	while (!offered && clock_mono_ms() < until) {
+		char *out = NULL;
+		ts_run(&out, "ssh-keyscan -T 2 -t ed25519 -p %d " LAB_BASE ".2 2>/dev/null", LAB_PORT);
+		offered = out && strstr(out, key);
+		free(out);
+		if (!offered)
+			usleep(50 * 1000);
+	}
+	if (!offered)
+		fail_msg("board2's sshd does not offer its new key after 10 s");
+	free(key);
+	free(bdir);
+}
+
+/* A board whose host key changed between two runs (reflashed) is an error
+ * at once, naming the board, the key known_hosts expects and the key the
+ * server offers: no wait for it to "come back", although its test retries
+ * infrastructure errors after a power cycle and may take 60 s. */
+static void test_reflashed_board_errors_at_once(void **state)
+{
+	(void)state;
+	char *inv = xasprintf(
+		"boards:\n"
+		"  flash: { ssh: { host: " LAB_BASE ".2, port: %d, user: %s, identity: %s,\n"
+		"                  known_hosts: %s, connect_timeout: 5s },\n"
+		"           power: { cycle: 'true' } }\n",
+		LAB_PORT, F.lab->user, F.lab->identity, F.lab->known_hosts);
+	free(ts_write_file(F.dir, "flash.yaml", inv));
+	free(inv);
+	char *sc = ts_write_file(F.dir, "rekey.yaml",
+		"name: rekey\ninventory: flash.yaml\nboards: [all]\n"
+		"defaults: { timeout: 60s, retry: { infra: 2, backoff: 1s } }\ntests:\n"
+		"  - { name: one, run: echo one }\n"
+		"  - { name: two, run: echo two }\n");
+	char *out = NULL;
+	assert_int_equal(ts_run(&out, "cd %s && %s run %s -q -o runs 2>&1", F.dir, ORCH_BIN, sc), 0);
+	free(out);
+	char *pub = xasprintf("%s/board2/ssh_host_ed25519_key.pub", F.lab->dir);
+	char *old_fp = fingerprint(pub);
+	reflash_board2(pub);
+	char *new_fp = fingerprint(pub);
+	assert_string_not_equal(old_fp, new_fp);
+	int64_t t0 = clock_mono_ms();
+	int rc = ts_run(&out, "cd %s && %s run %s -o runs 2>&1", F.dir, ORCH_BIN, sc);
+	int64_t took = clock_mono_ms() - t0;
+	if (rc != 3)
+		fail_msg("exit %d (want 3); orch said:\n%s", rc, out);
+	/* a wait would take the test's timeout (60 s) at least */
+	if (took > 20000)
+		fail_msg("the run took %lld ms; orch said:\n%s", (long long)took, out);
+	char *run_dir = xasprintf("%s/runs/rekey/latest", F.dir);
+	json_t *res = ts_json_load_in(run_dir, "results.json");
+	assert_non_null(res);
+	const char *tests[] = { "one", "two" };
+	for (int i = 0; i < 2; i++) {
+		json_t *r = ts_json_result_or_fail(res, "flash", tests[i]);
+		const char *msg = ts_json_str(r, "message");
+		if (strcmp(ts_json_str(r, "status"), "error") != 0 || !msg ||
+		    !strstr(msg, "host key mismatch for flash") || !strstr(msg, old_fp) ||
+		    !strstr(msg, new_fp))
+			fail_msg("%s: %s: %s (want error naming flash, %s and %s)", tests[i],
+				 ts_json_str(r, "status"), msg ? msg : "", old_fp, new_fp);
+	}
+	print_message("reflashed board: the run ended in %lld ms (test timeout 60 s)\n",
+		      (long long)took);
+	json_decref(res);
+	free(run_dir);
+	free(new_fp);
+	free(old_fp);
+	free(pub);
+	free(out);
+	free(sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kill9_rerun_lock_folder),
 		cmocka_unit_test(test_kill9_rerun_database),
+		cmocka_unit_test(test_reflashed_board_errors_at_once),
 	};
 	return ts_run_group(tests, group_setup, group_teardown);
 }

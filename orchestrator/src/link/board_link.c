@@ -255,6 +255,7 @@ int board_link_get(struct board_link *bl, int64_t wait_ms, struct transport **ou
 		link_set_down(bl, err);
 		return -1;
 	}
+	transport_set_halt(t, &bl->halt);
 	bl->transport = t;
 	bl->state = BOARD_UP;
 	free(bl->connected_host);
@@ -262,6 +263,16 @@ int board_link_get(struct board_link *bl, int64_t wait_ms, struct transport **ou
 	bl->connected_host = h ? xstrdup(h) : NULL;
 	*out = t;
 	return 0;
+}
+
+void board_link_halt(struct board_link *bl)
+{
+	atomic_store(&bl->halt, 1);
+}
+
+bool board_link_halted(struct board_link *bl)
+{
+	return atomic_load(&bl->halt) != 0;
 }
 
 void board_link_reset(struct board_link *bl)
@@ -320,8 +331,11 @@ struct transport *board_link_get_extra(struct board_link *bl, int64_t wait_ms, c
 	/* the board must answer first (a booting one is waited for) */
 	if (board_link_get(bl, wait_ms, &t, err, errlen) < 0)
 		return NULL;
-	if (bl->board->transport != TRANSPORT_KIND_SERIAL)
-		return board_link_connect_once(bl->board, err, errlen);
+	if (bl->board->transport != TRANSPORT_KIND_SERIAL) {
+		struct transport *x = board_link_connect_once(bl->board, err, errlen);
+		transport_set_halt(x, &bl->halt);
+		return x;
+	}
 	bl->lent = true;
 	return t;
 }

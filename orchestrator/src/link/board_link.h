@@ -22,6 +22,7 @@
  * of a multi-host test holding the board's lock (schedule.c).
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -61,6 +62,7 @@ struct board_link {
 	 * who they were; NULL when none are pending */
 	char *orphans, *orphans_from;
 	char *orphans_note;            /* what was found and stopped, for the next result */
+	atomic_int halt;               /* board_link_halt: stop every command on it */
 };
 
 /* power_dir is borrowed (the inventory's folder). */
@@ -103,6 +105,13 @@ int board_link_power(struct board_link *bl, enum power_action action, int64_t ti
 /* Asks the board to reboot over its command transport; the transport is
  * dropped and the board becomes booting. 0, or -1 with the reason in err. */
 int board_link_reboot(struct board_link *bl, char *err, size_t errlen);
+/* The board is no longer this run's (its database lock was lost): the
+ * command in flight on any of the link's connections is stopped (killed
+ * like on a timeout) and every later one too. Any thread. */
+void board_link_halt(struct board_link *bl);
+/* Whether board_link_halt was called. */
+bool board_link_halted(struct board_link *bl);
+
 /* The board's state after a boot test watched it come up on its own (no
  * trigger): booting, so the next command waits for it. */
 void board_link_mark_booting(struct board_link *bl);

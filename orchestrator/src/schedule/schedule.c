@@ -167,7 +167,9 @@ static enum result_status run_item(struct scheduler *s, struct board_link *bl,
 		if (cl->held && tr.status != STATUS_SKIP &&
 		    !cl->held(cl->ctx, item->board, why, sizeof(why))) {
 			tr.status = STATUS_ERROR;   /* it may have run beside another controller */
-			test_result_set_message(&tr, "%s", why);
+			test_result_set_message(&tr, "%s%s", why,
+						board_link_halted(bl) ? "; orch stopped its command on the "
+									"board when the lock was lost" : "");
 		}
 	} else {
 		tr.status = STATUS_ERROR;
@@ -421,6 +423,24 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* Stops the commands on boards whose lock was lost (claims.held false)
+ * at once, not when they end: another controller may take the board. */
+static void halt_lost_boards(struct scheduler *s)
+{
+	const struct schedule_claims *cl = &s->opts->claims;
+	if (!cl->held)
+		return;
+	for (size_t i = 0; i < s->opts->inventory->n_boards; i++) {
+		struct board_link *bl = &s->links[i];
+		char why[512];
+		if (!board_link_halted(bl) &&
+		    !cl->held(cl->ctx, &s->opts->inventory->boards[i], why, sizeof(why))) {
+			log_warn("%s; stopping the command in flight on it", why);
+			board_link_halt(bl);
+		}
+	}
+}
+
 /* The main thread ticks the hooks and the store until every worker is done. */
 static void wait_for_workers(struct scheduler *s)
 {
@@ -435,6 +455,7 @@ static void wait_for_workers(struct scheduler *s)
 		until.tv_sec += until.tv_nsec / 1000000000L;
 		until.tv_nsec %= 1000000000L;
 		pthread_cond_timedwait(&s->worker_done, &s->lock, &until);
+		halt_lost_boards(s);
 		bool mark = !marked && interrupt_requested();
 		bool tick = clock_mono_ms() >= next_tick;
 		if (!mark && !tick)

@@ -40,9 +40,15 @@ int transport_exec(struct transport *t, const struct transport_exec *req,
 	if (t->mark[0] && t->ops->reaps)
 		full = xasprintf("%s-%s", t->mark, req->step_id ? req->step_id : "x");
 	const char *id = full ? full : req->step_id;
+	if (t->halt && !req->cleanup) {   /* a reap still runs after a halt */
+		marked = *req;
+		marked.halt = t->halt;
+		req = &marked;
+	}
 	if (id) {
 		cmd = xasprintf("export ORCH_STEP_ID=%s; %s", id, req->command);
-		marked = *req;
+		if (req != &marked)
+			marked = *req;
 		marked.command = cmd;
 		marked.step_id = req->step_id ? id : NULL;
 		req = &marked;
@@ -66,6 +72,12 @@ void transport_set_mark(struct transport *t, const char *mark)
 {
 	if (t && mark && reap_token_ok(mark) && strlen(mark) < sizeof(t->mark))
 		snprintf(t->mark, sizeof(t->mark), "%s", mark);
+}
+
+void transport_set_halt(struct transport *t, const atomic_int *halt)
+{
+	if (t)
+		t->halt = halt;
 }
 
 int transport_reap(struct transport *t, const char *step_id, long pgid,
@@ -102,7 +114,8 @@ void transport_new_step_id(char *buf, size_t len)
 
 bool transport_cancelled(const struct transport_exec *req)
 {
-	return req->cancel && atomic_load(req->cancel) != 0;
+	return (req->cancel && atomic_load(req->cancel) != 0) ||
+	       (req->halt && atomic_load(req->halt) != 0);
 }
 
 const char *transport_describe(const struct transport *t)

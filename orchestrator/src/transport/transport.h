@@ -72,6 +72,9 @@ struct transport_exec {
 	 * command is stopped within DEADLINE_TICK_MS like when on_output returns
 	 * < 0 (process group killed, st->stopped set), even while it is silent. */
 	const atomic_int *cancel;
+	/* set by transport_exec from the transport's halt flag (see
+	 * transport_set_halt): checked like cancel */
+	const atomic_int *halt;
 	const char *step_id;       /* NULL, or [A-Za-z0-9_-]+ unique to this command: see above */
 	bool reap;                 /* stop what the command left running (needs step_id) */
 	bool minimal_env;          /* local: the command gets PATH, HOME, LANG and TERM of
@@ -128,7 +131,14 @@ struct transport {
 	const struct transport_ops *ops;
 	char *description;         /* "root@127.0.0.2:2222", for messages */
 	char mark[32];             /* the board token its commands carry, or "" */
+	const atomic_int *halt;    /* see transport_set_halt, or NULL */
 };
+
+/* A flag another thread may set to stop whatever command runs on t (the
+ * board's owner lost the board): once *halt is non-zero, the command in
+ * flight and every later one is stopped like on req->cancel (cleanup
+ * commands excepted: the reap of what a stopped command left). */
+void transport_set_halt(struct transport *t, const atomic_int *halt);
 
 /* Sets t's mark (see "Leftovers" above); a mark that is not a usable step
  * id is ignored. */
@@ -155,7 +165,7 @@ int transport_reap(struct transport *t, const char *step_id, long pgid,
  * buf (at least 17 bytes). */
 void transport_new_step_id(char *buf, size_t len);
 
-/* Whether req's cancel flag has been set. */
+/* Whether req's cancel flag (or its transport's halt flag) has been set. */
 bool transport_cancelled(const struct transport_exec *req);
 
 /* What a command printed, kept by transport_output_keep (an on_output
