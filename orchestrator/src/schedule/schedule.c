@@ -36,7 +36,7 @@ static size_t board_index(const struct scheduler *s, const struct board *b)
 /* Hands board's orphans (claims.orphans) to its link, once acquired. */
 static void pass_orphans(struct scheduler *s, const struct board *b)
 {
-	const struct schedule_claims *cl = &s->opts->claims;
+	const struct plan_claims *cl = &s->opts->claims;
 	char tokens[128], from[640];
 	if (cl->orphans && cl->orphans(cl->ctx, b, tokens, sizeof(tokens), from, sizeof(from)))
 		board_link_set_orphans(&s->links[board_index(s, b)], tokens, from);
@@ -427,7 +427,7 @@ static void *worker(void *arg)
  * at once, not when they end: another controller may take the board. */
 static void halt_lost_boards(struct scheduler *s)
 {
-	const struct schedule_claims *cl = &s->opts->claims;
+	const struct plan_claims *cl = &s->opts->claims;
 	if (!cl->held)
 		return;
 	for (size_t i = 0; i < s->opts->inventory->n_boards; i++) {
