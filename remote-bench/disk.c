@@ -653,8 +653,9 @@ static void disk_usage(void)
 	       "disk.stat (stat() in directory order, bonnie++'s Read), disk.open_read\n"
 	       "(open+read+close), disk.delete, disk.rand_create, disk.rand_stat,\n"
 	       "disk.rand_delete (small files/s; creates and deletes end with a timed sync),\n"
-	       "and for each of these but seeks METRIC_cpu (%% of one CPU this process used)\n"
-	       "and METRIC_syscpu (%% of the whole machine busy meanwhile, /proc/stat).\n");
+	       "and for each of these METRIC_cpu (%% of one CPU this process used),\n"
+	       "METRIC_syscpu (%% of the whole machine busy meanwhile, /proc/stat) and its\n"
+	       "split METRIC_cpu_user, METRIC_cpu_sys, METRIC_cpu_iowait (%% of every CPU's time).\n");
 }
 
 static int disk_parse(int argc, char **argv, struct disk_opts *o)
@@ -795,8 +796,9 @@ int main(int argc, char **argv)
 	} while (0)
 
 /* The CPU share of the step just measured: this process's user+system time
- * over the step's wall time (bonnie++'s %CP) as NAME_cpu, and the share of
- * the whole machine that was busy meanwhile (/proc/stat) as NAME_syscpu. */
+ * over the step's wall time (bonnie++'s %CP) as NAME_cpu, and the whole
+ * machine's meanwhile (/proc/stat): busy as NAME_syscpu, split into
+ * NAME_cpu_user, NAME_cpu_sys and NAME_cpu_iowait. */
 #define DISK_BEGIN()                                                              \
 	do {                                                                      \
 		cpu0 = rb_cpu_secs();                                             \
@@ -808,11 +810,10 @@ int main(int argc, char **argv)
 		if (secs > 0 && rb_emit(metric "_cpu", 100.0 * (rb_cpu_secs() - cpu0) / secs, \
 					"%", "lower") < 0)                        \
 			unmeasured = 1;                                           \
-		if (rb_syscpu_share(&sys0, &sys1) >= 0 &&                         \
-		    rb_emit(metric "_syscpu", rb_syscpu_share(&sys0, &sys1), "%", "lower") < 0) \
+		if (rb_emit_syscpu(metric, &sys0, &sys1) < 0)                     \
 			unmeasured = 1;                                           \
 	} while (0)
-/* One timed step that ends in a rate: NAME, NAME_cpu, NAME_syscpu. */
+/* One timed step that ends in a rate: NAME and its CPU shares. */
 #define DISK_RUN(metric, call, what, amount, unit)                                \
 	do {                                                                      \
 		DISK_BEGIN();                                                     \
@@ -847,8 +848,12 @@ int main(int argc, char **argv)
 		DISK_STEP(disk_seq_write(data, &o, buf, &secs), "sequential write");
 	}
 	if (o.tests & DISK_T_SEEKS) {
+		double seek0 = rb_now();
+		DISK_BEGIN();
 		DISK_STEP(disk_seeks(data, &o, buf, &rate), "seeks");
+		secs = rb_now() - seek0;
 		DISK_EMIT("disk.seeks", rate, "ops/s");
+		DISK_EMIT_CPU("disk.seeks");
 	}
 	unlink(data);
 	if (o.tests & DISK_T_FILES) {

@@ -58,6 +58,9 @@ void rb_syscpu_sample(struct rb_syscpu *s)
 	}
 	s->busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
 	s->total = s->busy + v[3] + v[4];
+	s->user = v[0] + v[1];
+	s->sys = v[2] + v[5] + v[6];
+	s->iowait = v[4];
 	s->ok = 1;
 }
 
@@ -66,6 +69,36 @@ double rb_syscpu_share(const struct rb_syscpu *a, const struct rb_syscpu *b)
 	if (!a->ok || !b->ok || b->total <= a->total || b->busy < a->busy)
 		return -1;
 	return 100.0 * (double)(b->busy - a->busy) / (double)(b->total - a->total);
+}
+
+/* b's counter less a's, in % of the jiffies that passed (0 when a counter
+ * went back, as iowait may on some kernels). */
+static double rb_syscpu_part(unsigned long long a, unsigned long long b, unsigned long long span)
+{
+	return b >= a ? 100.0 * (double)(b - a) / (double)span : 0;
+}
+
+int rb_emit_syscpu(const char *metric, const struct rb_syscpu *a, const struct rb_syscpu *b)
+{
+	static const char *const suffix[] = { "_syscpu", "_cpu_user", "_cpu_sys", "_cpu_iowait" };
+	double share = rb_syscpu_share(a, b), v[4];
+	unsigned long long span;
+	char name[160];
+	int i, ret = 0;
+
+	if (share < 0)
+		return 0;
+	span = b->total - a->total;
+	v[0] = share;
+	v[1] = rb_syscpu_part(a->user, b->user, span);
+	v[2] = rb_syscpu_part(a->sys, b->sys, span);
+	v[3] = rb_syscpu_part(a->iowait, b->iowait, span);
+	for (i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "%s%s", metric, suffix[i]);
+		if (rb_emit(name, v[i], "%", "lower") < 0)
+			ret = -1;
+	}
+	return ret;
 }
 
 double rb_now(void)

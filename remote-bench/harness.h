@@ -29,9 +29,10 @@ double rb_cpu_secs(void);
 
 /* The whole machine's CPU time so far, from the first line of /proc/stat
  * (jiffies): busy = user+nice+system+irq+softirq+steal, total = busy +
- * idle + iowait. ok is 0 when /proc/stat could not be read. */
+ * idle + iowait; of these user = user+nice, sys = system+irq+softirq,
+ * iowait = iowait. ok is 0 when /proc/stat could not be read. */
 struct rb_syscpu {
-	unsigned long long busy, total;
+	unsigned long long busy, total, user, sys, iowait;
 	int ok;
 };
 void rb_syscpu_sample(struct rb_syscpu *s);
@@ -41,6 +42,13 @@ void rb_syscpu_sample(struct rb_syscpu *s);
  * thread counts, not only this one). Returns -1 when either sample failed or
  * no clock tick passed between them. */
 double rb_syscpu_share(const struct rb_syscpu *a, const struct rb_syscpu *b);
+
+/* Prints the whole machine's CPU shares between samples a and b as
+ * METRIC_syscpu (busy), METRIC_cpu_user, METRIC_cpu_sys and
+ * METRIC_cpu_iowait, each in % of every CPU's time (better lower). Prints
+ * nothing when rb_syscpu_share() has no share. Returns 0, or -1 when a
+ * value could not be printed. */
+int rb_emit_syscpu(const char *metric, const struct rb_syscpu *a, const struct rb_syscpu *b);
 
 /* Prints one metric line on stdout. `better` is "higher" or "lower".
  * Returns 0, or -1 (and prints nothing but a note on stderr) when the value

@@ -413,7 +413,7 @@ static int net_client_tcp(int cfd, const struct net_opts *o)
 {
 	struct rb_syscpu sys0;
 	struct rb_syscpu sys1;
-	double cpu0, cpu, t0, share;
+	double cpu0, cpu, t0;
 	uint64_t v[2];
 	double end;
 	char line[128];
@@ -457,8 +457,7 @@ static int net_client_tcp(int cfd, const struct net_opts *o)
 		return 1;
 	if (rb_emit("net.tcp_stream_cpu", cpu, "%", "lower") < 0)
 		return 1;
-	share = rb_syscpu_share(&sys0, &sys1);
-	return share >= 0 && rb_emit("net.tcp_stream_syscpu", share, "%", "lower") < 0;
+	return rb_emit_syscpu("net.tcp_stream", &sys0, &sys1) < 0;
 }
 
 /* iperf3's datagram header: seconds, microseconds and a 32-bit sequence
@@ -482,7 +481,7 @@ static int net_client_udp(int cfd, const struct net_opts *o)
 	unsigned long long sent = 0;
 	struct rb_syscpu sys0, sys1;
 	uint64_t v[2];
-	double end, cpu0, cpu, t0, share;
+	double end, cpu0, cpu, t0;
 	char line[128];
 	ssize_t n;
 	int ufd, ret, i;
@@ -540,8 +539,7 @@ static int net_client_udp(int cfd, const struct net_opts *o)
 		ret = 1;
 	if (rb_emit("net.udp_pps_cpu", cpu, "%", "lower") < 0)
 		ret = 1;
-	share = rb_syscpu_share(&sys0, &sys1);
-	if (share >= 0 && rb_emit("net.udp_pps_syscpu", share, "%", "lower") < 0)
+	if (rb_emit_syscpu("net.udp_pps", &sys0, &sys1) < 0)
 		ret = 1;
 out:
 	if (ufd >= 0)
@@ -587,7 +585,8 @@ static void net_usage(void)
 	       "net.udp_pps (datagrams/s received by the server), net.udp_loss (%% lost),\n"
 	       "net.tcp_stream_cpu, net.udp_pps_cpu (%% of one CPU the client used sending),\n"
 	       "net.tcp_stream_syscpu, net.udp_pps_syscpu (%% of the whole machine busy\n"
-	       "meanwhile, from /proc/stat).\n");
+	       "meanwhile, from /proc/stat) and its split METRIC_cpu_user, METRIC_cpu_sys,\n"
+	       "METRIC_cpu_iowait (%% of every CPU's time).\n");
 }
 
 static int net_parse(int argc, char **argv, struct net_opts *o)

@@ -155,6 +155,20 @@ def leftovers(d):
     return [n for n in os.listdir(d)]
 
 
+def check_split(got, m):
+    """METRIC_cpu_user/_sys/_iowait are shares of the machine that add up to
+    no more than its busy share (_syscpu) plus iowait."""
+    parts = [got[m + s] for s in ("_cpu_user", "_cpu_sys", "_cpu_iowait")]
+    for s, v in zip(("_cpu_user", "_cpu_sys", "_cpu_iowait"), parts):
+        if not 0 <= v <= 100:
+            raise Fail("%s%s = %r is not a share of the machine" % (m, s, v))
+    if parts[0] + parts[1] > got[m + "_syscpu"] + 0.01:
+        raise Fail("%s: user %r + sys %r exceed the busy share %r"
+                   % (m, parts[0], parts[1], got[m + "_syscpu"]))
+    if sum(parts) > 100.01:
+        raise Fail("%s: user+sys+iowait = %r%%" % (m, sum(parts)))
+
+
 def do_disk(args):
     prog = args[0]
     steps = ["disk.putc_write", "disk.getc_read", "disk.char_write", "disk.char_read",
@@ -163,7 +177,9 @@ def do_disk(args):
              "disk.rand_delete"]
     # _syscpu is left out of a step shorter than one /proc/stat tick (10 ms):
     # only the create pass (--file-time) is sure to last that long.
-    expect = steps + [m + "_cpu" for m in steps] + ["disk.seeks", "disk.create_syscpu"]
+    split = ["_syscpu", "_cpu_user", "_cpu_sys", "_cpu_iowait"]
+    expect = (steps + [m + "_cpu" for m in steps] + ["disk.seeks", "disk.seeks_cpu"]
+              + ["disk.create" + s for s in split] + ["disk.seeks" + s for s in split])
     with tempfile.TemporaryDirectory(prefix="rb-disk-") as d:
         # Every CPU kept busy by spinners meanwhile: the system-wide share
         # (/proc/stat) must see them, where the process's own share cannot.
@@ -184,6 +200,13 @@ def do_disk(args):
                 raise Fail("%s_cpu = %r is not a CPU share" % (m, got[m + "_cpu"]))
             if not 0 <= got.get(m + "_syscpu", 0) <= 100:
                 raise Fail("%s_syscpu = %r is not a share of the machine" % (m, got[m + "_syscpu"]))
+        for m in ("disk.create", "disk.seeks"):
+            check_split(got, m)
+        # the spinners share the CPUs with the step itself (system time):
+        # at least a quarter of the machine's time is theirs, in user space
+        if got["disk.create_cpu_user"] < 25:
+            raise Fail("disk.create_cpu_user = %r with every CPU spinning in user space"
+                       % got["disk.create_cpu_user"])
         if got["disk.create_syscpu"] < 70:
             raise Fail("disk.create_syscpu = %r with every CPU busy (process's own share %r)"
                        % (got["disk.create_syscpu"], got["disk.create_cpu"]))
@@ -200,7 +223,7 @@ def do_disk(args):
                  "--seek-time", "0.05"])
         names = {json.loads(l)["metric"] for l in r.stdout.splitlines()}
         if r.returncode != 0 or "disk.seeks" not in names or "disk.rand_delete" not in names or \
-                any(not (n == "disk.seeks" or n.startswith("disk.rand_")) for n in names):
+                any(not (n.startswith("disk.seeks") or n.startswith("disk.rand_")) for n in names):
             raise Fail("--tests seeks,rand: exit %d, printed %s" % (r.returncode, sorted(names)))
         if leftovers(d):
             raise Fail("files left after --tests seeks,rand: %s" % leftovers(d))
@@ -483,7 +506,11 @@ def do_net(args):
         got = run_json(emu + [prog, "--client", "127.0.0.1", "--port", port, "--time", "0.3"],
                        ["net.tcp_stream", "net.udp_pps", "net.udp_loss",
                         "net.tcp_stream_cpu", "net.udp_pps_cpu",
-                        "net.tcp_stream_syscpu", "net.udp_pps_syscpu"])
+                        "net.tcp_stream_syscpu", "net.udp_pps_syscpu"]
+                       + [m + s for m in ("net.tcp_stream", "net.udp_pps")
+                          for s in ("_cpu_user", "_cpu_sys", "_cpu_iowait")])
+        for m in ("net.tcp_stream", "net.udp_pps"):
+            check_split(got, m)
         for m in ("net.tcp_stream_syscpu", "net.udp_pps_syscpu"):
             if not 0 <= got[m] <= 100:
                 raise Fail("%s = %r is not a share of the machine" % (m, got[m]))
