@@ -508,6 +508,11 @@ static void test_bench_push_once_and_run(void **state)
 	for (const char *const *b = (const char *const[]){ "b1", "drop1", NULL }; *b; b++) {
 		json_t *metrics = json_object_get(ts_json_result(res, *b, "crypto"), "metrics");
 		assert_non_null(json_object_get(metrics, "crypto.chacha20poly1305_1500"));
+		/* the program's note on what ran is kept in results.json */
+		const char *impl = ts_json_str(ts_json_result(res, *b, "crypto"), "implementation");
+		assert_non_null(impl);
+		assert_non_null(strstr(impl, "portable C"));
+		assert_non_null(strstr(impl, "built by "));
 		/* first time: pushed, recorded apart from the board's figures */
 		assert_null(json_object_get(metrics, "ssh.push"));
 		json_t *push = json_array_get(json_object_get(ts_json_result(res, *b, "crypto"),
@@ -525,6 +530,17 @@ static void test_bench_push_once_and_run(void **state)
 		free(log);
 	}
 	json_decref(res);
+	/* and shown in the reports */
+	for (const char *const *f = (const char *const[]){ "summary.txt", "report.html", NULL }; *f;
+	     f++) {
+		char *path = xasprintf("%s/runs/bench/latest/%s", E.dir, *f);
+		char *text = ts_read_file(path);
+		assert_non_null(text);
+		if (!strstr(text, "implementation: ") || !strstr(text, "portable C"))
+			fail_msg("%s names no implementation", *f);
+		free(text);
+		free(path);
+	}
 	char *remote = xasprintf("%s/bin/remote-bench-crypto", E.workdir);
 	assert_true(ts_file_exists(remote));
 

@@ -169,12 +169,28 @@ static bool spec_reads(const struct metric_spec *spec, enum transport_stream str
 					  : spec->from == METRIC_FROM_STDOUT;
 }
 
+/* "remote-bench-NAME: implementation: TEXT" -> TEXT, else NULL. */
+static const char *implementation_note(const char *line)
+{
+	static const char prefix[] = "remote-bench-", tag[] = ": implementation: ";
+	if (strncmp(line, prefix, sizeof(prefix) - 1) != 0)
+		return NULL;
+	const char *p = line + sizeof(prefix) - 1;
+	p += strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789_-");
+	return strncmp(p, tag, sizeof(tag) - 1) == 0 && p[sizeof(tag) - 1]
+	       ? p + sizeof(tag) - 1 : NULL;
+}
+
 int metric_collector_line(void *ctx, enum transport_stream stream, const char *line)
 {
 	struct metric_collector *mc = ctx;
 	if (stream == TRANSPORT_STDERR && *line) {
 		strncpy(mc->last_stderr, line, sizeof(mc->last_stderr) - 1);
 		mc->last_stderr[sizeof(mc->last_stderr) - 1] = '\0';
+		const char *impl = mc->json_lines && !mc->implementation ? implementation_note(line)
+									 : NULL;
+		if (impl)
+			mc->implementation = xstrdup(impl);
 	}
 	if (mc->has_checks)
 		output_checker_line(&mc->checks, stream, line);
@@ -237,6 +253,10 @@ int metric_collector_commit(struct metric_collector *mc, struct test_result *tr)
 {
 	tr->long_lines += mc->long_lines;
 	mc->long_lines = 0;
+	if (mc->implementation && !tr->implementation) {
+		tr->implementation = mc->implementation;
+		mc->implementation = NULL;
+	}
 	for (size_t i = 0; i < mc->n_values; i++) {
 		const struct collected_metric *cm = &mc->values[i];
 		test_result_add_sample(tr, cm->name, cm->unit, cm->higher_is_better, cm->value);
@@ -282,6 +302,7 @@ void metric_collector_release(struct metric_collector *mc)
 	free(mc->spec_seen);
 	free(mc->spec_placeholder);
 	free(mc->spec_too_fast);
+	free(mc->implementation);
 	if (mc->has_checks)
 		output_checker_release(&mc->checks);
 	memset(mc, 0, sizeof(*mc));

@@ -6,7 +6,9 @@
  * stream -- stdout, stderr, or a file fetched into the test's folder --
  * gives the value, with its unit from the output when unit_group is set)
  * and, for remote-bench programs and `parse: remote-bench`, JSON lines
- * {"metric","value","unit","better"}. One collector per run of a command;
+ * {"metric","value","unit","better"}, and the note on stderr in which a
+ * remote-bench program names the implementation that ran
+ * ("remote-bench-crypto: implementation: ..."). One collector per run of a command;
  * metric_collector_commit() adds its values to the result as one sample
  * and records the declared metrics the output did not give (no matching
  * line, or a value printed as "+++++" as bonnie++ does) as missing: that
@@ -44,6 +46,7 @@ struct metric_collector {
 	char error[256];               /* first metric that could not be read (regex limit, unit) */
 	int bad_json_lines;            /* lines that looked like JSON but were not metrics */
 	uint64_t long_lines;           /* lines of fetched files over the matching cap */
+	char *implementation;          /* a remote-bench program's "implementation:" note */
 	bool has_checks;               /* the test's output checks (expect: stdout:, ...) */
 	struct output_checker checks;  /* fed the same lines; judged by exec_conclude */
 };
@@ -55,7 +58,8 @@ int metric_collector_line(void *ctx, enum transport_stream stream, const char *l
  * fetch brought into the test's folder); an unreadable file leaves them
  * missing. */
 void metric_collector_files(struct metric_collector *mc, const char *dir);
-/* Adds every collected value as a sample to tr and records the declared
+/* Adds every collected value as a sample to tr (and the implementation
+ * note, when tr has none yet) and records the declared
  * metrics not seen as missing. Returns 0, or -1 when a metric could not be
  * read (its regex hit PCRE2's match limit, its unit does not convert),
  * with the reason set as tr's message. */

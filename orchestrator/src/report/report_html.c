@@ -551,6 +551,11 @@ static void html_table(struct strbuf *sb, const struct run_result *run, const ch
 			strbuf_puts(sb, "</div>");
 			free(push);
 		}
+		if (tr->implementation) {
+			strbuf_puts(sb, "<div class=\"repeat\">implementation: ");
+			esc(sb, tr->implementation);
+			strbuf_puts(sb, "</div>");
+		}
 		char *rep = repeat_outcome_describe(tr);
 		if (rep) {
 			strbuf_printf(sb, "<div class=\"repeat%s\">", tr->repeat.converged ? "" : " bad");

@@ -174,6 +174,8 @@ static void junit_metric_lines(struct strbuf *out, const struct range_lines *rl,
 		strbuf_printf(out, "%s\n", push);
 		free(push);
 	}
+	if (tr->implementation)
+		strbuf_printf(out, "implementation: %s\n", tr->implementation);
 }
 
 /* <failure> or <error>: the message, the first line of the output that

@@ -342,12 +342,19 @@ static void summary_totals(struct strbuf *sb, const struct run_result *run)
 	strbuf_putc(sb, '\n');
 }
 
-/* A test's own notes: leftover processes, missing metrics, long lines. */
+/* A test's own notes: leftover processes, the implementation measured,
+ * missing metrics, long lines. */
 static void summary_test_notes(struct strbuf *sb, const struct test_result *tr)
 {
 	for (size_t k = 0; k < tr->n_leftovers; k++)
 		strbuf_printf(sb, "warning: %s %s left processes running after it ended; "
 			      "orch stopped them: %s\n", tr->board, tr->test, tr->leftovers[k]);
+	if (tr->implementation) {
+		/* the board's text, cleaned for a terminal */
+		char *impl = clean_line(tr->implementation, 300);
+		strbuf_printf(sb, "implementation: %s %s: %s\n", tr->board, tr->test, impl);
+		free(impl);
+	}
 	for (size_t k = 0; k < tr->n_missing_metrics; k++)
 		strbuf_printf(sb, "missing: %s %s: metric %s (%s%s)\n", tr->board, tr->test,
 			      tr->missing_metrics[k].name, tr->missing_metrics[k].reason,

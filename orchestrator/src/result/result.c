@@ -292,6 +292,7 @@ void test_result_release(struct test_result *tr)
 	free(tr->message);
 	free(tr->last_line);
 	free(tr->console_sched);
+	free(tr->implementation);
 	free(tr->log_dir);
 	free(tr->comparison);
 	free(tr->controller);
@@ -316,6 +317,7 @@ void test_result_copy(struct test_result *dst, const struct test_result *src)
 	dst->message = xstrdup(src->message);
 	dst->last_line = xstrdup(src->last_line);
 	dst->console_sched = xstrdup(src->console_sched);
+	dst->implementation = xstrdup(src->implementation);
 	dst->log_dir = xstrdup(src->log_dir);
 	dst->comparison = xstrdup(src->comparison);
 	dst->missing_metrics = missing_copy(src->missing_metrics, src->n_missing_metrics);

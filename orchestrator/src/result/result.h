@@ -172,6 +172,9 @@ struct test_result {
 	char *last_line;          /* boot tests: last console line seen */
 	char *console_sched;      /* boot tests: how the console stamps were scheduled
 				     (serial_capture_sched), or NULL */
+	char *implementation;     /* the code that was measured, as a remote-bench
+				     program names it ("remote-bench's own portable C
+				     ...; built by GCC 12.2.0 for x86_64, glibc"), or NULL */
 	char *log_dir;            /* relative to the run folder: "board/test" */
 	struct missing_metric *missing_metrics;  /* declared metrics the output did not give */
 	size_t n_missing_metrics;

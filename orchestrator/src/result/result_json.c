@@ -261,6 +261,8 @@ json_t *test_result_to_json(const struct test_result *tr)
 	set_text(o, "last_line", tr->last_line, &bad);
 	if (tr->console_sched)
 		set_text(o, "console_sched", tr->console_sched, &bad);
+	if (tr->implementation)
+		set_text(o, "implementation", tr->implementation, &bad);
 	set_text(o, "log_dir", tr->log_dir, &bad);
 	jset(o, "regressed", json_boolean(tr->regressed), &bad);
 	set_text(o, "comparison", tr->comparison, &bad);

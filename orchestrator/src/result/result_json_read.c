@@ -376,6 +376,7 @@ static int test_from_json(struct jctx *c, const json_t *obj, struct test_result 
 	    get_int(c, obj, "attempts", 0, &tr->attempts) < 0 ||
 	    get_str(c, obj, "last_line", false, &tr->last_line) < 0 ||
 	    get_str(c, obj, "console_sched", false, &tr->console_sched) < 0 ||
+	    get_str(c, obj, "implementation", false, &tr->implementation) < 0 ||
 	    get_str(c, obj, "log_dir", false, &tr->log_dir) < 0 ||
 	    get_bool(c, obj, "regressed", &tr->regressed) < 0 ||
 	    get_str(c, obj, "comparison", false, &tr->comparison) < 0 ||
