@@ -617,11 +617,50 @@ static void test_scenario_transfer(void **state)
 	has_diag(&dl, SC_PATH, 5, 27, "unknown key 'way' in transfer");
 	has_diag(&dl, SC_PATH, 7, 28, "invalid value for 'direction', found 'sideways'");
 	has_diag(&dl, SC_PATH, 10, 15, "expect on metric 'transfer.upp', which transfer test 'd' "
-		 "does not produce (it measures transfer.up and transfer.down); did you mean "
+		 "does not produce (it measures transfer.up and transfer.down, each with _syscpu, "
+		 "_cpu_user, _cpu_sys and _cpu_iowait); did you mean "
 		 "'transfer.up'?");
 	has_diag(&dl, SC_PATH, 12, 5, "test 'e' has both 'run' and 'transfer'");
 	has_diag(&dl, SC_PATH, 16, 5, "'push' goes with 'run' and 'bench' tests");
 	has_diag(&dl, SC_PATH, 19, 5, "'metrics' does not go with 'transfer'");
+	diag_list_release(&dl);
+}
+
+/* transfer: { path, ciphers, macs }: a file on the board and this test's
+ * own SSH algorithms; a name libssh does not know is refused where it is */
+static void test_scenario_transfer_path_ciphers(void **state)
+{
+	(void)state;
+	struct scenario *sc = sc_ok(
+		"tests:\n"
+		"  - name: ctr\n"
+		"    transfer: { size: 1M, path: /mnt/secret, ciphers: aes128-ctr, macs: hmac-sha1 }\n"
+		"    expect: { transfer.up_cpu_sys: { max: 90% } }\n"
+		"  - name: chacha\n"
+		"    transfer: { size: 1M, ciphers: [chacha20-poly1305@openssh.com, aes256-ctr] }\n");
+	assert_string_equal(sc->tests[0].transfer.path, "/mnt/secret");
+	assert_string_equal(sc->tests[0].transfer.ciphers, "aes128-ctr");
+	assert_string_equal(sc->tests[0].transfer.macs, "hmac-sha1");
+	assert_string_equal(sc->tests[1].transfer.ciphers, "chacha20-poly1305@openssh.com,aes256-ctr");
+	assert_null(sc->tests[1].transfer.path);
+	assert_null(sc->tests[1].transfer.macs);
+	scenario_free(sc);
+
+	struct diag_list dl = sc_bad(
+		"tests:\n"                                                          /* 1 */
+		"  - name: a\n    transfer: { size: 1M, ciphers: blowfish-cbc }\n" /* 2, 3 */
+		"  - name: b\n    transfer: { size: 1M, ciphers: [aes128-ctr, chacha20-poly1305] }\n"
+		"  - name: c\n    transfer: { size: 1M, macs: hmac-md5 }\n"        /* 6, 7 */
+		"  - name: d\n    transfer: { size: 1M, path: '' }\n"              /* 8, 9 */
+		"  - name: e\n    transfer: 1M\n"                                  /* 10, 11 */
+		"    expect: { transfer.up_cpu_sys: { max: 5 MiB/s } }\n");         /* 12 */
+	has_diag(&dl, SC_PATH, 3, 36, "unknown cipher 'blowfish-cbc' (orch offers: ");
+	has_diag(&dl, SC_PATH, 5, 49, "unknown cipher 'chacha20-poly1305', did you mean "
+		 "'chacha20-poly1305@openssh.com'?");
+	has_diag(&dl, SC_PATH, 7, 33, "unknown MAC 'hmac-md5'");
+	has_diag(&dl, SC_PATH, 9, 33, "transfer path must be a file name on the board");
+	has_diag(&dl, SC_PATH, 12, 43, "the bound on 'transfer.up_cpu_sys' is in 'MiB/s', which "
+		 "does not convert to the metric's unit '%'");
 	diag_list_release(&dl);
 }
 
@@ -838,6 +877,7 @@ int main(void)
 		cmocka_unit_test(test_inventory_controllers),
 		cmocka_unit_test(test_inventory_ssh_transfer),
 		cmocka_unit_test(test_scenario_transfer),
+		cmocka_unit_test(test_scenario_transfer_path_ciphers),
 		cmocka_unit_test(test_inventory_errors),
 		cmocka_unit_test(test_inventory_structure_errors),
 		cmocka_unit_test(test_scenario_design),

@@ -87,4 +87,10 @@ void scenario_facts_release(struct scenario *sc);
 bool cfg_safe_name(const char *s);
 void cfg_strv_free(char **v, size_t n);
 
+/* ciphers: or macs: (ssh_algos.c): "a,b,c" or a list, each a name libssh
+ * offers (else an error naming the ones it does, with a did-you-mean);
+ * *out becomes one comma-separated string, first preferred. */
+enum cfg_ssh_algo { CFG_SSH_CIPHERS = 0, CFG_SSH_MACS };
+void cfg_ssh_algos(struct cfg *c, const struct ynode *n, enum cfg_ssh_algo kind, char **out);
+
 #endif

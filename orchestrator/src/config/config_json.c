@@ -135,9 +135,11 @@ static json_t *test_json(const struct test *t)
 	}
 	if (t->kind == TEST_TRANSFER)
 		json_object_set_new(o, "transfer",
-				    json_pack("{s:I, s:s}", "bytes", (json_int_t)t->transfer.bytes,
+				    json_pack("{s:I, s:s, s:s?, s:s?, s:s?}", "bytes",
+					      (json_int_t)t->transfer.bytes,
 					      "direction", t->transfer.up && t->transfer.down ? "both"
-					      : t->transfer.up ? "up" : "down"));
+					      : t->transfer.up ? "up" : "down", "path", t->transfer.path,
+					      "ciphers", t->transfer.ciphers, "macs", t->transfer.macs));
 	if (t->kind == TEST_MULTI) {
 		json_t *r = json_object();
 		for (size_t i = 0; i < t->n_roles; i++)

@@ -31,11 +31,6 @@ static const char *const top_keys[] = { "defaults", "groups", "boards", NULL };
 static const char *const ssh_keys[] = { "host", "port", "user", "identity", "password_env",
 					"host_key", "known_hosts", "connect_timeout", "ciphers",
 					"send_window", "runner", NULL };
-/* what libssh 0.10 (OpenSSL) offers */
-static const char *const cipher_names[] = {
-	"aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "chacha20-poly1305@openssh.com",
-	"aes128-ctr", "aes192-ctr", "aes256-ctr", "aes128-cbc", "aes192-cbc", "aes256-cbc", NULL,
-};
 static const char *const serial_keys[] = { "port", "usb", "url", "baud", "data_bits", "parity",
 					   "stop_bits", "flow", "user", "login_user",
 					   "password_env", "char_delay", NULL };
@@ -302,53 +297,6 @@ static bool url_ok(const char *s, const char **why)
 	return true;
 }
 
-static bool name_in(const char *w, const char *const *names)
-{
-	for (size_t i = 0; names[i]; i++)
-		if (strcmp(w, names[i]) == 0)
-			return true;
-	return false;
-}
-
-/* ciphers: "a,b,c" (or a list), each one libssh offers. */
-static void read_ciphers(struct cfg *c, const struct ynode *n, char **out)
-{
-	char **v = NULL;
-	size_t nv = 0;
-	if (cfg_str_list(c, n, "ciphers", &v, &nv, NULL) <= 0)
-		return;
-	struct strbuf sb = STRBUF_INIT;
-	bool ok = nv > 0;
-	for (size_t i = 0; i < nv; i++) {
-		char *save = NULL;
-		for (char *w = strtok_r(v[i], ", ", &save); w; w = strtok_r(NULL, ", ", &save)) {
-			if (!name_in(w, cipher_names)) {
-				const char *s = cfg_suggest(w, cipher_names);
-				for (size_t k = 0; !s && cipher_names[k]; k++)
-					if (strncmp(cipher_names[k], w, strlen(w)) == 0 &&
-					    cipher_names[k][strlen(w)] == '@')
-						s = cipher_names[k];   /* the name without @openssh.com */
-				cfg_error(c, n->kind == YNODE_SEQ ? n->items[i] : n,
-					  "unknown cipher '%s'%s%s%s (orch offers: aes128-gcm@openssh.com, "
-					  "aes256-gcm@openssh.com, chacha20-poly1305@openssh.com, "
-					  "aes{128,192,256}-ctr, aes{128,192,256}-cbc)", w,
-					  s ? ", did you mean '" : "", s ? s : "", s ? "'?" : "");
-				ok = false;
-			}
-			strbuf_printf(&sb, "%s%s", sb.len ? "," : "", w);
-		}
-	}
-	if (ok && sb.len) {
-		free(*out);
-		*out = strbuf_detach(&sb);
-	} else {
-		if (ok)
-			cfg_error(c, n, "'ciphers' must name at least one cipher");
-		strbuf_release(&sb);
-	}
-	cfg_strv_free(v, nv);
-}
-
 /* send_window: a size ("384KiB", "1M"), or 0 / "off" for the board's whole window. */
 static void read_send_window(struct cfg *c, const struct ynode *n, int64_t *out)
 {
@@ -383,7 +331,7 @@ static void read_ssh(struct cfg *c, const struct ynode *m, const char *dir, stru
 		s->host_key = (enum host_key_policy)e;
 	read_path(c, ymap_get(m, "known_hosts"), "known_hosts", dir, &s->known_hosts);
 	cfg_duration(c, ymap_get(m, "connect_timeout"), "connect_timeout", &s->connect_timeout_ms);
-	read_ciphers(c, ymap_get(m, "ciphers"), &s->ciphers);
+	cfg_ssh_algos(c, ymap_get(m, "ciphers"), CFG_SSH_CIPHERS, &s->ciphers);
 	read_send_window(c, ymap_get(m, "send_window"), &s->send_window);
 	bool runner = !s->no_runner;
 	if (cfg_bool(c, ymap_get(m, "runner"), "runner", &runner) > 0)

@@ -265,11 +265,17 @@ struct step {
 
 enum test_kind { TEST_RUN = 0, TEST_BENCH, TEST_BOOT, TEST_MULTI, TEST_TRANSFER };
 
-/* transfer: { size, direction }: the board's SSH transfer rate */
+/* transfer: { size, direction, path, ciphers, macs }: the board's SSH
+ * transfer rate, optionally through a file on the board's file system */
 struct transfer_spec {
 	uint64_t bytes;           /* each way */
 	bool up;                  /* controller to board (transfer.up) */
 	bool down;                /* board to controller (transfer.down) */
+	char *path;               /* the file (or an existing folder for it) on the board
+				     written and read, or NULL: nothing written there */
+	char *ciphers;            /* libssh cipher names for this test's own session,
+				     first preferred, or NULL: the board's */
+	char *macs;               /* libssh MAC names for it, or NULL: libssh's */
 };
 
 #define RETRY_INFRA_MAX 10

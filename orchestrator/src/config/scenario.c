@@ -202,6 +202,8 @@ static void read_test(struct cfg *c, const struct ynode *m, const struct scenari
 
 	cfg_vars_copy(&t->vars, &t->n_vars, sc->vars, sc->n_vars);
 	cfg_vars(c, ymap_get(m, "vars"), "vars", true, &t->vars, &t->n_vars);
+	if (t->transfer.path)
+		scenario_check_substitutions(c, ymap_get(transfer, "path"), t->transfer.path, t);
 	if (cfg_str(c, ymap_get(m, "run"), "run", &t->run) > 0)
 		scenario_check_substitutions(c, ymap_get(m, "run"), t->run, t);
 	scenario_read_bench(c, ymap_get(m, "bench"), &t->bench);
@@ -501,6 +503,9 @@ static void test_release(struct test *t)
 		orch_regex_free(&t->boot.phases[i].until);
 	}
 	free(t->boot.phases);
+	free(t->transfer.path);
+	free(t->transfer.ciphers);
+	free(t->transfer.macs);
 	for (size_t i = 0; i < t->n_roles; i++) {
 		free(t->roles[i].name);
 		free(t->roles[i].selector);

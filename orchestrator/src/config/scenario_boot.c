@@ -10,13 +10,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const transfer_keys[] = { "size", "direction", NULL };
+static const char *const transfer_keys[] = { "size", "direction", "path", "ciphers", "macs",
+					     NULL };
 static const char *const direction_names[] = { "both", "up", "down", NULL };
 static const char *const boot_keys[] = { "trigger", "timeout", "base", "phases", NULL };
 static const char *const phase_keys[] = { "name", "until", "max", NULL };
 static const char *const trigger_names[] = { "power-cycle", "reboot", "none", NULL };
 
-/* transfer: SIZE, or { size: SIZE, direction: both|up|down } */
+/* path: a file name on the board, written as one shell word: no
+ * newline, no NUL, not empty. */
+static void read_transfer_path(struct cfg *c, const struct ynode *n, char **out)
+{
+	if (cfg_str(c, n, "path", out) <= 0)
+		return;
+	if (!**out || strchr(*out, '\n') || strchr(*out, '\r'))
+		cfg_error(c, n, "transfer path must be a file name on the board, found '%s'",
+			  **out ? *out : "");
+}
+
+/* transfer: SIZE, or { size: SIZE, direction: both|up|down, path: FILE,
+ * ciphers: LIST, macs: LIST } */
 void scenario_read_transfer(struct cfg *c, const struct ynode *n, struct transfer_spec *x)
 {
 	const struct ynode *size = n;
@@ -26,6 +39,9 @@ void scenario_read_transfer(struct cfg *c, const struct ynode *n, struct transfe
 		cfg_check_keys(c, n, transfer_keys, "transfer");
 		size = ymap_get(n, "size");
 		cfg_enum(c, ymap_get(n, "direction"), "direction", direction_names, &e);
+		read_transfer_path(c, ymap_get(n, "path"), &x->path);
+		cfg_ssh_algos(c, ymap_get(n, "ciphers"), CFG_SSH_CIPHERS, &x->ciphers);
+		cfg_ssh_algos(c, ymap_get(n, "macs"), CFG_SSH_MACS, &x->macs);
 	}
 	x->up = e != 2;
 	x->down = e != 1;

@@ -100,7 +100,7 @@ static const char *unit_of(const struct test *t, const char *name, bool *unknown
 		    strcmp(t->metrics[j].name, name) == 0)
 			return t->metrics[j].unit;
 	if (t->kind == TEST_TRANSFER)
-		return "MiB/s";
+		return strchr(name, '_') ? "%" : "MiB/s";
 	if (t->kind == TEST_BENCH && t->bench && scenario_bench_known(t->bench)) {
 		const char *u = scenario_bench_metric_unit(t->bench, name);
 		*unknown = !u;
@@ -147,7 +147,23 @@ static void check_bound_units(struct cfg *c, const struct test *t)
 }
 
 /* The metrics a transfer test makes (config/model.h TEST_TRANSFER). */
-static const char *const transfer_metrics[] = { "transfer.up", "transfer.down", NULL };
+static const char *const transfer_metrics[] = {
+	"transfer.up", "transfer.up_syscpu", "transfer.up_cpu_user", "transfer.up_cpu_sys",
+	"transfer.up_cpu_iowait", "transfer.down", "transfer.down_syscpu",
+	"transfer.down_cpu_user", "transfer.down_cpu_sys", "transfer.down_cpu_iowait", NULL,
+};
+
+/* Whether name is one of the metrics of direction dir ("transfer.up"). */
+static bool transfer_metric_of(const char *name, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (strncmp(name, dir, n) != 0 || (name[n] && name[n] != '_'))
+		return false;
+	for (size_t i = 0; transfer_metrics[i]; i++)
+		if (strcmp(transfer_metrics[i], name) == 0)
+			return true;
+	return false;
+}
 
 /* A plain run: test (no parse:) has only its metrics: to give, a transfer
  * test only transfer.up/down; an expect: on anything else can never be met. */
@@ -156,19 +172,21 @@ void scenario_check_expects_producible(struct cfg *c, struct test *t)
 	if (t->kind == TEST_TRANSFER) {
 		for (size_t i = 0; i < t->n_expects; i++) {
 			const struct expectation *x = &t->expects[i];
-			bool up = strcmp(x->metric, "transfer.up") == 0 && t->transfer.up;
-			bool down = strcmp(x->metric, "transfer.down") == 0 && t->transfer.down;
+			bool up = transfer_metric_of(x->metric, "transfer.up") && t->transfer.up;
+			bool down = transfer_metric_of(x->metric, "transfer.down") && t->transfer.down;
 			if (up || down)
 				continue;
 			struct ynode at = { .kind = YNODE_SCALAR, .file = x->pos.file,
 					    .line = x->pos.line, .col = x->pos.col };
 			const char *sug = cfg_suggest(x->metric, transfer_metrics);
 			cfg_error(c, &at, "expect on metric '%s', which transfer test '%s' does not "
-				  "produce (it measures %s)%s%s%s", x->metric, t->name ? t->name : "?",
+				  "produce (it measures %s, each with _syscpu, _cpu_user, _cpu_sys and "
+				  "_cpu_iowait)%s%s%s", x->metric, t->name ? t->name : "?",
 				  t->transfer.up && t->transfer.down ? "transfer.up and transfer.down"
 				  : t->transfer.up ? "transfer.up" : "transfer.down",
 				  sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
 		}
+		check_bound_units(c, t);
 		return;
 	}
 	check_bound_units(c, t);

@@ -91,7 +91,9 @@ static bool arch_without_aes(const char *arch)
 	return false;
 }
 
-static struct transport *connect_ssh(const struct board *b, char *err, size_t errlen)
+/* algos: this connection's own ciphers and MACs, or NULL: the board's. */
+static struct transport *connect_ssh(const struct board *b, const struct link_ssh_algos *algos,
+				     char *err, size_t errlen)
 {
 	const char *password;
 	if (password_of(b, b->ssh.password_env, &password, err, errlen) < 0)
@@ -107,8 +109,10 @@ static struct transport *connect_ssh(const struct board *b, char *err, size_t er
 		.known_hosts = b->ssh.known_hosts,
 		.ssh_config = getenv("ORCH_SSH_CONFIG"),
 		.connect_timeout_ms = b->ssh.connect_timeout_ms,
-		.ciphers = b->ssh.ciphers ? b->ssh.ciphers
+		.ciphers = algos && algos->ciphers ? algos->ciphers
+			 : b->ssh.ciphers ? b->ssh.ciphers
 			 : arch_without_aes(b->arch) ? SSH_CIPHERS_CHACHA_FIRST : NULL,
+		.macs = algos ? algos->macs : NULL,
 		.send_window = b->ssh.send_window,
 		.no_runner = b->ssh.no_runner,
 	};
@@ -138,7 +142,7 @@ static struct transport *connect_once(const struct board *b, char *err, size_t e
 			  "timeout %lld ms", b->name, b->ssh.host ? b->ssh.host : b->name,
 			  b->ssh.port, b->ssh.user ? " as " : "", b->ssh.user ? b->ssh.user : "",
 			  (long long)b->ssh.connect_timeout_ms);
-		return connect_ssh(b, err, errlen);
+		return connect_ssh(b, NULL, err, errlen);
 	case TRANSPORT_KIND_LOCAL:
 		log_debug("%s: local board: commands run on this machine", b->name);
 		return transport_local_new();
@@ -338,6 +342,26 @@ struct transport *board_link_get_extra(struct board_link *bl, int64_t wait_ms, c
 	}
 	bl->lent = true;
 	return t;
+}
+
+struct transport *board_link_get_ssh(struct board_link *bl, const struct link_ssh_algos *algos,
+				     int64_t wait_ms, char *err, size_t errlen)
+{
+	struct transport *t;
+	if (bl->board->transport != TRANSPORT_KIND_SSH) {
+		snprintf(err, errlen, "%s: ciphers and MACs need an SSH board (its commands run "
+			 "over %s)", bl->board->name,
+			 bl->board->transport == TRANSPORT_KIND_LOCAL ? "no SSH: it is local"
+			 : bl->board->transport == TRANSPORT_KIND_SERIAL ? "its serial console"
+			 : "nothing");
+		return NULL;
+	}
+	if (board_link_get(bl, wait_ms, &t, err, errlen) < 0)
+		return NULL;
+	log_debug("%s: ssh: a connection of its own (ciphers %s, MACs %s)", bl->board->name,
+		  algos->ciphers ? algos->ciphers : "the board's",
+		  algos->macs ? algos->macs : "libssh's");
+	return connect_ssh(bl->board, algos, err, errlen);
 }
 
 void board_link_put_extra(struct board_link *bl, struct transport *t)

@@ -133,6 +133,21 @@ struct transport *board_link_get_extra(struct board_link *bl, int64_t wait_ms, c
 					size_t errlen);
 void board_link_put_extra(struct board_link *bl, struct transport *t);
 
+/* SSH algorithms for one connection (strings borrowed; NULL: the board's
+ * ciphers, libssh's MACs). */
+struct link_ssh_algos {
+	const char *ciphers;
+	const char *macs;
+};
+/*
+ * An SSH connection of its own offering algos, once the board answers (a
+ * booting board is waited for up to wait_ms, as board_link_get), for one
+ * test; given back with board_link_put_extra. NULL with the reason in err,
+ * also when the board is not reached over SSH (the reason says so).
+ */
+struct transport *board_link_get_ssh(struct board_link *bl, const struct link_ssh_algos *algos,
+				     int64_t wait_ms, char *err, size_t errlen);
+
 /* A thread that did not end in time (a background step stuck in its exec):
  * the link joins it at release and then calls done(arg), so no thread
  * outlives the run. */

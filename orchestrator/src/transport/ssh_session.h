@@ -26,6 +26,7 @@ struct ssh_transport {
 	struct ssh_target target;  /* copy for reconnecting; strings point at own_* */
 	char *own_host, *own_user, *own_identity, *own_password, *own_known_hosts, *own_ssh_config;
 	char *own_ciphers;
+	char *own_macs;
 	char *name;
 	char *host;                /* as resolved by ssh_config, for messages */
 	unsigned int port;

@@ -108,6 +108,9 @@ static int ssh_apply_options(ssh_session s, const struct ssh_target *t, char *er
 	if (ssh_options_set(s, SSH_OPTIONS_CIPHERS_C_S, ciphers) < 0 ||
 	    ssh_options_set(s, SSH_OPTIONS_CIPHERS_S_C, ciphers) < 0)
 		goto fail;
+	if (t->macs && (ssh_options_set(s, SSH_OPTIONS_HMAC_C_S, t->macs) < 0 ||
+			ssh_options_set(s, SSH_OPTIONS_HMAC_S_C, t->macs) < 0))
+		goto fail;
 	ret = 0;
 	goto out;
 fail:
@@ -511,6 +514,16 @@ const char *transport_ssh_connected_host(struct transport *t)
 	return st->peer ? st->peer : st->host;
 }
 
+int transport_ssh_algorithms(struct transport *t, char *buf, size_t len)
+{
+	if (!t || t->ops != &ssh_ops || !((struct ssh_transport *)t)->session)
+		return -1;
+	ssh_session s = ((struct ssh_transport *)t)->session;
+	const char *cipher = ssh_get_cipher_out(s), *mac = ssh_get_hmac_out(s);
+	snprintf(buf, len, "cipher %s, MAC %s", cipher ? cipher : "?", mac ? mac : "?");
+	return 0;
+}
+
 static char *xstrdup_opt(const char *s)
 {
 	return s ? xstrdup(s) : NULL;
@@ -548,6 +561,7 @@ struct transport *transport_ssh_new(const struct ssh_target *target, char *err, 
 	st->target.known_hosts = st->own_known_hosts = xstrdup_opt(target->known_hosts);
 	st->target.ssh_config = st->own_ssh_config = xstrdup_opt(target->ssh_config);
 	st->target.ciphers = st->own_ciphers = xstrdup_opt(target->ciphers);
+	st->target.macs = st->own_macs = xstrdup_opt(target->macs);
 	if (!target->host || !*target->host) {
 		snprintf(err, errlen, "ssh to %s: no host", st->name);
 		goto fail;
@@ -579,6 +593,7 @@ static void ssh_transport_free(struct transport *t)
 	free(st->own_known_hosts);
 	free(st->own_ssh_config);
 	free(st->own_ciphers);
+	free(st->own_macs);
 	free(st->host);
 	free(st->user);
 	free(st->peer);

@@ -47,6 +47,8 @@ struct ssh_target {
 	/* libssh cipher names, first preferred (both directions); NULL:
 	 * SSH_CIPHERS_AES_FIRST */
 	const char *ciphers;
+	/* libssh MAC names, first preferred (both directions); NULL: libssh's */
+	const char *macs;
 	/* stdin bytes sent ahead of the board's window adjusts: at most this
 	 * many, so the board's sshd keeps small buffers (an OpenSSH server
 	 * handed its whole 2 MiB window spends ~3x the CPU per byte reallocating
@@ -83,6 +85,11 @@ struct transport *transport_ssh_new(const struct ssh_target *target, char *err, 
  * ProxyJump/ProxyCommand the name the proxy connected to). Borrowed; valid
  * until t's next exec or free. NULL if t is not an ssh transport. */
 const char *transport_ssh_connected_host(struct transport *t);
+
+/* The algorithms t's session agreed on, "cipher CIPHER, MAC MAC" (to the
+ * board; the MAC is libssh's name, "aead-gcm" or "aead-poly1305" for an
+ * AEAD cipher) into buf. 0, or -1 if t is not a connected ssh transport. */
+int transport_ssh_algorithms(struct transport *t, char *buf, size_t len);
 
 /* Calls libssh's global init once; safe from any thread before the first connect. */
 void transport_ssh_global_init(void);
