@@ -94,10 +94,34 @@ static void test_three_runs(void **state)
 		run_result_release(&runs[k]);
 }
 
+/* Two runs with the same label: the words tell them apart, never "X is
+ * 20.0% slower than X". */
+static void test_same_label_worded_apart(void **state)
+{
+	(void)state;
+	struct run_result runs[3];
+	make(runs);
+	free(runs[1].label);
+	runs[1].label = xstrdup("v1");
+	const struct judge_rule rule = { .threshold_pct = 5.0 };
+	struct compare_multi m;
+	compare_multi_run(runs, 2, &rule, &m);
+	char *t = compare_multi_table(&m, false, false);
+	if (!strstr(t, "run B (label v1) vs run A (label v1)\n") ||
+	    !strstr(t, "memory.mem.memcpy: run B (label v1) ranges from 20.0% slower (b1) to ") ||
+	    !strstr(t, " than run A (label v1) over 2 boards") || strstr(t, "than v1 "))
+		fail_msg("table:\n%s", t);
+	free(t);
+	compare_multi_release(&m);
+	for (size_t k = 0; k < 3; k++)
+		run_result_release(&runs[k]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_three_runs),
+		cmocka_unit_test(test_same_label_worded_apart),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,6 +40,15 @@ static const char *plural(size_t n)
 	return n == 1 ? "" : "s";
 }
 
+void range_side_names(const char *a, const char *b, char **out_a, char **out_b)
+{
+	a = a ? a : "A";
+	b = b ? b : "B";
+	bool same = strcmp(a, b) == 0;
+	*out_a = same ? xasprintf("run A (label %s)", a) : xstrdup(a);
+	*out_b = same ? xasprintf("run B (label %s)", b) : xstrdup(b);
+}
+
 void range_line_put(struct strbuf *sb, const struct range_subject *s,
 		    const struct range_entry *e, size_t n)
 {
@@ -62,13 +71,15 @@ void range_line_put(struct strbuf *sb, const struct range_subject *s,
 		once += e[i].change == METRIC_CHANGE_NOT_JUDGED;
 	}
 	bool speed = s->phase || compare_unit_is_speed(s->unit, s->higher_is_better);
-	strbuf_printf(sb, "%s ", s->name_b);
+	char *name_a, *name_b;
+	range_side_names(s->name_a, s->name_b, &name_a, &name_b);
+	strbuf_printf(sb, "%s ", name_b);
 	if (n == 1 && betterness(lo, s->higher_is_better) == 0 && lo->change == METRIC_CHANGE_SAME) {
-		strbuf_printf(sb, "is the same as %s on %s", s->name_a, lo->board);
+		strbuf_printf(sb, "is the same as %s on %s", name_a, lo->board);
 	} else if (n == 1) {
 		strbuf_puts(sb, "is ");
 		phrase(sb, lo, s, speed);
-		strbuf_printf(sb, " than %s on %s", s->name_a, lo->board);
+		strbuf_printf(sb, " than %s on %s", name_a, lo->board);
 		if (lo->change == METRIC_CHANGE_NOISE)
 			strbuf_puts(sb, ", within noise");
 	} else {
@@ -76,8 +87,10 @@ void range_line_put(struct strbuf *sb, const struct range_subject *s,
 		phrase(sb, lo, s, speed);
 		strbuf_printf(sb, " (%s) to ", lo->board);
 		phrase(sb, hi, s, speed);
-		strbuf_printf(sb, " (%s) than %s over %zu boards", hi->board, s->name_a, n);
+		strbuf_printf(sb, " (%s) than %s over %zu boards", hi->board, name_a, n);
 	}
+	free(name_a);
+	free(name_b);
 	if (regressed)
 		strbuf_printf(sb, "; regression on %zu board%s", regressed, plural(regressed));
 	if (once)

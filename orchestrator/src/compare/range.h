@@ -47,6 +47,12 @@ struct range_subject {
 void range_line_put(struct strbuf *sb, const struct range_subject *s,
 		    const struct range_entry *e, size_t n);
 
+/* The names two sides go by in words: a and b themselves, or when they
+ * are equal (two runs with the same label) "run A (label X)" and "run B
+ * (label X)", so no line reads "X is 2.6% slower than X". Caller frees
+ * both. */
+void range_side_names(const char *a, const char *b, char **out_a, char **out_b);
+
 /* Appends a metric's change against the baseline: "-12.0% regression",
  * "+7.5% better", "+0.4% within noise", "0.0% no change", "-3.0% worse",
  * "+3.1% not judged: one sample"; nothing when it has no baseline value.

@@ -152,7 +152,11 @@ char *compare_format_summary(const struct compare_result *cr, const struct run_r
 {
 	struct strbuf sb = STRBUF_INIT;
 	const char *na = run_result_name(a), *nb = run_result_name(b);
-	strbuf_printf(&sb, "%s vs %s\n", nb, na);
+	char *side_a, *side_b;
+	range_side_names(na, nb, &side_a, &side_b);
+	strbuf_printf(&sb, "%s vs %s\n", side_b, side_a);
+	free(side_a);
+	free(side_b);
 	bool any = false;
 	for (size_t i = 0; i < cr->n_rows; i++) {
 		const struct compare_row *r = &cr->rows[i];
