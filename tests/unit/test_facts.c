@@ -27,7 +27,7 @@ static void test_gather_local(void **state)
 	struct transport *t = transport_local_new();
 	struct board_facts bf = { .board = xstrdup("here") };
 	char err[256] = "";
-	assert_int_equal(facts_gather(t, extra, 4, &bf, err, sizeof(err)), 0);
+	assert_int_equal(facts_gather(t, NULL, extra, 4, &bf, err, sizeof(err)), 0);
 	struct utsname u;
 	uname(&u);
 	assert_string_equal(board_facts_get(&bf, "kernel"), u.release);
@@ -79,7 +79,7 @@ static void test_busybox(void **state)
 		fprintf(stderr, "no /bin/busybox (scripts/install-deps.sh qemu installs busybox-static)\n");
 		fail();
 	}
-	char *cmd = facts_command(NULL, 0);
+	char *cmd = facts_command(NULL, NULL, 0);
 	char *dir = ts_mkdtemp("facts");
 	char *script = ts_write_file(dir, "facts.sh", cmd);
 	char *bin = xasprintf("%s/bin", dir);
@@ -142,7 +142,7 @@ static void test_programs_started(void **state)
 	char *dir = ts_mkdtemp("facts-progs");
 	char *log = xasprintf("%s/started", dir);
 	char *bin = shim_path(dir, log);
-	char *cmd = facts_command(NULL, 0);
+	char *cmd = facts_command(NULL, NULL, 0);
 	char *script = ts_write_file(dir, "facts.sh", cmd);
 	char *out = NULL;
 	assert_int_equal(ts_run(&out, "PATH='%s' /bin/sh '%s'", bin, script), 0);
@@ -202,7 +202,7 @@ static char *rooted(char *cmd, const char *root)
 /* The facts command with /proc, /sys, /etc and /lib moved under root. */
 static char *facts_command_under(const char *root)
 {
-	return rooted(facts_command(NULL, 0), root);
+	return rooted(facts_command(NULL, NULL, 0), root);
 }
 
 /* A small ARM board seen through files: old-style cpuinfo (Processor,
@@ -392,7 +392,7 @@ static void test_ride_costs(void **state)
 	struct strbuf cpu = STRBUF_INIT;
 	arm_board_files(dir, &cpu);
 	char *root = xasprintf("%s/root", dir);
-	char *pre = rooted(facts_prelude(), root);
+	char *pre = rooted(facts_prelude(NULL), root);
 	struct command_spec spec = { .command = "echo cmd", .prelude = pre, .prelude_inline = true };
 	char *text = command_prelude_text(&spec, RIDE_END);
 	char *script = ts_write_file(dir, "ride.sh", text);
@@ -421,6 +421,64 @@ static void test_ride_costs(void **state)
 	free(script);
 }
 
+/* The work folder's file system: the longest mount point above its first
+ * existing folder (a sibling mount that only shares the prefix does not
+ * count), the device, and the disk's model from sysfs (a partition's
+ * parent), in dash and busybox sh. */
+static void test_workdir_fs(void **state)
+{
+	(void)state;
+	char *dir = ts_mkdtemp("facts-workdir");
+	assert_int_equal(ts_run(NULL, "cd '%s' && mkdir -p root/proc root/sys/class/block/sda1 "
+				"root/sys/class/block/device mnt/usb mnt/usbx/orch", dir), 0);
+	char *mounts = xasprintf("/dev/root / ext4 rw 0 0\n/dev/sda1 %s/mnt/usb ext3 rw 0 0\n"
+				 "tmpfs %s/mnt/usbx tmpfs rw 0 0\n", dir, dir);
+	free(ts_write_file(dir, "root/proc/mounts", mounts));
+	free(ts_write_file(dir, "root/sys/class/block/device/model", "Flash Disk      \n"));
+	char *root = xasprintf("%s/root", dir);
+	char *work = xasprintf("%s/mnt/usb/orch/not-made-yet", dir);
+	char *script = ts_write_file(dir, "facts.sh", rooted(facts_command(work, NULL, 0), root));
+	const char *shells[] = { "dash", "/bin/busybox sh" };
+	for (size_t i = 0; i < 2; i++) {
+		char *out = NULL;
+		assert_int_equal(ts_run(&out, "%s '%s'", shells[i], script), 0);
+		struct board_facts bf = { 0 };
+		facts_parse(out, NULL, 0, &bf);
+		if (!board_facts_get(&bf, "workdir_fs") ||
+		    strcmp(board_facts_get(&bf, "workdir_fs"), "ext3") != 0)
+			fail_msg("%s:\n%s", shells[i], out);
+		assert_string_equal(board_facts_get(&bf, "workdir_device"), "/dev/sda1");
+		assert_string_equal(board_facts_get(&bf, "workdir_model"), "Flash Disk");
+		board_facts_release(&bf);
+		free(out);
+	}
+	free(script);
+	free(work);
+	/* this machine's own: what df says of the folder */
+	struct transport *t = transport_local_new();
+	struct board_facts bf = { .board = xstrdup("here") };
+	char err[256] = "", *df = NULL;
+	assert_int_equal(facts_gather(t, dir, NULL, 0, &bf, err, sizeof(err)), 0);
+	assert_int_equal(ts_run(&df, "df --output=fstype,source '%s' | tail -n 1", dir), 0);
+	char *want = xasprintf("%s %s\n", board_facts_get(&bf, "workdir_fs"),
+			       board_facts_get(&bf, "workdir_device"));
+	char *got = df;
+	while (*got == ' ')
+		got++;
+	for (char *c = got; *c; c++)   /* df pads its columns */
+		if (c[0] == ' ' && c[1] == ' ')
+			memmove(c, c + 1, strlen(c));
+	assert_string_equal(got, want);
+	free(want);
+	free(df);
+	board_facts_release(&bf);
+	transport_free(t);
+	free(root);
+	free(mounts);
+	ts_rmrf(dir);
+	free(dir);
+}
+
 /* The command after an inline prelude finds its shell as it would alone:
  * the same variables (bar PPID), no function, IFS, $? and open files. */
 static void test_ride_leaves_no_trace(void **state)
@@ -429,7 +487,7 @@ static void test_ride_leaves_no_trace(void **state)
 				  "command -v orch_fp orch_fq orch_o; echo \"[$IFS]\"; "
 				  "cd /proc/$$/fd && echo fds *";
 	char *dir = ts_mkdtemp("facts-trace");
-	char *pre = facts_prelude();
+	char *pre = facts_prelude("/tmp/orch-no-such-folder/work");
 	struct command_spec spec = { .command = cmd, .prelude = pre, .prelude_inline = true };
 	char *text = command_prelude_text(&spec, RIDE_END);
 	char *with = ts_write_file(dir, "with.sh", text);
@@ -458,6 +516,7 @@ static void test_ride_leaves_no_trace(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_workdir_fs),
 		cmocka_unit_test(test_gather_local),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_busybox),

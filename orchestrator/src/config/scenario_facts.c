@@ -9,7 +9,8 @@
 #include <string.h>
 
 const char *const scenario_builtin_facts[] = {
-	"kernel", "os", "os_version", "arch", "cpu", "cores", "mhz", "bogomips", "memory", "libc", NULL,
+	"kernel", "os", "os_version", "arch", "cpu", "cores", "mhz", "bogomips", "memory", "libc",
+	"workdir_fs", "workdir_device", "workdir_model", NULL,
 };
 
 static bool fact_known(const struct scenario *sc, const char *name)

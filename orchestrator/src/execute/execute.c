@@ -165,7 +165,7 @@ static void repeat_finish(struct test_result *tr, bool settled, bool interrupted
 		r->stop = settled ? REPEAT_STOP_CONVERGED : REPEAT_STOP_CAP;
 }
 
-static int facts_ask(struct facts_state *fs, const char *board, struct transport *t);
+static int facts_ask(struct facts_state *fs, const struct board *b, struct transport *t);
 
 void exec_note_orphans(struct board_link *bl, struct test_result *tr)
 {
@@ -196,23 +196,36 @@ int exec_transport(struct exec_context *ctx, struct test_result *tr, struct tran
 		test_result_add_sample(tr, "link.reconnect", "s", false, bl->last_reconnect_s);
 	bl->last_reconnect_s = -1;
 	if (ret == 0 && fs && fs->want && !fs->done && !fs->riding &&
-	    facts_ask(fs, bl->board->name, *t) < 0) {
+	    facts_ask(fs, bl->board, *t) < 0) {
 		board_link_reset(bl);
 		ret = board_link_get(bl, ctx->item->test->timeout_ms, t, err, errlen);
 	}
 	return ret;
 }
 
+int exec_role_facts(struct exec_context *ctx, struct board_link *bl, struct transport **t,
+		    char *err, size_t errlen)
+{
+	struct facts_state *fs = ctx->facts_of ? ctx->facts_of(ctx->links_ctx, bl->board) : NULL;
+	if (!fs || !fs->want || fs->done || fs->riding)
+		return 0;
+	if (facts_ask(fs, bl->board, *t) == 0)
+		return 0;
+	board_link_reset(bl);
+	return board_link_get(bl, ctx->item->test->timeout_ms, t, err, errlen);
+}
+
 /* Once, over the first connection: a failure costs the facts only.
  * Returns -1 when the transport failed (the connection may be gone). */
-static int facts_ask(struct facts_state *fs, const char *board, struct transport *t)
+static int facts_ask(struct facts_state *fs, const struct board *b, struct transport *t)
 {
 	char ferr[512];
 	fs->done = true;
 	if (!fs->facts.board)
-		fs->facts.board = xstrdup(board);
-	if (facts_gather(t, fs->specs, fs->n_specs, &fs->facts, ferr, sizeof(ferr)) < 0) {
-		log_warn("%s: facts not gathered: %s", board, ferr);
+		fs->facts.board = xstrdup(b->name);
+	if (facts_gather(t, b->workdir, fs->specs, fs->n_specs, &fs->facts, ferr,
+			 sizeof(ferr)) < 0) {
+		log_warn("%s: facts not gathered: %s", b->name, ferr);
 		return -1;
 	}
 	return 0;
@@ -254,7 +267,7 @@ void facts_ride_end(struct exec_context *ctx, struct transport *t, int ran, bool
 			fs->facts.board = xstrdup(board);
 		facts_parse(prelude_out, NULL, 0, &fs->facts);
 	} else if (ran == 0) {
-		facts_ask(fs, board, t);
+		facts_ask(fs, ctx->item->board, t);
 	}
 }
 

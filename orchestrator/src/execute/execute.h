@@ -48,6 +48,9 @@ struct exec_context {
 	struct board_link *(*link_of)(void *links_ctx, const struct board *b);
 	void *links_ctx;
 	struct facts_state *facts;     /* NULL: no facts gathered */
+	/* The facts of another board of the item (a role board, its lock held
+	 * for the item); NULL fn or result: none gathered for it. */
+	struct facts_state *(*facts_of)(void *links_ctx, const struct board *b);
 	const char *test_dir;          /* absolute: logs go here */
 	const char *bench_dir;         /* remote-bench binaries: BENCH_DIR/ARCH/NAME */
 	int repeat_index;              /* 0-based, for repeat: N */
@@ -63,6 +66,12 @@ int exec_transport(struct exec_context *ctx, struct test_result *tr, struct tran
  * (board_link_take_orphans_note) into tr->orphans (tr may be NULL: then
  * only the terminal's warning says it). */
 void exec_note_orphans(struct board_link *bl, struct test_result *tr);
+/* A role board's facts, the first time the item reaches it over t (its
+ * link's transport): asked for when wanted and not yet known. A transport
+ * that failed meanwhile is dropped and *t connected again; 0, or -1 with
+ * the reason in err. */
+int exec_role_facts(struct exec_context *ctx, struct board_link *bl, struct transport **t,
+		    char *err, size_t errlen);
 
 /* exec_transport for a command test, whose first command may carry the
  * board's facts: *ride is set when it must (wanted, not yet known, no

@@ -1,4 +1,5 @@
 #include "execute/facts.h"
+#include "util/shquote.h"
 #include "util/strbuf.h"
 
 #include <stdbool.h>
@@ -74,6 +75,27 @@ static const char facts_builtin_script[] =
 	"fi\n"
 	"[ -r /proc/meminfo ] && while read -r orch_fk orch_fv orch_fl; do [ \"$orch_fk\" = MemTotal: ] && { case $orch_fv in ''|*[!0-9]*) ;; *) orch_fp \"memory=$((orch_fv / 1024)) MiB\";; esac; break; }; done </proc/meminfo\n";
 
+/* The work folder's file system, after "orch_fw=FOLDER" (its first
+ * existing ancestor where it is not made yet): the mount with the longest
+ * mount point above it in /proc/mounts gives workdir_fs and
+ * workdir_device, and a /dev device's sysfs model (the disk's, for a
+ * partition) workdir_model. Only files the shell can read are opened, so
+ * nothing reaches stderr. */
+static const char facts_workdir_script[] =
+	"case $orch_fw in /*) ;; *) orch_fw=$PWD/$orch_fw;; esac\n"
+	"while [ ! -e \"$orch_fw\" ]; do orch_fw=${orch_fw%/*}; [ -z \"$orch_fw\" ] && orch_fw=/; done\n"
+	"orch_fl=-1 orch_fd= orch_ft=\n"
+	"[ -r /proc/mounts ] && while read -r orch_fk orch_fm orch_fv orch_fr; do\n"
+	"  case $orch_fw in \"$orch_fm\"|\"${orch_fm%/}\"/*) [ ${#orch_fm} -gt $orch_fl ] && orch_fl=${#orch_fm} && orch_fd=$orch_fk && orch_ft=$orch_fv;; esac\n"
+	"done </proc/mounts\n"
+	"[ -n \"$orch_ft\" ] && orch_fp \"workdir_fs=$orch_ft\"; [ -n \"$orch_fd\" ] && orch_fp \"workdir_device=$orch_fd\"\n"
+	"case $orch_fd in /dev/?*) orch_fk=/sys/class/block/${orch_fd##*/}\n"
+	"  for orch_fm in \"$orch_fk/device/model\" \"$orch_fk/../device/model\"; do\n"
+	"    [ -r \"$orch_fm\" ] && read -r orch_fv <\"$orch_fm\" && [ -n \"$orch_fv\" ] && { orch_fp \"workdir_model=$orch_fv\"; break; }\n"
+	"  done;;\n"
+	"esac\n"
+	"unset orch_fw orch_fd orch_ft\n";
+
 /* The libc part (a string of its own: C limits a literal's length). */
 static const char facts_libc_script[] =
 	"orch_fv=; for orch_fl in /lib/libc-[0-9]*.so /lib64/libc-[0-9]*.so; do [ -e \"$orch_fl\" ] && orch_fv=${orch_fl##*/libc-} && orch_fv=${orch_fv%.so} && break; done\n"
@@ -100,20 +122,35 @@ static const char facts_libc_script[] =
 	"fi\n"
 	"unset -f orch_fp orch_fq; unset orch_fv orch_fk orch_fn orch_fo orch_fi orch_fc orch_fr orch_fm orch_fh orch_fz orch_fb orch_fl\n";
 
-char *facts_prelude(void)
+/* The built-in facts' script for a board whose work folder is workdir
+ * (NULL: no work folder facts). */
+static void facts_script(struct strbuf *sb, const char *workdir)
 {
-	return xasprintf("%s%s", facts_builtin_script, facts_libc_script);
+	strbuf_puts(sb, facts_builtin_script);
+	if (workdir) {
+		strbuf_puts(sb, "orch_fw=");
+		strbuf_shquote(sb, workdir);
+		strbuf_puts(sb, "\n");
+		strbuf_puts(sb, facts_workdir_script);
+	}
+	strbuf_puts(sb, facts_libc_script);
+}
+
+char *facts_prelude(const char *workdir)
+{
+	struct strbuf sb = STRBUF_INIT;
+	facts_script(&sb, workdir);
+	return strbuf_detach(&sb);
 }
 
 /* On its own (stderr dropped: a missing file or tool just leaves its fact
  * out), the built-in facts' lines written before the scenario's commands
  * start. */
-char *facts_command(const struct fact_spec *extra, size_t n_extra)
+char *facts_command(const char *workdir, const struct fact_spec *extra, size_t n_extra)
 {
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_puts(&sb, "exec 2>/dev/null </dev/null\n");
-	strbuf_puts(&sb, facts_builtin_script);
-	strbuf_puts(&sb, facts_libc_script);
+	facts_script(&sb, workdir);
 	strbuf_puts(&sb, "printf %s \"$orch_o\"\n");
 	for (size_t i = 0; i < n_extra; i++)
 		strbuf_printf(&sb, "v=$( (\n%s\n) | head -n 1); printf '%%s=%%s\\n' '%s' \"$v\"\n",
@@ -166,10 +203,10 @@ void facts_parse(const char *output, const struct fact_spec *extra, size_t n_ext
 	}
 }
 
-int facts_gather(struct transport *t, const struct fact_spec *extra, size_t n_extra,
-		 struct board_facts *bf, char *err, size_t errlen)
+int facts_gather(struct transport *t, const char *workdir, const struct fact_spec *extra,
+		 size_t n_extra, struct board_facts *bf, char *err, size_t errlen)
 {
-	char *cmd = facts_command(extra, n_extra);
+	char *cmd = facts_command(workdir, extra, n_extra);
 	char *out = NULL;
 	int code = -1;
 	int rc = transport_capture(t, cmd, FACTS_TIMEOUT_MS, 64 * 1024, &out, &code, err, errlen);

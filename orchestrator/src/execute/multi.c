@@ -138,7 +138,7 @@ int multi_peer_transport(struct multi_run *mr, const struct board *b, struct tra
 		} else {
 			int r = board_link_get(p->link, mr->item->test->timeout_ms, &p->t, err, errlen);
 			exec_note_orphans(p->link, mr->tr);
-			if (r < 0)
+			if (r < 0 || exec_role_facts(mr->ctx, p->link, &p->t, err, errlen) < 0)
 				return -1;
 			p->borrowed = true;
 		}

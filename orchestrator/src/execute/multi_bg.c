@@ -423,6 +423,8 @@ void multi_bg_start(struct multi_run *mr, const struct step *step,
 	mr->bgs[mr->n_bgs++] = bg;
 
 	bg->link = multi_link(mr, b);
+	if (b->transport != TRANSPORT_KIND_SERIAL)   /* its facts, over its link's session */
+		(void)multi_peer_transport(mr, b, &bg->t, err, sizeof(err));
 	bg->t = board_link_get_extra(bg->link, mr->item->test->timeout_ms, err, sizeof(err));
 	exec_note_orphans(bg->link, mr->tr);
 	if (!bg->t) {

@@ -93,7 +93,7 @@ int execute_run(struct exec_context *ctx, struct test_result *tr)
 		spec.capture_max = IPERF3_MAX_OUTPUT;
 	}
 	struct strbuf facts_out = STRBUF_INIT;
-	char *facts_cmd = ride ? facts_prelude() : NULL;
+	char *facts_cmd = ride ? facts_prelude(ctx->item->board->workdir) : NULL;
 	spec.prelude = facts_cmd;
 	spec.prelude_out = ride ? &facts_out : NULL;
 	spec.prelude_inline = true;

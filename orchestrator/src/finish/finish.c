@@ -72,8 +72,21 @@ static void sort_results(struct run_result *run, const struct finish_options *o)
 	qsort_r(run->results, run->n_results, sizeof(*run->results), compare_results, &copy);
 }
 
-/* The label text, else the value of its label: { fact: NAME } (distinct
- * values joined when boards differ). */
+/* "b1: 6.18.44, b2: 6.1.0": each board's value of fact. Caller frees. */
+static char *fact_per_board(const struct run_result *run, const char *fact)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < run->n_facts; i++) {
+		const char *v = board_facts_get(&run->facts[i], fact);
+		strbuf_printf(&sb, "%s%s: %s", sb.len ? ", " : "", run->facts[i].board,
+			      v ? v : "(none)");
+	}
+	return strbuf_detach(&sb);
+}
+
+/* The label text, else the value of its label: { fact: NAME }. A run has
+ * one label: boards that differ in the fact are refused one (an error
+ * naming each board's value), never given their values joined. */
 static char *label_text(const struct finish_options *o, const struct run_result *run)
 {
 	if (o->label)
@@ -82,10 +95,17 @@ static char *label_text(const struct finish_options *o, const struct run_result 
 		return NULL;
 	size_t n = 0;
 	char *v = run_result_fact_values(run, o->label_fact, &n);
-	if (!v)
+	if (!v) {
 		log_warn("label: no board reported fact '%s'; the run has no label", o->label_fact);
-	else if (n > 1)
-		log_warn("label: the boards differ in fact '%s': %s", o->label_fact, v);
+	} else if (n > 1) {
+		char *each = fact_per_board(run, o->label_fact);
+		log_error("label: { fact: %s } differs across the boards (%s): a run has one label, "
+			  "so this one has none; run the boards apart (-l), or name the run with "
+			  "--label", o->label_fact, each);
+		free(each);
+		free(v);
+		v = NULL;
+	}
 	return v;
 }
 

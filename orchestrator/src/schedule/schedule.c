@@ -49,6 +49,33 @@ static struct board_link *link_of(void *ctx, const struct board *b)
 	return &s->links[board_index(s, b)];
 }
 
+/* exec_context.facts_of: a role board's facts, wanted as its own tests
+ * want them; its lock is held for the item. */
+static struct facts_state *facts_of(void *ctx, const struct board *b)
+{
+	struct scheduler *s = ctx;
+	struct facts_state *fs = &s->facts[board_index(s, b)];
+	if (!fs->done) {
+		fs->want = s->opts->gather_facts;
+		fs->specs = s->opts->facts;
+		fs->n_specs = s->opts->n_facts;
+	}
+	return fs;
+}
+
+/* Facts a role board gave during an item go into the run (once: the move
+ * empties them). */
+static void put_role_facts(struct scheduler *s, const struct board *const *boards, size_t n)
+{
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < n; i++) {
+		struct facts_state *fs = &s->facts[board_index(s, boards[i])];
+		if (fs->done && fs->facts.board)
+			run_result_put_facts(s->run, &fs->facts);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
 static int compare_ptr(const void *a, const void *b)
 {
 	const struct board *x = *(const struct board *const *)a;
@@ -159,10 +186,12 @@ static enum result_status run_item(struct scheduler *s, struct board_link *bl,
 			.link_of = link_of,
 			.links_ctx = s,
 			.facts = fs,
+			.facts_of = facts_of,
 			.test_dir = dir,
 			.bench_dir = s->opts->bench_dir,
 		};
 		execute_item(&ctx, &tr);
+		put_role_facts(s, locked + n_locked, n_roles);
 		char why[512];
 		if (cl->held && tr.status != STATUS_SKIP &&
 		    !cl->held(cl->ctx, item->board, why, sizeof(why))) {
