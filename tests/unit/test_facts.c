@@ -437,7 +437,9 @@ static void test_workdir_fs(void **state)
 	free(ts_write_file(dir, "root/sys/class/block/device/model", "Flash Disk      \n"));
 	char *root = xasprintf("%s/root", dir);
 	char *work = xasprintf("%s/mnt/usb/orch/not-made-yet", dir);
-	char *script = ts_write_file(dir, "facts.sh", rooted(facts_command(work, NULL, 0), root));
+	char *cmd = rooted(facts_command(work, NULL, 0), root);
+	char *script = ts_write_file(dir, "facts.sh", cmd);
+	free(cmd);
 	const char *shells[] = { "dash", "/bin/busybox sh" };
 	for (size_t i = 0; i < 2; i++) {
 		char *out = NULL;
