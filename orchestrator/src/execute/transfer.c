@@ -21,7 +21,6 @@
 #include "execute/substitute.h"
 #include "execute/transfer_cpu.h"
 #include "execute/vars.h"
-#include "transport/transport_ssh.h"
 #include "util/deadline.h"
 #include "util/fsutil.h"
 #include "util/shquote.h"
@@ -382,7 +381,7 @@ int execute_transfer(struct exec_context *ctx, struct test_result *tr)
 	if (transfer_transport(ctx, tr, &r.t, &own) < 0)
 		return 0;
 	char algos[160];
-	if (transport_ssh_algorithms(r.t, algos, sizeof(algos)) == 0) {
+	if (board_link_ssh_algorithms(r.t, algos, sizeof(algos)) == 0) {
 		free(tr->implementation);
 		tr->implementation = xasprintf("SSH %s", algos);
 		transfer_log(ctx->test_dir, "ssh: %s\n", algos);

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "result/result.h"
-#include "transport/transport.h"
+#include "link/board_link.h"
 
 struct board_cpu {
 	bool ok;                  /* the sample was read */

@@ -407,3 +407,8 @@ void board_link_release(struct board_link *bl)
 	free(bl->orphans_note);
 	bl->orphans = bl->orphans_from = bl->orphans_note = NULL;
 }
+
+int board_link_ssh_algorithms(struct transport *t, char *buf, size_t len)
+{
+	return transport_ssh_algorithms(t, buf, len);
+}

@@ -147,6 +147,9 @@ struct link_ssh_algos {
  */
 struct transport *board_link_get_ssh(struct board_link *bl, const struct link_ssh_algos *algos,
 				     int64_t wait_ms, char *err, size_t errlen);
+/* The algorithms t's SSH session agreed on, "cipher CIPHER, MAC MAC", into
+ * buf. 0, or -1 if t is not a connected SSH transport. */
+int board_link_ssh_algorithms(struct transport *t, char *buf, size_t len);
 
 /* A thread that did not end in time (a background step stuck in its exec):
  * the link joins it at release and then calls done(arg), so no thread
