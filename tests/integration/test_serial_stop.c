@@ -17,6 +17,7 @@
 #include "util/strbuf.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -75,6 +76,21 @@ static void start_board(struct fx *f, const char *name, const char *shell)
 	assert_true(ts_file_exists(f->port));
 }
 
+/* The bytes of path (NULs kept), at most size - 1, NUL-terminated: the
+ * length read, 0 when it cannot be read. */
+static size_t read_raw(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	ssize_t r = read(fd, buf, size - 1);
+	close(fd);
+	if (r <= 0)
+		return 0;
+	buf[r] = '\0';
+	return (size_t)r;
+}
+
 /* Processes on this machine, zombies aside, whose command line holds needle. */
 static int live_processes(const char *needle)
 {
@@ -86,19 +102,19 @@ static int live_processes(const char *needle)
 		if (e->d_name[0] < '0' || e->d_name[0] > '9')
 			continue;
 		char *path = xasprintf("/proc/%s/cmdline", e->d_name);
-		char *cmd = ts_read_file(path);
+		char cmd[4096];
+		size_t len = read_raw(path, cmd, sizeof(cmd));
 		free(path);
 		path = xasprintf("/proc/%s/stat", e->d_name);
 		char *stat = ts_read_file(path);
 		free(path);
 		const char *st = stat ? strrchr(stat, ')') : NULL;
-		if (cmd && st && st[2] != 'Z') {
+		if (len && st && st[2] != 'Z') {
 			/* the arguments are NUL-separated: the first two suffice here */
 			size_t l0 = strlen(cmd);
-			if (strstr(cmd, needle) || strstr(cmd + l0 + 1, needle))
+			if (strstr(cmd, needle) || (l0 + 1 < len && strstr(cmd + l0 + 1, needle)))
 				n++;
 		}
-		free(cmd);
 		free(stat);
 	}
 	closedir(d);
