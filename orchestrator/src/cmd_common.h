@@ -44,13 +44,30 @@ int cmd_load_inventory(const char *inventory_path, struct inventory **inv);
 int cmd_select_boards(const char *name, const char *inv_path, bool need_inventory, char **args,
 		      int n, const char ***out, size_t *n_out, struct inventory **inv);
 /*
- * Takes BOARD's lock for a person's manual work (lock/board_lock.h), NOTE
- * saying what (orch who shows it). A board held by a run or by another
- * person's reservation is refused naming the holder (EXIT_INFRA), unless
- * force: then a warning names the holder and no lock is taken (*fd -1).
- * EXIT_OK and *fd (board_lock_release), or EXIT_INFRA after saying why.
+ * The boards `orch NAME` works on by hand (power, console): cmd_select_boards
+ * with the inventory needed, as the inventory's boards. EXIT_OK with *boards
+ * (the caller frees the array; the boards live in *inv, which the caller
+ * frees with inventory_free), or EXIT_USAGE after saying why.
  */
-int cmd_take_board(const char *name, const char *board, const char *note, bool force, int *fd);
+int cmd_manual_select(const char *name, const char *inv_path, char **args, int n,
+		      const struct board ***boards, size_t *nb, struct inventory **inv);
+/*
+ * A board taken for a person's manual work: its lock (lock/board_lock.h),
+ * NOTE saying what (orch who shows it), then its board link. A board held by
+ * a run or by another person's reservation is refused naming the holder
+ * (EXIT_INFRA), unless force: then a warning names the holder and no lock is
+ * taken. EXIT_OK with *m filled (cmd_manual_release), or EXIT_INFRA after
+ * saying why.
+ */
+struct board_link;
+struct manual_board {
+	struct board_link *link;
+	int lock_fd;               /* -1: no lock held (forced past a holder) */
+};
+int cmd_manual_take(const char *name, const struct inventory *inv, const struct board *b,
+		    const char *note, bool force, struct manual_board *m);
+/* Closes the link, then releases the lock. */
+void cmd_manual_release(struct manual_board *m);
 
 /* Parses a --threshold percentage: a finite number >= 0, optionally with a
  * trailing '%'. Returns 0, or -1 (and *pct untouched) when S is not one. */

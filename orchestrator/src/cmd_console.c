@@ -6,7 +6,6 @@
 #include "cmd.h"
 #include "cmd_common.h"
 #include "link/board_link.h"
-#include "lock/board_lock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -328,24 +327,21 @@ static int console_board(const struct inventory *inv, const struct board *b,
 			b->name);
 		return EXIT_USAGE;
 	}
-	int fd = -1;
 	char *note = xasprintf("orch console %s", b->name);
-	int ret = cmd_take_board("console", b->name, note, false, &fd);
+	struct manual_board m;
+	int ret = cmd_manual_take("console", inv, b, note, false, &m);
 	free(note);
 	if (ret != EXIT_OK)
 		return ret;
-	struct board_link link;
-	board_link_init(&link, b, inv->dir);
 	struct serial_port *port;
 	char err[1024];
-	if (board_link_console(&link, &port, err, sizeof(err)) < 0) {
+	if (board_link_console(m.link, &port, err, sizeof(err)) < 0) {
 		fprintf(stderr, "orch console: %s: %s\n", b->name, err);
 		ret = EXIT_INFRA;
 	} else {
 		ret = session_run(port, o, b->name);
 	}
-	board_link_release(&link);
-	board_lock_release(fd);
+	cmd_manual_release(&m);
 	return ret;
 }
 
@@ -355,17 +351,15 @@ int cmd_console(int argc, char **argv)
 	int ret = parse(argc, argv, &o);
 	if (ret)
 		return ret == 1 ? EXIT_OK : ret;
-	const char **boards = NULL;
+	const struct board **boards = NULL;
 	size_t nb = 0;
 	struct inventory *inv = NULL;
-	ret = cmd_select_boards("console", o.inventory, true, argv + optind, 1, &boards, &nb,
-				&inv);
+	ret = cmd_manual_select("console", o.inventory, argv + optind, 1, &boards, &nb, &inv);
 	if (ret == EXIT_OK && nb != 1)
 		ret = cmd_usage_error("console", "'%s' selects %zu boards; give one", argv[optind],
 				      nb);
-	const struct board *b = ret == EXIT_OK ? inventory_find(inv, boards[0]) : NULL;
-	if (b)
-		ret = console_board(inv, b, &o);
+	if (ret == EXIT_OK)
+		ret = console_board(inv, boards[0], &o);
 	free(boards);
 	inventory_free(inv);
 	return ret;

@@ -3,7 +3,6 @@
 #include "cmd.h"
 #include "cmd_common.h"
 #include "link/board_link.h"
-#include "lock/board_lock.h"
 #include "util/deadline.h"
 #include "util/interrupt.h"
 #include "util/strbuf.h"
@@ -102,18 +101,15 @@ static int power_one(const struct inventory *inv, const struct board *b, enum po
 		     const char *word, const struct power_options *o)
 {
 	char *note = xasprintf("orch power %s %s", b->name, word);
-	int fd = -1;
-	int ret = cmd_take_board("power", b->name, note, o->force, &fd);
+	struct manual_board m;
+	int ret = cmd_manual_take("power", inv, b, note, o->force, &m);
 	free(note);
 	if (ret != EXIT_OK)
 		return ret;
-	struct board_link link;
-	board_link_init(&link, b, inv->dir);
 	char err[1024];
 	int64_t t0 = clock_mono_ms();
-	int rc = board_link_power(&link, a, o->timeout_ms, err, sizeof(err));
-	board_link_release(&link);
-	board_lock_release(fd);
+	int rc = board_link_power(m.link, a, o->timeout_ms, err, sizeof(err));
+	cmd_manual_release(&m);
 	if (rc < 0) {
 		fprintf(stderr, "orch power: %s: %s\n", b->name, err);
 		return interrupt_requested() ? EXIT_INTERRUPTED : EXIT_INFRA;
@@ -139,21 +135,21 @@ int cmd_power(int argc, char **argv)
 				       argc > optind ? "' last" : "");
 	}
 	const char *word = argv[argc - 1];
-	const char **boards = NULL;
+	const struct board **boards = NULL;
 	size_t nb = 0;
 	struct inventory *inv = NULL;
-	ret = cmd_select_boards("power", o.inventory, true, argv + optind, argc - optind - 1,
-				&boards, &nb, &inv);
+	ret = cmd_manual_select("power", o.inventory, argv + optind, argc - optind - 1, &boards,
+				&nb, &inv);
 	bool all_can = true;
 	for (size_t i = 0; ret == EXIT_OK && i < nb; i++)
-		all_can &= can_power(inventory_find(inv, boards[i]), action, inv->path);
+		all_can &= can_power(boards[i], action, inv->path);
 	if (ret == EXIT_OK && !all_can)
 		ret = EXIT_USAGE;
 	if (ret != EXIT_OK)
 		goto out;
 	interrupt_install();
 	for (size_t i = 0; i < nb && !interrupt_requested(); i++) {
-		int rc = power_one(inv, inventory_find(inv, boards[i]), action, word, &o);
+		int rc = power_one(inv, boards[i], action, word, &o);
 		if (rc != EXIT_OK && ret != EXIT_INTERRUPTED)
 			ret = rc;
 	}

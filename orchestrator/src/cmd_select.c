@@ -1,9 +1,10 @@
 /* The BOARD operands of orch lock, power and console: names and selectors
- * resolved against the inventory, and a board's lock taken for a person's
- * manual work. */
+ * resolved against the inventory, and a board taken for a person's manual
+ * work (its lock, then its link). */
 #include "cmd_common.h"
 #include "cmd.h"
 #include "config/selector.h"
+#include "link/board_link.h"
 #include "lock/board_lock.h"
 #include "util/strbuf.h"
 
@@ -91,7 +92,24 @@ int cmd_select_boards(const char *name, const char *inv_path, bool need_inventor
 	return ret;
 }
 
-int cmd_take_board(const char *name, const char *board, const char *note, bool force, int *fd)
+int cmd_manual_select(const char *name, const char *inv_path, char **args, int n,
+		      const struct board ***boards, size_t *nb, struct inventory **inv)
+{
+	const char **names = NULL;
+	*boards = NULL;
+	int ret = cmd_select_boards(name, inv_path, true, args, n, &names, nb, inv);
+	if (ret == EXIT_OK) {
+		*boards = xcalloc(*nb + 1, sizeof(**boards));
+		for (size_t i = 0; i < *nb; i++)
+			(*boards)[i] = inventory_find(*inv, names[i]);
+	}
+	free(names);
+	return ret;
+}
+
+/* BOARD's lock for a person's manual work: EXIT_OK and *fd (-1 when forced
+ * past a holder), or EXIT_INFRA after saying why. */
+static int take_lock(const char *name, const char *board, const char *note, bool force, int *fd)
 {
 	*fd = -1;
 	char err[512], desc[512];
@@ -118,4 +136,27 @@ int cmd_take_board(const char *name, const char *board, const char *note, bool f
 	fprintf(stderr, "orch %s: %s is held by %s; not touched (--force goes on anyway)\n",
 		name, board, desc);
 	return EXIT_INFRA;
+}
+
+int cmd_manual_take(const char *name, const struct inventory *inv, const struct board *b,
+		    const char *note, bool force, struct manual_board *m)
+{
+	m->link = NULL;
+	int ret = take_lock(name, b->name, note, force, &m->lock_fd);
+	if (ret != EXIT_OK)
+		return ret;
+	m->link = xcalloc(1, sizeof(*m->link));
+	board_link_init(m->link, b, inv->dir);
+	return EXIT_OK;
+}
+
+void cmd_manual_release(struct manual_board *m)
+{
+	if (m->link) {
+		board_link_release(m->link);
+		free(m->link);
+		m->link = NULL;
+	}
+	board_lock_release(m->lock_fd);
+	m->lock_fd = -1;
 }
