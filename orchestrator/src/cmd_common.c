@@ -159,14 +159,26 @@ int cmd_usage_error(const char *name, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-int cmd_parse_int(const char *s, int lo, int hi, int *out)
+int cmd_int_option(const char *name, const char *opt, const char *arg, int lo, int hi, int *out)
 {
 	char *end;
-	long v = strtol(s, &end, 10);
-	if (end == s || *end || v < lo || v > hi)
-		return -1;
-	*out = (int)v;
-	return 0;
+	errno = 0;
+	long v = strtol(arg, &end, 10);
+	if (!errno && end != arg && !*end && v >= lo && v <= hi) {
+		*out = (int)v;
+		return EXIT_OK;
+	}
+	if (hi == INT_MAX)
+		return cmd_usage_error(name, "%s takes a number from %d, found '%s'", opt, lo, arg);
+	return cmd_usage_error(name, "%s takes a number from %d to %d, found '%s'", opt, lo, hi,
+			       arg);
+}
+
+int cmd_percent_option(const char *name, const char *opt, const char *arg, double *pct)
+{
+	if (cmd_parse_percent(arg, pct) == 0)
+		return EXIT_OK;
+	return cmd_usage_error(name, "%s takes a percentage, found '%s'", opt, arg);
 }
 
 void cmd_add_arg(const char ***v, size_t *n, const char *arg)

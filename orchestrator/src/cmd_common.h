@@ -69,12 +69,17 @@ int cmd_manual_take(const char *name, const struct inventory *inv, const struct 
 /* Closes the link, then releases the lock. */
 void cmd_manual_release(struct manual_board *m);
 
-/* Parses a --threshold percentage: a finite number >= 0, optionally with a
- * trailing '%'. Returns 0, or -1 (and *pct untouched) when S is not one. */
+/* The value of a bounded integer option OPT of `orch NAME`: a whole decimal
+ * number from LO to HI. EXIT_OK with *out set, else EXIT_USAGE after "OPT
+ * takes a number from LO to HI, found 'ARG'" ("from LO" alone when HI is
+ * INT_MAX), *out untouched. */
+int cmd_int_option(const char *name, const char *opt, const char *arg, int lo, int hi, int *out);
+/* The value of a percentage option (--threshold): a finite number >= 0,
+ * optionally with a trailing '%'. EXIT_OK with *pct set, else EXIT_USAGE
+ * after "OPT takes a percentage, found 'ARG'", *pct untouched. */
+int cmd_percent_option(const char *name, const char *opt, const char *arg, double *pct);
+/* As cmd_percent_option, without a message: 0, or -1 when S is not one. */
 int cmd_parse_percent(const char *s, double *pct);
-/* Parses a whole decimal integer from LO to HI. Returns 0, or -1 (and
- * *out untouched) when S is not one. */
-int cmd_parse_int(const char *s, int lo, int hi, int *out);
 /* Appends ARG (borrowed: an argv string) to the list *V of *N entries,
  * for repeatable options such as -l and -t; the caller frees *V. */
 void cmd_add_arg(const char ***v, size_t *n, const char *arg);

@@ -116,7 +116,7 @@ static int parse_options(int argc, char **argv, struct history_options *o)
 	o->format = "text";
 	optind = 1;
 	opterr = 0;
-	int c;
+	int c, ret;
 	while ((c = getopt_long(argc, argv, ":o:l:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->runs_dir = optarg; break;
@@ -126,13 +126,12 @@ static int parse_options(int argc, char **argv, struct history_options *o)
 			break;
 		case OPT_METRIC: o->metric = optarg; break;
 		case OPT_LAST:
-			if (cmd_parse_int(optarg, 0, 100000, &o->last) < 0)
-				return cmd_usage_error("history", "--last takes a number >= 0, found '%s'", optarg);
+			if ((ret = cmd_int_option("history", "--last", optarg, 0, 100000, &o->last)))
+				return ret;
 			break;
 		case OPT_THRESHOLD:
-			if (cmd_parse_percent(optarg, &o->threshold) < 0)
-				return cmd_usage_error("history", "--threshold takes a percentage, found '%s'",
-						       optarg);
+			if ((ret = cmd_percent_option("history", "--threshold", optarg, &o->threshold)))
+				return ret;
 			break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "text") && strcmp(optarg, "csv") && strcmp(optarg, "json") &&

@@ -138,20 +138,12 @@ static int parse_value_option(int c, struct run_options *o)
 {
 	switch (c) {
 	case 'j':
-		if (cmd_parse_int(optarg, 1, SCHEDULE_MAX_JOBS, &o->jobs) < 0)
-			return cmd_usage_error("run", "-j takes a number from 1 to 64, found '%s'",
-					       optarg);
-		break;
+		return cmd_int_option("run", "-j", optarg, 1, SCHEDULE_MAX_JOBS, &o->jobs);
 	case OPT_REPEAT:
-		if (cmd_parse_int(optarg, 1, 1000, &o->repeat) < 0)
-			return cmd_usage_error("run", "--repeat takes a number from 1 to 1000, "
-					       "found '%s'", optarg);
-		break;
+		return cmd_int_option("run", "--repeat", optarg, 1, 1000, &o->repeat);
 	case OPT_RETRY_INFRA:
-		if (cmd_parse_int(optarg, 0, RETRY_INFRA_MAX, &o->retry_infra) < 0)
-			return cmd_usage_error("run", "--retry-infra takes a number from 0 to "
-					       "%d, found '%s'", RETRY_INFRA_MAX, optarg);
-		break;
+		return cmd_int_option("run", "--retry-infra", optarg, 0, RETRY_INFRA_MAX,
+				      &o->retry_infra);
 	case OPT_ONLY: {
 		enum rerun_only only;
 		if (rerun_only_parse(optarg, &only) < 0)
@@ -161,16 +153,10 @@ static int parse_value_option(int c, struct run_options *o)
 		break;
 	}
 	case OPT_MAX_FAIL:
-		if (cmd_parse_int(optarg, 1, INT_MAX, &o->max_fail) < 0)
-			return cmd_usage_error("run", "--max-fail takes a number from 1, "
-					       "found '%s'", optarg);
-		break;
+		return cmd_int_option("run", "--max-fail", optarg, 1, INT_MAX, &o->max_fail);
 	case OPT_THRESHOLD:
-		if (cmd_parse_percent(optarg, &o->threshold) < 0)
-			return cmd_usage_error("run", "--threshold takes a percentage, found '%s'",
-					       optarg);
-		o->has_threshold = true;
-		break;
+		o->has_threshold = !cmd_percent_option("run", "--threshold", optarg, &o->threshold);
+		return o->has_threshold ? 0 : EXIT_USAGE;
 	case OPT_SHARD:
 		if (plan_parse_shard(optarg, &o->shard_k, &o->shard_n) < 0)
 			return cmd_usage_error("run", "--shard takes K/N with 1 <= K <= N, "
