@@ -3,6 +3,7 @@
  * every kind of error with the exact file:line:col it points at.
  */
 #include "testsupport.h"
+#include "ts_config.h"
 #include "config/config.h"
 #include "config/selector.h"
 
@@ -28,15 +29,7 @@ static struct inventory *inv_ok(const char *text)
 
 static struct scenario *sc_ok(const char *text)
 {
-	struct diag_list dl = DIAG_LIST_INIT;
-	struct scenario *sc = NULL;
-	int rc = scenario_load_buffer(SC_PATH, text, strlen(text), &sc, &dl);
-	if (rc != 0) {
-		diag_print(&dl, stderr);
-		fail_msg("scenario did not load");
-	}
-	diag_list_release(&dl);
-	return sc;
+	return ts_scenario_ok(SC_PATH, text);
 }
 
 /* Loads text expecting failure; returns the diagnostics (caller releases). */

@@ -6,6 +6,7 @@
  * never kept; mistakes at their line:col in the Ansible file.
  */
 #include "testsupport.h"
+#include "ts_config.h"
 #include "config/config.h"
 #include "config/selector.h"
 
@@ -13,37 +14,6 @@
 #include <string.h>
 
 #define INV "/lab/hosts"
-
-static struct inventory *inv_ok(const char *text)
-{
-	struct diag_list dl = DIAG_LIST_INIT;
-	struct inventory *inv = NULL;
-	if (inventory_load_buffer(INV, text, strlen(text), &inv, &dl) != 0) {
-		diag_print(&dl, stderr);
-		fail_msg("inventory did not load");
-	}
-	diag_list_release(&dl);
-	return inv;
-}
-
-static struct diag_list inv_bad(const char *text)
-{
-	struct diag_list dl = DIAG_LIST_INIT;
-	struct inventory *inv = NULL;
-	assert_int_equal(inventory_load_buffer(INV, text, strlen(text), &inv, &dl), -1);
-	assert_null(inv);
-	return dl;
-}
-
-static void has_exact(const struct diag_list *dl, int line, int col, const char *msg)
-{
-	for (size_t i = 0; i < dl->n; i++)
-		if (dl->items[i].line == line && dl->items[i].col == col &&
-		    strcmp(dl->items[i].message, msg) == 0)
-			return;
-	diag_print(dl, stderr);
-	fail_msg("no diagnostic %d:%d: %s", line, col, msg);
-}
 
 static const char *var(const struct board *b, const char *name)
 {
@@ -142,7 +112,7 @@ static void check_lab(const struct inventory *inv)
 static void test_ini(void **state)
 {
 	(void)state;
-	struct inventory *inv = inv_ok(ini);
+	struct inventory *inv = ts_inventory_ok(INV, ini);
 	check_lab(inv);
 	inventory_free(inv);
 }
@@ -150,7 +120,7 @@ static void test_ini(void **state)
 static void test_yaml(void **state)
 {
 	(void)state;
-	struct inventory *inv = inv_ok(yaml);
+	struct inventory *inv = ts_inventory_ok(INV, yaml);
 	check_lab(inv);
 	inventory_free(inv);
 }
@@ -158,21 +128,21 @@ static void test_yaml(void **state)
 static void test_ini_errors(void **state)
 {
 	(void)state;
-	struct diag_list dl = inv_bad("[web\n"
-				      "h1 ansible_port=abc\n"
-				      "[web:hosts]\n"
-				      "h2 stray\n"
-				      "[web:vars]\n"
-				      "novalue\n"
-				      "[db]\n"
-				      "h3 ansible_connection=docker\n");
-	has_exact(&dl, 1, 5, "a section header needs its ']', found the end of the line");
-	has_exact(&dl, 2, 17, "invalid number for 'port', found 'abc' (use 1..65535)");
-	has_exact(&dl, 3, 6, "unknown section kind 'hosts' (use [GROUP], [GROUP:vars] or "
+	struct diag_list dl = ts_inventory_bad(INV, "[web\n"
+						    "h1 ansible_port=abc\n"
+						    "[web:hosts]\n"
+						    "h2 stray\n"
+						    "[web:vars]\n"
+						    "novalue\n"
+						    "[db]\n"
+						    "h3 ansible_connection=docker\n");
+	ts_diag_exact(&dl, 1, 5, "a section header needs its ']', found the end of the line");
+	ts_diag_exact(&dl, 2, 17, "invalid number for 'port', found 'abc' (use 1..65535)");
+	ts_diag_exact(&dl, 3, 6, "unknown section kind 'hosts' (use [GROUP], [GROUP:vars] or "
 		  "[GROUP:children])");
-	has_exact(&dl, 4, 4, "expected NAME=VALUE, found 'stray'");
-	has_exact(&dl, 6, 1, "expected NAME=VALUE, found 'novalue'");
-	has_exact(&dl, 8, 23, "ansible_connection 'docker' is not one orch has (ssh, paramiko, "
+	ts_diag_exact(&dl, 4, 4, "expected NAME=VALUE, found 'stray'");
+	ts_diag_exact(&dl, 6, 1, "expected NAME=VALUE, found 'novalue'");
+	ts_diag_exact(&dl, 8, 23, "ansible_connection 'docker' is not one orch has (ssh, paramiko, "
 		  "smart or local)");
 	diag_list_release(&dl);
 }
@@ -180,14 +150,14 @@ static void test_ini_errors(void **state)
 static void test_yaml_errors(void **state)
 {
 	(void)state;
-	struct diag_list dl = inv_bad("all:\n"
-				      "  children:\n"
-				      "    web:\n"
-				      "      host:\n"
-				      "        w1:\n"
-				      "      vars: [a]\n");
-	has_exact(&dl, 4, 7, "unknown key 'host' in an Ansible group (did you mean 'hosts'?)");
-	has_exact(&dl, 6, 13, "vars must be a mapping, found a list");
+	struct diag_list dl = ts_inventory_bad(INV, "all:\n"
+						    "  children:\n"
+						    "    web:\n"
+						    "      host:\n"
+						    "        w1:\n"
+						    "      vars: [a]\n");
+	ts_diag_exact(&dl, 4, 7, "unknown key 'host' in an Ansible group (did you mean 'hosts'?)");
+	ts_diag_exact(&dl, 6, 13, "vars must be a mapping, found a list");
 	diag_list_release(&dl);
 }
 
@@ -195,8 +165,8 @@ static void test_yaml_errors(void **state)
 static void test_orch_not_ansible(void **state)
 {
 	(void)state;
-	struct diag_list dl = inv_bad("boards:\n  b: { local: true }\nall: {}\n");
-	has_exact(&dl, 3, 1, "unknown key 'all' in the inventory");
+	struct diag_list dl = ts_inventory_bad(INV, "boards:\n  b: { local: true }\nall: {}\n");
+	ts_diag_exact(&dl, 3, 1, "unknown key 'all' in the inventory");
 	diag_list_release(&dl);
 }
 

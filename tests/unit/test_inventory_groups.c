@@ -6,6 +6,7 @@
  * did-you-mean (unknown board or group, cycles).
  */
 #include "testsupport.h"
+#include "ts_config.h"
 #include "config/config.h"
 #include "config/selector.h"
 
@@ -13,37 +14,6 @@
 #include <string.h>
 
 #define INV "/lab/boards/rack.yaml"
-
-static struct inventory *inv_ok(const char *text)
-{
-	struct diag_list dl = DIAG_LIST_INIT;
-	struct inventory *inv = NULL;
-	if (inventory_load_buffer(INV, text, strlen(text), &inv, &dl) != 0) {
-		diag_print(&dl, stderr);
-		fail_msg("inventory did not load");
-	}
-	diag_list_release(&dl);
-	return inv;
-}
-
-static struct diag_list inv_bad(const char *text)
-{
-	struct diag_list dl = DIAG_LIST_INIT;
-	struct inventory *inv = NULL;
-	assert_int_equal(inventory_load_buffer(INV, text, strlen(text), &inv, &dl), -1);
-	assert_null(inv);
-	return dl;
-}
-
-static void has_exact(const struct diag_list *dl, int line, int col, const char *msg)
-{
-	for (size_t i = 0; i < dl->n; i++)
-		if (dl->items[i].line == line && dl->items[i].col == col &&
-		    strcmp(dl->items[i].message, msg) == 0)
-			return;
-	diag_print(dl, stderr);
-	fail_msg("no diagnostic %d:%d: %s", line, col, msg);
-}
 
 static const char *var(const struct board *b, const char *name)
 {
@@ -84,7 +54,7 @@ static const char rack[] =
 static void test_precedence(void **state)
 {
 	(void)state;
-	struct inventory *inv = inv_ok(rack);
+	struct inventory *inv = ts_inventory_ok(INV, rack);
 	const struct board *rpi1 = inventory_find(inv, "rpi1");
 	const struct board *rpi2 = inventory_find(inv, "rpi2");
 	const struct board *imx = inventory_find(inv, "imx");
@@ -124,10 +94,10 @@ static void test_precedence(void **state)
 static void test_sibling_order(void **state)
 {
 	(void)state;
-	struct inventory *inv = inv_ok("groups:\n"
-				       "  b: { boards: [x], vars: { v: b } }\n"
-				       "  a: { boards: [x], vars: { v: a } }\n"
-				       "boards:\n  x: { local: true }\n");
+	struct inventory *inv = ts_inventory_ok(INV, "groups:\n"
+						     "  b: { boards: [x], vars: { v: b } }\n"
+						     "  a: { boards: [x], vars: { v: a } }\n"
+						     "boards:\n  x: { local: true }\n");
 	assert_string_equal(var(&inv->boards[0], "v"), "a");
 	inventory_free(inv);
 }
@@ -135,14 +105,14 @@ static void test_sibling_order(void **state)
 static void test_health_through_group(void **state)
 {
 	(void)state;
-	struct inventory *inv = inv_ok("defaults:\n"
-				       "  health: { name: d, run: 'true' }\n"
-				       "groups:\n"
-				       "  flaky:\n"
-				       "    boards: [b1]\n"
-				       "    health: [{ name: up, run: uptime }, { name: tmp, run: 'test -w /tmp' }]\n"
-				       "    offline_after: 2\n"
-				       "boards:\n  b1: { local: true }\n  b2: { local: true }\n");
+	struct inventory *inv = ts_inventory_ok(INV, "defaults:\n"
+						     "  health: { name: d, run: 'true' }\n"
+						     "groups:\n"
+						     "  flaky:\n"
+						     "    boards: [b1]\n"
+						     "    health: [{ name: up, run: uptime }, { name: tmp, run: 'test -w /tmp' }]\n"
+						     "    offline_after: 2\n"
+						     "boards:\n  b1: { local: true }\n  b2: { local: true }\n");
 	const struct board *b1 = inventory_find(inv, "b1");
 	const struct board *b2 = inventory_find(inv, "b2");
 	assert_non_null(b1->health);
@@ -158,7 +128,7 @@ static void test_health_through_group(void **state)
 static void test_selectors(void **state)
 {
 	(void)state;
-	struct inventory *inv = inv_ok(rack);
+	struct inventory *inv = ts_inventory_ok(INV, rack);
 	bool sel[4];
 	char err[256];
 	const char *s1[] = { "group:arm" };
@@ -181,21 +151,21 @@ static void test_selectors(void **state)
 static void test_errors(void **state)
 {
 	(void)state;
-	struct diag_list dl = inv_bad("groups:\n"
-				      "  arm:\n"
-				      "    children: [rpii, x86s]\n"
-				      "    boards: [rpi1, imxx]\n"
-				      "    ssh: { usr: pi }\n"
-				      "  x86s: { children: [arm2] }\n"
-				      "  arm2: { children: [arm], colour: red }\n"
-				      "  rpi1: {}\n"
-				      "boards:\n  rpi1: {}\n  imx: {}\n");
-	has_exact(&dl, 3, 16, "unknown group 'rpii' (did you mean 'rpi1'?)");
-	has_exact(&dl, 4, 20, "unknown board 'imxx' (did you mean 'imx'?)");
-	has_exact(&dl, 5, 12, "unknown key 'usr' in ssh (did you mean 'user'?)");
-	has_exact(&dl, 7, 22, "group 'arm' is its own member: arm -> x86s -> arm2 -> arm");
-	has_exact(&dl, 7, 28, "unknown key 'colour' in a group");
-	has_exact(&dl, 8, 3, "group 'rpi1' has the name of a board");
+	struct diag_list dl = ts_inventory_bad(INV, "groups:\n"
+						    "  arm:\n"
+						    "    children: [rpii, x86s]\n"
+						    "    boards: [rpi1, imxx]\n"
+						    "    ssh: { usr: pi }\n"
+						    "  x86s: { children: [arm2] }\n"
+						    "  arm2: { children: [arm], colour: red }\n"
+						    "  rpi1: {}\n"
+						    "boards:\n  rpi1: {}\n  imx: {}\n");
+	ts_diag_exact(&dl, 3, 16, "unknown group 'rpii' (did you mean 'rpi1'?)");
+	ts_diag_exact(&dl, 4, 20, "unknown board 'imxx' (did you mean 'imx'?)");
+	ts_diag_exact(&dl, 5, 12, "unknown key 'usr' in ssh (did you mean 'user'?)");
+	ts_diag_exact(&dl, 7, 22, "group 'arm' is its own member: arm -> x86s -> arm2 -> arm");
+	ts_diag_exact(&dl, 7, 28, "unknown key 'colour' in a group");
+	ts_diag_exact(&dl, 8, 3, "group 'rpi1' has the name of a board");
 	/* reported once, not once per member */
 	size_t n_usr = 0;
 	for (size_t i = 0; i < dl.n; i++)
@@ -208,11 +178,11 @@ static void test_errors(void **state)
 static void test_group_error_once(void **state)
 {
 	(void)state;
-	struct diag_list dl = inv_bad("groups:\n"
-				      "  g: { boards: [a, b], workdir: '' }\n"
-				      "boards:\n  a: {}\n  b: {}\n");
+	struct diag_list dl = ts_inventory_bad(INV, "groups:\n"
+						    "  g: { boards: [a, b], workdir: '' }\n"
+						    "boards:\n  a: {}\n  b: {}\n");
 	assert_int_equal(dl.n, 1);
-	has_exact(&dl, 2, 33, "'workdir' must not be empty");
+	ts_diag_exact(&dl, 2, 33, "'workdir' must not be empty");
 	diag_list_release(&dl);
 }
 

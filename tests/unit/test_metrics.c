@@ -5,6 +5,7 @@
  * too much failing the test with a clear message instead of hanging it.
  */
 #include "testsupport.h"
+#include "ts_config.h"
 #include "config/config.h"
 #include "execute/metrics.h"
 
@@ -15,14 +16,7 @@
 
 static struct scenario *load(const char *text)
 {
-	struct diag_list dl = DIAG_LIST_INIT;
-	struct scenario *sc = NULL;
-	if (scenario_load_buffer(SC_PATH, text, strlen(text), &sc, &dl) != 0) {
-		diag_print(&dl, stderr);
-		fail_msg("scenario did not load");
-	}
-	diag_list_release(&dl);
-	return sc;
+	return ts_scenario_ok(SC_PATH, text);
 }
 
 /* Feeds lines ("1:" prefix = stderr) and commits into tr; returns commit's value. */

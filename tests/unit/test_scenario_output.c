@@ -4,6 +4,7 @@
  * (execute/output_check.c) on lines fed to it.
  */
 #include "testsupport.h"
+#include "ts_config.h"
 #include "config/config.h"
 #include "execute/output_check.h"
 
@@ -14,14 +15,7 @@
 
 static struct scenario *load_ok(const char *text)
 {
-	struct diag_list dl = DIAG_LIST_INIT;
-	struct scenario *sc = NULL;
-	if (scenario_load_buffer(SC, text, strlen(text), &sc, &dl) != 0) {
-		diag_print(&dl, stderr);
-		fail_msg("scenario did not load");
-	}
-	diag_list_release(&dl);
-	return sc;
+	return ts_scenario_ok(SC, text);
 }
 
 static void load_bad(const char *text, int line, int col, const char *want)
