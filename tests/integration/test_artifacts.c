@@ -8,6 +8,7 @@
 #include "testsupport.h"
 #include "lab.h"
 #include "ts_json.h"
+#include "ts_orch.h"
 #include "util/strbuf.h"
 
 #include <jansson.h>
@@ -25,20 +26,12 @@ static int group_setup(void **state)
 	L = lab_up("127.0.161", 1, 1, false);
 	if (!L)
 		return -1;
-	tmp = ts_mkdtemp("artifacts");
-	chmod(tmp, 0755);
-	char *locks = xasprintf("%s/locks", tmp);
-	setenv("ORCH_LOCK_DIR", locks, 1);
-	free(locks);
-	char *inv = xasprintf(
-		"defaults:\n"
-		"  ssh: { user: %s, port: %d, identity: %s, known_hosts: %s }\n"
-		"boards:\n"
-		"  art-ossh: { ssh: { host: %s.1 } }\n"
-		"  art-drop: { ssh: { host: %s.200 } }\n",
-		L->user, LAB_PORT, L->identity, L->known_hosts, L->base, L->base);
-	free(ts_write_file(tmp, "inv.yaml", inv));
-	free(inv);
+	tmp = ts_orch_dir("artifacts");
+	free(lab_write_inventory(L, tmp, "inv.yaml", LAB_PORT_KEY,
+				 "boards:\n"
+				 "  art-ossh: { ssh: { host: %s.1 } }\n"
+				 "  art-drop: { ssh: { host: %s.200 } }\n",
+				 L->base, L->base));
 	/* 3 MiB of varied bytes and a script */
 	char *big = xasprintf("%s/fw.bin", tmp);
 	assert_int_equal(ts_run(NULL, "head -c 3145728 /dev/urandom > '%s'", big), 0);
@@ -59,18 +52,7 @@ static int group_teardown(void **state)
 static json_t *run(const char *name, const char *tests, int want_rc)
 {
 	char *text = xasprintf("name: %s\ninventory: inv.yaml\ntests:\n%s", name, tests);
-	char *file = xasprintf("%s.yaml", name);
-	char *sc = ts_write_file(tmp, file, text);
-	char *out = NULL;
-	int rc = ts_run(&out, "%s run %s -o %s/runs 2>&1", ORCH_BIN, sc, tmp);
-	if (rc != want_rc)
-		fail_msg("orch run %s exited %d, wanted %d:\n%s", name, rc, want_rc, out);
-	char *dir = xasprintf("%s/runs/%s/latest", tmp, name);
-	json_t *res = ts_json_load_in(dir, "results.json");
-	free(dir);
-	free(out);
-	free(sc);
-	free(file);
+	json_t *res = ts_orch_run(tmp, name, text, "", want_rc, NULL);
 	free(text);
 	return res;
 }

@@ -14,6 +14,7 @@
 #include "testsupport.h"
 #include "lab.h"
 #include "ts_json.h"
+#include "ts_orch.h"
 #include "execute/artifact.h"
 #include "execute/artifact_sums.h"
 #include "transport/transport_local.h"
@@ -36,24 +37,14 @@ static char *tmp;
 static int group_setup(void **state)
 {
 	(void)state;
-	if (!ts_is_root()) {
-		print_message("needs root (the lab's boards log in as root)\n");
-		exit(77);
-	}
-	L = lab_up(LAB_BASE, 2, 0, false);
-	if (!L)
+	if (lab_group_up(&L, LAB_BASE, 2, 0, false) < 0)
 		return -1;
-	tmp = ts_mkdtemp("push-sources");
-	chmod(tmp, 0755);
-	char *inv = xasprintf(
-		"defaults:\n"
-		"  ssh: { user: %s, port: %d, identity: %s, known_hosts: %s }\n"
-		"boards:\n"
-		"  ps-ossh: { workdir: %s/w-ossh, ssh: { host: " LAB_BASE ".2 } }\n"
-		"  ps-loc: { local: true, workdir: %s/w-loc }\n",
-		L->user, LAB_PORT, L->identity, L->known_hosts, tmp, tmp);
-	free(ts_write_file(tmp, "inv.yaml", inv));
-	free(inv);
+	tmp = ts_orch_dir("push-sources");
+	free(lab_write_inventory(L, tmp, "inv.yaml", LAB_PORT_KEY,
+				 "boards:\n"
+				 "  ps-ossh: { workdir: %s/w-ossh, ssh: { host: " LAB_BASE ".2 } }\n"
+				 "  ps-loc: { local: true, workdir: %s/w-loc }\n",
+				 tmp, tmp));
 	assert_int_equal(ts_run(NULL, "truncate -s 1T '%s/huge.bin' && mkfifo '%s/fifo' && "
 				"printf ok > '%s/small.txt'", tmp, tmp, tmp), 0);
 	return 0;
@@ -62,7 +53,7 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
 	(void)state;
-	lab_down(L);
+	lab_group_down(&L);
 	ts_rmrf(tmp);
 	free(tmp);
 	return 0;
@@ -72,9 +63,7 @@ static char *scenario(const char *name, const char *boards, const char *test)
 {
 	char *text = xasprintf("name: %s\ninventory: inv.yaml\nboards: [%s]\ntests:\n%s", name,
 			       boards, test);
-	char *file = xasprintf("%s.yaml", name);
-	char *sc = ts_write_file(tmp, file, text);
-	free(file);
+	char *sc = ts_write_scenario(tmp, name, text);
 	free(text);
 	return sc;
 }

@@ -12,6 +12,7 @@
 #include "testsupport.h"
 #include "lab.h"
 #include "ts_json.h"
+#include "ts_orch.h"
 #include "util/deadline.h"
 #include "util/strbuf.h"
 
@@ -32,21 +33,13 @@ static int group_setup(void **state)
 	unsetenv("LAB_DROPBEAR_ARGS");
 	if (!L)
 		return -1;
-	tmp = ts_mkdtemp("push-transfer");
-	chmod(tmp, 0755);
-	char *locks = xasprintf("%s/locks", tmp);
-	setenv("ORCH_LOCK_DIR", locks, 1);
-	free(locks);
-	char *inv = xasprintf(
-		"defaults:\n"
-		"  ssh: { user: %s, port: %d, identity: %s, known_hosts: %s }\n"
-		"boards:\n"
-		"  xf-ossh: { ssh: { host: %s.1 } }\n"
-		"  xf-chacha: { ssh: { host: %s.1, ciphers: chacha20-poly1305@openssh.com } }\n"
-		"  xf-drop: { ssh: { host: %s.200 } }\n",
-		L->user, LAB_PORT, L->identity, L->known_hosts, L->base, L->base, L->base);
-	free(ts_write_file(tmp, "inv.yaml", inv));
-	free(inv);
+	tmp = ts_orch_dir("push-transfer");
+	free(lab_write_inventory(L, tmp, "inv.yaml", LAB_PORT_KEY,
+				 "boards:\n"
+				 "  xf-ossh: { ssh: { host: %s.1 } }\n"
+				 "  xf-chacha: { ssh: { host: %s.1, ciphers: chacha20-poly1305@openssh.com } }\n"
+				 "  xf-drop: { ssh: { host: %s.200 } }\n",
+				 L->base, L->base, L->base));
 	char *big = xasprintf("%s/big.bin", tmp);
 	assert_int_equal(ts_run(NULL, "head -c 8388608 /dev/urandom > '%s'", big), 0);
 	free(big);
@@ -68,16 +61,7 @@ static json_t *run(const char *name, const char *board, const char *test, int wa
 {
 	char *text = xasprintf("name: %s\ninventory: inv.yaml\nboards: [%s]\ntests:\n%s", name,
 			       board, test);
-	char *file = xasprintf("%s.yaml", name);
-	char *sc = ts_write_file(tmp, file, text);
-	int rc = ts_run(out, "%s run -v %s -o %s/runs 2>&1", ORCH_BIN, sc, tmp);
-	if (rc != want_rc)
-		fail_msg("orch run %s exited %d, wanted %d:\n%s", name, rc, want_rc, *out);
-	char *dir = xasprintf("%s/runs/%s/latest", tmp, name);
-	json_t *res = ts_json_load_in(dir, "results.json");
-	free(dir);
-	free(sc);
-	free(file);
+	json_t *res = ts_orch_run(tmp, name, text, "-v", want_rc, out);
 	free(text);
 	return res;
 }

@@ -10,6 +10,7 @@
 #include "testsupport.h"
 #include "lab.h"
 #include "ts_json.h"
+#include "ts_orch.h"
 #include "util/strbuf.h"
 
 #include <jansson.h>
@@ -30,23 +31,15 @@ static int group_setup(void **state)
 	(void)state;
 	if (lab_group_up(&L, "127.0.228", 1, 1, false) < 0)
 		return -1;
-	tmp = ts_mkdtemp("transfer-path");
-	chmod(tmp, 0755);
-	char *locks = xasprintf("%s/locks", tmp);
-	setenv("ORCH_LOCK_DIR", locks, 1);
-	free(locks);
+	tmp = ts_orch_dir("transfer-path");
 	board_dir = xasprintf("%s/board", tmp);
 	mkdir(board_dir, 0777);
 	chmod(board_dir, 0777);
-	char *inv = xasprintf(
-		"defaults:\n"
-		"  ssh: { user: %s, port: %d, identity: %s, known_hosts: %s }\n"
-		"boards:\n"
-		"  tp-ossh: { ssh: { host: %s.1 } }\n"
-		"  tp-drop: { ssh: { host: %s.200 } }\n",
-		L->user, LAB_PORT, L->identity, L->known_hosts, L->base, L->base);
-	free(ts_write_file(tmp, "inv.yaml", inv));
-	free(inv);
+	free(lab_write_inventory(L, tmp, "inv.yaml", LAB_PORT_KEY,
+				 "boards:\n"
+				 "  tp-ossh: { ssh: { host: %s.1 } }\n"
+				 "  tp-drop: { ssh: { host: %s.200 } }\n",
+				 L->base, L->base));
 	return 0;
 }
 
@@ -60,22 +53,13 @@ static int group_teardown(void **state)
 	return 0;
 }
 
-/* orch run of a scenario on boards; its output in *out. */
+/* orch -v run of a scenario on boards; its output in *out. */
 static json_t *run(const char *name, const char *boards, const char *tests, int want_rc,
 		   char **out)
 {
 	char *text = xasprintf("name: %s\ninventory: inv.yaml\nboards: [%s]\ntests:\n%s", name,
 			       boards, tests);
-	char *file = xasprintf("%s.yaml", name);
-	char *sc = ts_write_file(tmp, file, text);
-	int rc = ts_run(out, "%s run -v %s -o %s/runs 2>&1", ORCH_BIN, sc, tmp);
-	if (rc != want_rc)
-		fail_msg("orch run %s exited %d, wanted %d:\n%s", name, rc, want_rc, *out);
-	char *dir = xasprintf("%s/runs/%s/latest", tmp, name);
-	json_t *res = ts_json_load_in(dir, "results.json");
-	free(dir);
-	free(sc);
-	free(file);
+	json_t *res = ts_orch_run(tmp, name, text, "-v", want_rc, out);
 	free(text);
 	return res;
 }

@@ -4,6 +4,7 @@
 #include "util/strbuf.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,4 +176,20 @@ int lab_sessions_started(const struct lab *lab, int index)
 	free(log);
 	free(path);
 	return n;
+}
+
+char *lab_write_inventory(const struct lab *lab, const char *dir, const char *name,
+			  const char *ssh_keys, const char *rest_fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_printf(&sb, "defaults:\n  ssh: { user: %s, identity: %s, known_hosts: %s%s%s }\n",
+		      lab->user, lab->identity, lab->known_hosts, ssh_keys ? ", " : "",
+		      ssh_keys ? ssh_keys : "");
+	va_list ap;
+	va_start(ap, rest_fmt);
+	strbuf_vprintf(&sb, rest_fmt, ap);
+	va_end(ap);
+	char *path = ts_write_file(dir, name, strbuf_str(&sb));
+	strbuf_release(&sb);
+	return path;
 }

@@ -16,6 +16,10 @@
 #include "transport/transport_ssh.h"
 
 #define LAB_PORT 2222
+/* LAB_PORT as a key of an inventory's ssh map */
+#define LAB_PORT_KEY "port: " LAB_STR_(LAB_PORT)
+#define LAB_STR_(x) LAB_STR__(x)
+#define LAB_STR__(x) #x
 
 struct lab {
 	char *tmp;            /* scratch directory (removed by lab_down) */
@@ -54,6 +58,15 @@ int lab_sessions_started(const struct lab *lab, int index);
  * ts_require_root). lab_group_down stops it; returns 0. */
 int lab_group_up(struct lab **lab, const char *base, int boards, int dropbears, bool password);
 int lab_group_down(struct lab **lab);
+
+/* Writes DIR/NAME, an inventory for the lab's boards: "defaults:\n  ssh:
+ * { user: USER, identity: IDENTITY, known_hosts: KNOWN_HOSTS, SSH_KEYS }\n"
+ * (SSH_KEYS: more keys of that map, such as "port: 2222", or NULL), then
+ * REST_FMT formatted with what follows (more defaults, "boards:\n...").
+ * Returns the path (caller frees). */
+char *lab_write_inventory(const struct lab *lab, const char *dir, const char *name,
+			  const char *ssh_keys, const char *rest_fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
 /* A connected ssh transport for t (the caller frees it); fails the test
  * with the error when it cannot connect. */

@@ -1,0 +1,35 @@
+#ifndef ORCH_TS_ORCH_H
+#define ORCH_TS_ORCH_H
+/*
+ * Running orch itself in an integration test: a scratch folder that holds
+ * the inventory, the scenarios and the run folders (DIR/runs), a scenario
+ * written there, `orch run` of it, and what the run left.
+ */
+#include <jansson.h>
+#include <sys/types.h>
+
+/* A scratch folder named after PREFIX, mode 0755 (a lab board's user reads
+ * what is pushed from it), with ORCH_LOCK_DIR set to DIR/locks so the runs
+ * lock their boards in it. Caller frees (after ts_rmrf). */
+char *ts_orch_dir(const char *prefix);
+/* Writes TEXT to DIR/NAME.yaml; returns that path (caller frees). */
+char *ts_write_scenario(const char *dir, const char *name, const char *text);
+/* Writes DIR/NAME.yaml: scenario NAME on inventory rack.yaml, on the
+ * boards SELECTOR matches, with `defaults: { DEFAULTS }` and the TESTS
+ * list ("  - name: ...\n"). Returns its path (caller frees). */
+char *ts_rack_scenario(const char *dir, const char *name, const char *selector,
+		       const char *defaults, const char *tests);
+/* results.json of DIR/runs/NAME/latest (caller json_decref), NULL (the
+ * reason on stderr) when there is none. */
+json_t *ts_orch_results(const char *dir, const char *name);
+/* Writes TEXT to DIR/NAME.yaml and runs `orch run OPTS DIR/NAME.yaml -o
+ * DIR/runs` to its end, stdout and stderr into *out (freed by the caller;
+ * OUT may be NULL). Fails the current test, with that output, unless orch
+ * exits WANT_RC; returns the run's results.json as ts_orch_results. */
+json_t *ts_orch_run(const char *dir, const char *name, const char *text, const char *opts,
+		    int want_rc, char **out);
+/* waitpid(PID) for at most MS: its exit status as ts_run gives it, -1 when
+ * it still runs. */
+int ts_wait_exit(pid_t pid, int ms);
+
+#endif
