@@ -12,6 +12,7 @@
  *     fails the test with a message that says so, leaving no file behind.
  */
 #include "testsupport.h"
+#include "ts_pty_board.h"
 #include "ts_json.h"
 #include "util/strbuf.h"
 
@@ -20,23 +21,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#define PTY_LINE ORCH_BINARY_DIR "/tests/lab/pty-line"
-
-struct fx {
-	char *dir;
-	pid_t board;
-};
-
 static int setup(void **state)
 {
-	if (access("/bin/busybox", X_OK) != 0 || access("/bin/dash", X_OK) != 0)
-		ts_skip_file("needs /bin/busybox and /bin/dash (apt-get install busybox dash)");
-	if (access(PTY_LINE, X_OK) != 0) {
-		print_message("the build has no %s\n", PTY_LINE);
+	if (ts_pty_board_setup(state, "console-art") < 0)
 		return -1;
-	}
-	struct fx *f = xcalloc(1, sizeof(*f));
-	f->dir = ts_mkdtemp("console-art");
+	struct ts_pty_board *f = *state;
 	char *locks = xasprintf("%s/locks", f->dir);
 	setenv("ORCH_LOCK_DIR", locks, 1);
 	free(locks);
@@ -50,38 +39,11 @@ static int setup(void **state)
 	fputs("\0017\n%s'\\-0", fp);
 	fclose(fp);
 	free(all);
-	*state = f;
 	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	if (!f)
-		return 0;
-	ts_stop(&f->board);
-	ts_rmrf(f->dir);
-	free(f->dir);
-	free(f);
-	return 0;
-}
-
-/* A board at 115200 baud running shell (again after each logout). */
-static void start_board(struct fx *f, const char *name, const char *shell)
-{
-	char *cmd = xasprintf("exec %s --baud 115200 --link %s/%s.tty -- /bin/sh -c "
-			      "'while :; do %s; done'", PTY_LINE, f->dir, name, shell);
-	f->board = ts_spawn(cmd, NULL);
-	free(cmd);
-	char *link = xasprintf("%s/%s.tty", f->dir, name);
-	for (int i = 0; i < 250 && !ts_file_exists(link); i++)
-		usleep(20000);
-	assert_true(ts_file_exists(link));
-	free(link);
 }
 
 /* orch run of one test on board; returns orch's exit status. */
-static int run_orch(struct fx *f, const char *board, const char *test, char **out)
+static int run_orch(struct ts_pty_board *f, const char *board, const char *test, char **out)
 {
 	char *inv = xasprintf("boards:\n"
 			      "  %s:\n"
@@ -99,7 +61,7 @@ static int run_orch(struct fx *f, const char *board, const char *test, char **ou
 	return rc;
 }
 
-static json_t *result(struct fx *f, const char *board, const char *test)
+static json_t *result(struct ts_pty_board *f, const char *board, const char *test)
 {
 	char *dir = xasprintf("%s/runs/cart/latest", f->dir);
 	json_t *res = ts_json_load_in(dir, "results.json");
@@ -109,14 +71,14 @@ static json_t *result(struct fx *f, const char *board, const char *test)
 	return r;
 }
 
-static char *board_stat(struct fx *f, const char *board)
+static char *board_stat(struct ts_pty_board *f, const char *board)
 {
 	char *out = NULL;
 	assert_int_equal(ts_run(&out, "stat -c '%%a %%Y.%%i' %s/wd-%s/all.bin", f->dir, board), 0);
 	return out;
 }
 
-static void push_fetch_round_trip(struct fx *f, const char *board)
+static void push_fetch_round_trip(struct ts_pty_board *f, const char *board)
 {
 	char *test = xasprintf(
 		"  - name: rt\n"
@@ -159,20 +121,20 @@ static void push_fetch_round_trip(struct fx *f, const char *board)
 
 static void test_busybox_board(void **state)
 {
-	struct fx *f = *state;
-	start_board(f, "bb", "/bin/busybox sh -i");
+	struct ts_pty_board *f = *state;
+	ts_pty_board_start(f, "bb", 115200, "/bin/busybox sh -i");
 	push_fetch_round_trip(f, "bb");
 	ts_stop(&f->board);
 }
 
 static void test_minimal_board(void **state)
 {
-	struct fx *f = *state;
+	struct ts_pty_board *f = *state;
 	char *bin = xasprintf("%s/minbin", f->dir);
 	assert_int_equal(ts_run(NULL, "mkdir -p %s && for c in cat mkdir chmod mv rm wc stty od "
 				"cksum; do ln -sf $(command -v $c) %s/$c; done", bin, bin), 0);
 	char *shell = xasprintf("env -i PATH=%s /bin/dash -i", bin);
-	start_board(f, "min", shell);
+	ts_pty_board_start(f, "min", 115200, shell);
 	push_fetch_round_trip(f, "min");
 	ts_stop(&f->board);
 	free(shell);
@@ -181,8 +143,8 @@ static void test_minimal_board(void **state)
 
 static void test_fetch_refused(void **state)
 {
-	struct fx *f = *state;
-	start_board(f, "ref", "/bin/busybox sh -i");
+	struct ts_pty_board *f = *state;
+	ts_pty_board_start(f, "ref", 115200, "/bin/busybox sh -i");
 	char *test = xasprintf("  - name: missing\n"
 			       "    run: 'true'\n"
 			       "    fetch: { src: %s/never-written.log }\n"
@@ -220,5 +182,5 @@ int main(void)
 		cmocka_unit_test(test_minimal_board),
 		cmocka_unit_test(test_fetch_refused),
 	};
-	return ts_run_group(tests, setup, teardown);
+	return ts_run_group(tests, setup, ts_pty_board_teardown);
 }

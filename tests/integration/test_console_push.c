@@ -11,6 +11,7 @@
  *     part file is left behind.
  */
 #include "testsupport.h"
+#include "ts_pty_board.h"
 #include "util/strbuf.h"
 
 #include <dirent.h>
@@ -18,62 +19,27 @@
 #include <string.h>
 #include <unistd.h>
 
-#define PTY_LINE ORCH_BINARY_DIR "/tests/lab/pty-line"
 #define BENCH_DIR ORCH_BINARY_DIR "/remote-bench/bin"
 #define CPU_BIN BENCH_DIR "/x86_64/remote-bench-cpu"
 
-struct fx {
-	char *dir;
-	pid_t board;
-};
-
 static int setup(void **state)
 {
-	if (access("/bin/busybox", X_OK) != 0 || access("/bin/dash", X_OK) != 0)
-		ts_skip_file("needs /bin/busybox and /bin/dash (apt-get install busybox dash)");
-	if (access(PTY_LINE, X_OK) != 0 || access(CPU_BIN, R_OK) != 0) {
-		print_message("the build has no %s or no %s\n", PTY_LINE, CPU_BIN);
+	if (ts_pty_board_setup(state, "console-push") < 0)
+		return -1;
+	if (access(CPU_BIN, R_OK) != 0) {
+		print_message("the build has no %s\n", CPU_BIN);
 		return -1;
 	}
-	struct fx *f = xcalloc(1, sizeof(*f));
-	f->dir = ts_mkdtemp("console-push");
-	*state = f;
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	if (!f)
-		return 0;
-	ts_stop(&f->board);
-	ts_rmrf(f->dir);
-	free(f->dir);
-	free(f);
-	return 0;
-}
-
-static void stop_board(struct fx *f)
+static void stop_board(struct ts_pty_board *f)
 {
 	ts_stop(&f->board);
-}
-
-/* A board at 115200 baud running shell (again after each logout). */
-static void start_board(struct fx *f, const char *name, const char *shell)
-{
-	char *cmd = xasprintf("exec %s --baud 115200 --link %s/%s.tty -- /bin/sh -c "
-			      "'while :; do %s; done'", PTY_LINE, f->dir, name, shell);
-	f->board = ts_spawn(cmd, NULL);
-	free(cmd);
-	char *link = xasprintf("%s/%s.tty", f->dir, name);
-	for (int i = 0; i < 250 && !ts_file_exists(link); i++)
-		usleep(20000);
-	assert_true(ts_file_exists(link));
-	free(link);
 }
 
 /* A minimal board's PATH: these commands only, from Debian's coreutils. */
-static char *min_bin(struct fx *f, const char *cmds)
+static char *min_bin(struct ts_pty_board *f, const char *cmds)
 {
 	char *bin = xasprintf("%s/minbin-%d", f->dir, (int)strlen(cmds));
 	assert_int_equal(ts_run(NULL, "mkdir -p %s && for c in %s; do ln -sf $(command -v $c) "
@@ -81,7 +47,7 @@ static char *min_bin(struct fx *f, const char *cmds)
 	return bin;
 }
 
-static int run_bench(struct fx *f, const char *board, char **out)
+static int run_bench(struct ts_pty_board *f, const char *board, char **out)
 {
 	char *inv_text = xasprintf("boards:\n"
 				   "  %s:\n"
@@ -106,7 +72,7 @@ static int run_bench(struct fx *f, const char *board, char **out)
 	return rc;
 }
 
-static char *results(struct fx *f)
+static char *results(struct ts_pty_board *f)
 {
 	char *path = xasprintf("%s/runs/cpush/latest/results.json", f->dir);
 	char *r = ts_read_file(path);
@@ -115,7 +81,7 @@ static char *results(struct fx *f)
 	return r;
 }
 
-static void assert_same_binary(struct fx *f, const char *board)
+static void assert_same_binary(struct ts_pty_board *f, const char *board)
 {
 	assert_int_equal(ts_run(NULL, "cmp %s %s/wd-%s/bin/remote-bench-cpu", CPU_BIN, f->dir,
 				board), 0);
@@ -123,8 +89,8 @@ static void assert_same_binary(struct fx *f, const char *board)
 
 static void test_busybox_board(void **state)
 {
-	struct fx *f = *state;
-	start_board(f, "bb", "/bin/busybox sh -i");
+	struct ts_pty_board *f = *state;
+	ts_pty_board_start(f, "bb", 115200, "/bin/busybox sh -i");
 	char *out = NULL;
 	assert_int_equal(run_bench(f, "bb", &out), 0);
 	assert_non_null(strstr(out, "over the console"));
@@ -148,10 +114,10 @@ static void test_busybox_board(void **state)
 
 static void test_minimal_board_printf(void **state)
 {
-	struct fx *f = *state;
+	struct ts_pty_board *f = *state;
 	char *bin = min_bin(f, "cat mkdir chmod mv rm wc stty");
 	char *shell = xasprintf("env -i PATH=%s /bin/dash -i", bin);
-	start_board(f, "min", shell);
+	ts_pty_board_start(f, "min", 115200, shell);
 	char *out = NULL;
 	assert_int_equal(run_bench(f, "min", &out), 0);
 	assert_non_null(strstr(out, "(printf escapes,"));
@@ -165,10 +131,10 @@ static void test_minimal_board_printf(void **state)
 
 static void test_failed_push_leaves_no_part(void **state)
 {
-	struct fx *f = *state;
+	struct ts_pty_board *f = *state;
 	char *bin = min_bin(f, "cat mkdir chmod rm wc stty base64");
 	char *shell = xasprintf("env -i PATH=%s /bin/dash -i", bin);
-	start_board(f, "nomv", shell);
+	ts_pty_board_start(f, "nomv", 115200, shell);
 	char *out = NULL;
 	assert_int_equal(run_bench(f, "nomv", &out), 3);
 	assert_non_null(strstr(out, "over the console failed"));
@@ -198,5 +164,5 @@ int main(void)
 		cmocka_unit_test(test_minimal_board_printf),
 		cmocka_unit_test(test_failed_push_leaves_no_part),
 	};
-	return ts_run_group(tests, setup, teardown);
+	return ts_run_group(tests, setup, ts_pty_board_teardown);
 }

@@ -9,6 +9,7 @@
  * test starting at once.
  */
 #include "testsupport.h"
+#include "ts_pty_board.h"
 #include "ts_json.h"
 #include "transport/transport.h"
 #include "transport/transport_serial.h"
@@ -26,54 +27,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PTY_LINE ORCH_BINARY_DIR "/tests/lab/pty-line"
-
-struct fx {
-	char *dir;
-	char *port;
-	pid_t board;
-};
-
 static int setup(void **state)
 {
-	if (access("/bin/busybox", X_OK) != 0 || access("/bin/dash", X_OK) != 0)
-		ts_skip_file("needs /bin/busybox and /bin/dash (apt-get install busybox dash)");
-	if (access(PTY_LINE, X_OK) != 0) {
-		print_message("the build has no %s\n", PTY_LINE);
+	if (ts_pty_board_setup(state, "serial-stop") < 0)
 		return -1;
-	}
-	struct fx *f = xcalloc(1, sizeof(*f));
-	f->dir = ts_mkdtemp("serial-stop");
-	*state = f;
 	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	if (!f)
-		return 0;
-	ts_stop(&f->board);
-	ts_rmrf(f->dir);
-	free(f->dir);
-	free(f->port);
-	free(f);
-	return 0;
-}
-
-/* A board whose console runs shell (again after each logout). */
-static void start_board(struct fx *f, const char *name, const char *shell)
-{
-	ts_stop(&f->board);
-	free(f->port);
-	f->port = xasprintf("%s/%s.tty", f->dir, name);
-	char *cmd = xasprintf("exec %s --baud 0 --link %s -- /bin/sh -c 'while :; do %s; done'",
-			      PTY_LINE, f->port, shell);
-	f->board = ts_spawn(cmd, NULL);
-	free(cmd);
-	for (int i = 0; i < 250 && !ts_file_exists(f->port); i++)
-		usleep(20000);
-	assert_true(ts_file_exists(f->port));
 }
 
 /* The bytes of path (NULs kept), at most size - 1, NUL-terminated: the
@@ -146,7 +104,7 @@ static int collect(void *ctx, enum transport_stream stream, const char *data, si
 	return 0;
 }
 
-static struct transport *open_console(struct fx *f)
+static struct transport *open_console(struct ts_pty_board *f)
 {
 	struct serial_target tg = { .port = f->port, .connect_timeout_ms = 15000 };
 	char err[256];
@@ -184,9 +142,9 @@ static void assert_usable_at_once(struct transport *t, struct seen *s)
 	assert_true(took < 3000);
 }
 
-static void timeout_stops(struct fx *f, const char *shell)
+static void timeout_stops(struct ts_pty_board *f, const char *shell)
 {
-	start_board(f, "b", shell);
+	ts_pty_board_start(f, "b", 0, shell);
 	struct transport *t = open_console(f);
 	struct seen s = { .out = STRBUF_INIT };
 	struct transport_status st;
@@ -243,9 +201,9 @@ static void *send_ctrl_c(void *arg)
 	return NULL;
 }
 
-static void ctrl_c_stops(struct fx *f, int count, const char *expect)
+static void ctrl_c_stops(struct ts_pty_board *f, int count, const char *expect)
 {
-	start_board(f, "b", "/bin/busybox sh -i");
+	ts_pty_board_start(f, "b", 0, "/bin/busybox sh -i");
 	struct transport *t = open_console(f);
 	struct seen s = { .out = STRBUF_INIT };
 	struct transport_status st;
@@ -296,8 +254,8 @@ static double start_s(json_t *r)
  * next test on the console starts at once. */
 static void test_orch_run_next_test_at_once(void **state)
 {
-	struct fx *f = *state;
-	start_board(f, "ser1", "/bin/busybox sh -i");
+	struct ts_pty_board *f = *state;
+	ts_pty_board_start(f, "ser1", 0, "/bin/busybox sh -i");
 	char *inv_text = xasprintf("boards:\n"
 				   "  ser1:\n"
 				   "    transport: serial\n"
@@ -351,5 +309,5 @@ int main(void)
 		cmocka_unit_test(test_two_ctrl_c),
 		cmocka_unit_test(test_orch_run_next_test_at_once),
 	};
-	return ts_run_group(tests, setup, teardown);
+	return ts_run_group(tests, setup, ts_pty_board_teardown);
 }
