@@ -88,13 +88,11 @@ static void test_power_on_and_console(void **state)
 
 	struct ts_term t;
 	char *cmd = xasprintf("%s exec %s console qemu1", f->env, ORCH_BIN);
-	ts_term_start(&t, cmd);
-	const char *before = t.before;
 	size_t at = 0;
-	assert_true(ts_term_wait(&t, &at, "q ends the session", STEP_WAIT_MS, NULL));
+	ts_term_start_raw(&t, cmd, "q ends the session", &at, STEP_WAIT_MS);
 	assert_true(ts_term_wait(&t, &at, "login:", BOOT_WAIT_MS, "\r"));
 	char *during = ts_term_stty(&t);
-	assert_string_not_equal(before, during);   /* raw while the session runs */
+	assert_string_not_equal(t.before, during);   /* raw while the session runs */
 	ts_term_type(&t, "root\r");
 	assert_true(ts_term_wait(&t, &at, "assword:", STEP_WAIT_MS, NULL));
 	ts_term_type(&t, "orchlab\r");
@@ -102,14 +100,8 @@ static void test_power_on_and_console(void **state)
 	ts_term_type(&t, "echo orch-$((6*7))\r");
 	assert_true(ts_term_wait(&t, &at, "orch-42", STEP_WAIT_MS, NULL));
 	ts_term_type(&t, "\x1dq");
-	rc = ts_term_wait_exit(&t, STEP_WAIT_MS);
-	print_message("console (its end): %s\n",
-		      strbuf_str(&t.seen) + (t.seen.len > 400 ? t.seen.len - 400 : 0));
-	assert_int_equal(rc, 0);
-	char *after = ts_term_stty(&t);
-	assert_string_equal(before, after);
+	ts_term_assert_exit(&t, 0, STEP_WAIT_MS);
 	free(during);
-	free(after);
 	ts_term_end(&t);
 	free(cmd);
 }
@@ -119,11 +111,8 @@ static void test_console_held_and_sigterm(void **state)
 	struct fixture *f = *state;
 	struct ts_term t;
 	char *cmd = xasprintf("%s exec %s console qemu1", f->env, ORCH_BIN);
-	ts_term_start(&t, cmd);
-	const char *before = t.before;
 	size_t at = 0;
-	assert_true(ts_term_wait(&t, &at, "q ends the session", STEP_WAIT_MS, NULL));
-	assert_true(ts_term_wait_raw(&t, STEP_WAIT_MS));
+	ts_term_start_raw(&t, cmd, "q ends the session", &at, STEP_WAIT_MS);
 
 	char *out = NULL;
 	int rc = ts_run(&out, "%s %s console qemu1 </dev/null", f->env, ORCH_BIN);
@@ -143,11 +132,7 @@ static void test_console_held_and_sigterm(void **state)
 	free(out);
 
 	kill(t.pid, SIGTERM);
-	rc = ts_term_wait_exit(&t, STEP_WAIT_MS);
-	assert_int_equal(rc, 130);
-	char *after = ts_term_stty(&t);
-	assert_string_equal(before, after);
-	free(after);
+	ts_term_assert_exit(&t, 130, STEP_WAIT_MS);
 	ts_term_end(&t);
 	free(cmd);
 }
@@ -157,19 +142,11 @@ static void test_listen_with_own_escape(void **state)
 	struct fixture *f = *state;
 	struct ts_term t;
 	char *cmd = xasprintf("%s exec %s console qemu1 --listen --escape ^a", f->env, ORCH_BIN);
-	ts_term_start(&t, cmd);
-	const char *before = t.before;
 	size_t at = 0;
-	assert_true(ts_term_wait(&t, &at, "read only; Ctrl-A q ends the session", STEP_WAIT_MS,
-			      NULL));
-	assert_true(ts_term_wait_raw(&t, STEP_WAIT_MS));
+	ts_term_start_raw(&t, cmd, "read only; Ctrl-A q ends the session", &at, STEP_WAIT_MS);
 	ts_term_type(&t, "\x1dq");          /* not the escape key now: nothing happens */
 	ts_term_type(&t, "\x01q");
-	int rc = ts_term_wait_exit(&t, STEP_WAIT_MS);
-	assert_int_equal(rc, 0);
-	char *after = ts_term_stty(&t);
-	assert_string_equal(before, after);
-	free(after);
+	ts_term_assert_exit(&t, 0, STEP_WAIT_MS);
 	ts_term_end(&t);
 	free(cmd);
 }

@@ -73,10 +73,8 @@ static void test_session_over_tcp(void **state)
 	struct fixture *f = *state;
 	struct ts_term t;
 	char *cmd = xasprintf("%s exec %s console tcpb", f->env, ORCH_BIN);
-	ts_term_start(&t, cmd);
 	size_t at = 0;
-	assert_true(ts_term_wait(&t, &at, "tcp://" ADDR ":55260", WAIT_MS, NULL));
-	assert_true(ts_term_wait_raw(&t, WAIT_MS));
+	ts_term_start_raw(&t, cmd, "tcp://" ADDR ":55260", &at, WAIT_MS);
 
 	char *out = NULL;
 	int rc = ts_run(&out, "%s %s console tcptwin </dev/null", f->env, ORCH_BIN);
@@ -93,11 +91,7 @@ static void test_session_over_tcp(void **state)
 	ts_term_type(&t, "\x1d?");
 	assert_true(ts_term_wait(&t, &at, "this help", WAIT_MS, NULL));
 	ts_term_type(&t, "\x1dq");
-	rc = ts_term_wait_exit(&t, WAIT_MS);
-	assert_int_equal(rc, 0);
-	char *after = ts_term_stty(&t);
-	assert_string_equal(t.before, after);
-	free(after);
+	ts_term_assert_exit(&t, 0, WAIT_MS);
 	ts_term_end(&t);
 	free(cmd);
 }
@@ -120,17 +114,11 @@ static void test_console_lost(void **state)
 	struct fixture *f = *state;
 	struct ts_term t;
 	char *cmd = xasprintf("%s exec %s console tcpb", f->env, ORCH_BIN);
-	ts_term_start(&t, cmd);
 	size_t at = 0;
-	assert_true(ts_term_wait(&t, &at, "tcp://" ADDR ":55260", WAIT_MS, NULL));
-	assert_true(ts_term_wait_raw(&t, WAIT_MS));
+	ts_term_start_raw(&t, cmd, "tcp://" ADDR ":55260", &at, WAIT_MS);
 	ts_stop(&f->socat);
-	int rc = ts_term_wait_exit(&t, WAIT_MS);
-	assert_int_equal(rc, 3);
+	ts_term_assert_exit(&t, 3, WAIT_MS);
 	assert_true(ts_term_wait(&t, &at, "the console is gone", WAIT_MS, NULL));
-	char *after = ts_term_stty(&t);
-	assert_string_equal(t.before, after);
-	free(after);
 	ts_term_end(&t);
 	free(cmd);
 }

@@ -127,3 +127,25 @@ bool ts_term_wait_raw(struct ts_term *t, int64_t ms)
 	return false;
 }
 
+
+void ts_term_start_raw(struct ts_term *t, const char *cmd, const char *banner, size_t *at,
+		       int64_t ms)
+{
+	ts_term_start(t, cmd);
+	assert_true(ts_term_wait(t, at, banner, ms, NULL));
+	assert_true(ts_term_wait_raw(t, ms));
+}
+
+void ts_term_assert_exit(struct ts_term *t, int want, int64_t ms)
+{
+	int rc = ts_term_wait_exit(t, ms);
+	if (rc != want) {
+		const char *seen = strbuf_str(&t->seen);
+		size_t len = t->seen.len;
+		fail_msg("exit status %d, wanted %d; the end of what it wrote:\n%s", rc, want,
+			 seen + (len > 400 ? len - 400 : 0));
+	}
+	char *after = ts_term_stty(t);
+	assert_string_equal(t->before, after);
+	free(after);
+}

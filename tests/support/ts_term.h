@@ -41,6 +41,15 @@ void ts_term_type(struct ts_term *t, const char *keys);
 /* The command's exit status (128+N for a signal), waited for at most ms
  * while its output is read; -1 when it still runs. */
 int ts_term_wait_exit(struct ts_term *t, int64_t ms);
+/* Starts CMD (an `orch console`, say) on a new pty and waits at most ms
+ * until it wrote BANNER (*at moves past it) and made the pty raw; fails
+ * the test when either does not come. */
+void ts_term_start_raw(struct ts_term *t, const char *cmd, const char *banner, size_t *at,
+		       int64_t ms);
+/* Waits at most ms for the command's end; fails the test unless its exit
+ * status is WANT and the pty's settings are again those from before it
+ * started. */
+void ts_term_assert_exit(struct ts_term *t, int want, int64_t ms);
 /* Kills the command if it still runs, closes the pty, frees. */
 void ts_term_end(struct ts_term *t);
 
