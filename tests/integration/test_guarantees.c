@@ -8,7 +8,9 @@
  */
 #include "lab.h"
 #include "testsupport.h"
+#include "ts_console.h"
 #include "ts_json.h"
+#include "ts_orch.h"
 #include "util/strbuf.h"
 
 #include <jansson.h>
@@ -19,20 +21,6 @@
 
 #define LAB_BASE "127.0.110"
 #define SECRET "s3cr3t-lie-password"
-
-/* The console logs in again after each logout, as a getty would. */
-static const char login_script[] =
-	"while :; do\n"
-	"user=\n"
-	"while [ -z \"$user\" ]; do printf '\\r\\nfake-board login: '; read user; done\n"
-	"printf 'Password: '\n"
-	"stty -echo; read pw; stty echo; echo\n"
-	"if [ \"$user\" = root ] && [ \"$pw\" = '" SECRET "' ]; then\n"
-	"  /bin/sh -i\n"
-	"else\n"
-	"  echo 'Login incorrect'; sleep 1\n"
-	"fi\n"
-	"done\n";
 
 /* A console that echoes the password as it is typed, then hangs up. */
 static const char echo_login_script[] =
@@ -53,24 +41,13 @@ struct fx {
 
 static struct fx F;
 
+/* The quiet console logs in again after each logout, as a getty would. */
 static int start_console(const char *name, bool echo, char **link, pid_t *pid)
 {
-	const char *text = echo ? echo_login_script : login_script;
-	char *file = xasprintf("%s.sh", name);
-	char *script = ts_write_file(F.dir, file, text);
-	*link = xasprintf("%s/%s", F.dir, name);
-	char *cmd = xasprintf("exec socat pty,raw,echo=0,link=%s "
-			      "EXEC:'/bin/sh %s',pty,setsid,ctty,stderr", *link, script);
-	*pid = ts_spawn(cmd, NULL);
-	free(cmd);
-	free(script);
-	free(file);
-	for (int i = 0; i < 250; i++) {
-		if (access(*link, F_OK) == 0)
-			return 0;
-		usleep(20000);
-	}
-	return -1;
+	char *login = ts_console_login_script("fake-board", SECRET);
+	int rc = ts_console_start(F.dir, name, echo ? echo_login_script : login, link, pid);
+	free(login);
+	return rc;
 }
 
 static int setup(void **state)
@@ -88,9 +65,8 @@ static int setup(void **state)
 	if (start_console("console", false, &F.console, &F.socat[0]) < 0 ||
 	    start_console("echo-console", true, &F.echo_console, &F.socat[1]) < 0)
 		return -1;
-	char *inv = xasprintf(
-		"defaults:\n"
-		"  ssh: { user: %s, identity: %s, known_hosts: %s, connect_timeout: 5s }\n"
+	F.inventory = lab_write_inventory(
+		F.lab, F.dir, "rack.yaml", "connect_timeout: 5s",
 		"  workdir: /tmp/orch-lie-work.%ld\n"
 		"boards:\n"
 		"  sshb: { arch: x86_64, tags: [c], ssh: { host: " LAB_BASE ".1, port: %d } }\n"
@@ -101,10 +77,8 @@ static int setup(void **state)
 		"         serial: { port: %s, login_user: root, password_env: ORCH_LIE_SECRET } }\n"
 		"  evil: { tags: [evil], ssh: { port: 1,\n"
 		"          host: \"$(touch %s.1)`touch %s.2`'\\\"; touch %s.3; \\\"'\\ntouch %s.4\" } }\n",
-		F.lab->user, F.lab->identity, F.lab->known_hosts, (long)getpid(), LAB_PORT,
-		F.console, F.echo_console, F.pwned, F.pwned, F.pwned, F.pwned);
-	F.inventory = ts_write_file(F.dir, "rack.yaml", inv);
-	free(inv);
+		(long)getpid(), LAB_PORT, F.console, F.echo_console, F.pwned, F.pwned, F.pwned,
+		F.pwned);
 	return 0;
 }
 
@@ -130,20 +104,12 @@ static int teardown(void **state)
 static int run_scenario(const char *name, const char *selector, const char *env,
 			const char *tests, char **out, json_t **results)
 {
-	char *text = xasprintf("name: %s\ninventory: rack.yaml\nboards: [\"%s\"]\n"
-			       "defaults: { timeout: 30s }\ntests:\n%s", name, selector, tests);
-	char *file = xasprintf("%s.yaml", name);
-	char *sc = ts_write_file(F.dir, file, text);
+	char *sc = ts_rack_scenario(F.dir, name, selector, "timeout: 30s", tests);
 	int rc = ts_run(out, "ORCH_LIE_SECRET='" SECRET "' %s %s run %s -o %s/runs", env, ORCH_BIN,
 			sc, F.dir);
-	if (results) {
-		char *run_dir = xasprintf("%s/runs/%s/latest", F.dir, name);
-		*results = ts_json_load_in(run_dir, "results.json");
-		free(run_dir);
-	}
+	if (results)
+		*results = ts_orch_results(F.dir, name);
 	free(sc);
-	free(file);
-	free(text);
 	return rc;
 }
 

@@ -8,7 +8,9 @@
  */
 #include "lab.h"
 #include "testsupport.h"
+#include "ts_console.h"
 #include "ts_json.h"
+#include "ts_orch.h"
 #include "util/strbuf.h"
 
 #include <jansson.h>
@@ -19,19 +21,6 @@
 
 #define LAB_BASE "127.0.205"
 #define SECRET "wl-console-pw"
-
-static const char login_script[] =
-	"while :; do\n"
-	"user=\n"
-	"while [ -z \"$user\" ]; do printf '\\r\\nwl-board login: '; read user; done\n"
-	"printf 'Password: '\n"
-	"stty -echo; read pw; stty echo; echo\n"
-	"if [ \"$user\" = root ] && [ \"$pw\" = '" SECRET "' ]; then\n"
-	"  /bin/sh -i\n"
-	"else\n"
-	"  echo 'Login incorrect'; sleep 1\n"
-	"fi\n"
-	"done\n";
 
 /* A console that prints a 12000-byte line again and again, as a chatty
  * kernel would: "login:" at offset 8192 (a piece's start when lines were
@@ -62,25 +51,6 @@ struct fx {
 
 static struct fx F;
 
-static int start_console(const char *name, const char *text, char **link, pid_t *pid)
-{
-	char *file = xasprintf("%s.sh", name);
-	char *script = ts_write_file(F.dir, file, text);
-	*link = xasprintf("%s/%s", F.dir, name);
-	char *cmd = xasprintf("exec socat pty,raw,echo=0,link=%s "
-			      "EXEC:'/bin/sh %s',pty,setsid,ctty,stderr", *link, script);
-	*pid = ts_spawn(cmd, NULL);
-	free(cmd);
-	free(script);
-	free(file);
-	for (int i = 0; i < 250; i++) {
-		if (access(*link, F_OK) == 0)
-			return 0;
-		usleep(20000);
-	}
-	return -1;
-}
-
 static int setup(void **state)
 {
 	(void)state;
@@ -88,22 +58,18 @@ static int setup(void **state)
 		print_message("socat is not installed (apt-get install socat)\n");
 		return -1;
 	}
-	if (!ts_is_root()) {
-		print_message("needs root (the lab's boards log in as root)\n");
-		exit(77);
-	}
-	F.lab = lab_up(LAB_BASE, 1, 1, false);
-	if (!F.lab)
+	if (lab_group_up(&F.lab, LAB_BASE, 1, 1, false) < 0)
 		return -1;
 	F.dir = ts_mkdtemp("wholelines");
 	chmod(F.dir, 0755);
 	F.gen = ts_write_file(F.dir, "gen.sh", gen_script);
-	if (start_console("console", login_script, &F.console, &F.socat[0]) < 0 ||
-	    start_console("chatty", chatty_script, &F.chatty, &F.socat[1]) < 0)
+	char *login = ts_console_login_script("wl-board", SECRET);
+	int up = ts_console_start(F.dir, "console", login, &F.console, &F.socat[0]);
+	free(login);
+	if (up < 0 || ts_console_start(F.dir, "chatty", chatty_script, &F.chatty, &F.socat[1]) < 0)
 		return -1;
-	char *inv = xasprintf(
-		"defaults:\n"
-		"  ssh: { user: %s, identity: %s, known_hosts: %s, connect_timeout: 5s }\n"
+	free(lab_write_inventory(
+		F.lab, F.dir, "rack.yaml", "connect_timeout: 5s",
 		"boards:\n"
 		"  sshb: { tags: [c], ssh: { host: " LAB_BASE ".1, port: %d } }\n"
 		"  drop: { tags: [c], ssh: { host: " LAB_BASE ".200, port: %d } }\n"
@@ -111,10 +77,7 @@ static int setup(void **state)
 		"  ser: { tags: [c], transport: serial,\n"
 		"         serial: { port: %s, login_user: root, password_env: WL_SECRET } }\n"
 		"  chat: { tags: [boot], serial: { port: %s } }\n",
-		F.lab->user, F.lab->identity, F.lab->known_hosts, LAB_PORT, LAB_PORT, F.console,
-		F.chatty);
-	free(ts_write_file(F.dir, "rack.yaml", inv));
-	free(inv);
+		LAB_PORT, LAB_PORT, F.console, F.chatty));
 	return 0;
 }
 
@@ -137,20 +100,13 @@ static int teardown(void **state)
 static int run_scenario(const char *name, const char *selector, const char *tests, char **out,
 			json_t **res)
 {
-	char *text = xasprintf("name: %s\ninventory: rack.yaml\nboards: [\"%s\"]\n"
-			       "defaults: { timeout: 60s }\ntests:\n%s", name, selector, tests);
-	char *file = xasprintf("%s.yaml", name);
-	char *sc = ts_write_file(F.dir, file, text);
+	char *sc = ts_rack_scenario(F.dir, name, selector, "timeout: 60s", tests);
 	int rc = ts_run(out, "WL_SECRET='" SECRET "' %s run %s -o %s/runs -j 4", ORCH_BIN, sc,
 			F.dir);
-	char *run_dir = xasprintf("%s/runs/%s/latest", F.dir, name);
-	*res = ts_json_load_in(run_dir, "results.json");
+	*res = ts_orch_results(F.dir, name);
 	if (!*res)
 		print_message("orch said:\n%s\n", *out);
-	free(run_dir);
 	free(sc);
-	free(file);
-	free(text);
 	return rc;
 }
 
