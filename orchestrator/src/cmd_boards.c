@@ -178,6 +178,10 @@ static json_t *board_json(const struct board *b, const struct board_check *chk,
 	for (size_t i = 0; i < b->n_tags; i++)
 		json_array_append_new(tags, json_string(b->tags[i]));
 	json_object_set_new(j, "tags", tags);
+	json_t *groups = json_array();
+	for (size_t i = 0; i < b->n_groups; i++)
+		json_array_append_new(groups, json_string(b->groups[i]));
+	json_object_set_new(j, "groups", groups);
 	json_object_set_new(j, "ssh", json_string(ssh));
 	json_object_set_new(j, "serial", json_string(serial));
 	json_object_set_new(j, "power", json_boolean(b->power.cycle || b->power.on));

@@ -8,6 +8,7 @@
 #include "testsupport.h"
 #include "util/strbuf.h"
 
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +90,22 @@ static void test_group_selector(void **state)
 	has(out, "\"b1\"");
 	has(out, "\"b3\"");
 	assert_null(strstr(out, "\"b2\""));
+	free(out);
+	/* each board's groups, its own and its parents' */
+	rc = ts_run(&out, "cd '%s' && %s boards -i groups.yaml --format json", tmp, ORCH_BIN);
+	assert_int_equal(rc, 0);
+	json_t *list = json_loads(out, 0, NULL);
+	assert_true(json_is_array(list));
+	static const char *const want[] = { "[\"bench\"]", "[]", "[\"bench\",\"rack2\"]" };
+	for (size_t i = 0; i < 3; i++) {
+		char *g = json_dumps(json_object_get(json_array_get(list, i), "groups"),
+				     JSON_ENCODE_ANY | JSON_COMPACT);
+		if (!g || strcmp(g, want[i]))
+			fail_msg("board %zu: groups %s, wanted %s:\n%s", i + 1, g ? g : "(none)",
+				 want[i], out);
+		free(g);
+	}
+	json_decref(list);
 	free(out);
 	rc = ts_run(&out, "cd '%s' && %s boards -i groups.yaml -l 'rack2' --format json", tmp,
 		    ORCH_BIN);
