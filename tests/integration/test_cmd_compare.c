@@ -1,5 +1,6 @@
 /* The orch binary: compare (table, JSON, exit codes, usage), report, merge. */
 #include "testsupport.h"
+#include "ts_run_folder.h"
 
 #include "result/result_json.h"
 #include "util/fsutil.h"
@@ -19,15 +20,10 @@ struct fixture {
 static void write_run(const char *dir, bool newer, int shard)
 {
 	struct run_result run;
-	memset(&run, 0, sizeof(run));
-	run.scenario = xstrdup("nightly");
-	run.run_id = xstrdup(newer ? "20261202-165000" : "20261201-165000");
-	run.orch_version = xstrdup("test");
-	run.host = xstrdup(shard == 2 ? "ci-2" : "ci-1");
-	run.start_wall_us = newer ? 1764694200000000 : 1764607800000000;
-	run.end_wall_us = run.start_wall_us + 60000000;
-	assert_int_equal(fs_mkdir_p(dir, NULL, 0), 0);
-
+	ts_run_folder_init(&run, "nightly", newer ? "20261202-165000" : "20261201-165000", "test",
+			   shard == 2 ? "ci-2" : "ci-1",
+			   newer ? 1764694200000000 : 1764607800000000,
+			   (newer ? 1764694200000000 : 1764607800000000) + 60000000);
 	if (shard != 2) {
 		struct test_result *tr = run_result_add(&run, "biff", "memory");
 		tr->log_dir = xstrdup("biff/memory");
@@ -40,29 +36,16 @@ static void write_run(const char *dir, bool newer, int shard)
 		}
 		tr = run_result_add(&run, "biff", "kernel");
 		tr->log_dir = xstrdup("biff/kernel");
-		char *tdir = xasprintf("%s/biff/kernel", dir);
-		assert_int_equal(fs_mkdir_p(tdir, NULL, 0), 0);
-		free(ts_write_file(tdir, "stdout.log", "Linux biff\n"));
-		free(tdir);
+		ts_run_folder_log(dir, "biff/kernel", "stdout.log", "Linux biff\n");
 	}
 	if (newer && shard != 1) {
 		struct test_result *tr = run_result_add(&run, "vm", "kernel");
 		tr->status = STATUS_ERROR;
 		tr->log_dir = xstrdup("vm/kernel");
 		test_result_set_message(tr, "ssh: connection refused");
-		char *tdir = xasprintf("%s/vm/kernel", dir);
-		assert_int_equal(fs_mkdir_p(tdir, NULL, 0), 0);
-		free(ts_write_file(tdir, "stderr.log", "refused\n"));
-		free(tdir);
+		ts_run_folder_log(dir, "vm/kernel", "stderr.log", "refused\n");
 	}
-	run.exit_code = run_result_exit_code(&run);
-	json_t *j = run_result_to_json(&run);
-	char *text = result_json_dump(j);
-	free(ts_write_file(dir, "results.json", text));
-	free(text);
-	json_decref(j);
-	free(ts_write_file(dir, "run.json", "{\"scenario\": \"nightly\"}\n"));
-	run_result_release(&run);
+	ts_run_folder_write(dir, &run, "{\"scenario\": \"nightly\"}\n");
 }
 
 static int setup(void **state)

@@ -1,6 +1,7 @@
 /* merge: shard run folders joined equal to the whole run; refusals. */
 #include "testsupport.h"
 #include "ts_json.h"
+#include "ts_run_folder.h"
 
 #include "finish/finish.h"
 #include "result/result_json.h"
@@ -29,36 +30,19 @@ static void write_run(const char *dir, const char *scenario, const char *host, i
 		      int64_t end, const struct spec *specs, size_t n)
 {
 	struct run_result run;
-	memset(&run, 0, sizeof(run));
-	run.scenario = xstrdup(scenario);
-	run.run_id = xstrdup("20261202-165000");
-	run.orch_version = xstrdup("0.1.0");
-	run.host = xstrdup(host);
-	run.start_wall_us = start;
-	run.end_wall_us = end;
-	assert_int_equal(fs_mkdir_p(dir, NULL, 0), 0);
+	ts_run_folder_init(&run, scenario, "20261202-165000", "0.1.0", host, start, end);
 	for (size_t i = 0; i < n; i++) {
 		struct test_result *tr = run_result_add(&run, specs[i].board, specs[i].test);
 		tr->status = specs[i].status;
 		tr->log_dir = xasprintf("%s/%s", specs[i].board, specs[i].test);
 		test_result_add_sample(tr, "m", "MiB/s", true, 10.0 + (double)i);
-		char *tdir = xasprintf("%s/%s", dir, tr->log_dir);
-		assert_int_equal(fs_mkdir_p(tdir, NULL, 0), 0);
 		char *text = xasprintf("output of %s/%s\n", specs[i].board, specs[i].test);
-		free(ts_write_file(tdir, "stdout.log", text));
+		ts_run_folder_log(dir, tr->log_dir, "stdout.log", text);
 		free(text);
-		free(tdir);
 	}
-	run.exit_code = run_result_exit_code(&run);
-	json_t *j = run_result_to_json(&run);
-	char *text = result_json_dump(j);
-	free(ts_write_file(dir, "results.json", text));
-	free(text);
-	json_decref(j);
 	char *rj = xasprintf("{\"scenario\": \"%s\", \"host\": \"%s\"}\n", scenario, host);
-	free(ts_write_file(dir, "run.json", rj));
+	ts_run_folder_write(dir, &run, rj);
 	free(rj);
-	run_result_release(&run);
 }
 
 struct fixture {
