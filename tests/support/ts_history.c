@@ -262,3 +262,62 @@ void ts_history_check_keys(struct db *d)
 	check(&q, "no such scenario");
 }
 
+
+static struct {
+	char *(*target)(const char *dir);
+	void (*stop)(void);
+	struct db *db;
+	char *dir;
+} checks;
+
+static int checks_setup(void **state)
+{
+	(void)state;
+	char err[512];
+	checks.dir = ts_mkdtemp("history-window");
+	char *target = checks.target(checks.dir);
+	if (!target)
+		return -1;
+	int rc = history_open(&checks.db, target, err, sizeof(err));
+	free(target);
+	if (rc < 0) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	ts_history_fill(checks.db, checks.dir);
+	return 0;
+}
+
+static int checks_teardown(void **state)
+{
+	(void)state;
+	db_close(checks.db);
+	if (checks.stop)
+		checks.stop();
+	ts_rmrf(checks.dir);
+	free(checks.dir);
+	return 0;
+}
+
+static void test_same_as_window_query(void **state)
+{
+	(void)state;
+	ts_history_check_window(checks.db, checks.dir);
+}
+
+static void test_keys(void **state)
+{
+	(void)state;
+	ts_history_check_keys(checks.db);
+}
+
+int ts_history_run_checks(char *(*target)(const char *dir), void (*stop)(void))
+{
+	checks.target = target;
+	checks.stop = stop;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_same_as_window_query),
+		cmocka_unit_test(test_keys),
+	};
+	return ts_run_group(tests, checks_setup, checks_teardown);
+}

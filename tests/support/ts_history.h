@@ -23,4 +23,12 @@ void ts_history_check_window(struct db *db, const char *dir);
  * never recorded and a scenario that does not exist. */
 void ts_history_check_keys(struct db *db);
 
+/* A back end's test file: the two checks above as one cmocka group on the
+ * history at the database TARGET returns (an SQLite path or a
+ * postgresql:// URL, caller frees; NULL when it cannot, a failure), called
+ * in the group setup with the scratch folder the runs are named under,
+ * and filled by ts_history_fill. STOP, when not NULL, is called at
+ * teardown once the history is closed. Returns the file's exit status. */
+int ts_history_run_checks(char *(*target)(const char *dir), void (*stop)(void));
+
 #endif
