@@ -14,6 +14,7 @@
  *   after is told who holds it. */
 #include "testsupport.h"
 #include "pg.h"
+#include "ts_orch.h"
 
 #include "util/deadline.h"
 #include "util/strbuf.h"
@@ -43,15 +44,13 @@ struct fixture {
 static int group_setup(void **state)
 {
 	(void)state;
-	pg = pg_up(PG_HOST, PG_PORT, "orch");
-	return pg ? 0 : -1;
+	return pg_group_up(&pg, PG_HOST, PG_PORT);
 }
 
 static int group_teardown(void **state)
 {
 	(void)state;
-	pg_down(pg);
-	return 0;
+	return pg_group_down(&pg);
 }
 
 /* The postmaster's pid, from its pid file. */
@@ -96,12 +95,9 @@ static void signal_server(int sig)
 
 static int setup(void **state)
 {
-	static int n;
 	struct fixture *f = calloc(1, sizeof(*f));
 	f->tmp = ts_mkdtemp("dbstall");
-	char name[32];
-	snprintf(name, sizeof(name), "stall%d", ++n);
-	f->url = pg_createdb(pg, name);
+	f->url = pg_createdb_next(pg, "stall");
 	free(ts_write_file(f->tmp, "rack.yaml", "boards:\n  b1: { local: true }\n"));
 	f->scenario = xasprintf("%s/sc.yaml", f->tmp);
 	*state = f;
@@ -134,17 +130,10 @@ static bool wait_file(const char *path, int64_t limit_ms)
 /* orch's exit status, or -1 when it had not ended within limit_ms. */
 static int wait_orch(struct fixture *f, int64_t limit_ms)
 {
-	int64_t until = clock_mono_ms() + limit_ms;
-	int status;
-	while (clock_mono_ms() < until) {
-		pid_t r = waitpid(f->orch, &status, WNOHANG);
-		if (r == f->orch) {
-			f->orch = 0;
-			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-		}
-		usleep(20 * 1000);
-	}
-	return -1;
+	int rc = ts_wait_exit(f->orch, (int)limit_ms);
+	if (rc >= 0)
+		f->orch = 0;
+	return rc;
 }
 
 static char *orch_log(struct fixture *f)

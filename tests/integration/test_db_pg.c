@@ -18,14 +18,14 @@ static struct pg *pg;
 
 static int setup(void **state)
 {
-	pg = pg_up(PG_HOST, PG_PORT, "orch");
-	return pg ? 0 : -1;
+	(void)state;
+	return pg_group_up(&pg, PG_HOST, PG_PORT);
 }
 
 static int teardown(void **state)
 {
-	pg_down(pg);
-	return 0;
+	(void)state;
+	return pg_group_down(&pg);
 }
 
 static struct db *open_url(const char *url)

@@ -7,6 +7,7 @@
  * nothing run twice to completion). Real orch processes, local boards. */
 #include "testsupport.h"
 #include "pg.h"
+#include "ts_orch.h"
 
 #include "store/store.h"
 #include "util/strbuf.h"
@@ -33,25 +34,20 @@ struct fixture {
 static int group_setup(void **state)
 {
 	(void)state;
-	pg = pg_up(PG_HOST, PG_PORT, "orch");
-	return pg ? 0 : -1;
+	return pg_group_up(&pg, PG_HOST, PG_PORT);
 }
 
 static int group_teardown(void **state)
 {
 	(void)state;
-	pg_down(pg);
-	return 0;
+	return pg_group_down(&pg);
 }
 
 static int setup(void **state)
 {
-	static int n;
 	struct fixture *f = calloc(1, sizeof(*f));
 	f->tmp = ts_mkdtemp("rackpg");
-	char name[32];
-	snprintf(name, sizeof(name), "rack%d", ++n);
-	f->url = pg_createdb(pg, name);
+	f->url = pg_createdb_next(pg, "rack");
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_puts(&sb, "boards:\n");
 	for (int i = 1; i <= N_BOARDS; i++)
@@ -83,13 +79,6 @@ static int teardown(void **state)
 static char *env(struct fixture *f, const char *host)
 {
 	return xasprintf("cd %s && ORCH_LOCK_DIR=%s/locks-%s", f->tmp, f->tmp, host);
-}
-
-static int wait_exit(pid_t pid)
-{
-	int status;
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 /* Waits up to 60 s for the file name in the scratch folder to hold text. */
@@ -153,7 +142,7 @@ static void test_board_lock_across_controllers(void **state)
 	free(out);
 	/* kill -9: the session ends, the lock goes with it */
 	kill(holder, SIGKILL);
-	assert_int_equal(wait_exit(holder), 128 + SIGKILL);
+	assert_int_equal(ts_wait_exit(holder, 300000), 128 + SIGKILL);
 	ts_stop(&holder);
 	rc = ts_run(&out, "%s %s run %s -l b01 -o runs --db %s --wait 5s", eb, ORCH_BIN,
 		    f->scenario, f->url);
@@ -270,7 +259,7 @@ static void test_joined_fast_take_more_and_merge_equals_single(void **state)
 	pid_t pids[3];
 	start_joined(f, "pipeline-1", "0.2", "0.6", pids);
 	for (int c = 0; c < 3; c++)
-		assert_int_equal(wait_exit(pids[c]), 1);   /* b07 check failed: the run's code */
+		assert_int_equal(ts_wait_exit(pids[c], 300000), 1);   /* b07 check failed: the run's code */
 	int took[3];
 	for (int c = 0; c < 3; c++) {
 		char *log = xasprintf("%s.log", names[c]);
@@ -335,9 +324,9 @@ static void test_killed_controller_items_rerun_elsewhere(void **state)
 	assert_true(count(text, " takes board ") >= 4);
 	free(text);
 	kill(pids[2], SIGKILL);
-	assert_int_equal(wait_exit(pids[2]), 128 + SIGKILL);
-	assert_int_equal(wait_exit(pids[0]), 1);
-	assert_int_equal(wait_exit(pids[1]), 1);
+	assert_int_equal(ts_wait_exit(pids[2], 300000), 128 + SIGKILL);
+	assert_int_equal(ts_wait_exit(pids[0], 300000), 1);
+	assert_int_equal(ts_wait_exit(pids[1], 300000), 1);
 	char *merged_path = merged_results(f);
 	int retried = 0, by_victim = 0;
 	char *merged = result_set(merged_path, &retried, "slow", &by_victim);
@@ -438,8 +427,8 @@ static void test_join_same_host_shared_server(void **state)
 		if (c == 0)   /* the first joins first: it is HOST, the second HOST-2 */
 			assert_true(wait_tmp_text(f, "same0.log", "joined 'p6' as controller"));
 	}
-	assert_int_equal(wait_exit(pids[0]), 0);
-	assert_int_equal(wait_exit(pids[1]), 0);
+	assert_int_equal(ts_wait_exit(pids[0], 300000), 0);
+	assert_int_equal(ts_wait_exit(pids[1], 300000), 0);
 	char host[128] = "";
 	gethostname(host, sizeof(host) - 1);
 	char *l0 = read_tmp(f, "same0.log"), *l1 = read_tmp(f, "same1.log");

@@ -116,3 +116,25 @@ void pg_down(struct pg *pg)
 	free(pg->url);
 	free(pg);
 }
+
+int pg_group_up(struct pg **pg, const char *host, int port)
+{
+	*pg = pg_up(host, port, "orch");
+	return *pg ? 0 : -1;
+}
+
+int pg_group_down(struct pg **pg)
+{
+	pg_down(*pg);
+	*pg = NULL;
+	return 0;
+}
+
+char *pg_createdb_next(struct pg *pg, const char *prefix)
+{
+	static int n;
+	char *name = xasprintf("%s%d", prefix, ++n);
+	char *url = pg_createdb(pg, name);
+	free(name);
+	return url;
+}

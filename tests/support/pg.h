@@ -34,4 +34,13 @@ int pg_restart(struct pg *pg);
 /* Stops the server, reaps it, removes the directory and frees; accepts NULL. */
 void pg_down(struct pg *pg);
 
+/* The group fixture of a test file on one server: starts it into *pg with
+ * database "orch"; 0, or -1 when it would not start (a failure).
+ * pg_group_down stops it and returns 0. */
+int pg_group_up(struct pg **pg, const char *host, int port);
+int pg_group_down(struct pg **pg);
+/* A database of one test's own: PREFIX1, PREFIX2, ... one more each call
+ * (for any prefix) in the running server; its URL (caller frees) or NULL. */
+char *pg_createdb_next(struct pg *pg, const char *prefix);
+
 #endif
