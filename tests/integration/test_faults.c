@@ -15,6 +15,7 @@
 #include "lab.h"
 #include "testsupport.h"
 #include "ts_json.h"
+#include "ts_orch.h"
 #include "util/deadline.h"
 #include "util/strbuf.h"
 
@@ -49,16 +50,13 @@ static int setup(void **state)
 		return -1;
 	F.dir = ts_mkdtemp("faults");
 	chmod(F.dir, 0755);   /* the lab user writes pushes below it */
-	char *inv = xasprintf(
-		"defaults:\n"
-		"  ssh: { user: %s, identity: %s, known_hosts: %s, connect_timeout: 5s }\n"
+	F.inventory = lab_write_inventory(
+		F.lab, F.dir, "rack.yaml", "connect_timeout: 5s",
 		"boards:\n"
 		"  sshb: { arch: x86_64, tags: [s], ssh: { host: " LAB_BASE ".1, port: %d } }\n"
 		"  loc: { local: true, tags: [l] }\n"
 		"  sshw: { arch: x86_64, workdir: %s/wd, ssh: { host: " LAB_BASE ".1, port: %d } }\n",
-		F.lab->user, F.lab->identity, F.lab->known_hosts, LAB_PORT, F.dir, LAB_PORT);
-	F.inventory = ts_write_file(F.dir, "rack.yaml", inv);
-	free(inv);
+		LAB_PORT, F.dir, LAB_PORT);
 	return 0;
 }
 
@@ -77,21 +75,7 @@ static int teardown(void **state)
  * returns its path (caller frees). */
 static char *write_scenario(const char *name, const char *selector, const char *tests)
 {
-	char *text = xasprintf("name: %s\ninventory: rack.yaml\nboards: [\"%s\"]\n"
-			       "defaults: { timeout: 60s }\ntests:\n%s", name, selector, tests);
-	char *file = xasprintf("%s.yaml", name);
-	char *sc = ts_write_file(F.dir, file, text);
-	free(file);
-	free(text);
-	return sc;
-}
-
-static json_t *load_results(const char *name)
-{
-	char *run_dir = xasprintf("%s/runs/%s/latest", F.dir, name);
-	json_t *j = ts_json_load_in(run_dir, "results.json");
-	free(run_dir);
-	return j;
+	return ts_rack_scenario(F.dir, name, selector, "timeout: 60s", tests);
 }
 
 static bool run_file_exists(const char *name, const char *file)
@@ -155,18 +139,6 @@ static bool wait_for_text(const char *glob, const char *needle, int ms)
 	return false;
 }
 
-/* waitpid with a bound; the exit status as ts_run gives it, -1 on timeout. */
-static int wait_exit(pid_t pid, int ms)
-{
-	int ws;
-	for (int64_t dl = deadline_in_ms(ms); !deadline_expired(dl); usleep(10000)) {
-		pid_t r = waitpid(pid, &ws, WNOHANG);
-		if (r == pid)
-			return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-	}
-	return -1;
-}
-
 static const json_t *first_result(const json_t *res)
 {
 	return json_array_get(json_object_get(res, "results"), 0);
@@ -196,7 +168,7 @@ static void test_double_ctrl_c_still_reports(void **state)
 	ctrl_c(pid, log, 1);
 	int64_t t0 = clock_mono_ms();
 	kill(pid, SIGINT);
-	int rc = wait_exit(pid, 15000);
+	int rc = ts_wait_exit(pid, 15000);
 	int64_t took = clock_mono_ms() - t0;
 	char *out = ts_read_file(log);
 	if (rc < 0)
@@ -205,7 +177,7 @@ static void test_double_ctrl_c_still_reports(void **state)
 	if (rc != 130)
 		fail_msg("exit %d, want 130; orch said:\n%s", rc, out ? out : "");
 	assert_true(took < 4000);
-	json_t *res = load_results("ctrlc2");
+	json_t *res = ts_orch_results(F.dir, "ctrlc2");
 	assert_non_null(res);
 	assert_true(json_is_true(json_object_get(res, "interrupted")));
 	assert_int_equal(json_integer_value(json_object_get(res, "exit_code")), 130);
@@ -243,7 +215,7 @@ static void test_third_ctrl_c_quits_but_says_interrupted(void **state)
 	ctrl_c(pid, log, 1);
 	ctrl_c(pid, log, 2);
 	kill(pid, SIGINT);
-	int rc = wait_exit(pid, 5000);
+	int rc = ts_wait_exit(pid, 5000);
 	if (rc < 0)
 		ts_stop(&pid);
 	assert_int_equal(rc, 130);
@@ -288,7 +260,7 @@ static void test_daemon_left_by_passing_test_is_stopped(void **state)
 	if (rc != 0 || ssh_left != 0 || atoi(local_left ? local_left : "0") != 0)
 		fail_msg("exit %d, left on the ssh board %d, on the local one %s; orch said:\n%s", rc,
 			 ssh_left, local_left ? local_left : "?", out);
-	json_t *res = load_results("leftover");
+	json_t *res = ts_orch_results(F.dir, "leftover");
 	const char *boards[] = { "sshb", "loc" };
 	for (int i = 0; i < 2; i++) {
 		json_t *r = ts_json_result_or_fail(res, boards[i], "daemon");
@@ -324,7 +296,7 @@ static void test_leftovers_fail_option(void **state)
 	int rc = ts_run(&out, "%s run %s -o %s/runs 2>&1", ORCH_BIN, sc, F.dir);
 	int left = count_board_procs("^sleep 1722");
 	assert_int_equal(left, 0);
-	json_t *res = load_results("leftfail");
+	json_t *res = ts_orch_results(F.dir, "leftfail");
 	json_t *r = ts_json_result_or_fail(res, "sshb", "daemon");
 	const char *msg = ts_json_str(r, "message");
 	if (rc != 1 || strcmp(ts_json_str(r, "status"), "fail") != 0 || !msg ||
@@ -412,7 +384,7 @@ static void test_hanging_lookup_bounded_by_connect_timeout(void **state)
 	char *log = NULL;
 	int64_t t0 = clock_mono_ms();
 	pid_t pid = spawn_in_dns_ns("dnsslow", "2s", &log);
-	int rc = wait_exit(pid, 40000);
+	int rc = ts_wait_exit(pid, 40000);
 	int64_t took = clock_mono_ms() - t0;
 	if (rc < 0)
 		ts_stop(&pid);
@@ -422,7 +394,7 @@ static void test_hanging_lookup_bounded_by_connect_timeout(void **state)
 	if (rc != 3)
 		fail_msg("exit %d, want 3; orch said:\n%s", rc, out ? out : "");
 	assert_true(took < 4500);
-	json_t *res = load_results("dnsslow");
+	json_t *res = ts_orch_results(F.dir, "dnsslow");
 	const json_t *r = first_result(res);
 	assert_string_equal(json_string_value(json_object_get(r, "status")), "error");
 	const char *msg = json_string_value(json_object_get(r, "message"));
@@ -452,7 +424,7 @@ static void test_ctrl_c_during_lookup(void **state)
 	}
 	int64_t t0 = clock_mono_ms();
 	kill(pid, SIGINT);
-	int rc = wait_exit(pid, 40000);
+	int rc = ts_wait_exit(pid, 40000);
 	int64_t took = clock_mono_ms() - t0;
 	if (rc < 0)
 		ts_stop(&pid);
@@ -462,7 +434,7 @@ static void test_ctrl_c_during_lookup(void **state)
 	if (rc != 130)
 		fail_msg("exit %d, want 130; orch said:\n%s", rc, out ? out : "");
 	assert_true(took < 5000);   /* the lookup alone would take 25 s */
-	json_t *res = load_results("dnsint");
+	json_t *res = ts_orch_results(F.dir, "dnsint");
 	assert_non_null(res);
 	assert_true(json_is_true(json_object_get(res, "interrupted")));
 	json_decref(res);
@@ -497,7 +469,7 @@ static void test_hanging_power_command_bounded_by_test_timeout(void **state)
 	ts_run(NULL, "pkill -KILL -f '^sleep 1719'");
 	ts_stop(&console);
 	print_message("exit %d after %lld ms\n", rc, (long long)took);
-	json_t *res = load_results("power");
+	json_t *res = ts_orch_results(F.dir, "power");
 	const json_t *r = first_result(res);
 	const char *msg = json_string_value(json_object_get(r, "message"));
 	if (rc != 3 || !msg || !strstr(msg, "power cycle command 'sleep 1719' timed out"))
@@ -534,7 +506,7 @@ static void test_failed_push_leaves_no_part_file(void **state)
 	char *ls = NULL;
 	ts_run(&ls, "ls -A %s", tiny);
 	ts_run(NULL, "umount %s", tiny);
-	json_t *res = load_results("pushfull");
+	json_t *res = ts_orch_results(F.dir, "pushfull");
 	const json_t *r = first_result(res);
 	const char *msg = json_string_value(json_object_get(r, "message"));
 	print_message("exit %d: %s\n", rc, msg ? msg : "(none)");
@@ -563,7 +535,7 @@ static int run_and_cut_push(const char *cmd, const char *log, const char *glob, 
 	for (int64_t dl = deadline_in_ms(20000); !*seen && !deadline_expired(dl); usleep(20000))
 		*seen = ts_run(NULL, nonempty ? "test -s %s" : "ls %s >/dev/null 2>&1", glob) == 0;
 	ts_run(NULL, "pkill -KILL -u %s -f '^sshd: %s'", F.lab->user, F.lab->user);
-	int rc = wait_exit(pid, 60000);
+	int rc = ts_wait_exit(pid, 60000);
 	if (rc < 0)
 		ts_stop(&pid);
 	return rc;

@@ -18,6 +18,7 @@
 #include "lab.h"
 #include "testsupport.h"
 #include "ts_json.h"
+#include "ts_orch.h"
 #include "util/deadline.h"
 #include "util/strbuf.h"
 
@@ -85,20 +86,16 @@ static int setup(void **state)
 		return -1;
 	F.dir = ts_mkdtemp("heal");
 	chmod(F.dir, 0755);
-	char *inv = xasprintf(
-		"defaults:\n"
-		"  ssh: { user: %s, identity: %s, known_hosts: %s, connect_timeout: 5s }\n"
+	F.inventory = lab_write_inventory(
+		F.lab, F.dir, "rack.yaml", "connect_timeout: 5s",
 		"boards:\n"
 		"  good: { arch: x86_64, ssh: { host: " LAB_BASE ".1, port: %d } }\n"
 		"  late: { arch: x86_64, ssh: { host: " LAB_BASE ".2, port: %d } }\n"
 		"  third: { arch: x86_64, ssh: { host: " LAB_BASE ".3, port: %d } }\n",
-		F.lab->user, F.lab->identity, F.lab->known_hosts, LAB_PORT, LAB_PORT, LAB_PORT);
-	F.inventory = ts_write_file(F.dir, "rack.yaml", inv);
-	free(inv);
+		LAB_PORT, LAB_PORT, LAB_PORT);
 	/* the same rack with health: checks (third) and offline_after (late) */
-	inv = xasprintf(
-		"defaults:\n"
-		"  ssh: { user: %s, identity: %s, known_hosts: %s, connect_timeout: 5s }\n"
+	free(lab_write_inventory(
+		F.lab, F.dir, "rack-health.yaml", "connect_timeout: 5s",
 		"boards:\n"
 		"  late: { arch: x86_64, offline_after: 2, ssh: { host: " LAB_BASE ".2, port: %d } }\n"
 		"  third:\n"
@@ -107,9 +104,7 @@ static int setup(void **state)
 		"    health:\n"
 		"      - name: marker\n"
 		"        run: \"echo health >> " HEALTH_TRACE "; test -e " HEALTH_OK "\"\n",
-		F.lab->user, F.lab->identity, F.lab->known_hosts, LAB_PORT, LAB_PORT);
-	free(ts_write_file(F.dir, "rack-health.yaml", inv));
-	free(inv);
+		LAB_PORT, LAB_PORT));
 	char *locks = xasprintf("%s/locks", F.dir);
 	mkdir(locks, 0755);
 	setenv("ORCH_LOCK_DIR", locks, 1);   /* the health state of this test alone */
@@ -134,22 +129,10 @@ static int teardown(void **state)
 static char *write_scenario(const char *name, const char *selector, const char *defaults,
 			    const char *tests)
 {
-	char *text = xasprintf("name: %s\ninventory: rack.yaml\nboards: [\"%s\"]\n"
-			       "defaults: { timeout: 60s%s%s }\ntests:\n%s", name, selector,
-			       defaults ? ", " : "", defaults ? defaults : "", tests);
-	char *file = xasprintf("%s.yaml", name);
-	char *sc = ts_write_file(F.dir, file, text);
-	free(file);
-	free(text);
+	char *all = xasprintf("timeout: 60s%s%s", defaults ? ", " : "", defaults ? defaults : "");
+	char *sc = ts_rack_scenario(F.dir, name, selector, all, tests);
+	free(all);
 	return sc;
-}
-
-static json_t *load_results(const char *name)
-{
-	char *run_dir = xasprintf("%s/runs/%s/latest", F.dir, name);
-	json_t *j = ts_json_load_in(run_dir, "results.json");
-	free(run_dir);
-	return j;
 }
 
 static const json_t *result_of(const json_t *res, const char *board, const char *test)
@@ -183,18 +166,6 @@ static bool wait_for_text(const char *file, const char *needle, int ms)
 	return false;
 }
 
-/* waitpid with a bound; the exit status as ts_run gives it, -1 on timeout. */
-static int wait_exit(pid_t pid, int ms)
-{
-	int ws;
-	for (int64_t dl = deadline_in_ms(ms); !deadline_expired(dl); usleep(20000)) {
-		pid_t r = waitpid(pid, &ws, WNOHANG);
-		if (r == pid)
-			return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-	}
-	return -1;
-}
-
 /* orch run SCENARIO ARGS to the end; its exit status, its stderr in *out. */
 static int orch_run(const char *sc, const char *args, char **out)
 {
@@ -220,13 +191,13 @@ static void test_late_sshd_passes_on_retry(void **state)
 		fail_msg("orch never said it would try again:\n%s", o ? o : "");
 	}
 	F.late_sshd = start_board_sshd(2);
-	int rc = wait_exit(pid, 60000);
+	int rc = ts_wait_exit(pid, 60000);
 	char *out = ts_read_file(log);
 	if (rc < 0)
 		ts_stop(&pid);
 	if (rc != 0)
 		fail_msg("exit %d, want 0; orch said:\n%s", rc, out ? out : "");
-	json_t *res = load_results("late");
+	json_t *res = ts_orch_results(F.dir, "late");
 	assert_non_null(res);
 	const json_t *r = result_of(res, "late", "hello");
 	assert_non_null(r);
@@ -273,7 +244,7 @@ static void test_failure_is_not_retried(void **state)
 	int rc = orch_run(sc, NULL, &out);
 	if (rc != 1)
 		fail_msg("exit %d, want 1:\n%s", rc, out ? out : "");
-	json_t *res = load_results("failonce");
+	json_t *res = ts_orch_results(F.dir, "failonce");
 	const json_t *r = result_of(res, "good", "bad");
 	assert_non_null(r);
 	assert_string_equal(jstr_of(r, "status"), "fail");
@@ -333,7 +304,7 @@ static void test_rerun_runs_only_the_failed_pair(void **state)
 	if (ts_count_lines(t, " ", NULL) != 1 || !strstr(t, "third b"))
 		fail_msg("the rerun ran more than the failed pair:\n%s", t);
 	free(t);
-	json_t *res = load_results("rerun");
+	json_t *res = ts_orch_results(F.dir, "rerun");
 	assert_int_equal(json_array_size(json_object_get(res, "results")), 1);
 	const json_t *r = result_of(res, "third", "b");
 	assert_non_null(r);
@@ -386,7 +357,7 @@ static void test_max_fail_stops(void **state)
 	char *t = read_trace(trace);
 	assert_string_equal(t, "one\n");
 	free(t);
-	json_t *res = load_results("maxfail");
+	json_t *res = ts_orch_results(F.dir, "maxfail");
 	assert_string_equal(jstr_of(result_of(res, "good", "one"), "status"), "fail");
 	for (int i = 0; i < 2; i++) {
 		const json_t *r = result_of(res, "good", i ? "three" : "two");
@@ -439,7 +410,7 @@ static void test_health_check_takes_board_offline(void **state)
 	char *t = read_trace(HEALTH_TRACE);
 	assert_string_equal(t, "health\n");   /* the check ran, no test did */
 	free(t);
-	json_t *res = load_results("health");
+	json_t *res = ts_orch_results(F.dir, "health");
 	for (int i = 0; i < 2; i++) {
 		const json_t *r = result_of(res, "third", i ? "t2" : "t1");
 		assert_string_equal(jstr_of(r, "status"), "skip");
@@ -507,7 +478,7 @@ static void test_health_check_takes_board_offline(void **state)
 	rc = orch_run(sc, inv_arg, &out);
 	assert_int_equal(rc, 3);
 	assert_false(ts_file_exists(HEALTH_TRACE));
-	res = load_results("health");
+	res = ts_orch_results(F.dir, "health");
 	assert_string_equal(jstr_of(result_of(res, "third", "t1"), "message"),
 			    "board offline (fan replaced)");
 	json_decref(res);
@@ -540,7 +511,7 @@ static void test_offline_after_errors_in_a_row(void **state)
 	int rc = orch_run(sc, inv_arg, &out);
 	if (rc != 3)
 		fail_msg("exit %d, want 3:\n%s", rc, out ? out : "");
-	json_t *res = load_results("errrow");
+	json_t *res = ts_orch_results(F.dir, "errrow");
 	assert_string_equal(jstr_of(result_of(res, "late", "e1"), "status"), "error");
 	assert_string_equal(jstr_of(result_of(res, "late", "e2"), "status"), "error");
 	const json_t *r3 = result_of(res, "late", "e3");
@@ -573,18 +544,15 @@ static void test_retry_after_power_cycle(void **state)
 	free(out);
 	out = NULL;
 	char *pidfile = xasprintf("%s/power-sshd.pid", F.dir);
-	char *inv = xasprintf(
-		"defaults:\n"
-		"  ssh: { user: %s, identity: %s, known_hosts: %s, connect_timeout: 5s }\n"
+	free(lab_write_inventory(
+		F.lab, F.dir, "rack-power.yaml", "connect_timeout: 5s",
 		"boards:\n"
 		"  late:\n"
 		"    arch: x86_64\n"
 		"    ssh: { host: " LAB_BASE ".2, port: %d }\n"
 		"    power: { cycle: \"/usr/sbin/sshd -f %s/board2/sshd_config -o PidFile=%s "
 		"</dev/null >/dev/null 2>&1\" }\n",
-		F.lab->user, F.lab->identity, F.lab->known_hosts, LAB_PORT, F.lab->dir, pidfile);
-	free(ts_write_file(F.dir, "rack-power.yaml", inv));
-	free(inv);
+		LAB_PORT, F.lab->dir, pidfile));
 	char *sc = write_scenario("powered", "late", "retry: { infra: 1, backoff: 1s }",
 				  "  - name: hello\n    run: \"echo hello\"\n");
 	char *args = xasprintf("-i %s/rack-power.yaml", F.dir);
@@ -595,7 +563,7 @@ static void test_retry_after_power_cycle(void **state)
 	free(pid_text);
 	if (rc != 0)
 		fail_msg("exit %d, want 0:\n%s", rc, out ? out : "");
-	json_t *res = load_results("powered");
+	json_t *res = ts_orch_results(F.dir, "powered");
 	const json_t *r = result_of(res, "late", "hello");
 	assert_string_equal(jstr_of(r, "status"), "pass");
 	assert_true(json_is_true(json_object_get(r, "flaky")));
