@@ -23,17 +23,14 @@ static char *dir;
 static int setup(void **state)
 {
 	(void)state;
-	dir = ts_mkdtemp("bench-threshold");
-	free(ts_write_file(dir, "rack.yaml", "boards:\n  here: { local: true }\n"));
+	dir = ts_mkdtemp_with("bench-threshold", "rack.yaml", "boards:\n  here: { local: true }\n");
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	ts_rmrf(dir);
-	free(dir);
-	return 0;
+	return ts_rmrf_free(&dir);
 }
 
 /* A scenario `name` whose test prints the JSON line of mem.copy five

@@ -40,9 +40,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	ts_rmrf(dir);
-	free(dir);
-	return 0;
+	return ts_rmrf_free(&dir);
 }
 
 /* Runs `orch run NAME.yaml -q OPTS` over a scenario of BODY; returns the

@@ -40,10 +40,9 @@ static void set_rates(int alpha)
 static int setup(void **state)
 {
 	(void)state;
-	dir = ts_mkdtemp("finish-stage");
-	free(ts_write_file(dir, "rack.yaml", "boards:\n  zeta: { local: true }\n"
-			   "  alpha: { local: true }\n  mid: { local: true }\n"
-			   "  beta: { local: true }\n"));
+	dir = ts_mkdtemp_with("finish-stage", "rack.yaml", "boards:\n  zeta: { local: true }\n"
+							   "  alpha: { local: true }\n  mid: { local: true }\n"
+							   "  beta: { local: true }\n");
 	char *yaml = xasprintf("name: night\ninventory: rack.yaml\nboards: [all]\ntests:\n"
 			       "  - name: speed\n    run: cat '%s/rate-{board.name}'\n"
 			       "    metrics:\n"
@@ -57,9 +56,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	ts_rmrf(dir);
-	free(dir);
-	return 0;
+	return ts_rmrf_free(&dir);
 }
 
 /* orch run night.yaml -q OPTS; the run folder in *run (caller frees). */

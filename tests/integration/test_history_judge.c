@@ -44,8 +44,7 @@ static const char gen_awk[] =
 static int setup(void **state)
 {
 	(void)state;
-	dir = ts_mkdtemp("histjudge");
-	free(ts_write_file(dir, "rack.yaml", "boards:\n  here: { local: true }\n"));
+	dir = ts_mkdtemp_with("histjudge", "rack.yaml", "boards:\n  here: { local: true }\n");
 	free(ts_write_file(dir, "gen.awk", gen_awk));
 	/* each execution a seed of its own: night, test and repeat */
 	char *yaml = xasprintf(
@@ -67,9 +66,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	ts_rmrf(dir);
-	free(dir);
-	return 0;
+	return ts_rmrf_free(&dir);
 }
 
 struct tally {

@@ -18,8 +18,7 @@ static char *dir;
 static int setup(void **state)
 {
 	(void)state;
-	dir = ts_mkdtemp("missing");
-	free(ts_write_file(dir, "rack.yaml", "boards:\n  l1: { local: true }\n"));
+	dir = ts_mkdtemp_with("missing", "rack.yaml", "boards:\n  l1: { local: true }\n");
 	free(ts_write_file(dir, "s-missing.yaml",
 		"name: missing\ninventory: rack.yaml\nboards: [l1]\ntests:\n"
 		"  - name: dd\n    run: \"echo '1+0 records in'\"\n"
@@ -37,9 +36,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	ts_rmrf(dir);
-	free(dir);
-	return 0;
+	return ts_rmrf_free(&dir);
 }
 
 static char *read_in(const char *run, const char *name)

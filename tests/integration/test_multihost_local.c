@@ -38,9 +38,8 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	ts_rmrf(tmp);
-	free(tmp);
-	return 0;
+	(void)state;
+	return ts_rmrf_free(&tmp);
 }
 
 /* Runs a scenario made of the given tests on l1 and l2; returns orch's exit

@@ -38,9 +38,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	ts_rmrf(dir);
-	free(dir);
-	return 0;
+	return ts_rmrf_free(&dir);
 }
 
 static char *write_scenario(const char *name, const char *tests)

@@ -19,8 +19,7 @@ static char *tmp;
 static int group_setup(void **state)
 {
 	(void)state;
-	tmp = ts_mkdtemp("small-things");
-	free(ts_write_file(tmp, "inventory.yaml", "boards:\n  l1: { local: true }\n"));
+	tmp = ts_mkdtemp_with("small-things", "inventory.yaml", "boards:\n  l1: { local: true }\n");
 	free(ts_write_file(tmp, "sc.yaml", "name: nightly-x\ninventory: inventory.yaml\n"
 			   "tests:\n  - { name: t, run: 'echo started; sleep 30' }\n"));
 	return 0;
@@ -29,9 +28,7 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
 	(void)state;
-	ts_rmrf(tmp);
-	free(tmp);
-	return 0;
+	return ts_rmrf_free(&tmp);
 }
 
 static void test_who(void **state)

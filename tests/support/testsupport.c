@@ -106,6 +106,21 @@ void ts_rmrf(const char *dir)
 	ts_run(NULL, "rm -rf '%s'", dir);
 }
 
+char *ts_mkdtemp_with(const char *prefix, const char *name, const char *text)
+{
+	char *dir = ts_mkdtemp(prefix);
+	free(ts_write_file(dir, name, text));
+	return dir;
+}
+
+int ts_rmrf_free(char **dir)
+{
+	ts_rmrf(*dir);
+	free(*dir);
+	*dir = NULL;
+	return 0;
+}
+
 char *ts_write_file(const char *dir, const char *name, const char *text)
 {
 	char *path = xasprintf("%s/%s", dir, name);

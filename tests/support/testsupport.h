@@ -18,6 +18,12 @@
 char *ts_mkdtemp(const char *prefix);
 /* rm -rf dir (refuses anything outside the test tmp areas). */
 void ts_rmrf(const char *dir);
+/* A fresh directory as ts_mkdtemp makes it, holding one file NAME with
+ * TEXT (an inventory, say); caller frees. */
+char *ts_mkdtemp_with(const char *prefix, const char *name, const char *text);
+/* ts_rmrf(*dir), then frees it and sets it NULL; returns 0 (a group
+ * teardown's value). */
+int ts_rmrf_free(char **dir);
 
 /* Writes text to dir/name; returns the full path (caller frees). */
 char *ts_write_file(const char *dir, const char *name, const char *text);
