@@ -1,6 +1,7 @@
 # bash completion for orch(1): subcommands, their options, scenario and run
-# folders, board names and tags (for -l, `orch boot`, `orch lock`, `orch power`,
-# `orch console`) read from
+# folders, board names (for -l, `orch boot`, `orch lock`, `orch power`,
+# `orch console`), and where selectors go (-l, lock, power) group names and
+# tags too, read from
 # the inventory with `orch boards` (-i on the line, else the scenario's
 # inventory:, else $ORCH_INVENTORY or the configuration files' inventory),
 # and the scenario's test names and tags
@@ -30,15 +31,22 @@ _orch_inventory()
 	echo "${ORCH_INVENTORY:-}"
 }
 
-# board names, tag:TAG and their ! forms
+# board names, group names, tag:TAG, group:GROUP and their ! forms, from
+# `orch boards --format json` (one "key": value a line)
 _orch_selectors()
 {
 	local inv
 	inv=$(_orch_inventory)
-	orch boards ${inv:+-i "$inv"} 2>/dev/null | awk -F'\t' '
-		{ print $1; print "!" $1
-		  n = split($3, tl, ","); for (i = 1; i <= n; i++) if (tl[i] != "-") tags[tl[i]] = 1 }
-		END { print "all"; for (t in tags) { print "tag:" t; print "!tag:" t } }'
+	orch boards ${inv:+-i "$inv"} --format json 2>/dev/null | awk '
+		function value(s) { sub(/^[[:space:]]*("[^"]*": )?"/, "", s); sub(/",?[[:space:]]*$/, "", s); return s }
+		/^[[:space:]]*"name": "/ { n = value($0); print n; print "!" n; next }
+		/^[[:space:]]*"(tags|groups)": \[/ {
+			list = ($0 ~ /"tags"/) ? "tag" : "group"; inlist = ($0 !~ /\]/); next }
+		inlist && /^[[:space:]]*\]/ { inlist = 0; next }
+		inlist { v = value($0); if (list == "tag") tags[v] = 1; else groups[v] = 1 }
+		END { print "all"
+		      for (t in tags) { print "tag:" t; print "!tag:" t }
+		      for (g in groups) { print g; print "!" g; print "group:" g; print "!group:" g } }'
 }
 
 # the scenario on the line (the first *.yaml word after the command)
