@@ -213,17 +213,6 @@ static void test_stalled_server_ends_run_as_infrastructure_error(void **state)
 	free(log);
 }
 
-/* Whether pid runs (a zombie does not). */
-static bool running(long pid)
-{
-	char *path = xasprintf("/proc/%ld/status", pid);
-	char *text = ts_read_file(path);
-	bool alive = text && !strstr(text, "State:\tZ");
-	free(text);
-	free(path);
-	return alive;
-}
-
 /* The lock is lost while a 90 s command runs: the command is stopped then
  * (the run ends long before 90 s), and its test is an error naming the
  * lost lock and saying the command was stopped. */
@@ -246,7 +235,7 @@ static void test_lost_lock_stops_the_command_in_flight(void **state)
 	char *pidfile = xasprintf("%s/pid", f->tmp);
 	char *pidtext = ts_read_file(pidfile);
 	long pid = pidtext ? atol(pidtext) : 0;
-	assert_true(pid > 0 && running(pid));
+	assert_true(pid > 0 && ts_pid_running(pid));
 	int64_t t0 = clock_mono_ms();
 	signal_server(SIGSTOP);
 	f->stopped = true;
@@ -258,7 +247,7 @@ static void test_lost_lock_stops_the_command_in_flight(void **state)
 	char *text = orch_log(f);
 	if (rc != 3)
 		fail_msg("orch: exit %d (want 3) within 60 s:\n%s", rc, text);
-	assert_false(running(pid));
+	assert_false(ts_pid_running(pid));
 	char *ended = xasprintf("%s/ended", f->tmp);
 	assert_false(ts_file_exists(ended));
 	char *res = results(f);

@@ -130,17 +130,6 @@ static void wait_pids(const char *marks, long *pids)
 	}
 }
 
-/* Whether pid runs (a zombie does not). */
-static bool running(long pid)
-{
-	char *path = xasprintf("/proc/%ld/status", pid);
-	char *text = ts_read_file(path);
-	bool alive = text && !strstr(text, "State:\tZ");
-	free(text);
-	free(path);
-	return alive;
-}
-
 /* Starts run A (the sleep), waits for its commands, kills orch with
  * SIGKILL, and checks that the sleeps outlived it; pids: theirs. */
 static void start_and_kill(const char *env, const char *args, const char *marks, long *pids)
@@ -153,7 +142,7 @@ static void start_and_kill(const char *env, const char *args, const char *marks,
 	int status;
 	assert_int_equal(waitpid(orch, &status, 0), orch);
 	for (int b = 0; b < N_BOARDS; b++)
-		if (!running(pids[b]))
+		if (!ts_pid_running(pids[b]))
 			fail_msg("%s: the killed run's sleep %ld did not outlive orch: nothing to "
 				 "test", boards[b], pids[b]);
 	free(log);
@@ -183,7 +172,7 @@ static void check_rerun(int rc, const char *out, const char *name, const char *m
 		if (!strstr(out, warn) || !strstr(out, pidtext))
 			fail_msg("%s: no warning naming %s; orch said:\n%s", boards[b], pidtext, out);
 		free(warn);
-		assert_false(running(pids[b]));
+		assert_false(ts_pid_running(pids[b]));
 		char *path = mark_file(marks, boards[b], "log");
 		char *log = ts_read_file(path);
 		if (!log || strcmp(log, "A start\nB start\nB end\n") != 0)

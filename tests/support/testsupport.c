@@ -169,6 +169,16 @@ bool ts_file_exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
+bool ts_pid_running(long pid)
+{
+	char *path = xasprintf("/proc/%ld/status", pid);
+	char *text = ts_read_file(path);
+	bool alive = text && !strstr(text, "State:\tZ");
+	free(text);
+	free(path);
+	return alive;
+}
+
 int ts_run(char **output, const char *fmt, ...)
 {
 	struct strbuf cmd = STRBUF_INIT;

@@ -30,6 +30,8 @@ char *ts_write_file(const char *dir, const char *name, const char *text);
 /* Whole file as a string, or NULL; caller frees. */
 char *ts_read_file(const char *path);
 bool ts_file_exists(const char *path);
+/* Whether process PID runs (a zombie does not). */
+bool ts_pid_running(long pid);
 /* Lines of text holding w1, and w2 too when it is not NULL (an strace
  * log's system calls of one kind, say). */
 size_t ts_count_lines(const char *text, const char *w1, const char *w2);
