@@ -4,6 +4,7 @@
  * until they expire or orch unlock; orch who lists holders. Local boards,
  * a private lock folder (ORCH_LOCK_DIR). */
 #include "testsupport.h"
+#include "ts_orch.h"
 
 #include "util/deadline.h"
 #include "util/strbuf.h"
@@ -15,20 +16,19 @@
 #include <unistd.h>
 
 struct fixture {
-	char *tmp;
-	char *env;      /* "ORCH_LOCK_DIR=... " prefix for commands */
+	struct ts_orch_cli cli;
 	char *scenario; /* b1, b2: t1 sleeps {env.SLEEP|0}: orch's SLEEP, which local tests no longer inherit */
 };
 
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	f->tmp = ts_mkdtemp("board-lock");
-	free(ts_write_file(f->tmp, "inv.yaml", "boards:\n  b1: { local: true }\n  b2: { local: true }\n"));
-	f->scenario = ts_write_file(f->tmp, "sc.yaml",
+	ts_orch_cli_init(&f->cli, "board-lock", "");
+	free(ts_write_file(f->cli.tmp, "inv.yaml",
+			   "boards:\n  b1: { local: true }\n  b2: { local: true }\n"));
+	f->scenario = ts_write_file(f->cli.tmp, "sc.yaml",
 				    "name: locks\ninventory: inv.yaml\nboards: [all]\ntests:\n"
 				    "  - name: t1\n    run: sleep {env.SLEEP|0}\n");
-	f->env = xasprintf("cd %s && ORCH_LOCK_DIR=%s/locks", f->tmp, f->tmp);
 	*state = f;
 	return 0;
 }
@@ -36,9 +36,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	ts_rmrf(f->tmp);
-	free(f->tmp);
-	free(f->env);
+	ts_orch_cli_release(&f->cli);
 	free(f->scenario);
 	free(f);
 	return 0;
@@ -48,9 +46,9 @@ static int teardown(void **state)
  * itself: exec) once orch who shows it. */
 static pid_t start_holder(struct fixture *f, int secs)
 {
-	char *cmd = xasprintf("%s SLEEP=%d exec %s run %s -l b1 -q -o runs", f->env, secs, ORCH_BIN,
-			      f->scenario);
-	char *log = xasprintf("%s/holder.log", f->tmp);
+	char *cmd = xasprintf("%s SLEEP=%d exec %s run %s -l b1 -q -o runs",
+			      f->cli.env, secs, ORCH_BIN, f->scenario);
+	char *log = xasprintf("%s/holder.log", f->cli.tmp);
 	pid_t pid = ts_spawn(cmd, log);
 	free(cmd);
 	free(log);
@@ -58,7 +56,7 @@ static pid_t start_holder(struct fixture *f, int secs)
 	snprintf(pidtext, sizeof(pidtext), "\t%ld\t", (long)pid);
 	for (int i = 0; i < 100; i++) {
 		char *out = NULL;
-		ts_run(&out, "%s %s who", f->env, ORCH_BIN);
+		ts_run(&out, "%s %s who", f->cli.env, ORCH_BIN);
 		bool held = out && strstr(out, "b1\trun\t") && strstr(out, pidtext);
 		free(out);
 		if (held)
@@ -74,7 +72,7 @@ static void test_held_board_errors_naming_holder(void **state)
 	struct fixture *f = *state;
 	pid_t holder = start_holder(f, 3);
 	char *out = NULL;
-	int rc = ts_run(&out, "%s %s run %s -o runs --wait 0", f->env, ORCH_BIN, f->scenario);
+	int rc = ts_run(&out, "%s %s run %s -o runs --wait 0", f->cli.env, ORCH_BIN, f->scenario);
 	assert_int_equal(rc, 3);   /* b1 error, b2 passed: infrastructure, no failure */
 	char who[64];
 	snprintf(who, sizeof(who), "pid %ld since", (long)holder);
@@ -94,7 +92,7 @@ static void test_waiting_run_runs_after_holder(void **state)
 	pid_t holder = start_holder(f, 2);
 	int64_t t0 = clock_mono_ms();
 	char *out = NULL;
-	int rc = ts_run(&out, "%s %s run %s -o runs --wait 30s", f->env, ORCH_BIN, f->scenario);
+	int rc = ts_run(&out, "%s %s run %s -o runs --wait 30s", f->cli.env, ORCH_BIN, f->scenario);
 	int64_t waited = clock_mono_ms() - t0;
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "2 passed, 0 failed, 0 errors"));
@@ -111,7 +109,8 @@ static void test_wait_gives_up_when_held_longer(void **state)
 	pid_t holder = start_holder(f, 4);
 	char *out = NULL;
 	int64_t t0 = clock_mono_ms();
-	int rc = ts_run(&out, "%s %s run %s -o runs --wait 1s -l b1", f->env, ORCH_BIN, f->scenario);
+	int rc = ts_run(&out, "%s %s run %s -o runs --wait 1s -l b1",
+			f->cli.env, ORCH_BIN, f->scenario);
 	int64_t waited = clock_mono_ms() - t0;
 	assert_int_equal(rc, 3);
 	assert_non_null(strstr(out, "is held by"));
@@ -129,10 +128,10 @@ static void test_kill9_leaves_no_lock(void **state)
 	assert_int_equal(waitpid(holder, &status, 0), holder);
 	assert_true(WIFSIGNALED(status));
 	char *out = NULL;
-	int rc = ts_run(&out, "%s %s run %s -o runs --wait 0", f->env, ORCH_BIN, f->scenario);
+	int rc = ts_run(&out, "%s %s run %s -o runs --wait 0", f->cli.env, ORCH_BIN, f->scenario);
 	assert_int_equal(rc, 0);
 	free(out);
-	ts_run(&out, "%s %s who", f->env, ORCH_BIN);
+	ts_run(&out, "%s %s who", f->cli.env, ORCH_BIN);
 	assert_string_equal(out, "");
 	free(out);
 }
@@ -141,32 +140,32 @@ static void test_reservation_blocks_until_unlock(void **state)
 {
 	struct fixture *f = *state;
 	char *out = NULL;
-	assert_int_equal(ts_run(&out, "%s %s lock b2 --for 10m --note 'soldering uart'", f->env,
+	assert_int_equal(ts_run(&out, "%s %s lock b2 --for 10m --note 'soldering uart'", f->cli.env,
 				ORCH_BIN), 0);
 	free(out);
-	ts_run(&out, "%s %s who", f->env, ORCH_BIN);
+	ts_run(&out, "%s %s who", f->cli.env, ORCH_BIN);
 	assert_non_null(strstr(out, "b2\treservation\t"));
 	assert_non_null(strstr(out, "soldering uart"));
 	free(out);
-	int rc = ts_run(&out, "%s %s run %s -o runs", f->env, ORCH_BIN, f->scenario);
+	int rc = ts_run(&out, "%s %s run %s -o runs", f->cli.env, ORCH_BIN, f->scenario);
 	assert_int_equal(rc, 3);
 	assert_non_null(strstr(out, "board b2 is held by"));
 	assert_non_null(strstr(out, "reserved since"));
 	assert_non_null(strstr(out, "soldering uart"));
 	free(out);
 	/* a run holding the board makes a reservation fail, and nothing is reserved */
-	assert_int_equal(ts_run(&out, "%s %s unlock b2", f->env, ORCH_BIN), 0);
+	assert_int_equal(ts_run(&out, "%s %s unlock b2", f->cli.env, ORCH_BIN), 0);
 	free(out);
 	pid_t holder = start_holder(f, 2);
-	rc = ts_run(&out, "%s %s lock b2 b1", f->env, ORCH_BIN);
+	rc = ts_run(&out, "%s %s lock b2 b1", f->cli.env, ORCH_BIN);
 	assert_int_equal(rc, 3);
 	assert_non_null(strstr(out, "board b1 is held by"));
 	free(out);
-	ts_run(&out, "%s %s who", f->env, ORCH_BIN);
+	ts_run(&out, "%s %s who", f->cli.env, ORCH_BIN);
 	assert_null(strstr(out, "reservation"));
 	free(out);
 	ts_stop(&holder);
-	rc = ts_run(&out, "%s %s run %s -o runs", f->env, ORCH_BIN, f->scenario);
+	rc = ts_run(&out, "%s %s run %s -o runs", f->cli.env, ORCH_BIN, f->scenario);
 	assert_int_equal(rc, 0);
 	free(out);
 }
@@ -175,12 +174,14 @@ static void test_reservation_expires(void **state)
 {
 	struct fixture *f = *state;
 	char *out = NULL;
-	assert_int_equal(ts_run(&out, "%s %s lock b1 --for 1s", f->env, ORCH_BIN), 0);
+	assert_int_equal(ts_run(&out, "%s %s lock b1 --for 1s", f->cli.env, ORCH_BIN), 0);
 	free(out);
-	assert_int_equal(ts_run(&out, "%s %s run %s -o runs -l b1", f->env, ORCH_BIN, f->scenario), 3);
+	assert_int_equal(ts_run(&out, "%s %s run %s -o runs -l b1",
+				f->cli.env, ORCH_BIN, f->scenario), 3);
 	free(out);
 	usleep(1200 * 1000);
-	assert_int_equal(ts_run(&out, "%s %s run %s -o runs -l b1", f->env, ORCH_BIN, f->scenario), 0);
+	assert_int_equal(ts_run(&out, "%s %s run %s -o runs -l b1",
+				f->cli.env, ORCH_BIN, f->scenario), 0);
 	free(out);
 }
 
@@ -189,9 +190,11 @@ static void test_boot_respects_board_lock(void **state)
 {
 	struct fixture *f = *state;
 	char *out = NULL;
-	assert_int_equal(ts_run(&out, "%s %s lock b1 --note 'on the bench'", f->env, ORCH_BIN), 0);
+	assert_int_equal(ts_run(&out, "%s %s lock b1 --note 'on the bench'",
+				f->cli.env, ORCH_BIN), 0);
 	free(out);
-	int rc = ts_run(&out, "%s %s boot b1 -i inv.yaml -o boot --timeout 1s", f->env, ORCH_BIN);
+	int rc = ts_run(&out, "%s %s boot b1 -i inv.yaml -o boot --timeout 1s",
+			f->cli.env, ORCH_BIN);
 	assert_int_equal(rc, 3);
 	assert_non_null(strstr(out, "orch boot: board b1 is held by"));
 	assert_non_null(strstr(out, "on the bench"));
@@ -203,15 +206,16 @@ static void test_lock_usage_errors(void **state)
 {
 	struct fixture *f = *state;
 	char *out = NULL;
-	assert_int_equal(ts_run(&out, "%s %s lock", f->env, ORCH_BIN), 2);
+	assert_int_equal(ts_run(&out, "%s %s lock", f->cli.env, ORCH_BIN), 2);
 	free(out);
-	assert_int_equal(ts_run(&out, "%s %s lock b1 --for soon", f->env, ORCH_BIN), 2);
+	assert_int_equal(ts_run(&out, "%s %s lock b1 --for soon", f->cli.env, ORCH_BIN), 2);
 	assert_non_null(strstr(out, "--for takes a duration"));
 	free(out);
-	assert_int_equal(ts_run(&out, "%s %s lock nosuch -i inv.yaml", f->env, ORCH_BIN), 2);
+	assert_int_equal(ts_run(&out, "%s %s lock nosuch -i inv.yaml", f->cli.env, ORCH_BIN), 2);
 	assert_non_null(strstr(out, "no board 'nosuch'"));
 	free(out);
-	assert_int_equal(ts_run(&out, "%s %s run %s --wait forever", f->env, ORCH_BIN, f->scenario), 2);
+	assert_int_equal(ts_run(&out, "%s %s run %s --wait forever",
+				f->cli.env, ORCH_BIN, f->scenario), 2);
 	free(out);
 }
 

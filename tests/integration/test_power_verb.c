@@ -13,6 +13,7 @@
  * A private lock folder (ORCH_LOCK_DIR).
  */
 #include "testsupport.h"
+#include "ts_orch.h"
 
 #include "util/deadline.h"
 #include "util/strbuf.h"
@@ -25,15 +26,14 @@
 #include <unistd.h>
 
 struct fixture {
-	char *tmp;
-	char *env;      /* "cd TMP && ORCH_LOCK_DIR=..." prefix for commands */
+	struct ts_orch_cli cli;   /* its env sets ORCH_INVENTORY=inv.yaml */
 	char *log;      /* TMP/power.log, what the power commands did */
 };
 
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	f->tmp = ts_mkdtemp("power-verb");
+	ts_orch_cli_init(&f->cli, "power-verb", " ORCH_INVENTORY=inv.yaml");
 	char *inv = xasprintf(
 		"boards:\n"
 		"  b1: { local: true, tags: [rack],\n"
@@ -44,15 +44,13 @@ static int setup(void **state)
 		"  b5: { local: true,\n"
 		"        power: { on: 'ORCH_LOCK_DIR=%s/locks %s run sc.yaml -l b5 --wait 0 -q"
 		" -o runs > nested.log 2>&1; echo $? > nested.rc' } }\n",
-		f->tmp, ORCH_BIN);
-	free(ts_write_file(f->tmp, "inv.yaml", inv));
+		f->cli.tmp, ORCH_BIN);
+	free(ts_write_file(f->cli.tmp, "inv.yaml", inv));
 	free(inv);
-	free(ts_write_file(f->tmp, "sc.yaml",
+	free(ts_write_file(f->cli.tmp, "sc.yaml",
 			   "name: power\ninventory: inv.yaml\ntests:\n"
 			   "  - name: t1\n    run: sleep {env.SLEEP|0}\n"));
-	f->env = xasprintf("cd %s && ORCH_LOCK_DIR=%s/locks ORCH_INVENTORY=inv.yaml", f->tmp,
-			   f->tmp);
-	f->log = xasprintf("%s/power.log", f->tmp);
+	f->log = xasprintf("%s/power.log", f->cli.tmp);
 	*state = f;
 	return 0;
 }
@@ -60,9 +58,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	ts_rmrf(f->tmp);
-	free(f->tmp);
-	free(f->env);
+	ts_orch_cli_release(&f->cli);
 	free(f->log);
 	free(f);
 	return 0;
@@ -78,7 +74,7 @@ static void test_selectors_and_cycle(void **state)
 {
 	struct fixture *f = *state;
 	char *out = NULL;
-	int rc = ts_run(&out, "%s %s power 'tag:rack' cycle", f->env, ORCH_BIN);
+	int rc = ts_run(&out, "%s %s power 'tag:rack' cycle", f->cli.env, ORCH_BIN);
 	print_message("%s", out);
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "b1: power cycle done"));
@@ -87,7 +83,7 @@ static void test_selectors_and_cycle(void **state)
 	char *log = power_log(f);
 	assert_string_equal(log, "off-b1\non-b1\ncycle-b2\n");
 	free(log);
-	rc = ts_run(&out, "%s %s power b1 off", f->env, ORCH_BIN);
+	rc = ts_run(&out, "%s %s power b1 off", f->cli.env, ORCH_BIN);
 	assert_int_equal(rc, 0);
 	free(out);
 	log = power_log(f);
@@ -101,17 +97,17 @@ static void test_lock_held_while_powering(void **state)
 {
 	struct fixture *f = *state;
 	char *out = NULL;
-	int rc = ts_run(&out, "%s %s power b5 on", f->env, ORCH_BIN);
+	int rc = ts_run(&out, "%s %s power b5 on", f->cli.env, ORCH_BIN);
 	print_message("%s", out);
 	assert_int_equal(rc, 0);
 	free(out);
-	char *path = xasprintf("%s/nested.rc", f->tmp);
+	char *path = xasprintf("%s/nested.rc", f->cli.tmp);
 	char *nested_rc = ts_read_file(path);
 	assert_non_null(nested_rc);
 	assert_int_equal(atoi(nested_rc), 3);
 	free(nested_rc);
 	free(path);
-	path = xasprintf("%s/nested.log", f->tmp);
+	path = xasprintf("%s/nested.log", f->cli.tmp);
 	char *nested = ts_read_file(path);
 	print_message("nested run: %s", nested ? nested : "(none)");
 	assert_non_null(nested);
@@ -124,9 +120,9 @@ static void test_lock_held_while_powering(void **state)
  * shows it. */
 static pid_t start_holder(struct fixture *f, int secs)
 {
-	char *cmd = xasprintf("%s SLEEP=%d exec %s run sc.yaml -l b1 -q -o runs", f->env, secs,
+	char *cmd = xasprintf("%s SLEEP=%d exec %s run sc.yaml -l b1 -q -o runs", f->cli.env, secs,
 			      ORCH_BIN);
-	char *log = xasprintf("%s/holder.log", f->tmp);
+	char *log = xasprintf("%s/holder.log", f->cli.tmp);
 	pid_t pid = ts_spawn(cmd, log);
 	free(cmd);
 	free(log);
@@ -136,7 +132,7 @@ static pid_t start_holder(struct fixture *f, int secs)
 	bool held = false;
 	while (!held && !deadline_expired(dl)) {
 		char *out = NULL;
-		ts_run(&out, "%s %s who", f->env, ORCH_BIN);
+		ts_run(&out, "%s %s who", f->cli.env, ORCH_BIN);
 		held = out && strstr(out, "b1\trun\t") && strstr(out, pidtext);
 		free(out);
 	}
@@ -150,7 +146,7 @@ static void test_held_board_refused(void **state)
 	pid_t holder = start_holder(f, 60);
 	char *before = power_log(f);
 	char *out = NULL;
-	int rc = ts_run(&out, "%s %s power b1 on", f->env, ORCH_BIN);
+	int rc = ts_run(&out, "%s %s power b1 on", f->cli.env, ORCH_BIN);
 	print_message("%s", out);
 	assert_int_equal(rc, 3);
 	char want[64];
@@ -162,7 +158,7 @@ static void test_held_board_refused(void **state)
 	char *after = power_log(f);
 	assert_string_equal(before, after);   /* nothing was run */
 	free(after);
-	rc = ts_run(&out, "%s %s power b1 on --force", f->env, ORCH_BIN);
+	rc = ts_run(&out, "%s %s power b1 on --force", f->cli.env, ORCH_BIN);
 	print_message("%s", out);
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "warning: b1 is held by "));
@@ -179,23 +175,23 @@ static void test_reservations(void **state)
 	struct fixture *f = *state;
 	char *out = NULL;
 	/* the person's own reservation: they may power the board */
-	assert_int_equal(ts_run(&out, "%s %s lock b2 --for 10m", f->env, ORCH_BIN), 0);
+	assert_int_equal(ts_run(&out, "%s %s lock b2 --for 10m", f->cli.env, ORCH_BIN), 0);
 	free(out);
-	int rc = ts_run(&out, "%s %s power b2 cycle", f->env, ORCH_BIN);
+	int rc = ts_run(&out, "%s %s power b2 cycle", f->cli.env, ORCH_BIN);
 	print_message("%s", out);
 	assert_int_equal(rc, 0);
 	free(out);
-	assert_int_equal(ts_run(&out, "%s %s unlock b2", f->env, ORCH_BIN), 0);
+	assert_int_equal(ts_run(&out, "%s %s unlock b2", f->cli.env, ORCH_BIN), 0);
 	free(out);
 	/* another person's: refused naming them */
-	char *locks = xasprintf("%s/locks", f->tmp);
+	char *locks = xasprintf("%s/locks", f->cli.tmp);
 	char *text = xasprintf("board=b2\nuser=mallory\nhost=lab9\npid=1\nsince=x\n"
 			       "since_us=%" PRId64 "\nexpires_us=%" PRId64 "\nnote=soldering\n",
 			       clock_wall_us(), (int64_t)(clock_wall_us() + 600 * 1000000LL));
 	free(ts_write_file(locks, "board-b2.reserved", text));
 	free(text);
 	char *before = power_log(f);
-	rc = ts_run(&out, "%s %s power b2 cycle", f->env, ORCH_BIN);
+	rc = ts_run(&out, "%s %s power b2 cycle", f->cli.env, ORCH_BIN);
 	print_message("%s", out);
 	assert_int_equal(rc, 3);
 	assert_non_null(strstr(out, "b2 is held by mallory@lab9, reserved since"));
@@ -212,22 +208,22 @@ static void test_errors(void **state)
 {
 	struct fixture *f = *state;
 	char *out = NULL;
-	int rc = ts_run(&out, "%s %s power b3 on", f->env, ORCH_BIN);
+	int rc = ts_run(&out, "%s %s power b3 on", f->cli.env, ORCH_BIN);
 	print_message("%s", out);
 	assert_int_equal(rc, 3);   /* a failed power command: infrastructure */
 	assert_non_null(strstr(out, "b3: power on command 'echo relay stuck >&2; exit 5' failed: "
 				    "relay stuck (exit status 5)"));
 	free(out);
-	rc = ts_run(&out, "%s %s power b1 b4 on", f->env, ORCH_BIN);
+	rc = ts_run(&out, "%s %s power b1 b4 on", f->cli.env, ORCH_BIN);
 	assert_int_equal(rc, 2);
 	assert_non_null(strstr(out, "board b4 has no power: an on command"));
 	assert_null(strstr(out, "b1: power on done"));   /* nothing run */
 	free(out);
-	rc = ts_run(&out, "%s %s power bx on", f->env, ORCH_BIN);
+	rc = ts_run(&out, "%s %s power bx on", f->cli.env, ORCH_BIN);
 	assert_int_equal(rc, 2);
 	assert_non_null(strstr(out, "no board 'bx'"));
 	free(out);
-	rc = ts_run(&out, "%s %s power b1 reboot", f->env, ORCH_BIN);
+	rc = ts_run(&out, "%s %s power b1 reboot", f->cli.env, ORCH_BIN);
 	assert_int_equal(rc, 2);
 	assert_non_null(strstr(out, "give BOARD... then on, off or cycle, found 'reboot' last"));
 	free(out);

@@ -59,11 +59,7 @@ static int group_teardown(void **state)
 static json_t *run(const char *name, const char *board, const char *test, int want_rc,
 		   char **out)
 {
-	char *text = xasprintf("name: %s\ninventory: inv.yaml\nboards: [%s]\ntests:\n%s", name,
-			       board, test);
-	json_t *res = ts_orch_run(tmp, name, text, "-v", want_rc, out);
-	free(text);
-	return res;
+	return ts_orch_run_tests(tmp, name, board, test, "-v", want_rc, out);
 }
 
 static void board_sh(const char *host_alias, const char *cmd, char **out)

@@ -57,11 +57,7 @@ static int group_teardown(void **state)
 static json_t *run(const char *name, const char *boards, const char *tests, int want_rc,
 		   char **out)
 {
-	char *text = xasprintf("name: %s\ninventory: inv.yaml\nboards: [%s]\ntests:\n%s", name,
-			       boards, tests);
-	json_t *res = ts_orch_run(tmp, name, text, "-v", want_rc, out);
-	free(text);
-	return res;
+	return ts_orch_run_tests(tmp, name, boards, tests, "-v", want_rc, out);
 }
 
 static json_t *passed(json_t *res, const char *board, const char *test)

@@ -62,6 +62,29 @@ json_t *ts_orch_run(const char *dir, const char *name, const char *text, const c
 	return ts_orch_results(dir, name);
 }
 
+json_t *ts_orch_run_tests(const char *dir, const char *name, const char *boards,
+			  const char *tests, const char *opts, int want_rc, char **out)
+{
+	char *text = xasprintf("name: %s\ninventory: inv.yaml\nboards: [%s]\ntests:\n%s", name,
+			       boards, tests);
+	json_t *res = ts_orch_run(dir, name, text, opts, want_rc, out);
+	free(text);
+	return res;
+}
+
+void ts_orch_cli_init(struct ts_orch_cli *c, const char *prefix, const char *extra)
+{
+	c->tmp = ts_mkdtemp(prefix);
+	c->env = xasprintf("cd %s && ORCH_LOCK_DIR=%s/locks%s", c->tmp, c->tmp, extra);
+}
+
+void ts_orch_cli_release(struct ts_orch_cli *c)
+{
+	ts_rmrf(c->tmp);
+	free(c->tmp);
+	free(c->env);
+}
+
 int ts_wait_exit(pid_t pid, int ms)
 {
 	int ws;

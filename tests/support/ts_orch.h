@@ -28,6 +28,24 @@ json_t *ts_orch_results(const char *dir, const char *name);
  * exits WANT_RC; returns the run's results.json as ts_orch_results. */
 json_t *ts_orch_run(const char *dir, const char *name, const char *text, const char *opts,
 		    int want_rc, char **out);
+/* ts_orch_run of "name: NAME\ninventory: inv.yaml\nboards: [BOARDS]\n
+ * tests:\nTESTS". */
+json_t *ts_orch_run_tests(const char *dir, const char *name, const char *boards,
+			  const char *tests, const char *opts, int want_rc, char **out);
+/* A scratch folder for orch commands a test runs through the shell, each
+ * after the prefix ENV: "cd TMP && ORCH_LOCK_DIR=TMP/locks" and what the
+ * test adds (" ORCH_INVENTORY=inv.yaml", say). */
+struct ts_orch_cli {
+	char *tmp;
+	char *env;
+};
+
+/* Makes the folder (named after PREFIX) and the prefix, with EXTRA
+ * appended ("" for none). */
+void ts_orch_cli_init(struct ts_orch_cli *c, const char *prefix, const char *extra);
+/* Removes the folder and frees both. */
+void ts_orch_cli_release(struct ts_orch_cli *c);
+
 /* waitpid(PID) for at most MS: its exit status as ts_run gives it, -1 when
  * it still runs. */
 int ts_wait_exit(pid_t pid, int ms);
