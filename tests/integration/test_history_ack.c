@@ -136,6 +136,9 @@ static void check_note_shown(const char *dir, const char *db)
 	json_decref(root);
 	char *summary = latest_file(dir, "summary.txt");
 	assert_non_null(strstr(summary, NOTE));
+	/* the range line names the runs judged against: those since the ack */
+	if (!strstr(summary, "the 5 runs since the acknowledged change of "))
+		fail_msg("summary.txt does not name the runs since the ack:\n%s", summary);
 	free(summary);
 	char *report = latest_file(dir, "report.html");
 	assert_non_null(strstr(report, "kernel 6.6: 5% slower by design"));

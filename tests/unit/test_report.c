@@ -633,10 +633,65 @@ static void test_verdict_everywhere(void **state)
 	run_result_release(&run);
 }
 
+/* Against the history a range line names the runs the judge compared
+ * with: "the last 10 runs", or after an acknowledged change "the 4 runs
+ * since the acknowledged change of RUN"; a change of 0 that was not judged
+ * (too few runs) reads "shows no change against", never "is no change
+ * than". The same words in summary.txt, junit.xml and report.html. */
+static void test_history_words(void **state)
+{
+	(void)state;
+	struct run_result run = { 0 };
+	run.scenario = xstrdup("nightly");
+	run.label = xstrdup("n7");
+	run.run_id = xstrdup("20261204-070000");
+	run.baseline_kind = BASELINE_HISTORY;
+	run.baseline_name = xstrdup("the last 10 runs");
+	static const struct {
+		const char *test, *metric, *ack;
+		double pct;
+		enum metric_change change;
+		size_t n_runs;
+	} cases[] = {
+		{ "idle", "ops", NULL, 0.0, METRIC_CHANGE_NOT_JUDGED, 10 },
+		{ "mem", "copy", "20261204-060000", 1.5, METRIC_CHANGE_NOISE, 4 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct test_result *tr = run_result_add(&run, "here", cases[i].test);
+		tr->status = STATUS_PASS;
+		struct metric_result *m = NULL;
+		for (int k = 0; k < 3; k++)
+			m = test_result_add_sample(tr, cases[i].metric, "MiB/s", true, 100 + k);
+		metric_result_summarize(m);
+		m->change = cases[i].change;
+		m->change_pct = cases[i].pct;
+		m->verdict.n_baseline = cases[i].n_runs;
+		m->verdict.ack_run = cases[i].ack ? xstrdup(cases[i].ack) : NULL;
+	}
+	const char *lines[] = {
+		"idle.ops: n7 shows no change against the last 10 runs on here",
+		"mem.copy: n7 is 1.5% faster than the 4 runs since the acknowledged change of "
+		"20261204-060000 on here, within noise",
+	};
+	char *out[] = { report_summary(&run, false), report_junit(&run), report_html(&run) };
+	for (size_t o = 0; o < 3; o++) {
+		for (size_t i = 0; i < 2; i++)
+			if (!strstr(out[o], lines[i]))
+				fail_msg("output %zu lacks '%s':\n%s", o, lines[i], out[o]);
+		assert_null(strstr(out[o], "no change than"));
+		free(out[o]);
+	}
+	char *s = report_summary(&run, false);
+	assert_non_null(strstr(s, "\nagainst the last 10 runs:\n"));
+	free(s);
+	run_result_release(&run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_history_words),
 		cmocka_unit_test(test_summary_escaping),
 		cmocka_unit_test(test_junit_structure),
 		cmocka_unit_test(test_junit_baseline_regression),

@@ -74,8 +74,10 @@ void range_line_put(struct strbuf *sb, const struct range_subject *s,
 	char *name_a, *name_b;
 	range_side_names(s->name_a, s->name_b, &name_a, &name_b);
 	strbuf_printf(sb, "%s ", name_b);
-	if (n == 1 && betterness(lo, s->higher_is_better) == 0 && lo->change == METRIC_CHANGE_SAME) {
+	if (n == 1 && lo->change == METRIC_CHANGE_SAME) {
 		strbuf_printf(sb, "is the same as %s on %s", name_a, lo->board);
+	} else if (n == 1 && lo->change_pct == 0) {
+		strbuf_printf(sb, "shows no change against %s on %s", name_a, lo->board);
 	} else if (n == 1) {
 		strbuf_puts(sb, "is ");
 		phrase(sb, lo, s, speed);
@@ -183,6 +185,19 @@ void range_metric_evidence(struct strbuf *sb, const struct metric_result *m)
 		strbuf_putc(sb, ')');
 }
 
+char *range_history_name(size_t n_runs, const char *ack_run)
+{
+	if (ack_run && n_runs == 1)
+		return xasprintf("the run since the acknowledged change of %s", ack_run);
+	if (ack_run && n_runs)
+		return xasprintf("the %zu runs since the acknowledged change of %s", n_runs, ack_run);
+	if (ack_run)
+		return xasprintf("the runs since the acknowledged change of %s", ack_run);
+	if (n_runs == 1)
+		return xstrdup("the last run");
+	return n_runs ? xasprintf("the last %zu runs", n_runs) : xstrdup("the history");
+}
+
 const char *range_baseline_name(const struct run_result *run)
 {
 	if (run->baseline_name && *run->baseline_name)
@@ -220,6 +235,23 @@ static int item_cmp(const void *x, const void *y)
 	return c;
 }
 
+/* The name of side A of the line of items[0..n): against the history, the
+ * runs its metrics were judged against when every board's were the same
+ * ones in number and level, else the run's baseline name. Caller frees. */
+static char *line_baseline_name(const struct run_result *run, const struct item *items,
+				size_t n)
+{
+	const struct metric_verdict *v = &items[0].m->verdict;
+	bool same = run->baseline_kind == BASELINE_HISTORY && v->n_baseline;
+	for (size_t i = 1; same && i < n; i++) {
+		const struct metric_verdict *w = &items[i].m->verdict;
+		same = w->n_baseline == v->n_baseline &&
+		       (w->ack_run || v->ack_run ? is_same(w->ack_run, v->ack_run) : true);
+	}
+	return same ? range_history_name(v->n_baseline, v->ack_run)
+		    : xstrdup(range_baseline_name(run));
+}
+
 static int line_cmp(const void *x, const void *y)
 {
 	const struct range_line *a = x, *b = y;
@@ -246,7 +278,7 @@ void range_lines_of_run(const struct run_result *run, struct range_lines *out)
 	}
 	if (n)
 		qsort(items, n, sizeof(*items), item_cmp);
-	const char *name_b = run_result_name(run), *name_a = range_baseline_name(run);
+	const char *name_b = run_result_name(run);
 	struct range_entry *e = xcalloc(n + 1, sizeof(*e));
 	for (size_t i = 0; i < n;) {
 		size_t j = i, k = 0;
@@ -259,6 +291,7 @@ void range_lines_of_run(const struct run_result *run, struct range_lines *out)
 				      items[j].m->change == METRIC_CHANGE_BETTER;
 			k++;
 		}
+		char *name_a = line_baseline_name(run, &items[i], j - i);
 		struct range_subject s = {
 			.test = items[i].test, .metric = items[i].metric, .unit = items[i].m->unit,
 			.higher_is_better = items[i].m->higher_is_better,
@@ -267,6 +300,7 @@ void range_lines_of_run(const struct run_result *run, struct range_lines *out)
 		};
 		struct strbuf text = STRBUF_INIT;
 		range_line_put(&text, &s, e, k);
+		free(name_a);
 		out->lines = xrealloc(out->lines, (out->n + 1) * sizeof(*out->lines));
 		out->lines[out->n++] = (struct range_line){
 			xstrdup(items[i].test), xstrdup(items[i].metric), strbuf_detach(&text),

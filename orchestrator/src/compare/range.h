@@ -40,7 +40,9 @@ struct range_subject {
 };
 
 /* Appends the range line (no indent, no newline) for n >= 0 entries of one
- * metric: "TEST.METRIC: B is 12.0% slower than A on b1", "... ranges from
+ * metric: "TEST.METRIC: B is 12.0% slower than A on b1" ("B is the same as
+ * A on b1", "B shows no change against A on b1" when a change of 0 was not
+ * judged the same), "... ranges from
  * ... over N boards", then "; regression on K boards", "; not judged: one
  * sample on M boards" (their % still in the range), "; unit changed on U
  * boards, not compared". Nothing when n == 0 and no unit change. */
@@ -65,8 +67,15 @@ void range_metric_evidence(struct strbuf *sb, const struct metric_result *m);
 /* The CSS class of a change: "better", "worse", "noise" or "" (none). */
 const char *range_change_class(enum metric_change c);
 
+/* The history a metric was judged against, in words: "the last 10 runs"
+ * ("the last run"), or, when its level starts at an acknowledged change
+ * (orch history ack) of run ack_run, "the 4 runs since the acknowledged
+ * change of ACK_RUN". Every output and the judge's own text take it from
+ * here. Caller frees. */
+char *range_history_name(size_t n_runs, const char *ack_run);
+
 /* The name the run's baseline goes by in words: run->baseline_name (the
- * baseline run's label or id, "last 10 runs"), else "the history" or the
+ * baseline run's label or id, "the last 10 runs"), else "the history" or the
  * baseline run folder's last component, else "the baseline". */
 const char *range_baseline_name(const struct run_result *run);
 

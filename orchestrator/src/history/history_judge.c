@@ -1,5 +1,6 @@
 /* Judging a run against the history (the rule in history.h), and trends. */
 #include "compare/compare.h"
+#include "compare/range.h"
 #include "history/history.h"
 #include "util/strbuf.h"
 #include "util/units.h"
@@ -233,8 +234,8 @@ static const enum metric_change change_of[] = {
 	[JUDGE_WORSE] = METRIC_CHANGE_WORSE, [JUDGE_REGRESSION] = METRIC_CHANGE_REGRESSION,
 };
 
-/* "12.0% slower than the last 10 runs (25.6 -> 22.5 MiB/s)", with the
- * step's run when it began before this one. */
+/* "12.0% slower than the last 10 runs (25.6 -> 22.5 MiB/s)" (range.h names
+ * the runs), with the step's run when it began before this one. */
 static char *verdict_words(const struct run_result *run, const struct metric_result *m,
 			   const struct history_series *s, const struct history_verdict *v)
 {
@@ -246,7 +247,10 @@ static char *verdict_words(const struct run_result *run, const struct metric_res
 		strbuf_printf(&sb, " %s", v->j.worse ? "slower" : "faster");
 	else
 		strbuf_printf(&sb, " %s (%s)", up ? "higher" : "lower", v->j.worse ? "worse" : "better");
-	strbuf_printf(&sb, " than the last %zu run%s", v->n_runs, v->n_runs == 1 ? "" : "s");
+	const char *ack = v->level_acked && v->level_at < s->n ? s->points[v->level_at].run_id : NULL;
+	char *base = range_history_name(v->n_runs, ack);
+	strbuf_printf(&sb, " than %s", base);
+	free(base);
 	strbuf_puts(&sb, " (");
 	valfmt_pair(&sb, v->j.median_a, v->j.median_b, m->unit);
 	strbuf_putc(&sb, ')');
@@ -416,7 +420,7 @@ int history_judge_run(struct db *db, struct run_result *run, const struct histor
 {
 	run->baseline_kind = BASELINE_HISTORY;
 	free(run->baseline_name);
-	run->baseline_name = xasprintf("last %zu runs", rule_window(rule));
+	run->baseline_name = range_history_name(rule_window(rule), NULL);
 	return each_board(db, run, walk_points(rule), board_baseline, rule, err, errlen);
 }
 
