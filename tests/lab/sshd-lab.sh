@@ -18,7 +18,8 @@
 # user's ~/.ssh/authorized_keys (one line per lab, removed again by `down`).
 #
 # SSHD_LAB_LOGLEVEL sets the OpenSSH boards' LogLevel (default INFO; VERBOSE
-# logs every session a client opens).
+# logs every session a client opens). SSHD_LAB_EXTRA: more lines for every
+# OpenSSH board's sshd_config (a ForceCommand that makes a board slow).
 #
 # Daemons are left to the caller's nearest subreaper (tests/support/lab.c makes
 # the test process one and reaps them); `down` kills each daemon and all its
@@ -240,6 +241,7 @@ MaxStartups 200:30:400
 MaxSessions 100
 LogLevel ${SSHD_LAB_LOGLEVEL:-INFO}
 Subsystem sftp $SFTP_SERVER
+${SSHD_LAB_EXTRA:-}
 EOF
 }
 

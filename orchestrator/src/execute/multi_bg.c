@@ -48,13 +48,17 @@ struct bg_step {
 	bool ready_limit;              /* the ready regex hit PCRE2's limit on a line */
 	uint64_t long_lines;           /* lines too long for matching */
 	bool done;
+	int64_t started_ms;            /* its first output came (the pgid line: the command
+					  started on the board), clock_mono_ms; 0 before */
 	bool stop_requested;           /* we ended it: its exit status does not count */
 	long pgid;
 	struct tail tail;
 	int ret;                       /* transport_exec's */
 	struct transport_status st;
 	char err[512];
-	/* the pgid line at the head of stderr; touched by the thread only */
+	/* the first output, and the pgid line at the head of stderr; touched by
+	 * the thread only */
+	bool output_seen;
 	char head[48];
 	size_t head_len;
 	bool head_done;
@@ -90,6 +94,12 @@ static void bg_long_line(void *ctx, enum transport_stream stream)
 static int bg_output(void *ctx, enum transport_stream stream, const char *data, size_t len)
 {
 	struct bg_step *bg = ctx;
+	if (!bg->output_seen) {
+		bg->output_seen = true;
+		pthread_mutex_lock(&bg->lock);
+		bg->started_ms = clock_mono_ms();
+		pthread_mutex_unlock(&bg->lock);
+	}
 	if (stream == TRANSPORT_STDERR && !bg->head_done) {
 		while (len && !bg->head_done) {
 			char c = *data++;
@@ -329,18 +339,22 @@ void multi_bg_fetch_all(struct multi_run *mr, const struct bg_fetch *f, size_t n
 	}
 }
 
-/* Waits for bg's ready pattern: true once it printed it, false when it
- * ended, hit the regex limit, timed out or the run was interrupted first. */
+/* Waits for bg's ready pattern, its ready_timeout counted from the moment
+ * the command started on its board (its first output), however long the
+ * exec took to get there (the exec's own bounds, connect and step timeout,
+ * end it as done). True once it printed the pattern, false when it ended,
+ * hit the regex limit, timed out or the run was interrupted first. */
 static bool bg_wait_ready(struct bg_step *bg)
 {
-	int64_t dl = deadline_in_ms(bg->step->ready_timeout_ms);
 	for (;;) {
 		pthread_mutex_lock(&bg->lock);
 		bool ready = bg->ready, done = bg->done, limit = bg->ready_limit;
+		int64_t started = bg->started_ms;
 		pthread_mutex_unlock(&bg->lock);
 		if (ready)
 			return true;
-		if (done || limit || deadline_expired(dl) || interrupt_requested())
+		bool late = started && clock_mono_ms() - started >= bg->step->ready_timeout_ms;
+		if (done || limit || late || interrupt_requested())
 			return false;
 		sleep_ms(WAIT_SLICE_MS);
 	}
