@@ -44,9 +44,7 @@ static int group_teardown(void **state)
 {
 	(void)state;
 	lab_down(L);
-	ts_rmrf(tmp);
-	free(tmp);
-	return 0;
+	return ts_rmrf_free(&tmp);
 }
 
 static json_t *run(const char *name, const char *tests, int want_rc)

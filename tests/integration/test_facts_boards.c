@@ -37,9 +37,7 @@ static int group_teardown(void **state)
 {
 	(void)state;
 	ts_run(NULL, "rm -rf /dev/shm/orch-fb-%ld", (long)getpid());
-	ts_rmrf(tmp);
-	free(tmp);
-	return 0;
+	return ts_rmrf_free(&tmp);
 }
 
 /* orch run of a scenario: exit status, stderr+stdout in *out, results.json. */

@@ -62,9 +62,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	lab_down(R.lab);
-	ts_rmrf(R.dir);
-	free(R.dir);
-	return 0;
+	return ts_rmrf_free(&R.dir);
 }
 
 static int run_scenario_on(const char *inventory, const char *name, const char *body)

@@ -37,10 +37,7 @@ static int group_teardown(void **state)
 {
 	(void)state;
 	pg_down(pg);
-	if (tmp)
-		ts_rmrf(tmp);
-	free(tmp);
-	return 0;
+	return ts_rmrf_free(&tmp);
 }
 
 /* orch ARGS with controller c's own lock folder; exit status, output in *out. */

@@ -52,10 +52,7 @@ static int teardown(void **state)
 {
 	pg_down(pg);
 	lab_down(lab);
-	if (dir)
-		ts_rmrf(dir);
-	free(dir);
-	return 0;
+	return ts_rmrf_free(&dir);
 }
 
 /* Night i's figure: ~100 with +-1.5 of noise, ~80 from night 6 on. */

@@ -40,9 +40,7 @@ static int teardown(void **state)
 	(void)state;
 	pg_down(pg);
 	pg = NULL;
-	ts_rmrf(tmp);
-	free(tmp);
-	return 0;
+	return ts_rmrf_free(&tmp);
 }
 
 /* A scenario folder: one local board, a test printing `copy` five times a

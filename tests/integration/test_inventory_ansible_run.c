@@ -38,10 +38,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	lab_group_down(&lab);
-	if (dir)
-		ts_rmrf(dir);
-	free(dir);
-	return 0;
+	return ts_rmrf_free(&dir);
 }
 
 static const char scenario[] =

@@ -83,10 +83,7 @@ static int teardown(void **state)
 	ts_stop(&socat_pid);
 	lab_down(lab);
 	lab = NULL;
-	if (dir)
-		ts_rmrf(dir);
-	free(dir);
-	return 0;
+	return ts_rmrf_free(&dir);
 }
 
 

@@ -82,10 +82,7 @@ static int group_teardown(void **state)
 	(void)state;
 	pg_down(F.pg);
 	lab_down(F.lab);
-	if (F.dir)
-		ts_rmrf(F.dir);
-	free(F.dir);
-	return 0;
+	return ts_rmrf_free(&F.dir);
 }
 
 /* A fresh marker folder and scenario for one case; returns the scenario. */

@@ -54,9 +54,7 @@ static int group_teardown(void **state)
 {
 	(void)state;
 	lab_group_down(&L);
-	ts_rmrf(tmp);
-	free(tmp);
-	return 0;
+	return ts_rmrf_free(&tmp);
 }
 
 static char *scenario(const char *name, const char *boards, const char *test)

@@ -50,9 +50,7 @@ static int group_teardown(void **state)
 {
 	(void)state;
 	lab_down(L);
-	ts_rmrf(tmp);
-	free(tmp);
-	return 0;
+	return ts_rmrf_free(&tmp);
 }
 
 /* orch -v run of a one-test scenario on board; its output in *out. */

@@ -33,9 +33,7 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
 	(void)state;
-	ts_rmrf(tmp);
-	free(tmp);
-	return 0;
+	return ts_rmrf_free(&tmp);
 }
 
 static char *validate(int want, const char *file, const char *text)
