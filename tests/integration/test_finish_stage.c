@@ -99,15 +99,6 @@ static char *no_times(const char *text)
 	return s;
 }
 
-static char *read_in(const char *run, const char *name)
-{
-	char *path = xasprintf("%s/%s", run, name);
-	char *text = ts_read_file(path);
-	free(path);
-	assert_non_null(text);
-	return text;
-}
-
 /* "BOARD/TEST status regressed" per result of RUN's results.json, in order. */
 static char *results_line(const char *run, int *exit_code)
 {
@@ -152,7 +143,7 @@ static void assert_same_run(const char *want_dir, const char *got_dir)
 	char *got = results_line(got_dir, &got_code);
 	assert_string_equal(got, want);
 	assert_int_equal(got_code, want_code);
-	char *ws = read_in(want_dir, "summary.txt"), *gs = read_in(got_dir, "summary.txt");
+	char *ws = ts_read_in(want_dir, "summary.txt"), *gs = ts_read_in(got_dir, "summary.txt");
 	char *wn = no_name(no_times(ws), want_dir), *gn = no_name(no_times(gs), got_dir);
 	assert_string_equal(gn, wn);
 	free(want);
@@ -199,7 +190,7 @@ static void test_merge_is_the_unsharded_run(void **state)
 	char *merged = xasprintf("%s/merged", dir);
 	assert_same_run(whole, merged);
 	/* what it printed is the summary it wrote */
-	char *summary = read_in(merged, "summary.txt");
+	char *summary = ts_read_in(merged, "summary.txt");
 	assert_non_null(strstr(out, summary));
 	free(summary);
 	free(out);
@@ -217,12 +208,12 @@ static void test_report_keeps_the_run(void **state)
 	(void)state;
 	char *base = NULL;
 	char *whole = night_against_baseline(&base);
-	char *before = read_in(whole, "summary.txt");
+	char *before = ts_read_in(whole, "summary.txt");
 	int code_before;
 	char *lines_before = results_line(whole, &code_before);
 	char *out = NULL;
 	assert_int_equal(ts_run(&out, "NO_COLOR=1 %s report '%s' 2>&1", ORCH_BIN, whole), 0);
-	char *after = read_in(whole, "summary.txt");
+	char *after = ts_read_in(whole, "summary.txt");
 	assert_string_equal(after, before);
 	int code_after;
 	char *lines_after = results_line(whole, &code_after);

@@ -39,15 +39,6 @@ static int teardown(void **state)
 	return ts_rmrf_free(&dir);
 }
 
-static char *read_in(const char *run, const char *name)
-{
-	char *p = xasprintf("%s/%s", run, name);
-	char *text = ts_read_file(p);
-	free(p);
-	assert_non_null(text);
-	return text;
-}
-
 static void test_missing_metric_fails_and_is_listed(void **state)
 {
 	(void)state;
@@ -77,15 +68,15 @@ static void test_missing_metric_fails_and_is_listed(void **state)
 	assert_string_equal(ts_json_str(mm, "reason"), "too fast to measure");
 	json_decref(res);
 
-	char *summary = read_in(run, "summary.txt");
+	char *summary = ts_read_in(run, "summary.txt");
 	assert_non_null(strstr(summary, "missing: l1 dd: metric dd.disk (absent)"));
 	assert_non_null(strstr(summary, "missing: l1 soft: metric dd.disk (absent, optional)"));
 	assert_non_null(strstr(summary, "missing: l1 bonnie: metric rewrite (too fast to measure)"));
 	assert_non_null(strstr(out, "missing: l1 dd: metric dd.disk (absent)"));   /* stderr too */
-	char *html = read_in(run, "report.html");
+	char *html = ts_read_in(run, "report.html");
 	assert_non_null(strstr(html, "Missing metric: l1 dd: dd.disk (absent)"));
 	assert_non_null(strstr(html, "Missing metric: l1 bonnie: rewrite (too fast to measure)"));
-	char *junit = read_in(run, "junit.xml");
+	char *junit = ts_read_in(run, "junit.xml");
 	assert_non_null(strstr(junit, "name=\"dd.missing.dd.disk\" value=\"absent\""));
 	assert_non_null(strstr(junit, "name=\"soft.missing.dd.disk\" value=\"absent (optional)\""));
 	assert_non_null(strstr(junit, "name=\"bonnie.missing.rewrite\" value=\"too fast to measure\""));

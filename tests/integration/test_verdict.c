@@ -96,15 +96,6 @@ static int compare(const char *a, const char *b, const char *extra, char **out)
 	return ts_run(out, "NO_COLOR=1 %s compare %s %s %s 2>&1", ORCH_BIN, extra ? extra : "", a, b);
 }
 
-static char *read_in(const char *run, const char *name)
-{
-	char *p = xasprintf("%s/%s", run, name);
-	char *text = ts_read_file(p);
-	free(p);
-	assert_non_null(text);
-	return text;
-}
-
 /* The verdict compare --format json gives metric name. */
 static char *verdict_of(const char *a, const char *b, const char *name)
 {
@@ -153,7 +144,7 @@ static void test_identical_reruns_n1(void **state)
 	free(out);
 	static const char *const files[] = { "summary.txt", "junit.xml", "report.html" };
 	for (size_t i = 0; i < 3; i++) {
-		char *text = read_in(b, files[i]);
+		char *text = ts_read_in(b, files[i]);
 		if (!strstr(text, "not judged"))
 			fail_msg("%s does not say 'not judged'", files[i]);
 		free(text);
@@ -215,7 +206,7 @@ static void test_drop_with_outlier(void **state)
 	assert_non_null(strstr(out, "net.rate 9.5% slower than baseline"));
 	free(out);
 	/* JUnit names it a regression, in orch's words (it was an empty failure) */
-	char *junit = read_in(b, "junit.xml");
+	char *junit = ts_read_in(b, "junit.xml");
 	assert_non_null(strstr(junit, "<failure message=\"net.rate 9.5% slower than baseline"));
 	assert_non_null(strstr(junit, "type=\"regression\">"));
 	free(junit);
@@ -451,7 +442,7 @@ static void test_history_baseline(void **state)
 	assert_string_equal(json_string_value(json_object_get(r, "status")), "fail");
 	assert_true(json_is_true(json_object_get(r, "regressed")));
 	json_decref(j);
-	char *junit = read_in(run, "junit.xml");
+	char *junit = ts_read_in(run, "junit.xml");
 	assert_non_null(strstr(junit, "type=\"regression\">"));
 	free(junit);
 	free(run);
@@ -520,17 +511,17 @@ static void test_repeat_auto(void **state)
 	assert_string_equal(json_string_value(json_object_get(r, "stopped")), "cap reached");
 	assert_true(json_real_value(json_object_get(r, "spread_pct")) > 3.5);
 	json_decref(r);
-	char *html = read_in(run, "report.html");
+	char *html = ts_read_in(run, "report.html");
 	assert_non_null(strstr(html, "not converged, cap of 4 runs reached"));
 	free(html);
-	char *junit = read_in(run, "junit.xml");
+	char *junit = ts_read_in(run, "junit.xml");
 	assert_non_null(strstr(junit, "repeat auto: not converged"));
 	free(junit);
 	/* orch report re-renders it from results.json */
 	assert_int_equal(ts_run(&out, "rm -f '%s/summary.txt' && %s report '%s'", run, ORCH_BIN, run),
 			 0);
 	free(out);
-	char *summary = read_in(run, "summary.txt");
+	char *summary = ts_read_in(run, "summary.txt");
 	assert_non_null(strstr(summary, "not converged"));
 	free(summary);
 	free(run);
@@ -567,10 +558,10 @@ static void test_push_and_kernel_bogomips(void **state)
 	json_t *push = json_array_get(json_object_get(r, "pushes"), 0);
 	assert_string_equal(json_string_value(json_object_get(push, "file")), "remote-bench-cpu");
 	assert_true(json_integer_value(json_object_get(push, "bytes")) > 1000);
-	char *log = read_in(run, "here/cpu/push.log");
+	char *log = ts_read_in(run, "here/cpu/push.log");
 	assert_non_null(strstr(log, "\"push\":\"remote-bench-cpu\""));
 	free(log);
-	char *html = read_in(run, "report.html");
+	char *html = ts_read_in(run, "report.html");
 	assert_non_null(strstr(html, "pushed remote-bench-cpu: "));
 	free(html);
 	char *cpuinfo = NULL;

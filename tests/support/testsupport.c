@@ -148,6 +148,16 @@ char *ts_read_file(const char *path)
 	return strbuf_detach(&sb);
 }
 
+char *ts_read_in(const char *dir, const char *name)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	char *text = ts_read_file(path);
+	if (!text)
+		fail_msg("cannot read %s", path);
+	free(path);
+	return text;
+}
+
 size_t ts_count_lines(const char *text, const char *w1, const char *w2)
 {
 	size_t n = 0;

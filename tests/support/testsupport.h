@@ -29,6 +29,9 @@ int ts_rmrf_free(char **dir);
 char *ts_write_file(const char *dir, const char *name, const char *text);
 /* Whole file as a string, or NULL; caller frees. */
 char *ts_read_file(const char *path);
+/* Whole file DIR/NAME as a string (caller frees); fails the current test
+ * when it cannot be read. */
+char *ts_read_in(const char *dir, const char *name);
 bool ts_file_exists(const char *path);
 /* Whether process PID runs (a zombie does not). */
 bool ts_pid_running(long pid);
