@@ -128,24 +128,36 @@ bool ts_term_wait_raw(struct ts_term *t, int64_t ms)
 }
 
 
-void ts_term_start_raw(struct ts_term *t, const char *cmd, const char *banner, size_t *at,
-		       int64_t ms)
+void ts_term_start_raw_at(struct ts_term *t, const char *cmd, const char *banner, size_t *at,
+			  int64_t ms, const char *file, int line)
 {
 	ts_term_start(t, cmd);
-	assert_true(ts_term_wait(t, at, banner, ms, NULL));
-	assert_true(ts_term_wait_raw(t, ms));
+	if (!ts_term_wait(t, at, banner, ms, NULL)) {
+		print_error("no \"%s\" within %lld ms\n", banner, (long long)ms);
+		_fail(file, line);
+	}
+	if (!ts_term_wait_raw(t, ms)) {
+		print_error("the pty did not turn raw within %lld ms\n", (long long)ms);
+		_fail(file, line);
+	}
 }
 
-void ts_term_assert_exit(struct ts_term *t, int want, int64_t ms)
+void ts_term_assert_exit_at(struct ts_term *t, int want, int64_t ms, const char *file, int line)
 {
 	int rc = ts_term_wait_exit(t, ms);
 	if (rc != want) {
 		const char *seen = strbuf_str(&t->seen);
 		size_t len = t->seen.len;
-		fail_msg("exit status %d, wanted %d; the end of what it wrote:\n%s", rc, want,
-			 seen + (len > 400 ? len - 400 : 0));
+		print_error("exit status %d, wanted %d; the end of what it wrote:\n%s\n", rc, want,
+			    seen + (len > 400 ? len - 400 : 0));
+		_fail(file, line);
 	}
 	char *after = ts_term_stty(t);
-	assert_string_equal(t->before, after);
+	bool restored = strcmp(t->before, after) == 0;
+	if (!restored)
+		print_error("the pty's settings are \"%s\", not those from before, \"%s\"\n", after,
+			    t->before);
 	free(after);
+	if (!restored)
+		_fail(file, line);
 }

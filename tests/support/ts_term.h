@@ -43,13 +43,16 @@ void ts_term_type(struct ts_term *t, const char *keys);
 int ts_term_wait_exit(struct ts_term *t, int64_t ms);
 /* Starts CMD (an `orch console`, say) on a new pty and waits at most ms
  * until it wrote BANNER (*at moves past it) and made the pty raw; fails
- * the test when either does not come. */
-void ts_term_start_raw(struct ts_term *t, const char *cmd, const char *banner, size_t *at,
-		       int64_t ms);
-/* Waits at most ms for the command's end; fails the test unless its exit
- * status is WANT and the pty's settings are again those from before it
- * started. */
-void ts_term_assert_exit(struct ts_term *t, int want, int64_t ms);
+ * the test, at the caller's line, when either does not come. */
+#define ts_term_start_raw(t, cmd, banner, at, ms) \
+	ts_term_start_raw_at(t, cmd, banner, at, ms, __FILE__, __LINE__)
+void ts_term_start_raw_at(struct ts_term *t, const char *cmd, const char *banner, size_t *at,
+			  int64_t ms, const char *file, int line);
+/* Waits at most ms for the command's end; fails the test, at the caller's
+ * line, unless its exit status is WANT and the pty's settings are again
+ * those from before it started. */
+#define ts_term_assert_exit(t, want, ms) ts_term_assert_exit_at(t, want, ms, __FILE__, __LINE__)
+void ts_term_assert_exit_at(struct ts_term *t, int want, int64_t ms, const char *file, int line);
 /* Kills the command if it still runs, closes the pty, frees. */
 void ts_term_end(struct ts_term *t);
 
