@@ -7,6 +7,7 @@
  * nothing listens on (connection refused at once).
  */
 #include "testsupport.h"
+#include "ts_orch.h"
 #include "ts_json.h"
 #include "util/strbuf.h"
 
@@ -25,9 +26,7 @@ static int setup(void **state)
 	mkdir(o, 0755);
 	free(o);
 	struct strbuf sb = STRBUF_INIT;
-	strbuf_puts(&sb, "boards:\n");
-	for (int i = 1; i <= 6; i++)
-		strbuf_printf(&sb, "  l%d: { local: true }\n", i);
+	ts_local_boards(&sb, "l", 1, 6);
 	/* port 9 (discard) on an address of this test's range: nothing listens */
 	for (int i = 1; i <= 5; i++)
 		strbuf_printf(&sb, "  d%d: { ssh: { host: 127.0.202.%d, port: 9, user: nobody, "

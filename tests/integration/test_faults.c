@@ -64,11 +64,8 @@ static int teardown(void **state)
 {
 	(void)state;
 	lab_down(F.lab);
-	if (F.dir)
-		ts_rmrf(F.dir);
-	free(F.dir);
 	free(F.inventory);
-	return 0;
+	return ts_rmrf_free(&F.dir);
 }
 
 /* scenario NAME on the boards of selector, written to F.dir/NAME.yaml;

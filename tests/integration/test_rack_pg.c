@@ -49,9 +49,7 @@ static int setup(void **state)
 	f->tmp = ts_mkdtemp("rackpg");
 	f->url = pg_createdb_next(pg, "rack");
 	struct strbuf sb = STRBUF_INIT;
-	strbuf_puts(&sb, "boards:\n");
-	for (int i = 1; i <= N_BOARDS; i++)
-		strbuf_printf(&sb, "  b%02d: { local: true }\n", i);
+	ts_local_boards(&sb, "b", 2, N_BOARDS);
 	free(ts_write_file(f->tmp, "rack.yaml", strbuf_str(&sb)));
 	strbuf_release(&sb);
 	/* work: as slow as the controller; check: fails on b07 only */

@@ -6,6 +6,7 @@
  * `latest` that is a folder. Local boards only: nothing to contact.
  */
 #include "testsupport.h"
+#include "ts_orch.h"
 #include "ts_json.h"
 #include "util/strbuf.h"
 
@@ -27,9 +28,7 @@ static int setup(void **state)
 	(void)state;
 	dir = ts_mkdtemp("journal");
 	struct strbuf sb = STRBUF_INIT;
-	strbuf_puts(&sb, "boards:\n");
-	for (int i = 1; i <= N_BOARDS; i++)
-		strbuf_printf(&sb, "  l%d: { local: true }\n", i);
+	ts_local_boards(&sb, "l", 1, N_BOARDS);
 	free(ts_write_file(dir, "rack.yaml", strbuf_str(&sb)));
 	strbuf_release(&sb);
 	return 0;

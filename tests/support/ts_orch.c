@@ -28,6 +28,13 @@ char *ts_write_scenario(const char *dir, const char *name, const char *text)
 	return path;
 }
 
+void ts_local_boards(struct strbuf *sb, const char *prefix, int width, int n)
+{
+	strbuf_puts(sb, "boards:\n");
+	for (int i = 1; i <= n; i++)
+		strbuf_printf(sb, "  %s%0*d: { local: true }\n", prefix, width, i);
+}
+
 char *ts_rack_scenario(const char *dir, const char *name, const char *selector,
 		       const char *defaults, const char *tests)
 {

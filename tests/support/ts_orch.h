@@ -8,12 +8,18 @@
 #include <jansson.h>
 #include <sys/types.h>
 
+#include "util/strbuf.h"
+
 /* A scratch folder named after PREFIX, mode 0755 (a lab board's user reads
  * what is pushed from it), with ORCH_LOCK_DIR set to DIR/locks so the runs
  * lock their boards in it. Caller frees (after ts_rmrf). */
 char *ts_orch_dir(const char *prefix);
 /* Writes TEXT to DIR/NAME.yaml; returns that path (caller frees). */
 char *ts_write_scenario(const char *dir, const char *name, const char *text);
+/* Appends an inventory of N local boards to SB: "boards:\n" and a line
+ * "  PREFIX1: { local: true }" a board, the number WIDTH digits at least
+ * (zero-padded). */
+void ts_local_boards(struct strbuf *sb, const char *prefix, int width, int n);
 /* Writes DIR/NAME.yaml: scenario NAME on inventory rack.yaml, on the
  * boards SELECTOR matches, with `defaults: { DEFAULTS }` and the TESTS
  * list ("  - name: ...\n"). Returns its path (caller frees). */
