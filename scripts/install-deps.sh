@@ -47,6 +47,13 @@ for a in $arches; do
 	dpkg --print-foreign-architectures | grep -qx "$a" || $sudo dpkg --add-architecture "$a"
 done
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -q
+# A mirror caught mid-sync fails one index ("File has unexpected size"):
+# try again a few times, then go on with what was fetched; the install
+# below still fails clearly if a package is really missing.
+for try in 1 2 3; do
+	$sudo apt-get update -q && break
+	echo "install-deps: apt-get update failed (try $try of 3)" >&2
+	[ $try = 3 ] || sleep $((try * 10))
+done
 # shellcheck disable=SC2086
 $sudo apt-get install -y -q --no-install-recommends $pkgs
