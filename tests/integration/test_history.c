@@ -96,8 +96,18 @@ static void check_night(int i, int code, const char *out)
 	    (i > 6 && reported && !strstr(out, "since v0.0.20180206 (")))
 		fprintf(stderr, "night %d:\n%s\n", i, out);
 	assert_int_equal(code, reported ? 1 : 0);
+	/* night 1 has nothing earlier: no range line says it "changed" */
+	assert_null(strstr(out, "changed"));
+	if (i == 1)
+		assert_null(strstr(out, " than the last"));
+	/* nights 2-3 show their change, not judged, with the reason */
+	if (i == 2 || i == 3) {
+		assert_non_null(strstr(out, "; not judged on "));
+		assert_non_null(strstr(out, i == 2 ? ": 1 earlier run, needs 3\n"
+						   : ": 2 earlier runs, needs 3\n"));
+	}
 	if (!reported) {
-		assert_null(strstr(out, "slower than the last"));
+		assert_null(strstr(out, "regression"));
 		return;
 	}
 	assert_non_null(strstr(out, "slower than the last"));

@@ -49,6 +49,29 @@ void range_side_names(const char *a, const char *b, char **out_a, char **out_b)
 	*out_b = same ? xasprintf("run B (label %s)", b) : xstrdup(b);
 }
 
+/* "; not judged: one sample on 2 boards", or with the reason the boards
+ * share: "; not judged on 2 boards: 1 earlier run, needs 3". */
+static void not_judged_put(struct strbuf *sb, const struct range_entry *e, size_t n, size_t once)
+{
+	const char *reason = NULL;
+	bool shared = true;
+	for (size_t i = 0; i < n; i++) {
+		if (e[i].change != METRIC_CHANGE_NOT_JUDGED)
+			continue;
+		const char *r = e[i].reason && strcmp(e[i].reason, "one sample") ? e[i].reason : NULL;
+		if (!reason)
+			reason = r ? r : "";
+		else if (strcmp(reason, r ? r : ""))
+			shared = false;
+	}
+	if (!shared)
+		strbuf_printf(sb, "; not judged on %zu board%s", once, plural(once));
+	else if (!*reason)
+		strbuf_printf(sb, "; not judged: one sample on %zu board%s", once, plural(once));
+	else
+		strbuf_printf(sb, "; not judged on %zu board%s: %s", once, plural(once), reason);
+}
+
 void range_line_put(struct strbuf *sb, const struct range_subject *s,
 		    const struct range_entry *e, size_t n)
 {
@@ -96,7 +119,7 @@ void range_line_put(struct strbuf *sb, const struct range_subject *s,
 	if (regressed)
 		strbuf_printf(sb, "; regression on %zu board%s", regressed, plural(regressed));
 	if (once)
-		strbuf_printf(sb, "; not judged: one sample on %zu board%s", once, plural(once));
+		not_judged_put(sb, e, n, once);
 	if (s->unit_changed)
 		strbuf_printf(sb, "; unit changed on %zu board%s, not compared", s->unit_changed,
 			      plural(s->unit_changed));
@@ -269,6 +292,9 @@ void range_lines_of_run(const struct run_result *run, struct range_lines *out)
 			const struct metric_result *mr = &tr->metrics[m];
 			if (mr->change == METRIC_CHANGE_NONE || !mr->name || metric_is_orch_own(mr->name))
 				continue;
+			/* no earlier value at all: nothing to say it changed against */
+			if (mr->change == METRIC_CHANGE_NOT_JUDGED && isnan(mr->change_pct))
+				continue;
 			if (n == cap) {
 				cap = cap ? cap * 2 : 64;
 				items = xrealloc(items, cap * sizeof(*items));
@@ -287,6 +313,7 @@ void range_lines_of_run(const struct run_result *run, struct range_lines *out)
 			e[k].board = items[j].tr->board ? items[j].tr->board : "?";
 			e[k].change_pct = items[j].m->change_pct;
 			e[k].change = items[j].m->change;
+			e[k].reason = items[j].m->verdict.reason;
 			e[k].beyond = items[j].m->change == METRIC_CHANGE_REGRESSION ||
 				      items[j].m->change == METRIC_CHANGE_BETTER;
 			k++;

@@ -24,6 +24,7 @@ struct range_entry {
 	double change_pct;         /* (B - A) / |A| * 100; NAN when unknown */
 	enum metric_change change; /* never METRIC_CHANGE_NONE */
 	bool beyond;               /* beyond the threshold (more digits when it would read as it) */
+	const char *reason;        /* why not judged ("2 earlier runs, needs 3"); NULL: one sample */
 };
 
 /* What a range line is about: test x metric, its direction and the names
