@@ -7,7 +7,8 @@
  *     and the line callback still sees every line;
  *   - the port vanishing mid-capture is reported, and what was read is kept;
  *   - a line callback that blocks delays no stamp: the reader goes on reading
- *     and stamping while the line thread waits;
+ *     and stamping while the line thread waits, for 300 separate reads and
+ *     up to 64 KiB; past that the reader waits, and says so;
  *   - the reader's scheduling is reported: SCHED_FIFO with locked buffers
  *     when the process may, ordinary scheduling (said so) without
  *     CAP_SYS_NICE;
@@ -209,6 +210,8 @@ static void test_first_byte_stamp(void **state)
 	free(raw);
 }
 
+enum { HELD_READS = 300 };
+
 /* Blocks the line thread on the first line until released. */
 struct blocker {
 	pthread_mutex_t mu;
@@ -216,7 +219,7 @@ struct blocker {
 	bool entered;
 	bool release;
 	int n;
-	int64_t stamp[4];
+	int64_t stamp[HELD_READS + 1];
 };
 
 static void blocking_line(void *ctx, const struct serial_line *l)
@@ -225,7 +228,7 @@ static void blocking_line(void *ctx, const struct serial_line *l)
 	if (l->partial)
 		return;
 	pthread_mutex_lock(&b->mu);
-	if (b->n < 4)
+	if (b->n <= HELD_READS)
 		b->stamp[b->n] = l->mono_us;
 	if (b->n++ == 0) {
 		b->entered = true;
@@ -234,6 +237,107 @@ static void blocking_line(void *ctx, const struct serial_line *l)
 			pthread_cond_wait(&b->cv, &b->mu);
 	}
 	pthread_mutex_unlock(&b->mu);
+}
+
+/* Waits until the line thread is held in blocking_line. */
+static void wait_held(struct blocker *bl)
+{
+	pthread_mutex_lock(&bl->mu);
+	while (!bl->entered)
+		pthread_cond_wait(&bl->cv, &bl->mu);
+	pthread_mutex_unlock(&bl->mu);
+}
+
+static void release_held(struct blocker *bl)
+{
+	pthread_mutex_lock(&bl->mu);
+	bl->release = true;
+	pthread_cond_broadcast(&bl->cv);
+	pthread_mutex_unlock(&bl->mu);
+}
+
+/* Like wait_bytes, checking often: one read at a time is what is timed. */
+static void wait_bytes_soon(struct serial_capture *c, uint64_t n)
+{
+	int64_t end = clock_mono_us() + 10 * 1000000;
+	while (serial_capture_bytes(c) < n && clock_mono_us() < end)
+		usleep(50);
+	assert_true(serial_capture_bytes(c) >= n);
+}
+
+/* While the line thread is held, 300 lines each read on its own (the old
+ * ring of 32 reads stopped the reader at the 33rd): every one is read and
+ * stamped between its write and its arrival, and the reader never waited. */
+static void test_held_line_thread_many_reads(void **state)
+{
+	struct fx *f = *state;
+	struct serial_target t = { .port = f->b };
+	char err[256];
+	struct serial_port *p = serial_port_open(&t, err, sizeof(err));
+	assert_non_null(p);
+	struct blocker bl = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+	struct serial_capture_options o = { .on_line = blocking_line, .ctx = &bl };
+	struct serial_capture *c = serial_capture_start(p, &o, err, sizeof(err));
+	assert_non_null(c);
+	int board = open_board(f->a);
+	put(board, "a\n");
+	wait_held(&bl);
+	static int64_t before[HELD_READS + 1], after[HELD_READS + 1];
+	uint64_t total = 2;
+	for (int i = 1; i <= HELD_READS; i++) {
+		char line[32];
+		snprintf(line, sizeof(line), "line %03d\n", i);
+		before[i] = clock_mono_us();
+		put(board, line);
+		total += strlen(line);
+		wait_bytes_soon(c, total);
+		after[i] = clock_mono_us();
+	}
+	release_held(&bl);
+	struct serial_capture_stats st;
+	assert_int_equal(serial_capture_stop(c, &st, err, sizeof(err)), 0);
+	assert_int_equal(bl.n, HELD_READS + 1);
+	for (int i = 1; i <= HELD_READS; i++)
+		assert_true(bl.stamp[i] >= before[i] && bl.stamp[i] <= after[i]);
+	assert_null(strstr(st.sched, "waited"));
+	close(board);
+	serial_port_close(p);
+}
+
+/* Past 64 KiB behind, the reader waits for the held line thread: nothing is
+ * lost, and the run folder's text says the stamps may be late. */
+static void test_reader_waits_reported(void **state)
+{
+	struct fx *f = *state;
+	struct serial_target t = { .port = f->b };
+	char err[256];
+	struct serial_port *p = serial_port_open(&t, err, sizeof(err));
+	assert_non_null(p);
+	struct blocker bl = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+	struct serial_capture_options o = { .on_line = blocking_line, .ctx = &bl };
+	struct serial_capture *c = serial_capture_start(p, &o, err, sizeof(err));
+	assert_non_null(c);
+	int board = open_board(f->a);
+	put(board, "a\n");
+	wait_held(&bl);
+	char *line = xmalloc(1001);
+	memset(line, 'x', 999);
+	line[999] = '\n';
+	line[1000] = '\0';
+	for (int i = 0; i < 70; i++)
+		put(board, line);
+	wait_bytes(c, 64 * 1024);   /* all the rings hold */
+	release_held(&bl);
+	wait_bytes(c, 2 + 70 * 1000);
+	struct serial_capture_stats st;
+	assert_int_equal(serial_capture_stop(c, &st, err, sizeof(err)), 0);
+	assert_int_equal(bl.n, 71);
+	assert_int_equal(st.bytes, 2 + 70 * 1000);
+	assert_non_null(strstr(st.sched, "; the reader waited "));
+	assert_non_null(strstr(st.sched, " for the line thread (the stamps of those reads may be late)"));
+	free(line);
+	close(board);
+	serial_port_close(p);
 }
 
 static void test_blocked_callback_delays_no_stamp(void **state)
@@ -249,19 +353,13 @@ static void test_blocked_callback_delays_no_stamp(void **state)
 	assert_non_null(c);
 	int board = open_board(f->a);
 	put(board, "a\n");
-	pthread_mutex_lock(&bl.mu);
-	while (!bl.entered)
-		pthread_cond_wait(&bl.cv, &bl.mu);
-	pthread_mutex_unlock(&bl.mu);
+	wait_held(&bl);
 	/* the line thread is held in the callback: the reader must still read */
 	int64_t t0 = clock_mono_us();
 	put(board, "b\n");
 	wait_bytes(c, 4);
 	int64_t t1 = clock_mono_us();
-	pthread_mutex_lock(&bl.mu);
-	bl.release = true;
-	pthread_cond_broadcast(&bl.cv);
-	pthread_mutex_unlock(&bl.mu);
+	release_held(&bl);
 	struct serial_capture_stats st;
 	assert_int_equal(serial_capture_stop(c, &st, err, sizeof(err)), 0);
 	assert_int_equal(bl.n, 2);
@@ -567,6 +665,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_first_byte_stamp),
 		cmocka_unit_test(test_blocked_callback_delays_no_stamp),
+		cmocka_unit_test(test_held_line_thread_many_reads),
+		cmocka_unit_test(test_reader_waits_reported),
 		cmocka_unit_test(test_sched_reported),
 		cmocka_unit_test(test_slow_writer_bounded),
 		cmocka_unit_test(test_missing_port),

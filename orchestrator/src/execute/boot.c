@@ -392,6 +392,8 @@ static void boot_finish(struct exec_context *ctx, struct boot_watch *w, struct s
 
 	pthread_mutex_lock(&w->mu);
 	tr->long_lines += cst.long_lines;
+	free(tr->console_sched);   /* with the reader's waits, if it had to */
+	tr->console_sched = xstrdup(cst.sched);
 	tr->last_line = xstrdup(w->last_line);
 	secret_redact(tr->last_line);
 	boot_judge(w, tr, done, lost, err, timeout_ms, cst.long_lines);

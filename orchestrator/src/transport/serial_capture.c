@@ -151,25 +151,31 @@ void serial_capture_format_stamp(int64_t wall_us, int64_t rel_us, char *buf, siz
 
 /*
  * Three threads per console. The reader does nothing but wait for bytes,
- * stamp them and put them in a slot of a small ring held in locked memory;
- * it runs SCHED_FIFO where the process may (CAP_SYS_NICE, root, or an
- * RLIMIT_RTPRIO), so a busy controller delays a stamp by no more than the
- * kernel's own wake-up. The cutter takes the slots in order, cuts lines
- * and calls the line callback; the writer appends to the files.
+ * stamp them and append them to two rings held in locked memory: the bytes
+ * themselves, and one stamp per read. It runs SCHED_FIFO where the process
+ * may (CAP_SYS_NICE, root, or an RLIMIT_RTPRIO), so a busy controller
+ * delays a stamp by no more than the kernel's own wake-up. The cutter takes
+ * the reads in order, cuts lines and calls the line callback; the writer
+ * appends to the files. The rings hold the bytes of 2048 reads or 64 KiB,
+ * whichever comes first (over 5 s of a 115200-baud console, a read per
+ * line at 100 lines a second for 20 s): only a line thread held up longer
+ * makes the reader wait, and that is counted and reported.
  */
 enum {
-	RING_SLOTS = 32,
-	SLOT_BYTES = 4096,
+	RING_BYTES = 64 * 1024,
+	RING_READS = 2048,
+	READ_MAX = 4096,
 	READER_STACK = 256 * 1024,
 	READER_RT_PRIORITY = 20,
 };
 
-struct chunk {
+struct read_stamp {
 	int64_t mono_us;           /* the instant poll said the bytes were there */
 	int64_t wall_us;
 	size_t len;
-	char data[SLOT_BYTES];
 };
+
+#define RINGS_LEN (RING_BYTES + RING_READS * sizeof(struct read_stamp))
 
 enum rec_kind { REC_RAW, REC_LINE };
 
@@ -194,15 +200,17 @@ struct serial_capture {
 	pthread_t cutter;
 	pthread_t writer;
 
-	/* the reader's ring: filled at ring_head, emptied at ring_tail */
+	/* the reader's rings, filled at the heads, emptied at the tails */
 	pthread_mutex_t ring_mu;   /* priority-inheriting */
 	pthread_cond_t ring_data;
 	pthread_cond_t ring_space;
-	struct chunk *ring;        /* in the locked region */
-	void *region;              /* ring, then the reader's stack */
+	char *ring;                /* RING_BYTES bytes, in the locked region */
+	struct read_stamp *stamps; /* RING_READS stamps, after them */
+	void *region;              /* the rings, then the reader's stack */
 	size_t region_len;
-	uint64_t ring_head;
-	uint64_t ring_tail;
+	uint64_t byte_head, byte_tail;
+	uint64_t read_head, read_tail;
+	uint64_t reader_waits;     /* times the rings were full */
 	bool reader_stop;
 	bool reader_done;
 	uint64_t bytes;            /* under ring_mu */
@@ -275,22 +283,38 @@ static void reader_lost(struct serial_capture *c, const char *why)
 	pthread_mutex_unlock(&c->ring_mu);
 }
 
-/* A free slot, or NULL once asked to stop. */
-static struct chunk *reader_slot(struct serial_capture *c)
+/* Contiguous room in the byte ring for the next read (at most READ_MAX),
+ * 0 when the bytes or the stamps are full. Under ring_mu. */
+static size_t ring_room(const struct serial_capture *c)
+{
+	if (c->read_head - c->read_tail == RING_READS)
+		return 0;
+	size_t free_bytes = RING_BYTES - (size_t)(c->byte_head - c->byte_tail);
+	size_t to_end = RING_BYTES - (size_t)(c->byte_head % RING_BYTES);
+	size_t room = free_bytes < to_end ? free_bytes : to_end;
+	return room < READ_MAX ? room : READ_MAX;
+}
+
+/* Where the next read goes and how much it may take (*room), or NULL once
+ * asked to stop. Waits, counted, while the line thread is behind. */
+static char *reader_space(struct serial_capture *c, size_t *room)
 {
 	pthread_mutex_lock(&c->ring_mu);
-	while (c->ring_head - c->ring_tail == RING_SLOTS && !c->reader_stop)
+	if (!ring_room(c) && !c->reader_stop)
+		c->reader_waits++;
+	while (!(*room = ring_room(c)) && !c->reader_stop)
 		pthread_cond_wait(&c->ring_space, &c->ring_mu);
-	struct chunk *k = c->reader_stop ? NULL : &c->ring[c->ring_head % RING_SLOTS];
+	char *at = c->reader_stop ? NULL : c->ring + c->byte_head % RING_BYTES;
 	pthread_mutex_unlock(&c->ring_mu);
-	return k;
+	return at;
 }
 
 static void *reader_main(void *arg)
 {
 	struct serial_capture *c = arg;
-	struct chunk *k;
-	while ((k = reader_slot(c))) {
+	char *at;
+	size_t room;
+	while ((at = reader_space(c, &room))) {
 		struct pollfd pfd[2] = {
 			{ .fd = serial_port_fd(c->port), .events = POLLIN },
 			{ .fd = c->wake[0], .events = POLLIN },
@@ -314,19 +338,18 @@ static void *reader_main(void *arg)
 		if (r <= 0 || !pfd[0].revents)
 			continue;
 		char err[256] = "";
-		ssize_t n = serial_port_read(c->port, k->data, sizeof(k->data), err, sizeof(err));
+		ssize_t n = serial_port_read(c->port, at, room, err, sizeof(err));
 		if (n < 0) {
 			reader_lost(c, err);
 			break;
 		}
 		if (n == 0)
 			continue;
-		k->mono_us = mono;
-		k->wall_us = wall;
-		k->len = (size_t)n;
 		pthread_mutex_lock(&c->ring_mu);
+		c->stamps[c->read_head % RING_READS] = (struct read_stamp){ mono, wall, (size_t)n };
+		c->read_head++;
+		c->byte_head += (uint64_t)n;
 		c->bytes += (uint64_t)n;
-		c->ring_head++;
 		pthread_cond_signal(&c->ring_data);
 		pthread_mutex_unlock(&c->ring_mu);
 	}
@@ -342,18 +365,20 @@ static void *cutter_main(void *arg)
 	struct serial_capture *c = arg;
 	pthread_mutex_lock(&c->ring_mu);
 	for (;;) {
-		while (c->ring_head == c->ring_tail && !c->reader_done)
+		while (c->read_head == c->read_tail && !c->reader_done)
 			pthread_cond_wait(&c->ring_data, &c->ring_mu);
-		if (c->ring_head == c->ring_tail)
+		if (c->read_head == c->read_tail)
 			break;
-		const struct chunk *k = &c->ring[c->ring_tail % RING_SLOTS];
+		/* each read is contiguous: the reader never reads across the end */
+		struct read_stamp k = c->stamps[c->read_tail % RING_READS];
+		const char *data = c->ring + c->byte_tail % RING_BYTES;
 		pthread_mutex_unlock(&c->ring_mu);
 		if (c->raw)
-			enqueue(c, REC_RAW, k->data, k->len, k->wall_us, 0);
-		serial_linebuf_feed(&c->lb, k->data, k->len, k->mono_us, k->wall_us,
-				    on_cut_line, c);
+			enqueue(c, REC_RAW, data, k.len, k.wall_us, 0);
+		serial_linebuf_feed(&c->lb, data, k.len, k.mono_us, k.wall_us, on_cut_line, c);
 		pthread_mutex_lock(&c->ring_mu);
-		c->ring_tail++;
+		c->read_tail++;
+		c->byte_tail += k.len;
 		pthread_cond_signal(&c->ring_space);
 	}
 	pthread_mutex_unlock(&c->ring_mu);
@@ -421,19 +446,21 @@ static FILE *open_out(const char *path, char *err, size_t errlen)
 	return f;
 }
 
-/* The ring and the reader's stack, locked in memory where the process may. */
+/* The rings and the reader's stack, locked in memory where the process may. */
 static void region_alloc(struct serial_capture *c, struct strbuf *how)
 {
-	c->region_len = sizeof(struct chunk) * RING_SLOTS + READER_STACK;
+	c->region_len = RINGS_LEN + READER_STACK;
 	void *m = mmap(NULL, c->region_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		       -1, 0);
 	c->region = m == MAP_FAILED ? NULL : m;
 	if (!c->region) {
-		c->ring = xcalloc(RING_SLOTS, sizeof(struct chunk));
+		c->ring = xcalloc(1, RINGS_LEN);
+		c->stamps = (struct read_stamp *)(c->ring + RING_BYTES);
 		strbuf_printf(how, ", buffers not locked (mmap: %s)", strerror(errno));
 		return;
 	}
 	c->ring = c->region;
+	c->stamps = (struct read_stamp *)(c->ring + RING_BYTES);
 	if (mlock(c->region, c->region_len) == 0)
 		strbuf_puts(how, ", buffers locked in memory");
 	else
@@ -448,8 +475,7 @@ static int reader_start(struct serial_capture *c)
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
 	if (c->region)
-		pthread_attr_setstack(&attr, (char *)c->region + sizeof(struct chunk) * RING_SLOTS,
-				      READER_STACK);
+		pthread_attr_setstack(&attr, (char *)c->region + RINGS_LEN, READER_STACK);
 	struct sched_param sp = { .sched_priority = READER_RT_PRIORITY };
 	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
 	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
@@ -632,7 +658,12 @@ int serial_capture_stop(struct serial_capture *c, struct serial_capture_stats *s
 		st->port_lost = c->port_lost;
 		snprintf(st->error, sizeof(st->error), "%s",
 			 c->error[0] ? c->error : c->file_error);
-		snprintf(st->sched, sizeof(st->sched), "%s", c->sched);
+		if (c->reader_waits)
+			snprintf(st->sched, sizeof(st->sched), "%s; the reader waited %llu time%s for "
+				 "the line thread (the stamps of those reads may be late)", c->sched,
+				 (unsigned long long)c->reader_waits, c->reader_waits == 1 ? "" : "s");
+		else
+			snprintf(st->sched, sizeof(st->sched), "%s", c->sched);
 	}
 	capture_free(c);
 	return ret;

@@ -8,12 +8,13 @@
  * ANSI escape sequences and other control characters are removed from the
  * line text.
  *
- * The reader does nothing but poll, read and stamp, into a small ring in
- * memory locked with mlock; it runs SCHED_FIFO (priority 20) when the
- * process may (root, CAP_SYS_NICE, or an rtprio limit), with ordinary
- * scheduling otherwise, and says which (serial_capture_sched). Parsing, the
- * line callback and the files never delay a stamp: when the line thread
- * falls 32 reads behind, the reader waits (the bytes wait in the kernel).
+ * The reader does nothing but poll, read and stamp, into rings in memory
+ * locked with mlock; it runs SCHED_FIFO (priority 20) when the process may
+ * (root, CAP_SYS_NICE, or an rtprio limit), with ordinary scheduling
+ * otherwise, and says which (serial_capture_sched). Parsing, the line
+ * callback and the files never delay a stamp: only when the line thread
+ * falls 2048 reads or 64 KiB behind does the reader wait (the bytes wait in
+ * the kernel; serial_capture_stop reports how often).
  *
  * Nothing waits for a disk: lines and raw bytes go through a
  * bounded queue to a writer thread that appends them to the log files.
@@ -34,7 +35,7 @@
 #include "transport/serial_port.h"
 #include "transport/transport.h"
 
-#define SERIAL_CAPTURE_SCHED_LEN 256
+#define SERIAL_CAPTURE_SCHED_LEN 384
 /* A console line is whole up to this many bytes (the same cap as a
  * command's output lines, execute/output.h); the buffer grows with the
  * line and never beyond. A longer line reaches the callback in pieces of
