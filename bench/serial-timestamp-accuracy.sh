@@ -16,17 +16,18 @@
 #                   same 32 boards
 #   FANOUT_BASE  the boards' addresses (default 127.0.208: boards' range)
 #
-# A socat pty pair is the "adapter"; a feeder writes LINES lines ("FEED n")
-# to one end at INTERVAL_MS intervals, noting CLOCK_REALTIME just before
-# each write. `orch run` of a boot test (trigger none) reads the other end
-# (boot.log has the wall-clock stamp of each line's first byte); the same
-# feed is read by orch without CAP_SYS_NICE (setpriv, as root: its console
-# reader falls back to ordinary scheduling), then by `grabserial -T`.
+# bench/stamp-feeder.py is the "adapter": it holds a pty pair and writes
+# LINES lines ("FEED n") to the master end at INTERVAL_MS intervals, noting
+# CLOCK_REALTIME just before each write; the bytes reach the slave end
+# through the kernel's tty flip buffer, as a USB-serial adapter's do.
+# `orch run` of a boot test (trigger none) reads the slave end (boot.log has
+# the wall-clock stamp of each line's first byte); the same feed is read by
+# orch without CAP_SYS_NICE (setpriv, as root: its console reader falls
+# back to ordinary scheduling), then by `grabserial -T`.
 # Error = stamp - write instant, in microseconds: median, p99, max.
-# As root the feeder and socat run SCHED_FIFO 30: they stand in for the
-# adapter's hardware and the kernel, which CPU-bound processes do not delay;
-# otherwise the figures would time socat, not the readers. Needs socat,
-# python3, grabserial for the comparison, and for fanout sshd.
+# As root the feeder runs SCHED_FIFO 30: it stands in for the adapter's
+# hardware, which CPU-bound processes do not delay. Needs python3,
+# grabserial for the comparison, and for fanout sshd.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,14 +38,13 @@ interval=${3:-5}
 modes=${MODES:-idle load fanout}
 fbase=${FANOUT_BASE:-127.0.208}
 nboards=32
-command -v socat >/dev/null || { echo "needs socat" >&2; exit 3; }
 command -v python3 >/dev/null || { echo "needs python3" >&2; exit 3; }
 [ -x "$orch" ] || { echo "no orch binary at $orch (give its path)" >&2; exit 3; }
 orch=$(cd "$(dirname "$orch")" && pwd)/$(basename "$orch")
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/orch-stamp-bench.XXXXXX")
 chmod 755 "$work"
-socat_pid= orch_pid= grab_pid= fan_pid= load_pids= lab_up=0
+feeder_pid= orch_pid= grab_pid= fan_pid= load_pids= lab_up=0
 stop_load() {
 	for p in $load_pids; do kill "$p" 2>/dev/null || true; done
 	for p in $load_pids; do wait "$p" 2>/dev/null || true; done
@@ -52,7 +52,7 @@ stop_load() {
 }
 cleanup() {
 	stop_load
-	for p in $orch_pid $grab_pid $fan_pid $socat_pid; do kill "$p" 2>/dev/null || true; done
+	for p in $orch_pid $grab_pid $fan_pid $feeder_pid; do kill "$p" 2>/dev/null || true; done
 	[ $lab_up = 1 ] && "$repo/tests/lab/sshd-lab.sh" down --dir "$work/lab" >/dev/null 2>&1
 	if [ -n "${KEEP:-}" ]; then echo "kept $work" >&2; else rm -rf "$work"; fi
 }
@@ -71,8 +71,9 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	nopriv="setpriv --inh-caps=-sys_nice --bounding-set=-sys_nice"
 fi
 
-$rt socat pty,raw,echo=0,link="$work/A" pty,raw,echo=0,link="$work/B" 2>/dev/null &
-socat_pid=$!
+mkfifo "$work/cmd" "$work/done"
+$rt python3 "$here/stamp-feeder.py" "$work/B" "$work/cmd" "$work/done" "$lines" "$interval" &
+feeder_pid=$!
 i=0
 while [ ! -e "$work/B" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 real=$(readlink -f "$work/B")
@@ -93,11 +94,12 @@ feed_test="
       timeout: 5m
       phases:
         - { name: end, until: 'FEED-END' }"
+fan_run="
+    timeout: 5m
+    run: \"touch $work/fan/{board.name}; i=0; while [ \$i -lt $iters ]; do head -c 12288 /dev/urandom | base64; sleep 0.05; i=\$((i + 1)); done\""
 fan_test="
   - name: fan
-    boards: ['!feeder']
-    timeout: 5m
-    run: \"i=0; while [ \$i -lt $iters ]; do head -c 12288 /dev/urandom | base64; sleep 0.05; i=\$((i + 1)); done\""
+    boards: ['!feeder']$fan_run"
 printf 'name: stamp-bench\ninventory: inv.yaml\nboards: [feeder]\ntests:%s\n' "$feed_test" \
 	>"$work/feed.yaml"
 
@@ -111,31 +113,50 @@ if echo "$modes" | grep -qw fanout; then
 	sed -n '/^boards:/,$p' "$work/inv.yaml" | sed 1d >>"$work/inv-fan.yaml"
 	printf 'name: stamp-bench\ninventory: inv-fan.yaml\nboards: [all]\ntests:%s%s\n' \
 		"$feed_test" "$fan_test" >"$work/fanfeed.yaml"
-	printf 'name: stamp-fan\ninventory: inv-fan.yaml\nboards: [\"!feeder\"]\ntests:%s\n' \
-		"$fan_test" >"$work/fan.yaml"
+	# the boards of fan.yaml: the 32 SSH boards, not the feeder
+	lab_inventory "$user" 2222 $nboards "$fbase" b >"$work/inv-grab.yaml"
+	printf 'name: stamp-fan\ninventory: inv-grab.yaml\nboards: [all]\ntests:%s\n' \
+		"
+  - name: fan$fan_run" >"$work/fan.yaml"
+	out=$("$orch" validate "$work/fan.yaml" 2>&1) || { echo "$out" >&2; exit 2; }
 fi
 
+# feed OUT: one feed of the lines, their write instants in OUT
 feed() {
-	$rt python3 - "$work/A" "$lines" "$interval" "$1" <<'EOF'
-import os, sys, time, termios, tty
-path, n, interval, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]) / 1000.0, sys.argv[4]
-fd = os.open(path, os.O_RDWR | os.O_NOCTTY)
-tty.setraw(fd)
-time.sleep(0.5)
-with open(out, "w") as log:
-    for i in range(n):
-        t = time.time_ns()
-        os.write(fd, b"FEED %d\r\n" % i)
-        log.write("%d %d\n" % (i, t // 1000))
-        time.sleep(interval)
-    os.write(fd, b"FEED-END\r\n")
-time.sleep(0.3)
-EOF
+	echo "$1" >"$work/cmd"
+	read -r _ <"$work/done"
 }
 
 wait_lock() {
 	i=0
 	while [ ! -e "$lockfile" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+}
+
+# wait_open PID: until process PID has the console open
+wait_open() {
+	i=0
+	while [ $i -lt 400 ]; do
+		for fd in /proc/"$1"/fd/*; do
+			[ "$(readlink "$fd" 2>/dev/null)" = "$real" ] && return 0
+		done
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
+# wait_fan: until all 32 boards run the fan-out's command (each touches
+# a file in $work/fan as it starts; new_fan empties it before a run)
+new_fan() {
+	rm -rf "$work/fan"
+	mkdir -m 1777 "$work/fan"
+}
+wait_fan() {
+	i=0
+	while [ "$(ls "$work/fan" | wc -l)" -lt $nboards ] && [ $i -lt 600 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	[ $i -lt 600 ] || echo "  (not all boards started the fan-out)" >&2
 }
 
 start_load() {
@@ -151,9 +172,11 @@ start_load() {
 orch_feed() {
 	tag=$1 sc=$2
 	shift 2
+	new_fan
 	"$@" "$orch" run "$work/$sc" -o "$work/runs-$tag" >"$work/orch-$tag.out" 2>&1 &
 	orch_pid=$!
 	wait_lock
+	[ "$sc" = fanfeed.yaml ] && wait_fan
 	feed "$work/feed-$tag.tsv"
 	wait $orch_pid || { cat "$work/orch-$tag.out" >&2; }
 	orch_pid=
@@ -173,7 +196,8 @@ grab_feed() {
 	grabserial -S -d "$work/B" -b 115200 -T -F '%s.%f' -q FEED-END -o "$work/grab-$tag.log" -Q \
 		-e $((lines * interval / 1000 + 30)) >/dev/null 2>&1 &
 	grab_pid=$!
-	sleep 1.5
+	wait_open $grab_pid
+	[ -n "$fan_pid" ] && wait_fan
 	feed "$work/feed-grab-$tag.tsv"
 	wait $grab_pid || true
 	grab_pid=
@@ -182,7 +206,7 @@ grab_feed() {
 have_grab=0
 command -v grabserial >/dev/null && have_grab=1
 echo "serial stamp accuracy: $lines lines at $interval ms, $(nproc) cores," \
-	"feeder and socat ${rt:-without SCHED_FIFO (not root)}"
+	"feeder ${rt:-without SCHED_FIFO (not root)}"
 for mode in $modes; do
 	sc=feed.yaml
 	case $mode in
@@ -196,13 +220,14 @@ for mode in $modes; do
 	[ -n "$nopriv" ] && orch_feed "$mode-nopriv" $sc $nopriv
 	if [ $have_grab = 1 ]; then
 		if [ $mode = fanout ]; then
+			new_fan
 			"$orch" run "$work/fan.yaml" -o "$work/runs-fan-grab" >"$work/fan-grab.out" 2>&1 &
 			fan_pid=$!
-			sleep 2
 		fi
 		grab_feed "$mode"
 		if [ -n "$fan_pid" ]; then
-			wait $fan_pid || true
+			wait $fan_pid || echo "  (the fan-out beside grabserial failed:" \
+				"$work/fan-grab.out)" >&2
 			fan_pid=
 		fi
 	fi
