@@ -12,6 +12,9 @@
  *   - the reader's scheduling is reported: SCHED_FIFO with locked buffers
  *     when the process may, ordinary scheduling (said so) without
  *     CAP_SYS_NICE;
+ *   - with the privilege, the CPUs are kept out of idle states while a
+ *     capture runs (/dev/cpu_dma_latency, as ORCH_CPU_DMA_LATENCY says),
+ *     and the request is withdrawn when the last capture stops;
  *   - tcp:// and rfc2217:// read and write through ser2net; rfc2217 sets the
  *     baud rate of the device behind ser2net and passes 0xFF through.
  */
@@ -423,6 +426,74 @@ static void test_sched_reported(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* The kernel's current PM QoS CPU latency target, in microseconds. */
+static int32_t cpu_latency_now(void)
+{
+	int fd = open("/dev/cpu_dma_latency", O_RDONLY | O_CLOEXEC);
+	int32_t v = -1;
+	if (fd >= 0 && read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+		v = -1;
+	if (fd >= 0)
+		close(fd);
+	return v;
+}
+
+/* Starts a capture with ORCH_CPU_DMA_LATENCY=env (NULL: unset), checks its
+ * sched text has want, and returns the latency target while it ran. */
+static int32_t latency_during_capture(const char *port, const char *env, const char *want)
+{
+	if (env)
+		setenv("ORCH_CPU_DMA_LATENCY", env, 1);
+	else
+		unsetenv("ORCH_CPU_DMA_LATENCY");
+	struct serial_target t = { .port = port };
+	char err[256];
+	struct serial_port *p = serial_port_open(&t, err, sizeof(err));
+	assert_non_null(p);
+	struct serial_capture_options o = { 0 };
+	struct serial_capture *c1 = serial_capture_start(p, &o, err, sizeof(err));
+	assert_non_null(c1);
+	if (!strstr(serial_capture_sched(c1), want))
+		fprintf(stderr, "sched: %s (wanted %s)\n", serial_capture_sched(c1), want);
+	assert_non_null(strstr(serial_capture_sched(c1), want));
+	int32_t during = cpu_latency_now();
+	serial_capture_stop(c1, NULL, err, sizeof(err));
+	serial_port_close(p);
+	unsetenv("ORCH_CPU_DMA_LATENCY");
+	return during;
+}
+
+static void test_cpu_wake(void **state)
+{
+	struct fx *f = *state;
+	struct rlimit rl;
+	getrlimit(RLIMIT_RTPRIO, &rl);
+	if (geteuid() != 0 && rl.rlim_cur < 20) {   /* no privilege: no request */
+		latency_during_capture(f->b, NULL, "ordinary scheduling");
+		return;
+	}
+	if (geteuid() != 0) {
+		latency_during_capture(f->b, NULL, "CPU idle states left alone "
+				       "(/dev/cpu_dma_latency: Permission denied)");
+		return;
+	}
+	if (access("/dev/cpu_dma_latency", F_OK) != 0) {   /* a kernel without PM QoS */
+		latency_during_capture(f->b, NULL, "CPU idle states left alone "
+				       "(/dev/cpu_dma_latency: No such file or directory)");
+		return;
+	}
+	int32_t before = cpu_latency_now();
+	assert_true(before > 15);
+	assert_int_equal(latency_during_capture(f->b, NULL, ", CPUs kept from idle states "
+						"deeper than 0 us (/dev/cpu_dma_latency)"), 0);
+	assert_int_equal(cpu_latency_now(), before);   /* withdrawn at the stop */
+	assert_int_equal(latency_during_capture(f->b, "15", "deeper than 15 us"), 15);
+	assert_int_equal(latency_during_capture(f->b, "off", "CPU idle states left alone "
+						"(ORCH_CPU_DMA_LATENCY=off)"), before);
+	assert_int_equal(latency_during_capture(f->b, "soon", "is not a number"), before);
+	assert_int_equal(cpu_latency_now(), before);
+}
+
 static void *drain(void *arg)
 {
 	int fd = *(int *)arg;
@@ -668,6 +739,7 @@ int main(void)
 		cmocka_unit_test(test_held_line_thread_many_reads),
 		cmocka_unit_test(test_reader_waits_reported),
 		cmocka_unit_test(test_sched_reported),
+		cmocka_unit_test(test_cpu_wake),
 		cmocka_unit_test(test_slow_writer_bounded),
 		cmocka_unit_test(test_missing_port),
 		cmocka_unit_test(test_port_vanishes),

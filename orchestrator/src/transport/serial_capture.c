@@ -1,4 +1,5 @@
 #include "transport/serial_capture.h"
+#include "transport/cpu_wake.h"
 #include <stddef.h>
 #include "util/deadline.h"
 #include "util/strbuf.h"
@@ -211,6 +212,7 @@ struct serial_capture {
 	uint64_t byte_head, byte_tail;
 	uint64_t read_head, read_tail;
 	uint64_t reader_waits;     /* times the rings were full */
+	bool wake_held;            /* holds a cpu_wake request */
 	bool reader_stop;
 	bool reader_done;
 	uint64_t bytes;            /* under ring_mu */
@@ -468,7 +470,9 @@ static void region_alloc(struct serial_capture *c, struct strbuf *how)
 }
 
 /* Starts the reader SCHED_FIFO, or with ordinary scheduling when refused;
- * says which in c->sched. */
+ * says which in c->sched. With the privilege the CPUs are also kept awake
+ * (transport/cpu_wake.h): a real-time reader on a halted CPU still waits
+ * for it to wake. */
 static int reader_start(struct serial_capture *c)
 {
 	struct strbuf how = STRBUF_INIT;
@@ -481,7 +485,8 @@ static int reader_start(struct serial_capture *c)
 	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
 	pthread_attr_setschedparam(&attr, &sp);
 	int e = pthread_create(&c->reader, &attr, reader_main, c);
-	if (!e) {
+	bool fifo = e == 0;
+	if (fifo) {
 		strbuf_printf(&how, "SCHED_FIFO priority %d", READER_RT_PRIORITY);
 	} else {
 		strbuf_printf(&how, "ordinary scheduling, SCHED_FIFO refused (%s): the process "
@@ -491,6 +496,12 @@ static int reader_start(struct serial_capture *c)
 	}
 	pthread_attr_destroy(&attr);
 	strbuf_puts(&how, c->sched);
+	if (fifo) {
+		char wake[160];
+		cpu_wake_hold(wake, sizeof(wake));
+		c->wake_held = true;
+		strbuf_puts(&how, wake);
+	}
 	snprintf(c->sched, sizeof(c->sched), "%s", strbuf_str(&how));
 	strbuf_release(&how);
 	return e ? -1 : 0;
@@ -507,6 +518,8 @@ static void ring_mutex_init(pthread_mutex_t *mu)
 
 static void capture_free(struct serial_capture *c)
 {
+	if (c->wake_held)
+		cpu_wake_release();
 	if (c->log)
 		fclose(c->log);
 	if (c->raw)
