@@ -13,6 +13,8 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -168,6 +170,7 @@ enum {
 	READ_MAX = 4096,
 	READER_STACK = 256 * 1024,
 	READER_RT_PRIORITY = 20,
+	READER_SLICE_NS = 100 * 1000,
 };
 
 struct read_stamp {
@@ -213,6 +216,10 @@ struct serial_capture {
 	uint64_t read_head, read_tail;
 	uint64_t reader_waits;     /* times the rings were full */
 	bool wake_held;            /* holds a cpu_wake request */
+	bool want_slice;           /* the reader is not real-time: ask for a short slice */
+	bool slice_done;           /* the reader has asked (under ring_mu, slice_cv) */
+	pthread_cond_t slice_cv;
+	int slice_errno;           /* 0: granted; else why not (-1: ignored by the kernel) */
 	bool reader_stop;
 	bool reader_done;
 	uint64_t bytes;            /* under ring_mu */
@@ -311,9 +318,50 @@ static char *reader_space(struct serial_capture *c, size_t *room)
 	return at;
 }
 
+/* sched_setattr(2)'s argument (linux/sched/types.h clashes with sched.h) */
+struct kernel_sched_attr {
+	uint32_t size;
+	uint32_t sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime;
+	uint64_t sched_deadline;
+	uint64_t sched_period;
+};
+
+/* Without real-time scheduling, the reader asks for a 0.1 ms time slice
+ * (Linux 6.12+, EEVDF; allowed unprivileged): a thread with a shorter slice
+ * gets an earlier deadline, so it preempts a CPU-bound thread sooner when
+ * its bytes arrive. Returns 0, an errno, or -1 when the kernel took the
+ * call but kept its own slice (older kernels ignore the field). */
+static int reader_ask_short_slice(void)
+{
+	struct kernel_sched_attr a = { .size = sizeof(a), .sched_policy = SCHED_OTHER,
+				       .sched_runtime = READER_SLICE_NS };
+	errno = 0;
+	a.sched_nice = getpriority(PRIO_PROCESS, 0);   /* this thread's nice, kept */
+	if (errno)
+		return errno;
+	if (syscall(SYS_sched_setattr, 0, &a, 0) != 0)
+		return errno;
+	struct kernel_sched_attr got = { 0 };
+	if (syscall(SYS_sched_getattr, 0, &got, sizeof(got), 0) != 0)
+		return errno;
+	return got.sched_runtime == READER_SLICE_NS ? 0 : -1;
+}
+
 static void *reader_main(void *arg)
 {
 	struct serial_capture *c = arg;
+	if (c->want_slice) {
+		int e = reader_ask_short_slice();
+		pthread_mutex_lock(&c->ring_mu);
+		c->slice_errno = e;
+		c->slice_done = true;
+		pthread_cond_signal(&c->slice_cv);
+		pthread_mutex_unlock(&c->ring_mu);
+	}
 	char *at;
 	size_t room;
 	while ((at = reader_space(c, &room))) {
@@ -469,6 +517,23 @@ static void region_alloc(struct serial_capture *c, struct strbuf *how)
 		strbuf_printf(how, ", buffers not locked in memory (mlock: %s)", strerror(errno));
 }
 
+/* Waits for the unprivileged reader's slice request and says how it went. */
+static void slice_said(struct serial_capture *c, struct strbuf *how)
+{
+	pthread_mutex_lock(&c->ring_mu);
+	while (!c->slice_done)
+		pthread_cond_wait(&c->slice_cv, &c->ring_mu);
+	int e = c->slice_errno;
+	pthread_mutex_unlock(&c->ring_mu);
+	if (!e)
+		strbuf_printf(how, ", a %g ms time slice for the reader", READER_SLICE_NS / 1e6);
+	else if (e < 0)
+		strbuf_puts(how, ", no short time slice for the reader (this kernel keeps its own; "
+			    "Linux 6.12 or later)");
+	else
+		strbuf_printf(how, ", no short time slice for the reader (%s)", strerror(e));
+}
+
 /* Starts the reader SCHED_FIFO, or with ordinary scheduling when refused;
  * says which in c->sched. With the privilege the CPUs are also kept awake
  * (transport/cpu_wake.h): a real-time reader on a halted CPU still waits
@@ -492,10 +557,13 @@ static int reader_start(struct serial_capture *c)
 		strbuf_printf(&how, "ordinary scheduling, SCHED_FIFO refused (%s): the process "
 			      "has neither CAP_SYS_NICE nor an rtprio limit", strerror(e));
 		pthread_attr_setinheritsched(&attr, PTHREAD_INHERIT_SCHED);
+		c->want_slice = true;
 		e = pthread_create(&c->reader, &attr, reader_main, c);
 	}
 	pthread_attr_destroy(&attr);
 	strbuf_puts(&how, c->sched);
+	if (!fifo && !e)
+		slice_said(c, &how);
 	if (fifo) {
 		char wake[160];
 		cpu_wake_hold(wake, sizeof(wake));
@@ -536,6 +604,7 @@ static void capture_free(struct serial_capture *c)
 	pthread_cond_destroy(&c->cv);
 	pthread_mutex_destroy(&c->ring_mu);
 	pthread_cond_destroy(&c->ring_data);
+	pthread_cond_destroy(&c->slice_cv);
 	pthread_cond_destroy(&c->ring_space);
 	serial_linebuf_release(&c->lb);
 	free(c);
@@ -568,6 +637,7 @@ struct serial_capture *serial_capture_start(struct serial_port *port,
 	pthread_cond_init(&c->cv, NULL);
 	ring_mutex_init(&c->ring_mu);
 	pthread_cond_init(&c->ring_data, NULL);
+	pthread_cond_init(&c->slice_cv, NULL);
 	pthread_cond_init(&c->ring_space, NULL);
 	struct strbuf how = STRBUF_INIT;
 	region_alloc(c, &how);
