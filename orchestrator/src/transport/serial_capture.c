@@ -354,7 +354,8 @@ static int reader_ask_short_slice(void)
 static void *reader_main(void *arg)
 {
 	struct serial_capture *c = arg;
-	pthread_setname_np(pthread_self(), "orch-console");   /* top, ps -L and perf show it; 15 bytes at most */
+	/* the names top -H, ps -L and perf show (15 bytes at most) */
+	pthread_setname_np(pthread_self(), "orch-console");
 	if (c->want_slice) {
 		int e = reader_ask_short_slice();
 		pthread_mutex_lock(&c->ring_mu);
