@@ -260,6 +260,42 @@ static void release_held(struct blocker *bl)
 	pthread_mutex_unlock(&bl->mu);
 }
 
+/* A capture whose line thread is held in blocking_line on its first
+ * line ("a"), the board's end open to write more. */
+struct held {
+	struct serial_port *port;
+	struct blocker bl;
+	struct serial_capture *c;
+	int board;
+};
+
+static void held_start(struct fx *f, struct held *h)
+{
+	memset(h, 0, sizeof(*h));
+	pthread_mutex_init(&h->bl.mu, NULL);
+	pthread_cond_init(&h->bl.cv, NULL);
+	struct serial_target t = { .port = f->b };
+	char err[256];
+	h->port = serial_port_open(&t, err, sizeof(err));
+	assert_non_null(h->port);
+	struct serial_capture_options o = { .on_line = blocking_line, .ctx = &h->bl };
+	h->c = serial_capture_start(h->port, &o, err, sizeof(err));
+	assert_non_null(h->c);
+	h->board = open_board(f->a);
+	put(h->board, "a\n");
+	wait_held(&h->bl);
+}
+
+/* Releases the line thread, stops the capture (st) and closes the ends. */
+static void held_end(struct held *h, struct serial_capture_stats *st)
+{
+	release_held(&h->bl);
+	char err[256];
+	assert_int_equal(serial_capture_stop(h->c, st, err, sizeof(err)), 0);
+	close(h->board);
+	serial_port_close(h->port);
+}
+
 /* Like wait_bytes, checking often: one read at a time is what is timed. */
 static void wait_bytes_soon(struct serial_capture *c, uint64_t n)
 {
@@ -274,102 +310,64 @@ static void wait_bytes_soon(struct serial_capture *c, uint64_t n)
  * stamped between its write and its arrival, and the reader never waited. */
 static void test_held_line_thread_many_reads(void **state)
 {
-	struct fx *f = *state;
-	struct serial_target t = { .port = f->b };
-	char err[256];
-	struct serial_port *p = serial_port_open(&t, err, sizeof(err));
-	assert_non_null(p);
-	struct blocker bl = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
-	struct serial_capture_options o = { .on_line = blocking_line, .ctx = &bl };
-	struct serial_capture *c = serial_capture_start(p, &o, err, sizeof(err));
-	assert_non_null(c);
-	int board = open_board(f->a);
-	put(board, "a\n");
-	wait_held(&bl);
+	struct held h;
+	held_start(*state, &h);
 	static int64_t before[HELD_READS + 1], after[HELD_READS + 1];
 	uint64_t total = 2;
 	for (int i = 1; i <= HELD_READS; i++) {
 		char line[32];
 		snprintf(line, sizeof(line), "line %03d\n", i);
 		before[i] = clock_mono_us();
-		put(board, line);
+		put(h.board, line);
 		total += strlen(line);
-		wait_bytes_soon(c, total);
+		wait_bytes_soon(h.c, total);
 		after[i] = clock_mono_us();
 	}
-	release_held(&bl);
 	struct serial_capture_stats st;
-	assert_int_equal(serial_capture_stop(c, &st, err, sizeof(err)), 0);
-	assert_int_equal(bl.n, HELD_READS + 1);
+	held_end(&h, &st);
+	assert_int_equal(h.bl.n, HELD_READS + 1);
 	for (int i = 1; i <= HELD_READS; i++)
-		assert_true(bl.stamp[i] >= before[i] && bl.stamp[i] <= after[i]);
+		assert_true(h.bl.stamp[i] >= before[i] && h.bl.stamp[i] <= after[i]);
 	assert_null(strstr(st.sched, "waited"));
-	close(board);
-	serial_port_close(p);
 }
 
 /* Past 64 KiB behind, the reader waits for the held line thread: nothing is
  * lost, and the run folder's text says the stamps may be late. */
 static void test_reader_waits_reported(void **state)
 {
-	struct fx *f = *state;
-	struct serial_target t = { .port = f->b };
-	char err[256];
-	struct serial_port *p = serial_port_open(&t, err, sizeof(err));
-	assert_non_null(p);
-	struct blocker bl = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
-	struct serial_capture_options o = { .on_line = blocking_line, .ctx = &bl };
-	struct serial_capture *c = serial_capture_start(p, &o, err, sizeof(err));
-	assert_non_null(c);
-	int board = open_board(f->a);
-	put(board, "a\n");
-	wait_held(&bl);
+	struct held h;
+	held_start(*state, &h);
 	char *line = xmalloc(1001);
 	memset(line, 'x', 999);
 	line[999] = '\n';
 	line[1000] = '\0';
 	for (int i = 0; i < 70; i++)
-		put(board, line);
-	wait_bytes(c, 64 * 1024);   /* all the rings hold */
-	release_held(&bl);
-	wait_bytes(c, 2 + 70 * 1000);
+		put(h.board, line);
+	wait_bytes(h.c, 64 * 1024);   /* all the rings hold */
+	release_held(&h.bl);
+	wait_bytes(h.c, 2 + 70 * 1000);
 	struct serial_capture_stats st;
-	assert_int_equal(serial_capture_stop(c, &st, err, sizeof(err)), 0);
-	assert_int_equal(bl.n, 71);
+	held_end(&h, &st);
+	assert_int_equal(h.bl.n, 71);
 	assert_int_equal(st.bytes, 2 + 70 * 1000);
 	assert_non_null(strstr(st.sched, "; the reader waited "));
 	assert_non_null(strstr(st.sched, " for the line thread (the stamps of those reads may be late)"));
 	free(line);
-	close(board);
-	serial_port_close(p);
 }
 
 static void test_blocked_callback_delays_no_stamp(void **state)
 {
-	struct fx *f = *state;
-	struct serial_target t = { .port = f->b };
-	char err[256];
-	struct serial_port *p = serial_port_open(&t, err, sizeof(err));
-	assert_non_null(p);
-	struct blocker bl = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
-	struct serial_capture_options o = { .on_line = blocking_line, .ctx = &bl };
-	struct serial_capture *c = serial_capture_start(p, &o, err, sizeof(err));
-	assert_non_null(c);
-	int board = open_board(f->a);
-	put(board, "a\n");
-	wait_held(&bl);
+	struct held h;
+	held_start(*state, &h);
 	/* the line thread is held in the callback: the reader must still read */
 	int64_t t0 = clock_mono_us();
-	put(board, "b\n");
-	wait_bytes(c, 4);
+	put(h.board, "b\n");
+	wait_bytes(h.c, 4);
 	int64_t t1 = clock_mono_us();
-	release_held(&bl);
 	struct serial_capture_stats st;
-	assert_int_equal(serial_capture_stop(c, &st, err, sizeof(err)), 0);
-	assert_int_equal(bl.n, 2);
-	assert_true(bl.stamp[1] >= t0 && bl.stamp[1] <= t1);
-	close(board);
-	serial_port_close(p);
+	held_end(&h, &st);
+	assert_int_equal(h.bl.n, 2);
+	assert_true(h.bl.stamp[1] >= t0 && h.bl.stamp[1] <= t1);
 }
 
 /* Drops CAP_SYS_NICE from this process and its rtprio limit. */
