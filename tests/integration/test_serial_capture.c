@@ -384,16 +384,27 @@ static int drop_sys_nice(void)
 	return syscall(SYS_capset, &h, d) < 0 || setrlimit(RLIMIT_RTPRIO, &rl) < 0 ? -1 : 0;
 }
 
-/* 0 when the capture's reader reports want ("SCHED_FIFO" or "ordinary"). */
-static int sched_is(const char *port, const char *want)
+/* A capture of port with no files and no callback, or NULL; *p its port. */
+static struct serial_capture *plain_capture(const char *port, struct serial_port **p)
 {
 	struct serial_target t = { .port = port };
 	char err[256];
-	struct serial_port *p = serial_port_open(&t, err, sizeof(err));
-	if (!p)
-		return 2;
+	*p = serial_port_open(&t, err, sizeof(err));
+	if (!*p)
+		return NULL;
 	struct serial_capture_options o = { 0 };
-	struct serial_capture *c = serial_capture_start(p, &o, err, sizeof(err));
+	struct serial_capture *c = serial_capture_start(*p, &o, err, sizeof(err));
+	if (!c)
+		serial_port_close(*p);
+	return c;
+}
+
+/* 0 when the capture's reader reports want ("SCHED_FIFO" or "ordinary"). */
+static int sched_is(const char *port, const char *want)
+{
+	char err[256];
+	struct serial_port *p;
+	struct serial_capture *c = plain_capture(port, &p);
 	if (!c)
 		return 3;
 	const char *s = serial_capture_sched(c);
@@ -439,13 +450,9 @@ static bool thread_with_slice(uint64_t slice_ns)
  * the text claims is really the reader's (or the text says why not). */
 static int unprivileged_sched_honest(const char *port)
 {
-	struct serial_target t = { .port = port };
 	char err[256];
-	struct serial_port *p = serial_port_open(&t, err, sizeof(err));
-	if (!p)
-		return 2;
-	struct serial_capture_options o = { 0 };
-	struct serial_capture *c = serial_capture_start(p, &o, err, sizeof(err));
+	struct serial_port *p;
+	struct serial_capture *c = plain_capture(port, &p);
 	if (!c)
 		return 3;
 	const char *s = serial_capture_sched(c);
