@@ -12,9 +12,10 @@
  *   - the reader's scheduling is reported: SCHED_FIFO with locked buffers
  *     when the process may, ordinary scheduling (said so) without
  *     CAP_SYS_NICE, with the 0.1 ms time slice it claims really set;
- *   - with the privilege, the CPUs are kept out of idle states while a
- *     capture runs (/dev/cpu_dma_latency, as ORCH_CPU_DMA_LATENCY says),
- *     and the request is withdrawn when the last capture stops;
+ *   - with the privilege, the CPUs are kept out of idle states and the
+ *     kernel's tty workers raised while a capture runs (as
+ *     ORCH_CPU_DMA_LATENCY and ORCH_KWORKER_NICE say), and both are put
+ *     back when the last capture stops;
  *   - tcp:// and rfc2217:// read and write through ser2net; rfc2217 sets the
  *     baud rate of the device behind ser2net and passes 0xFF through.
  */
@@ -499,59 +500,106 @@ static int32_t cpu_latency_now(void)
 	return v;
 }
 
-/* Starts a capture with ORCH_CPU_DMA_LATENCY=env (NULL: unset), checks its
- * sched text has want, and returns the latency target while it ran. */
-static int32_t latency_during_capture(const char *port, const char *env, const char *want)
+/* Unbound kernel workers (kworker/u*) at nice value nice, now. */
+static int kworkers_at(int nice)
 {
-	if (env)
-		setenv("ORCH_CPU_DMA_LATENCY", env, 1);
-	else
-		unsetenv("ORCH_CPU_DMA_LATENCY");
-	struct serial_target t = { .port = port };
-	char err[256];
-	struct serial_port *p = serial_port_open(&t, err, sizeof(err));
-	assert_non_null(p);
-	struct serial_capture_options o = { 0 };
-	struct serial_capture *c1 = serial_capture_start(p, &o, err, sizeof(err));
-	assert_non_null(c1);
-	if (!strstr(serial_capture_sched(c1), want))
-		fprintf(stderr, "sched: %s (wanted %s)\n", serial_capture_sched(c1), want);
-	assert_non_null(strstr(serial_capture_sched(c1), want));
-	int32_t during = cpu_latency_now();
-	serial_capture_stop(c1, NULL, err, sizeof(err));
-	serial_port_close(p);
-	unsetenv("ORCH_CPU_DMA_LATENCY");
-	return during;
+	DIR *d = opendir("/proc");
+	assert_non_null(d);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char *path = xasprintf("/proc/%s/comm", e->d_name);
+		FILE *f = atoi(e->d_name) > 2 ? fopen(path, "re") : NULL;
+		char comm[64] = "";
+		if (f && fgets(comm, sizeof(comm), f) && !strncmp(comm, "kworker/u", 9)) {
+			errno = 0;
+			int v = getpriority(PRIO_PROCESS, (id_t)atoi(e->d_name));
+			n += v == nice && !errno;
+		}
+		if (f)
+			fclose(f);
+		free(path);
+	}
+	closedir(d);
+	return n;
 }
 
-static void test_cpu_wake(void **state)
+/* What a capture held while it ran (transport/console_boost.h). */
+struct boost_seen {
+	int32_t latency;           /* the PM QoS CPU latency target */
+	int kworkers;              /* unbound workers at the nice value asked */
+};
+
+/* Starts a capture with the environment variable name=value (value NULL:
+ * unset), checks its sched text has want, and returns what it held while it
+ * ran: the CPU latency target and the workers at nice `nice`. */
+static struct boost_seen boost_during(const char *port, const char *name, const char *value,
+				      const char *want, int nice)
+{
+	if (value)
+		setenv(name, value, 1);
+	struct serial_port *p;
+	struct serial_capture *c = plain_capture(port, &p);
+	assert_non_null(c);
+	if (!strstr(serial_capture_sched(c), want))
+		fprintf(stderr, "sched: %s (wanted %s)\n", serial_capture_sched(c), want);
+	assert_non_null(strstr(serial_capture_sched(c), want));
+	struct boost_seen seen = { cpu_latency_now(), kworkers_at(nice) };
+	char err[256];
+	serial_capture_stop(c, NULL, err, sizeof(err));
+	serial_port_close(p);
+	unsetenv(name);
+	return seen;
+}
+
+/* With the privilege: idle CPUs kept awake and the kernel's tty workers
+ * raised while a capture runs, as the environment says, and both put back
+ * at the stop. (test_serial_capture runs alone, RUN_SERIAL: another
+ * process's capture would hold them too.) */
+static void test_console_boost(void **state)
 {
 	struct fx *f = *state;
 	struct rlimit rl;
 	getrlimit(RLIMIT_RTPRIO, &rl);
-	if (geteuid() != 0 && rl.rlim_cur < 20) {   /* no privilege: no request */
-		latency_during_capture(f->b, NULL, "ordinary scheduling");
+	const char *v = "ORCH_CPU_DMA_LATENCY", *k = "ORCH_KWORKER_NICE";
+	if (geteuid() != 0 && rl.rlim_cur < 20) {   /* no privilege: nothing held */
+		boost_during(f->b, v, NULL, "ordinary scheduling", -20);
 		return;
 	}
 	if (geteuid() != 0) {
-		latency_during_capture(f->b, NULL, "CPU idle states left alone "
-				       "(/dev/cpu_dma_latency: Permission denied)");
+		boost_during(f->b, v, NULL, "CPU idle states left alone (/dev/cpu_dma_latency: "
+			     "Permission denied), the kernel's tty workers left alone "
+			     "(setpriority: Permission denied)", -20);
 		return;
 	}
-	if (access("/dev/cpu_dma_latency", F_OK) != 0) {   /* a kernel without PM QoS */
-		latency_during_capture(f->b, NULL, "CPU idle states left alone "
-				       "(/dev/cpu_dma_latency: No such file or directory)");
-		return;
-	}
+	bool qos = access("/dev/cpu_dma_latency", F_OK) == 0;   /* a kernel with PM QoS */
 	int32_t before = cpu_latency_now();
-	assert_true(before > 15);
-	assert_int_equal(latency_during_capture(f->b, NULL, ", CPUs kept from idle states "
-						"deeper than 0 us (/dev/cpu_dma_latency)"), 0);
-	assert_int_equal(cpu_latency_now(), before);   /* withdrawn at the stop */
-	assert_int_equal(latency_during_capture(f->b, "15", "deeper than 15 us"), 15);
-	assert_int_equal(latency_during_capture(f->b, "off", "CPU idle states left alone "
-						"(ORCH_CPU_DMA_LATENCY=off)"), before);
-	assert_int_equal(latency_during_capture(f->b, "soon", "is not a number"), before);
+	assert_true(!qos || before > 15);
+	int high = kworkers_at(-20), nice5 = kworkers_at(-5);   /* the kernel's own */
+	struct boost_seen seen = boost_during(
+		f->b, v, NULL, qos ? ", CPUs kept from idle states deeper than 0 us "
+				     "(/dev/cpu_dma_latency), the kernel's tty workers at nice -20"
+				   : "(/dev/cpu_dma_latency: No such file or directory), the "
+				     "kernel's tty workers at nice -20", -20);
+	assert_int_equal(seen.latency, qos ? 0 : -1);
+	assert_true(seen.kworkers > high);
+	assert_int_equal(cpu_latency_now(), before);   /* put back at the stop */
+	assert_int_equal(kworkers_at(-20), high);
+	if (qos)
+		assert_int_equal(boost_during(f->b, v, "15", "deeper than 15 us", -20).latency, 15);
+	seen = boost_during(f->b, v, "off", "CPU idle states left alone (ORCH_CPU_DMA_LATENCY=off)",
+			    -20);
+	assert_int_equal(seen.latency, before);
+	assert_true(seen.kworkers > high);
+	assert_int_equal(boost_during(f->b, v, "soon", "is not a number", -20).latency, before);
+	assert_true(boost_during(f->b, k, "-5", "the kernel's tty workers at nice -5", -5).kworkers >
+		    nice5);
+	assert_int_equal(boost_during(f->b, k, "off", "the kernel's tty workers left alone "
+				      "(ORCH_KWORKER_NICE=off)", -20).kworkers, high);
+	assert_int_equal(boost_during(f->b, k, "3", "is not a nice value from -20 to -1",
+				      -20).kworkers, high);
+	assert_int_equal(kworkers_at(-20), high);
+	assert_int_equal(kworkers_at(-5), nice5);
 	assert_int_equal(cpu_latency_now(), before);
 }
 
@@ -800,7 +848,7 @@ int main(void)
 		cmocka_unit_test(test_held_line_thread_many_reads),
 		cmocka_unit_test(test_reader_waits_reported),
 		cmocka_unit_test(test_sched_reported),
-		cmocka_unit_test(test_cpu_wake),
+		cmocka_unit_test(test_console_boost),
 		cmocka_unit_test(test_slow_writer_bounded),
 		cmocka_unit_test(test_missing_port),
 		cmocka_unit_test(test_port_vanishes),

@@ -1,5 +1,5 @@
 #include "transport/serial_capture.h"
-#include "transport/cpu_wake.h"
+#include "transport/console_boost.h"
 #include <stddef.h>
 #include "util/deadline.h"
 #include "util/strbuf.h"
@@ -215,7 +215,7 @@ struct serial_capture {
 	uint64_t byte_head, byte_tail;
 	uint64_t read_head, read_tail;
 	uint64_t reader_waits;     /* times the rings were full */
-	bool wake_held;            /* holds a cpu_wake request */
+	bool boost_held;           /* holds console_boost */
 	bool want_slice;           /* the reader is not real-time: ask for a short slice */
 	bool slice_done;           /* the reader has asked (under ring_mu, slice_cv) */
 	pthread_cond_t slice_cv;
@@ -539,9 +539,9 @@ static void slice_said(struct serial_capture *c, struct strbuf *how)
 }
 
 /* Starts the reader SCHED_FIFO, or with ordinary scheduling when refused;
- * says which in c->sched. With the privilege the CPUs are also kept awake
- * (transport/cpu_wake.h): a real-time reader on a halted CPU still waits
- * for it to wake. */
+ * says which in c->sched. With the privilege, what a real-time reader
+ * still waits for is held ready too (transport/console_boost.h): idle
+ * CPUs, and the kernel workers that hand a tty's bytes over. */
 static int reader_start(struct serial_capture *c)
 {
 	struct strbuf how = STRBUF_INIT;
@@ -569,10 +569,10 @@ static int reader_start(struct serial_capture *c)
 	if (!fifo && !e)
 		slice_said(c, &how);
 	if (fifo) {
-		char wake[160];
-		cpu_wake_hold(wake, sizeof(wake));
-		c->wake_held = true;
-		strbuf_puts(&how, wake);
+		char boost[320];
+		console_boost_hold(boost, sizeof(boost));
+		c->boost_held = true;
+		strbuf_puts(&how, boost);
 	}
 	snprintf(c->sched, sizeof(c->sched), "%s", strbuf_str(&how));
 	strbuf_release(&how);
@@ -590,8 +590,8 @@ static void ring_mutex_init(pthread_mutex_t *mu)
 
 static void capture_free(struct serial_capture *c)
 {
-	if (c->wake_held)
-		cpu_wake_release();
+	if (c->boost_held)
+		console_boost_release();
 	if (c->log)
 		fclose(c->log);
 	if (c->raw)

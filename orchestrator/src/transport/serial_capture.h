@@ -35,7 +35,7 @@
 #include "transport/serial_port.h"
 #include "transport/transport.h"
 
-#define SERIAL_CAPTURE_SCHED_LEN 384
+#define SERIAL_CAPTURE_SCHED_LEN 512
 /* A console line is whole up to this many bytes (the same cap as a
  * command's output lines, execute/output.h); the buffer grows with the
  * line and never beyond. A longer line reaches the callback in pieces of

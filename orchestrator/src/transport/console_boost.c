@@ -1,0 +1,250 @@
+#include "transport/console_boost.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/strbuf.h"
+
+#define CPU_DMA_LATENCY "/dev/cpu_dma_latency"
+#define KWORKER_NICE_DEFAULT (-20)
+
+/* hold and release, one at a time (the keeper is joined under it) */
+static pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
+static int refs;
+static char said[320];          /* what the first hold got, for every holder */
+static int qos_fd = -1;
+
+/* the workers lowered, for the keeper and the release */
+static pthread_mutex_t kw_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t kw_cv = PTHREAD_COND_INITIALIZER;
+static int kw_nice;             /* the value set; 0 while not held */
+static pid_t *kw_pids;
+static size_t kw_n;
+static bool kw_stop;
+static bool kw_keeper_on;
+static pthread_t kw_keeper;
+
+/* An environment setting: 1 with *value in lo..hi (def when unset), 0 for
+ * "off", -1 for anything else. */
+static int env_setting(const char *name, long def, long lo, long hi, long *value)
+{
+	const char *v = getenv(name);
+	*value = def;
+	if (!v || !*v)
+		return 1;
+	if (!strcmp(v, "off"))
+		return 0;
+	char *end;
+	errno = 0;
+	*value = strtol(v, &end, 10);
+	return errno || *end || *value < lo || *value > hi ? -1 : 1;
+}
+
+static void qos_request(struct strbuf *how)
+{
+	long us;
+	int set = env_setting("ORCH_CPU_DMA_LATENCY", 0, 0, 1000000, &us);
+	if (set <= 0) {
+		strbuf_puts(how, set ? ", CPU idle states left alone (ORCH_CPU_DMA_LATENCY is not a "
+				       "number of microseconds or off)"
+				     : ", CPU idle states left alone (ORCH_CPU_DMA_LATENCY=off)");
+		return;
+	}
+	int fd = open(CPU_DMA_LATENCY, O_WRONLY | O_CLOEXEC);
+	int32_t value = (int32_t)us;
+	if (fd < 0 || write(fd, &value, sizeof(value)) != (ssize_t)sizeof(value)) {
+		strbuf_printf(how, ", CPU idle states left alone (%s: %s)", CPU_DMA_LATENCY,
+			      strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	qos_fd = fd;
+	strbuf_printf(how, ", CPUs kept from idle states deeper than %ld us (%s)", us,
+		      CPU_DMA_LATENCY);
+}
+
+/* Whether pid is an unbound kernel worker (kworker/u*, a child of kthreadd). */
+static bool is_unbound_kworker(pid_t pid)
+{
+	char path[64], stat[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, stat, sizeof(stat) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	stat[n] = '\0';
+	const char *name = strchr(stat, '(');
+	const char *end = strrchr(stat, ')');   /* the name may hold parentheses */
+	int ppid = 0;
+	return name && end && !strncmp(name + 1, "kworker/u", 9) &&
+	       sscanf(end + 1, " %*c %d", &ppid) == 1 && ppid == 2;
+}
+
+static bool lowered(pid_t pid)
+{
+	for (size_t i = 0; i < kw_n; i++)
+		if (kw_pids[i] == pid)
+			return true;
+	return false;
+}
+
+/* Lowers the nice of every unbound worker still at 0 (a worker someone set
+ * otherwise is left alone). Returns how many it lowered; the first errno
+ * of a refusal in *err. Under kw_mu. */
+static size_t kworkers_lower(int *err)
+{
+	DIR *d = opendir("/proc");
+	if (!d) {
+		*err = errno;
+		return 0;
+	}
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		pid_t pid = (pid_t)atoi(e->d_name);
+		if (pid <= 2 || lowered(pid) || !is_unbound_kworker(pid))
+			continue;
+		errno = 0;
+		if (getpriority(PRIO_PROCESS, (id_t)pid) != 0 || errno)
+			continue;
+		if (setpriority(PRIO_PROCESS, (id_t)pid, kw_nice) != 0) {
+			if (!*err)
+				*err = errno;
+			continue;
+		}
+		kw_pids = xrealloc(kw_pids, (kw_n + 1) * sizeof(*kw_pids));
+		kw_pids[kw_n++] = pid;
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Puts back the workers still as they were left. Under kw_mu. */
+static void kworkers_restore(void)
+{
+	for (size_t i = 0; i < kw_n; i++) {
+		errno = 0;
+		if (is_unbound_kworker(kw_pids[i]) &&
+		    getpriority(PRIO_PROCESS, (id_t)kw_pids[i]) == kw_nice && !errno)
+			setpriority(PRIO_PROCESS, (id_t)kw_pids[i], 0);
+	}
+	free(kw_pids);
+	kw_pids = NULL;
+	kw_n = 0;
+	kw_nice = 0;
+}
+
+/* Once a second, lowers the workers the kernel started since. */
+static void *keeper_main(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "orch-kworkers");
+	pthread_mutex_lock(&kw_mu);
+	while (!kw_stop) {
+		struct timespec at;
+		clock_gettime(CLOCK_REALTIME, &at);
+		at.tv_sec += 1;
+		pthread_cond_timedwait(&kw_cv, &kw_mu, &at);
+		int err = 0;
+		if (!kw_stop)
+			kworkers_lower(&err);
+	}
+	pthread_mutex_unlock(&kw_mu);
+	return NULL;
+}
+
+/* A run that ends by exit() with a capture still open puts the workers
+ * back too (the QoS request goes with the process). */
+static void restore_at_exit(void)
+{
+	pthread_mutex_lock(&kw_mu);
+	kw_stop = true;
+	kworkers_restore();
+	pthread_mutex_unlock(&kw_mu);
+}
+
+static void register_exit(void)
+{
+	atexit(restore_at_exit);
+}
+
+static void kworkers_request(struct strbuf *how)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, register_exit);
+	long nice;
+	int set = env_setting("ORCH_KWORKER_NICE", KWORKER_NICE_DEFAULT, -20, -1, &nice);
+	if (set <= 0) {
+		strbuf_puts(how, set ? ", the kernel's tty workers left alone (ORCH_KWORKER_NICE is "
+				       "not a nice value from -20 to -1, or off)"
+				     : ", the kernel's tty workers left alone (ORCH_KWORKER_NICE=off)");
+		return;
+	}
+	pthread_mutex_lock(&kw_mu);
+	kw_nice = (int)nice;
+	kw_stop = false;
+	int err = 0;
+	size_t n = kworkers_lower(&err);
+	pthread_mutex_unlock(&kw_mu);
+	if (!n && err) {
+		strbuf_printf(how, ", the kernel's tty workers left alone (setpriority: %s)",
+			      strerror(err));
+		pthread_mutex_lock(&kw_mu);
+		kworkers_restore();
+		pthread_mutex_unlock(&kw_mu);
+		return;
+	}
+	kw_keeper_on = pthread_create(&kw_keeper, NULL, keeper_main, NULL) == 0;
+	strbuf_printf(how, ", the kernel's tty workers at nice %ld", nice);
+}
+
+void console_boost_hold(char *how, size_t len)
+{
+	pthread_mutex_lock(&gate);
+	if (refs++ == 0) {
+		struct strbuf sb = STRBUF_INIT;
+		qos_request(&sb);
+		kworkers_request(&sb);
+		snprintf(said, sizeof(said), "%s", strbuf_str(&sb));
+		strbuf_release(&sb);
+	}
+	snprintf(how, len, "%s", said);
+	pthread_mutex_unlock(&gate);
+}
+
+void console_boost_release(void)
+{
+	pthread_mutex_lock(&gate);
+	if (refs > 0 && --refs == 0) {
+		if (qos_fd >= 0)
+			close(qos_fd);   /* closing the file withdraws the request */
+		qos_fd = -1;
+		if (kw_keeper_on) {
+			pthread_mutex_lock(&kw_mu);
+			kw_stop = true;
+			pthread_cond_signal(&kw_cv);
+			pthread_mutex_unlock(&kw_mu);
+			pthread_join(kw_keeper, NULL);
+			kw_keeper_on = false;
+		}
+		pthread_mutex_lock(&kw_mu);
+		kworkers_restore();
+		pthread_mutex_unlock(&kw_mu);
+	}
+	pthread_mutex_unlock(&gate);
+}
