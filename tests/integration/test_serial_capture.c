@@ -400,6 +400,21 @@ static struct serial_capture *plain_capture(const char *port, struct serial_port
 	return c;
 }
 
+static void plain_stop(struct serial_capture *c, struct serial_port *p)
+{
+	char err[256];
+	serial_capture_stop(c, NULL, err, sizeof(err));
+	serial_port_close(p);
+}
+
+/* Whether this process may start a SCHED_FIFO 20 thread. */
+static bool may_realtime(void)
+{
+	struct rlimit rl;
+	getrlimit(RLIMIT_RTPRIO, &rl);
+	return geteuid() == 0 || rl.rlim_cur >= 20;
+}
+
 /* 0 when the capture's reader reports want ("SCHED_FIFO" or "ordinary"). */
 static int sched_is(const char *port, const char *want)
 {
@@ -451,7 +466,6 @@ static bool thread_with_slice(uint64_t slice_ns)
  * the text claims is really the reader's (or the text says why not). */
 static int unprivileged_sched_honest(const char *port)
 {
-	char err[256];
 	struct serial_port *p;
 	struct serial_capture *c = plain_capture(port, &p);
 	if (!c)
@@ -466,18 +480,14 @@ static int unprivileged_sched_honest(const char *port)
 		ret = 6;
 	if (ret)
 		fprintf(stderr, "sched: %s (%d)\n", s, ret);
-	serial_capture_stop(c, NULL, err, sizeof(err));
-	serial_port_close(p);
+	plain_stop(c, p);
 	return ret;
 }
 
 static void test_sched_reported(void **state)
 {
 	struct fx *f = *state;
-	struct rlimit rl;
-	getrlimit(RLIMIT_RTPRIO, &rl);
-	bool may = geteuid() == 0 || rl.rlim_cur >= 20;
-	assert_int_equal(sched_is(f->b, may ? "SCHED_FIFO priority 20, buffers locked" : "ordinary"), 0);
+	assert_int_equal(sched_is(f->b, may_realtime() ? "SCHED_FIFO priority 20, buffers locked" : "ordinary"), 0);
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0)
@@ -545,9 +555,7 @@ static struct boost_seen boost_during(const char *port, const char *name, const 
 		fprintf(stderr, "sched: %s (wanted %s)\n", serial_capture_sched(c), want);
 	assert_non_null(strstr(serial_capture_sched(c), want));
 	struct boost_seen seen = { cpu_latency_now(), kworkers_at(nice) };
-	char err[256];
-	serial_capture_stop(c, NULL, err, sizeof(err));
-	serial_port_close(p);
+	plain_stop(c, p);
 	unsetenv(name);
 	return seen;
 }
@@ -559,10 +567,8 @@ static struct boost_seen boost_during(const char *port, const char *name, const 
 static void test_console_boost(void **state)
 {
 	struct fx *f = *state;
-	struct rlimit rl;
-	getrlimit(RLIMIT_RTPRIO, &rl);
 	const char *v = "ORCH_CPU_DMA_LATENCY", *k = "ORCH_KWORKER_NICE";
-	if (geteuid() != 0 && rl.rlim_cur < 20) {   /* no privilege: nothing held */
+	if (!may_realtime()) {   /* no privilege: nothing held */
 		boost_during(f->b, v, NULL, "ordinary scheduling", -20);
 		return;
 	}
