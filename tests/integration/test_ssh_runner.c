@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -367,6 +368,77 @@ static void test_output_between_commands_taints(void **state)
 	transport_free(tr);
 }
 
+/* What `cmd` prints with `$$` on tr, as a number. */
+static long run_pid(struct transport *tr, const char *cmd)
+{
+	struct ts_collect c = { 0 };
+	struct transport_status st;
+	assert_int_equal(ts_collect_exec(tr, cmd, 10000, -1, &c, &st), 0);
+	const char *sp = strrchr(strbuf_str(&c.out), ' ');
+	long pid = atol(sp ? sp + 1 : strbuf_str(&c.out));
+	ts_collect_release(&c);
+	return pid;
+}
+
+/* Opens path (a FIFO) and writes a line to it, or reads one from it:
+ * both wait for the board's end of the FIFO, which is the sync. */
+static void fifo_line(const char *path, bool write_it)
+{
+	FILE *f = fopen(path, write_it ? "w" : "r");
+	assert_non_null(f);
+	char line[16];
+	if (write_it)
+		assert_true(fputs("go\n", f) >= 0);
+	else
+		assert_non_null(fgets(line, sizeof(line), f));
+	fclose(f);
+}
+
+/* A tainted runner replaced again and again on one dropbear session: the
+ * old runner's shell ends when orch lets it go, and dropbear before
+ * 2024.86 closes every session channel whose command has not started yet
+ * when a process of the session ends. A new runner opened while the old
+ * shell exits had its channel closed under it: no reply to its exec
+ * request (10 s, then "stopped answering"), or the session's runner
+ * turned off. The leftover writes only once the command ended (gate), and
+ * the test goes on once it wrote (done). */
+static void test_runner_replaced_again_and_again(void **state)
+{
+	(void)state;
+	/* the board's shell runs as the lab user */
+	char *dir = ts_mkdtemp("runner-taint");
+	char *gate = xasprintf("%s/gate", dir), *done = xasprintf("%s/done", dir);
+	assert_int_equal(chmod(dir, 0755), 0);
+	assert_int_equal(mkfifo(gate, 0600), 0);
+	assert_int_equal(mkfifo(done, 0600), 0);
+	assert_int_equal(chmod(gate, 0666), 0);
+	assert_int_equal(chmod(done, 0666), 0);
+	char *leave = xasprintf("(read x <'%s'; echo late; echo late >&2; echo done >'%s') & "
+				"echo now", gate, done);
+	struct transport *tr = connect_to(LAB_DROPBEAR, 1, true);
+	for (int round = 0; round < 12; round++) {
+		long old = run_pid(tr, "echo $$");
+		struct ts_collect c = { 0 };
+		struct transport_status st;
+		assert_int_equal(ts_collect_exec(tr, leave, 10000, -1, &c, &st), 0);
+		ts_collect_release(&c);
+		fifo_line(gate, true);
+		fifo_line(done, false);
+		/* the late output taints the runner seen at this command or the
+		 * next: by the second one a new runner takes the commands */
+		run_pid(tr, "echo next $$");
+		long next = run_pid(tr, "echo third $$");
+		assert_true(next > 1 && next != old);
+		assert_int_equal(run_pid(tr, "echo $$"), next);
+	}
+	transport_free(tr);
+	free(leave);
+	free(gate);
+	free(done);
+	ts_rmrf(dir);
+	free(dir);
+}
+
 /* `ssh: { runner: false }` (here in the defaults, b2 turning it on again):
  * every test on b1 is a shell of its own. */
 static void test_inventory_switch(void **state)
@@ -474,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_stalled_board_is_an_error),
 		cmocka_unit_test(test_leftover_reaped_by_the_runner),
 		cmocka_unit_test(test_output_between_commands_taints),
+		cmocka_unit_test(test_runner_replaced_again_and_again),
 		cmocka_unit_test(test_inventory_switch),
 		cmocka_unit_test(test_long_command_few_reads),
 	};

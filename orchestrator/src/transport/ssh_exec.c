@@ -25,6 +25,7 @@
 #define SSH_READ_CHUNK 4096
 #define SSH_KILL_DONE "orch-kill-done"
 #define SSH_OUTPUT_GRACE_MS 500   /* output after a reaped step's exit status */
+#define SSH_RUNNER_RETIRE_MS 1000 /* for an old runner's shell to end */
 
 struct ssh_run {
 	struct ssh_transport *st;
@@ -654,6 +655,14 @@ static bool runner_stop_asked(void *ctx)
 	return ((struct ssh_run *)ctx)->stop_requested;
 }
 
+/* How long a runner's shell may take to end before the next channel
+ * opens anyway (ssh_runner_retire): SSH_RUNNER_RETIRE_MS, within dl. */
+static int64_t ssh_retire_deadline(int64_t dl)
+{
+	int64_t rdl = deadline_in_ms(SSH_RUNNER_RETIRE_MS);
+	return dl < rdl ? dl : rdl;
+}
+
 /* Commands without stdin go to the session's runner, unless it is off. */
 static bool ssh_runner_takes(const struct ssh_transport *st, const struct transport_exec *req)
 {
@@ -684,8 +693,11 @@ static int ssh_exec_on_runner(struct ssh_run *run, int64_t dl, char *err, size_t
 			rc = ssh_runner_exec(st->runner, &h, run->req, run->status, dl, &run->pgid);
 		bool fresh_failed = fresh && ssh_runner_done(st->runner) == 0;
 		if (st->runner && !ssh_runner_usable(st->runner)) {
-			ssh_runner_close(st->runner, (rc == SSH_RUNNER_RAN || rc == SSH_RUNNER_NOT_RUN) &&
-						  ssh_is_connected(st->session));
+			if ((rc == SSH_RUNNER_RAN || rc == SSH_RUNNER_NOT_RUN) &&
+			    ssh_is_connected(st->session))
+				ssh_runner_retire(st->runner, &h, ssh_retire_deadline(dl));
+			else
+				ssh_runner_close(st->runner, false);
 			st->runner = NULL;
 		}
 		switch (rc) {

@@ -527,6 +527,28 @@ static enum ssh_runner_rc cmd_gone(struct runner_cmd *c)
 	return SSH_RUNNER_RAN;
 }
 
+void ssh_runner_retire(struct ssh_runner *r, const struct ssh_runner_host *h, int64_t dl)
+{
+	if (!r)
+		return;
+	char buf[RUNNER_READ_CHUNK];
+	bool sent = ssh_channel_send_eof(r->ch) == SSH_OK;
+	while (sent && !r->exited && !ssh_channel_is_closed(r->ch) && !deadline_expired(dl) &&
+	       ssh_is_connected(h->session)) {
+		/* what the old shell still says is no command's: read and dropped */
+		int got = 0;
+		for (int e = 0; e <= 1; e++) {
+			int n = ssh_channel_read_nonblocking(r->ch, buf, sizeof(buf), e);
+			if (n == SSH_ERROR)
+				sent = false;
+			got |= n > 0;
+		}
+		if (!got && sent && !r->exited && !ssh_channel_is_closed(r->ch))
+			h->wait(h->ctx, dl);
+	}
+	ssh_runner_close(r, ssh_is_connected(h->session));
+}
+
 /* Anything on the channel between commands, or the runner gone: it cannot
  * take the next one. */
 static bool runner_idle_clean(struct ssh_runner *r)

@@ -146,5 +146,17 @@ unsigned long ssh_runner_done(const struct ssh_runner *r);
 /* Closes the channel (polite: the session still answers) and frees r;
  * accepts NULL. Must come before the session lets go of its channels. */
 void ssh_runner_close(struct ssh_runner *r, bool polite);
+/*
+ * Ends a runner the session goes on without (tainted, or it failed its
+ * first command): sends the end of its requests, so its shell exits, and
+ * waits (dl at most) until the board says the shell ended (its exit
+ * status, or the channel's close) before it closes the channel and frees
+ * r; accepts NULL. The next channel must not be opened before: dropbear
+ * before 2024.86 closes every session channel whose command has not
+ * started yet when a process of the session ends, so a channel opened
+ * while the old shell exits is closed under the new runner (which then
+ * gets no reply to its exec request at all).
+ */
+void ssh_runner_retire(struct ssh_runner *r, const struct ssh_runner_host *h, int64_t dl);
 
 #endif
