@@ -115,7 +115,10 @@ static int ssh_wait_socket(struct ssh_transport *st, int64_t dl)
  * Opens a session channel and starts command on it, never blocking past dl
  * (libssh's blocking calls would wait for the session's connect timeout,
  * whatever the step's timeout says). Returns 0, -1 when the channel was
- * refused or the session failed, -2 when dl passed first.
+ * refused or the session failed, -2 when dl passed first, -3 when the
+ * board closed the channel before the command started: dropbear before
+ * 2024.86 does so when a process of the session ends in between, and
+ * sends no reply to an exec request on it (libssh would wait for one).
  */
 static int ssh_channel_start(struct ssh_transport *st, ssh_channel ch, const char *command,
 			     int64_t dl)
@@ -128,13 +131,21 @@ static int ssh_channel_start(struct ssh_transport *st, ssh_channel ch, const cha
 			ret = -2;
 			goto out;
 		}
-	if (rc != SSH_OK)
+	if (rc != SSH_OK) {
+		if (ssh_channel_is_eof(ch) && ssh_is_connected(st->session))
+			ret = -3;   /* opened, then closed by the board */
 		goto out;
-	while ((rc = ssh_channel_request_exec(ch, command)) == SSH_AGAIN)
+	}
+	while ((rc = ssh_channel_request_exec(ch, command)) == SSH_AGAIN) {
+		if (ssh_channel_is_closed(ch) && ssh_is_connected(st->session)) {
+			ret = -3;
+			goto out;
+		}
 		if (ssh_wait_socket(st, dl) < 0) {
 			ret = -2;
 			goto out;
 		}
+	}
 	ret = rc == SSH_OK ? 0 : -1;
 out:
 	ssh_set_blocking(st->session, 1);
@@ -603,6 +614,11 @@ static int ssh_exec_open(struct ssh_run *run, struct ssh_io *io,
 	free(wrapped);
 	if (r == -2) {
 		ssh_no_reply(st, t0, err, errlen);
+		return -1;
+	}
+	if (r == -3) {
+		snprintf(err, errlen, "exec on %s (%s:%u): the board closed the channel before the "
+			 "command started", st->name, st->host, st->port);
 		return -1;
 	}
 	if (r < 0 || (io->in_done && ssh_channel_send_eof(io->ch) != SSH_OK)) {

@@ -99,7 +99,8 @@ struct ssh_runner_host {
 	void *ctx;
 	int64_t kill_wait_ms;      /* how long a stop may take to be confirmed */
 	/* Opens a session channel and starts command on it within dl: 0, -1
-	 * (refused, or the session failed), -2 (dl passed first). */
+	 * (refused, or the session failed), -2 (dl passed first), -3 (the
+	 * board closed the channel before the command started). */
 	int (*start)(void *ctx, ssh_channel ch, const char *command, int64_t dl);
 	/* Waits until the session's socket has data, dl passes, or a tick. */
 	void (*wait)(void *ctx, int64_t dl);
@@ -123,7 +124,8 @@ enum ssh_runner_rc {
 struct ssh_runner;
 
 /* Starts the runner on a new channel of h's session within dl. NULL with
- * *rc set (NOT_RUN: the channel was refused). */
+ * *rc set (NOT_RUN: the channel was refused, or closed before the runner
+ * started). */
 struct ssh_runner *ssh_runner_open(const struct ssh_runner_host *h, int64_t dl,
 				   enum ssh_runner_rc *rc);
 /*
