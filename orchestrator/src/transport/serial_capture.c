@@ -212,7 +212,7 @@ struct serial_capture {
 	struct read_stamp *stamps; /* RING_READS stamps, after them */
 	void *region;              /* the rings, then the reader's stack */
 	size_t region_len;
-	uint64_t byte_head, byte_tail;
+	uint64_t byte_head, byte_tail; /* byte_head: all the bytes read so far */
 	uint64_t read_head, read_tail;
 	uint64_t reader_waits;     /* times the rings were full */
 	bool boost_held;           /* holds console_boost */
@@ -222,7 +222,6 @@ struct serial_capture {
 	int slice_errno;           /* 0: granted; else why not (-1: ignored by the kernel) */
 	bool reader_stop;
 	bool reader_done;
-	uint64_t bytes;            /* under ring_mu */
 	bool port_lost;
 	char error[256];
 	char sched[SERIAL_CAPTURE_SCHED_LEN];
@@ -401,7 +400,6 @@ static void *reader_main(void *arg)
 		c->stamps[c->read_head % RING_READS] = (struct read_stamp){ mono, wall, (size_t)n };
 		c->read_head++;
 		c->byte_head += (uint64_t)n;
-		c->bytes += (uint64_t)n;
 		pthread_cond_signal(&c->ring_data);
 		pthread_mutex_unlock(&c->ring_mu);
 	}
@@ -700,7 +698,7 @@ bool serial_capture_port_lost(struct serial_capture *c, char *err, size_t errlen
 uint64_t serial_capture_bytes(struct serial_capture *c)
 {
 	pthread_mutex_lock(&c->ring_mu);
-	uint64_t n = c->bytes;
+	uint64_t n = c->byte_head;
 	pthread_mutex_unlock(&c->ring_mu);
 	return n;
 }
@@ -738,7 +736,7 @@ int serial_capture_stop(struct serial_capture *c, struct serial_capture_stats *s
 	}
 	if (st) {
 		memset(st, 0, sizeof(*st));
-		st->bytes = c->bytes;
+		st->bytes = c->byte_head;
 		st->lines = c->lb.lines;
 		st->long_lines = c->lb.long_lines;
 		st->dropped_bytes = c->dropped;
