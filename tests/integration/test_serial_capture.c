@@ -135,10 +135,13 @@ static void put(int fd, const char *s)
 	}
 }
 
+/* Waits (10 s at most) until the capture has read n bytes; checks often,
+ * for tests that time one read at a time. */
 static void wait_bytes(struct serial_capture *c, uint64_t n)
 {
-	for (int i = 0; i < 1000 && serial_capture_bytes(c) < n; i++)
-		usleep(10000);
+	int64_t end = clock_mono_us() + 10 * 1000000;
+	while (serial_capture_bytes(c) < n && clock_mono_us() < end)
+		usleep(50);
 	assert_true(serial_capture_bytes(c) >= n);
 }
 
@@ -297,15 +300,6 @@ static void held_end(struct held *h, struct serial_capture_stats *st)
 	serial_port_close(h->port);
 }
 
-/* Like wait_bytes, checking often: one read at a time is what is timed. */
-static void wait_bytes_soon(struct serial_capture *c, uint64_t n)
-{
-	int64_t end = clock_mono_us() + 10 * 1000000;
-	while (serial_capture_bytes(c) < n && clock_mono_us() < end)
-		usleep(50);
-	assert_true(serial_capture_bytes(c) >= n);
-}
-
 /* While the line thread is held, 300 lines each read on its own (the old
  * ring of 32 reads stopped the reader at the 33rd): every one is read and
  * stamped between its write and its arrival, and the reader never waited. */
@@ -321,7 +315,7 @@ static void test_held_line_thread_many_reads(void **state)
 		before[i] = clock_mono_us();
 		put(h.board, line);
 		total += strlen(line);
-		wait_bytes_soon(h.c, total);
+		wait_bytes(h.c, total);
 		after[i] = clock_mono_us();
 	}
 	struct serial_capture_stats st;
