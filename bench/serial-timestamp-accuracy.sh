@@ -28,6 +28,14 @@
 # As root the feeder runs SCHED_FIFO 30: it stands in for the adapter's
 # hardware, which CPU-bound processes do not delay. Needs python3,
 # grabserial for the comparison, and for fanout sshd.
+#
+# Under each reader's figures: how late the feeder itself woke for its
+# writes (at SCHED_FIFO 30, ahead of every ordinary thread, so a wakeup
+# over 0.5 ms late is the machine's own stall: a virtual machine's CPU the
+# host did not run, or the kernel busy), the host's steal time during the
+# feed (/proc/stat, in 10 ms ticks), and when lines were over 2 ms late,
+# how many were beside such a stall (the feeder was held off over 0.5 ms
+# while the line was on its way) and the max without those.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -121,10 +129,19 @@ if echo "$modes" | grep -qw fanout; then
 	out=$("$orch" validate "$work/fan.yaml" 2>&1) || { echo "$out" >&2; exit 2; }
 fi
 
-# feed OUT: one feed of the lines, their write instants in OUT
+# steal: CPU time the host took from this virtual machine so far, in
+# 1/100 s (/proc/stat; 0 on bare metal)
+steal() {
+	awk '$1 == "cpu" { print $9 + 0 }' /proc/stat
+}
+
+# feed OUT: one feed of the lines, their write instants in OUT (and the
+# host's steal during it in OUT.steal)
 feed() {
+	s0=$(steal)
 	echo "$1" >"$work/cmd"
 	read -r _ <"$work/done"
+	echo $(($(steal) - s0)) >"$1.steal"
 }
 
 wait_lock() {
@@ -237,16 +254,44 @@ import datetime, re, statistics, sys, os
 work, mode, have_grab = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
 
 def sent(path):
-    return {int(a): int(b) for a, b in (l.split() for l in open(path))}
+    return {int(l.split()[0]): int(l.split()[1]) for l in open(path)}
 
-def summary(name, errs, note=""):
+def lateness(tsv):
+    """how late the feeder itself woke for each line, in us"""
+    return {int(l.split()[0]): int(l.split()[2]) for l in open(tsv) if len(l.split()) > 2}
+
+def steal(tsv):
+    path = tsv + ".steal"
+    return "%d" % (10 * int(open(path).read())) if os.path.exists(path) else "?"
+
+# errs: line number -> stamp error (us). A line over 2 ms is "beside a
+# machine stall" when, while it was on its way (from its write to its
+# stamp), the SCHED_FIFO 30 feeder itself was held off over 0.5 ms (from
+# the instant it was due to wake to its late write): no user thread could
+# run then.
+def stalled(tsv, errs, over):
+    feed, late = sent(tsv), lateness(tsv)
+    stalls = [(feed[m] - l, feed[m]) for m, l in late.items() if l > 500]
+    return {n for n in over
+            if any(a < feed[n] + errs[n] and b > feed[n] for a, b in stalls)}
+
+def summary(name, tsv, errs, note=""):
     if not errs:
         print("  %-14s no lines parsed" % name)
         return
-    errs.sort()
-    p99 = errs[min(len(errs) - 1, int(len(errs) * 0.99))]
+    e = sorted(errs.values())
+    p99 = e[min(len(e) - 1, int(len(e) * 0.99))]
+    late = lateness(tsv)
     print("  %-14s lines %4d  median %7.0f us  p99 %7.0f us  max %7.0f us%s" %
-          (name, len(errs), statistics.median(errs), p99, errs[-1], note))
+          (name, len(e), statistics.median(e), p99, e[-1], note))
+    print("  %-14s (the feeder woke up to %d us late; host steal %s ms)" %
+          ("", max(late.values(), default=0), steal(tsv)))
+    over = [n for n, x in errs.items() if x > 2000]
+    if over and late:
+        held = stalled(tsv, errs, over)
+        rest = [x for n, x in errs.items() if n not in held]
+        print("  %-14s %d lines over 2 ms, %d of them beside a machine stall;"
+              " max without those %d us" % ("", len(over), len(held), max(rest)))
 
 def orch(tag, name):
     tsv, log = os.path.join(work, "feed-%s.tsv" % tag), os.path.join(work, "boot-%s.log" % tag)
@@ -255,27 +300,30 @@ def orch(tag, name):
     if not os.path.exists(log):
         print("  %-14s no boot.log (see orch-%s.out)" % (name, tag))
         return
-    feed, errs = sent(tsv), []
+    feed, errs = sent(tsv), {}
     for l in open(log):
         m = re.match(r"\[(\d+-\d+-\d+ \d+:\d+:\d+)\.(\d{6}) \S+\] FEED (\d+)$", l.rstrip("\n"))
         if m:
             t = datetime.datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S").timestamp()
-            errs.append(int(t) * 1000000 + int(m.group(2)) - feed[int(m.group(3))])
+            n = int(m.group(3))
+            errs[n] = int(t) * 1000000 + int(m.group(2)) - feed[n]
     sched = os.path.join(work, "sched-%s.txt" % tag)
     note = ""
     if os.path.exists(sched):
         s = open(sched).read().strip()
         note = "  [%s]" % (s.split(",")[0] if s else "?")
-    summary(name, errs, note)
+    summary(name, tsv, errs, note)
 
 orch(mode + "-rt", "orch")
 orch(mode + "-nopriv", "orch (no cap)")
 if have_grab:
-    feed, errs = sent(os.path.join(work, "feed-grab-%s.tsv" % mode)), []
+    tsv = os.path.join(work, "feed-grab-%s.tsv" % mode)
+    feed, errs = sent(tsv), {}
     for l in open(os.path.join(work, "grab-%s.log" % mode), errors="replace"):
         m = re.match(r"\[(\d+)\.(\d{6})(?: [\d.]+)?\] FEED (\d+)\s*$", l)
         if m:
-            errs.append(int(m.group(1)) * 1000000 + int(m.group(2)) - feed[int(m.group(3))])
-    summary("grabserial", errs)
+            n = int(m.group(3))
+            errs[n] = int(m.group(1)) * 1000000 + int(m.group(2)) - feed[n]
+    summary("grabserial", tsv, errs)
 EOF
 done

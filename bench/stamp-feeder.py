@@ -3,8 +3,10 @@
 the whole bench, its slave end linked at LINK for the readers (orch,
 grabserial). For each path read from CMD_FIFO it writes LINES lines
 ("FEED n") to the master end at INTERVAL_MS intervals, noting
-CLOCK_REALTIME just before each write in that path, then "FEED-END", and
-answers "done" on DONE_FIFO. Writing the master end is one kernel tty hop,
+CLOCK_REALTIME just before each write in that path (with how late the
+feeder woke for it, in microseconds: the machine's own stalls, as the
+feeder runs SCHED_FIFO 30 as root), then "FEED-END", and answers "done" on
+DONE_FIFO. Writing the master end is one kernel tty hop,
 the same a USB-serial adapter's driver takes (the tty flip buffer), with
 no relay process between the writer and the reader.
 
@@ -21,12 +23,14 @@ def feed(master, path, lines, interval):
         start = time.monotonic()
         for i in range(lines):
             # an absolute schedule: a late write does not shift the rest
-            delay = start + i * interval - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)
+            due = start + i * interval
+            before = time.monotonic()
+            if due > before:
+                time.sleep(due - before)
+            late = time.monotonic() - max(due, before)
             t = time.time_ns()
             os.write(master, b"FEED %d\r\n" % i)
-            log.write("%d %d\n" % (i, t // 1000))
+            log.write("%d %d %d\n" % (i, t // 1000, max(0, late * 1e6)))
         os.write(master, b"FEED-END\r\n")
 
 
