@@ -14,7 +14,7 @@
  *     CAP_SYS_NICE, with the 0.1 ms time slice it claims really set;
  *   - with the privilege, the CPUs are kept out of idle states and the
  *     kernel's tty workers raised while a capture runs (as
- *     ORCH_CPU_DMA_LATENCY and ORCH_KWORKER_NICE say), and both are put
+ *     ORCH_CPU_DMA_LATENCY and ORCH_KWORKER_PRIORITY say), and both are put
  *     back when the last capture stops;
  *   - tcp:// and rfc2217:// read and write through ser2net; rfc2217 sets the
  *     baud rate of the device behind ser2net and passes 0xFF through.
@@ -504,7 +504,10 @@ static int32_t cpu_latency_now(void)
 	return v;
 }
 
-/* Unbound kernel workers (kworker/u*) at nice value nice, now. */
+#define FIFO_1 100   /* for kworkers_at: SCHED_FIFO priority 1, not a nice value */
+
+/* Unbound kernel workers (kworker/u*) now at nice value nice (ordinary
+ * scheduling), or with FIFO_1 at SCHED_FIFO priority 1. */
 static int kworkers_at(int nice)
 {
 	DIR *d = opendir("/proc");
@@ -516,9 +519,16 @@ static int kworkers_at(int nice)
 		FILE *f = atoi(e->d_name) > 2 ? fopen(path, "re") : NULL;
 		char comm[64] = "";
 		if (f && fgets(comm, sizeof(comm), f) && !strncmp(comm, "kworker/u", 9)) {
+			pid_t pid = (pid_t)atoi(e->d_name);
+			struct sched_param sp = { 0 };
+			int policy = sched_getscheduler(pid);
 			errno = 0;
-			int v = getpriority(PRIO_PROCESS, (id_t)atoi(e->d_name));
-			n += v == nice && !errno;
+			int v = getpriority(PRIO_PROCESS, (id_t)pid);
+			if (nice == FIFO_1)
+				n += policy == SCHED_FIFO && sched_getparam(pid, &sp) == 0 &&
+				     sp.sched_priority == 1;
+			else
+				n += policy == SCHED_OTHER && v == nice && !errno;
 		}
 		if (f)
 			fclose(f);
@@ -531,12 +541,12 @@ static int kworkers_at(int nice)
 /* What a capture held while it ran (transport/console_boost.h). */
 struct boost_seen {
 	int32_t latency;           /* the PM QoS CPU latency target */
-	int kworkers;              /* unbound workers at the nice value asked */
+	int kworkers;              /* unbound workers at the priority asked */
 };
 
 /* Starts a capture with the environment variable name=value (value NULL:
  * unset), checks its sched text has want, and returns what it held while it
- * ran: the CPU latency target and the workers at nice `nice`. */
+ * ran: the CPU latency target and the workers at `nice` (or FIFO_1). */
 static struct boost_seen boost_during(const char *port, const char *name, const char *value,
 				      const char *want, int nice)
 {
@@ -561,43 +571,50 @@ static struct boost_seen boost_during(const char *port, const char *name, const 
 static void test_console_boost(void **state)
 {
 	struct fx *f = *state;
-	const char *v = "ORCH_CPU_DMA_LATENCY", *k = "ORCH_KWORKER_NICE";
+	const char *v = "ORCH_CPU_DMA_LATENCY", *k = "ORCH_KWORKER_PRIORITY";
 	if (!may_realtime()) {   /* no privilege: nothing held */
-		boost_during(f->b, v, NULL, "ordinary scheduling", -20);
+		boost_during(f->b, v, NULL, "ordinary scheduling", FIFO_1);
 		return;
 	}
 	if (geteuid() != 0) {
 		boost_during(f->b, v, NULL, "CPU idle states left alone (/dev/cpu_dma_latency: "
 			     "Permission denied), the kernel's tty workers left alone "
-			     "(setpriority: Permission denied)", -20);
+			     "(sched_setscheduler: Operation not permitted)", FIFO_1);
 		return;
 	}
 	bool qos = access("/dev/cpu_dma_latency", F_OK) == 0;   /* a kernel with PM QoS */
 	int32_t before = cpu_latency_now();
 	assert_true(!qos || before > 15);
-	int high = kworkers_at(-20), nice5 = kworkers_at(-5);   /* the kernel's own */
+	/* the kernel's own at each priority */
+	int fifo = kworkers_at(FIFO_1), high = kworkers_at(-20), nice5 = kworkers_at(-5);
 	struct boost_seen seen = boost_during(
 		f->b, v, NULL, qos ? ", CPUs kept from idle states deeper than 0 us "
-				     "(/dev/cpu_dma_latency), the kernel's tty workers at nice -20"
+				     "(/dev/cpu_dma_latency), the kernel's tty workers at SCHED_FIFO 1"
 				   : "(/dev/cpu_dma_latency: No such file or directory), the "
-				     "kernel's tty workers at nice -20", -20);
+				     "kernel's tty workers at SCHED_FIFO 1", FIFO_1);
 	assert_int_equal(seen.latency, qos ? 0 : -1);
-	assert_true(seen.kworkers > high);
+	assert_true(seen.kworkers > fifo);
 	assert_int_equal(cpu_latency_now(), before);   /* put back at the stop */
-	assert_int_equal(kworkers_at(-20), high);
+	assert_int_equal(kworkers_at(FIFO_1), fifo);
 	if (qos)
-		assert_int_equal(boost_during(f->b, v, "15", "deeper than 15 us", -20).latency, 15);
+		assert_int_equal(boost_during(f->b, v, "15", "deeper than 15 us", FIFO_1).latency,
+				 15);
 	seen = boost_during(f->b, v, "off", "CPU idle states left alone (ORCH_CPU_DMA_LATENCY=off)",
-			    -20);
+			    FIFO_1);
 	assert_int_equal(seen.latency, before);
-	assert_true(seen.kworkers > high);
-	assert_int_equal(boost_during(f->b, v, "soon", "is not a number", -20).latency, before);
-	assert_true(boost_during(f->b, k, "-5", "the kernel's tty workers at nice -5", -5).kworkers >
-		    nice5);
+	assert_true(seen.kworkers > fifo);
+	assert_int_equal(boost_during(f->b, v, "soon", "is not a number", FIFO_1).latency, before);
+	assert_true(boost_during(f->b, k, "fifo", "the kernel's tty workers at SCHED_FIFO 1",
+				 FIFO_1).kworkers > fifo);
+	assert_true(boost_during(f->b, k, "-20", "the kernel's tty workers at nice -20", -20)
+			    .kworkers > high);
+	seen = boost_during(f->b, k, "-5", "the kernel's tty workers at nice -5", -5);
+	assert_true(seen.kworkers > nice5);
 	assert_int_equal(boost_during(f->b, k, "off", "the kernel's tty workers left alone "
-				      "(ORCH_KWORKER_NICE=off)", -20).kworkers, high);
-	assert_int_equal(boost_during(f->b, k, "3", "is not a nice value from -20 to -1",
-				      -20).kworkers, high);
+				      "(ORCH_KWORKER_PRIORITY=off)", FIFO_1).kworkers, fifo);
+	assert_int_equal(boost_during(f->b, k, "3", "is not fifo, a nice value from -20 to -1, "
+				      "or off", FIFO_1).kworkers, fifo);
+	assert_int_equal(kworkers_at(FIFO_1), fifo);
 	assert_int_equal(kworkers_at(-20), high);
 	assert_int_equal(kworkers_at(-5), nice5);
 	assert_int_equal(cpu_latency_now(), before);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,7 +17,7 @@
 #include "util/strbuf.h"
 
 #define CPU_DMA_LATENCY "/dev/cpu_dma_latency"
-#define KWORKER_NICE_DEFAULT (-20)
+#define KWORKER_SETTING "ORCH_KWORKER_PRIORITY"
 
 /* hold and release, one at a time (the keeper is joined under it) */
 static pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
@@ -24,10 +25,11 @@ static int refs;
 static char said[320];          /* what the first hold got, for every holder */
 static int qos_fd = -1;
 
-/* the workers lowered, for the keeper and the release */
+/* the workers raised, for the keeper and the release */
 static pthread_mutex_t kw_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t kw_cv = PTHREAD_COND_INITIALIZER;
-static int kw_nice;             /* the value set; 0 while not held */
+static bool kw_fifo;            /* SCHED_FIFO 1, or else ... */
+static int kw_nice;             /* ... this nice value; 0 while not held */
 static pid_t *kw_pids;
 static size_t kw_n;
 static bool kw_stop;
@@ -94,7 +96,7 @@ static bool is_unbound_kworker(pid_t pid)
 	       sscanf(end + 1, " %*c %d", &ppid) == 1 && ppid == 2;
 }
 
-static bool lowered(pid_t pid)
+static bool raised(pid_t pid)
 {
 	for (size_t i = 0; i < kw_n; i++)
 		if (kw_pids[i] == pid)
@@ -102,10 +104,34 @@ static bool lowered(pid_t pid)
 	return false;
 }
 
-/* Lowers the nice of every unbound worker still at 0 (a worker someone set
- * otherwise is left alone). Returns how many it lowered; the first errno
- * of a refusal in *err. Under kw_mu. */
-static size_t kworkers_lower(int *err)
+/* Whether pid's scheduling is nice n of the ordinary policy, or with fifo
+ * SCHED_FIFO priority 1. */
+static bool kworker_at(pid_t pid, bool fifo, int n)
+{
+	struct sched_param sp;
+	int policy = sched_getscheduler(pid);
+	if (fifo)
+		return policy == SCHED_FIFO && sched_getparam(pid, &sp) == 0 &&
+		       sp.sched_priority == 1;
+	errno = 0;
+	int nice = getpriority(PRIO_PROCESS, (id_t)pid);
+	return policy == SCHED_OTHER && !errno && nice == n;
+}
+
+/* Sets pid to SCHED_FIFO 1, or to nice `nice` of the ordinary policy. */
+static int kworker_set(pid_t pid, bool fifo, int nice)
+{
+	struct sched_param sp = { .sched_priority = fifo };
+	if (fifo || sched_getscheduler(pid) != SCHED_OTHER)
+		if (sched_setscheduler(pid, fifo ? SCHED_FIFO : SCHED_OTHER, &sp) != 0)
+			return -1;
+	return fifo ? 0 : setpriority(PRIO_PROCESS, (id_t)pid, nice);
+}
+
+/* Raises every unbound worker still as the kernel made it (ordinary, nice
+ * 0; a worker someone set otherwise is left alone). Returns how many it
+ * raised; the first errno of a refusal in *err. Under kw_mu. */
+static size_t kworkers_raise(int *err)
 {
 	DIR *d = opendir("/proc");
 	if (!d) {
@@ -116,12 +142,11 @@ static size_t kworkers_lower(int *err)
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		pid_t pid = (pid_t)atoi(e->d_name);
-		if (pid <= 2 || lowered(pid) || !is_unbound_kworker(pid))
+		if (pid <= 2 || raised(pid) || !is_unbound_kworker(pid))
 			continue;
-		errno = 0;
-		if (getpriority(PRIO_PROCESS, (id_t)pid) != 0 || errno)
+		if (!kworker_at(pid, false, 0))
 			continue;
-		if (setpriority(PRIO_PROCESS, (id_t)pid, kw_nice) != 0) {
+		if (kworker_set(pid, kw_fifo, kw_nice) != 0) {
 			if (!*err)
 				*err = errno;
 			continue;
@@ -137,19 +162,17 @@ static size_t kworkers_lower(int *err)
 /* Puts back the workers still as they were left. Under kw_mu. */
 static void kworkers_restore(void)
 {
-	for (size_t i = 0; i < kw_n; i++) {
-		errno = 0;
-		if (is_unbound_kworker(kw_pids[i]) &&
-		    getpriority(PRIO_PROCESS, (id_t)kw_pids[i]) == kw_nice && !errno)
-			setpriority(PRIO_PROCESS, (id_t)kw_pids[i], 0);
-	}
+	for (size_t i = 0; i < kw_n; i++)
+		if (is_unbound_kworker(kw_pids[i]) && kworker_at(kw_pids[i], kw_fifo, kw_nice))
+			kworker_set(kw_pids[i], false, 0);
 	free(kw_pids);
 	kw_pids = NULL;
 	kw_n = 0;
+	kw_fifo = false;
 	kw_nice = 0;
 }
 
-/* Once a second, lowers the workers the kernel started since. */
+/* Once a second, raises the workers the kernel started since. */
 static void *keeper_main(void *arg)
 {
 	(void)arg;
@@ -162,7 +185,7 @@ static void *keeper_main(void *arg)
 		pthread_cond_timedwait(&kw_cv, &kw_mu, &at);
 		int err = 0;
 		if (!kw_stop)
-			kworkers_lower(&err);
+			kworkers_raise(&err);
 	}
 	pthread_mutex_unlock(&kw_mu);
 	return NULL;
@@ -183,34 +206,54 @@ static void register_exit(void)
 	atexit(restore_at_exit);
 }
 
+/* ORCH_KWORKER_PRIORITY: 1 with the setting in *fifo and *nice (SCHED_FIFO 1
+ * when unset), 0 for "off", -1 for anything else. */
+static int kworker_setting(bool *fifo, int *nice)
+{
+	const char *v = getenv(KWORKER_SETTING);
+	*fifo = !v || !*v || !strcmp(v, "fifo");
+	*nice = 0;
+	if (*fifo)
+		return 1;
+	long n;
+	int set = env_setting(KWORKER_SETTING, 0, -20, -1, &n);
+	*nice = (int)n;
+	return set;
+}
+
 static void kworkers_request(struct strbuf *how)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	pthread_once(&once, register_exit);
-	long nice;
-	int set = env_setting("ORCH_KWORKER_NICE", KWORKER_NICE_DEFAULT, -20, -1, &nice);
+	bool fifo;
+	int nice;
+	int set = kworker_setting(&fifo, &nice);
 	if (set <= 0) {
-		strbuf_puts(how, set ? ", the kernel's tty workers left alone (ORCH_KWORKER_NICE is "
-				       "not a nice value from -20 to -1, or off)"
-				     : ", the kernel's tty workers left alone (ORCH_KWORKER_NICE=off)");
+		strbuf_puts(how, set ? ", the kernel's tty workers left alone (" KWORKER_SETTING
+				       " is not fifo, a nice value from -20 to -1, or off)"
+				     : ", the kernel's tty workers left alone (" KWORKER_SETTING "=off)");
 		return;
 	}
 	pthread_mutex_lock(&kw_mu);
-	kw_nice = (int)nice;
+	kw_fifo = fifo;
+	kw_nice = nice;
 	kw_stop = false;
 	int err = 0;
-	size_t n = kworkers_lower(&err);
+	size_t n = kworkers_raise(&err);
 	pthread_mutex_unlock(&kw_mu);
 	if (!n && err) {
-		strbuf_printf(how, ", the kernel's tty workers left alone (setpriority: %s)",
-			      strerror(err));
+		strbuf_printf(how, ", the kernel's tty workers left alone (%s: %s)",
+			      fifo ? "sched_setscheduler" : "setpriority", strerror(err));
 		pthread_mutex_lock(&kw_mu);
 		kworkers_restore();
 		pthread_mutex_unlock(&kw_mu);
 		return;
 	}
 	kw_keeper_on = pthread_create(&kw_keeper, NULL, keeper_main, NULL) == 0;
-	strbuf_printf(how, ", the kernel's tty workers at nice %ld", nice);
+	if (fifo)
+		strbuf_puts(how, ", the kernel's tty workers at SCHED_FIFO 1");
+	else
+		strbuf_printf(how, ", the kernel's tty workers at nice %d", nice);
 }
 
 void console_boost_hold(char *how, size_t len)

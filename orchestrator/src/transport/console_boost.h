@@ -15,10 +15,11 @@
  * - The kernel's tty workers: a tty's bytes, a USB adapter's as a pty's,
  *   reach the reader through flip-buffer work run by the unbound kernel
  *   workers (kworker/u*), ordinary nice-0 threads that wait behind
- *   CPU-bound work. Their nice is lowered to -20 (they keep a fair share,
- *   with more weight and earlier deadlines) and put back at the release; a
- *   keeper thread catches workers the kernel starts meanwhile.
- *   ORCH_KWORKER_NICE: the nice value (-20 to -1, default -20), or off.
+ *   CPU-bound work (at nice -20 still up to a few ms: the scheduler lets a
+ *   running thread finish its slice). They run SCHED_FIFO priority 1,
+ *   below the reader, and are put back at the release; a keeper thread
+ *   catches workers the kernel starts meanwhile. ORCH_KWORKER_PRIORITY:
+ *   fifo (the default), a nice value from -20 to -1 instead, or off.
  *
  * Both need root (the QoS file is root's) or CAP_SYS_NICE (the workers);
  * what was not granted is said, with why.
@@ -27,7 +28,8 @@
 
 /* Takes both (or a reference to them); says what it got in how, e.g.
  * ", CPUs kept from idle states deeper than 0 us (/dev/cpu_dma_latency),
- * the kernel's tty workers at nice -20". Pair with console_boost_release. */
+ * the kernel's tty workers at SCHED_FIFO 1". Pair with
+ * console_boost_release. */
 void console_boost_hold(char *how, size_t len);
 void console_boost_release(void);
 
