@@ -614,6 +614,9 @@ static void test_console_boost(void **state)
 				      "(ORCH_KWORKER_PRIORITY=off)", FIFO_1).kworkers, fifo);
 	assert_int_equal(boost_during(f->b, k, "3", "is not fifo, a nice value from -20 to -1, "
 				      "or off", FIFO_1).kworkers, fifo);
+	/* the setting's name before the tenth landing, read when the new one is unset */
+	assert_int_equal(boost_during(f->b, "ORCH_KWORKER_NICE", "off", "the kernel's tty workers "
+				      "left alone (ORCH_KWORKER_NICE=off)", FIFO_1).kworkers, fifo);
 	assert_int_equal(kworkers_at(FIFO_1), fifo);
 	assert_int_equal(kworkers_at(-20), high);
 	assert_int_equal(kworkers_at(-5), nice5);

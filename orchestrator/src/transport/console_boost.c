@@ -18,6 +18,7 @@
 
 #define CPU_DMA_LATENCY "/dev/cpu_dma_latency"
 #define KWORKER_SETTING "ORCH_KWORKER_PRIORITY"
+#define KWORKER_OLD_SETTING "ORCH_KWORKER_NICE"
 
 /* hold and release, one at a time (the keeper is joined under it) */
 static pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
@@ -206,17 +207,21 @@ static void register_exit(void)
 	atexit(restore_at_exit);
 }
 
-/* ORCH_KWORKER_PRIORITY: 1 with the setting in *fifo and *nice (SCHED_FIFO 1
- * when unset), 0 for "off", -1 for anything else. */
-static int kworker_setting(bool *fifo, int *nice)
+/* ORCH_KWORKER_PRIORITY (or, when unset, ORCH_KWORKER_NICE, its name
+ * before the tenth landing, whose values are all still valid) in *name: 1
+ * with the setting in *fifo and *nice (SCHED_FIFO 1 when unset), 0 for
+ * "off", -1 for anything else. */
+static int kworker_setting(const char **name, bool *fifo, int *nice)
 {
-	const char *v = getenv(KWORKER_SETTING);
+	*name = getenv(KWORKER_SETTING) || !getenv(KWORKER_OLD_SETTING) ? KWORKER_SETTING
+									 : KWORKER_OLD_SETTING;
+	const char *v = getenv(*name);
 	*fifo = !v || !*v || !strcmp(v, "fifo");
 	*nice = 0;
 	if (*fifo)
 		return 1;
 	long n;
-	int set = env_setting(KWORKER_SETTING, 0, -20, -1, &n);
+	int set = env_setting(*name, 0, -20, -1, &n);
 	*nice = (int)n;
 	return set;
 }
@@ -225,13 +230,14 @@ static void kworkers_request(struct strbuf *how)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	pthread_once(&once, register_exit);
+	const char *name;
 	bool fifo;
 	int nice;
-	int set = kworker_setting(&fifo, &nice);
+	int set = kworker_setting(&name, &fifo, &nice);
 	if (set <= 0) {
-		strbuf_puts(how, set ? ", the kernel's tty workers left alone (" KWORKER_SETTING
-				       " is not fifo, a nice value from -20 to -1, or off)"
-				     : ", the kernel's tty workers left alone (" KWORKER_SETTING "=off)");
+		strbuf_printf(how, set ? ", the kernel's tty workers left alone (%s is not fifo, a "
+					 "nice value from -20 to -1, or off)"
+				       : ", the kernel's tty workers left alone (%s=off)", name);
 		return;
 	}
 	pthread_mutex_lock(&kw_mu);
