@@ -521,7 +521,7 @@ static void test_failed_push_leaves_no_part_file(void **state)
 
 /* Runs cmd (an `orch run` that pushes) with its output in log, waits up to
  * 20 s for the push's part file (glob; nonempty: with bytes in it), then
- * kills the board user's sshd sessions mid-push and waits for orch. Returns
+ * kills the board's sshd sessions mid-push and waits for orch. Returns
  * orch's exit status, -1 when it had to be stopped; *seen says whether the
  * part file appeared before the cut. */
 static int run_and_cut_push(const char *cmd, const char *log, const char *glob, bool nonempty,
@@ -531,7 +531,7 @@ static int run_and_cut_push(const char *cmd, const char *log, const char *glob, 
 	*seen = false;
 	for (int64_t dl = deadline_in_ms(20000); !*seen && !deadline_expired(dl); usleep(20000))
 		*seen = ts_run(NULL, nonempty ? "test -s %s" : "ls %s >/dev/null 2>&1", glob) == 0;
-	ts_run(NULL, "pkill -KILL -u %s -f '^sshd: %s'", F.lab->user, F.lab->user);
+	lab_cut_sessions(F.lab, 1);
 	int rc = ts_wait_exit(pid, 60000);
 	if (rc < 0)
 		ts_stop(&pid);

@@ -178,6 +178,13 @@ int lab_sessions_started(const struct lab *lab, int index)
 	return n;
 }
 
+void lab_cut_sessions(const struct lab *lab, int index)
+{
+	ts_run(NULL, "c=$(pgrep -d, -P \"$(cat '%s/board%d/daemon.pid')\") && "
+		     "pkill -KILL -P \"$c\" -u %s -f '^sshd: %s'",
+	       lab->dir, index, lab->user, lab->user);
+}
+
 char *lab_write_inventory(const struct lab *lab, const char *dir, const char *name,
 			  const char *ssh_keys, const char *rest_fmt, ...)
 {

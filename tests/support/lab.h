@@ -51,6 +51,11 @@ struct ssh_target lab_target(const struct lab *lab, enum lab_kind kind, int inde
  * "Starting session: command" lines (the lab runs sshd at LogLevel VERBOSE
  * where a test asks for it, SSHD_LAB_LOGLEVEL). */
 int lab_sessions_started(const struct lab *lab, int index);
+/* Kills the session processes of OpenSSH board index (each connection's
+ * "sshd: USER..." process, children of its listener's children): its
+ * connections drop. Every lab logs in as the same user, so a kill by user
+ * would cut the labs of test files running beside it too. */
+void lab_cut_sessions(const struct lab *lab, int index);
 
 /* The group fixture of a test file that needs only the lab: as root (the
  * lab user) starts it into *lab and returns 0, or -1 when the lab would
