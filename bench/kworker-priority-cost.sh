@@ -62,17 +62,15 @@ one() {
 	wait $orch_pid || true
 	orch_pid=
 	rm -f "$work/dd"
-	python3 - "$work" "$1" "$(cat "$work/dd.time")" "$cpu" <<'PY'
-import datetime, glob, re, sys
-work, setting, dd, cpu = sys.argv[1:5]
-feed = {int(l.split()[0]): int(l.split()[1]) for l in open(work + "/feed.tsv")}
+	python3 - "$here" "$work" "$1" "$(cat "$work/dd.time")" "$cpu" <<'PY'
+import glob, sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[1])
+from stamps import orch_errors
+work, setting, dd, cpu = sys.argv[2:6]
 e = []
 for log in glob.glob(work + "/runs/*/2*/feeder/feed/boot.log"):
-    for l in open(log):
-        m = re.match(r"\[(\d+-\d+-\d+ \d+:\d+:\d+)\.(\d{6}) \S+\] FEED (\d+)$", l.rstrip("\n"))
-        if m:
-            t = datetime.datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S").timestamp()
-            e.append(int(t) * 1000000 + int(m.group(2)) - feed[int(m.group(3))])
+    e += orch_errors(work + "/feed.tsv", log).values()
 e.sort()
 st = "stamps %d: median %d / p99 %d / max %d us" % (
     len(e), e[len(e) // 2], e[int(len(e) * .99)], e[-1]) if e else "no stamps"

@@ -249,16 +249,12 @@ for mode in $modes; do
 		fi
 	fi
 	stop_load
-	python3 - "$work" "$mode" "$have_grab" <<'EOF'
-import datetime, re, statistics, sys, os
-work, mode, have_grab = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
-
-def sent(path):
-    return {int(l.split()[0]): int(l.split()[1]) for l in open(path)}
-
-def lateness(tsv):
-    """how late the feeder itself woke for each line, in us"""
-    return {int(l.split()[0]): int(l.split()[2]) for l in open(tsv) if len(l.split()) > 2}
+	python3 - "$here" "$work" "$mode" "$have_grab" <<'EOF'
+import statistics, sys, os
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[1])
+from stamps import sent, lateness, orch_errors, grabserial_errors
+work, mode, have_grab = sys.argv[2], sys.argv[3], sys.argv[4] == "1"
 
 def steal(tsv):
     path = tsv + ".steal"
@@ -300,13 +296,7 @@ def orch(tag, name):
     if not os.path.exists(log):
         print("  %-14s no boot.log (see orch-%s.out)" % (name, tag))
         return
-    feed, errs = sent(tsv), {}
-    for l in open(log):
-        m = re.match(r"\[(\d+-\d+-\d+ \d+:\d+:\d+)\.(\d{6}) \S+\] FEED (\d+)$", l.rstrip("\n"))
-        if m:
-            t = datetime.datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S").timestamp()
-            n = int(m.group(3))
-            errs[n] = int(t) * 1000000 + int(m.group(2)) - feed[n]
+    errs = orch_errors(tsv, log)
     sched = os.path.join(work, "sched-%s.txt" % tag)
     note = ""
     if os.path.exists(sched):
@@ -318,12 +308,7 @@ orch(mode + "-rt", "orch")
 orch(mode + "-nopriv", "orch (no cap)")
 if have_grab:
     tsv = os.path.join(work, "feed-grab-%s.tsv" % mode)
-    feed, errs = sent(tsv), {}
-    for l in open(os.path.join(work, "grab-%s.log" % mode), errors="replace"):
-        m = re.match(r"\[(\d+)\.(\d{6})(?: [\d.]+)?\] FEED (\d+)\s*$", l)
-        if m:
-            n = int(m.group(3))
-            errs[n] = int(m.group(1)) * 1000000 + int(m.group(2)) - feed[n]
+    errs = grabserial_errors(tsv, os.path.join(work, "grab-%s.log" % mode))
     summary("grabserial", tsv, errs)
 EOF
 done
