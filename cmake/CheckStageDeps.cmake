@@ -4,7 +4,7 @@
 # The direction rule: a stage (SRC/STAGE/) uses only the stages it links,
 # directly or through the stages it links (DEPS: one "stage=dep,dep" line
 # per stage, written by orchestrator/CMakeLists.txt from the orch_module()
-# calls). Files at the top of SRC (main.c, cmd_*.c) may use any stage, and
+# calls). Files at the top of SRC (main.c) may use any stage, and
 # no stage may use them. A DEPS line "sealed STAGE:A,B" seals STAGE: only
 # files of STAGE, A and B may include its headers (not the top, not a stage
 # that links it through A). Fails on

@@ -1,13 +1,13 @@
 /*
  * orch: a test orchestrator for racks of small boards. main() only
- * dispatches to the subcommand table; each cmd_*.c parses its own options.
+ * dispatches to the subcommand table; each cli/VERB.c parses its own options.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd.h"
+#include "cli/cli.h"
 #include "config/settings.h"
 #include "util/fsutil.h"
 #include "util/log.h"

@@ -1,7 +1,7 @@
 /* orch run's command line: its usage text and its options. */
-#include "cmd.h"
-#include "cmd_common.h"
-#include "cmd_run.h"
+#include "cli/cli.h"
+#include "cli/common.h"
+#include "cli/run.h"
 #include "plan/plan.h"
 #include "schedule/rerun.h"
 #include "schedule/schedule.h"

@@ -1,6 +1,6 @@
 /* orch boot: time one board's boot from its serial console, live. */
-#include "cmd.h"
-#include "cmd_common.h"
+#include "cli/cli.h"
+#include "cli/common.h"
 #include "coord/run_locks.h"
 #include "execute/execute.h"
 #include "util/deadline.h"

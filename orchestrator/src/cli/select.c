@@ -1,8 +1,8 @@
 /* The BOARD operands of orch lock, power and console: names and selectors
  * resolved against the inventory, and a board taken for a person's manual
  * work (its lock, then its link). */
-#include "cmd_common.h"
-#include "cmd.h"
+#include "cli/common.h"
+#include "cli/cli.h"
 #include "config/selector.h"
 #include "link/board_link.h"
 #include "lock/board_lock.h"

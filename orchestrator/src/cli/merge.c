@@ -1,6 +1,6 @@
 /* orch merge OUT RUN_DIR...: joins shard run folders into one run folder. */
-#include "cmd.h"
-#include "cmd_common.h"
+#include "cli/cli.h"
+#include "cli/common.h"
 #include "finish/finish.h"
 #include "report/report.h"
 #include "util/log.h"

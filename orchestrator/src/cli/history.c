@@ -1,9 +1,9 @@
 /* orch history: the nights of a scenario from the history database, and
  * importing run folders into it. */
-#include "cmd.h"
+#include "cli/cli.h"
 #include "config/config.h"
-#include "cmd_common.h"
-#include "cmd_history_int.h"
+#include "cli/common.h"
+#include "cli/history_int.h"
 #include "db/db.h"
 #include "history/history.h"
 #include "result/result_json.h"

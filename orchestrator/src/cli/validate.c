@@ -1,6 +1,6 @@
 /* orch validate: load and check a scenario and its inventory, contact nothing. */
-#include "cmd.h"
-#include "cmd_common.h"
+#include "cli/cli.h"
+#include "cli/common.h"
 #include "plan/plan.h"
 #include "util/log.h"
 #include "util/strbuf.h"

@@ -1,8 +1,8 @@
 /* orch run: the main job. Load, plan, schedule, store, report, exit code. */
-#include "cmd.h"
-#include "cmd_common.h"
-#include "cmd_health.h"
-#include "cmd_run.h"
+#include "cli/cli.h"
+#include "cli/common.h"
+#include "cli/health.h"
+#include "cli/run.h"
 #include "compare/compare.h"
 #include "config/config.h"
 #include "coord/db.h"

@@ -1,9 +1,9 @@
-#ifndef ORCH_CMD_H
-#define ORCH_CMD_H
+#ifndef ORCH_CLI_H
+#define ORCH_CLI_H
 /*
  * The subcommands. Each takes the arguments after its name (argv[0] is the
  * subcommand name), prints its own usage and errors, and returns the
- * process exit code (result/exit_code.h). Only main.c and cmd_*.c exit
+ * process exit code (result/exit_code.h). Only main.c and cli/ exit
  * or print usage.
  */
 #include "result/exit_code.h"

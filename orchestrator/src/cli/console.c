@@ -3,8 +3,8 @@
  * console lock) and under the board's lock. The terminal is raw while the
  * session lasts and restored on every way out: the escape key, end of
  * input, a lost console, SIGTERM, SIGHUP, SIGINT. */
-#include "cmd.h"
-#include "cmd_common.h"
+#include "cli/cli.h"
+#include "cli/common.h"
 #include "link/board_link.h"
 
 #include <errno.h>

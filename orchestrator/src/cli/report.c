@@ -1,8 +1,8 @@
 /* orch report RUN_DIR: re-renders a run folder's reports from results.json,
  * or first rebuilds results.json from the journal of a run that never
  * finished writing it (killed, disk full). */
-#include "cmd.h"
-#include "cmd_common.h"
+#include "cli/cli.h"
+#include "cli/common.h"
 #include "finish/finish.h"
 #include "report/report.h"
 #include "result/result_json.h"

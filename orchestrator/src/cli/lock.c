@@ -1,11 +1,11 @@
 /* orch who, orch lock, orch unlock: who holds which board, and a person's
  * reservations (lock/board_lock.h on this controller, coord/db.h across
  * controllers when --db or $ORCH_DB names a PostgreSQL database). */
-#include "cmd.h"
-#include "cmd_common.h"
+#include "cli/cli.h"
+#include "cli/common.h"
 #include "coord/db.h"
 #include "util/interrupt.h"
-#include "cmd_health.h"
+#include "cli/health.h"
 #include "lock/board_lock.h"
 #include "util/deadline.h"
 #include "util/strbuf.h"

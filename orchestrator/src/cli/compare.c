@@ -1,6 +1,6 @@
 /* orch compare RUN_A RUN_B: the per-metric change table between two runs. */
-#include "cmd.h"
-#include "cmd_common.h"
+#include "cli/cli.h"
+#include "cli/common.h"
 #include "compare/compare.h"
 #include "compare/compare_multi.h"
 #include "result/result_json.h"

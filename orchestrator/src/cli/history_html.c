@@ -1,5 +1,5 @@
 /* orch history --format html: a board x metric grid of trend charts. */
-#include "cmd_history_int.h"
+#include "cli/history_int.h"
 #include "report/report_trend.h"
 #include "util/strbuf.h"
 #include "util/valfmt.h"

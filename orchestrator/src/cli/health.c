@@ -1,4 +1,4 @@
-#include "cmd_health.h"
+#include "cli/health.h"
 #include "db/db.h"
 #include "lock/board_lock.h"
 #include "util/deadline.h"

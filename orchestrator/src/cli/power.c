@@ -1,7 +1,7 @@
 /* orch power BOARD... on|off|cycle: a board's power commands, run by
  * hand through its board link, under the board's lock. */
-#include "cmd.h"
-#include "cmd_common.h"
+#include "cli/cli.h"
+#include "cli/common.h"
 #include "link/board_link.h"
 #include "util/deadline.h"
 #include "util/interrupt.h"

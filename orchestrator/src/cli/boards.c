@@ -1,10 +1,10 @@
 /* orch boards: list the inventory's boards; --check probes each one. */
-#include "cmd.h"
-#include "cmd_common.h"
+#include "cli/cli.h"
+#include "cli/common.h"
 #include "config/cfg_read.h"
 #include "config/selector.h"
 #include "execute/execute.h"
-#include "cmd_health.h"
+#include "cli/health.h"
 #include "result/result_json.h"
 #include "link/board_link.h"
 #include "util/strbuf.h"

@@ -1,5 +1,5 @@
-#ifndef ORCH_CMD_COMMON_H
-#define ORCH_CMD_COMMON_H
+#ifndef ORCH_CLI_COMMON_H
+#define ORCH_CLI_COMMON_H
 /*
  * What several subcommands share: loading a scenario with its inventory
  * (printing every diagnostic), the inventory alone, and the usage-error
@@ -21,7 +21,7 @@ int cmd_load_scenario(const char *scenario_path, const char *inventory_path,
  * (highest precedence). EXIT_OK, or EXIT_USAGE after printing why. */
 int cmd_extra_var(const char *arg);
 /* --dry-run -v / validate -v: the resolved vars and every command as it
- * would be sent, board by board (cmd_resolved.c). */
+ * would be sent, board by board (cli/resolved.c). */
 struct plan;
 void cmd_print_resolved(const struct scenario *sc, const struct plan *plan, FILE *out);
 

@@ -1,7 +1,7 @@
 /* orch history ack: record, list and remove acknowledged changes. */
-#include "cmd.h"
-#include "cmd_common.h"
-#include "cmd_history_int.h"
+#include "cli/cli.h"
+#include "cli/common.h"
+#include "cli/history_int.h"
 #include "config/cfg_read.h"
 #include "db/db.h"
 #include "result/result_json.h"

@@ -1,5 +1,5 @@
-#ifndef ORCH_CMD_HISTORY_INT_H
-#define ORCH_CMD_HISTORY_INT_H
+#ifndef ORCH_CLI_HISTORY_INT_H
+#define ORCH_CLI_HISTORY_INT_H
 /*
  * orch history's parts: the marks every format shows come from the
  * history's judge (history_judge_series), one verdict per run; the html

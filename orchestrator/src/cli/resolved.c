@@ -4,7 +4,7 @@
  * board by board, contacting nothing. A board without arch: in the
  * inventory shows {board.arch} as "(uname -m)": it is asked at run time.
  */
-#include "cmd_common.h"
+#include "cli/common.h"
 #include "execute/substitute.h"
 #include "execute/vars.h"
 #include "plan/plan.h"

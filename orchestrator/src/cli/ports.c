@@ -1,6 +1,6 @@
 /* orch ports: the serial ports libserialport sees, for writing inventories. */
-#include "cmd.h"
-#include "cmd_common.h"
+#include "cli/cli.h"
+#include "cli/common.h"
 #include "link/board_link.h"
 #include "util/strbuf.h"
 

@@ -1,6 +1,6 @@
-#ifndef ORCH_CMD_RUN_H
-#define ORCH_CMD_RUN_H
-/* orch run's options, as its command line gave them (cmd_run_options.c). */
+#ifndef ORCH_CLI_RUN_H
+#define ORCH_CLI_RUN_H
+/* orch run's options, as its command line gave them (cli/run_options.c). */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
