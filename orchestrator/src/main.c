@@ -110,32 +110,21 @@ static int take_global_options(int argc, char **argv)
 	return out;
 }
 
-/* The configuration files, system ($ORCH_CONFIG_SYSTEM, else
- * /etc/orch/config.yaml), user ($XDG_CONFIG_HOME/orch/config.yaml, else
- * ~/.config/orch/config.yaml) and project (.orch.yaml here or in the
- * nearest parent), each over the one before; a setting becomes its
- * ORCH_ variable where the environment has none, so the environment and
- * the command line come over them (orch(1) FILES). */
+/* The configuration files (config/settings.h, orch(1) FILES), each over the
+ * one before; a setting becomes its ORCH_ variable where the environment
+ * has none, so the environment and the command line come over them. A
+ * database URL's password, wherever it came from, is a secret no message
+ * shows. */
 static int load_settings(void)
 {
 	struct settings st = { 0 };
-	struct diag_list dl = DIAG_LIST_INIT;
-	const char *sys = getenv("ORCH_CONFIG_SYSTEM");
-	const char *xdg = getenv("XDG_CONFIG_HOME");
-	const char *home = getenv("HOME");
-	char *user = xdg && *xdg ? xasprintf("%s/orch/config.yaml", xdg)
-		     : home ? xasprintf("%s/.config/orch/config.yaml", home) : NULL;
-	char cwd[4096];
-	char *project = getcwd(cwd, sizeof(cwd)) ? settings_find_project(cwd) : NULL;
-	int bad = settings_read(sys ? sys : "/etc/orch/config.yaml", &st, &dl);
-	bad |= user ? settings_read(user, &st, &dl) : 0;
-	bad |= project ? settings_read(project, &st, &dl) : 0;
-	free(user);
-	free(project);
-	for (int k = 0; !bad && k < SETTING_COUNT; k++)
-		if (st.value[k])
-			setenv(settings_env((enum setting)k), st.value[k], 0);
+	struct diag_list errors = DIAG_LIST_INIT, warnings = DIAG_LIST_INIT;
+	int bad = settings_load(&st, &errors, &warnings);
+	if (!bad)
+		settings_export(&st);
 	settings_release(&st);
+	secret_known_url(getenv("ORCH_DB"));
+	secret_known(getenv("PGPASSWORD"));
 	const char *color = getenv("ORCH_COLOR");
 	if (!bad && !color_given && color && *color) {
 		int mode = log_parse_color_mode(color);
@@ -147,11 +136,11 @@ static int load_settings(void)
 			log_set_color_mode(mode);
 		}
 	}
-	if (dl.n) {
-		diag_sort(&dl);
-		diag_print_source(&dl, stderr);
-	}
-	diag_list_release(&dl);
+	diag_print_warnings(&warnings, stderr);
+	diag_sort(&errors);
+	diag_print_source(&errors, stderr);
+	diag_list_release(&errors);
+	diag_list_release(&warnings);
 	return bad ? EXIT_USAGE : EXIT_OK;
 }
 

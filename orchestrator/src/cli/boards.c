@@ -4,7 +4,7 @@
 #include "config/cfg_read.h"
 #include "config/selector.h"
 #include "execute/execute.h"
-#include "cli/health.h"
+#include "health/health.h"
 #include "result/result_json.h"
 #include "link/board_link.h"
 #include "util/strbuf.h"

@@ -341,7 +341,7 @@ int cmd_boot(int argc, char **argv)
 	}
 	struct scenario *sc = NULL;
 	struct inventory *inv = NULL;
-	ret = o.scenario_path ? cmd_load_scenario(o.scenario_path, o.inv_path, &sc, &inv)
+	ret = o.scenario_path ? cmd_load_scenario(o.scenario_path, o.inv_path, NULL, 0, &sc, &inv)
 			      : cmd_load_inventory(o.inv_path, &inv);
 	if (ret != EXIT_OK)
 		return ret;

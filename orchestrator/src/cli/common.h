@@ -1,36 +1,32 @@
 #ifndef ORCH_CLI_COMMON_H
 #define ORCH_CLI_COMMON_H
 /*
- * What several subcommands share: loading a scenario with its inventory
- * (printing every diagnostic), the inventory alone, and the usage-error
- * message with its pointer to --help.
+ * What several verbs share that is argv or printing: loading (config/load.h)
+ * with its diagnostics printed, the pre-flight check printed, board
+ * operands resolved, boards taken for manual work, option values, and the
+ * usage-error message with its pointer to --help.
  */
-#include "config/config.h"
+#include "config/load.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 
-/* Loads SCENARIO and its inventory (-i, else the scenario's inventory:,
- * else $ORCH_INVENTORY), puts the -e variables over its vars (cmd_extra_var)
- * and checks them against each other. Returns EXIT_OK, or
- * EXIT_USAGE after printing every problem found to stderr. */
-int cmd_load_scenario(const char *scenario_path, const char *inventory_path,
-		      struct scenario **sc, struct inventory **inv);
-/* -e NAME=VALUE or -e @FILE.yaml of run and validate: kept for the next
- * cmd_load_scenario, which puts them over every vars: of the scenario
- * (highest precedence). EXIT_OK, or EXIT_USAGE after printing why. */
-int cmd_extra_var(const char *arg);
+/* Loads what rq names (config/load.h) and prints its warnings and errors
+ * on stderr (each error with its line and a caret). EXIT_OK with *sc (when
+ * sc is not NULL) and *inv, which the caller frees, or EXIT_USAGE;
+ * first_error (may be NULL) gets the first error, "FILE:LINE:COL: MESSAGE". */
+int cmd_load(const struct load_request *rq, struct scenario **sc, struct inventory **inv,
+	     char *first_error, size_t len);
+/* cmd_load of SCENARIO with its inventory (-i, else the scenario's, else
+ * $ORCH_INVENTORY) and the -e arguments EXTRA. */
+int cmd_load_scenario(const char *scenario, const char *inventory, const char *const *extra,
+		      size_t n_extra, struct scenario **sc, struct inventory **inv);
+/* cmd_load of an inventory alone: -i, else $ORCH_INVENTORY. */
+int cmd_load_inventory(const char *inventory_path, struct inventory **inv);
 /* --dry-run -v / validate -v: the resolved vars and every command as it
  * would be sent, board by board (cli/resolved.c). */
 struct plan;
 void cmd_print_resolved(const struct scenario *sc, const struct plan *plan, FILE *out);
-
-/* The first problem the last failed load printed, "FILE:LINE:COL: MESSAGE"
- * (the order orch validate lists them in), or NULL. */
-const char *cmd_first_error(void);
-/* Loads an inventory: -i, else $ORCH_INVENTORY. EXIT_OK, or EXIT_USAGE
- * after printing what is wrong. */
-int cmd_load_inventory(const char *inventory_path, struct inventory **inv);
 
 /*
  * The boards the BOARD operands ARGS name, for `orch NAME`: plain names and
@@ -84,12 +80,6 @@ int cmd_parse_percent(const char *s, double *pct);
  * for repeatable options such as -l and -t; the caller frees *V. */
 void cmd_add_arg(const char ***v, size_t *n, const char *arg);
 
-/* The remote-bench folder (BENCH/ARCH/remote-bench-NAME) when --bench-dir
- * is not given: $ORCH_BENCH_DIR; else remote-bench/bin beside the orch
- * binary (a build tree); else ../lib/orch/remote-bench from the binary's
- * folder (an install, wherever its prefix). Caller frees. */
-char *cmd_default_bench_dir(void);
-
 /* Prints "orch NAME: MESSAGE" and "try 'orch NAME --help'" on stderr.
  * Returns EXIT_USAGE. */
 int cmd_usage_error(const char *name, const char *fmt, ...)
@@ -104,11 +94,9 @@ int cmd_option_error(const char *name, int opt, const char *arg);
  * exit code to return. */
 int cmd_parse_help_only(int argc, char **argv, const char *name, void (*usage)(FILE *out));
 
-/* What orch validate and --dry-run also check, for the boards and tests
- * the plan runs: identity files exist, bench: programs exist in the bench
- * folder (bench_dir, or the default). Prints every problem with its line;
- * returns 0 or -1. */
-struct plan;
+/* plan_preflight (plan/preflight.h) with the bench folder in use
+ * (bench_dir, else settings_bench_dir's default), every problem printed
+ * with its line; 0 or -1. */
 int cmd_check_before_run(const struct scenario *sc, const struct plan *plan,
 			 const char *bench_dir);
 

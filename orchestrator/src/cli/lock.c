@@ -5,7 +5,7 @@
 #include "cli/common.h"
 #include "coord/db.h"
 #include "util/interrupt.h"
-#include "cli/health.h"
+#include "health/health.h"
 #include "lock/board_lock.h"
 #include "util/deadline.h"
 #include "util/strbuf.h"

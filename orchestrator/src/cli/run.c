@@ -1,10 +1,11 @@
 /* orch run: the main job. Load, plan, schedule, store, report, exit code. */
 #include "cli/cli.h"
 #include "cli/common.h"
-#include "cli/health.h"
+#include "health/health.h"
 #include "cli/run.h"
 #include "compare/compare.h"
 #include "config/config.h"
+#include "config/settings.h"
 #include "coord/db.h"
 #include "coord/run_locks.h"
 #include "coord/join.h"
@@ -304,7 +305,9 @@ static int run_prepare(struct run_ctx *c, int argc, char **argv, bool *done)
 	int ret = run_parse_options(argc, argv, &c->o);
 	if (ret != 0)
 		return ret < 0 ? EXIT_OK : EXIT_USAGE;   /* -1: --help was printed */
-	ret = cmd_load_scenario(c->o.scenario, c->o.inventory, &c->sc, &c->inv);
+	struct load_request rq = { .scenario = c->o.scenario, .inventory = c->o.inventory,
+				   .extra_vars = c->o.extra_vars, .n_extra_vars = c->o.n_extra_vars };
+	ret = cmd_load(&rq, &c->sc, &c->inv, c->why, sizeof(c->why));
 	if (ret != EXIT_OK)
 		return ret;
 	apply_repeat_override(c->sc, c->o.repeat, c->o.retry_infra);
@@ -389,7 +392,7 @@ static int run_open(struct run_ctx *c)
 static int run_setup_schedule(struct run_ctx *c)
 {
 	char err[1024];
-	c->bench_dir = c->o.bench_dir ? xstrdup(c->o.bench_dir) : cmd_default_bench_dir();
+	c->bench_dir = settings_bench_dir(c->o.bench_dir);
 	c->inv_dir = fs_dirname(c->inv->path);
 	c->sopts = (struct schedule_options){
 		.jobs = c->o.jobs ? c->o.jobs : c->join ? JOIN_DEFAULT_JOBS : 0,
@@ -529,6 +532,7 @@ static void run_release(struct run_ctx *c)
 	inventory_free(c->inv);
 	free(c->o.limits);
 	free(c->o.tests);
+	free(c->o.extra_vars);
 	free(c->bench_dir);
 	free(c->inv_dir);
 	free(c->baseline_path);
@@ -551,7 +555,7 @@ int cmd_run(int argc, char **argv)
 		ret = run_finish(&c);
 	}
 	if (ret == EXIT_USAGE && c.o.junit && !c.st) {
-		const char *first = c.why[0] ? c.why : cmd_first_error();
+		const char *first = c.why[0] ? c.why : NULL;
 		if (!first)
 			snprintf(c.why, sizeof(c.why), "%s: refused, nothing was run (see orch run's "
 				 "messages)", c.o.scenario ? c.o.scenario : "orch run");

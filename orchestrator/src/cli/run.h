@@ -38,6 +38,8 @@ struct run_options {
 	bool no_history;
 	bool allow_empty;
 	const char *junit;
+	const char **extra_vars;  /* -e, as given */
+	size_t n_extra_vars;
 };
 
 /* Parses orch run's command line into o (zeroed by the caller; strings

@@ -196,10 +196,7 @@ static int parse_option(int c, struct run_options *o, char **argv)
 	case OPT_BENCH_DIR: o->bench_dir = optarg; break;
 	case OPT_DRY_RUN: o->dry_run = true; break;
 	case OPT_LIST: o->list = true; break;
-	case 'e':
-		if (cmd_extra_var(optarg) != EXIT_OK)
-			return 1;
-		break;
+	case 'e': cmd_add_arg(&o->extra_vars, &o->n_extra_vars, optarg); break;
 	case OPT_DB: o->db_url = optarg; break;
 	case OPT_JOIN:
 	case OPT_CONTROLLER:

@@ -42,8 +42,8 @@ int cmd_validate(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *inventory = NULL;
-	const char **limits = NULL, **tests = NULL;
-	size_t n_limits = 0, n_tests = 0;
+	const char **limits = NULL, **tests = NULL, **extra = NULL;
+	size_t n_limits = 0, n_tests = 0, n_extra = 0;
 	int show_plan = 0, show_list = 0;
 	const char *bench_dir = NULL;
 	struct scenario *sc = NULL;
@@ -66,8 +66,7 @@ int cmd_validate(int argc, char **argv)
 		case 'L': show_list = 1; break;
 		case 'B': bench_dir = optarg; break;
 		case 'e':
-			if (cmd_extra_var(optarg) != EXIT_OK)
-				goto out;
+			cmd_add_arg(&extra, &n_extra, optarg);
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -82,7 +81,7 @@ int cmd_validate(int argc, char **argv)
 		cmd_usage_error("validate", "give exactly one SCENARIO.yaml");
 		goto out;
 	}
-	ret = cmd_load_scenario(argv[optind], inventory, &sc, &inv);
+	ret = cmd_load_scenario(argv[optind], inventory, extra, n_extra, &sc, &inv);
 	if (ret != EXIT_OK)
 		goto out;
 	struct plan_options popts = { limits, n_limits, 0, 0, tests, n_tests };
@@ -124,5 +123,6 @@ out:
 	inventory_free(inv);
 	free(limits);
 	free(tests);
+	free(extra);
 	return ret;
 }

@@ -3,24 +3,30 @@
 #include "util/fsutil.h"
 #include "util/strbuf.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+/* What a path setting names, for the trust check of what a file names. */
+enum named { NAMED_NONE, NAMED_FILE, NAMED_DIR, NAMED_DIR_STRICT, NAMED_BENCH };
 
 static const struct {
 	const char *key, *env;
-	bool path;
+	enum named kind;
 } table[SETTING_COUNT] = {
-	[SETTING_INVENTORY] = { "inventory", "ORCH_INVENTORY", true },
-	[SETTING_LOCK_DIR] = { "lock_dir", "ORCH_LOCK_DIR", true },
-	[SETTING_DB] = { "db", "ORCH_DB", false },
-	[SETTING_RUNS_DIR] = { "runs_dir", "ORCH_RUNS_DIR", true },
-	[SETTING_BENCH_DIR] = { "bench_dir", "ORCH_BENCH_DIR", true },
-	[SETTING_COLOR] = { "color", "ORCH_COLOR", false },
+	[SETTING_INVENTORY] = { "inventory", "ORCH_INVENTORY", NAMED_FILE },
+	[SETTING_LOCK_DIR] = { "lock_dir", "ORCH_LOCK_DIR", NAMED_DIR },
+	[SETTING_DB] = { "db", "ORCH_DB", NAMED_NONE },
+	[SETTING_RUNS_DIR] = { "runs_dir", "ORCH_RUNS_DIR", NAMED_DIR_STRICT },
+	[SETTING_BENCH_DIR] = { "bench_dir", "ORCH_BENCH_DIR", NAMED_BENCH },
+	[SETTING_COLOR] = { "color", "ORCH_COLOR", NAMED_NONE },
 };
 static const char *const keys[] = { "inventory", "lock_dir", "db", "runs_dir", "bench_dir",
-				    "color", NULL };
+				    "color", "trust", NULL };
 static const char *const colors[] = { "auto", "always", "never", NULL };
 
 const char *settings_key(enum setting s)
@@ -31,6 +37,45 @@ const char *settings_key(enum setting s)
 const char *settings_env(enum setting s)
 {
 	return table[s].env;
+}
+
+/* A bench folder and the ARCH/ folders and programs in it: anyone who can
+ * change one of them chooses what runs on the boards. */
+static bool bench_trusted(const struct trust *t, const char *dir, char *why, size_t len)
+{
+	if (!trust_dir(t, dir, true, why, len))
+		return false;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool ok = true;
+	while (ok && d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *sub = fs_path_join(dir, e->d_name);
+		struct stat st;
+		if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+			ok = bench_trusted(t, sub, why, len);
+		else if (stat(sub, &st) == 0)
+			ok = trust_file(t, sub, why, len);
+		free(sub);
+	}
+	if (d)
+		closedir(d);
+	return ok;
+}
+
+/* Whether what a setting of this file names may be used. */
+static bool named_trusted(const struct settings *s, enum setting k, const char *path, char *why,
+			  size_t len)
+{
+	switch (table[k].kind) {
+	case NAMED_FILE: return trust_file(&s->trust, path, why, len);
+	case NAMED_DIR: return trust_dir(&s->trust, path, false, why, len);
+	case NAMED_DIR_STRICT: return trust_dir(&s->trust, path, true, why, len);
+	case NAMED_BENCH: return bench_trusted(&s->trust, path, why, len);
+	case NAMED_NONE: break;
+	}
+	return true;
 }
 
 static void read_one(struct cfg *c, const struct ynode *root, enum setting k, const char *dir,
@@ -53,24 +98,66 @@ static void read_one(struct cfg *c, const struct ynode *root, enum setting k, co
 		free(v);
 		return;
 	}
-	free(s->value[k]);
-	s->value[k] = table[k].path ? fs_resolve_path(v, dir) : v;
-	if (table[k].path)
+	if (table[k].kind != NAMED_NONE) {
+		char *path = fs_resolve_path(v, dir);
 		free(v);
+		v = path;
+		char why[PATH_MAX + 200];
+		if (!named_trusted(s, k, v, why, sizeof(why))) {
+			cfg_error(c, n, "refusing %s '%s': %s; %s", table[k].key, v, why,
+				  trust_hint());
+			free(v);
+			return;
+		}
+	}
+	free(s->value[k]);
+	s->value[k] = v;
 }
 
-int settings_read(const char *path, struct settings *s, struct diag_list *diags)
+/* trust: [PATH...] of the system and user files. */
+static void read_trust(struct cfg *c, const struct ynode *root, enum settings_level level,
+		       const char *dir, struct settings *s)
+{
+	const struct ynode *n = ymap_get(root, "trust");
+	if (!n)
+		return;
+	if (level == SETTINGS_PROJECT) {
+		cfg_error(c, n, "'trust' is read only from the system and user configuration "
+			  "files: a project file cannot trust paths");
+		return;
+	}
+	char **v = NULL;
+	size_t nv = 0;
+	if (cfg_str_list(c, n, "trust", &v, &nv, NULL) <= 0)
+		return;
+	for (size_t i = 0; i < nv; i++) {
+		char *p = strcmp(v[i], "*") ? fs_resolve_path(v[i], dir) : xstrdup("*");
+		trust_add(&s->trust, p);
+		free(p);
+	}
+	cfg_strv_free(v, nv);
+}
+
+int settings_read(const char *path, enum settings_level level, struct settings *s,
+		  struct diag_list *errors)
 {
 	struct stat st;
 	if (stat(path, &st) != 0 && errno == ENOENT)
 		return 0;
+	char why[PATH_MAX + 200];
+	if (!trust_file(&s->trust, path, why, sizeof(why))) {
+		diag_add(errors, path, 0, 0, "refusing this configuration file: %s; %s", why,
+			 trust_hint());
+		return -1;
+	}
 	struct ynode *root = NULL;
-	struct cfg c = { path, diags, diags->n };
-	if (ytree_load_file(path, &root, diags) < 0)
+	struct cfg c = { path, errors, errors->n };
+	if (ytree_load_file(path, &root, errors) < 0)
 		return -1;
 	char *dir = fs_dirname(path);
 	if (root && !ynode_is_null(root) && cfg_want_map(&c, root, "a configuration file")) {
 		cfg_check_keys(&c, root, keys, "the configuration file");
+		read_trust(&c, root, level, dir, s);
 		for (int k = 0; k < SETTING_COUNT; k++)
 			read_one(&c, root, (enum setting)k, dir, s);
 	}
@@ -80,23 +167,69 @@ int settings_read(const char *path, struct settings *s, struct diag_list *diags)
 	return cfg_failed(&c) ? -1 : 0;
 }
 
+int settings_load(struct settings *s, struct diag_list *errors, struct diag_list *warnings)
+{
+	trust_add_env(&s->trust);
+	const char *sys = getenv("ORCH_CONFIG_SYSTEM");
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	const char *home = getenv("HOME");
+	char *user = xdg && *xdg ? xasprintf("%s/orch/config.yaml", xdg)
+		     : home ? xasprintf("%s/.config/orch/config.yaml", home) : NULL;
+	int bad = settings_read(sys ? sys : "/etc/orch/config.yaml", SETTINGS_SYSTEM, s, errors);
+	bad |= user ? settings_read(user, SETTINGS_USER, s, errors) : 0;
+	char cwd[PATH_MAX];
+	char *project = getcwd(cwd, sizeof(cwd)) ? settings_find_project(cwd, &s->trust, warnings)
+						 : NULL;
+	bad |= project ? settings_read(project, SETTINGS_PROJECT, s, errors) : 0;
+	free(user);
+	free(project);
+	return bad ? -1 : 0;
+}
+
+void settings_export(const struct settings *s)
+{
+	for (int k = 0; k < SETTING_COUNT; k++)
+		if (s->value[k])
+			setenv(settings_env((enum setting)k), s->value[k], 0);
+}
+
 void settings_release(struct settings *s)
 {
 	for (int k = 0; k < SETTING_COUNT; k++) {
 		free(s->value[k]);
 		s->value[k] = NULL;
 	}
+	trust_release(&s->trust);
 }
 
-char *settings_find_project(const char *dir)
+/* A project file in a folder the search does not look in. */
+static void passed_over(const char *dir, const char *why, struct diag_list *warnings)
 {
-	char *d = xstrdup(dir);
+	char *p = fs_path_join(dir, ".orch.yaml");
+	struct stat st;
+	if (lstat(p, &st) == 0)
+		diag_add(warnings, p, 0, 0, "not read: %s; %s", why, trust_hint());
+	free(p);
+}
+
+char *settings_find_project(const char *dir, const struct trust *t, struct diag_list *warnings)
+{
+	char *d = xstrdup(dir), *found = NULL;
+	struct stat first;
+	bool have_dev = stat(d, &first) == 0;
 	for (;;) {
-		char *p = fs_path_join(d, ".orch.yaml");
 		struct stat st;
-		if (stat(p, &st) == 0) {
-			free(d);
-			return p;
+		char why[PATH_MAX + 200];
+		if (stat(d, &st) != 0 || (have_dev && st.st_dev != first.st_dev))
+			break;
+		if (!trust_search_dir(t, d, &st, why, sizeof(why))) {
+			passed_over(d, why, warnings);
+			break;
+		}
+		char *p = fs_path_join(d, ".orch.yaml");
+		if (lstat(p, &st) == 0) {
+			found = p;
+			break;
 		}
 		free(p);
 		char *up = fs_dirname(d);
@@ -107,5 +240,33 @@ char *settings_find_project(const char *dir)
 			break;
 	}
 	free(d);
-	return NULL;
+	return found;
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+char *settings_bench_dir(const char *given)
+{
+	if (given)
+		return xstrdup(given);
+	const char *env = getenv("ORCH_BENCH_DIR");
+	if (env && *env)
+		return xstrdup(env);
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return xstrdup("remote-bench/bin");
+	exe[n] = '\0';
+	char *dir = fs_dirname(exe);
+	char *bench = fs_path_join(dir, "remote-bench/bin");
+	if (!is_dir(bench)) {
+		free(bench);
+		bench = fs_path_join(dir, "../lib/orch/remote-bench");
+	}
+	free(dir);
+	return bench;
 }

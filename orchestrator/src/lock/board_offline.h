@@ -10,7 +10,7 @@
  *   board-NAME.errors    infrastructure errors in a row (offline_after)
  * Each is written whole (a temporary file, then rename), so a reader never
  * sees half of one. Across controllers the same state lives in a
- * database instead (cli/health.c, with --db).
+ * database instead (health/health.h, with --db).
  */
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,4 +1,5 @@
 #include "util/diag.h"
+#include "util/secret.h"
 #include "util/strbuf.h"
 
 #include <stdarg.h>
@@ -22,6 +23,13 @@ void diag_add(struct diag_list *dl, const char *file, int line, int col, const c
 	d->line = line;
 	d->col = col;
 	d->message = strbuf_detach(&sb);
+	d->no_source = false;
+}
+
+void diag_hide_source(struct diag_list *dl, size_t from)
+{
+	for (size_t i = from; i < dl->n; i++)
+		dl->items[i].no_source = true;
 }
 
 static bool diag_before(const struct diag *a, const struct diag *b)
@@ -46,19 +54,29 @@ void diag_sort(struct diag_list *dl)
 	}
 }
 
-/* "file:line:col: error: message", or "file: error: message" without a line. */
-static void diag_print_one(const struct diag *d, FILE *out)
+/* "file:line:col: KIND: message", or "file: KIND: message" without a
+ * line; secrets cut out. */
+static void diag_print_one(const struct diag *d, const char *kind, FILE *out)
 {
+	char *msg = xstrdup(d->message);
+	secret_mask(msg);
 	if (d->line > 0)
-		fprintf(out, "%s:%d:%d: error: %s\n", d->file, d->line, d->col, d->message);
+		fprintf(out, "%s:%d:%d: %s: %s\n", d->file, d->line, d->col, kind, msg);
 	else
-		fprintf(out, "%s: error: %s\n", d->file, d->message);
+		fprintf(out, "%s: %s: %s\n", d->file, kind, msg);
+	free(msg);
 }
 
 void diag_print(const struct diag_list *dl, FILE *out)
 {
 	for (size_t i = 0; i < dl->n; i++)
-		diag_print_one(&dl->items[i], out);
+		diag_print_one(&dl->items[i], "error", out);
+}
+
+void diag_print_warnings(const struct diag_list *dl, FILE *out)
+{
+	for (size_t i = 0; i < dl->n; i++)
+		diag_print_one(&dl->items[i], "warning", out);
 }
 
 /* Line n (1-based) of path into buf, without its newline; false if absent. */
@@ -89,9 +107,11 @@ void diag_print_source(const struct diag_list *dl, FILE *out)
 	char line[512];
 	for (size_t i = 0; i < dl->n; i++) {
 		const struct diag *d = &dl->items[i];
-		diag_print_one(d, out);
-		if (d->line <= 0 || !source_line(d->file, d->line, line, sizeof(line)))
+		diag_print_one(d, "error", out);
+		if (d->no_source || d->line <= 0 ||
+		    !source_line(d->file, d->line, line, sizeof(line)))
 			continue;
+		secret_mask(line);
 		fprintf(out, "  %5d | ", d->line);
 		for (const char *c = line; *c; c++)
 			fputc((unsigned char)*c < 0x20 && *c != '\t' ? '?' : *c, out);

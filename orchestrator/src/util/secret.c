@@ -44,20 +44,56 @@ static struct secret *find(const char *name)
 	return NULL;
 }
 
+static void add_locked(const char *name, const char *value)
+{
+	secrets = xrealloc(secrets, (n_secrets + 1) * sizeof(*secrets));
+	secrets[n_secrets].name = xstrdup(name);
+	secrets[n_secrets++].value = xstrdup(value);
+}
+
 void secret_take(const char *name)
 {
 	pthread_mutex_lock(&lock);
 	char *value = getenv(name);
-	if (value && !find(name)) {
-		secrets = xrealloc(secrets, (n_secrets + 1) * sizeof(*secrets));
-		secrets[n_secrets].name = xstrdup(name);
-		secrets[n_secrets++].value = xstrdup(value);
-	}
+	if (value && !find(name))
+		add_locked(name, value);
 	if (value) {
 		explicit_bzero(value, strlen(value));
 		unsetenv(name);
 	}
 	pthread_mutex_unlock(&lock);
+}
+
+void secret_known(const char *value)
+{
+	if (!value || !*value)
+		return;
+	pthread_mutex_lock(&lock);
+	bool seen = false;
+	for (size_t i = 0; i < n_secrets && !seen; i++)
+		seen = !strcmp(secrets[i].value, value);
+	if (!seen)
+		add_locked("", value);
+	pthread_mutex_unlock(&lock);
+}
+
+void secret_known_url(const char *url)
+{
+	const char *s = url ? strstr(url, "://") : NULL;
+	if (!s)
+		return;
+	s += 3;
+	const char *at = strchr(s, '@');
+	const char *slash = strchr(s, '/');
+	if (!at || (slash && slash < at))
+		return;
+	const char *colon = memchr(s, ':', (size_t)(at - s));
+	if (!colon || colon + 1 == at)
+		return;
+	char *pw = xstrndup(colon + 1, (size_t)(at - colon - 1));
+	secret_known(pw);
+	explicit_bzero(pw, strlen(pw));
+	free(pw);
 }
 
 const char *secret_get(const char *name)
@@ -131,6 +167,15 @@ static void mask_values(char *text)
 			hit += 3;
 		}
 	}
+}
+
+void secret_mask(char *text)
+{
+	if (!text)
+		return;
+	pthread_mutex_lock(&lock);
+	mask_values(text);
+	pthread_mutex_unlock(&lock);
 }
 
 void secret_redact(char *text)

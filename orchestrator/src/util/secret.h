@@ -25,6 +25,12 @@ void secret_take(const char *name);
 /* The value taken for name, or NULL when it was not set; borrowed until
  * secret_wipe_all. */
 const char *secret_get(const char *name);
+/* Adds value to the secrets cut out of text, without touching the
+ * environment (a value a library still needs there, such as PGPASSWORD). */
+void secret_known(const char *value);
+/* The password of a URL's user part ("postgresql://u:PASSWORD@host/db"),
+ * when it has one, as secret_known. */
+void secret_known_url(const char *url);
 /* Zeroes and frees every secret. */
 void secret_wipe_all(void);
 
@@ -35,5 +41,8 @@ void secret_wipe_all(void);
  * shows the answer there.
  */
 void secret_redact(char *text);
+/* Only the first half of secret_redact: every secret value becomes "***"
+ * (for orch's own messages, where a word like "password:" is no prompt). */
+void secret_mask(char *text);
 
 #endif

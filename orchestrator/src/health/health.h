@@ -1,5 +1,5 @@
-#ifndef ORCH_CLI_HEALTH_H
-#define ORCH_CLI_HEALTH_H
+#ifndef ORCH_HEALTH_HEALTH_H
+#define ORCH_HEALTH_HEALTH_H
 /*
  * The boards' health state (offline, and infrastructure errors in a row)
  * for orch run, boards and who: the lock folder of this controller

@@ -1,4 +1,4 @@
-#include "cli/health.h"
+#include "health/health.h"
 #include "db/db.h"
 #include "lock/board_lock.h"
 #include "util/deadline.h"

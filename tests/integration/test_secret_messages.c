@@ -1,0 +1,153 @@
+/*
+ * No secret and no foreign file's content in any message: a -e @FILE that
+ * is not a mapping of variables is refused by place and kind without a
+ * word of its text (a symlink to a shadow-like file, a binary file), files
+ * of /proc and /sys are refused, and a secret orch knows (an inventory's
+ * password_env, a database URL's password, PGPASSWORD) is masked in the
+ * quoted source lines and messages of every diagnostic.
+ */
+#include "testsupport.h"
+#include "util/strbuf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static char *tmp;
+
+#define SECRET "hunter2-s3kr1t"
+
+static int group_setup(void **state)
+{
+	(void)state;
+	tmp = ts_mkdtemp("secret-messages");
+	free(ts_write_file(tmp, "inv.yaml", "boards:\n  b1:\n    local: true\n"
+			   "  pw:\n    ssh: { host: 127.0.0.1, user: u, password_env: ORCH_T_PW }\n"));
+	free(ts_write_file(tmp, "ok.yaml", "name: ok\ninventory: inv.yaml\nboards: [b1]\n"
+			   "tests:\n  - { name: t, run: 'true' }\n"));
+	free(ts_write_file(tmp, "shadow", "root:$6$" SECRET "$x:19000:0:99999:7:::\n"
+			   "daemon:*:19000:0:99999:7:::\n"));
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	return ts_rmrf_free(&tmp);
+}
+
+static void has(const char *out, const char *want)
+{
+	if (!strstr(out, want))
+		fail_msg("output lacks '%s':\n%s", want, out);
+}
+
+static void lacks(const char *out, const char *what)
+{
+	if (strstr(out, what))
+		fail_msg("output has '%s':\n%s", what, out);
+}
+
+static char *validate(const char *args, const char *env, int *rc)
+{
+	char *out = NULL;
+	*rc = ts_run(&out, "cd '%s' && export ORCH_CONFIG_SYSTEM=/nonexistent XDG_CONFIG_HOME=%s "
+		     "ORCH_T_PW='" SECRET "'; %s %s validate %s 2>&1", tmp, tmp, env, ORCH_BIN,
+		     args);
+	return out;
+}
+
+static void test_var_file_not_quoted(void **state)
+{
+	(void)state;
+	assert_int_equal(ts_run(NULL, "cd '%s' && ln -sf shadow link.yaml && head -c 300 "
+				"/dev/urandom > binary.yaml && printf 'root said " SECRET "\\n' > "
+				"notes.txt", tmp), 0);
+	static const struct {
+		const char *file, *want;
+	} cases[] = {
+		{ "link.yaml", "link.yaml:1:1: error: -e @FILE: invalid variable name" },
+		{ "shadow", "shadow:2:1: error: -e @FILE: invalid variable name" },
+		{ "notes.txt", "notes.txt:1:1: error: -e @FILE must hold a mapping of NAME: value, "
+			       "found a scalar" },
+		{ "binary.yaml", "binary.yaml" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char *args = xasprintf("ok.yaml -e @%s", cases[i].file);
+		int rc;
+		char *out = validate(args, "", &rc);
+		if (rc != 2)
+			fail_msg("-e @%s: exit %d:\n%s", cases[i].file, rc, out);
+		has(out, cases[i].want);
+		lacks(out, SECRET);
+		lacks(out, "root:");
+		lacks(out, "daemon");
+		lacks(out, " | ");   /* no quoted source line */
+		free(out);
+		free(args);
+	}
+	/* a mapping with a bad name or a list value: place, never the name */
+	free(ts_write_file(tmp, "vars.yaml", "good: 1\n" SECRET ": 2\nl: [1, 2]\n"));
+	int rc;
+	char *out = validate("ok.yaml -e @vars.yaml", "", &rc);
+	assert_int_equal(rc, 2);
+	has(out, "vars.yaml:2:1: error: -e @FILE: invalid variable name");
+	has(out, "vars.yaml:3:4: error: -e @FILE: a variable's value must be a plain value, found "
+		 "a list");
+	lacks(out, "hunter2");
+	free(out);
+}
+
+static void test_kernel_files_refused(void **state)
+{
+	(void)state;
+	static const char *const files[] = { "/proc/self/environ", "/proc/1/cmdline",
+					     "/sys/kernel/hostname" };
+	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
+		char *args = xasprintf("ok.yaml -e @%s", files[i]);
+		int rc;
+		char *out = validate(args, "", &rc);
+		assert_int_equal(rc, 2);
+		has(out, "error: -e @FILE: refusing a file under /proc or /sys");
+		lacks(out, SECRET);
+		free(out);
+		free(args);
+	}
+}
+
+/* A scenario error on a line that holds a secret: the quoted line and the
+ * message show *** instead. */
+static void test_secret_masked_in_diagnostics(void **state)
+{
+	(void)state;
+	free(ts_write_file(tmp, "bad.yaml", "name: bad\ninventory: inv.yaml\nboards: [b1]\n"
+			   "tests:\n  - { name: t, run: 'login " SECRET "', bogus: '" SECRET "' }\n"
+			   "  - { name: '" SECRET "x y', run: 'true' }\n"));
+	int rc;
+	char *out = validate("bad.yaml", "", &rc);
+	assert_int_equal(rc, 2);
+	has(out, "bad.yaml:5:");
+	has(out, "unknown key 'bogus'");
+	has(out, "login ***");
+	lacks(out, SECRET);
+	free(out);
+	/* a database URL's password and PGPASSWORD, not from the inventory */
+	free(ts_write_file(tmp, "bad2.yaml", "name: bad2\ninventory: inv.yaml\nboards: [b1]\n"
+			   "tests:\n  - { name: t, run: 'echo dbpass-9876 pgpass-5432', nope: 1 }\n"));
+	out = validate("bad2.yaml", "ORCH_DB=postgresql://orch:dbpass-9876@127.0.0.1:1/orch "
+		       "PGPASSWORD=pgpass-5432", &rc);
+	assert_int_equal(rc, 2);
+	has(out, "echo *** ***");
+	lacks(out, "dbpass-9876");
+	lacks(out, "pgpass-5432");
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_var_file_not_quoted),
+		cmocka_unit_test(test_kernel_files_refused),
+		cmocka_unit_test(test_secret_masked_in_diagnostics),
+	};
+	return ts_run_group(tests, group_setup, group_teardown);
+}
