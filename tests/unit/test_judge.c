@@ -58,15 +58,18 @@ static double draw(const struct model *m, double mu)
 	return mu;
 }
 
-enum outlier { NO_OUTLIER, B_AT_A_LEVEL, B_HIGH, A_LOW };
+/* B_WILD40: one B sample 40% above B's level */
+enum outlier { NO_OUTLIER, B_AT_A_LEVEL, B_HIGH, A_LOW, B_WILD40 };
 
 /* The share of PAIRS pairs, A at 100 and B at 100 * ratio, n samples a
  * side, that judge flags as a regression (higher is better); keep: with
  * no sample dropped as an outlier. */
+static const char *const rule_names[] = { "", " untrimmed", " k by n (before)" };
+
 static double flagged_by(const struct model *m, double ratio, size_t n, enum outlier out,
-			 bool keep)
+			 enum judge_outliers how)
 {
-	struct judge_rule rule = { .threshold_pct = 5.0, .keep_outliers = keep };
+	struct judge_rule rule = { .threshold_pct = 5.0, .outliers = how };
 	double a[64], b[64];
 	size_t hits = 0;
 	rng_state = 20261203;
@@ -81,6 +84,8 @@ static double flagged_by(const struct model *m, double ratio, size_t n, enum out
 			b[n / 2] = 150.0;
 		else if (out == A_LOW)
 			a[n / 2] = draw(m, 100.0 * ratio);
+		else if (out == B_WILD40)
+			b[n / 2] = 140.0 * ratio;
 		struct judgement j;
 		assert_int_equal(judge_samples(a, n, b, n, true, &rule, &j), 0);
 		hits += j.outcome == JUDGE_REGRESSION;
@@ -89,13 +94,13 @@ static double flagged_by(const struct model *m, double ratio, size_t n, enum out
 	if (getenv("ORCH_JUDGE_SIM"))
 		printf("sim %-9s %4.1f%%  ratio %.2f  n=%-2zu outlier %d%s: %5.2f%% flagged\n",
 		       noise_names[m->noise], m->level * 100, ratio, n, (int)out,
-		       keep ? " untrimmed" : "", rate * 100);
+		       rule_names[how], rate * 100);
 	return rate;
 }
 
 static double flagged(const struct model *m, double ratio, size_t n, enum outlier out)
 {
-	return flagged_by(m, ratio, n, out, false);
+	return flagged_by(m, ratio, n, out, JUDGE_OUTLIERS_DROP);
 }
 
 /* ---- Student's t against tabulated values ----------------------------- */
@@ -261,29 +266,54 @@ static void test_ordinary_sample_kept(void **state)
 	if (!(j.p > 0.3 && j.p < 0.45))
 		fail_msg("p %g, want the untrimmed test's 0.37", j.p);
 	assert_int_equal(j.outcome, JUDGE_NOISE);
-	/* a side of 5 needs 13 deviations, of 12 and more 6 */
-	assert_true(isinf(judge_outlier_k(4)));
-	assert_true(judge_outlier_k(5) >= 12.0);
-	assert_true(judge_outlier_k(12) == JUDGE_OUTLIER_K);
+	/* 5 a side: t of 7 df past 1 in 10000 two-sided */
+	assert_true(isinf(judge_outlier_cutoff(3)));
+	assert_true(fabs(judge_outlier_cutoff(10) - judge_t_quantile_two_sided(0.0001, 7)) < 1e-9);
+}
+
+/* A wild sample at n=5 (the 130 lies 43% above B's other four, 12 of their
+ * deviations) is dropped, and the 10% drop is a regression; at n=10 too. */
+static void test_wild_sample_dropped(void **state)
+{
+	(void)state;
+	const double a[] = { 100, 104, 96, 102, 98 }, b[] = { 90, 93.6, 86.4, 91.8, 130 };
+	struct judgement j = judge(a, 5, b, 5, true, 5, false);
+	assert_int_equal(j.dropped_b, 1);
+	assert_int_equal(j.dropped_a, 0);
+	assert_int_equal(j.outcome, JUDGE_REGRESSION);
+	const double a10[] = { 100, 104, 96, 102, 98, 101, 99, 103, 97, 100 };
+	const double b10[] = { 90, 93.6, 86.4, 91.8, 130, 90.9, 89.1, 92.7, 87.3, 90 };
+	j = judge(a10, 10, b10, 10, true, 5, false);
+	assert_int_equal(j.dropped_b, 1);
+	assert_int_equal(j.outcome, JUDGE_REGRESSION);
+	/* the rule before kept it: within noise */
+	struct judge_rule before = { .threshold_pct = 5, .outliers = JUDGE_OUTLIERS_K_BY_N };
+	judge_samples(a, 5, b, 5, true, &before, &j);
+	assert_int_equal(j.dropped_b, 0);
+	assert_int_equal(j.outcome, JUDGE_NOISE);
 }
 
 /* ---- the simulation --------------------------------------------------- */
 
 /* The outlier rule adds no false alarms: on clean data (no change) it flags
  * at most what the untrimmed test flags, plus TRIM_TOLERANCE pairs of
- * PAIRS (the same draws for both, so only the pairs it trimmed differ). */
+ * PAIRS (0.1 percentage point; the same draws for both, so only the pairs
+ * it trimmed differ), in every cell of docs/compare.md's table. The rule
+ * before (k by n) is measured beside it for that table. */
 #define TRIM_TOLERANCE 4
 
 static void test_sim_trimming_adds_no_false_alarms(void **state)
 {
 	(void)state;
 	const struct model models[] = { { GAUSS, 0.05 }, { UNIFORM, 0.05 }, { LOGNORMAL, 0.05 } };
-	static const size_t ns[] = { 2, 3, 5, 10 };
+	static const size_t ns[] = { 2, 3, 5, 10, 20 };
 	bool ok = true;
 	for (size_t i = 0; i < 3; i++) {
-		for (size_t k = 0; k < 4; k++) {
-			double trimmed = flagged_by(&models[i], 1.0, ns[k], NO_OUTLIER, false);
-			double whole = flagged_by(&models[i], 1.0, ns[k], NO_OUTLIER, true);
+		for (size_t k = 0; k < 5; k++) {
+			double trimmed = flagged_by(&models[i], 1.0, ns[k], NO_OUTLIER, JUDGE_OUTLIERS_DROP);
+			double whole = flagged_by(&models[i], 1.0, ns[k], NO_OUTLIER, JUDGE_OUTLIERS_KEEP);
+			if (getenv("ORCH_JUDGE_SIM"))
+				flagged_by(&models[i], 1.0, ns[k], NO_OUTLIER, JUDGE_OUTLIERS_K_BY_N);
 			if (trimmed * PAIRS > whole * PAIRS + TRIM_TOLERANCE + 0.5) {
 				printf("%s 5%%, n=%zu: %.2f%% flagged, untrimmed %.2f%%\n",
 				       noise_names[models[i].noise], ns[k], trimmed * 100, whole * 100);
@@ -293,6 +323,21 @@ static void test_sim_trimming_adds_no_false_alarms(void **state)
 		}
 	}
 	assert_true(ok);
+}
+
+/* One sample 40% above the rest does not hide a 10% drop (normal noise of
+ * SD 2.5%), at n=5 and n=10; the rule before kept it at n=5. */
+static void test_sim_wild_sample(void **state)
+{
+	(void)state;
+	const struct model m = { GAUSS, 0.025 };
+	assert_true(flagged(&m, 0.9, 5, B_WILD40) >= 0.90);
+	assert_true(flagged(&m, 0.9, 10, B_WILD40) >= 0.90);
+	assert_true(flagged(&m, 1.0, 5, B_WILD40) <= 0.01);
+	if (getenv("ORCH_JUDGE_SIM")) {
+		flagged_by(&m, 0.9, 5, B_WILD40, JUDGE_OUTLIERS_K_BY_N);
+		flagged_by(&m, 0.9, 5, B_WILD40, JUDGE_OUTLIERS_KEEP);
+	}
 }
 
 static void test_sim_targets(void **state)
@@ -355,7 +400,9 @@ int main(void)
 		cmocka_unit_test(test_outlier_cannot_hide),
 		cmocka_unit_test(test_quantized_sides_keep_their_spread),
 		cmocka_unit_test(test_ordinary_sample_kept),
+		cmocka_unit_test(test_wild_sample_dropped),
 		cmocka_unit_test(test_sim_trimming_adds_no_false_alarms),
+		cmocka_unit_test(test_sim_wild_sample),
 		cmocka_unit_test(test_sim_targets),
 		cmocka_unit_test(test_sim_false_alarms),
 		cmocka_unit_test(test_sim_power_grows),

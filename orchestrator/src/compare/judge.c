@@ -99,12 +99,12 @@ static size_t farthest(const double *v, size_t n, double m)
 	return far;
 }
 
-/* Sum of squares about the mean and its degrees of freedom, leaving out
- * the sample farthest from the median m when the side has 5 or more. */
-static void trimmed_ss(const double *v, size_t n, double m, double *ss, double *df)
+/* Sum of squares of v[0..n) about its mean, leaving out v[skip] (skip >= n:
+ * none); adds it and its degrees of freedom to *ss and *df. */
+static void ss_without(const double *v, size_t n, size_t skip, double *ss, double *df)
 {
-	size_t skip = n >= 5 ? farthest(v, n, m) : n, k = 0;
 	double s = 0, sq = 0;
+	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
 		if (i != skip) {
 			s += v[i];
@@ -119,51 +119,107 @@ static void trimmed_ss(const double *v, size_t n, double m, double *ss, double *
 	*df += (double)k - 1.0;
 }
 
-/* The spread the outlier rule measures in: the pooled standard deviation of
- * both sides without each side's farthest sample, so the one wild sample
- * it is looking for cannot inflate it. */
-static double pooled_robust_sd(const double *a, size_t na, double ma, const double *b,
-			       size_t nb, double mb)
-{
-	double ss = 0, df = 0;
-	trimmed_ss(a, na, ma, &ss, &df);
-	trimmed_ss(b, nb, mb, &ss, &df);
-	return df > 0 ? sqrt(ss / df) : 0.0;
-}
+/* ---- the rule before: k by n on the deviation without each side's
+ * farthest sample (JUDGE_OUTLIERS_K_BY_N, kept to measure against) ---- */
 
-/* How many standard deviations from its side's median a sample of a side
- * of n must lie to be dropped: the 99.9% point of the farthest sample's
- * distance (in the pooled deviation of both sides without their farthest
- * samples) on clean normal data with n samples a side, so ordinary samples
- * are dropped in about 1 pair in 1000 and trimming adds no false alarms
- * (docs/compare.md). Small sides need a far larger distance: their
- * deviation is measured on few samples. */
 double judge_outlier_k(size_t n)
 {
 	static const double k[] = { 13.0, 9.5, 8.0, 7.5, 7.0, 6.5, 6.5 };   /* n = 5..11 */
 	if (n < 5)
 		return INFINITY;
-	return n - 5 < sizeof(k) / sizeof(k[0]) ? k[n - 5] : JUDGE_OUTLIER_K;
+	return n - 5 < sizeof(k) / sizeof(k[0]) ? k[n - 5] : 6.0;
 }
 
-/* Drops from v (n >= 5) up to n / 5 samples farther than
- * judge_outlier_k(n) * sd from the side's median m, farthest first.
- * Returns the new count. With no spread left to measure in (sd 0:
- * quantized samples whose others are all equal) nothing is an outlier:
- * dropping would leave constant sides and p = 0. */
-static size_t drop_outliers(double *v, size_t n, double m, double sd)
+static size_t drop_k_by_n(double *v, size_t n, double m, double sd)
 {
 	if (n < 5 || !(sd > 0))
 		return n;
 	size_t max_drop = n / 5, kept = n;
-	double k = judge_outlier_k(n);
 	for (size_t d = 0; d < max_drop; d++) {
 		size_t far = farthest(v, kept, m);
-		if (!(fabs(v[far] - m) > k * sd))
+		if (!(fabs(v[far] - m) > judge_outlier_k(n) * sd))
 			break;
 		v[far] = v[--kept];
 	}
 	return kept;
+}
+
+static void trim_k_by_n(double *x, size_t *nx, double *y, size_t *ny)
+{
+	double mx = stats_median(x, *nx), my = stats_median(y, *ny), ss = 0, df = 0;
+	ss_without(x, *nx, *nx >= 5 ? farthest(x, *nx, mx) : *nx, &ss, &df);
+	ss_without(y, *ny, *ny >= 5 ? farthest(y, *ny, my) : *ny, &ss, &df);
+	double sd = df > 0 ? sqrt(ss / df) : 0.0;
+	*nx = drop_k_by_n(x, *nx, mx, sd);
+	*ny = drop_k_by_n(y, *ny, my, sd);
+}
+
+/* ---- the rule: the externally studentized sample --------------------- */
+
+double judge_outlier_cutoff(size_t n_total)
+{
+	if (n_total < 4)
+		return INFINITY;
+	return judge_t_quantile_two_sided(JUDGE_OUTLIER_ALPHA / (double)n_total,
+					  (double)n_total - 3.0);
+}
+
+/* How far v[i] (of v[0..n), the other side o[0..no)) lies from the mean of
+ * the rest of its side, in the standard error of that distance measured on
+ * both sides without v[i]: Student's t with n + no - 3 degrees of freedom
+ * when v[i] is an ordinary sample. 0 when there is no spread to measure in. */
+static double studentized(const double *v, size_t n, size_t i, const double *o, size_t no)
+{
+	double ss = 0, df = 0, rest = 0;
+	ss_without(v, n, i, &ss, &df);
+	ss_without(o, no, no, &ss, &df);
+	for (size_t k = 0; k < n; k++)
+		rest += k == i ? 0 : v[k];
+	rest /= (double)(n - 1);
+	if (!(df > 0) || !(ss > 0))
+		return 0.0;
+	double se = sqrt(ss / df * (1.0 + 1.0 / (double)(n - 1)));
+	return fabs(v[i] - rest) / se;
+}
+
+/* The candidate of a side: its sample farthest from its median, when the
+ * side of n (started with n0) may still lose one; its t in *t. */
+static bool candidate(const double *v, size_t n, size_t n0, const double *o, size_t no,
+		      size_t *at, double *t)
+{
+	if (n0 < 5 || n0 - n >= n0 / 5)
+		return false;
+	*at = farthest(v, n, stats_median(v, n));
+	*t = studentized(v, n, *at, o, no);
+	return true;
+}
+
+/* Whether a studentized distance t with n_total samples on both sides
+ * passes judge_outlier_cutoff(n_total) (by its tail: one evaluation). */
+static bool past_cutoff(double t, size_t n_total)
+{
+	return n_total >= 4 && t > 0 &&
+	       judge_t_two_sided_p(t, (double)n_total - 3.0) * (double)n_total < JUDGE_OUTLIER_ALPHA;
+}
+
+/* Drops from x and y, one at a time and the farthest first, each sample
+ * whose studentized distance passes judge_outlier_cutoff: up to one in five
+ * of a side of 5 or more. */
+static void trim_studentized(double *x, size_t *nx, double *y, size_t *ny)
+{
+	size_t nx0 = *nx, ny0 = *ny;
+	for (;;) {
+		size_t ax = 0, ay = 0;
+		double tx = 0, ty = 0;
+		bool cx = candidate(x, *nx, nx0, y, *ny, &ax, &tx);
+		bool cy = candidate(y, *ny, ny0, x, *nx, &ay, &ty);
+		if (cx && (!cy || tx >= ty) && past_cutoff(tx, *nx + *ny))
+			x[ax] = x[--*nx];
+		else if (cy && (!cx || ty > tx) && past_cutoff(ty, *nx + *ny))
+			y[ay] = y[--*ny];
+		else
+			break;
+	}
 }
 
 /* ---- the rule --------------------------------------------------------- */
@@ -220,13 +276,11 @@ static void test_samples(const double *a, size_t na, const double *b, size_t nb,
 		x[i] = logs ? log(a[i]) : a[i];
 	for (size_t i = 0; i < nb; i++)
 		y[i] = logs ? log(b[i]) : b[i];
-	double mx = median_of(x, na), my = median_of(y, nb);
-	double sd = pooled_robust_sd(x, na, mx, y, nb, my);
 	size_t kx = na, ky = nb;
-	if (!rule->keep_outliers) {
-		kx = drop_outliers(x, na, mx, sd);
-		ky = drop_outliers(y, nb, my, sd);
-	}
+	if (rule->outliers == JUDGE_OUTLIERS_DROP)
+		trim_studentized(x, &kx, y, &ky);
+	else if (rule->outliers == JUDGE_OUTLIERS_K_BY_N)
+		trim_k_by_n(x, &kx, y, &ky);
 	out->dropped_a = na - kx;
 	out->dropped_b = nb - ky;
 	out->method = JUDGE_METHOD_WELCH;

@@ -15,12 +15,13 @@
  *   2. Evidence beyond noise: Welch's t-test at two-sided level alpha
  *      (default 1%) on log(sample) when every sample is > 0 (so the
  *      interval is one of the ratio B/A), else on the samples themselves.
- *      Before the test, a side of 5+ samples loses up to one sample in five
- *      that lies more than judge_outlier_k(n) standard deviations from its
- *      side's median, the deviation pooled over both sides with each side's
- *      farthest sample left out: one wild sample can neither hide a change
- *      nor make one, and ordinary samples are dropped so rarely that the
- *      false-alarm rate is the untrimmed test's.
+ *      Before the test, a side of 5+ samples loses up to one sample in five,
+ *      farthest first, whose distance from the mean of the rest of its side,
+ *      in the standard error of that distance measured on both sides
+ *      without it (Student's t, nA + nB - 3 df), passes the point that an
+ *      ordinary sample passes in JUDGE_OUTLIER_ALPHA / (nA + nB) of cases:
+ *      one wild sample can neither hide a change nor make one, and an
+ *      ordinary pair loses a sample in at most 1 of 1000.
  *   3. A regression needs both: worse beyond the threshold AND significant
  *      in the worse direction. Significant and better is "better";
  *      significant, worse, within the threshold is "worse"; anything not
@@ -40,7 +41,17 @@
 #include <stddef.h>
 
 #define JUDGE_DEFAULT_ALPHA 0.01
-#define JUDGE_OUTLIER_K 6.0      /* judge_outlier_k for 12+ samples a side */
+/* The outlier rule's level: an ordinary pair loses a sample this rarely */
+#define JUDGE_OUTLIER_ALPHA 0.001
+
+/* What is done with outliers before the test. */
+enum judge_outliers {
+	JUDGE_OUTLIERS_DROP = 0,   /* the rule (2. above) */
+	JUDGE_OUTLIERS_KEEP,       /* drop none: the untrimmed test (to measure the rule) */
+	/* the rule before: k(n) deviations from the median, the deviation without
+	 * each side's farthest sample (to measure against, docs/compare.md) */
+	JUDGE_OUTLIERS_K_BY_N,
+};
 
 enum judge_outcome {
 	JUDGE_SAME = 0,        /* equal medians */
@@ -60,7 +71,7 @@ struct judge_rule {
 	 * spread that side B (a run's few) shares when nothing changed; with
 	 * one sample on B it is the prediction test on A's spread */
 	bool pooled;
-	bool keep_outliers;    /* drop no sample: the untrimmed test (for measuring the rule) */
+	enum judge_outliers outliers;
 };
 
 enum judge_method {
@@ -111,8 +122,13 @@ const char *judge_method_name(enum judge_method m);
 double judge_t_two_sided_p(double t, double df);
 double judge_t_quantile_two_sided(double p, double df);
 
-/* The outlier cutoff for a side of n samples, in standard deviations
- * (INFINITY below 5 samples: nothing is dropped). */
+/* The outlier rule's cutoff with n_total samples on both sides: the
+ * studentized distance an ordinary sample passes with probability
+ * JUDGE_OUTLIER_ALPHA / n_total (Student's t, n_total - 3 degrees of
+ * freedom), so that a pair of ordinary sides loses a sample in at most
+ * JUDGE_OUTLIER_ALPHA of pairs (INFINITY below 4 samples). */
+double judge_outlier_cutoff(size_t n_total);
+/* The rule before's cutoff for a side of n, in deviations (INFINITY below 5). */
 double judge_outlier_k(size_t n);
 
 #endif
