@@ -229,6 +229,79 @@ static void test_errors(void **state)
 	free(out);
 }
 
+/* One power command in defaults: (for the boards with a power: section)
+ * and one in a group serve every board:
+ * {board.name} and {vars.outlet} substituted, quoted as in a run: command
+ * (unquoted, in "..." and in '...'), a hostile value stays one word. */
+static void test_substitutions(void **state)
+{
+	struct fixture *f = *state;
+	free(ts_write_file(f->cli.tmp, "pdu.yaml",
+			   "defaults:\n"
+			   "  local: true\n"
+			   "  power:\n"
+			   "    on: echo on {board.name} {vars.outlet} >> sub.log\n"
+			   "    off: 'echo \"off {board.name}:{vars.outlet}\" >> sub.log'\n"
+			   "groups:\n"
+			   "  pdu: { boards: [p2, p3], power: { cycle: \"printf '%s|' 'cycle {vars.outlet}' "
+			   ">> sub.log\" } }\n"
+			   "boards:\n"
+			   "  p1: { vars: { outlet: 3 }, power: {} }\n"
+			   "  p2: { vars: { outlet: '4; touch pwned' } }\n"
+			   "  p3: { vars: { outlet: '$(touch pwned)' } }\n"));
+	char *out = NULL;
+	int rc = ts_run(&out, "%s %s power -i pdu.yaml p1 on", f->cli.env, ORCH_BIN);
+	print_message("%s", out);
+	assert_int_equal(rc, 0);
+	free(out);
+	rc = ts_run(&out, "%s %s power -i pdu.yaml p1 off", f->cli.env, ORCH_BIN);
+	assert_int_equal(rc, 0);
+	free(out);
+	rc = ts_run(&out, "%s %s power -i pdu.yaml p2 p3 cycle", f->cli.env, ORCH_BIN);
+	print_message("%s", out);
+	assert_int_equal(rc, 0);
+	free(out);
+	char *path = xasprintf("%s/sub.log", f->cli.tmp);
+	char *log = ts_read_file(path);
+	free(path);
+	assert_non_null(log);
+	assert_string_equal(log, "on p1 3\noff p1:3\ncycle 4; touch pwned|cycle $(touch pwned)|");
+	free(log);
+	path = xasprintf("%s/pwned", f->cli.tmp);
+	assert_int_not_equal(access(path, F_OK), 0);
+	free(path);
+}
+
+/* A {vars.X} no board defines, an unknown field: refused at load with the
+ * position, nothing run. */
+static void test_substitution_errors(void **state)
+{
+	struct fixture *f = *state;
+	free(ts_write_file(f->cli.tmp, "bad.yaml",
+			   "defaults:\n"
+			   "  local: true\n"
+			   "  power: { on: 'echo {vars.outlet} >> bad.log' }\n"
+			   "boards:\n"
+			   "  q1: { vars: { outlet: 1 } }\n"
+			   "  q2: { power: { cycle: 'echo {board.hots} >> bad.log' } }\n"
+			   "  q3: { power: {} }\n"));
+	char *out = NULL;
+	int rc = ts_run(&out, "%s %s power -i bad.yaml q1 on", f->cli.env, ORCH_BIN);
+	print_message("%s", out);
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(out, "bad.yaml:7:3: error: power on command of board 'q3': unknown "
+				    "variable in {vars.outlet}: not in the vars: of board 'q3'"));
+	assert_non_null(strstr(out, "bad.yaml:6:25: error: power cycle command of board 'q2': "));
+	assert_non_null(strstr(out, "{board.hots}"));
+	free(out);
+	rc = ts_run(&out, "%s %s validate -i bad.yaml", f->cli.env, ORCH_BIN);
+	assert_int_equal(rc, 2);
+	free(out);
+	char *path = xasprintf("%s/bad.log", f->cli.tmp);
+	assert_int_not_equal(access(path, F_OK), 0);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -237,6 +310,8 @@ int main(void)
 		cmocka_unit_test(test_held_board_refused),
 		cmocka_unit_test(test_reservations),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_substitutions),
+		cmocka_unit_test(test_substitution_errors),
 	};
 	return ts_run_group(tests, setup, teardown);
 }

@@ -1,6 +1,6 @@
 /* {role.field} / {board.field} substitution in multi-host step commands. */
 #include "testsupport.h"
-#include "execute/substitute.h"
+#include "config/substitute.h"
 
 #include "util/shquote.h"
 

@@ -5,8 +5,8 @@
  * inventory shows {board.arch} as "(uname -m)": it is asked at run time.
  */
 #include "cli/common.h"
-#include "execute/substitute.h"
-#include "execute/vars.h"
+#include "config/substitute.h"
+#include "config/vars.h"
 #include "plan/plan.h"
 #include "util/strbuf.h"
 

@@ -12,6 +12,8 @@
 #include "config/config.h"
 #include "config/inventory_ansible.h"
 #include "config/inventory_groups.h"
+#include "config/substitute.h"
+#include "config/vars.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
 #include "util/units.h"
@@ -471,6 +473,24 @@ static void read_board_fields(struct cfg *c, const struct ynode *m, const char *
 	cfg_int(c, ymap_get(m, "offline_after"), "offline_after", 0, 1000, &d->b.offline_after);
 }
 
+/* A power command's substitutions made as they will be when it runs, so
+ * an unknown field or a var the board lacks is found at load. */
+static void check_power_command(struct cfg *c, const struct ynode *key, const struct ynode *m,
+				const struct board *b, const char *what, const char *cmd)
+{
+	if (!cmd)
+		return;
+	const struct ynode *at = ymap_get(m, "power");
+	at = at && ymap_get(at, what) ? ymap_get(at, what) : key;
+	struct vars_ctx vc = { NULL, b };
+	struct subst_env env = { .board = b, .lookup = vars_lookup, .lookup_ctx = &vc };
+	char err[256];
+	char *expanded = substitute(cmd, &env, err, sizeof(err));
+	if (!expanded)
+		cfg_error(c, at, "power %s command of board '%s': %s", what, b->name, err);
+	free(expanded);
+}
+
 static void finish_board(struct cfg *c, const struct ynode *key, const struct ynode *m,
 			 struct draft *d)
 {
@@ -522,6 +542,9 @@ static void finish_board(struct cfg *c, const struct ynode *key, const struct yn
 		else if (b->transport == TRANSPORT_KIND_LOCAL)
 			b->local = true;
 	}
+	check_power_command(c, key, m, b, "on", b->power.on);
+	check_power_command(c, key, m, b, "off", b->power.off);
+	check_power_command(c, key, m, b, "cycle", b->power.cycle);
 }
 
 /* Puts group map's settings over d, reporting nothing (each group's

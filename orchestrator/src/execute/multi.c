@@ -10,8 +10,8 @@
  * when the role has several boards).
  */
 #include "execute/multi_int.h"
-#include "execute/substitute.h"
-#include "execute/vars.h"
+#include "config/substitute.h"
+#include "config/vars.h"
 #include "util/deadline.h"
 #include "util/interrupt.h"
 #include "util/shquote.h"

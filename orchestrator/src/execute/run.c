@@ -5,8 +5,8 @@
 #include "execute/facts.h"
 #include "execute/metrics.h"
 #include "execute/parse_iperf3.h"
-#include "execute/substitute.h"
-#include "execute/vars.h"
+#include "config/substitute.h"
+#include "config/vars.h"
 #include "util/strbuf.h"
 
 #include <stdio.h>

@@ -18,9 +18,9 @@
  * session agreed on are the result's implementation.
  */
 #include "execute/execute.h"
-#include "execute/substitute.h"
+#include "config/substitute.h"
 #include "execute/transfer_cpu.h"
-#include "execute/vars.h"
+#include "config/vars.h"
 #include "util/deadline.h"
 #include "util/fsutil.h"
 #include "util/shquote.h"

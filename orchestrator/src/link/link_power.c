@@ -2,9 +2,14 @@
  * Power commands and reboots through the board link: the only place that
  * runs a board's power: commands. Each is a shell command run on the
  * controller in the inventory's folder, bounded by the asking test's
- * timeout (at most POWER_MAX_MS).
+ * timeout (at most POWER_MAX_MS). A command's {board.*}, {vars.*} and
+ * {env.*} are substituted as in a run: command (config/substitute.h), from
+ * the board's own fields and vars:, so one command in defaults: or a group
+ * serves every outlet.
  */
 #include "link/board_link.h"
+#include "config/substitute.h"
+#include "config/vars.h"
 #include "link/link_internal.h"
 #include "transport/transport_local.h"
 #include "util/deadline.h"
@@ -50,9 +55,18 @@ static void power_error(const char *what, const char *cmd, const struct transpor
 	free(out);
 }
 
-static int run_power(const char *what, const char *cmd, const char *dir, int64_t timeout_ms,
-		     char *err, size_t errlen)
+/* cmd as written is what messages quote; the shell gets it substituted. */
+static int run_power(const struct board *b, const char *what, const char *cmd, const char *dir,
+		     int64_t timeout_ms, char *err, size_t errlen)
 {
+	struct vars_ctx vc = { NULL, b };
+	struct subst_env env = { .board = b, .lookup = vars_lookup, .lookup_ctx = &vc };
+	char serr[256];
+	char *expanded = substitute(cmd, &env, serr, sizeof(serr));
+	if (!expanded) {
+		snprintf(err, errlen, "power %s command '%s': %s", what, cmd, serr);
+		return -1;
+	}
 	struct transport *local = transport_local_new();
 	struct strbuf line = STRBUF_INIT;
 	if (dir) {
@@ -60,7 +74,8 @@ static int run_power(const char *what, const char *cmd, const char *dir, int64_t
 		strbuf_shquote(&line, dir);
 		strbuf_puts(&line, " && ");
 	}
-	strbuf_puts(&line, cmd);
+	strbuf_puts(&line, expanded);
+	free(expanded);
 	struct collect c = { STRBUF_INIT };
 	struct transport_exec req = {
 		.command = strbuf_str(&line), .timeout_ms = timeout_ms, .stdin_fd = -1,
@@ -108,7 +123,7 @@ int board_link_power(struct board_link *bl, enum power_action action, int64_t ti
 			return -1;
 		}
 		link_drop_transport(bl);
-		ret = run_power("off", b->power.off, dir, ms, err, errlen);
+		ret = run_power(b, "off", b->power.off, dir, ms, err, errlen);
 		if (ret == 0) {
 			bl->state = BOARD_DOWN;
 			free(bl->down_reason);
@@ -124,15 +139,15 @@ int board_link_power(struct board_link *bl, enum power_action action, int64_t ti
 	/* whatever happens now, the session in hand is stale */
 	link_booting(bl);
 	if (action == POWER_CYCLE && b->power.cycle)
-		return run_power("cycle", b->power.cycle, dir, ms, err, errlen);
+		return run_power(b, "cycle", b->power.cycle, dir, ms, err, errlen);
 	if (action == POWER_CYCLE && b->power.off &&
-	    run_power("off", b->power.off, dir, ms, err, errlen) < 0)
+	    run_power(b, "off", b->power.off, dir, ms, err, errlen) < 0)
 		return -1;
 	if (!b->power.on) {
 		snprintf(err, errlen, "%s has no power on command", b->name);
 		return -1;
 	}
-	return run_power("on", b->power.on, dir, ms, err, errlen);
+	return run_power(b, "on", b->power.on, dir, ms, err, errlen);
 }
 
 int board_link_reboot(struct board_link *bl, char *err, size_t errlen)

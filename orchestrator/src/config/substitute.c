@@ -1,4 +1,4 @@
-#include "execute/substitute.h"
+#include "config/substitute.h"
 #include "util/shquote.h"
 #include "util/strbuf.h"
 

@@ -1,5 +1,5 @@
-#ifndef ORCH_EXECUTE_SUBSTITUTE_H
-#define ORCH_EXECUTE_SUBSTITUTE_H
+#ifndef ORCH_CONFIG_SUBSTITUTE_H
+#define ORCH_CONFIG_SUBSTITUTE_H
 /*
  * `{NS.FIELD}` in a command (docs/guarantees.md "Substitution"). A value
  * never becomes shell code: each one is handed to the command as an

@@ -1,5 +1,5 @@
-#ifndef ORCH_EXECUTE_VARS_H
-#define ORCH_EXECUTE_VARS_H
+#ifndef ORCH_CONFIG_VARS_H
+#define ORCH_CONFIG_VARS_H
 /*
  * The user's variables in commands (docs/scenarios.md "Variables"): the
  * lookup that substitute() asks for {vars.X}, {env.X} and the board's own
@@ -14,7 +14,8 @@
 #include "config/model.h"
 
 struct vars_ctx {
-	const struct test *test;        /* test-level and scenario-level vars */
+	const struct test *test;        /* test-level and scenario-level vars; NULL: none
+	                                 * (a power command: the board's vars only) */
 	const struct board *board;      /* the board the command runs on */
 };
 

@@ -1,4 +1,4 @@
-#include "execute/vars.h"
+#include "config/vars.h"
 #include "util/shquote.h"
 #include "util/strbuf.h"
 
@@ -25,6 +25,11 @@ static int lookup_var(const struct vars_ctx *vc, const char *name, const char **
 		v = find(vc->board->vars, vc->board->n_vars, name, -1);
 	if (!v && vc->test)
 		v = find(vc->test->vars, vc->test->n_vars, name, 0);
+	if (!v && !vc->test) {
+		snprintf(err, errlen, "unknown variable in {vars.%s}: not in the vars: of board '%s'",
+			 name, vc->board ? vc->board->name : "?");
+		return -1;
+	}
 	if (!v) {
 		snprintf(err, errlen, "unknown variable in {vars.%s}: not in the vars: of test '%s', "
 			 "of board '%s' or of the scenario", name,
