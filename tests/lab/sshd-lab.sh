@@ -17,6 +17,7 @@
 # dropbear has no AuthorizedKeysFile option, so its key goes into the lab
 # user's ~/.ssh/authorized_keys (one line per lab, removed again by `down`).
 #
+# SSHD_LAB_BASE: the default of --base (127.0.1).
 # SSHD_LAB_LOGLEVEL sets the OpenSSH boards' LogLevel (default INFO; VERBOSE
 # logs every session a client opens). SSHD_LAB_EXTRA: more lines for every
 # OpenSSH board's sshd_config (a ForceCommand that makes a board slow).
@@ -49,7 +50,7 @@ shift
 dir=$repo/.lab
 boards=8
 dropbears=1
-base=127.0.1
+base=${SSHD_LAB_BASE:-127.0.1}
 port=2222
 password=0
 while [ $# -gt 0 ]; do
