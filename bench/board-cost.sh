@@ -1,5 +1,5 @@
 #!/bin/sh
-# What one connection costs a board (issue 12, fan-out): sequential
+# What one connection costs a board (fan-out): sequential
 # connections to ONE OpenSSH board of a loopback lab (tests/lab/sshd-lab.sh,
 # board shell /bin/sh), the board's CPU read from the kernel's accounting
 # (bench/cgcpu.sh: the board's sshd, the sessions it starts and their

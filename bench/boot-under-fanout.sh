@@ -1,7 +1,6 @@
 #!/bin/sh
 # boot-under-fanout.sh: a real kernel's boot timed by orch from its serial
-# console while the same orch process drives 32 SSH boards (issue 31's
-# check), against the same boot with nothing else running.
+# console while the same orch process drives 32 SSH boards, against the same boot with nothing else running.
 #
 #   bench/boot-under-fanout.sh [ORCH_BIN]
 #

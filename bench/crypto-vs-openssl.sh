@@ -6,7 +6,7 @@
 # remote-bench measures). For each algorithm and round the two run back to
 # back, the order alternating from one pair to the next; the medians and
 # the best of the rounds and their ratios (remote-bench / openssl) are
-# printed. Issue 17 asks for a ratio >= 0.5 (within 2x); exits 1 when both
+# printed. The target is a ratio >= 0.5 (within 2x); exits 1 when both
 # the medians' and the best runs' ratio of a metric are below (on a shared
 # machine other work only slows runs down: the best run is the least
 # disturbed one).

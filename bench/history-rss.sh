@@ -12,7 +12,7 @@
 # copied to earlier nights with python3's sqlite3), in a runs folder of its
 # own, so every round measures the same state; ROUNDS rounds, the three
 # kinds of run taken in turn, medians printed with their ratio to
-# --no-history. Issue 12's targets: <= 1.5 s CPU and <= 20 MiB peak RSS at
+# --no-history. The targets: <= 1.5 s CPU and <= 20 MiB peak RSS at
 # 40 x 64; the history's: within 1.2x of --no-history.
 #   bench/history-rss.sh [ROUNDS] [ORCH_BINARY]
 # Environment: RACK_BASE (127.0.133), NIGHTS ("0 10 65"), RUNS_DIR (a

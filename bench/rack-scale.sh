@@ -1,5 +1,5 @@
 #!/bin/sh
-# A rack-sized night, side by side (issue 12): a rack of 64 OpenSSH boards on
+# A rack-sized night, side by side: a rack of 64 OpenSSH boards on
 # loopback (tests/lab/sshd-lab.sh; the board user's shell is /bin/sh with no
 # profile), and in each round, one after the other:
 #   - orch run, 40 tests x 64 boards (2560 results), plain and with one regex

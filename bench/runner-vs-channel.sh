@@ -1,5 +1,5 @@
 #!/bin/sh
-# Two orch binaries side by side on the 40 x 64 rack (issue 12), alternating
+# Two orch binaries side by side on the 40 x 64 rack, alternating
 # in every round, with the same 2560 commands through one OpenSSH
 # ControlMaster per board after them: a quick version of rack-scale.sh for
 # a before/after pair (e.g. the channel per command against the command

@@ -1,4 +1,4 @@
-# Install rules and the Debian package (docs/install.md).
+# Install rules and the Debian package (README.md "Build and install").
 #   bin/orch
 #   lib/orch/remote-bench/ARCH/remote-bench-NAME   (found from bin/../lib/orch)
 #   share/man/man1/orch.1, man5/orch-scenario.5, man5/orch-inventory.5

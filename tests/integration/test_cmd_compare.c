@@ -210,7 +210,7 @@ static void test_usage(void **state)
 		free(out);
 	}
 
-	/* three runs: one column per run, each against the first (issue 28.5) */
+	/* three runs: one column per run, each against the first */
 	int code = ORCH_STDOUT(&out, "compare %s %s %s", f->a, f->b, f->a);
 	assert_true(code == 0 || code == 1);
 	assert_non_null(strstr(out, "BOARD"));

@@ -1,5 +1,5 @@
 /*
- * A board's facts ride on its first test command (issue 12, fan-out): on
+ * A board's facts ride on its first test command (fan-out): on
  * a loopback lab of OpenSSH boards, orch run opens one exec channel per
  * test and no channel of its own for the facts, the facts are recorded all
  * the same, and the test's logs, exit status and shell variables are

@@ -1,5 +1,5 @@
 /*
- * A rack that heals (issue 27), through `orch run` against real OpenSSH
+ * A rack that heals, through `orch run` against real OpenSSH
  * boards of tests/lab/sshd-lab.sh on 127.0.207.x:
  *   - an sshd that comes up late (started by this test once the first try
  *     has failed) passes on the retry: 2 tries recorded, flaky, exit 0;

@@ -153,7 +153,7 @@ static char *history_cmd(const char *args)
 	return out;
 }
 
-/* The compact text (a line per board x metric, issue 28.3) and the html
+/* The compact text (a line per board x metric) and the html
  * page of the same history; where selects the database (-o runs, --db URL). */
 static void check_history_views(const char *scenario, const char *where)
 {

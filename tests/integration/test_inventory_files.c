@@ -1,5 +1,5 @@
 /*
- * Inventories as users bring them (issue 26.4): groups through the orch
+ * Inventories as users bring them: groups through the orch
  * binary (validate reports a missing identity once, at the line that
  * names it; -l group:NAME), ORCH_INVENTORY for every command that takes
  * -i, and the configuration files (system, user, project, then the

@@ -1,5 +1,5 @@
 /*
- * A declared metric with no value is loud (issue 24.4): listed as missing,
+ * A declared metric with no value is loud: listed as missing,
  * with its reason, in results.json, summary.txt, report.html and junit.xml;
  * it fails its test unless the metric says optional: true or the output
  * said it was too fast to measure (bonnie++'s +++++). Local boards only:

@@ -1,5 +1,5 @@
 /*
- * Small things users hit first (issue 26.7), through the orch binary:
+ * Small things users hit first, through the orch binary:
  * orch who prints its header once on a terminal and --format json,
  * orch history SCENARIO.yaml takes the file for its scenario's name (a
  * missing file is exit 2), and SIGTERM says it was a SIGTERM.

@@ -1,7 +1,7 @@
 /*
  * Every ssh step is bounded by its timeout whatever it does with its output,
- * and a board that stops answering is an infrastructure error (issue 10.1,
- * 10.2), against a loopback lab of real OpenSSH servers on 127.0.90.x:
+ * and a board that stops answering is an infrastructure error,
+ * against a loopback lab of real OpenSSH servers on 127.0.90.x:
  *   - a command that redirects its own output gets its real exit status,
  *     and is killed at its timeout (nothing left running on the board);
  *   - a board whose sshd is SIGSTOPped mid-command: exec fails (-1, the

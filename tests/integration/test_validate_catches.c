@@ -1,6 +1,6 @@
 /*
- * orch validate catches before the run what used to fail during it
- * (issue 26.6): bounds whose unit is not the metric's (bench metrics from
+ * orch validate catches before the run what used to fail during it:
+ * bounds whose unit is not the metric's (bench metrics from
  * the programs' declared lists, regex metrics, transfer), a metric a
  * bench program does not print, a tab named as a tab, a regex error with
  * its caret at PCRE2's offset, a misspelled bench program with a

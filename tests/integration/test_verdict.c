@@ -581,7 +581,7 @@ static void test_push_and_kernel_bogomips(void **state)
 	free(work);
 }
 
-/* A metric's own threshold: (issue 28.4): an 8% drop at n=5 is a regression
+/* A metric's own threshold: an 8% drop at n=5 is a regression
  * at the run's 5%, not at the metric's 12%, and results.json's verdict says
  * which threshold it used; a bad value is refused with file:line:col. */
 static void test_metric_threshold(void **state)

@@ -113,8 +113,8 @@ static void test_tunables(void **state)
 	assert_int_equal(c.movsb_stop, 32 * MIB); /* Intel: stops at the threshold */
 }
 
-/* The thresholds a board's glibc prints are taken as they are (the Intel VM
- * of issue 30: 127 MiB where the cpuid rules of 2.36 give 1536 KiB), and the
+/* The thresholds a board's glibc prints are taken as they are (an Intel VM
+ * seen: 127 MiB where the cpuid rules of 2.36 give 1536 KiB), and the
  * host configuration takes this machine's ld.so's when it prints them. */
 static void test_diagnostics(void **state)
 {

@@ -36,7 +36,7 @@ static void series_make(struct history_series *s, const double *v, size_t runs, 
 
 static const struct history_rule rule5 = { .threshold_pct = 5 };
 
-/* The issue's reproducer: 100, then 100.5, then 94: two earlier runs are
+/* The reported case: 100, then 100.5, then 94: two earlier runs are
  * below the data the rule needs; the third is "not judged", with why. */
 static void series_release(struct history_series *s)
 {

@@ -154,7 +154,7 @@ static void test_from_file(void **state)
 	free(dir);
 }
 
-/* Issue 10 item 5: the metrics regex runs inside the output callback; one
+/* The metrics regex runs inside the output callback; one
  * that backtracks without end must end the test with a clear message. */
 static void test_regex_limit_fails_clearly(void **state)
 {

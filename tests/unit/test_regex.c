@@ -162,7 +162,7 @@ static double now_s(void)
 }
 
 /*
- * Issue 10 item 5: a backreference regex on a 200-byte line took 34 s
+ * A backreference regex on a 200-byte line took 34 s
  * (glibc), minutes on 8 KB. With PCRE2's limits each ends in well under a
  * second, and the ones that run out say so instead of "no match".
  */

@@ -224,7 +224,7 @@ static void test_html_written_in_sections(void **state)
 	run_result_release(&run);
 }
 
-/* Trends people can size (issue 28.2): two boards of one metric on one y
+/* Trends people can size: two boards of one metric on one y
  * scale with ticks in the metric's unit, run labels on the x axis, the
  * baseline window and the step marked, the current point coloured by its
  * verdict, hover titles with units, the other points linked to their runs'
@@ -562,7 +562,7 @@ static void test_empty_run(void **state)
 	free(s);
 }
 
-/* The verdict across the boards in every output of the run (issue 24.3):
+/* The verdict across the boards in every output of the run:
  * six boards against a baseline, one of them measured once. */
 static void test_verdict_everywhere(void **state)
 {

@@ -201,7 +201,7 @@ static void test_better(void **state)
 		/* as ping, cyclictest and sysbench print them */
 		{ "msec", "x", UNITS_BETTER_LOWER }, { "usec", "x", UNITS_BETTER_LOWER },
 		{ "nsec", "x", UNITS_BETTER_LOWER },
-		/* spelt out, and costs per operation (issue 24: read as better) */
+		/* spelt out, and costs per operation (read as better) */
 		{ "seconds", "x", UNITS_BETTER_LOWER }, { "secs", "x", UNITS_BETTER_LOWER },
 		{ "sec", "x", UNITS_BETTER_LOWER }, { "second", "x", UNITS_BETTER_LOWER },
 		{ "hours", "x", UNITS_BETTER_LOWER }, { "hour", "x", UNITS_BETTER_LOWER },

@@ -68,7 +68,7 @@ static void test_numbers(void **state)
 static void test_units_shown(void **state)
 {
 	(void)state;
-	/* the cases */
+	/* the cases reported */
 	shows_value(2048000, "kB", "1.953 GiB");
 	shows_value(452, "MB/s", "452 MB/s");
 	shows_value(452000, "MB/s", "452 GB/s");

@@ -33,7 +33,7 @@
  *
  * It is pure arithmetic: no result model, no I/O, so a history window can
  * call it with past values as side A. Against a window, set judge_single:
- * the issue's "judged against the history window when one exists" is the
+ * "judged against the history window when one exists" is the
  * prediction test of one new sample against the window's spread (needs 2+
  * past values; more give more power: df = window - 1).
  */

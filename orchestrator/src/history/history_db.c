@@ -24,7 +24,7 @@ static const struct db_migration history_migrations[] = {
 	     " max DOUBLE PRECISION, samples TEXT);"
 	     "CREATE INDEX history_metric_run ON history_metric (run);"
 	     "CREATE INDEX history_metric_key ON history_metric (board, test, metric)" },
-	/* 2: run labels and board facts (issue 13, item 1) */
+	/* 2: run labels and board facts */
 	{ 2, "ALTER TABLE history_run ADD COLUMN label TEXT;"
 	     "CREATE TABLE history_fact (run BIGINT NOT NULL REFERENCES history_run (id)"
 	     " ON DELETE CASCADE, board TEXT NOT NULL, name TEXT NOT NULL, value TEXT);"

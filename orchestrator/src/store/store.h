@@ -14,8 +14,10 @@
  * reserved ahead (fallocate), so a disk that logs fill up still takes the
  * next results. results.json is rebuilt from the journal at most once a
  * second (less often as it grows, so the bytes written stay proportional to
- * the results) and once at the end from the caller's run; every file is
- * written whole (temp file, fsync, rename, fsync of the folder).
+ * the results) and once at the end from the caller's run. The journal is
+ * synced at most once a second; the run's own files are written whole
+ * (temp file, fsync, rename, fsync of the folder); a test's result.json is
+ * written whole without the syncs (the journal holds the same result).
  * store_journal_load() reads a journal back: `orch report` rebuilds a
  * killed run's results.json and reports from it.
  * Thread-safe: the scheduler's workers call store_save_test concurrently;
