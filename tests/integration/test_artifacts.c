@@ -23,8 +23,7 @@ static char *tmp;
 static int group_setup(void **state)
 {
 	(void)state;
-	L = lab_up("127.0.161", 1, 1, false);
-	if (!L)
+	if (lab_group_up(&L, "127.0.161", 1, 1, false) < 0)
 		return -1;
 	tmp = ts_orch_dir("artifacts");
 	free(lab_write_inventory(L, tmp, "inv.yaml", LAB_PORT_KEY,

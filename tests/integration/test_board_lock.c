@@ -179,7 +179,8 @@ static void test_reservation_expires(void **state)
 	assert_int_equal(ts_run(&out, "%s %s run %s -o runs -l b1",
 				f->cli.env, ORCH_BIN, f->scenario), 3);
 	free(out);
-	usleep(1200 * 1000);
+	/* orch who lists a reservation until it expires */
+	ts_run_until(1200, 1, "%s %s who | grep -q '^b1\t'", f->cli.env, ORCH_BIN);
 	assert_int_equal(ts_run(&out, "%s %s run %s -o runs -l b1",
 				f->cli.env, ORCH_BIN, f->scenario), 0);
 	free(out);

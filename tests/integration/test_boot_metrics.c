@@ -53,9 +53,9 @@ static int run_once(const char *dir, const char *min, char **res)
 	char *log = xasprintf("%s/run.log", dir);
 	cmd = xasprintf("exec %s run %s -i %s -o %s/runs", ORCH_BIN, sc, inv, dir);
 	pid_t run = ts_spawn(cmd, log);
-	for (int i = 0; i < 250 && !ts_file_exists(lockfile); i++)
-		usleep(20000);
-	usleep(200000);
+	/* the run holds the console: its lock, then the port open */
+	TS_WAIT_UNTIL(5000, ts_file_exists(lockfile) && ts_pid_has_open(run, real));
+	assert_true(ts_pid_has_open(run, real));
 	assert_int_equal(ts_run(NULL, "printf '%s' > %s", transcript, b), 0);
 	int st = 0;
 	for (int i = 0; i < 1500 && waitpid(run, &st, WNOHANG) != run; i++)

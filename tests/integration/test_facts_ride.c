@@ -29,8 +29,7 @@ static int setup(void **state)
 {
 	(void)state;
 	setenv("SSHD_LAB_LOGLEVEL", "VERBOSE", 1);   /* a line per session opened */
-	R.lab = lab_up(LAB_BASE, BOARDS, 0, false);
-	if (!R.lab)
+	if (lab_group_up(&R.lab, LAB_BASE, BOARDS, 0, false) < 0)
 		return -1;
 	R.dir = ts_mkdtemp("facts-ride");
 	char *inv = xasprintf(

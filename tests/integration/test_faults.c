@@ -41,12 +41,8 @@ static struct fx F;
 static int setup(void **state)
 {
 	(void)state;
-	if (!ts_is_root()) {
-		print_message("these tests need root (the lab user, network namespaces)\n");
-		return -1;
-	}
-	F.lab = lab_up(LAB_BASE, 1, 0, false);
-	if (!F.lab)
+	ts_require_root("the ssh lab's user, network namespaces");
+	if (lab_group_up(&F.lab, LAB_BASE, 1, 0, false) < 0)
 		return -1;
 	F.dir = ts_mkdtemp("faults");
 	chmod(F.dir, 0755);   /* the lab user writes pushes below it */

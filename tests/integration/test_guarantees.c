@@ -53,12 +53,8 @@ static int start_console(const char *name, bool echo, char **link, pid_t *pid)
 static int setup(void **state)
 {
 	(void)state;
-	if (ts_run(NULL, "command -v socat >/dev/null") != 0) {
-		print_message("socat is not installed (apt-get install socat)\n");
-		return -1;
-	}
-	F.lab = lab_up(LAB_BASE, 1, 0, false);
-	if (!F.lab)
+	ts_require_tool("socat", "apt-get install socat");
+	if (lab_group_up(&F.lab, LAB_BASE, 1, 0, false) < 0)
 		return -1;
 	F.dir = ts_mkdtemp("guarantees");
 	F.pwned = xasprintf("/tmp/orch-lie-pwned.%ld", (long)getpid());

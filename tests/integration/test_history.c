@@ -30,9 +30,7 @@ static char *dir;
 
 static int setup(void **state)
 {
-	lab = lab_up(LAB_BASE, 2, 0, false);
-	pg = lab ? pg_up(PG_HOST, PG_PORT, "orch") : NULL;
-	if (!pg)
+	if (lab_group_up(&lab, LAB_BASE, 2, 0, false) < 0 || pg_group_up(&pg, PG_HOST, PG_PORT) < 0)
 		return -1;
 	dir = ts_mkdtemp("history");
 	char *inv = xasprintf("defaults:\n"

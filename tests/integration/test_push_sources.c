@@ -264,7 +264,7 @@ static void test_fetch_to_full_disk_is_error(void **state)
 	mkdir(mnt, 0755);
 	if (ts_run(NULL, "mount -t tmpfs -o size=1m tmpfs '%s'", mnt) != 0) {
 		free(mnt);
-		skip();
+		ts_skip("needs to mount a tmpfs (root)");
 	}
 	char *t = xasprintf("  - name: big\n"
 			    "    run: head -c 3000000 /dev/zero > %s/big.bin\n"

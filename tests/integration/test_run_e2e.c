@@ -29,8 +29,7 @@ static struct e2e E;
 static int setup(void **state)
 {
 	(void)state;
-	E.lab = lab_up(LAB_BASE, 3, 1, false);
-	if (!E.lab)
+	if (lab_group_up(&E.lab, LAB_BASE, 3, 1, false) < 0)
 		return -1;
 	E.dir = ts_mkdtemp("e2e");
 	E.workdir = xasprintf("/tmp/orch-e2e-work.%ld", (long)getpid());
@@ -224,11 +223,8 @@ static void test_timeout_kills_remote_process(void **state)
 	const char *msg = json_string_value(json_object_get(ts_json_result(res, "b1", "slow"), "message"));
 	assert_non_null(strstr(msg, "timed out"));
 	json_decref(res);
-	char *ps;
-	sleep(1);
 	/* the bracket keeps pgrep from matching the shell that runs it */
-	assert_int_not_equal(ts_run(&ps, "pgrep -f 'sleep 471[1]'"), 0);
-	free(ps);
+	assert_int_equal(ts_run_until(1000, 1, "pgrep -f 'sleep 471[1]'"), 1);
 	free(out);
 }
 
@@ -320,10 +316,7 @@ static void test_interrupt_exits_130_keeps_results(void **state)
 	assert_string_equal(status_of(res, "b1", "never"), "skip");
 	assert_true(json_is_true(json_object_get(res, "interrupted")));
 	json_decref(res);
-	char *ps;
-	sleep(1);
-	assert_int_not_equal(ts_run(&ps, "pgrep -f 'sleep 471[2]'"), 0);
-	free(ps);
+	assert_int_equal(ts_run_until(1000, 1, "pgrep -f 'sleep 471[2]'"), 1);
 	free(out);
 	free(path);
 }
@@ -726,10 +719,7 @@ static void test_doubled_signal_still_stops_cleanly(void **state)
 	json_t *res = load_json("intr3", "results.json");   /* via latest: a finished run */
 	assert_non_null(res);
 	json_decref(res);
-	char *ps;
-	sleep(1);
-	assert_int_not_equal(ts_run(&ps, "pgrep -f 'sleep 471[5]'"), 0);
-	free(ps);
+	assert_int_equal(ts_run_until(1000, 1, "pgrep -f 'sleep 471[5]'"), 1);
 	free(out);
 	free(path);
 }

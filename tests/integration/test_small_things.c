@@ -39,7 +39,7 @@ static void test_who(void **state)
 			"%s lock l1 -i inventory.yaml --note 'bench work' && "
 			"script -qec '%s who' /dev/null", tmp, tmp, ORCH_BIN, ORCH_BIN);
 	if (rc == 127)
-		skip();
+		ts_skip("needs script(1) (apt-get install bsdutils)");
 	if (rc != 0)
 		fail_msg("orch lock/who: %d\n%s", rc, out);
 	if (ts_count_lines(out, "BOARD", "HOLDER") != 1)

@@ -354,11 +354,20 @@ static void test_output_between_commands_taints(void **state)
 	assert_int_equal(shell_pid(tr), pid);
 	struct ts_collect c = { 0 };
 	struct transport_status st;
-	assert_int_equal(ts_collect_exec(tr, "(sleep 0.3; echo late; echo late >&2) & echo now",
-					 10000, -1, &c, &st), 0);
+	/* the board's user writes the marker once the late bytes are out */
+	char *dir = ts_mkdtemp("runner-late");
+	chmod(dir, 0777);
+	char *marker = xasprintf("%s/late-done", dir);
+	char *cmd = xasprintf("(sleep 0.3; echo late; echo late >&2; : > %s) & echo now", marker);
+	assert_int_equal(ts_collect_exec(tr, cmd, 10000, -1, &c, &st), 0);
 	assert_string_equal(strbuf_str(&c.out), "now\n");
 	ts_collect_release(&c);
-	usleep(600 * 1000);
+	TS_WAIT_UNTIL(10000, ts_file_exists(marker));
+	assert_true(ts_file_exists(marker));
+	ts_rmrf(dir);
+	free(dir);
+	free(marker);
+	free(cmd);
 	struct ts_collect d = { 0 };
 	assert_int_equal(ts_collect_exec(tr, "echo next $$", 10000, -1, &d, &st), 0);
 	long next = atol(strbuf_str(&d.out) + 5);

@@ -1,5 +1,9 @@
 #include "testsupport.h"
+#include "util/deadline.h"
 #include "util/strbuf.h"
+
+#include <dirent.h>
+#include <limits.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -217,6 +221,59 @@ int ts_run(char **output, const char *fmt, ...)
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return -1;
+}
+
+int ts_run_until(int ms, int want, const char *fmt, ...)
+{
+	struct strbuf cmd = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vprintf(&cmd, fmt, ap);
+	va_end(ap);
+	int rc = -1;
+	for (int64_t dl = deadline_in_ms(ms);;) {
+		if ((rc = ts_run(NULL, "%s", strbuf_str(&cmd))) == want || deadline_expired(dl))
+			break;
+		usleep(20000);
+	}
+	strbuf_release(&cmd);
+	return rc;
+}
+
+int64_t ts_deadline_in_ms(int ms)
+{
+	return deadline_in_ms(ms);
+}
+
+bool ts_deadline_passed(int64_t deadline)
+{
+	return deadline_expired(deadline);
+}
+
+void ts_pause_ms(int ms)
+{
+	usleep((useconds_t)ms * 1000);
+}
+
+bool ts_pid_has_open(pid_t pid, const char *path)
+{
+	char *dir = xasprintf("/proc/%ld/fd", (long)pid);
+	DIR *d = opendir(dir);
+	bool found = false;
+	for (struct dirent *e; d && !found && (e = readdir(d));) {
+		char *fd = xasprintf("%s/%s", dir, e->d_name);
+		char target[PATH_MAX];
+		ssize_t n = readlink(fd, target, sizeof(target) - 1);
+		if (n > 0) {
+			target[n] = '\0';
+			found = strcmp(target, path) == 0;
+		}
+		free(fd);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return found;
 }
 
 bool ts_is_root(void)

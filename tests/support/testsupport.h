@@ -52,6 +52,21 @@ pid_t ts_spawn(const char *cmd, const char *log);
  * reaps it; *pid becomes 0. Accepts a zero pid. */
 void ts_stop(pid_t *pid);
 
+/* Runs the shell command again every 20 ms until it exits WANT or MS
+ * pass (a process gone, a line in a log); returns its last status, as
+ * ts_run gives it. */
+int ts_run_until(int ms, int want, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Polls: evaluates COND every 10 ms until it holds or MS pass (the caller
+ * checks COND once more for its verdict). */
+#define TS_WAIT_UNTIL(ms, cond) \
+	for (int64_t ts_dl_ = ts_deadline_in_ms(ms); !(cond) && !ts_deadline_passed(ts_dl_);) \
+		ts_pause_ms(10)
+int64_t ts_deadline_in_ms(int ms);
+bool ts_deadline_passed(int64_t deadline);
+void ts_pause_ms(int ms);
+/* Whether process PID has PATH open (a link in /proc/PID/fd to it). */
+bool ts_pid_has_open(pid_t pid, const char *path);
+
 /* Whether we are root (lab tests that need root skip otherwise). */
 bool ts_is_root(void);
 
