@@ -3,9 +3,10 @@
 #include "cli/cli.h"
 #include "config/config.h"
 #include "cli/common.h"
-#include "cli/history_int.h"
+#include "cli/history_ack.h"
 #include "db/db.h"
 #include "history/history.h"
+#include "history/history_html.h"
 #include "result/result_json.h"
 #include "util/log.h"
 #include "util/strbuf.h"
@@ -168,34 +169,6 @@ static void fmt_start(char *buf, size_t len, long long us)
 		snprintf(buf, len, "-");
 }
 
-void history_marks_of(const struct history_series *s, double threshold,
-		      struct history_marks *m)
-{
-	struct history_rule rule = { .threshold_pct = threshold };
-	m->v = xcalloc(s->n ? s->n : 1, sizeof(*m->v));
-	m->step_at = m->ack_at = SIZE_MAX;
-	m->step = NULL;
-	m->settled = false;
-	history_judge_series(s, &rule, m->v);
-	for (size_t i = 0; i < s->n; i++) {
-		if (s->points[i].ack_note)
-			m->ack_at = i;
-		if (!m->v[i].step)
-			continue;
-		if (m->v[i].step_at != m->step_at) {
-			m->step_at = m->v[i].step_at;
-			m->step = &m->v[m->step_at];
-		}
-		m->settled = m->v[i].settled;
-	}
-}
-
-void history_marks_release(struct history_marks *m)
-{
-	free(m->v);
-	m->v = NULL;
-}
-
 /* Columns s takes on a terminal (one per code point). */
 static size_t columns(const char *s)
 {
@@ -282,6 +255,16 @@ static void print_text(const struct history_series *s, size_t n, double threshol
 }
 
 /* Every run of each series, a line each (the text before it was compact). */
+/* --format html: the page (history/history_html.h) on stdout. */
+static void print_html(const char *scenario, const char *db, const struct history_series *s,
+		       size_t n, double threshold)
+{
+	struct strbuf sb = STRBUF_INIT;
+	history_html_page(&sb, scenario, db, s, n, threshold);
+	fputs(strbuf_str(&sb), stdout);
+	strbuf_release(&sb);
+}
+
 static void print_runs(const struct history_series *s, size_t n, double threshold)
 {
 
@@ -421,7 +404,7 @@ static int history_show(struct db *db, const struct history_options *o)
 	else if (!strcmp(o->format, "runs"))
 		print_runs(s, n, o->threshold);
 	else if (!strcmp(o->format, "html"))
-		history_print_html(o->arg, db_name(db), s, n, o->threshold);
+		print_html(o->arg, db_name(db), s, n, o->threshold);
 	else
 		print_text(s, n, o->threshold);
 	history_series_free(s, n);

@@ -1,9 +1,10 @@
 /* orch history ack: record, list and remove acknowledged changes. */
 #include "cli/cli.h"
 #include "cli/common.h"
-#include "cli/history_int.h"
+#include "cli/history_ack.h"
 #include "config/cfg_read.h"
 #include "db/db.h"
+#include "history/history.h"
 #include "result/result_json.h"
 #include "util/strbuf.h"
 

@@ -162,6 +162,22 @@ int history_judge_samples(const struct history_series *s, const double *b, size_
 void history_judge_series(const struct history_series *s, const struct history_rule *rule,
 			  struct history_verdict *out);
 
+/* What a series shows in every format (orch history, its page): its runs'
+ * verdicts, its most recent step (the run it starts at, that run's
+ * verdict, whether it settled) and its most recent acknowledged change. */
+struct history_marks {
+	struct history_verdict *v;     /* one per point */
+	size_t step_at;                /* SIZE_MAX: no step */
+	const struct history_verdict *step;
+	bool settled;
+	size_t ack_at;                 /* SIZE_MAX: none */
+};
+/* Judges s with threshold (history_judge_series) into m; m->v is m's own,
+ * freed by history_marks_release. */
+void history_marks_of(const struct history_series *s, double threshold,
+		      struct history_marks *m);
+void history_marks_release(struct history_marks *m);
+
 /*
  * Acknowledged changes (orch history ack): a run at which a metric's step
  * is accepted, so the runs after it are judged against the level that

@@ -473,3 +473,31 @@ int history_fill_trends(struct db *db, struct run_result *run, const char *run_d
 	const char *dir = realpath(run_dir, buf) ? buf : run_dir;
 	return each_board(db, run, last, board_trends, dir, err, errlen);
 }
+
+void history_marks_of(const struct history_series *s, double threshold,
+		      struct history_marks *m)
+{
+	struct history_rule rule = { .threshold_pct = threshold };
+	m->v = xcalloc(s->n ? s->n : 1, sizeof(*m->v));
+	m->step_at = m->ack_at = SIZE_MAX;
+	m->step = NULL;
+	m->settled = false;
+	history_judge_series(s, &rule, m->v);
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->points[i].ack_note)
+			m->ack_at = i;
+		if (!m->v[i].step)
+			continue;
+		if (m->v[i].step_at != m->step_at) {
+			m->step_at = m->v[i].step_at;
+			m->step = &m->v[m->step_at];
+		}
+		m->settled = m->v[i].settled;
+	}
+}
+
+void history_marks_release(struct history_marks *m)
+{
+	free(m->v);
+	m->v = NULL;
+}

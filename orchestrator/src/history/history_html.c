@@ -1,5 +1,5 @@
 /* orch history --format html: a board x metric grid of trend charts. */
-#include "cli/history_int.h"
+#include "history/history_html.h"
 #include "report/report_trend.h"
 #include "util/strbuf.h"
 #include "util/valfmt.h"
@@ -102,8 +102,8 @@ static void html_cell(struct strbuf *sb, const struct history_series *hs, double
 /* --format html: one self-contained page (inline CSS and SVG, no script,
  * no network), a row per board and a column per test x metric, each cell
  * the board's trend of that metric on the metric's shared scale. */
-void history_print_html(const char *scenario, const char *db, const struct history_series *s,
-		       size_t n, double threshold)
+void history_html_page(struct strbuf *sb, const char *scenario, const char *db,
+		       const struct history_series *s, size_t n, double threshold)
 {
 	const char **boards = xcalloc(n + 1, sizeof(*boards));
 	const struct history_series **cols = xcalloc(n + 1, sizeof(*cols));
@@ -119,11 +119,10 @@ void history_print_html(const char *scenario, const char *db, const struct histo
 		if (c == nc)
 			cols[nc++] = &s[i];
 	}
-	struct strbuf sb = STRBUF_INIT;
-	strbuf_puts(&sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+	strbuf_puts(sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
 		    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>");
-	html_text(&sb, scenario);
-	strbuf_puts(&sb, " \u00b7 history \u00b7 orch</title>\n<style>\n"
+	html_text(sb, scenario);
+	strbuf_puts(sb, " \u00b7 history \u00b7 orch</title>\n<style>\n"
 		    "body{margin:0;font:13px/1.4 system-ui,-apple-system,\"Segoe UI\",Roboto,"
 		    "\"DejaVu Sans\",Arial,sans-serif;color:#1f2328}\n"
 		    "header{padding:8px 14px;border-bottom:1px solid #d8dee4}h1{font-size:18px;margin:0}\n"
@@ -140,11 +139,11 @@ void history_print_html(const char *scenario, const char *db, const struct histo
 		    ".step{font-size:11px;font-weight:600}.step.worse{color:#cf222e}"
 		    ".step.better{color:#1a7f37}.ack{font-size:11px;color:#8250df;max-width:200px}.none{color:#8c959f;font-size:11px;padding:40px 8px}\n"
 		    "</style>\n</head>\n<body>\n<header><h1>");
-	html_text(&sb, scenario);
-	strbuf_printf(&sb, " \u00b7 history</h1><p>%zu board%s \u00d7 %zu metric%s from ", nb,
+	html_text(sb, scenario);
+	strbuf_printf(sb, " \u00b7 history</h1><p>%zu board%s \u00d7 %zu metric%s from ", nb,
 		      nb == 1 ? "" : "s", nc, nc == 1 ? "" : "s");
-	html_text(&sb, db);
-	strbuf_puts(&sb, "; each metric's boards share one y scale; a lasting step is marked "
+	html_text(sb, db);
+	strbuf_puts(sb, "; each metric's boards share one y scale; a lasting step is marked "
 		    "(dashed line, the runs it was judged against shaded), an accepted one named; a point links to its run's report."
 		    "</p></header>\n<div class=\"wrap\"><table>\n<thead><tr><th class=\"b\">board</th>");
 	double *lo = xcalloc(nc + 1, sizeof(*lo)), *hi = xcalloc(nc + 1, sizeof(*hi));
@@ -157,23 +156,23 @@ void history_print_html(const char *scenario, const char *db, const struct histo
 					lo[c] = fmin(lo[c], s[i].points[k].value);
 					hi[c] = fmax(hi[c], s[i].points[k].value);
 				}
-		strbuf_puts(&sb, "<th>");
-		html_text(&sb, cols[c]->test);
-		strbuf_puts(&sb, " \u00b7 ");
-		html_text(&sb, cols[c]->metric);
-		strbuf_puts(&sb, "<small>");
+		strbuf_puts(sb, "<th>");
+		html_text(sb, cols[c]->test);
+		strbuf_puts(sb, " \u00b7 ");
+		html_text(sb, cols[c]->metric);
+		strbuf_puts(sb, "<small>");
 		struct strbuf r = STRBUF_INIT;
 		valfmt_pair(&r, lo[c], hi[c], cols[c]->unit);
 		strbuf_printf(&r, ", %s is better", cols[c]->higher_is_better ? "higher" : "lower");
-		html_text(&sb, strbuf_str(&r));
+		html_text(sb, strbuf_str(&r));
 		strbuf_release(&r);
-		strbuf_puts(&sb, "</small></th>");
+		strbuf_puts(sb, "</small></th>");
 	}
-	strbuf_puts(&sb, "</tr></thead>\n<tbody>\n");
+	strbuf_puts(sb, "</tr></thead>\n<tbody>\n");
 	for (size_t b = 0; b < nb; b++) {
-		strbuf_puts(&sb, "<tr><th class=\"b\">");
-		html_text(&sb, boards[b]);
-		strbuf_puts(&sb, "</th>");
+		strbuf_puts(sb, "<tr><th class=\"b\">");
+		html_text(sb, boards[b]);
+		strbuf_puts(sb, "</th>");
 		for (size_t c = 0; c < nc; c++) {
 			const struct history_series *hs = NULL;
 			for (size_t i = 0; i < n && !hs; i++)
@@ -181,15 +180,13 @@ void history_print_html(const char *scenario, const char *db, const struct histo
 				    same(s[i].metric, cols[c]->metric))
 					hs = &s[i];
 			if (hs && hs->n)
-				html_cell(&sb, hs, lo[c], hi[c], threshold);
+				html_cell(sb, hs, lo[c], hi[c], threshold);
 			else
-				strbuf_puts(&sb, "<td class=\"none\">no runs</td>");
+				strbuf_puts(sb, "<td class=\"none\">no runs</td>");
 		}
-		strbuf_puts(&sb, "</tr>\n");
+		strbuf_puts(sb, "</tr>\n");
 	}
-	strbuf_puts(&sb, "</tbody></table></div>\n</body>\n</html>\n");
-	fputs(strbuf_str(&sb), stdout);
-	strbuf_release(&sb);
+	strbuf_puts(sb, "</tbody></table></div>\n</body>\n</html>\n");
 	free(lo);
 	free(hi);
 	free(boards);

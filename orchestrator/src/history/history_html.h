@@ -1,0 +1,19 @@
+#ifndef ORCH_HISTORY_HISTORY_HTML_H
+#define ORCH_HISTORY_HISTORY_HTML_H
+/*
+ * The history's page (orch history --format html): one self-contained
+ * HTML document, a row per board and a column per test x metric, each
+ * cell the board's trend chart (report/report_trend.h) with the judge's
+ * marks (history_marks_of). It renders only; the caller prints.
+ */
+#include <stddef.h>
+
+#include "history/history.h"
+#include "util/strbuf.h"
+
+/* Appends the page of series s[0..n) of scenario, read from db (its name
+ * as shown), judged with threshold, to sb. */
+void history_html_page(struct strbuf *sb, const char *scenario, const char *db,
+		       const struct history_series *s, size_t n, double threshold);
+
+#endif
