@@ -1,26 +1,14 @@
 /* Shard run folders read back and joined into one run (read only). */
 #include "compare/merge.h"
 #include "result/result_json.h"
+#include "util/errbuf.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int errf(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int errf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static bool in_list(char *const *list, size_t n, const char *s)
 {
@@ -50,7 +38,7 @@ static int collect_tops(struct merge_shard *sh, char *err, size_t errlen)
 		if (ld[0] == '/' || strcmp(top, ".") == 0 || strcmp(top, "..") == 0 ||
 		    strstr(ld, "/../") || strcmp(ld + len, "/..") == 0) {
 			free(top);
-			return errf(err, errlen, "%s: log_dir '%s' is outside the run folder",
+			return errbuf_set(err, errlen, "%s: log_dir '%s' is outside the run folder",
 				    sh->dir, ld);
 		}
 		if (in_list(sh->tops, sh->n_tops, top)) {
@@ -69,18 +57,21 @@ static int check_shards(struct merge_shard *sh, size_t n, char *err, size_t errl
 		for (size_t j = 0; j < i; j++) {
 			const char *si = sh[i].run.scenario, *sj = sh[j].run.scenario;
 			if (si && sj && strcmp(si, sj) != 0)
-				return errf(err, errlen, "shards of different scenarios: '%s' and '%s'",
-					    sj, si);
+				return errbuf_set(err, errlen,
+						  "shards of different scenarios: '%s' and '%s'",
+						  sj, si);
 			for (size_t k = 0; k < sh[i].run.n_results; k++) {
 				const char *board = sh[i].run.results[k].board;
 				if (board && has_board(&sh[j].run, board))
-					return errf(err, errlen, "board '%s' is in two shards, '%s' and '%s'",
-						    board, sh[j].dir, sh[i].dir);
+					return errbuf_set(err, errlen,
+							  "board '%s' is in two shards, '%s' and '%s'",
+							  board, sh[j].dir, sh[i].dir);
 			}
 			for (size_t k = 0; k < sh[i].n_tops; k++)
 				if (in_list(sh[j].tops, sh[j].n_tops, sh[i].tops[k]))
-					return errf(err, errlen, "folder '%s' is in two shards, '%s' and '%s'",
-						    sh[i].tops[k], sh[j].dir, sh[i].dir);
+					return errbuf_set(err, errlen,
+							  "folder '%s' is in two shards, '%s' and '%s'",
+							  sh[i].tops[k], sh[j].dir, sh[i].dir);
 		}
 	}
 	return 0;
@@ -175,7 +166,7 @@ int merge_load(struct merge *m, char *const *shard_dirs, size_t n_shards, char *
 {
 	memset(m, 0, sizeof(*m));
 	if (n_shards == 0)
-		return errf(err, errlen, "no run folders to merge");
+		return errbuf_set(err, errlen, "no run folders to merge");
 	m->shards = xcalloc(n_shards, sizeof(*m->shards));
 	m->n = n_shards;
 	for (size_t i = 0; i < n_shards; i++) {

@@ -33,17 +33,6 @@ static void inc_error(struct inc *ic, const struct ynode *at, const char *fmt, .
 	ic->bad = true;
 }
 
-/* ymap_get for a tree this module may change. */
-static struct ynode *map_get(struct ynode *map, const char *key)
-{
-	if (!map || map->kind != YNODE_MAP)
-		return NULL;
-	for (size_t i = 0; i < map->n; i++)
-		if (strcmp(map->pairs[i].key->value, key) == 0)
-			return map->pairs[i].value;
-	return NULL;
-}
-
 static char *cycle_text(struct inc *ic, const char *real)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -108,7 +97,7 @@ static struct ynode *tests_of(struct inc *ic, struct ynode *tree, const struct y
 {
 	if (tree->kind == YNODE_SEQ)
 		return tree;
-	struct ynode *t = map_get(tree, "tests");
+	struct ynode *t = ymap_get_mut(tree, "tests");
 	if (tree->kind == YNODE_MAP && (!t || t->kind == YNODE_SEQ) &&
 	    (t || ymap_get(tree, "include")))
 		return t;
@@ -157,7 +146,7 @@ static void expand_test_items(struct inc *ic, struct ynode *tests)
 /* The 'tests' list of a scenario mapping, created empty when absent. */
 static struct ynode *tests_list(struct ynode *root, const struct ynode *at)
 {
-	struct ynode *t = map_get(root, "tests");
+	struct ynode *t = ymap_get_mut(root, "tests");
 	if (t)
 		return t;
 	struct ynode *key = xcalloc(1, sizeof(*key)), *seq = xcalloc(1, sizeof(*seq));
@@ -180,7 +169,7 @@ static struct ynode *tests_list(struct ynode *root, const struct ynode *at)
 /* Top-level `include:`: the included scenarios' tests go first. */
 static void expand_top(struct inc *ic, struct ynode *root, const struct ynode *inc)
 {
-	struct ynode *own = map_get(root, "tests");
+	struct ynode *own = ymap_get_mut(root, "tests");
 	if (own && own->kind != YNODE_SEQ)
 		return;   /* reported by the scenario reader */
 	size_t at = 0;
@@ -205,7 +194,7 @@ static int expand(struct inc *ic, struct ynode *root, const char *file)
 	if (root->kind == YNODE_SEQ) {
 		expand_test_items(ic, root);
 	} else if (root->kind == YNODE_MAP) {
-		struct ynode *tests = map_get(root, "tests");
+		struct ynode *tests = ymap_get_mut(root, "tests");
 		if (tests && tests->kind == YNODE_SEQ)
 			expand_test_items(ic, tests);
 		const struct ynode *inc = ymap_get(root, "include");

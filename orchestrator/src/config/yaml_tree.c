@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -507,24 +508,34 @@ out:
 	return ret;
 }
 
-const struct ynode *ymap_key(const struct ynode *map, const char *key)
+/* The index of key's pair in map, or SIZE_MAX (also when map is not a
+ * mapping). */
+static size_t map_find(const struct ynode *map, const char *key)
 {
 	if (!map || map->kind != YNODE_MAP)
-		return NULL;
+		return SIZE_MAX;
 	for (size_t i = 0; i < map->n; i++)
 		if (strcmp(map->pairs[i].key->value, key) == 0)
-			return map->pairs[i].key;
-	return NULL;
+			return i;
+	return SIZE_MAX;
+}
+
+const struct ynode *ymap_key(const struct ynode *map, const char *key)
+{
+	size_t i = map_find(map, key);
+	return i == SIZE_MAX ? NULL : map->pairs[i].key;
 }
 
 const struct ynode *ymap_get(const struct ynode *map, const char *key)
 {
-	if (!map || map->kind != YNODE_MAP)
-		return NULL;
-	for (size_t i = 0; i < map->n; i++)
-		if (strcmp(map->pairs[i].key->value, key) == 0)
-			return map->pairs[i].value;
-	return NULL;
+	size_t i = map_find(map, key);
+	return i == SIZE_MAX ? NULL : map->pairs[i].value;
+}
+
+struct ynode *ymap_get_mut(struct ynode *map, const char *key)
+{
+	size_t i = map_find(map, key);
+	return i == SIZE_MAX ? NULL : map->pairs[i].value;
 }
 
 bool ynode_is_null(const struct ynode *n)

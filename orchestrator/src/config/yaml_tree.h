@@ -60,6 +60,8 @@ void ynode_free(struct ynode *n);
 
 /* The value for key in a mapping, or NULL (also when n is not a mapping). */
 const struct ynode *ymap_get(const struct ynode *map, const char *key);
+/* The same for a tree the caller owns and may change. */
+struct ynode *ymap_get_mut(struct ynode *map, const char *key);
 /* The key node for key, or NULL. */
 const struct ynode *ymap_key(const struct ynode *map, const char *key);
 /* Whether a scalar is YAML's null: an unquoted "", "~", "null". */

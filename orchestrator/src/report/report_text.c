@@ -16,20 +16,7 @@ void report_escape(struct strbuf *sb, const char *s, enum report_esc mode)
 		xml_escape(sb, s, mode == ESC_ATTR);
 		return;
 	}
-	if (!s)
-		return;
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s);
-	while (n) {
-		size_t used;
-		unsigned cp = utf8_decode(p, n, &used);
-		p += used;
-		n -= used;
-		if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F))
-			strbuf_putc(sb, ' ');
-		else if (xml_char_ok(cp))
-			utf8_put(sb, cp);
-	}
+	text_line_escape(sb, s);
 }
 
 size_t report_width(const char *s)

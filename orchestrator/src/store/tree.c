@@ -1,6 +1,7 @@
 /* Folders copied and removed whole, and what a killed writer left behind:
  * the store's own tools for run folders. */
 #include "store/tree.h"
+#include "util/errbuf.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
 
@@ -9,33 +10,20 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int errf(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int errf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static int copy_file(const char *src, const char *dst, mode_t mode, char *err, size_t errlen)
 {
 	int in = open(src, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
-		return errf(err, errlen, "cannot read '%s': %s", src, strerror(errno));
+		return errbuf_set(err, errlen, "cannot read '%s': %s", src, strerror(errno));
 	int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode & 0777);
 	if (out < 0) {
-		errf(err, errlen, "cannot create '%s': %s", dst, strerror(errno));
+		errbuf_set(err, errlen, "cannot create '%s': %s", dst, strerror(errno));
 		close(in);
 		return -1;
 	}
@@ -46,18 +34,19 @@ static int copy_file(const char *src, const char *dst, mode_t mode, char *err, s
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			ret = errf(err, errlen, "cannot read '%s': %s", src, strerror(errno));
+			ret = errbuf_set(err, errlen, "cannot read '%s': %s", src, strerror(errno));
 			break;
 		}
 		if (n == 0)
 			break;
 		if (fs_write_fd(out, buf, (size_t)n) < 0) {
-			ret = errf(err, errlen, "cannot write '%s': %s", dst, strerror(errno));
+			ret = errbuf_set(err, errlen,
+					  "cannot write '%s': %s", dst, strerror(errno));
 			break;
 		}
 	}
 	if (close(out) < 0 && ret == 0)
-		ret = errf(err, errlen, "cannot write '%s': %s", dst, strerror(errno));
+		ret = errbuf_set(err, errlen, "cannot write '%s': %s", dst, strerror(errno));
 	close(in);
 	return ret;
 }
@@ -66,26 +55,29 @@ int tree_copy(const char *src, const char *dst, char *err, size_t errlen)
 {
 	struct stat st;
 	if (lstat(src, &st) < 0)
-		return errf(err, errlen, "cannot read '%s': %s", src, strerror(errno));
+		return errbuf_set(err, errlen, "cannot read '%s': %s", src, strerror(errno));
 	if (S_ISREG(st.st_mode))
 		return copy_file(src, dst, st.st_mode, err, errlen);
 	if (S_ISLNK(st.st_mode)) {
 		char target[PATH_MAX];
 		ssize_t n = readlink(src, target, sizeof(target) - 1);
 		if (n < 0)
-			return errf(err, errlen, "cannot read link '%s': %s", src, strerror(errno));
+			return errbuf_set(err, errlen,
+					  "cannot read link '%s': %s", src, strerror(errno));
 		target[n] = '\0';
 		if (symlink(target, dst) < 0)
-			return errf(err, errlen, "cannot create '%s': %s", dst, strerror(errno));
+			return errbuf_set(err, errlen,
+					  "cannot create '%s': %s", dst, strerror(errno));
 		return 0;
 	}
 	if (!S_ISDIR(st.st_mode))
 		return 0;   /* sockets and fifos are not results */
 	if (mkdir(dst, 0755) < 0)
-		return errf(err, errlen, "cannot create directory '%s': %s", dst, strerror(errno));
+		return errbuf_set(err, errlen,
+				  "cannot create directory '%s': %s", dst, strerror(errno));
 	DIR *d = opendir(src);
 	if (!d)
-		return errf(err, errlen, "cannot read '%s': %s", src, strerror(errno));
+		return errbuf_set(err, errlen, "cannot read '%s': %s", src, strerror(errno));
 	int ret = 0;
 	struct dirent *de;
 	while (ret == 0 && (de = readdir(d)) != NULL) {

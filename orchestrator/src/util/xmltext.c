@@ -65,7 +65,49 @@ void utf8_put(struct strbuf *sb, unsigned cp)
 	strbuf_append(sb, b, n);
 }
 
-void xml_escape(struct strbuf *sb, const char *s, bool attr)
+enum esc { ESC_TEXT, ESC_ATTRIBUTE, ESC_LINE };
+
+/* One code point of s as mode writes it. */
+static void put_escaped(struct strbuf *sb, unsigned cp, enum esc mode)
+{
+	if (mode == ESC_LINE && (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F))) {
+		strbuf_putc(sb, ' ');
+		return;
+	}
+	if (!xml_char_ok(cp))
+		return;
+	if (mode == ESC_LINE) {
+		utf8_put(sb, cp);
+		return;
+	}
+	bool attr = mode == ESC_ATTRIBUTE;
+	switch (cp) {
+	case '&': strbuf_puts(sb, "&amp;"); break;
+	case '<': strbuf_puts(sb, "&lt;"); break;
+	case '>': strbuf_puts(sb, "&gt;"); break;
+	case '"':
+		strbuf_puts(sb, attr ? "&quot;" : "\"");
+		break;
+	case '\'':
+		strbuf_puts(sb, attr ? "&#39;" : "'");
+		break;
+	case '\t':
+	case '\n':
+	case '\r':
+		if (attr || cp == '\r')
+			strbuf_printf(sb, "&#%u;", cp);
+		else
+			strbuf_putc(sb, (char)cp);
+		break;
+	default:
+		if (cp >= 0x7F && cp <= 0x9F)
+			break;   /* C1 controls: allowed by XML 1.0 but "discouraged" */
+		utf8_put(sb, cp);
+	}
+}
+
+/* The one walk over s's code points every escaping shares. */
+static void escape(struct strbuf *sb, const char *s, enum esc mode)
 {
 	if (!s)
 		return;
@@ -76,31 +118,16 @@ void xml_escape(struct strbuf *sb, const char *s, bool attr)
 		unsigned cp = utf8_decode(p, n, &used);
 		p += used;
 		n -= used;
-		if (!xml_char_ok(cp))
-			continue;
-		switch (cp) {
-		case '&': strbuf_puts(sb, "&amp;"); break;
-		case '<': strbuf_puts(sb, "&lt;"); break;
-		case '>': strbuf_puts(sb, "&gt;"); break;
-		case '"':
-			strbuf_puts(sb, attr ? "&quot;" : "\"");
-			break;
-		case '\'':
-			strbuf_puts(sb, attr ? "&#39;" : "'");
-			break;
-		case '\t':
-		case '\n':
-		case '\r':
-			if (attr || cp == '\r')
-				strbuf_printf(sb, "&#%u;", cp);
-			else
-				strbuf_putc(sb, (char)cp);
-			break;
-		default:
-			if (cp >= 0x7F && cp <= 0x9F)
-				break;   /* C1 controls: allowed by XML 1.0 but "discouraged" */
-			utf8_put(sb, cp);
-		}
+		put_escaped(sb, cp, mode);
 	}
 }
 
+void xml_escape(struct strbuf *sb, const char *s, bool attr)
+{
+	escape(sb, s, attr ? ESC_ATTRIBUTE : ESC_TEXT);
+}
+
+void text_line_escape(struct strbuf *sb, const char *s)
+{
+	escape(sb, s, ESC_LINE);
+}

@@ -21,5 +21,8 @@ bool xml_char_ok(unsigned cp);
 /* Appends s (NULL: nothing) escaped for element content, or for an
  * attribute value (ATTR: quotes, tab and newline as references too). */
 void xml_escape(struct strbuf *sb, const char *s, bool attr);
+/* Appends s (NULL: nothing) for one line of plain text: the same decoding
+ * and dropping, each C0 and C1 control (newline and tab too) as a space. */
+void text_line_escape(struct strbuf *sb, const char *s);
 
 #endif
