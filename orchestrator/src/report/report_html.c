@@ -5,6 +5,7 @@
 #include "compare/range.h"
 #include "result/result_json.h"
 #include "util/fsutil.h"
+#include "util/nodeset.h"
 #include "util/strbuf.h"
 #include "util/valfmt.h"
 
@@ -94,17 +95,28 @@ static const char *const css =
 
 /* the board x test grid and the change colours */
 static const char *const css_grid =
-	"table.grid{width:auto;font-size:11px;table-layout:fixed}\n"
-	"table.grid th,table.grid td{padding:0 2px;border:0;height:17px;line-height:17px}\n"
+	"table.grid{width:auto;font-size:11px;border-collapse:separate;border-spacing:0}\n"
+	".gridwrap{max-width:100%;overflow-x:auto}\n"
+	"table.grid th,table.grid td{padding:0 1px;border:0;height:var(--rh,17px);"
+	"line-height:var(--rh,17px)}\n"
 	"table.grid th{background:none;text-transform:none;letter-spacing:0;font-size:11px;"
 	"max-width:104px;overflow:hidden;text-overflow:ellipsis}\n"
-	"table.grid th.b{max-width:140px;text-align:right;padding-right:6px;color:var(--ink);"
-	"font-weight:600}\n"
-	"table.grid td a{display:block;width:100px;text-align:center;border-radius:2px;"
+	"table.grid th.b{width:var(--bw,140px);max-width:var(--bw,140px);text-align:right;"
+	"padding-right:5px;color:var(--ink);font-weight:600}\n"
+	"table.grid th.t.bad{color:var(--fail)}\n"
+	"table.grid.compact th.t{vertical-align:bottom;padding-bottom:3px;max-width:none}\n"
+	"table.grid.compact th.t div{writing-mode:vertical-rl;transform:rotate(180deg);"
+	"max-height:104px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;"
+	"margin:0 auto;line-height:normal}\n"
+	"table.grid td a{display:block;width:var(--cw,100px);height:calc(var(--rh,17px) - 1px);"
+	"line-height:calc(var(--rh,17px) - 1px);text-align:center;border-radius:2px;"
 	"color:#fff;text-decoration:none;font-weight:600}\n"
+	"table.grid.compact td a{font-size:10px;border-radius:1px}\n"
+	"table.grid td a:hover,table.grid td a:focus{outline:2px solid var(--ink);outline-offset:0}\n"
 	"table.grid td a.pass{background:var(--pass)}table.grid td a.fail,"
 	"table.grid td a.regressed{background:var(--fail)}table.grid td a.error{background:var(--error)}"
 	"table.grid td a.skip{background:#d0d7de;color:var(--ink)}\n"
+	"table.results tr:target td{background:#fff8c5}\n"
 	".chg.better{color:var(--pass)}.chg.worse{color:var(--fail)}.chg.noise{color:var(--muted)}\n"
 	".trends{display:flex;flex-wrap:wrap;gap:10px 16px}.trendbox{width:262px}\n"
 	".trendname{font-size:12px;font-weight:600;white-space:nowrap;overflow:hidden;"
@@ -115,26 +127,6 @@ static const char *const css_grid =
 	"ul.ranges li{margin:2px 0}\n";
 
 
-void html_href(struct strbuf *sb, const char *dir, const char *file)
-{
-	char *path = xasprintf("%s/%s", dir, file);
-	struct strbuf enc = STRBUF_INIT;
-	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		    strchr("-._~/", *p))
-			strbuf_putc(&enc, (char)*p);
-		else
-			strbuf_printf(&enc, "%%%02X", *p);
-	}
-	/* never let a stored log_dir turn the link into a scheme or an absolute path */
-	const char *s = strbuf_str(&enc);
-	while (*s == '/')
-		s++;
-	esc(sb, s);
-	strbuf_release(&enc);
-	free(path);
-}
-
 static void fmt_time_utc(char *buf, size_t len, int64_t wall_us)
 {
 	if (!wall_us) {
@@ -144,13 +136,6 @@ static void fmt_time_utc(char *buf, size_t len, int64_t wall_us)
 	char *iso = result_time_iso(wall_us);
 	snprintf(buf, len, "%.10s %.8s UTC", iso, iso + 11);
 	free(iso);
-}
-
-const char *html_status_class(const struct test_result *tr)
-{
-	if (tr->regressed && tr->status == STATUS_PASS)
-		return "regressed";
-	return result_status_name(tr->status);
 }
 
 /* ---- header and table -------------------------------------------------- */
@@ -310,7 +295,7 @@ static const struct test_result **grid_cells(const struct run_result *run, const
 struct ranked {
 	const char *name;
 	int bad;
-	size_t order;
+	size_t order;              /* in natural order of the names */
 };
 
 static int cmp_ranked(const void *a, const void *b)
@@ -321,65 +306,126 @@ static int cmp_ranked(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* Rows (boards) with failures first, then errors, else in run order; each
+/* The grid's geometry: a rack's 40 tests fit the page's 1200 pixels, one
+ * narrow column each under its name written upwards; a few tests keep
+ * wide cells with the status written out. */
+#define GRID_PAGE_W 1200
+#define GRID_WIDE_TESTS 10
+struct grid_geom {
+	bool compact;
+	int board_w, cell_w, row_h;
+};
+
+static struct grid_geom grid_geom(const char *const *boards, size_t nb, size_t nt)
+{
+	struct grid_geom g = { nt > GRID_WIDE_TESTS, 60, 100, 17 };
+	size_t longest = 0;
+	for (size_t b = 0; b < nb; b++)
+		if (report_width(boards[b]) > longest)
+			longest = report_width(boards[b]);
+	g.board_w = (int)longest * 7 + 10;
+	g.board_w = g.board_w < 40 ? 40 : g.board_w > 150 ? 150 : g.board_w;
+	if (g.compact) {
+		int w = (GRID_PAGE_W - g.board_w - 4) / (int)nt - 2;
+		g.cell_w = w > 40 ? 40 : w < 10 ? 10 : w;
+		g.row_h = nb > 32 ? 13 : 17;
+	}
+	return g;
+}
+
+/* What a cell says: the status written out, or a letter in a narrow cell
+ * (nothing for a pass, the colour says it). */
+static const char *cell_text(const char *cls, bool compact)
+{
+	if (!compact)
+		return cls;
+	return !strcmp(cls, "fail") ? "F" : !strcmp(cls, "error") ? "E" :
+	       !strcmp(cls, "regressed") ? "R" : !strcmp(cls, "skip") ? "s" : "";
+}
+
+static void grid_head(struct strbuf *sb, const char **tests, size_t nt, const bool *bad_test,
+		      const struct grid_geom *g)
+{
+	strbuf_printf(sb, "<h2 class=\"first\" id=\"grid\">Boards \u00d7 tests<small>failures "
+		      "first; hover a cell for its result, click it for its details and logs"
+		      "</small></h2>\n<div class=\"gridwrap\"><table class=\"grid%s\" "
+		      "style=\"--bw:%dpx;--cw:%dpx;--rh:%dpx\">\n<thead><tr><th class=\"b\"></th>",
+		      g->compact ? " compact" : "", g->board_w, g->cell_w, g->row_h);
+	for (size_t t = 0; t < nt; t++) {
+		strbuf_printf(sb, "<th class=\"t%s\" title=\"", bad_test[t] ? " bad" : "");
+		report_escape(sb, tests[t], ESC_ATTR);
+		strbuf_puts(sb, g->compact ? "\"><div>" : "\">");
+		esc(sb, tests[t]);
+		strbuf_puts(sb, g->compact ? "</div></th>" : "</th>");
+	}
+	strbuf_puts(sb, "</tr></thead>\n<tbody>\n");
+}
+
+/* One cell: the status, its words on hover, a link to the details row
+ * that holds the message and the logs. */
+static void grid_cell(struct strbuf *sb, const struct run_result *run,
+		      const struct test_result *tr, bool compact)
+{
+	if (!tr) {
+		strbuf_puts(sb, "<td></td>");
+		return;
+	}
+	const char *cls = html_status_class(tr);
+	char dur[32];
+	report_fmt_duration(dur, sizeof(dur), tr->duration_s);
+	strbuf_printf(sb, "<td><a class=\"%s\" href=\"#r%zu\" title=\"", cls,
+		      (size_t)(tr - run->results));
+	report_escape(sb, tr->board, ESC_ATTR);
+	strbuf_puts(sb, " / ");
+	report_escape(sb, tr->test, ESC_ATTR);
+	strbuf_printf(sb, ": %s, %s", cls, dur);
+	if (tr->message) {
+		strbuf_puts(sb, " \u2014 ");
+		report_escape(sb, tr->message, ESC_ATTR);
+	}
+	strbuf_printf(sb, "\">%s</a></td>", cell_text(cls, compact));
+}
+
+/* Rows (boards) with failures first, then errors, else in natural order;
+ * columns (tests) in natural order, a failing test's name marked; each
  * cell one test's status, linked to its row in the details table. */
 static void html_grid(struct strbuf *sb, const struct run_result *run)
 {
 	size_t nb, nt;
 	const char **boards = distinct(run, true, &nb);
 	const char **tests = distinct(run, false, &nt);
+	nodeset_sort(boards, nb);
+	nodeset_sort(tests, nt);
 	struct ranked *rows = xcalloc(nb + 1, sizeof(*rows));
+	bool *bad_test = xcalloc(nt + 1, sizeof(*bad_test));
 	for (size_t b = 0; b < nb; b++)
 		rows[b] = (struct ranked){ boards[b], 0, b };
-	for (size_t i = 0; i < run->n_results; i++) {
-		size_t b = name_index(boards, nb, run->results[i].board);
-		if (b < nb && badness(&run->results[i]) > rows[b].bad)
-			rows[b].bad = badness(&run->results[i]);
-	}
 	const struct test_result **cells = grid_cells(run, boards, nb, tests, nt);
-	qsort(rows, nb, sizeof(*rows), cmp_ranked);
-	if (nb) {
-		strbuf_puts(sb, "<h2 class=\"first\" id=\"grid\">Boards \u00d7 tests<small>failures "
-			    "first; a cell links to its details</small></h2>\n<table class=\"grid\">\n"
-			    "<thead><tr><th class=\"b\"></th>");
-		for (size_t t = 0; t < nt; t++) {
-			strbuf_puts(sb, "<th title=\"");
-			report_escape(sb, tests[t], ESC_ATTR);
-			strbuf_puts(sb, "\">");
-			esc(sb, tests[t]);
-			strbuf_puts(sb, "</th>");
-		}
-		strbuf_puts(sb, "</tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < nb * nt; i++) {
+		if (cells[i] && badness(cells[i]) > rows[i / nt].bad)
+			rows[i / nt].bad = badness(cells[i]);
+		if (cells[i] && badness(cells[i]))
+			bad_test[i % nt] = true;
 	}
+	qsort(rows, nb, sizeof(*rows), cmp_ranked);
+	struct grid_geom g = grid_geom(boards, nb, nt);
+	if (nb)
+		grid_head(sb, tests, nt, bad_test, &g);
 	for (size_t b = 0; b < nb; b++) {
-		strbuf_puts(sb, "<tr><th class=\"b\">");
+		strbuf_puts(sb, "<tr><th class=\"b\" title=\"");
+		report_escape(sb, rows[b].name, ESC_ATTR);
+		strbuf_puts(sb, "\">");
 		esc(sb, rows[b].name);
 		strbuf_puts(sb, "</th>");
-		for (size_t t = 0; t < nt; t++) {
-			const struct test_result *tr = cells[rows[b].order * nt + t];
-			if (!tr) {
-				strbuf_puts(sb, "<td></td>");
-				continue;
-			}
-			const char *cls = html_status_class(tr);
-			strbuf_printf(sb, "<td><a class=\"%s\" href=\"#r%zu\" title=\"", cls,
-				      (size_t)(tr - run->results));
-			report_escape(sb, tr->board, ESC_ATTR);
-			strbuf_puts(sb, " / ");
-			report_escape(sb, tr->test, ESC_ATTR);
-			strbuf_printf(sb, ": %s", cls);
-			if (tr->message) {
-				strbuf_puts(sb, " \u2014 ");
-				report_escape(sb, tr->message, ESC_ATTR);
-			}
-			strbuf_printf(sb, "\">%s</a></td>", cls);
-		}
+		for (size_t t = 0; t < nt; t++)
+			grid_cell(sb, run, cells[rows[b].order * nt + t], g.compact);
 		strbuf_puts(sb, "</tr>\n");
 	}
 	if (nb)
-		strbuf_puts(sb, "</tbody>\n</table>\n");
+		strbuf_puts(sb, "</tbody>\n</table></div>\n");
 	free(cells);
 	free(rows);
+	free(bad_test);
 	free(boards);
 	free(tests);
 }
@@ -476,12 +522,6 @@ static void table_msg_logs(struct strbuf *sb, const struct test_result *tr, cons
 	free(dir);
 }
 
-void html_flush(const struct html_sink *k, struct strbuf *sb, bool all)
-{
-	if (k->flush && (all || sb->len >= 256 * 1024))
-		k->flush(k->ctx, sb);
-}
-
 static void html_table(struct strbuf *sb, const struct run_result *run, const char *run_dir,
 		       const struct html_sink *sink)
 {
@@ -575,6 +615,23 @@ static void html_table(struct strbuf *sb, const struct run_result *run, const ch
 	strbuf_puts(sb, "</tbody>\n</table>\n");
 }
 
+static int cmp_facts(const void *a, const void *b)
+{
+	const struct board_facts *x = *(const struct board_facts *const *)a;
+	const struct board_facts *y = *(const struct board_facts *const *)b;
+	return nodeset_cmp(x->board ? x->board : "", y->board ? y->board : "");
+}
+
+/* The boards' facts in natural order of their names (caller frees). */
+static const struct board_facts **facts_in_order(const struct run_result *run)
+{
+	const struct board_facts **order = xcalloc(run->n_facts + 1, sizeof(*order));
+	for (size_t b = 0; b < run->n_facts; b++)
+		order[b] = &run->facts[b];
+	qsort(order, run->n_facts, sizeof(*order), cmp_facts);
+	return order;
+}
+
 /* The boards' facts: one row per board, one column per fact any board has. */
 static void html_boards(struct strbuf *sb, const struct run_result *run)
 {
@@ -601,12 +658,13 @@ static void html_boards(struct strbuf *sb, const struct run_result *run)
 			strbuf_puts(sb, "</th>");
 		}
 		strbuf_puts(sb, "</tr></thead>\n<tbody>\n");
+		const struct board_facts **order = facts_in_order(run);
 		for (size_t b = 0; b < run->n_facts; b++) {
 			strbuf_puts(sb, "<tr><td class=\"board\">");
-			esc(sb, run->facts[b].board);
+			esc(sb, order[b]->board);
 			strbuf_puts(sb, "</td>");
 			for (size_t j = 0; j < n; j++) {
-				const char *v = board_facts_get(&run->facts[b], names[j]);
+				const char *v = board_facts_get(order[b], names[j]);
 				strbuf_puts(sb, "<td>");
 				esc(sb, v ? v : "-");
 				strbuf_puts(sb, "</td>");
@@ -614,6 +672,7 @@ static void html_boards(struct strbuf *sb, const struct run_result *run)
 			strbuf_puts(sb, "</tr>\n");
 		}
 		strbuf_puts(sb, "</tbody>\n</table>\n");
+		free(order);
 	}
 	free(names);
 }

@@ -7,6 +7,7 @@
 #include "report/report_html_int.h"
 #include "report/report_text.h"
 #include "report/report_trend.h"
+#include "util/nodeset.h"
 #include "util/strbuf.h"
 #include "util/valfmt.h"
 
@@ -269,7 +270,17 @@ struct chart_bar {
 	const struct metric_result *mr;
 };
 
-/* The results of metric in test, in run order (caller frees); *n their
+/* Natural order of the boards (b2 before b10), a board's repeats in run order. */
+static int cmp_bar(const void *a, const void *b)
+{
+	const struct chart_bar *x = a, *y = b;
+	int c = nodeset_cmp(x->tr->board ? x->tr->board : "", y->tr->board ? y->tr->board : "");
+	if (c)
+		return c;
+	return x->tr < y->tr ? -1 : x->tr > y->tr ? 1 : (x->mr > y->mr) - (x->mr < y->mr);
+}
+
+/* The results of metric in test, boards in natural order (caller frees); *n their
  * count, [*lo, *hi] their range with 0 in it (min and max where sampled). */
 static struct chart_bar *chart_bars(const struct run_result *run, const char *test,
 				    const char *metric, size_t *n, double *lo, double *hi)
@@ -295,6 +306,7 @@ static struct chart_bar *chart_bars(const struct run_result *run, const char *te
 				*hi = b;
 		}
 	}
+	qsort(bars, *n, sizeof(*bars), cmp_bar);
 	return bars;
 }
 
