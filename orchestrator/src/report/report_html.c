@@ -74,7 +74,7 @@ static const char *const css =
 	".cmp{max-width:220px}.cmp.bad,.repeat.bad{color:var(--fail);font-weight:600}\n"
 	".repeat{color:var(--muted,#57606a);font-size:90%}\n"
 	".logs{font-size:12px}.logs a{display:inline-block;margin-right:8px;color:var(--accent);white-space:nowrap}\n"
-	"figure{margin:0 0 22px}\n"
+	"figure{margin:0 0 22px}\nfigure.chart{content-visibility:auto}\n"
 	"figcaption{margin-bottom:2px}\n"
 	"figcaption b{font-size:14px}\n"
 	"figcaption span{color:var(--muted);margin-left:8px;font-size:12px}\n"
@@ -117,6 +117,11 @@ static const char *const css_grid =
 	"table.grid td a.regressed{background:var(--fail)}table.grid td a.error{background:var(--error)}"
 	"table.grid td a.skip{background:#d0d7de;color:var(--ink)}\n"
 	"table.results tr:target td{background:#fff8c5}\n"
+	".chunk{content-visibility:auto}\n"
+	"table.details{table-layout:fixed}table.details td{overflow-wrap:anywhere}\n"
+	"table.details td.board,table.details .metrics div{white-space:normal}\n"
+	"col.c-board{width:9%}col.c-test{width:14%}col.c-st{width:76px}col.c-dur{width:72px}"
+	"col.c-met{width:22%}col.c-cmp{width:14%}col.c-logs{width:12%}\n"
 	".chg.better{color:var(--pass)}.chg.worse{color:var(--fail)}.chg.noise{color:var(--muted)}\n"
 	".trends{display:flex;flex-wrap:wrap;gap:10px 16px}.trendbox{width:262px}\n"
 	".trendname{font-size:12px;font-weight:600;white-space:nowrap;overflow:hidden;"
@@ -522,6 +527,31 @@ static void table_msg_logs(struct strbuf *sb, const struct test_result *tr, cons
 	free(dir);
 }
 
+/* The details come in tables of DETAILS_CHUNK rows, each one the browser
+ * lays out only when it scrolls into view (content-visibility), so a rack's
+ * 10000 rows open as fast as a board's; fixed column widths line the
+ * tables up as one. The header row is the first table's. */
+#define DETAILS_CHUNK 64
+#define DETAILS_ROW_PX 44
+
+static void details_chunk_open(struct strbuf *sb, size_t left, bool any_cmp, bool first)
+{
+	size_t rows = left < DETAILS_CHUNK ? left : DETAILS_CHUNK;
+	strbuf_printf(sb, "<div class=\"chunk\" style=\"contain-intrinsic-size:auto %zupx\">"
+		      "<table class=\"results details\"><colgroup><col class=\"c-board\"/>"
+		      "<col class=\"c-test\"/><col class=\"c-st\"/><col class=\"c-dur\"/>"
+		      "<col class=\"c-met\"/>%s<col/><col class=\"c-logs\"/></colgroup>\n",
+		      rows * DETAILS_ROW_PX + (first ? 30 : 0), any_cmp ? "<col class=\"c-cmp\"/>" : "");
+	if (first) {
+		strbuf_puts(sb, "<thead><tr><th>Board</th><th>Test</th><th>Status</th>"
+			    "<th>Duration</th><th>Metrics</th>");
+		if (any_cmp)
+			strbuf_puts(sb, "<th>vs baseline</th>");
+		strbuf_puts(sb, "<th>Message</th><th>Logs</th></tr></thead>\n");
+	}
+	strbuf_puts(sb, "<tbody>\n");
+}
+
 static void html_table(struct strbuf *sb, const struct run_result *run, const char *run_dir,
 		       const struct html_sink *sink)
 {
@@ -529,13 +559,11 @@ static void html_table(struct strbuf *sb, const struct run_result *run, const ch
 	for (size_t i = 0; i < run->n_results; i++)
 		any_cmp |= run->results[i].comparison || run->results[i].regressed;
 
-	strbuf_puts(sb, "<h2 id=\"results\">Details</h2>\n<table class=\"results\">\n<thead><tr>"
-		    "<th>Board</th><th>Test</th><th>Status</th><th>Duration</th><th>Metrics</th>");
-	if (any_cmp)
-		strbuf_puts(sb, "<th>vs baseline</th>");
-	strbuf_puts(sb, "<th>Message</th><th>Logs</th></tr></thead>\n<tbody>\n");
+	strbuf_puts(sb, "<h2 id=\"results\">Details</h2>\n");
 	for (size_t i = 0; i < run->n_results; i++) {
 		html_flush(sink, sb, false);
+		if (i % DETAILS_CHUNK == 0)
+			details_chunk_open(sb, run->n_results - i, any_cmp, i == 0);
 		const struct test_result *tr = &run->results[i];
 		const char *cls = html_status_class(tr);
 		char dur[32];
@@ -611,8 +639,9 @@ static void html_table(struct strbuf *sb, const struct run_result *run, const ch
 		}
 		table_msg_logs(sb, tr, run_dir);
 		strbuf_puts(sb, "</td></tr>\n");
+		if ((i + 1) % DETAILS_CHUNK == 0 || i + 1 == run->n_results)
+			strbuf_puts(sb, "</tbody>\n</table></div>\n");
 	}
-	strbuf_puts(sb, "</tbody>\n</table>\n");
 }
 
 static int cmp_facts(const void *a, const void *b)

@@ -310,11 +310,14 @@ static struct chart_bar *chart_bars(const struct run_result *run, const char *te
 	return bars;
 }
 
-/* The chart's caption: metric, unit, which way is better, test. */
+/* The chart's caption: metric, unit, which way is better, test. The
+ * figure is laid out only once in view (a rack's page has 80 charts of 256
+ * boards); height_px is the space it keeps until then. */
 static void chart_caption(struct strbuf *sb, const char *test, const char *metric,
-			  const struct metric_result *first)
+			  const struct metric_result *first, double height_px)
 {
-	strbuf_puts(sb, "<figure>\n<figcaption><b>");
+	strbuf_printf(sb, "<figure class=\"chart\" style=\"contain-intrinsic-size:auto %.0fpx\">\n"
+		      "<figcaption><b>", height_px);
 	esc(sb, metric);
 	strbuf_puts(sb, "</b><span>");
 	if (first->unit && *first->unit) {
@@ -384,6 +387,82 @@ static void chart_bar_draw(struct strbuf *sb, const struct axis *ax,
 	strbuf_release(&v);
 }
 
+/* Beyond this many boards a chart has a column per board (boards along the
+ * x axis, the value up the y axis) instead of a row per board. */
+#define CHART_ROWS_MAX 24
+#define COL_H 230.0
+#define COL_LEFT 62.0
+#define COL_RIGHT 10.0
+#define COL_TOP 22.0
+#define COL_BOTTOM 40.0
+
+/* The y axis of a column chart: a grid line and a number per step, the
+ * unit above the numbers. */
+static void col_axis_draw(struct strbuf *sb, const struct axis *ay, const char *unit)
+{
+	strbuf_puts(sb, "<g class=\"axis\">");
+	for (double v = ay->lo; v <= ay->hi + ay->step * 1e-6; v += ay->step) {
+		double y = axis_x(ay, v);
+		char num[VALFMT_NUM_LEN];
+		valfmt_number_buf(num, sizeof(num), fabs(v) < ay->step * 1e-9 ? 0 : v);
+		strbuf_printf(sb, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			      "y2=\"%.1f\"/><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
+			      "dominant-baseline=\"middle\">%s</text>", COL_LEFT, y,
+			      CHART_W - COL_RIGHT, y, COL_LEFT - 5, y, num);
+	}
+	strbuf_puts(sb, "</g>\n");
+	strbuf_printf(sb, "<text class=\"axisunit\" x=\"%.1f\" y=\"12\" font-weight=\"600\" "
+		      "text-anchor=\"end\">", COL_LEFT - 5);
+	esc(sb, *unit ? unit : "(no unit)");
+	strbuf_puts(sb, "</text>");
+}
+
+/* A rack's chart: a column per board in natural order, its median with
+ * the board and value (min and max) on hover; every k-th board named under
+ * the x axis, k as many as leave the names room. */
+static void chart_columns(struct strbuf *sb, const struct valfmt_scale *sc,
+			  const struct chart_bar *bars, size_t n, double lo, double hi)
+{
+	struct axis ay;
+	double bottom = COL_H - COL_BOTTOM, pw = CHART_W - COL_LEFT - COL_RIGHT;
+	axis_init(&ay, lo * sc->factor, hi * sc->factor, bottom, -(bottom - COL_TOP), 4);
+	strbuf_printf(sb, "<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", CHART_W, COL_H);
+	col_axis_draw(sb, &ay, sc->unit);
+	double w = pw / (double)n, y0 = axis_x(&ay, 0);
+	size_t longest = 1;
+	for (size_t i = 0; i < n; i++)
+		if (report_width(bars[i].tr->board) > longest)
+			longest = report_width(bars[i].tr->board);
+	size_t every = (size_t)ceil(((double)longest * 7.5 + 14) / w);
+	every = every ? every : 1;
+	for (size_t i = 0; i < n; i++) {
+		const struct metric_result *mr = bars[i].mr;
+		double y = axis_x(&ay, mr->median * sc->factor);
+		struct strbuf v = STRBUF_INIT;
+		valfmt_value(&v, mr->median, mr->unit);
+		if (mr->n_samples > 1) {
+			strbuf_puts(&v, " (min ");
+			valfmt_value(&v, mr->min, mr->unit);
+			strbuf_puts(&v, ", max ");
+			valfmt_value(&v, mr->max, mr->unit);
+			strbuf_puts(&v, ")");
+		}
+		strbuf_printf(sb, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
+			      "fill=\"%s\"><title>", COL_LEFT + (double)i * w, y < y0 ? y : y0,
+			      w > 1.5 ? w - 0.5 : w, fabs(y0 - y) < 1 ? 1 : fabs(y0 - y),
+			      bar_fill(bars[i].tr, mr));
+		esc(sb, bars[i].tr->board);
+		strbuf_puts(sb, ": ");
+		esc(sb, strbuf_str(&v));
+		strbuf_puts(sb, "</title></rect>");
+		if (i % every == 0)
+			label_text(sb, COL_LEFT + ((double)i + 0.5) * w, bottom + 12, "middle",
+				   bars[i].tr->board, 16);
+		strbuf_release(&v);
+	}
+	strbuf_puts(sb, "\n</svg>\n</figure>\n");
+}
+
 static void html_metric_chart(struct strbuf *sb, const struct run_result *run,
 			      const char *test, const char *metric)
 {
@@ -393,13 +472,19 @@ static void html_metric_chart(struct strbuf *sb, const struct run_result *run,
 	if (!rows)
 		return;
 	const struct metric_result *first = bars[0].mr;
-	chart_caption(sb, test, metric, first);
 	struct valfmt_scale sc;
 	valfmt_scale_for(fabs(hi) > fabs(lo) ? hi : lo, first->unit, &sc);
+	if (rows > CHART_ROWS_MAX) {
+		chart_caption(sb, test, metric, first, COL_H * 1.1 + 24);
+		chart_columns(sb, &sc, bars, rows, lo, hi);
+		free(bars);
+		return;
+	}
+	double h = SVG_TOP + (double)rows * CHART_ROW_H + SVG_AXIS_H;
+	chart_caption(sb, test, metric, first, h * 1.1 + 24);
 	struct axis ax;
 	axis_init(&ax, lo * sc.factor, hi * sc.factor, CHART_LABEL_W,
 		  CHART_W - CHART_LABEL_W - CHART_VALUE_W, 4);
-	double h = SVG_TOP + (double)rows * CHART_ROW_H + SVG_AXIS_H;
 	strbuf_printf(sb, "<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", CHART_W, h);
 	axis_draw(sb, &ax, SVG_TOP, SVG_TOP + (double)rows * CHART_ROW_H, "");
 	/* the axis's unit, the scale it is drawn in (2 GB/s: ticks 0..2 with "GB/s") */
