@@ -278,8 +278,9 @@ static void measure_rack(const char *chromium, int nb, struct rack_measure *m)
 	char err[512] = "";
 	assert_int_equal(write_reports(&run, dir, err, sizeof(err)), 0);
 	free(ts_write_file(dir, "measure.html", rack_measure_html));
-	/* the machine is shared: the faster of two loads is the page's time */
-	for (int attempt = 0; attempt < 2; attempt++) {
+	/* the machine is shared (other builds and labs load its CPUs): the
+	 * fastest of three loads is the page's own time */
+	for (int attempt = 0; attempt < 3; attempt++) {
 		struct rack_measure one;
 		rack_load(chromium, dir, &one);
 		if (attempt == 0 || one.ms < m->ms)

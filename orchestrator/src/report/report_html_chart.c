@@ -417,49 +417,63 @@ static void col_axis_draw(struct strbuf *sb, const struct axis *ay, const char *
 	strbuf_puts(sb, "</text>");
 }
 
-/* A rack's chart: a column per board in natural order, its median with
- * the board and value (min and max) on hover; every k-th board named under
- * the x axis, k as many as leave the names room. */
+/* A rack's chart: a column per board in natural order, its median; the
+ * columns of one colour are one path (a page of 80 charts x 256 boards
+ * stays light), the chart's title names the lowest and highest board, and
+ * every k-th board is named under the x axis, k as many as leave the names
+ * room. Each board's value is in the details table. */
 static void chart_columns(struct strbuf *sb, const struct valfmt_scale *sc,
 			  const struct chart_bar *bars, size_t n, double lo, double hi)
 {
 	struct axis ay;
 	double bottom = COL_H - COL_BOTTOM, pw = CHART_W - COL_LEFT - COL_RIGHT;
 	axis_init(&ay, lo * sc->factor, hi * sc->factor, bottom, -(bottom - COL_TOP), 4);
-	strbuf_printf(sb, "<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", CHART_W, COL_H);
-	col_axis_draw(sb, &ay, sc->unit);
-	double w = pw / (double)n, y0 = axis_x(&ay, 0);
-	size_t longest = 1;
-	for (size_t i = 0; i < n; i++)
+	strbuf_printf(sb, "<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\"><title>", CHART_W, COL_H);
+	size_t min = 0, max = 0, longest = 1;
+	for (size_t i = 0; i < n; i++) {
+		min = bars[i].mr->median < bars[min].mr->median ? i : min;
+		max = bars[i].mr->median > bars[max].mr->median ? i : max;
 		if (report_width(bars[i].tr->board) > longest)
 			longest = report_width(bars[i].tr->board);
+	}
+	struct strbuf v = STRBUF_INIT;
+	strbuf_printf(&v, "%zu boards, lowest %s ", n, bars[min].tr->board);
+	valfmt_value(&v, bars[min].mr->median, bars[min].mr->unit);
+	strbuf_printf(&v, ", highest %s ", bars[max].tr->board);
+	valfmt_value(&v, bars[max].mr->median, bars[max].mr->unit);
+	esc(sb, strbuf_str(&v));
+	strbuf_release(&v);
+	strbuf_puts(sb, "</title>\n");
+	col_axis_draw(sb, &ay, sc->unit);
+	double w = pw / (double)n, y0 = axis_x(&ay, 0);
+	/* one path per colour: the verdicts against the baseline */
+	const char *fills[8];
+	size_t n_fills = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *f = bar_fill(bars[i].tr, bars[i].mr);
+		bool seen = false;
+		for (size_t k = 0; k < n_fills && !seen; k++)
+			seen = !strcmp(fills[k], f);
+		if (!seen && n_fills < 8)
+			fills[n_fills++] = f;
+	}
+	for (size_t k = 0; k < n_fills; k++) {
+		strbuf_printf(sb, "<path fill=\"%s\" d=\"", fills[k]);
+		for (size_t i = 0; i < n; i++) {
+			if (strcmp(bar_fill(bars[i].tr, bars[i].mr), fills[k]) != 0)
+				continue;
+			double y = axis_x(&ay, bars[i].mr->median * sc->factor);
+			double h = fabs(y0 - y) < 1 ? 1 : fabs(y0 - y);
+			strbuf_printf(sb, "M%.1f %.1fh%.2fv%.1fh%.2fz", COL_LEFT + (double)i * w,
+				      y < y0 ? y : y0, w > 1.5 ? w - 0.5 : w, h, -(w > 1.5 ? w - 0.5 : w));
+		}
+		strbuf_puts(sb, "\"/>\n");
+	}
 	size_t every = (size_t)ceil(((double)longest * 7.5 + 14) / w);
 	every = every ? every : 1;
-	for (size_t i = 0; i < n; i++) {
-		const struct metric_result *mr = bars[i].mr;
-		double y = axis_x(&ay, mr->median * sc->factor);
-		struct strbuf v = STRBUF_INIT;
-		valfmt_value(&v, mr->median, mr->unit);
-		if (mr->n_samples > 1) {
-			strbuf_puts(&v, " (min ");
-			valfmt_value(&v, mr->min, mr->unit);
-			strbuf_puts(&v, ", max ");
-			valfmt_value(&v, mr->max, mr->unit);
-			strbuf_puts(&v, ")");
-		}
-		strbuf_printf(sb, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
-			      "fill=\"%s\"><title>", COL_LEFT + (double)i * w, y < y0 ? y : y0,
-			      w > 1.5 ? w - 0.5 : w, fabs(y0 - y) < 1 ? 1 : fabs(y0 - y),
-			      bar_fill(bars[i].tr, mr));
-		esc(sb, bars[i].tr->board);
-		strbuf_puts(sb, ": ");
-		esc(sb, strbuf_str(&v));
-		strbuf_puts(sb, "</title></rect>");
-		if (i % every == 0)
-			label_text(sb, COL_LEFT + ((double)i + 0.5) * w, bottom + 12, "middle",
-				   bars[i].tr->board, 16);
-		strbuf_release(&v);
-	}
+	for (size_t i = 0; i < n; i += every)
+		label_text(sb, COL_LEFT + ((double)i + 0.5) * w, bottom + 12, "middle",
+			   bars[i].tr->board, 16);
 	strbuf_puts(sb, "\n</svg>\n</figure>\n");
 }
 
