@@ -12,7 +12,6 @@
 #include "util/strbuf.h"
 
 #include <ctype.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -264,25 +263,6 @@ static char *default_name(const char *path)
 	else if (len > 4 && strcmp(base + len - 4, ".yml") == 0)
 		len -= 4;
 	return xstrndup(base, len);
-}
-
-int scenario_read_threshold(struct cfg *c, const struct ynode *n, double *out)
-{
-	char f[96];
-	if (!n)
-		return 0;
-	if (n->kind == YNODE_SCALAR && !ynode_is_null(n)) {
-		char *end;
-		double v = strtod(n->value, &end);
-		if (end != n->value && (*end == '\0' || strcmp(end, "%") == 0) && isfinite(v) &&
-		    v >= 0 && (isdigit((unsigned char)n->value[0]) || n->value[0] == '.')) {
-			*out = v;
-			return 1;
-		}
-	}
-	cfg_error(c, n, "invalid percentage for 'threshold', found %s (use 5 or 2.5%%)",
-		  cfg_found(n, f, sizeof(f)));
-	return -1;
 }
 
 /* boards: of the scenario (default: all). */

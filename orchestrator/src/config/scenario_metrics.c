@@ -16,20 +16,6 @@ static const char *const metric_keys[] = { "name", "regex", "unit", "unit_group"
 static const char *const better_names[] = { "higher", "lower", NULL };
 static const char *const override_keys[] = { "name", "threshold", NULL };
 
-/*
- * A unit orch converts must be spelled as its table has it; a name it does
- * not know is taken as a unit of its own ("BogoMIPS"), compared only with
- * itself, unless it is one typo away from a known unit ("MB/sec").
- */
-void scenario_check_unit(struct cfg *c, const struct ynode *n, const char *unit)
-{
-	if (units_known(unit))
-		return;
-	const char *near = units_nearest(unit);
-	if (near)
-		cfg_error(c, n, "unknown unit '%s' (did you mean '%s'?)", unit, near);
-}
-
 /* value_group: the group named "value", else 1, else the whole match;
  * unit_group: a number or a group name. */
 static void read_metric_groups(struct cfg *c, const struct ynode *m, struct metric_spec *ms)

@@ -13,16 +13,24 @@
  *   scenario_output.c   expect: stdout:, stderr:, exit_code: (output checks)
  *   scenario_boot.c     boot: and transfer:
  *   scenario_facts.c    facts: and label: (declared in cfg_read.h)
+ *   scenario_values.c   the values several parts read alike (threshold:, unit:)
+ *
+ * scenario.c calls the part readers; a part reader calls scenario_values.c
+ * and never another part or scenario.c.
  */
 #include "config/cfg_read.h"
+
+/* threshold: a percentage >= 0 ("5", "2.5%") into *out: 1, 0 when n is
+ * NULL, -1 (an error at n) when it is not one (scenario_values.c). */
+int scenario_read_threshold(struct cfg *c, const struct ynode *n, double *out);
+/* A unit orch converts must be spelled as units.h has it; reports a near
+ * miss (scenario_values.c). */
+void scenario_check_unit(struct cfg *c, const struct ynode *n, const char *unit);
 
 /* parse: iperf3-json | remote-bench into *out (replacing it). */
 void scenario_read_parse(struct cfg *c, const struct ynode *n, char **out);
 /* Refuses an args: item that is several options written as one. */
 void scenario_check_args(struct cfg *c, const struct ynode *n, char **args, size_t n_args);
-/* threshold: a percentage >= 0 ("5", "2.5%") into *out: 1, 0 when n is
- * NULL, -1 (an error at n) when it is not one. */
-int scenario_read_threshold(struct cfg *c, const struct ynode *n, double *out);
 
 /* bench: NAME (a safe file name) into *out. */
 void scenario_read_bench(struct cfg *c, const struct ynode *n, char **out);
@@ -41,8 +49,6 @@ void scenario_read_roles(struct cfg *c, const struct ynode *n, struct test *t);
 /* steps: of a multi-host test; roles must be read first. */
 void scenario_read_steps(struct cfg *c, const struct ynode *n, struct test *t);
 
-/* A unit orch converts must be spelled as units.h has it; reports a near miss. */
-void scenario_check_unit(struct cfg *c, const struct ynode *n, const char *unit);
 void scenario_read_metrics(struct cfg *c, const struct ynode *n, struct test *t);
 /* A boot test's metrics take no from: (they read console lines). */
 void scenario_check_boot_metrics(struct cfg *c, const struct ynode *metrics);
