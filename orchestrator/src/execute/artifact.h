@@ -29,7 +29,7 @@
 #include "link/board_link.h"
 
 /* One file pushed to a board, as above: a `push:` entry (artifact_push), or
- * a remote-bench program (execute/execute.h bench_ensure). */
+ * a remote-bench program (execute/bench.h bench_ensure). */
 struct file_push {
 	const char *src;           /* the controller's file */
 	const char *dest;          /* on the board, as its commands see it */

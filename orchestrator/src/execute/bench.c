@@ -7,7 +7,9 @@
  */
 #include "execute/artifact.h"
 #include "execute/command.h"
-#include "execute/execute.h"
+#include "execute/bench.h"
+#include "execute/context.h"
+#include "execute/executors.h"
 #include "execute/metrics.h"
 #include "execute/push_console.h"
 #include "config/substitute.h"

@@ -27,7 +27,8 @@
  * their arrival.
  */
 #include <stddef.h>
-#include "execute/execute.h"
+#include "execute/context.h"
+#include "execute/executors.h"
 #include "execute/metrics.h"
 #include "execute/output.h"
 #include "link/board_link.h"

@@ -4,14 +4,16 @@
  * What the pieces of a multi-host test share (internal to execute/):
  * the run's state, its peers (one foreground connection per board), the
  * outcome (the first failure is the test's), and each step's command.
- * multi.c runs the steps in order; multi_fg.c runs a foreground step and
+ * multi.c runs the steps in order; multi_run.c holds what they share
+ * (below the others, which call it); multi_fg.c runs a foreground step and
  * moves a step's files; multi_bg.c starts, watches and stops background
  * steps.
  */
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "execute/execute.h"
+#include "execute/context.h"
+#include "execute/executors.h"
 #include "execute/metrics.h"
 #include "result/result.h"
 

@@ -1,7 +1,8 @@
 /* `run:` tests: a shell command on the board, metrics from its output. */
 #include "execute/artifact.h"
 #include "execute/command.h"
-#include "execute/execute.h"
+#include "execute/context.h"
+#include "execute/executors.h"
 #include "execute/facts.h"
 #include "execute/metrics.h"
 #include "execute/parse_iperf3.h"

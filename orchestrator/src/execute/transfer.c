@@ -17,7 +17,8 @@
  * over an SSH connection of its own that offers those; the algorithms the
  * session agreed on are the result's implementation.
  */
-#include "execute/execute.h"
+#include "execute/context.h"
+#include "execute/executors.h"
 #include "config/substitute.h"
 #include "execute/transfer_cpu.h"
 #include "config/vars.h"
