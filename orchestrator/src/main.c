@@ -43,6 +43,8 @@ static const struct command commands[] = {
 	  "run the boards' power commands, under their locks" },
 	{ "console", cmd_console, "BOARD [-i INV] [--listen] [--escape KEY]",
 	  "the board's serial console, interactive (Ctrl-] q quits)" },
+	{ "exec", cmd_exec, "[-i INV] [-l SEL]... [-j N] [--timeout D] [--json|--no-fold] -- COMMAND...",
+	  "run a command on the selected boards, the output folded like clush -b" },
 	{ "help", NULL, "[COMMAND]", "this list, or the help of one command" },
 };
 

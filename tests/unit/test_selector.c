@@ -96,11 +96,36 @@ static void test_invalid(void **state)
 	inventory_free(inv);
 }
 
+/* Node sets (clush's notation) select the boards of their names. */
+static void test_nodeset(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"boards:\n"
+		"  b01: {}\n  b02: {}\n  b03: {}\n  b10: {}\n  sw1: {}\n";
+	struct diag_list dl = DIAG_LIST_INIT;
+	struct inventory *inv = NULL;
+	assert_int_equal(inventory_load_buffer("/r/b.yaml", text, strlen(text), &inv, &dl), 0);
+	diag_list_release(&dl);
+	char err[128];
+	sel(inv, S("b[01-02]"), 1, NULL, 0, "b01 b02");
+	sel(inv, S("b[01,03],sw1"), 1, NULL, 0, "b01 b03 sw1");
+	sel(inv, S("all"), 1, S("!b[02-10]"), 1, "b01 sw1");
+	/* names the rack lacks are passed over (a gap in a rack) */
+	sel(inv, S("b[01-12]"), 1, NULL, 0, "b01 b02 b03 b10");
+	assert_false(selector_valid(inv, "c[1-4]", err, sizeof(err)));
+	assert_string_equal(err, "node set 'c[1-4]' names no board of the inventory");
+	assert_false(selector_well_formed("b[5-2]", err, sizeof(err)));
+	assert_non_null(strstr(err, "5-2"));
+	inventory_free(inv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_invalid),
+		cmocka_unit_test(test_nodeset),
 	};
 	return ts_run_group(tests, NULL, NULL);
 }

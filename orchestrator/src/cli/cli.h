@@ -22,5 +22,6 @@ int cmd_lock(int argc, char **argv);
 int cmd_unlock(int argc, char **argv);
 int cmd_power(int argc, char **argv);
 int cmd_console(int argc, char **argv);
+int cmd_exec(int argc, char **argv);
 
 #endif

@@ -1,5 +1,6 @@
 #include "config/selector.h"
 #include "config/cfg_read.h"
+#include "util/nodeset.h"
 #include "util/strbuf.h"
 
 #include <ctype.h>
@@ -29,23 +30,55 @@ static bool name_matches(const char *pat, const char *name)
 	return is_glob(pat) ? fnmatch(pat, name, 0) == 0 : strcmp(pat, name) == 0;
 }
 
-/* A comma list "a,b" as separate selectors; caller frees with cfg_strv_free. */
+/* A comma list "a,b" as separate selectors (commas inside a node set's
+ * brackets, "b[1,3]", stay); caller frees with cfg_strv_free. */
 static char **split_list(const char *const *in, size_t n, size_t *n_out)
 {
 	char **out = NULL;
 	*n_out = 0;
 	for (size_t i = 0; in && i < n; i++) {
-		const char *p = in[i];
-		for (;;) {
-			size_t len = strcspn(p, ",");
-			out = xrealloc(out, (*n_out + 1) * sizeof(*out));
-			out[(*n_out)++] = xstrndup(p, len);
-			if (!p[len])
-				break;
-			p += len + 1;
-		}
+		size_t np;
+		char **parts = nodeset_split_list(in[i], &np);
+		out = xrealloc(out, (*n_out + np + 1) * sizeof(*out));
+		for (size_t j = 0; j < np; j++)
+			out[(*n_out)++] = parts[j];
+		free(parts);   /* the strings moved to out */
 	}
 	return out;
+}
+
+/* Whether the node set s names board b, or a group of b's. */
+static bool nodeset_names(const char *s, const struct board *b)
+{
+	char **names;
+	size_t n;
+	char err[128];
+	if (nodeset_expand(s, &names, &n, err, sizeof(err)) < 0)
+		return false;
+	bool found = false;
+	for (size_t i = 0; i < n && !found; i++) {
+		found = strcmp(names[i], b->name) == 0;
+		for (size_t g = 0; g < b->n_groups && !found; g++)
+			found = strcmp(names[i], b->groups[g]) == 0;
+	}
+	nodeset_names_free(names);
+	return found;
+}
+
+/* A node set is well formed when it expands to names a selector may hold. */
+static bool nodeset_well_formed(const char *s, char *err, size_t errlen)
+{
+	char **names;
+	size_t n;
+	if (nodeset_expand(s, &names, &n, err, errlen) < 0)
+		return false;
+	bool ok = true;
+	for (size_t i = 0; i < n && ok; i++)
+		if (!(ok = name_chars_ok(names[i]) && !is_glob(names[i])))
+			snprintf(err, errlen, "'%s' in node set '%s' is not a board or group name",
+				 names[i], s);
+	nodeset_names_free(names);
+	return ok;
 }
 
 static bool one_well_formed(const char *sel, char *err, size_t errlen);
@@ -81,6 +114,8 @@ static bool one_well_formed(const char *sel, char *err, size_t errlen)
 		}
 		return true;
 	}
+	if (nodeset_is_pattern(s))
+		return nodeset_well_formed(s, err, errlen);
 	if (strncmp(s, "tag:", 4) == 0 || strncmp(s, "group:", 6) == 0) {
 		bool tag = s[0] == 't';
 		if (!name_chars_ok(s + (tag ? 4 : 6))) {
@@ -124,6 +159,8 @@ static bool matches(const char *s, const struct board *b)
 		return board_has_tag(b, s + 4);
 	if (strncmp(s, "group:", 6) == 0)
 		return board_in_group(b, s + 6);
+	if (nodeset_is_pattern(s))
+		return nodeset_names(s, b);
 	return name_matches(s, b->name) || board_in_group(b, s);
 }
 
@@ -177,6 +214,10 @@ static bool one_valid(const struct inventory *inv, const char *sel, char *err, s
 		return group_exists(inv, s + 6) || unknown_group(inv, s + 6, err, errlen);
 	if (group_exists(inv, s))
 		return true;
+	if (nodeset_is_pattern(s)) {
+		snprintf(err, errlen, "node set '%s' names no board of the inventory", s);
+		return false;
+	}
 	bool tag = strncmp(s, "tag:", 4) == 0;
 	if (is_glob(tag ? s + 4 : s)) {
 		snprintf(err, errlen, "no board %s '%s'", tag ? "has a tag matching" : "matches",

@@ -3,8 +3,10 @@
 /*
  * Board selectors (orch(1) -l): "NAME" (a board, or a group's boards),
  * "tag:TAG", "group:GROUP", "all", and "!" before any to exclude. NAME,
- * TAG and GROUP may be shell globs ("apu*", "tag:rb?"),
- * and "a,b,!c" is the same as the three selectors a, b, !c. A list selects
+ * TAG and GROUP may be shell globs ("apu*", "tag:rb?"), NAME a node set
+ * ("b[01-16]", util/nodeset.h: the boards and groups of its names that the
+ * inventory has, at least one), and "a,b,!c" is the same as the three
+ * selectors a, b, !c (a comma inside a node set's brackets stays). A list selects
  * the union of its positive selectors (all boards when there are only
  * exclusions) minus every exclusion.
  */
