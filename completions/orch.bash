@@ -1,6 +1,6 @@
 # bash completion for orch(1): subcommands, their options, scenario and run
 # folders, board names (for -l, `orch boot`, `orch lock`, `orch power`,
-# `orch console`), and where selectors go (-l, lock, power) group names and
+# `orch console`, `orch exec`), and where selectors go (-l, lock, power) group names and
 # tags too, read from
 # the inventory with `orch boards` (-i on the line, else the scenario's
 # inventory:, else $ORCH_INVENTORY or the configuration files' inventory),
@@ -172,6 +172,9 @@ _orch()
 		COMPREPLY=($(compgen -W "$(_orch_selectors) on off cycle" -- "$cur")) ;;
 	console)
 		COMPREPLY=($(compgen -W "$(_orch_boards)" -- "$cur")) ;;
+	exec)
+		# the command on the boards: names of commands, then files
+		COMPREPLY=($(compgen -c -- "$cur") $(compgen -f -- "$cur")) ;;
 	history)
 		COMPREPLY=($(compgen -W "import" -- "$cur") $(compgen -f -X '!*.y*ml' -- "$cur")) ;;
 	compare | report | merge)

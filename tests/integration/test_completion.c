@@ -1,7 +1,7 @@
 /*
  * The bash completion (completions/orch.bash), run by bash against the
  * built orch and an inventory with groups: where it offers board names as
- * selectors (-l, orch lock, orch power) it offers every group's name too,
+ * selectors (-l, orch lock, orch power, orch exec -l) it offers every group's name too,
  * bare, as group:NAME and with '!' before either; orch boot, which takes a
  * board's name only, offers board names only.
  */
@@ -76,6 +76,7 @@ static void test_groups_where_boards(void **state)
 		"orch run x.yaml -i inv.yaml -l ''",
 		"orch lock ''",
 		"orch power ''",
+		"orch exec -l ''",
 	};
 	static const char *const words[] = {
 		"b1", "!b2", "tag:fast", "all",
@@ -103,11 +104,27 @@ static void test_boot_names_boards_only(void **state)
 	free(lines);
 }
 
+/* orch exec: its verb, its options from its --help, a command after them */
+static void test_exec(void **state)
+{
+	(void)state;
+	char *lines = offered("orch ex");
+	want(lines, "orch ex", "exec", true);
+	free(lines);
+	lines = offered("orch exec --no");
+	want(lines, "orch exec --no", "--no-fold", true);
+	free(lines);
+	lines = offered("orch exec -l b1 unam");
+	want(lines, "orch exec -l b1 unam", "uname", true);
+	free(lines);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_groups_where_boards),
 		cmocka_unit_test(test_boot_names_boards_only),
+		cmocka_unit_test(test_exec),
 	};
 	return ts_run_group(tests, setup, teardown);
 }

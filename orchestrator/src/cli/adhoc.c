@@ -268,8 +268,8 @@ int adhoc_exit_code(const struct adhoc_board *boards, size_t n)
 	return failed ? EXIT_TEST_FAILED : infra ? EXIT_INFRA : EXIT_OK;
 }
 
-/* Removes every "word" (and "word:PORT", "[word]:PORT") from sb. */
-static void strip_word(struct strbuf *sb, const char *word)
+/* Replaces every "word" (and "word:PORT", "[word]:PORT") in sb with by. */
+static void replace_word(struct strbuf *sb, const char *word, const char *by)
 {
 	size_t wl = word ? strlen(word) : 0;
 	if (!wl)
@@ -285,9 +285,14 @@ static void strip_word(struct strbuf *sb, const char *word)
 		if (sb->buf[end] == ':' && sb->buf[end + 1] >= '0' && sb->buf[end + 1] <= '9')
 			for (end++; sb->buf[end] >= '0' && sb->buf[end] <= '9'; end++)
 				;
-		memmove(sb->buf + at, sb->buf + end, sb->len - end + 1);
-		sb->len -= end - at;
-		from = at;
+		struct strbuf rest = STRBUF_INIT;
+		strbuf_puts(&rest, sb->buf + end);
+		sb->len = at;
+		sb->buf[at] = '\0';
+		strbuf_puts(sb, by);
+		from = sb->len;
+		strbuf_puts(sb, strbuf_str(&rest));
+		strbuf_release(&rest);
 	}
 }
 
@@ -296,25 +301,20 @@ char *adhoc_problem_text(const struct adhoc_board *ab)
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_puts(&sb, ab->error);
 	const struct board *b = ab->board;
-	strip_word(&sb, b->ssh.host);
-	strip_word(&sb, b->name);
-	/* what the stripping left: "to  failed", ": : x", "() " */
+	if (b->ssh.host && strcmp(b->ssh.host, b->name))
+		replace_word(&sb, b->ssh.host, "");
+	replace_word(&sb, b->name, "the board");
+	/* what taking the address out left: "board (): x", "a  b" */
+	static const char *const leftovers[] = { " ()", "()", "  ", " :", NULL };
+	for (size_t i = 0; leftovers[i]; i++)
+		replace_word(&sb, leftovers[i], leftovers[i][1] == ':' ? ":" : i == 2 ? " " : "");
 	struct strbuf out = STRBUF_INIT;
-	strbuf_printf(&out, "%s", adhoc_state_word(ab->state, ab->failed));
+	strbuf_puts(&out, adhoc_state_word(ab->state, ab->failed));
 	const char *s = strbuf_str(&sb);
 	while (*s == ' ' || *s == ':')
 		s++;
 	if (*s)
-		strbuf_puts(&out, ": ");
-	for (; *s; s++) {
-		if (*s == ' ' && (s[1] == ' ' || s[1] == ':' || s[1] == '\0'))
-			continue;
-		if (*s == '(' && s[1] == ')') {
-			s++;
-			continue;
-		}
-		strbuf_putc(&out, *s);
-	}
+		strbuf_printf(&out, ": %s", s);
 	strbuf_release(&sb);
 	return strbuf_detach(&out);
 }
