@@ -57,6 +57,7 @@ struct fetch_capture {
 	struct cksum ck;           /* of what went into file */
 	bool write_failed;
 	int write_errno;
+	uint64_t max, got;         /* the cap (0: none), and what came */
 };
 
 static int fetch_output(void *ctx, enum transport_stream stream, const char *data, size_t len)
@@ -64,6 +65,9 @@ static int fetch_output(void *ctx, enum transport_stream stream, const char *dat
 	struct fetch_capture *c = ctx;
 	if (stream == TRANSPORT_STDERR)
 		return transport_output_keep(&c->o, stream, data, len);
+	c->got += len;
+	if (c->max && c->got > c->max)
+		return -1;   /* it grew past the cap after the board's check */
 	if (fwrite(data, 1, len, c->file) != len) {
 		c->write_failed = true;
 		c->write_errno = errno;
@@ -451,10 +455,17 @@ static int board_mode(const char *text)
 int artifact_fetch(struct transport *t, const struct board *b, const struct artifact *a,
 		   const char *test_dir, int64_t timeout_ms, bool *infra, char *err, size_t errlen)
 {
+	return artifact_fetch_max(t, b, a, test_dir, timeout_ms, 0, infra, err, errlen);
+}
+
+int artifact_fetch_max(struct transport *t, const struct board *b, const struct artifact *a,
+		       const char *test_dir, int64_t timeout_ms, uint64_t max, bool *infra,
+		       char *err, size_t errlen)
+{
 	char *src = board_path(b, a->src), *qsrc = shquote(src), *path = NULL, *part = NULL;
 	*infra = false;
 	int ret = -1;
-	struct fetch_capture c = { .o = TRANSPORT_OUTPUT_INIT(0, 4096) };
+	struct fetch_capture c = { .o = TRANSPORT_OUTPUT_INIT(0, 4096), .max = max };
 	cksum_init(&c.ck);
 	if (artifact_dest_reserved(a->dest) || a->dest[0] == '/' || strstr(a->dest, "..")) {
 		snprintf(err, errlen, "fetch of %s:%s: '%s' is not a name for a fetched file "
@@ -469,10 +480,15 @@ int artifact_fetch(struct transport *t, const struct board *b, const struct arti
 	bool console = t->ops->no_stdin;   /* text lines only: the board prints a dump */
 	struct console_fetch cf;
 	console_fetch_init(&cf, c.file, &c.ck, &c.o.err);
-	char *cmd = console ? console_fetch_command(qsrc, console_fetch_max())
+	uint64_t cap = console && (!max || max > console_fetch_max()) ? console_fetch_max() : max;
+	char *cmd = console ? console_fetch_command(qsrc, cap)
 			    : xasprintf("f=%s; [ -f \"$f\" ] || { echo \"no such file\" >&2; "
-					"exit 2; }; cat \"$f\" || exit 1; set -- $(ls -ld \"$f\"); "
-					"echo \"ORCH-MODE $1\" >&2; " REMOTE_CHECK("2"), qsrc);
+					"exit 2; }; m=%llu; n=$(($(wc -c < \"$f\"))); "
+					"[ \"$m\" = 0 ] || [ \"$n\" -le \"$m\" ] || { echo \"$n bytes, "
+					"over the cap of $m\" >&2; exit 2; }; "
+					"cat \"$f\" || exit 1; set -- $(ls -ld \"$f\"); "
+					"echo \"ORCH-MODE $1\" >&2; " REMOTE_CHECK("2"),
+					qsrc, (unsigned long long)max);
 	struct transport_exec req = { .command = cmd, .timeout_ms = timeout_ms, .stdin_fd = -1,
 				      .own_channel = true,
 				      .on_output = console ? console_fetch_output : fetch_output,
@@ -501,6 +517,11 @@ int artifact_fetch(struct transport *t, const struct board *b, const struct arti
 		*infra = true;
 		snprintf(err, errlen, "%s: cannot write '%s' on the controller: %s", what, part,
 			 strerror(close_errno ? close_errno : EIO));
+		goto out;
+	}
+	if (c.max && c.got > c.max) {
+		snprintf(err, errlen, "%s: more than %llu bytes, over the cap of %llu", what,
+			 (unsigned long long)c.max, (unsigned long long)c.max);
 		goto out;
 	}
 	if (outcome_error(rc, &st, what, why, infra, err, errlen) < 0)

@@ -62,6 +62,13 @@ int artifact_fetch(struct transport *t, const struct board *b, const struct arti
 		   const char *test_dir, int64_t timeout_ms, bool *infra, char *err,
 		   size_t errlen);
 
+/* As artifact_fetch, bounded: a file over max bytes (0: no bound) is
+ * refused by the board before it sends anything ("N bytes, over the cap
+ * of MAX"), and a transfer that grows past it is stopped. */
+int artifact_fetch_max(struct transport *t, const struct board *b, const struct artifact *a,
+		       const char *test_dir, int64_t timeout_ms, uint64_t max, bool *infra,
+		       char *err, size_t errlen);
+
 /* The test's pushes, then (after its command) its fetches, recorded in tr
  * (the fetched files as artifacts, a push's rate as the ssh.push metric
  * is not added: test metrics stay the user's). 0, or -1 with tr's status
