@@ -45,6 +45,10 @@ static const struct command commands[] = {
 	  "the board's serial console, interactive (Ctrl-] q quits)" },
 	{ "exec", cmd_exec, "[-i INV] [-l SEL]... [-j N] [--timeout D] [--json|--no-fold] -- COMMAND...",
 	  "run a command on the selected boards, the output folded like clush -b" },
+	{ "copy", cmd_copy, "[-i INV] [-l SEL]... [-r] SRC DEST",
+	  "send a file (a folder with -r) to the selected boards" },
+	{ "fetch", cmd_fetch, "[-i INV] [-l SEL]... [--max-size SIZE] SRC DIR",
+	  "bring a file back from the selected boards into DIR/BOARD/" },
 	{ "help", NULL, "[COMMAND]", "this list, or the help of one command" },
 };
 

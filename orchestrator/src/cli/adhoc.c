@@ -319,6 +319,14 @@ char *adhoc_problem_text(const struct adhoc_board *ab)
 	return strbuf_detach(&out);
 }
 
+char *adhoc_group_what(const struct fold_group *g)
+{
+	const struct adhoc_board *ab = g->data;
+	if (g->n == 1 && (ab->state != ADHOC_RAN || ab->failed))
+		return xasprintf("%s: %s", adhoc_state_word(ab->state, ab->failed), ab->error);
+	return xstrdup(g->key);
+}
+
 char *adhoc_group_header(const struct fold_group *g, const char *what)
 {
 	char *set = fold_nodeset(g);

@@ -84,6 +84,10 @@ int adhoc_exit_code(const struct adhoc_board *boards, size_t n);
  * ("unreachable: connection refused"). Caller frees. */
 char *adhoc_problem_text(const struct adhoc_board *ab);
 
+/* What a group of boards (its data the first's adhoc_board, its key what
+ * they share) says: the key, or for a group of one board that was not
+ * worked on or failed, its own error as it came. Caller frees. */
+char *adhoc_group_what(const struct fold_group *g);
 /* "b[01-28,30-32] (31 boards, WHAT)": a group's header; caller frees. */
 char *adhoc_group_header(const struct fold_group *g, const char *what);
 /* Prints a header line as clush -b does (between rules of dashes), in

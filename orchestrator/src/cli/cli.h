@@ -23,5 +23,7 @@ int cmd_unlock(int argc, char **argv);
 int cmd_power(int argc, char **argv);
 int cmd_console(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
+int cmd_copy(int argc, char **argv);
+int cmd_fetch(int argc, char **argv);
 
 #endif

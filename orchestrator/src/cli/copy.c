@@ -167,9 +167,11 @@ static void print_outcome(struct adhoc_board *boards, size_t n, size_t n_files)
 	}
 	fold_sort(&f, FOLD_LARGEST_FIRST);
 	for (size_t i = 0; i < f.n; i++) {
-		char *h = adhoc_group_header(&f.groups[i], f.groups[i].key);
+		char *what = adhoc_group_what(&f.groups[i]);
+		char *h = adhoc_group_header(&f.groups[i], what);
 		printf("%s\n", h);
 		free(h);
+		free(what);
 	}
 	printf("copied to %zu, already there on %zu", copied, there);
 	if (other)
