@@ -140,6 +140,8 @@ _orch()
 		return ;;
 	--color)
 		;;
+	--max-size)
+		return ;;
 	-j | --jobs | --repeat | --threshold | --shard | --timeout | --for | --note)
 		return ;;
 	esac
@@ -175,6 +177,9 @@ _orch()
 	exec)
 		# the command on the boards: names of commands, then files
 		COMPREPLY=($(compgen -c -- "$cur") $(compgen -f -- "$cur")) ;;
+	copy | fetch)
+		# SRC and DEST/DIR: the controller's files and folders
+		COMPREPLY=($(compgen -f -- "$cur")) ;;
 	history)
 		COMPREPLY=($(compgen -W "import" -- "$cur") $(compgen -f -X '!*.y*ml' -- "$cur")) ;;
 	compare | report | merge)

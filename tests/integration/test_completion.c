@@ -104,7 +104,8 @@ static void test_boot_names_boards_only(void **state)
 	free(lines);
 }
 
-/* orch exec: its verb, its options from its --help, a command after them */
+/* orch exec: its verb, its options from its --help, a command after them;
+ * orch copy and fetch: files, and their options */
 static void test_exec(void **state)
 {
 	(void)state;
@@ -116,6 +117,12 @@ static void test_exec(void **state)
 	free(lines);
 	lines = offered("orch exec -l b1 unam");
 	want(lines, "orch exec -l b1 unam", "uname", true);
+	free(lines);
+	lines = offered("orch copy -l b1 in");
+	want(lines, "orch copy -l b1 in", "inv.yaml", true);
+	free(lines);
+	lines = offered("orch fetch --max");
+	want(lines, "orch fetch --max", "--max-size", true);
 	free(lines);
 }
 

@@ -16,6 +16,8 @@
  *   4   nothing ran: every selected test skipped, or an empty plan or
  *       shard (`orch run --allow-empty` makes an empty plan 0)
  *   130 interrupted (partial results kept), before any of the above
+ * The ad-hoc verbs (orch exec, copy, fetch; cli/adhoc.h) use 4 for "some
+ * board failed and some was not reached" instead.
  */
 #define EXIT_OK 0
 #define EXIT_TEST_FAILED 1
