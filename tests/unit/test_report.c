@@ -67,28 +67,18 @@ static void test_summary(void **state)
 	(void)state;
 	struct run_result run = { 0 };
 	sample_run_fill(&run);
-	char *s = report_summary(&run, false);
+	/* the full table: a line per board x test (orch report --full) */
+	char *s = report_full(&run, false);
 	assert_null(strchr(s, '\033'));
 	assert_non_null(strstr(s, "BOARD"));
 	assert_non_null(strstr(s, "MESSAGE"));
-	assert_non_null(strstr(s, "\n10 passed, 1 failed, 1 error, 1 skipped, 1 regressed in 4m23s\n"));
-	/* repeated metrics show median +- spread with the unit */
 	assert_non_null(strstr(s, "mem.memcpy 25.65 \u00b1 0.29 MiB/s"));
-	/* no metric hidden: a passing test's in one compact line, a failed
-	 * or regressed test's each on a line below the table (28.5) */
-	assert_null(strstr(s, "more)"));
 	assert_non_null(strstr(s, "mem.memcpy 107.7 MiB/s, mem.loop 47.15 MiB/s, mem.tmpfs_write 35.9 MiB/s"));
 	assert_non_null(strstr(s, "3 metrics, listed below"));
 	assert_non_null(strstr(s, "\nbifferboard memory (regressed):\n"
 				  "  mem.memcpy 25.65 \u00b1 0.29 MiB/s -12.0% regression\n"
 				  "  mem.loop 11.22 \u00b1 0.15 MiB/s +7.5% better\n"));
-	/* the verdict across the boards, as orch compare words it (24.3) */
-	assert_non_null(strstr(s, "\nagainst 20261201-165000:\n  memory.mem.memcpy: 20261202-165000 is "
-				  "12.0% slower than 20261201-165000 on bifferboard; regression on 1 board\n"));
 	assert_non_null(strstr(s, "login at 21.6s, 4/4 phases"));
-	assert_non_null(strstr(s, "init at 47.0s, 3/4 phases"));
-	assert_non_null(strstr(s, "ssh 192.168.1.52:22: connection timed out after 10s"));
-	assert_non_null(strstr(s, "regressed"));
 	/* columns line up: every row has STATUS at the same column */
 	const char *hdr_status = strstr(s, "STATUS");
 	size_t col = (size_t)(hdr_status - s);
@@ -96,10 +86,38 @@ static void test_summary(void **state)
 	assert_non_null(row);
 	assert_memory_equal(row + 1 + col, "pass", 4);
 	free(s);
-
-	s = report_summary(&run, true);
+	s = report_full(&run, true);
 	assert_non_null(strstr(s, "\033[32mpass\033[0m"));
 	assert_non_null(strstr(s, "\033[1;31mfail\033[0m"));
+	free(s);
+
+	/* the summary: failures with their last line and logs, a line per
+	 * test that did not pass everywhere, the passes folded, a line per
+	 * test x metric across the boards, the tally */
+	s = report_summary(&run, false);
+	assert_null(strchr(s, '\033'));
+	assert_null(strstr(s, "BOARD"));
+	assert_non_null(strstr(s, "\n10 passed, 1 failed, 1 error, 1 skipped, 1 regressed in 4m23s\n"));
+	assert_non_null(strstr(s, "failed: boot on rpi1: phase login not reached within 3m\n"
+				  "  rpi1: last line (console): INIT: Entering runlevel: 2; logs rpi1/boot\n"));
+	assert_non_null(strstr(s, "error: kernel on apu2: ssh 192.168.1.52:22: connection timed out "
+				  "after 10s\n"));
+	assert_non_null(strstr(s, "regressed: memory on bifferboard: mem.memcpy 25.65 \u00b1 0.29 MiB/s "
+				  "-12.0% regression"));
+	assert_non_null(strstr(s, "\nboot: 2 passed, 1 failed on rpi1\n"));
+	assert_non_null(strstr(s, "\nkernel: 2 passed, 1 error on apu2\n"));
+	assert_non_null(strstr(s, "\ncpuinfo passed on all 3 boards\n"));
+	/* every figure, across the boards, with the change as compare words it */
+	assert_non_null(strstr(s, "\nfigures (against 20261201-165000):\n"));
+	assert_non_null(strstr(s, "  cpuinfo mem.total: 23.54 GiB on rpi1\n"));
+	assert_non_null(strstr(s, "  memory mem.memcpy: median 107.7 MiB/s, 25.65 to 2435 MiB/s over 3 "
+				  "boards; high apu2 2435 MiB/s; 20261202-165000 is 12.0% slower than "
+				  "20261201-165000 on bifferboard; regression on 1 board\n"));
+	assert_non_null(strstr(s, "  boot phase login: median 17.38 s, 13.1 to 21.65 s over "
+				  "apu2,bifferboard\n"));
+	free(s);
+	s = report_summary(&run, true);
+	assert_non_null(strstr(s, "\033[1;31mfailed\033[0m: boot on rpi1"));
 	free(s);
 
 	run.interrupted = true;
@@ -608,13 +626,14 @@ static void test_verdict_everywhere(void **state)
 			   "(client2) than v1 over 6 boards; regression on 1 board; not judged: one "
 			   "sample on 1 board";
 	char *s = report_summary(&run, false);
-	if (!strstr(s, line))
+	/* on the test x metric's own line, after its figures */
+	if (!strstr(s, line + strlen("iperf.tput: ")))
 		fail_msg("summary.txt has no range line:\n%s", s);
-	assert_non_null(strstr(s, "\nagainst v1:\n"));
-	/* per metric, the % still shown where not judged */
-	assert_non_null(strstr(s, "tput 900 Mbit/s +4.2% not judged: one sample"));
-	assert_non_null(strstr(s, "  tput 902 \u00b1 1.6 Mbit/s -17.0% regression (baseline 1.088 Gbit/s, "
-				  "threshold 5%, p 0.00123)\n"));
+	assert_non_null(strstr(s, "\nfigures (against v1):\n"));
+	assert_non_null(strstr(s, "  iperf tput: median 902 Mbit/s, 900 to 902 Mbit/s over 6 boards; "));
+	/* the regression with its evidence */
+	assert_non_null(strstr(s, "regressed: iperf on client3: tput 902 \u00b1 1.6 Mbit/s -17.0% "
+				  "regression (baseline 1.088 Gbit/s, threshold 5%, p 0.00123)"));
 	free(s);
 	char *x = report_junit(&run);
 	assert_non_null(strstr(x, line));
@@ -682,7 +701,7 @@ static void test_history_words(void **state)
 		free(out[o]);
 	}
 	char *s = report_summary(&run, false);
-	assert_non_null(strstr(s, "\nagainst the last 10 runs:\n"));
+	assert_non_null(strstr(s, "\nfigures (against the last 10 runs):\n"));
 	free(s);
 	run_result_release(&run);
 }

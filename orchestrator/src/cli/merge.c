@@ -54,7 +54,7 @@ int cmd_merge(int argc, char **argv)
 		fprintf(stderr, "orch merge: %s\n", err);
 		return EXIT_USAGE;
 	}
-	char *summary = report_summary(&merged, log_use_color());
+	char *summary = report_summary_in(&merged, out_dir, log_use_color());
 	if (summary)
 		fputs(summary, stderr);
 	free(summary);

@@ -20,7 +20,7 @@
 
 static void usage(FILE *out)
 {
-	fputs("usage: orch report RUN_DIR\n"
+	fputs("usage: orch report [--full] RUN_DIR\n"
 	      "\n"
 	      "Reads RUN_DIR/results.json and writes summary.txt, junit.xml and\n"
 	      "report.html again (each file replaced whole), then prints the summary\n"
@@ -34,6 +34,7 @@ static void usage(FILE *out)
 	      "are kept in results.json and the reports.\n"
 	      "\n"
 	      "options:\n"
+	      "  --full       print a line per board x test (the table), then the summary\n"
 	      "  -h, --help   this text\n"
 	      "\n"
 	      "exit: 0 reports written, 2 usage error or a run folder that cannot be\n"
@@ -111,9 +112,35 @@ static int load_run(const char *dir, struct run_result *run, bool *rebuilt, char
 	return 0;
 }
 
+/* The options: --full sets *full. -1 to go on, else the exit code. */
+static int parse_options(int argc, char **argv, bool *full)
+{
+	static const struct option opts[] = {
+		{ "full", no_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		if (opt == 'F') {
+			*full = true;
+			continue;
+		}
+		if (opt == 'h') {
+			usage(stdout);
+			return EXIT_OK;
+		}
+		return cmd_option_error("report", opt, argv[optind - 1]);
+	}
+	return -1;
+}
+
 int cmd_report(int argc, char **argv)
 {
-	int rc = cmd_parse_help_only(argc, argv, "report", usage);
+	bool full = false;
+	int rc = parse_options(argc, argv, &full);
 	if (rc >= 0)
 		return rc;
 	if (argc - optind != 1)
@@ -151,9 +178,14 @@ int cmd_report(int argc, char **argv)
 	if (!stored)
 		goto out;
 	store_remove_stale_tmp(st);
-	char *summary = report_summary(&run, log_use_color());
-	if (summary)
-		fputs(summary, stderr);
+	if (full) {
+		char *table = report_full(&run, log_use_color());
+		fputs(table, stderr);
+		fputc('\n', stderr);
+		free(table);
+	}
+	char *summary = report_summary_in(&run, dir, log_use_color());
+	fputs(summary, stderr);
 	free(summary);
 	ret = EXIT_OK;
 out:

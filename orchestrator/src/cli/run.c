@@ -499,7 +499,7 @@ static int run_finish(struct run_ctx *c)
 	free(order.boards);
 	free(order.tests);
 	int ret = run->exit_code;
-	char *summary = report_summary(run, log_use_color());
+	char *summary = report_summary_in(run, store_path(c->st), log_use_color());
 	fputs(summary, stderr);
 	free(summary);
 	fprintf(stderr, "run folder: %s\n", store_path(c->st));

@@ -16,7 +16,7 @@ int finish_write_reports(struct store *st, const struct run_result *run, char *e
 		const char *name;
 		char *text;
 	} files[] = {
-		{ "summary.txt", report_summary(run, false) },
+		{ "summary.txt", report_summary_in(run, store_path(st), false) },
 		{ "junit.xml", report_junit_in(run, store_path(st)) },
 	};
 	int ret = 0;

@@ -12,7 +12,18 @@
 
 #include "result/result.h"
 
+/* The summary people read at the end of a run and in summary.txt, bounded
+ * by tests and failures, not boards x tests: each failure, error and
+ * regression (message, last line, logs), a line per test that did not pass
+ * everywhere ("t07: 60 passed, 4 failed on b[10-13]"), the passes folded,
+ * a line per test x metric across boards, notes once with their boards,
+ * then the tally. With RUN_DIR (may be NULL) a failure's last line is
+ * read from its logs. */
 char *report_summary(const struct run_result *run, bool color);
+char *report_summary_in(const struct run_result *run, const char *run_dir, bool color);
+/* The full table, a line per board x test, and every metric of each
+ * failed or regressed test below it (orch report --full). */
+char *report_full(const struct run_result *run, bool color);
 char *report_junit(const struct run_result *run);
 /* JUnit with each test's output from RUN_DIR/BOARD/TEST/{stdout,stderr}.log:
  * the failure text holds the first line that says what failed and the

@@ -1,228 +1,60 @@
-/* The summary table: summary.txt, and what orch prints at the end of a run. */
+/* The bounded summary: summary.txt, and what orch prints at the end of a
+ * run. It grows with the tests and the distinct outcomes, not with boards x
+ * tests: boards that share an outcome are one node set (util/fold.h). */
 #include "report/report.h"
 #include "report/report_text.h"
+#include "report/summary_int.h"
 #include "compare/range.h"
-#include "result/result_json.h"
+#include "util/fold.h"
+#include "util/nodeset.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
-#include "util/valfmt.h"
 
-#include <ctype.h>
-#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-/* A passing test's metrics: in full up to this many columns, else the
- * medians alone up to SUMMARY_COMPACT_WIDTH, else a tally of the changes. */
-#define SUMMARY_METRICS_WIDTH 64
-#define SUMMARY_COMPACT_WIDTH 110
 #define SUMMARY_MAX_MESSAGE 160
+#define SUMMARY_MAX_LINE 300
+/* a group of failures names each board's last line up to this many */
+#define SUMMARY_MAX_EACH 8
 
-enum { COL_BOARD, COL_TEST, COL_STATUS, COL_DURATION, COL_METRICS, COL_MESSAGE, N_COLS };
-
-static const char *const col_titles[N_COLS] = {
-	"BOARD", "TEST", "STATUS", "DURATION", "METRICS", "MESSAGE",
-};
-
-static const char *status_label(const struct test_result *tr)
+/* The run's distinct test names and boards, in natural order (borrowed). */
+static const char **distinct(const struct run_result *run, bool boards, size_t *n)
 {
-	if (tr->regressed && tr->status == STATUS_PASS)
-		return "regressed";
-	return result_status_name(tr->status);
+	const char **v = xcalloc(run->n_results + 1, sizeof(*v));
+	for (size_t i = 0; i < run->n_results; i++)
+		v[i] = boards ? run->results[i].board : run->results[i].test;
+	nodeset_sort(v, run->n_results);
+	size_t k = 0;
+	for (size_t i = 0; i < run->n_results; i++)
+		if (v[i] && (!k || strcmp(v[k - 1], v[i])))
+			v[k++] = v[i];
+	*n = k;
+	return v;
 }
 
-static const char *status_color(const struct test_result *tr)
+void summary_run_init(struct summary_run *s, const struct run_result *run, const char *run_dir)
 {
-	if (tr->regressed)
-		return "\033[1;31m";
-	switch (tr->status) {
-	case STATUS_PASS: return "\033[32m";
-	case STATUS_FAIL: return "\033[1;31m";
-	case STATUS_ERROR: return "\033[1;33m";
-	case STATUS_SKIP: return "\033[2m";
-	}
-	return "";
+	s->run = run;
+	s->run_dir = run_dir;
+	s->tests = distinct(run, false, &s->n_tests);
+	s->boards = distinct(run, true, &s->n_boards);
 }
 
-static char *clean_line(const char *s, size_t max)
+void summary_run_release(struct summary_run *s)
 {
-	struct strbuf sb = STRBUF_INIT;
-	report_escape(&sb, s, ESC_PLAIN);
-	char *out = strbuf_detach(&sb);
-	if (report_width(out) > max) {
-		/* cut at a code point boundary, then mark the cut */
-		size_t w = 0, i = 0;
-		for (; out[i]; i++) {
-			if (((unsigned char)out[i] & 0xC0) != 0x80 && ++w > max - 3)
-				break;
-		}
-		out[i] = '\0';
-		char *cut = xasprintf("%s...", out);
-		free(out);
-		out = cut;
-	}
-	return out;
+	free(s->tests);
+	free(s->boards);
 }
 
-/* "mem.memcpy 25.65 ± 0.29 MiB/s -12.0% regression": a metric, and its
- * change against the baseline when the run had one. */
-static void summary_one_metric(struct strbuf *sb, const struct metric_result *m)
+char *summary_fold_names(const char *const *names, size_t n)
 {
-	strbuf_printf(sb, "%s ", m->name);
-	report_fmt_metric(sb, m);
-	if (m->change != METRIC_CHANGE_NONE) {
-		strbuf_putc(sb, ' ');
-		range_metric_change(sb, m, NAN);
-	}
-}
-
-/* Whether summary.txt lists every metric of tr below the table. */
-static bool summary_lists_all(const struct test_result *tr)
-{
-	return tr->n_metrics && (tr->status != STATUS_PASS || tr->regressed);
-}
-
-/* A passing test's metrics that do not fit in a cell: how many, how they
- * moved, and the ones that moved beyond noise ("37 metrics: 2 better
- * (mem.loop +7.5%, mem.copy +6.1%), 35 within noise"). */
-static void summary_tally(struct strbuf *sb, const struct test_result *tr)
-{
-	static const char *const words[] = {
-		[METRIC_CHANGE_REGRESSION] = "regression", [METRIC_CHANGE_WORSE] = "worse",
-		[METRIC_CHANGE_BETTER] = "better", [METRIC_CHANGE_NOT_JUDGED] = "not judged",
-		[METRIC_CHANGE_NOISE] = "within noise", [METRIC_CHANGE_SAME] = "no change",
-	};
-	static const enum metric_change order[] = {
-		METRIC_CHANGE_REGRESSION, METRIC_CHANGE_WORSE, METRIC_CHANGE_BETTER,
-		METRIC_CHANGE_NOT_JUDGED, METRIC_CHANGE_NOISE, METRIC_CHANGE_SAME,
-	};
-	strbuf_printf(sb, "%zu metrics", tr->n_metrics);
-	const char *sep = ": ";
-	for (size_t o = 0; o < sizeof(order) / sizeof(order[0]); o++) {
-		size_t n = 0;
-		for (size_t i = 0; i < tr->n_metrics; i++)
-			n += tr->metrics[i].change == order[o];
-		if (!n)
-			continue;
-		strbuf_printf(sb, "%s%zu %s", sep, n, words[order[o]]);
-		sep = ", ";
-		if (order[o] != METRIC_CHANGE_BETTER && order[o] != METRIC_CHANGE_WORSE &&
-		    order[o] != METRIC_CHANGE_REGRESSION)
-			continue;
-		const char *in = " (";
-		for (size_t i = 0; i < tr->n_metrics; i++) {
-			if (tr->metrics[i].change != order[o])
-				continue;
-			strbuf_printf(sb, "%s%s ", in, tr->metrics[i].name);
-			valfmt_pct(sb, tr->metrics[i].change_pct);
-			in = ", ";
-		}
-		strbuf_putc(sb, ')');
-	}
-	if (*sep == ':')
-		strbuf_puts(sb, " (values in report.html and junit.xml)");
-}
-
-/* "mem.memcpy 107.7 MiB/s +1.5%, mem.loop 47.15 MiB/s": the medians and
- * their changes alone. */
-static void summary_medians(struct strbuf *sb, const struct test_result *tr)
-{
-	for (size_t i = 0; i < tr->n_metrics; i++) {
-		const struct metric_result *m = &tr->metrics[i];
-		strbuf_printf(sb, "%s%s ", i ? ", " : "", m->name);
-		valfmt_value(sb, m->median, m->unit);
-		if (m->change != METRIC_CHANGE_NONE && isfinite(m->change_pct)) {
-			strbuf_putc(sb, ' ');
-			valfmt_pct(sb, m->change_pct);
-		}
-	}
-}
-
-static char *summary_metrics(const struct test_result *tr)
-{
-	struct strbuf sb = STRBUF_INIT;
-	if (summary_lists_all(tr)) {
-		strbuf_printf(&sb, "%zu metric%s, listed below", tr->n_metrics,
-			      tr->n_metrics == 1 ? "" : "s");
-	} else if (tr->n_metrics) {
-		for (size_t i = 0; i < tr->n_metrics; i++) {
-			if (i)
-				strbuf_puts(&sb, ", ");
-			summary_one_metric(&sb, &tr->metrics[i]);
-		}
-		if (report_width(strbuf_str(&sb)) > SUMMARY_METRICS_WIDTH) {
-			strbuf_reset(&sb);
-			summary_medians(&sb, tr);
-		}
-		if (report_width(strbuf_str(&sb)) > SUMMARY_COMPACT_WIDTH) {
-			strbuf_reset(&sb);
-			summary_tally(&sb, tr);
-		}
-	}
-	if (!tr->n_metrics && tr->n_phases) {
-		const struct phase_result *last = NULL;
-		size_t reached = 0;
-		for (size_t i = 0; i < tr->n_phases; i++) {
-			if (tr->phases[i].reached) {
-				last = &tr->phases[i];
-				reached++;
-			}
-		}
-		if (last) {
-			char d[32];
-			report_fmt_duration(d, sizeof(d), last->offset_s);
-			strbuf_printf(&sb, "%s at %s", last->name, d);
-		}
-		strbuf_printf(&sb, "%s%zu/%zu phases", last ? ", " : "", reached, tr->n_phases);
-	}
-	char *s = clean_line(strbuf_str(&sb), 200);
-	strbuf_release(&sb);
-	return s;
-}
-
-/* Every metric of each failed or regressed test, a line each, and the
- * range lines of the run against its baseline. */
-static void summary_details(struct strbuf *sb, const struct run_result *run)
-{
-	for (size_t i = 0; i < run->n_results; i++) {
-		const struct test_result *tr = &run->results[i];
-		if (!summary_lists_all(tr))
-			continue;
-		char *b = clean_line(tr->board ? tr->board : "", 40);
-		char *t = clean_line(tr->test ? tr->test : "", 40);
-		strbuf_printf(sb, "\n%s %s (%s):\n", b, t, status_label(tr));
-		free(b);
-		free(t);
-		for (size_t m = 0; m < tr->n_metrics; m++) {
-			struct strbuf one = STRBUF_INIT;
-			summary_one_metric(&one, &tr->metrics[m]);
-			range_metric_evidence(&one, &tr->metrics[m]);
-			char *line = clean_line(strbuf_str(&one), 200);
-			strbuf_printf(sb, "  %s\n", line);
-			free(line);
-			strbuf_release(&one);
-		}
-	}
-	struct strbuf ranges = STRBUF_INIT;
-	struct range_lines rl;
-	range_lines_of_run(run, &rl);
-	size_t n_lines = range_lines_put(&ranges, &rl, NULL, "  ");
-	range_lines_release(&rl);
-	if (n_lines) {
-		char *name = clean_line(range_baseline_name(run), 80);
-		strbuf_printf(sb, "\nagainst %s:\n", name);
-		free(name);
-		/* board and test names came from YAML: each line cleaned for a terminal */
-		for (char *line = ranges.buf, *nl; line && *line; line = nl + 1) {
-			nl = strchr(line, '\n');
-			*nl = '\0';
-			report_escape(sb, line, ESC_PLAIN);
-			strbuf_putc(sb, '\n');
-		}
-	}
-	strbuf_release(&ranges);
+	char *f = nodeset_fold_str(names, n);
+	char *c = report_clean_line(f, 120);
+	free(f);
+	return c;
 }
 
 static char *summary_message(const struct test_result *tr)
@@ -232,98 +64,222 @@ static char *summary_message(const struct test_result *tr)
 		strbuf_puts(&sb, tr->message);
 	if (tr->comparison)
 		strbuf_printf(&sb, "%s%s", sb.len ? "; " : "", tr->comparison);
-	char *rep = repeat_outcome_describe(tr);
-	if (rep)
-		strbuf_printf(&sb, "%s%s", sb.len ? "; " : "", rep);
-	free(rep);
-	char *s = clean_line(strbuf_str(&sb), SUMMARY_MAX_MESSAGE);
+	if (!sb.len)
+		strbuf_puts(&sb, tr->status == STATUS_FAIL ? "failed" : "error");
+	char *s = report_clean_line(strbuf_str(&sb), SUMMARY_MAX_MESSAGE);
 	strbuf_release(&sb);
 	return s;
 }
 
-static void pad(struct strbuf *sb, size_t n)
+/* "  b[10-13]: last line (stderr.log): boom; logs b[10-13]/t07": the boards
+ * of one failure folded by the line they ended on. */
+static void problem_boards(struct strbuf *sb, const struct summary_run *s,
+			   const struct fold_group *g, const char *test)
 {
-	while (n--)
-		strbuf_putc(sb, ' ');
-}
-
-/* The table's cells, N_COLS per result, and each column's width. */
-static char **summary_cells(const struct run_result *run, size_t width[N_COLS])
-{
-	size_t n = run->n_results;
-	char **cells = xcalloc(n * N_COLS + 1, sizeof(*cells));
-	for (int c = 0; c < N_COLS; c++)
-		width[c] = strlen(col_titles[c]);
-	for (size_t i = 0; i < n; i++) {
-		const struct test_result *tr = &run->results[i];
-		char dur[32];
-		report_fmt_duration(dur, sizeof(dur), tr->duration_s);
-		char **row = &cells[i * N_COLS];
-		row[COL_BOARD] = clean_line(tr->board ? tr->board : "", 40);
-		row[COL_TEST] = clean_line(tr->test ? tr->test : "", 40);
-		row[COL_STATUS] = xstrdup(status_label(tr));
-		row[COL_DURATION] = xstrdup(tr->status == STATUS_SKIP && !tr->duration_s ? "-" : dur);
-		row[COL_METRICS] = summary_metrics(tr);
-		row[COL_MESSAGE] = summary_message(tr);
-		for (int c = 0; c < N_COLS; c++) {
-			size_t w = report_width(row[c]);
-			if (w > width[c])
-				width[c] = w;
+	struct fold lines = FOLD_INIT;
+	char **keep = xcalloc(g->n + 1, sizeof(*keep));
+	for (size_t i = 0; i < g->n; i++) {
+		const struct test_result *tr = run_result_find(s->run, g->members[i], test);
+		const char *from = "";
+		char *last = tr ? report_last_line(tr, s->run_dir, &from) : NULL;
+		char *clean = last ? report_clean_line(last, SUMMARY_MAX_MESSAGE) : NULL;
+		char *dir = tr ? report_log_dir(tr) : xstrdup("?");
+		char *safe_b = fs_safe_name(g->members[i]);
+		/* a board's logs in BOARD/TEST fold with the others' */
+		bool plain = !strncmp(dir, safe_b, strlen(safe_b)) && dir[strlen(safe_b)] == '/';
+		keep[i] = clean ? xasprintf("last line (%s): %s%s%s", from, clean,
+					    plain ? "" : "; logs ", plain ? "" : dir)
+				: xasprintf("no output%s%s", plain ? "" : "; logs ", plain ? "" : dir);
+		/* data: the logs' path after the board, for a group that folds them */
+		bool is_new = !fold_find(&lines, keep[i]);
+		fold_add(&lines, keep[i], g->members[i],
+			 plain && is_new ? xstrdup(dir + strlen(safe_b)) : NULL);
+		free(safe_b);
+		free(dir);
+		free(clean);
+		free(last);
+	}
+	fold_sort(&lines, FOLD_BY_MEMBER);
+	for (size_t i = 0; i < lines.n; i++) {
+		const struct fold_group *l = &lines.groups[i];
+		char *set = summary_fold_names(l->members, l->n);
+		strbuf_printf(sb, "  %s: %s", set, l->key);
+		if (l->data)
+			strbuf_printf(sb, "; logs %s%s", l->n > 1 ? set : l->members[0],
+				      (const char *)l->data);
+		strbuf_putc(sb, '\n');
+		free(set);
+		if (i + 1 == SUMMARY_MAX_EACH && lines.n > SUMMARY_MAX_EACH) {
+			strbuf_printf(sb, "  (%zu more last lines: orch report RUN --full)\n",
+				      lines.n - SUMMARY_MAX_EACH);
+			break;
 		}
 	}
-	return cells;
+	for (size_t i = 0; i < lines.n; i++)
+		free(lines.groups[i].data);
+	fold_release(&lines);
+	for (size_t i = 0; i < g->n; i++)
+		free(keep[i]);
+	free(keep);
 }
 
-/* The table: a title line, then a line per result; the metrics and
- * message columns only when some result has one. */
-static void summary_table(struct strbuf *sb, const struct run_result *run, bool color)
+/* "failed: t07 on b[10-13]: exit status 1", then the boards' last lines:
+ * one group per test, outcome and message. */
+static void summary_problems(struct strbuf *sb, const struct summary_run *s, bool color)
 {
-	size_t n = run->n_results;
-	size_t width[N_COLS];
-	char **cells = summary_cells(run, width);
-	bool any_metrics = false, any_message = false;
-	for (size_t i = 0; i < n; i++) {
-		any_metrics |= *cells[i * N_COLS + COL_METRICS] != '\0';
-		any_message |= *cells[i * N_COLS + COL_MESSAGE] != '\0';
-	}
-	for (size_t i = 0; i <= n; i++) {
-		struct strbuf line = STRBUF_INIT;
-		const struct test_result *tr = i ? &run->results[i - 1] : NULL;
-		for (int c = 0; c < N_COLS; c++) {
-			if ((c == COL_METRICS && !any_metrics) || (c == COL_MESSAGE && !any_message))
+	for (size_t t = 0; t < s->n_tests; t++) {
+		struct fold groups = FOLD_INIT;
+		for (size_t i = 0; i < s->run->n_results; i++) {
+			const struct test_result *tr = &s->run->results[i];
+			if ((tr->status != STATUS_FAIL && tr->status != STATUS_ERROR) ||
+			    strcmp(tr->test, s->tests[t]))
 				continue;
-			const char *cell = i ? cells[(i - 1) * N_COLS + c] : col_titles[c];
-			size_t w = report_width(cell);
-			if (c)
-				strbuf_puts(&line, "  ");
-			if (c == COL_DURATION)
-				pad(&line, width[c] - w);
-			bool paint = color && (c == COL_STATUS ? tr != NULL : !tr);
-			if (paint)
-				strbuf_puts(&line, tr ? status_color(tr) : "\033[1m");
-			strbuf_puts(&line, cell);
-			if (paint)
-				strbuf_puts(&line, "\033[0m");
-			if (c != COL_DURATION)
-				pad(&line, width[c] - w);
+			char *msg = summary_message(tr);
+			char *key = xasprintf("%s\n%s", tr->status == STATUS_FAIL ? "failed" : "error",
+					      msg);
+			fold_add(&groups, key, tr->board, NULL);
+			free(key);
+			free(msg);
 		}
-		/* no trailing blanks */
-		while (line.len && line.buf[line.len - 1] == ' ')
-			line.buf[--line.len] = '\0';
-		strbuf_printf(sb, "%s\n", strbuf_str(&line));
-		strbuf_release(&line);
+		fold_sort(&groups, FOLD_BY_MEMBER);
+		for (size_t i = 0; i < groups.n; i++) {
+			const struct fold_group *g = &groups.groups[i];
+			const char *nl = strchr(g->key, '\n');
+			char *set = summary_fold_names(g->members, g->n);
+			char *test = report_clean_line(s->tests[t], 60);
+			bool failed = !strncmp(g->key, "failed", 6);
+			strbuf_printf(sb, "%s%.*s%s: %s on %s: %s\n",
+				      color ? (failed ? "\033[1;31m" : "\033[1;33m") : "",
+				      (int)(nl - g->key), g->key, color ? "\033[0m" : "", test, set,
+				      nl + 1);
+			problem_boards(sb, s, g, s->tests[t]);
+			free(test);
+			free(set);
+		}
+		fold_release(&groups);
 	}
-	for (size_t i = 0; i < n * N_COLS; i++)
-		free(cells[i]);
-	free(cells);
 }
 
-/* "3 passed, 1 failed, 0 errors, 0 skipped, 1 regressed in 2m03s (LABEL)". */
+/* "regressed: memory on b3: mem.memcpy 25.65 ± 0.29 MiB/s -12.0% regression
+ * (baseline ...)", a line per board x metric that regressed. */
+static void summary_regressions(struct strbuf *sb, const struct summary_run *s, bool color)
+{
+	for (size_t t = 0; t < s->n_tests; t++) {
+		size_t shown = 0, more = 0;
+		for (size_t i = 0; i < s->run->n_results; i++) {
+			const struct test_result *tr = &s->run->results[i];
+			if (!tr->regressed || strcmp(tr->test, s->tests[t]))
+				continue;
+			for (size_t m = 0; m < tr->n_metrics; m++) {
+				const struct metric_result *mr = &tr->metrics[m];
+				if (mr->change != METRIC_CHANGE_REGRESSION)
+					continue;
+				if (shown == SUMMARY_MAX_EACH) {
+					more++;
+					continue;
+				}
+				struct strbuf one = STRBUF_INIT;
+				strbuf_printf(&one, "%s on %s: ", tr->test, tr->board);
+				report_fmt_named_metric(&one, mr);
+				range_metric_evidence(&one, mr);
+				char *dir = report_log_dir(tr);
+				strbuf_printf(&one, "; logs %s", dir);
+				free(dir);
+				char *line = report_clean_line(strbuf_str(&one), SUMMARY_MAX_LINE);
+				strbuf_printf(sb, "%sregressed%s: %s\n", color ? "\033[1;31m" : "",
+					      color ? "\033[0m" : "", line);
+				free(line);
+				strbuf_release(&one);
+				shown++;
+			}
+		}
+		if (more)
+			strbuf_printf(sb, "  (%zu more regressed metrics of %s: orch report RUN "
+				      "--full)\n", more, s->tests[t]);
+	}
+}
+
+static const char *outcome_of(const struct test_result *tr)
+{
+	if (tr->regressed && tr->status == STATUS_PASS)
+		return "regressed";
+	static const char *const words[] = { "passed", "failed", "errors", "skipped" };
+	return words[tr->status];
+}
+
+/* "t07: 60 passed, 4 failed on b[10-13]" for each test that did not pass on
+ * all its boards; the others folded by their boards ("36 tests passed on
+ * all 64 boards: t[01-06,08-40]"). */
+static void summary_tests_c(struct strbuf *sb, const struct summary_run *s, bool color)
+{
+	(void)color;
+	static const char *const order[] = { "passed", "regressed", "failed", "errors", "skipped" };
+	struct fold passes = FOLD_INIT;
+	char **keys = xcalloc(s->n_tests + 1, sizeof(*keys));
+	for (size_t t = 0; t < s->n_tests; t++) {
+		struct fold by = FOLD_INIT;
+		for (size_t i = 0; i < s->run->n_results; i++) {
+			const struct test_result *tr = &s->run->results[i];
+			if (!strcmp(tr->test, s->tests[t]))
+				fold_add(&by, outcome_of(tr), tr->board, NULL);
+		}
+		const struct fold_group *pass = fold_find(&by, "passed");
+		if (pass && by.n == 1) {
+			keys[t] = summary_fold_names(pass->members, pass->n);
+			fold_add(&passes, keys[t], s->tests[t], (void *)(uintptr_t)pass->n);
+			fold_release(&by);
+			continue;
+		}
+		char *test = report_clean_line(s->tests[t], 60);
+		strbuf_printf(sb, "%s:", test);
+		free(test);
+		const char *sep = " ";
+		for (size_t o = 0; o < sizeof(order) / sizeof(order[0]); o++) {
+			const struct fold_group *g = fold_find(&by, order[o]);
+			if (!g)
+				continue;
+			strbuf_printf(sb, "%s%zu %s", sep, g->n,
+				      g->n == 1 && !strcmp(order[o], "errors") ? "error" : order[o]);
+			sep = ", ";
+			if (o == 0)
+				continue;
+			char *set = summary_fold_names(g->members, g->n);
+			strbuf_printf(sb, " on %s", set);
+			free(set);
+		}
+		strbuf_putc(sb, '\n');
+		fold_release(&by);
+	}
+	fold_sort(&passes, FOLD_LARGEST_FIRST);
+	for (size_t i = 0; i < passes.n; i++) {
+		const struct fold_group *g = &passes.groups[i];
+		size_t n_boards = (size_t)(uintptr_t)g->data;
+		char *tests = summary_fold_names(g->members, g->n);
+		if (g->n == 1)
+			strbuf_printf(sb, "%s passed on ", tests);
+		else
+			strbuf_printf(sb, "%zu tests passed on ", g->n);
+		if (n_boards == s->n_boards && n_boards > 1)
+			strbuf_printf(sb, "all %zu boards", n_boards);
+		else
+			strbuf_printf(sb, "%s", g->key);
+		if (g->n > 1)
+			strbuf_printf(sb, ": %s", tests);
+		strbuf_putc(sb, '\n');
+		free(tests);
+	}
+	fold_release(&passes);
+	for (size_t t = 0; t < s->n_tests; t++)
+		free(keys[t]);
+	free(keys);
+}
+
+/* "2556 passed, 4 failed, 0 errors, 0 skipped, 1 regressed in 2m03s (LABEL)". */
 static void summary_totals(struct strbuf *sb, const struct run_result *run)
 {
 	struct report_totals t;
 	report_count(run, &t);
-	strbuf_printf(sb, "\n%zu passed", t.passed);
+	strbuf_printf(sb, "%zu passed", t.passed);
 	if (t.flaky)
 		strbuf_printf(sb, " (%zu flaky: after an infrastructure retry)", t.flaky);
 	strbuf_printf(sb, ", %zu failed, %zu error%s, %zu skipped", t.failed, t.errors,
@@ -342,60 +298,34 @@ static void summary_totals(struct strbuf *sb, const struct run_result *run)
 	strbuf_putc(sb, '\n');
 }
 
-/* A test's own notes: leftover processes, the implementation measured,
- * missing metrics, long lines. */
-static void summary_test_notes(struct strbuf *sb, const struct test_result *tr)
+char *report_summary_in(const struct run_result *run, const char *run_dir, bool color)
 {
-	for (size_t k = 0; k < tr->n_leftovers; k++)
-		strbuf_printf(sb, "warning: %s %s left processes running after it ended; "
-			      "orch stopped them: %s\n", tr->board, tr->test, tr->leftovers[k]);
-	if (tr->implementation) {
-		/* the board's text, cleaned for a terminal */
-		char *impl = clean_line(tr->implementation, 300);
-		strbuf_printf(sb, "implementation: %s %s: %s\n", tr->board, tr->test, impl);
-		free(impl);
+	struct summary_run s;
+	summary_run_init(&s, run, run_dir);
+	struct strbuf sb = STRBUF_INIT;
+	struct strbuf part = STRBUF_INIT;
+	void (*const parts[])(struct strbuf *, const struct summary_run *, bool) = {
+		summary_problems, summary_regressions, summary_tests_c, summary_metrics,
+		summary_notes,
+	};
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		strbuf_reset(&part);
+		parts[i](&part, &s, color);
+		if (!part.len)
+			continue;
+		if (sb.len)
+			strbuf_putc(&sb, '\n');
+		strbuf_append(&sb, part.buf, part.len);
 	}
-	for (size_t k = 0; k < tr->n_missing_metrics; k++)
-		strbuf_printf(sb, "missing: %s %s: metric %s (%s%s)\n", tr->board, tr->test,
-			      tr->missing_metrics[k].name, tr->missing_metrics[k].reason,
-			      tr->missing_metrics[k].optional ? ", optional" : "");
-	if (tr->long_lines)
-		strbuf_printf(sb, "warning: %s %s: %llu output line%s longer than the "
-			      "1 MiB matching cap: too long for matching, no regex saw %s\n",
-			      tr->board, tr->test, (unsigned long long)tr->long_lines,
-			      tr->long_lines == 1 ? "" : "s", tr->long_lines == 1 ? "it" : "them");
-}
-
-/* The lines under the totals: interrupted, flaky tests, offline boards,
- * whose rerun this is, then each test's notes. */
-static void summary_notes(struct strbuf *sb, const struct run_result *run)
-{
-	if (run->interrupted)
-		strbuf_puts(sb, "interrupted: the results are partial\n");
-	for (size_t i = 0; i < run->n_results; i++) {
-		const struct test_result *tr = &run->results[i];
-		if (tr->flaky && tr->n_infra_attempts)
-			strbuf_printf(sb, "flaky: %s %s passed on try %zu after an infrastructure "
-				      "error: %s\n", tr->board, tr->test, tr->n_infra_attempts,
-				      tr->infra_attempts[0].message ? tr->infra_attempts[0].message
-								    : "?");
-	}
-	for (size_t i = 0; i < run->n_offline; i++)
-		strbuf_printf(sb, "offline: %s: %s\n", run->offline[i].board,
-			      run->offline[i].reason ? run->offline[i].reason : "?");
-	if (run->rerun_of)
-		strbuf_printf(sb, "rerun of %s (only %s)\n", run->rerun_of,
-			      run->rerun_only ? run->rerun_only : "both");
-	for (size_t i = 0; i < run->n_results; i++)
-		summary_test_notes(sb, &run->results[i]);
+	if (sb.len)
+		strbuf_putc(&sb, '\n');
+	summary_totals(&sb, run);
+	strbuf_release(&part);
+	summary_run_release(&s);
+	return strbuf_detach(&sb);
 }
 
 char *report_summary(const struct run_result *run, bool color)
 {
-	struct strbuf sb = STRBUF_INIT;
-	summary_table(&sb, run, color);
-	summary_details(&sb, run);
-	summary_totals(&sb, run);
-	summary_notes(&sb, run);
-	return strbuf_detach(&sb);
+	return report_summary_in(run, NULL, color);
 }

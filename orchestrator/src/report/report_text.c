@@ -1,4 +1,5 @@
 #include "report/report_text.h"
+#include "compare/range.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
 #include "util/units.h"
@@ -45,6 +46,16 @@ void report_fmt_duration(char *buf, size_t len, double s)
 void report_fmt_metric(struct strbuf *sb, const struct metric_result *m)
 {
 	valfmt_spread(sb, m->median, m->stddev, m->n_samples > 1, m->unit);
+}
+
+void report_fmt_named_metric(struct strbuf *sb, const struct metric_result *m)
+{
+	strbuf_printf(sb, "%s ", m->name);
+	report_fmt_metric(sb, m);
+	if (m->change != METRIC_CHANGE_NONE) {
+		strbuf_putc(sb, ' ');
+		range_metric_change(sb, m, NAN);
+	}
 }
 
 char *report_log_dir(const struct test_result *tr)
@@ -109,4 +120,80 @@ char *report_attempts_text(const struct test_result *tr)
 		strbuf_putc(&sb, '\n');
 	}
 	return strbuf_detach(&sb);
+}
+
+char *report_clean_line(const char *s, size_t max)
+{
+	struct strbuf sb = STRBUF_INIT;
+	report_escape(&sb, s ? s : "", ESC_PLAIN);
+	char *out = strbuf_detach(&sb);
+	if (report_width(out) > max) {
+		/* cut at a code point boundary, then mark the cut */
+		size_t w = 0, i = 0;
+		for (; out[i]; i++) {
+			if (((unsigned char)out[i] & 0xC0) != 0x80 && ++w > max - 3)
+				break;
+		}
+		out[i] = '\0';
+		char *cut = xasprintf("%s...", out);
+		free(out);
+		out = cut;
+	}
+	return out;
+}
+
+/* The last line of TEXT that is not blank, as a new string, or NULL. */
+static char *last_text_line(const char *text, size_t len)
+{
+	const char *end = text + len;
+	while (end > text) {
+		const char *start = end;
+		while (start > text && start[-1] != '\n')
+			start--;
+		const char *p = start;
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+			p++;
+		if (p < end)
+			return xstrndup(start, (size_t)(end - start));
+		end = start > text ? start - 1 : text;
+	}
+	return NULL;
+}
+
+/* The last non-blank line of RUN_DIR/LOG_DIR/NAME (its last 4 KiB read). */
+static char *log_last_line(const char *run_dir, const char *log_dir, const char *name)
+{
+	char *rel = xasprintf("%s/%s", log_dir, name);
+	char *full = fs_path_join(run_dir, rel);
+	free(rel);
+	FILE *f = fopen(full, "rb");
+	free(full);
+	if (!f)
+		return NULL;
+	char buf[4096];
+	long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+	long from = size > (long)sizeof(buf) ? size - (long)sizeof(buf) : 0;
+	size_t n = 0;
+	if (size >= 0 && fseek(f, from, SEEK_SET) == 0)
+		n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	return last_text_line(buf, n);
+}
+
+char *report_last_line(const struct test_result *tr, const char *run_dir, const char **from)
+{
+	static const char *const logs[] = { "stderr.log", "stdout.log", "console.log" };
+	*from = "console";
+	if (tr->last_line && *tr->last_line)
+		return xstrdup(tr->last_line);
+	if (!run_dir)
+		return NULL;
+	char *dir = report_log_dir(tr);
+	char *line = NULL;
+	for (size_t i = 0; !line && i < sizeof(logs) / sizeof(logs[0]); i++) {
+		line = log_last_line(run_dir, dir, logs[i]);
+		*from = logs[i];
+	}
+	free(dir);
+	return line;
 }

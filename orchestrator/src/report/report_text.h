@@ -21,6 +21,14 @@ enum report_esc {
 /* Appends s to sb escaped for mode. Invalid UTF-8 becomes U+FFFD; characters
  * XML 1.0 forbids (most C0 controls, C1 controls, U+FFFE/FFFF) are dropped. */
 void report_escape(struct strbuf *sb, const char *s, enum report_esc mode);
+/* s cleaned for one terminal line (report_escape ESC_PLAIN), cut to max
+ * columns with "..." marking the cut; NULL reads as "". Caller frees. */
+char *report_clean_line(const char *s, size_t max);
+/* The last line a test printed: a boot test's last console line, else the
+ * last non-blank line of its stderr.log, stdout.log or console.log in
+ * RUN_DIR (NULL: none read); *from names where it came from. NULL when
+ * there is none. Caller frees. */
+char *report_last_line(const struct test_result *tr, const char *run_dir, const char **from);
 /* Columns s takes on a terminal (one per code point). */
 size_t report_width(const char *s);
 
@@ -29,6 +37,9 @@ void report_fmt_duration(char *buf, size_t len, double s);
 /* "25.6 ± 0.3 MiB/s" (the spread only when there are several samples):
  * util/valfmt.h's valfmt_spread(). */
 void report_fmt_metric(struct strbuf *sb, const struct metric_result *m);
+/* "mem.memcpy 25.65 ± 0.29 MiB/s -12.0% regression": a metric, and its
+ * change against the baseline (compare/range.h's words) when it has one. */
+void report_fmt_named_metric(struct strbuf *sb, const struct metric_result *m);
 /* tr->log_dir, or "BOARD/TEST" made path-safe as the store names it (caller frees). */
 char *report_log_dir(const struct test_result *tr);
 /* "pushed remote-bench-mem: 44.2 KiB in 0.214 s (a transfer, ...)"; caller frees. */
