@@ -12,6 +12,8 @@
 
 #include "result/result.h"
 
+struct strbuf;
+
 /* The summary people read at the end of a run and in summary.txt, bounded
  * by tests and failures, not boards x tests: each failure, error and
  * regression (message, last line, logs), a line per test that did not pass
@@ -32,6 +34,16 @@ char *report_junit(const struct run_result *run);
  * Valid against Jenkins xUnit's junit-10 schema. RUN_DIR NULL: no logs. */
 char *report_junit_in(const struct run_result *run, const char *run_dir);
 char *report_html(const struct run_result *run);
+
+struct fold;
+/* The word a result's outcome is counted under: "passed", "regressed" (a
+ * pass that regressed), "failed", "errors", "skipped". */
+const char *report_outcome_word(const struct test_result *tr);
+/* "t07: 60 passed, 4 failed on b[10-13]": a test's outcomes over its
+ * boards, by holding the boards (util/fold.h) under each outcome word. */
+void report_test_tally(struct strbuf *sb, const char *test, const struct fold *by);
+/* "0.21s", "41.2s", "2m03s", "1h02m". */
+void report_fmt_duration(char *buf, size_t len, double s);
 
 /* JUnit for input that was refused before anything ran (exit 2): one
  * testsuite NAME with one errored testcase "validate" whose message is

@@ -199,12 +199,34 @@ static void summary_regressions(struct strbuf *sb, const struct summary_run *s, 
 	}
 }
 
-static const char *outcome_of(const struct test_result *tr)
+const char *report_outcome_word(const struct test_result *tr)
 {
 	if (tr->regressed && tr->status == STATUS_PASS)
 		return "regressed";
 	static const char *const words[] = { "passed", "failed", "errors", "skipped" };
 	return words[tr->status];
+}
+
+void report_test_tally(struct strbuf *sb, const char *test, const struct fold *by)
+{
+	static const char *const order[] = { "passed", "regressed", "failed", "errors", "skipped" };
+	char *name = report_clean_line(test, 60);
+	strbuf_printf(sb, "%s:", name);
+	free(name);
+	const char *sep = " ";
+	for (size_t o = 0; o < sizeof(order) / sizeof(order[0]); o++) {
+		const struct fold_group *g = fold_find(by, order[o]);
+		if (!g)
+			continue;
+		strbuf_printf(sb, "%s%zu %s", sep, g->n,
+			      g->n == 1 && !strcmp(order[o], "errors") ? "error" : order[o]);
+		sep = ", ";
+		if (o == 0)
+			continue;
+		char *set = summary_fold_names(g->members, g->n);
+		strbuf_printf(sb, " on %s", set);
+		free(set);
+	}
 }
 
 /* "t07: 60 passed, 4 failed on b[10-13]" for each test that did not pass on
@@ -213,7 +235,6 @@ static const char *outcome_of(const struct test_result *tr)
 static void summary_tests_c(struct strbuf *sb, const struct summary_run *s, bool color)
 {
 	(void)color;
-	static const char *const order[] = { "passed", "regressed", "failed", "errors", "skipped" };
 	struct fold passes = FOLD_INIT;
 	char **keys = xcalloc(s->n_tests + 1, sizeof(*keys));
 	for (size_t t = 0; t < s->n_tests; t++) {
@@ -221,7 +242,7 @@ static void summary_tests_c(struct strbuf *sb, const struct summary_run *s, bool
 		for (size_t i = 0; i < s->run->n_results; i++) {
 			const struct test_result *tr = &s->run->results[i];
 			if (!strcmp(tr->test, s->tests[t]))
-				fold_add(&by, outcome_of(tr), tr->board, NULL);
+				fold_add(&by, report_outcome_word(tr), tr->board, NULL);
 		}
 		const struct fold_group *pass = fold_find(&by, "passed");
 		if (pass && by.n == 1) {
@@ -230,23 +251,7 @@ static void summary_tests_c(struct strbuf *sb, const struct summary_run *s, bool
 			fold_release(&by);
 			continue;
 		}
-		char *test = report_clean_line(s->tests[t], 60);
-		strbuf_printf(sb, "%s:", test);
-		free(test);
-		const char *sep = " ";
-		for (size_t o = 0; o < sizeof(order) / sizeof(order[0]); o++) {
-			const struct fold_group *g = fold_find(&by, order[o]);
-			if (!g)
-				continue;
-			strbuf_printf(sb, "%s%zu %s", sep, g->n,
-				      g->n == 1 && !strcmp(order[o], "errors") ? "error" : order[o]);
-			sep = ", ";
-			if (o == 0)
-				continue;
-			char *set = summary_fold_names(g->members, g->n);
-			strbuf_printf(sb, " on %s", set);
-			free(set);
-		}
+		report_test_tally(sb, s->tests[t], &by);
 		strbuf_putc(sb, '\n');
 		fold_release(&by);
 	}

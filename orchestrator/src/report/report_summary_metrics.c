@@ -135,7 +135,11 @@ static void one_board(struct strbuf *sb, const char *test, const struct test_fig
 	for (size_t i = 0; i < tf->n; i++) {
 		struct strbuf one = STRBUF_INIT;
 		figure_put(&one, &tf->s[i], &tf->s[i].f[0]);
-		char *c = report_clean_line(strbuf_str(&one), METRICS_WRAP);
+		/* an acknowledged change is named where its figure is */
+		const struct metric_result *m = tf->s[i].f[0].m;
+		if (m && m->change != METRIC_CHANGE_NONE && m->verdict.ack_run)
+			range_metric_evidence(&one, m);
+		char *c = report_clean_line(strbuf_str(&one), METRICS_MAX_LINE);
 		if (line.len > 4 && report_width(line.buf) + report_width(c) + 2 > METRICS_WRAP) {
 			strbuf_printf(sb, "%s,\n", line.buf);
 			strbuf_reset(&line);
@@ -252,6 +256,14 @@ static void across(struct strbuf *sb, const struct summary_run *sr, const struct
 		}
 		free(set);
 		change_range(&line, rl, test, s);
+		for (size_t i = 0; i < s->n; i++) {
+			const struct metric_result *m = s->f[i].m;
+			if (m && m->change != METRIC_CHANGE_NONE && m->verdict.ack_run) {
+				strbuf_printf(&line, "; on %s", s->f[i].board);
+				range_metric_evidence(&line, m);
+				break;
+			}
+		}
 	}
 	char *c = report_clean_line(strbuf_str(&line), METRICS_MAX_LINE);
 	strbuf_printf(sb, "  %s\n", c);

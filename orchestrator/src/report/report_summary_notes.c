@@ -59,7 +59,7 @@ static void test_notes(struct fold *f, const struct test_result *tr)
 		note(f, "flaky:", tr->board, tr->test, t);
 		free(t);
 	}
-	if (tr->repeat.is_auto && !tr->repeat.converged) {
+	if (tr->repeat.is_auto) {
 		char *rep = repeat_outcome_describe(tr);
 		char *t = xasprintf(": %s", rep ? rep : "");
 		note(f, "note:", tr->board, tr->test, t);

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "report/report.h"
 #include "result/result.h"
 
 struct strbuf;
@@ -32,8 +33,6 @@ char *report_last_line(const struct test_result *tr, const char *run_dir, const 
 /* Columns s takes on a terminal (one per code point). */
 size_t report_width(const char *s);
 
-/* "0.21s", "41.2s", "2m03s", "1h02m". */
-void report_fmt_duration(char *buf, size_t len, double s);
 /* "25.6 ± 0.3 MiB/s" (the spread only when there are several samples):
  * util/valfmt.h's valfmt_spread(). */
 void report_fmt_metric(struct strbuf *sb, const struct metric_result *m);
