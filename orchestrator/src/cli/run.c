@@ -379,10 +379,12 @@ static int run_open(struct run_ctx *c)
 		log_info("run %s: %zu board%s, %zu test run%s -> %s", c->sc->name, p->n_boards,
 			 p->n_boards == 1 ? "" : "s", p->n_items, p->n_items == 1 ? "" : "s",
 			 store_path(c->st));
-		c->progress = progress_new(stderr, log_term_live(STDERR_FILENO), log_use_color());
+		c->progress = progress_new(stderr, log_term_live(STDERR_FILENO), log_use_color(),
+					   log_verbose());
 		for (size_t i = 0; i < p->n_boards; i++)
-			progress_add_board(c->progress, p->boards[i].board->name,
-					   p->boards[i].n_items);
+			for (size_t k = 0; k < p->boards[i].n_items; k++)
+				progress_add_item(c->progress, p->boards[i].board->name,
+						  p->boards[i].items[k].test->name);
 	}
 	return EXIT_OK;
 }

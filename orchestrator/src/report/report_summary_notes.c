@@ -24,9 +24,42 @@ static void note(struct fold *f, const char *prefix, const char *board, const ch
 	free(key);
 }
 
-static void test_notes(struct fold *f, const struct test_result *tr)
+/* Test runs whose leftover check did not answer (a loaded controller or
+ * board): one line for them all, their boards and tests as node sets. */
+struct unchecked {
+	const char **boards, **tests;
+	size_t n;
+};
+
+static bool leftover_unchecked(const char *text)
+{
+	return strstr(text, "not checked: ") != NULL;
+}
+
+static void unchecked_put(struct strbuf *sb, const struct unchecked *u)
+{
+	if (!u->n)
+		return;
+	char *b = summary_fold_names(u->boards, u->n), *t = summary_fold_names(u->tests, u->n);
+	strbuf_printf(sb, "warning: %zu test run%s on %s (%s) could not be checked for processes "
+		      "left running; each reason is in results.json\n", u->n, u->n == 1 ? "" : "s",
+		      b, t);
+	free(b);
+	free(t);
+}
+
+static void test_notes(struct fold *f, struct unchecked *u, const struct test_result *tr)
 {
 	for (size_t k = 0; k < tr->n_leftovers; k++) {
+		if (leftover_unchecked(tr->leftovers[k])) {
+			u->boards[u->n] = tr->board;
+			u->tests[u->n++] = tr->test;
+			break;
+		}
+	}
+	for (size_t k = 0; k < tr->n_leftovers; k++) {
+		if (leftover_unchecked(tr->leftovers[k]))
+			continue;
 		char *t = xasprintf(" left processes running after it ended; orch stopped them: %s",
 				    tr->leftovers[k]);
 		note(f, "warning:", tr->board, tr->test, t);
@@ -122,9 +155,16 @@ void summary_notes(struct strbuf *sb, const struct summary_run *s, bool color)
 		note(&f, "offline:", run->offline[i].board, NULL, t);
 		free(t);
 	}
+	struct unchecked u = {
+		xcalloc(run->n_results + 1, sizeof(*u.boards)),
+		xcalloc(run->n_results + 1, sizeof(*u.tests)), 0,
+	};
 	for (size_t i = 0; i < run->n_results; i++)
-		test_notes(&f, &run->results[i]);
+		test_notes(&f, &u, &run->results[i]);
 	notes_put(sb, &f);
+	unchecked_put(sb, &u);
+	free(u.boards);
+	free(u.tests);
 	fold_release(&f);
 	if (run->rerun_of)
 		strbuf_printf(sb, "rerun of %s (only %s)\n", run->rerun_of,

@@ -1,49 +1,33 @@
 #include "ui/progress.h"
+#include "ui/progress_int.h"
+#include "report/report.h"
 #include "util/deadline.h"
+#include "util/fold.h"
+#include "util/nodeset.h"
 #include "util/strbuf.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-struct board_line {
-	char *name;
-	size_t n_items;
-	size_t n_done;
-	size_t counts[4];              /* by enum result_status */
-	char *test;                    /* running now, or NULL */
-	int64_t since_ms;
-};
+/* The CI log's progress line, at most this often. */
+#define PROGRESS_EVERY_MS 30000
 
-struct progress {
-	FILE *out;
-	bool live;
-	bool color;
-	struct board_line *boards;
-	size_t n_boards;
-	size_t name_width;
-	size_t lines_drawn;
-};
-
-struct progress *progress_new(FILE *out, bool live, bool color)
+struct progress *progress_new(FILE *out, bool live, bool color, bool verbose)
 {
 	struct progress *p = xcalloc(1, sizeof(*p));
 	p->out = out;
 	p->live = live;
 	p->color = color;
+	p->verbose = verbose && !live;
+	p->start_ms = clock_mono_ms();
+	p->last_line_ms = p->start_ms;
 	return p;
 }
 
-void progress_add_board(struct progress *p, const char *board, size_t n_items)
-{
-	p->boards = xrealloc(p->boards, (p->n_boards + 1) * sizeof(*p->boards));
-	p->boards[p->n_boards++] = (struct board_line){ .name = xstrdup(board), .n_items = n_items };
-	if (strlen(board) > p->name_width)
-		p->name_width = strlen(board);
-}
-
-static struct board_line *find_board(struct progress *p, const char *name)
+static struct pg_board *find_board(struct progress *p, const char *name)
 {
 	for (size_t i = 0; i < p->n_boards; i++)
 		if (!strcmp(p->boards[i].name, name))
@@ -51,47 +35,32 @@ static struct board_line *find_board(struct progress *p, const char *name)
 	return NULL;
 }
 
-static const char *paint(const struct progress *p, enum result_status st)
+static struct pg_test *find_test(const struct progress *p, const char *name)
 {
-	if (!p->color)
-		return "";
-	switch (st) {
-	case STATUS_PASS: return "\033[32m";
-	case STATUS_FAIL: return "\033[31m";
-	case STATUS_ERROR: return "\033[35m";
-	case STATUS_SKIP: return "\033[33m";
+	for (size_t i = 0; i < p->n_tests; i++)
+		if (!strcmp(p->tests[i].name, name))
+			return &p->tests[i];
+	return NULL;
+}
+
+void progress_add_item(struct progress *p, const char *board, const char *test)
+{
+	struct pg_board *b = find_board(p, board);
+	if (!b) {
+		p->boards = xrealloc(p->boards, (p->n_boards + 1) * sizeof(*p->boards));
+		b = &p->boards[p->n_boards++];
+		*b = (struct pg_board){ .name = xstrdup(board) };
 	}
-	return "";
-}
-
-static void draw_board(struct progress *p, struct strbuf *sb, const struct board_line *b)
-{
-	static const char *const names[] = { "passed", "failed", "errors", "skipped" };
-	strbuf_printf(sb, "\033[K%-*s %3zu/%-3zu ", (int)p->name_width, b->name, b->n_done,
-		      b->n_items);
-	if (b->test)
-		strbuf_printf(sb, "%-20s running %5.1fs ", b->test,
-			      (double)(clock_mono_ms() - b->since_ms) / 1000.0);
-	else
-		strbuf_printf(sb, "%-20s %-14s ", b->n_done == b->n_items ? "done" : "waiting", "");
-	for (int st = 0; st < 4; st++)
-		if (b->counts[st])
-			strbuf_printf(sb, " %s%zu %s%s", paint(p, (enum result_status)st),
-				      b->counts[st], names[st], p->color ? "\033[0m" : "");
-	strbuf_putc(sb, '\n');
-}
-
-static void redraw(struct progress *p)
-{
-	struct strbuf sb = STRBUF_INIT;
-	if (p->lines_drawn)
-		strbuf_printf(&sb, "\033[%zuA", p->lines_drawn);
-	for (size_t i = 0; i < p->n_boards; i++)
-		draw_board(p, &sb, &p->boards[i]);
-	p->lines_drawn = p->n_boards;
-	fputs(strbuf_str(&sb), p->out);
-	fflush(p->out);
-	strbuf_release(&sb);
+	b->items = xrealloc(b->items, (b->n_items + 1) * sizeof(*b->items));
+	b->items[b->n_items++] = (struct pg_item){ .test = xstrdup(test) };
+	struct pg_test *t = find_test(p, test);
+	if (!t) {
+		p->tests = xrealloc(p->tests, (p->n_tests + 1) * sizeof(*p->tests));
+		t = &p->tests[p->n_tests++];
+		*t = (struct pg_test){ .name = xstrdup(test) };
+	}
+	t->n_items++;
+	p->n_items++;
 }
 
 static void plain_line(struct progress *p, const char *fmt, ...)
@@ -116,40 +85,158 @@ static void plain_line(struct progress *p, const char *fmt, ...)
 
 void progress_started(struct progress *p, const char *board, const char *test)
 {
-	struct board_line *b = find_board(p, board);
+	struct pg_board *b = find_board(p, board);
 	if (b) {
-		free(b->test);
-		b->test = xstrdup(test);
+		b->running = NULL;
+		for (size_t i = 0; i < b->n_items && !b->running; i++)
+			if (!b->items[i].done && !strcmp(b->items[i].test, test))
+				b->running = b->items[i].test;
 		b->since_ms = clock_mono_ms();
 	}
+	size_t running = 0;
+	for (size_t i = 0; i < p->n_boards; i++)
+		running += p->boards[i].running != NULL;
+	if (running > p->max_running)
+		p->max_running = running;
 	if (p->live)
-		redraw(p);
-	else
+		progress_draw(p, false);
+	else if (p->verbose)
 		plain_line(p, "%s %s: started", board, test);
+}
+
+/* "failed: t07 on b10: exit status 1; logs b10/t07". Caller frees. */
+static char *problem_line(const struct test_result *tr)
+{
+	char *where = tr->log_dir ? xstrdup(tr->log_dir) : xasprintf("%s/%s", tr->board, tr->test);
+	char *line = xasprintf("%s: %s on %s: %s; logs %s",
+			       tr->status == STATUS_FAIL ? "failed" : "error", tr->test, tr->board,
+			       tr->message ? tr->message : "no message", where);
+	free(where);
+	for (char *c = line; *c; c++)
+		if ((unsigned char)*c < 0x20)
+			*c = ' ';
+	return line;
+}
+
+/* Counts tr in its board and test; returns its test. */
+static struct pg_test *count(struct progress *p, const struct test_result *tr)
+{
+	struct pg_board *b = find_board(p, tr->board);
+	const char *board = NULL;
+	if (b) {
+		for (size_t i = 0; i < b->n_items; i++) {
+			if (!b->items[i].done && !strcmp(b->items[i].test, tr->test)) {
+				b->items[i].done = true;
+				break;
+			}
+		}
+		b->running = NULL;
+		b->n_done++;
+		b->counts[tr->status]++;
+		board = b->name;
+	}
+	p->n_done++;
+	p->counts[tr->status]++;
+	struct pg_test *t = find_test(p, tr->test);
+	if (t) {
+		t->n_done++;
+		if (isfinite(tr->duration_s) && tr->duration_s >= 0) {
+			t->sum_s += tr->duration_s;
+			t->n_timed++;
+			p->sum_s += tr->duration_s;
+			p->n_timed++;
+		}
+		if (b)   /* the fold borrows the board's name */
+			fold_add(&t->by, report_outcome_word(tr), board, NULL);
+	}
+	return t;
 }
 
 void progress_finished(struct progress *p, const struct test_result *tr)
 {
-	struct board_line *b = find_board(p, tr->board);
-	if (b) {
-		free(b->test);
-		b->test = NULL;
-		b->n_done++;
-		b->counts[tr->status]++;
+	struct pg_test *t = count(p, tr);
+	bool problem = tr->status == STATUS_FAIL || tr->status == STATUS_ERROR;
+	if (problem) {
+		p->problems = xrealloc(p->problems, (p->n_problems + 1) * sizeof(*p->problems));
+		p->problems[p->n_problems++] = problem_line(tr);
 	}
 	if (p->live) {
-		redraw(p);
+		progress_draw(p, false);
 		return;
 	}
-	plain_line(p, "%s %s: %s (%.2fs)%s%s", tr->board, tr->test,
-		   result_status_name(tr->status), tr->duration_s, tr->message ? " " : "",
-		   tr->message ? tr->message : "");
+	if (p->verbose)
+		plain_line(p, "%s %s: %s (%.2fs)%s%s", tr->board, tr->test,
+			   result_status_name(tr->status), tr->duration_s, tr->message ? " " : "",
+			   tr->message ? tr->message : "");
+	else if (problem)
+		plain_line(p, "%s", p->problems[p->n_problems - 1]);
+	if (t && t->n_done == t->n_items && t->by.n) {
+		struct strbuf sb = STRBUF_INIT;
+		fold_sort(&t->by, FOLD_AS_ADDED);
+		report_test_tally(&sb, t->name, &t->by);
+		plain_line(p, "%s", strbuf_str(&sb));
+		strbuf_release(&sb);
+	}
+}
+
+double progress_eta_s(const struct progress *p, int64_t now_ms)
+{
+	if (!p->n_timed)
+		return NAN;
+	double mean_all = p->sum_s / (double)p->n_timed, longest = 0, total = 0;
+	for (size_t i = 0; i < p->n_boards; i++) {
+		const struct pg_board *b = &p->boards[i];
+		double left = 0;
+		for (size_t k = 0; k < b->n_items; k++) {
+			if (b->items[k].done)
+				continue;
+			const struct pg_test *t = find_test(p, b->items[k].test);
+			left += t && t->n_timed ? t->sum_s / (double)t->n_timed : mean_all;
+		}
+		if (b->running)
+			left -= (double)(now_ms - b->since_ms) / 1000.0;
+		if (left < 0)
+			left = 0;
+		total += left;
+		if (left > longest)
+			longest = left;
+	}
+	/* boards run side by side, as many at once as were seen running */
+	double shared = p->max_running ? total / (double)p->max_running : total;
+	return shared > longest ? shared : longest;
+}
+
+void progress_header(struct strbuf *sb, const struct progress *p, int64_t now_ms)
+{
+	char el[32], eta[32];
+	report_fmt_duration(el, sizeof(el), (double)(now_ms - p->start_ms) / 1000.0);
+	double e = progress_eta_s(p, now_ms);
+	if (isnan(e))
+		snprintf(eta, sizeof(eta), "?");
+	else
+		report_fmt_duration(eta, sizeof(eta), e);
+	strbuf_printf(sb, "%zu/%zu done, %zu passed, %zu failed, %zu error%s", p->n_done,
+		      p->n_items, p->counts[STATUS_PASS], p->counts[STATUS_FAIL],
+		      p->counts[STATUS_ERROR], p->counts[STATUS_ERROR] == 1 ? "" : "s");
+	if (p->counts[STATUS_SKIP])
+		strbuf_printf(sb, ", %zu skipped", p->counts[STATUS_SKIP]);
+	strbuf_printf(sb, ", %s elapsed, ETA %s", el, eta);
 }
 
 void progress_tick(struct progress *p)
 {
-	if (p->live)
-		redraw(p);
+	if (p->live) {
+		progress_draw(p, true);
+		return;
+	}
+	int64_t now = clock_mono_ms();
+	if (now - p->last_line_ms < PROGRESS_EVERY_MS)
+		return;
+	p->last_line_ms = now;
+	struct strbuf sb = STRBUF_INIT;
+	progress_header(&sb, p, now);
+	plain_line(p, "%s", strbuf_str(&sb));
+	strbuf_release(&sb);
 }
 
 void progress_free(struct progress *p)
@@ -157,11 +244,21 @@ void progress_free(struct progress *p)
 	if (!p)
 		return;
 	if (p->live)
-		redraw(p);
+		progress_erase(p);
 	for (size_t i = 0; i < p->n_boards; i++) {
+		for (size_t k = 0; k < p->boards[i].n_items; k++)
+			free(p->boards[i].items[k].test);
+		free(p->boards[i].items);
 		free(p->boards[i].name);
-		free(p->boards[i].test);
 	}
 	free(p->boards);
+	for (size_t i = 0; i < p->n_tests; i++) {
+		fold_release(&p->tests[i].by);
+		free(p->tests[i].name);
+	}
+	free(p->tests);
+	for (size_t i = 0; i < p->n_problems; i++)
+		free(p->problems[i]);
+	free(p->problems);
 	free(p);
 }
