@@ -3,6 +3,7 @@
 #include "report/report.h"
 #include "util/deadline.h"
 #include "util/fold.h"
+#include "util/log.h"
 #include "util/nodeset.h"
 #include "util/strbuf.h"
 
@@ -24,6 +25,9 @@ struct progress *progress_new(FILE *out, bool live, bool color, bool verbose)
 	p->verbose = verbose && !live;
 	p->start_ms = clock_mono_ms();
 	p->last_line_ms = p->start_ms;
+	pthread_mutex_init(&p->held_lock, NULL);
+	if (p->live)
+		log_set_sink(progress_hold, p);
 	return p;
 }
 
@@ -243,8 +247,12 @@ void progress_free(struct progress *p)
 {
 	if (!p)
 		return;
-	if (p->live)
+	if (p->live) {
+		log_set_sink(NULL, NULL);
 		progress_erase(p);
+	}
+	pthread_mutex_destroy(&p->held_lock);
+	strbuf_release(&p->held);
 	for (size_t i = 0; i < p->n_boards; i++) {
 		for (size_t k = 0; k < p->boards[i].n_items; k++)
 			free(p->boards[i].items[k].test);

@@ -4,10 +4,11 @@
  * its live view (progress_view.c). */
 #include "ui/progress.h"
 #include "util/fold.h"
+#include "util/strbuf.h"
+
+#include <pthread.h>
 
 #include <stdint.h>
-
-struct strbuf;
 
 struct pg_item {
 	char *test;
@@ -52,6 +53,10 @@ struct progress {
 	size_t lines_drawn;
 	int64_t drawn_ms;
 	unsigned rows, cols;         /* the terminal's size at the last draw */
+	/* messages logged while the view is up, printed above it at the next
+	 * draw (any thread adds to them) */
+	pthread_mutex_t held_lock;
+	struct strbuf held;
 };
 
 /* Seconds until the run ends, from the mean duration of each test seen so
@@ -63,7 +68,9 @@ void progress_header(struct strbuf *sb, const struct progress *p, int64_t now_ms
 /* Redraws the live view in place (an event's redraw is skipped when the
  * last was less than 100 ms ago, unless forced). */
 void progress_draw(struct progress *p, bool force);
-/* Removes the live view from the terminal. */
+/* log_set_sink's sink while the view is up: holds msg for the next draw. */
+void progress_hold(void *ctx, const char *msg, size_t len);
+/* Removes the live view from the terminal (the messages held printed). */
 void progress_erase(struct progress *p);
 
 #endif

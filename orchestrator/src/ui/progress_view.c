@@ -150,6 +150,29 @@ static void build(const struct progress *p, int64_t now, unsigned rows, struct f
 			frame_add(out, board_line(p, &p->boards[i], now));
 }
 
+void progress_hold(void *ctx, const char *msg, size_t len)
+{
+	struct progress *p = ctx;
+	pthread_mutex_lock(&p->held_lock);
+	strbuf_append(&p->held, msg, len);
+	pthread_mutex_unlock(&p->held_lock);
+}
+
+/* The messages held since the last draw, with the frame erased first. */
+static bool put_held(struct progress *p, struct strbuf *sb)
+{
+	pthread_mutex_lock(&p->held_lock);
+	bool any = p->held.len > 0;
+	if (any) {
+		if (p->lines_drawn)
+			strbuf_printf(sb, "\r\033[%zuA\033[J", p->lines_drawn);
+		strbuf_append(sb, p->held.buf, p->held.len);
+		strbuf_reset(&p->held);
+	}
+	pthread_mutex_unlock(&p->held_lock);
+	return any;
+}
+
 void progress_draw(struct progress *p, bool force)
 {
 	int64_t now = clock_mono_ms();
@@ -161,6 +184,8 @@ void progress_draw(struct progress *p, bool force)
 	struct frame f = { 0 };
 	build(p, now, rows, &f);
 	struct strbuf sb = STRBUF_INIT;
+	if (put_held(p, &sb))
+		p->lines_drawn = 0;   /* the frame starts below the messages */
 	if (p->lines_drawn && (rows != p->rows || cols != p->cols))
 		/* resized: the old frame may have wrapped; start again at the top */
 		strbuf_puts(&sb, "\r\033[H\033[2J");
@@ -189,9 +214,11 @@ void progress_draw(struct progress *p, bool force)
 
 void progress_erase(struct progress *p)
 {
-	if (!p->lines_drawn)
-		return;
-	fprintf(p->out, "\r\033[%zuA\033[J", p->lines_drawn);
-	fflush(p->out);
+	struct strbuf sb = STRBUF_INIT;
+	if (!put_held(p, &sb) && p->lines_drawn)
+		strbuf_printf(&sb, "\r\033[%zuA\033[J", p->lines_drawn);
 	p->lines_drawn = 0;
+	fputs(strbuf_str(&sb), p->out);
+	fflush(p->out);
+	strbuf_release(&sb);
 }

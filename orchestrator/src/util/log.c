@@ -1,6 +1,7 @@
 #include "util/log.h"
 #include "util/strbuf.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,18 @@ bool log_use_color(void)
 static void emit(const char *prefix, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
 
+static pthread_mutex_t sink_lock = PTHREAD_MUTEX_INITIALIZER;
+static void (*sink_fn)(void *ctx, const char *msg, size_t len);
+static void *sink_ctx;
+
+void log_set_sink(void (*fn)(void *ctx, const char *msg, size_t len), void *ctx)
+{
+	pthread_mutex_lock(&sink_lock);
+	sink_fn = fn;
+	sink_ctx = ctx;
+	pthread_mutex_unlock(&sink_lock);
+}
+
 static void emit(const char *prefix, const char *fmt, va_list ap)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -62,8 +75,14 @@ static void emit(const char *prefix, const char *fmt, va_list ap)
 	strbuf_puts(&sb, prefix);
 	strbuf_vprintf(&sb, fmt, ap);
 	strbuf_putc(&sb, '\n');
-	ssize_t n = write(STDERR_FILENO, sb.buf, sb.len);
-	(void)n;
+	pthread_mutex_lock(&sink_lock);
+	if (sink_fn) {
+		sink_fn(sink_ctx, sb.buf, sb.len);
+	} else {
+		ssize_t n = write(STDERR_FILENO, sb.buf, sb.len);
+		(void)n;
+	}
+	pthread_mutex_unlock(&sink_lock);
 	strbuf_release(&sb);
 }
 

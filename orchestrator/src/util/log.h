@@ -6,11 +6,17 @@
  * message is one write, so lines from parallel boards never interleave.
  */
 #include <stdbool.h>
+#include <stddef.h>
 
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* While fn is set, every message is handed to fn (one whole message,
+ * newline included, under a lock: calls never overlap) instead of being
+ * written to stderr: a live view on the terminal prints them above itself.
+ * NULL writes them to stderr again. */
+void log_set_sink(void (*fn)(void *ctx, const char *msg, size_t len), void *ctx);
 /* Silences log_info (warnings and errors still print); for --quiet and tests. */
 void log_set_quiet(bool quiet);
 /* -v: log_debug prints (connection steps, the commands sent to boards). */
