@@ -82,10 +82,21 @@ add_custom_target(debian-changelog ALL DEPENDS ${CMAKE_BINARY_DIR}/packaging/cha
 # a native package (no Debian revision): the changelog is changelog.gz
 install(FILES ${CMAKE_BINARY_DIR}/packaging/changelog.Debian.gz DESTINATION ${CMAKE_INSTALL_DOCDIR}
         RENAME changelog.gz)
-# The remote-bench programs are static on purpose (they are pushed to
-# boards that have only a shell and a kernel): lintian is told so.
-install(FILES packaging/lintian-overrides DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides
-        RENAME orch)
+# What lintian is told, each with its reason (packaging/lintian-overrides*):
+# the remote-bench programs are static on purpose, and with the cross-built
+# ones, for other architectures. An override that matches nothing is a
+# lintian tag of its own, so the cross one is there only with them.
+file(READ ${CMAKE_SOURCE_DIR}/packaging/lintian-overrides orch_overrides)
+if(ORCH_CROSS_BENCH)
+  file(READ ${CMAKE_SOURCE_DIR}/packaging/lintian-overrides-cross orch_overrides_cross)
+  string(APPEND orch_overrides "${orch_overrides_cross}")
+endif()
+file(WRITE ${CMAKE_BINARY_DIR}/packaging/lintian-overrides "${orch_overrides}")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+             ${CMAKE_SOURCE_DIR}/packaging/lintian-overrides
+             ${CMAKE_SOURCE_DIR}/packaging/lintian-overrides-cross)
+install(FILES ${CMAKE_BINARY_DIR}/packaging/lintian-overrides
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides RENAME orch)
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 install(DIRECTORY scenarios/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/scenarios)
 install(DIRECTORY boards/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/boards)
