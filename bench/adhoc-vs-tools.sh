@@ -22,7 +22,7 @@ base=${ADHOC_BASE:-127.0.2}
 dead_base=${ADHOC_DEAD_BASE:-127.0.3}
 . "$here/cgcpu.sh"
 . "$here/lab-inventory.sh"
-for t in pdsh clush parallel-ssh; do
+for t in pdsh clush nodeset parallel-ssh; do
 	command -v "$t" >/dev/null || { echo "needs $t (apt-get install pdsh clustershell pssh)"; exit 77; }
 done
 [ -x "$orch" ] || { echo "orch binary $orch missing: build it first"; exit 1; }
@@ -67,9 +67,7 @@ now() { date +%s.%N; }
 # run TOOL SET N: one run of TOOL on node set SET (N hosts); prints "WALL CPU_MS"
 run() {
 	tool=$1 set=$2 n=$3
-	hosts=$(python3 -c 'import sys
-from ClusterShell.NodeSet import NodeSet
-print(" ".join(NodeSet(sys.argv[1])))' "$set")
+	hosts=$(nodeset -e "$set")
 	cg_fan_begin "$n"
 	t0=$(now)
 	case $tool in
