@@ -42,6 +42,9 @@ static const char usage_text[] =
 	"      --metric M         only this metric (NAME or TEST.NAME)\n"
 	"      --last N           the last N runs per metric (default 10; 0: all)\n"
 	"      --threshold PCT    smallest step worth marking (default 5)\n"
+	"      --settle N         a step either way is the new normal after N runs, as\n"
+	"                         orch run --settle N (default: a regression stays one\n"
+	"                         until acknowledged, a step for the better after 3)\n"
 	"      --format F         text (default: a line per board x metric), runs (every\n"
 	"                         run a line), csv, json, or html (one self-contained\n"
 	"                         page: a board x metric grid of trend charts), on stdout\n"
@@ -54,7 +57,7 @@ struct history_options {
 	size_t n_boards;
 	const char *metric;
 	int last;
-	double threshold;
+	struct history_walk_opts walk;
 	const char *format;
 	bool rebuild;
 	const char *arg;
@@ -96,7 +99,8 @@ static int scenario_file_name(struct history_options *o)
 
 static int parse_options(int argc, char **argv, struct history_options *o)
 {
-	enum { OPT_DB = 256, OPT_METRIC, OPT_LAST, OPT_FORMAT, OPT_REBUILD, OPT_THRESHOLD };
+	enum { OPT_DB = 256, OPT_METRIC, OPT_LAST, OPT_FORMAT, OPT_REBUILD, OPT_THRESHOLD,
+	       OPT_SETTLE };
 	static const struct option longopts[] = {
 		{ "runs-dir", required_argument, NULL, 'o' },
 		{ "db", required_argument, NULL, OPT_DB },
@@ -104,6 +108,7 @@ static int parse_options(int argc, char **argv, struct history_options *o)
 		{ "metric", required_argument, NULL, OPT_METRIC },
 		{ "last", required_argument, NULL, OPT_LAST },
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+		{ "settle", required_argument, NULL, OPT_SETTLE },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "rebuild", no_argument, NULL, OPT_REBUILD },
 		{ "help", no_argument, NULL, 'h' },
@@ -113,7 +118,7 @@ static int parse_options(int argc, char **argv, struct history_options *o)
 	if (!o->runs_dir || !*o->runs_dir)
 		o->runs_dir = "runs";
 	o->last = HISTORY_DEFAULT_LAST;
-	o->threshold = 5;
+	o->walk.threshold = 5;
 	o->format = "text";
 	optind = 1;
 	opterr = 0;
@@ -131,9 +136,17 @@ static int parse_options(int argc, char **argv, struct history_options *o)
 				return ret;
 			break;
 		case OPT_THRESHOLD:
-			if ((ret = cmd_percent_option("history", "--threshold", optarg, &o->threshold)))
+			if ((ret = cmd_percent_option("history", "--threshold", optarg,
+						      &o->walk.threshold)))
 				return ret;
 			break;
+		case OPT_SETTLE: {
+			int n;
+			if ((ret = cmd_int_option("history", "--settle", optarg, 1, 1000, &n)))
+				return ret;
+			o->walk.settle = (size_t)n;
+			break;
+		}
 		case OPT_FORMAT:
 			if (strcmp(optarg, "text") && strcmp(optarg, "csv") && strcmp(optarg, "json") &&
 			    strcmp(optarg, "runs") && strcmp(optarg, "html"))
@@ -181,7 +194,7 @@ static size_t columns(const char *s)
 /* One line per board x test x metric: how many runs, from which to which,
  * the last value, its change against the run before, the range, and the
  * lasting step when there is one (`--format runs` lists every run). */
-static void print_text(const struct history_series *s, size_t n, double threshold)
+static void print_text(const struct history_series *s, size_t n, const struct history_walk_opts *w)
 {
 	if (!n)
 		return;   /* "no runs of ..." was said on stderr */
@@ -195,9 +208,10 @@ static void print_text(const struct history_series *s, size_t n, double threshol
 	for (size_t i = 0; i < n; i++) {
 		const struct history_series *hs = &s[i];
 		char **row = &cells[(i + 1) * NC];
-		const struct history_point *first = &hs->points[0], *last = &hs->points[hs->n - 1];
+		const struct history_point *first = &hs->points[hs->shown_from];
+		const struct history_point *last = &hs->points[hs->n - 1];
 		double lo = first->value, hi = first->value;
-		for (size_t k = 1; k < hs->n; k++) {
+		for (size_t k = hs->shown_from + 1; k < hs->n; k++) {
 			lo = fmin(lo, hs->points[k].value);
 			hi = fmax(hi, hs->points[k].value);
 		}
@@ -205,7 +219,7 @@ static void print_text(const struct history_series *s, size_t n, double threshol
 		row[0] = xstrdup(hs->board);
 		row[1] = xstrdup(hs->test);
 		row[2] = xasprintf("%s (%s better)", hs->metric, hs->higher_is_better ? "higher" : "lower");
-		row[3] = xasprintf("%zu", hs->n);
+		row[3] = xasprintf("%zu", hs->n - hs->shown_from);
 		row[4] = xstrdup(first->label ? first->label : first->run_id);
 		row[5] = xstrdup(last->label ? last->label : last->run_id);
 		row[6] = valfmt_str(last->value, hs->unit);
@@ -218,8 +232,10 @@ static void print_text(const struct history_series *s, size_t n, double threshol
 		valfmt_pair(&sb, lo, hi, hs->unit);
 		row[8] = strbuf_detach(&sb);
 		struct history_marks mk;
-		history_marks_of(hs, threshold, &mk);
-		if (mk.step) {
+		history_marks_of(hs, w, &mk);
+		if (mk.words) {
+			strbuf_puts(&sb, mk.words);
+		} else if (mk.step) {
 			valfmt_pct(&sb, mk.step->j.change_pct);
 			const struct history_point *p = &hs->points[mk.step_at];
 			strbuf_printf(&sb, " at %s (%s)", p->label ? p->label : p->run_id,
@@ -242,11 +258,11 @@ static void print_text(const struct history_series *s, size_t n, double threshol
 		for (size_t c = 0; c < NC; c++) {
 			const char *cell = cells[r * NC + c];
 			bool right = c == 3 || c == 6 || c == 7;
-			int w = (int)width[c] + (int)(strlen(cell) - columns(cell));
+			int cw = (int)width[c] + (int)(strlen(cell) - columns(cell));
 			if (c + 1 == NC)
 				printf("%s\n", cell);
 			else
-				printf(right ? "%*s  " : "%-*s  ", w, cell);
+				printf(right ? "%*s  " : "%-*s  ", cw, cell);
 		}
 	}
 	for (size_t i = 0; i < (n + 1) * NC; i++)
@@ -257,31 +273,32 @@ static void print_text(const struct history_series *s, size_t n, double threshol
 /* Every run of each series, a line each (the text before it was compact). */
 /* --format html: the page (history/history_html.h) on stdout. */
 static void print_html(const char *scenario, const char *db, const struct history_series *s,
-		       size_t n, double threshold)
+		       size_t n, const struct history_walk_opts *w)
 {
 	struct strbuf sb = STRBUF_INIT;
-	history_html_page(&sb, scenario, db, s, n, threshold);
+	history_html_page(&sb, scenario, db, s, n, w);
 	fputs(strbuf_str(&sb), stdout);
 	strbuf_release(&sb);
 }
 
-static void print_runs(const struct history_series *s, size_t n, double threshold)
+static void print_runs(const struct history_series *s, size_t n, const struct history_walk_opts *w)
 {
 
 	for (size_t i = 0; i < n; i++) {
 		const struct history_series *hs = &s[i];
 		struct history_marks mk;
-		history_marks_of(hs, threshold, &mk);
+		history_marks_of(hs, w, &mk);
+		size_t shown = hs->n - hs->shown_from;
 		printf("%s%s  %s  %s%s%s%s (%s is better), last %zu run%s\n", i ? "\n" : "", hs->board,
 		       hs->test, hs->metric, *hs->unit ? " [" : "", hs->unit, *hs->unit ? "]" : "",
-		       hs->higher_is_better ? "higher" : "lower", hs->n, hs->n == 1 ? "" : "s");
+		       hs->higher_is_better ? "higher" : "lower", shown, shown == 1 ? "" : "s");
 		size_t lw = 5;
-		for (size_t k = 0; k < hs->n; k++)
+		for (size_t k = hs->shown_from; k < hs->n; k++)
 			if (hs->points[k].label && strlen(hs->points[k].label) > lw)
 				lw = strlen(hs->points[k].label);
 		printf("  %-16s  %-15s  %-*s  %12s  %8s  %s\n", "START (UTC)", "RUN", (int)lw, "LABEL",
 		       "VALUE", "CHANGE", "N");
-		for (size_t k = 0; k < hs->n; k++) {
+		for (size_t k = hs->shown_from; k < hs->n; k++) {
 			const struct history_point *p = &hs->points[k];
 			char when[32], change[32] = "";
 			fmt_start(when, sizeof(when), p->start_us);
@@ -298,6 +315,8 @@ static void print_runs(const struct history_series *s, size_t n, double threshol
 				       mk.step->j.worse ? "worse" : "better");
 			if (p->ack_note)
 				printf("  <- accepted: %s", p->ack_note);
+			if (k + 1 == hs->n && mk.words)
+				printf("  <- %s", mk.words);
 			putchar('\n');
 		}
 		history_marks_release(&mk);
@@ -325,7 +344,7 @@ static void print_csv(const char *scenario, const struct history_series *s, size
 {
 	puts("scenario,board,test,metric,unit,better,run_id,label,host,start,value,stddev,samples");
 	for (size_t i = 0; i < n; i++) {
-		for (size_t k = 0; k < s[i].n; k++) {
+		for (size_t k = s[i].shown_from; k < s[i].n; k++) {
 			const struct history_point *p = &s[i].points[k];
 			const char *f[] = { scenario, s[i].board, s[i].test, s[i].metric, s[i].unit,
 					    s[i].higher_is_better ? "higher" : "lower", p->run_id, p->label,
@@ -342,12 +361,12 @@ static void print_csv(const char *scenario, const struct history_series *s, size
 }
 
 static void print_json(const char *scenario, const struct history_series *s, size_t n,
-		       double threshold)
+		       const struct history_walk_opts *w)
 {
 	json_t *a = json_array();
 	for (size_t i = 0; i < n; i++) {
 		json_t *pts = json_array();
-		for (size_t k = 0; k < s[i].n; k++) {
+		for (size_t k = s[i].shown_from; k < s[i].n; k++) {
 			const struct history_point *p = &s[i].points[k];
 			char *when = result_time_iso(p->start_us);
 			json_array_append_new(pts, json_pack("{s:s, s:s?, s:s?, s:s?, s:f, s:f, s:i}",
@@ -356,7 +375,7 @@ static void print_json(const char *scenario, const struct history_series *s, siz
 							     "value", p->value, "stddev", p->stddev,
 							     "samples", p->n));
 			if (p->ack_note)
-				json_object_set_new(json_array_get(pts, k), "ack_note",
+				json_object_set_new(json_array_get(pts, k - s[i].shown_from), "ack_note",
 						    json_string(p->ack_note));
 			free(when);
 		}
@@ -365,16 +384,18 @@ static void print_json(const char *scenario, const struct history_series *s, siz
 				      "unit", s[i].unit, "better", s[i].higher_is_better ? "higher" : "lower",
 				      "runs", pts);
 		struct history_marks mk;
-		history_marks_of(&s[i], threshold, &mk);
+		history_marks_of(&s[i], w, &mk);
 		if (mk.step)
-			json_object_set_new(o, "step", json_pack("{s:s, s:s?, s:f, s:f, s:f, s:b, s:b}",
+			json_object_set_new(o, "step", json_pack("{s:s, s:s?, s:f, s:f, s:f, s:b, s:b, s:I, s:s?}",
 								 "run_id", s[i].points[mk.step_at].run_id,
 								 "label", s[i].points[mk.step_at].label,
 								 "before", mk.step->j.median_a,
 								 "after", mk.step->j.median_b,
 								 "change_pct", mk.step->j.change_pct,
 								 "worse", mk.step->j.worse,
-								 "settled", mk.settled));
+								 "settled", mk.settled,
+								 "runs", (json_int_t)mk.step->step_run,
+								 "text", mk.words));
 		history_marks_release(&mk);
 		json_array_append_new(a, o);
 	}
@@ -386,27 +407,32 @@ static void print_json(const char *scenario, const struct history_series *s, siz
 static int history_show(struct db *db, const struct history_options *o)
 {
 	char err[512];
+	struct history_rule rule = { .settle = o->walk.settle };
+	size_t walk = history_walk_points(&rule);
+	/* the judge walks back as far as a run's verdict does; the last runs are shown */
 	struct history_query q = { .scenario = o->arg, .boards = o->boards, .n_boards = o->n_boards,
-				   .metric = o->metric, .last = (size_t)o->last };
+				   .metric = o->metric, .last = o->last ? (size_t)o->last + walk : 0 };
 	struct history_series *s = NULL;
 	size_t n = 0;
 	if (history_load(db, &q, &s, &n, err, sizeof(err)) < 0) {
 		fprintf(stderr, "orch history: %s\n", err);
 		return EXIT_INFRA;
 	}
+	for (size_t i = 0; o->last && i < n; i++)
+		s[i].shown_from = s[i].n > (size_t)o->last ? s[i].n - (size_t)o->last : 0;
 	if (!n && !strcmp(o->format, "text"))
 		fprintf(stderr, "orch history: no runs of '%s'%s in %s\n", o->arg,
 			o->n_boards || o->metric ? " match" : "", db_name(db));
 	if (!strcmp(o->format, "csv"))
 		print_csv(o->arg, s, n);
 	else if (!strcmp(o->format, "json"))
-		print_json(o->arg, s, n, o->threshold);
+		print_json(o->arg, s, n, &o->walk);
 	else if (!strcmp(o->format, "runs"))
-		print_runs(s, n, o->threshold);
+		print_runs(s, n, &o->walk);
 	else if (!strcmp(o->format, "html"))
-		print_html(o->arg, db_name(db), s, n, o->threshold);
+		print_html(o->arg, db_name(db), s, n, &o->walk);
 	else
-		print_text(s, n, o->threshold);
+		print_text(s, n, &o->walk);
 	history_series_free(s, n);
 	return EXIT_OK;
 }

@@ -484,6 +484,7 @@ static int run_finish(struct run_ctx *c)
 		.baseline = c->baseline_path ? &c->baseline : NULL,
 		.threshold_pct = c->o.has_threshold ? c->o.threshold : c->sc->threshold_pct,
 		.judge_single = c->o.judge_single,
+		.settle = (size_t)c->o.settle,
 		.db_url = c->o.db_url,
 		.runs_dir = c->o.runs_dir,
 		.record_history = !c->o.no_history && merger,

@@ -23,6 +23,7 @@ struct run_options {
 	double threshold;
 	bool has_threshold;
 	bool judge_single;
+	int settle;                /* --settle N; 0 none */
 	int shard_k, shard_n;
 	const char *bench_dir;
 	bool dry_run;

@@ -41,6 +41,9 @@ static const char usage_text[] =
 	"      --baseline RUN     mark regressions against this run folder (or 'latest')\n"
 	"      --baseline history judge against the last runs in the history database\n"
 	"      --threshold PCT    regression threshold in percent (default: scenario, 5)\n"
+	"      --settle N         against the history, a step either way is the new\n"
+	"                         normal after N runs (default: a regression stays one\n"
+	"                         until 'orch history ack'; a metric's settle: wins)\n"
 	"      --label TEXT       name the run (a version under test; default: the\n"
 	"                         scenario's label:, else the run id)\n"
 	"      --judge-single     against the baseline, judge metrics with one sample on\n"
@@ -98,7 +101,7 @@ enum { OPT_REPEAT = 256, OPT_BASELINE, OPT_THRESHOLD, OPT_SHARD, OPT_BENCH_DIR,
        OPT_DRY_RUN, OPT_FORMAT, OPT_WAIT, OPT_DB, OPT_JOIN,
        OPT_CONTROLLER, OPT_JOIN_WAIT, OPT_LABEL, OPT_JUDGE_SINGLE, OPT_NO_HISTORY,
        OPT_RETRY_INFRA, OPT_RERUN, OPT_ONLY, OPT_MAX_FAIL, OPT_LIST, OPT_ALLOW_EMPTY,
-       OPT_JUNIT };
+       OPT_JUNIT, OPT_SETTLE };
 static const struct option longopts[] = {
 	{ "inventory", required_argument, NULL, 'i' },
 	{ "limit", required_argument, NULL, 'l' },
@@ -113,6 +116,7 @@ static const struct option longopts[] = {
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 	{ "judge-single", no_argument, NULL, OPT_JUDGE_SINGLE },
+	{ "settle", required_argument, NULL, OPT_SETTLE },
 	{ "shard", required_argument, NULL, OPT_SHARD },
 	{ "bench-dir", required_argument, NULL, OPT_BENCH_DIR },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
@@ -154,6 +158,8 @@ static int parse_value_option(int c, struct run_options *o)
 	}
 	case OPT_MAX_FAIL:
 		return cmd_int_option("run", "--max-fail", optarg, 1, INT_MAX, &o->max_fail);
+	case OPT_SETTLE:
+		return cmd_int_option("run", "--settle", optarg, 1, 1000, &o->settle);
 	case OPT_THRESHOLD:
 		o->has_threshold = !cmd_percent_option("run", "--threshold", optarg, &o->threshold);
 		return o->has_threshold ? 0 : EXIT_USAGE;
@@ -227,7 +233,7 @@ static int parse_option(int c, struct run_options *o, char **argv)
 		fputs(exit_text, stdout);
 		return -1;
 	case 'j': case OPT_REPEAT: case OPT_RETRY_INFRA: case OPT_ONLY: case OPT_MAX_FAIL:
-	case OPT_THRESHOLD: case OPT_SHARD: case OPT_WAIT: case OPT_JOIN_WAIT:
+	case OPT_THRESHOLD: case OPT_SHARD: case OPT_WAIT: case OPT_JOIN_WAIT: case OPT_SETTLE:
 		return parse_value_option(c, o);
 	default: return cmd_option_error("run", c, argv[optind - 1]);
 	}

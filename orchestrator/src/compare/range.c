@@ -175,6 +175,22 @@ void range_metric_change(struct strbuf *sb, const struct metric_result *m, doubl
 		break;
 	case METRIC_CHANGE_NONE: break;
 	}
+	if (m->verdict.step_text)
+		strbuf_printf(sb, ": %s", m->verdict.step_text);
+}
+
+void range_step_put(struct strbuf *sb, double change_pct, const char *since, size_t runs,
+		    bool settled, double threshold_pct)
+{
+	if (isfinite(change_pct)) {
+		valfmt_change_pct(sb, fabs(change_pct), true,
+				  isfinite(threshold_pct) ? threshold_pct : INFINITY);
+		strbuf_printf(sb, " %s", change_pct < 0 ? "lower" : "higher");
+	} else {
+		strbuf_puts(sb, "changed");
+	}
+	strbuf_printf(sb, " since %s (%zu run%s), %s", since ? since : "?", runs, plural(runs),
+		      settled ? "the new normal from now on" : "not acknowledged");
 }
 
 void range_metric_evidence(struct strbuf *sb, const struct metric_result *m)
@@ -219,6 +235,15 @@ char *range_history_name(size_t n_runs, const char *ack_run)
 	if (n_runs == 1)
 		return xstrdup("the last run");
 	return n_runs ? xasprintf("the last %zu runs", n_runs) : xstrdup("the history");
+}
+
+char *range_history_name_before(size_t n_runs, const char *ack_run, const char *before)
+{
+	if (!before)
+		return range_history_name(n_runs, ack_run);
+	if (n_runs == 1)
+		return xasprintf("the run before %s", before);
+	return xasprintf("the %zu runs before %s", n_runs, before);
 }
 
 const char *range_baseline_name(const struct run_result *run)
@@ -269,9 +294,12 @@ static char *line_baseline_name(const struct run_result *run, const struct item 
 	for (size_t i = 1; same && i < n; i++) {
 		const struct metric_verdict *w = &items[i].m->verdict;
 		same = w->n_baseline == v->n_baseline &&
-		       (w->ack_run || v->ack_run ? is_same(w->ack_run, v->ack_run) : true);
+		       (w->ack_run || v->ack_run ? is_same(w->ack_run, v->ack_run) : true) &&
+		       (w->step_since || v->step_since ? is_same(w->step_since, v->step_since) &&
+							   w->step_runs == v->step_runs : true);
 	}
-	return same ? range_history_name(v->n_baseline, v->ack_run)
+	const char *before = v->step_since && v->step_runs > 1 ? v->step_since : NULL;
+	return same ? range_history_name_before(v->n_baseline, v->ack_run, before)
 		    : xstrdup(range_baseline_name(run));
 }
 

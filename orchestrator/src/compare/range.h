@@ -74,6 +74,17 @@ const char *range_change_class(enum metric_change c);
  * change of ACK_RUN". Every output and the judge's own text take it from
  * here. Caller frees. */
 char *range_history_name(size_t n_runs, const char *ack_run);
+/* The same for a run of a step that began earlier, at run `before`: the
+ * level before it, "the 6 runs before v5" (before NULL: range_history_name). */
+char *range_history_name_before(size_t n_runs, const char *ack_run, const char *before);
+
+/* A step against the history in words, as the run's every output and orch
+ * history say it: "20.0% lower since v0.0.20180106 (4 runs), not
+ * acknowledged" (change_pct: the level now against the level before it;
+ * since: the label or id of its first run; runs: its runs so far), or
+ * "..., the new normal from now on" once it settled. */
+void range_step_put(struct strbuf *sb, double change_pct, const char *since, size_t runs,
+		    bool settled, double threshold_pct);
 
 /* The name the run's baseline goes by in words: run->baseline_name (the
  * baseline run's label or id, "the last 10 runs"), else "the history" or the

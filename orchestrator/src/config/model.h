@@ -147,6 +147,9 @@ struct metric_spec {          /* metrics: pulled out of a command's output */
 	bool optional;            /* optional: true: no value is recorded, not a failure */
 	bool has_threshold;       /* threshold: of its own (percent), over the run's */
 	double threshold_pct;
+	/* settle: N, against the history a step either way is the new normal
+	 * after N runs (0: a regression waits for orch history ack) */
+	int settle;
 	/* no regex: a metric a bench: program or parse: prints, named here for
 	 * its threshold: alone (it reads nothing, is never missing) */
 	bool bench_override;

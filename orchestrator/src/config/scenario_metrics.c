@@ -12,9 +12,16 @@
 #include <string.h>
 
 static const char *const metric_keys[] = { "name", "regex", "unit", "unit_group", "better", "from",
-					   "optional", "threshold", NULL };
+					   "optional", "threshold", "settle", NULL };
 static const char *const better_names[] = { "higher", "lower", NULL };
-static const char *const override_keys[] = { "name", "threshold", NULL };
+static const char *const override_keys[] = { "name", "threshold", "settle", NULL };
+
+/* settle: N, the runs after which a step against the history is the new
+ * normal by itself (docs/compare.md) */
+static void read_settle(struct cfg *c, const struct ynode *m, struct metric_spec *ms)
+{
+	cfg_int(c, ymap_get(m, "settle"), "settle", 1, 1000, &ms->settle);
+}
 
 /* value_group: the group named "value", else 1, else the whole match;
  * unit_group: a number or a group name. */
@@ -80,16 +87,18 @@ static void read_metric_from(struct cfg *c, const struct ynode *n, struct metric
 static void read_override(struct cfg *c, const struct ynode *m, const struct test *t,
 			  struct metric_spec *ms)
 {
-	const char *what = t->kind == TEST_BENCH ? "a metric of a bench: program (name and threshold only)"
-						 : "a metric of a parse: remote-bench test (name and threshold only)";
+	const char *what = t->kind == TEST_BENCH
+			   ? "a metric of a bench: program (name, threshold and settle only)"
+			   : "a metric of a parse: remote-bench test (name, threshold and settle only)";
 	cfg_check_keys(c, m, override_keys, what);
 	ms->bench_override = true;
 	ms->unit = xstrdup("");
 	ms->has_threshold = scenario_read_threshold(c, ymap_get(m, "threshold"),
 						    &ms->threshold_pct) > 0;
-	if (!ymap_get(m, "threshold"))
+	read_settle(c, m, ms);
+	if (!ymap_get(m, "threshold") && !ymap_get(m, "settle"))
 		cfg_error(c, m, "metric '%s' has neither 'regex' (a metric of its own) nor "
-			  "'threshold' (for the metric the %s prints)", ms->name ? ms->name : "?",
+			  "'threshold' or 'settle' (for the metric the %s prints)", ms->name ? ms->name : "?",
 			  t->kind == TEST_BENCH ? "program" : "command");
 	const struct ynode *name = ymap_get(m, "name");
 	if (!ms->name || t->kind != TEST_BENCH || !t->bench || !scenario_bench_known(t->bench) ||
@@ -150,6 +159,7 @@ void scenario_read_metrics(struct cfg *c, const struct ynode *n, struct test *t)
 		cfg_bool(c, ymap_get(m, "optional"), "optional", &ms->optional);
 		ms->has_threshold = scenario_read_threshold(c, ymap_get(m, "threshold"),
 							    &ms->threshold_pct) > 0;
+		read_settle(c, m, ms);
 		int e;
 		if (cfg_enum(c, ymap_get(m, "better"), "better", better_names, &e) > 0) {
 			ms->better = (enum metric_better)e;

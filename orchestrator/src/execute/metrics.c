@@ -265,12 +265,14 @@ int metric_collector_commit(struct metric_collector *mc, struct test_result *tr)
 	 * metric) travels with its result to the judge */
 	for (size_t i = 0; i < mc->n_specs; i++) {
 		const struct metric_spec *spec = &mc->specs[i];
-		struct metric_result *m = spec->has_threshold && spec->name
+		struct metric_result *m = (spec->has_threshold || spec->settle) && spec->name
 					  ? test_result_find_metric(tr, spec->name) : NULL;
-		if (m) {
+		if (m && spec->has_threshold) {
 			m->has_threshold = true;
 			m->threshold_pct = spec->threshold_pct;
 		}
+		if (m)
+			m->settle = (size_t)spec->settle;
 	}
 	for (size_t i = 0; i < mc->n_specs; i++) {
 		const struct metric_spec *spec = &mc->specs[i];

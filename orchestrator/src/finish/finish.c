@@ -128,9 +128,10 @@ static void history_judge(const struct finish_options *o, struct run_result *run
 	char err[1024];
 	struct db *db = NULL;
 	char *target = history_target(o->db_url, o->runs_dir);
+	struct history_rule rule = { .window = HISTORY_DEFAULT_LAST,
+				     .threshold_pct = o->threshold_pct, .settle = o->settle };
 	if (history_open(&db, target, err, sizeof(err)) < 0 ||
-	    history_apply_baseline(db, run, HISTORY_DEFAULT_LAST, o->threshold_pct, err,
-				   sizeof(err)) < 0)
+	    history_judge_run(db, run, &rule, err, sizeof(err)) < 0)
 		log_warn("baseline history: %s; nothing was judged", err);
 	free(run->baseline);
 	run->baseline = xasprintf("history (last %d runs)", HISTORY_DEFAULT_LAST);

@@ -54,6 +54,7 @@ struct finish_options {
 	const struct run_result *baseline;
 	double threshold_pct;
 	bool judge_single;
+	size_t settle;             /* --settle N against the history; 0: the default rule */
 	/* the history database (--db URL, else RUNS_DIR/orch-history.sqlite) */
 	const char *db_url;
 	const char *runs_dir;

@@ -64,6 +64,9 @@ struct history_series {
 	bool higher_is_better;
 	struct history_point *points;   /* oldest first */
 	size_t n;
+	/* points before this one were read only for the judge's walk (a step
+	 * that began earlier than the runs shown); outputs show the rest */
+	size_t shown_from;
 };
 
 /* One series asked for by name. */
@@ -110,12 +113,17 @@ void history_series_free(struct history_series *s, size_t n);
  *     regression, or better beyond the threshold) starts a step; the step
  *     is reported at that run and at each following run that differs the
  *     same way from the level before it;
- *   - once `settle` runs in a row have (the step's first included), the
- *     step is the new normal: the level starts at its first run, and later
- *     runs are judged against the runs since it (so after a step of 3 runs
- *     the 4th is judged against those 3);
+ *   - a step for the worse (a regression) never becomes the new normal by
+ *     itself: every later run that differs the same way is judged against
+ *     the level before it, until an acknowledged change (orch history ack)
+ *     accepts it or a run comes back; a step for the better is the new
+ *     normal once HISTORY_SETTLE_RUNS runs in a row have it (its first
+ *     included); rule.settle N (a metric's `settle: N`, --settle N) makes
+ *     either way the new normal after N runs: the level starts at the
+ *     step's first run;
  *   - a run that does not differ ends a step that had not settled (one bad
- *     night is not a new level);
+ *     night is not a new level); the step's runs stay out of every later
+ *     window;
  *   - an acknowledged change (orch history ack) starts a level at its run
  *     at once; a run whose unit does not convert from the one before starts
  *     one too.
@@ -126,7 +134,9 @@ void history_series_free(struct history_series *s, size_t n);
 struct history_rule {
 	size_t window;             /* earlier runs of the level judged against; 0: HISTORY_DEFAULT_LAST */
 	size_t min_runs;           /* 0: HISTORY_MIN_RUNS */
-	size_t settle;             /* 0: HISTORY_SETTLE_RUNS */
+	/* 0: a step for the worse never settles by itself, one for the better
+	 * after HISTORY_SETTLE_RUNS; N: either way after N runs */
+	size_t settle;
 	double threshold_pct;
 	double alpha;              /* <= 0: the judge's default */
 };
@@ -171,10 +181,18 @@ struct history_marks {
 	const struct history_verdict *step;
 	bool settled;
 	size_t ack_at;                 /* SIZE_MAX: none */
+	/* the last run's step in the words its run's outputs say
+	 * (history_step_words), NULL when it is no step */
+	char *words;
 };
-/* Judges s with threshold (history_judge_series) into m; m->v is m's own,
- * freed by history_marks_release. */
-void history_marks_of(const struct history_series *s, double threshold,
+/* The judge's options orch history walks with (--threshold, --settle). */
+struct history_walk_opts {
+	double threshold;
+	size_t settle;
+};
+/* Judges s with w (history_judge_series) into m; m->v and m->words are
+ * m's own, freed by history_marks_release. */
+void history_marks_of(const struct history_series *s, const struct history_walk_opts *w,
 		      struct history_marks *m);
 void history_marks_release(struct history_marks *m);
 
@@ -233,6 +251,15 @@ bool history_ack_matches(const struct history_ack *a, const struct history_serie
  */
 int history_judge_run(struct db *db, struct run_result *run, const struct history_rule *rule,
 		      char *err, size_t errlen);
+/* The runs of a series read to walk it (history_judge_run and orch history
+ * alike): the window, a step that may last long (a regression waits for an
+ * ack) and the level before it. A step older than this is not seen. */
+size_t history_walk_points(const struct history_rule *rule);
+/* The words of verdict v of point `at` of s as the run's outputs say them
+ * (its step: "20.0% lower since v5 (4 runs), not acknowledged"), or NULL
+ * when it is no step. Caller frees. */
+char *history_step_words(const struct history_series *s, size_t at,
+			 const struct history_verdict *v);
 /* The same with window and threshold only (the other members default). */
 int history_apply_baseline(struct db *db, struct run_result *run, size_t window,
 			   double threshold_pct, char *err, size_t errlen);

@@ -26,7 +26,11 @@ static void html_text(struct strbuf *sb, const char *s)
 static void html_marks(struct strbuf *sb, const struct history_series *hs,
 		       const struct history_marks *mk)
 {
-	if (mk->step) {
+	if (mk->words) {
+		strbuf_printf(sb, "<div class=\"step %s\">", mk->step->j.worse ? "worse" : "better");
+		html_text(sb, mk->words);
+		strbuf_puts(sb, "</div>");
+	} else if (mk->step) {
 		const struct history_point *p = &hs->points[mk->step_at];
 		struct strbuf w = STRBUF_INIT;
 		valfmt_pct(&w, mk->step->j.change_pct);
@@ -49,7 +53,7 @@ static void html_marks(struct strbuf *sb, const struct history_series *hs,
 
 /* The chart of one series, on its metric's shared scale. */
 static void html_cell(struct strbuf *sb, const struct history_series *hs, double lo, double hi,
-		      double threshold)
+		      const struct history_walk_opts *w)
 {
 	struct trend_chart c;
 	trend_chart_init(&c);
@@ -57,8 +61,9 @@ static void html_cell(struct strbuf *sb, const struct history_series *hs, double
 	c.height = 110;
 	struct trend_chart_point *pts = xcalloc(hs->n + 1, sizeof(*pts));
 	char **hrefs = xcalloc(hs->n + 1, sizeof(*hrefs));
-	for (size_t k = 0; k < hs->n; k++) {
-		const struct history_point *p = &hs->points[k];
+	size_t off = hs->shown_from;
+	for (size_t k = 0; k + off < hs->n; k++) {
+		const struct history_point *p = &hs->points[k + off];
 		pts[k].run_id = p->run_id;
 		pts[k].label = p->label;
 		pts[k].value = p->value;
@@ -71,20 +76,21 @@ static void html_cell(struct strbuf *sb, const struct history_series *hs, double
 	c.title = title;
 	c.unit = hs->unit;
 	c.points = pts;
-	c.n = hs->n;
+	c.n = hs->n - off;
 	c.lo = lo;
 	c.hi = hi;
 	struct history_marks mk;
-	history_marks_of(hs, threshold, &mk);
-	if (mk.step) {
-		c.current = mk.step_at;
+	history_marks_of(hs, w, &mk);
+	if (mk.step && mk.step_at >= off) {
+		c.current = mk.step_at - off;
 		c.change = mk.step->j.outcome == JUDGE_REGRESSION ? METRIC_CHANGE_REGRESSION
 			 : mk.step->j.worse ? METRIC_CHANGE_WORSE : METRIC_CHANGE_BETTER;
-		c.base_from = mk.step->base_from;
-		c.base_to = mk.step->base_from + mk.step->n_runs;
+		c.base_from = mk.step->base_from > off ? mk.step->base_from - off : 0;
+		c.base_to = mk.step->base_from + mk.step->n_runs > off
+			    ? mk.step->base_from + mk.step->n_runs - off : 0;
 	}
-	if (mk.ack_at != SIZE_MAX) {
-		c.ack_at = mk.ack_at;
+	if (mk.ack_at != SIZE_MAX && mk.ack_at >= off) {
+		c.ack_at = mk.ack_at - off;
 		c.ack_note = hs->points[mk.ack_at].ack_note;
 	}
 	strbuf_puts(sb, "<td>");
@@ -93,7 +99,7 @@ static void html_cell(struct strbuf *sb, const struct history_series *hs, double
 	strbuf_puts(sb, "</td>");
 	history_marks_release(&mk);
 	free(title);
-	for (size_t k = 0; k < hs->n; k++)
+	for (size_t k = 0; k + off < hs->n; k++)
 		free(hrefs[k]);
 	free(hrefs);
 	free(pts);
@@ -103,7 +109,7 @@ static void html_cell(struct strbuf *sb, const struct history_series *hs, double
  * no network), a row per board and a column per test x metric, each cell
  * the board's trend of that metric on the metric's shared scale. */
 void history_html_page(struct strbuf *sb, const char *scenario, const char *db,
-		       const struct history_series *s, size_t n, double threshold)
+		       const struct history_series *s, size_t n, const struct history_walk_opts *w)
 {
 	const char **boards = xcalloc(n + 1, sizeof(*boards));
 	const struct history_series **cols = xcalloc(n + 1, sizeof(*cols));
@@ -152,7 +158,7 @@ void history_html_page(struct strbuf *sb, const char *scenario, const char *db,
 		hi[c] = -INFINITY;
 		for (size_t i = 0; i < n; i++)
 			if (same(s[i].test, cols[c]->test) && same(s[i].metric, cols[c]->metric))
-				for (size_t k = 0; k < s[i].n; k++) {
+				for (size_t k = s[i].shown_from; k < s[i].n; k++) {
 					lo[c] = fmin(lo[c], s[i].points[k].value);
 					hi[c] = fmax(hi[c], s[i].points[k].value);
 				}
@@ -180,7 +186,7 @@ void history_html_page(struct strbuf *sb, const char *scenario, const char *db,
 				    same(s[i].metric, cols[c]->metric))
 					hs = &s[i];
 			if (hs && hs->n)
-				html_cell(sb, hs, lo[c], hi[c], threshold);
+				html_cell(sb, hs, lo[c], hi[c], w);
 			else
 				strbuf_puts(sb, "<td class=\"none\">no runs</td>");
 		}

@@ -12,8 +12,8 @@
 #include "util/strbuf.h"
 
 /* Appends the page of series s[0..n) of scenario, read from db (its name
- * as shown), judged with threshold, to sb. */
+ * as shown), judged with w, to sb; each series from its shown_from on. */
 void history_html_page(struct strbuf *sb, const char *scenario, const char *db,
-		       const struct history_series *s, size_t n, double threshold);
+		       const struct history_series *s, size_t n, const struct history_walk_opts *w);
 
 #endif

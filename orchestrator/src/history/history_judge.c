@@ -22,9 +22,11 @@ static size_t rule_min(const struct history_rule *r)
 	return r->min_runs ? r->min_runs : HISTORY_MIN_RUNS;
 }
 
-static size_t rule_settle(const struct history_rule *r)
+/* Runs a step the worse (worse) or the better way lasts before it is the
+ * new normal by itself; 0: never (a regression waits for an ack). */
+static size_t rule_settle(const struct history_rule *r, bool worse)
 {
-	return r->settle ? r->settle : HISTORY_SETTLE_RUNS;
+	return r->settle ? r->settle : worse ? 0 : HISTORY_SETTLE_RUNS;
 }
 
 /* Whether point i's unit converts into unit. */
@@ -34,16 +36,16 @@ static bool converts(const struct history_point *p, const char *unit)
 	return !strcmp(p->unit ? p->unit : "", unit) || units_convert(1.0, p->unit, unit, &x) == 0;
 }
 
-/* The samples of points [from, to) of s in unit, appended to a fresh array. */
-static double *base_samples(const struct history_series *s, size_t from, size_t to,
-			    const char *unit, size_t *n)
+/* The samples of points idx[0..n) of s in unit, in a fresh array. */
+static double *base_samples(const struct history_series *s, const size_t *idx, size_t n,
+			    const char *unit, size_t *count)
 {
 	size_t total = 0, k = 0;
-	for (size_t i = from; i < to; i++)
-		total += s->points[i].n_samples;
+	for (size_t i = 0; i < n; i++)
+		total += s->points[idx[i]].n_samples;
 	double *v = xmalloc((total ? total : 1) * sizeof(*v));
-	for (size_t i = from; i < to; i++) {
-		const struct history_point *p = &s->points[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct history_point *p = &s->points[idx[i]];
 		bool same = !strcmp(p->unit ? p->unit : "", unit);
 		for (size_t j = 0; j < p->n_samples; j++) {
 			double x = p->samples[j];
@@ -51,7 +53,7 @@ static double *base_samples(const struct history_series *s, size_t from, size_t 
 				v[k++] = x;
 		}
 	}
-	*n = k;
+	*count = k;
 	return v;
 }
 
@@ -69,8 +71,28 @@ struct walk {
 	bool pending;              /* a step that has not settled */
 	size_t step_at;
 	size_t step_runs;
-	bool step_up;
+	bool step_up, step_worse;
+	/* off[i]: point i is no run of a level (a step that did not settle),
+	 * so no later run is judged against it */
+	bool *off;
 };
+
+/* The earlier runs point `at` is judged against: the last `window` points
+ * of the level before `end` that are runs of it, oldest first, in idx
+ * (room for window); returns how many. */
+static size_t window_points(const struct walk *w, size_t end, const struct history_rule *rule,
+			    size_t *idx)
+{
+	size_t n = 0, cap = rule_window(rule);
+	for (size_t i = end; i > w->level && n < cap; i--)
+		if (!w->off[i - 1])
+			n++;
+	size_t k = 0;
+	for (size_t i = end; i > w->level && k < n; i--)
+		if (!w->off[i - 1])
+			idx[n - 1 - k++] = i - 1;
+	return n;
+}
 
 /* Judges samples b against the walk's level in series s, as point `at`
  * (s->n for the run being judged). */
@@ -80,17 +102,15 @@ static void judge_at(const struct history_series *s, const struct walk *w, size_
 {
 	memset(out, 0, sizeof(*out));
 	size_t end = w->pending ? w->step_at : at;
-	size_t from = end > w->level + rule_window(rule) ? end - rule_window(rule) : w->level;
-	if (from > end)
-		from = end;
-	out->base_from = from;
-	out->n_runs = end - from;
+	size_t *idx = xcalloc(rule_window(rule), sizeof(*idx));
+	out->n_runs = window_points(w, end, rule, idx);
+	out->base_from = out->n_runs ? idx[0] : end;
 	out->level_at = w->level;
 	out->level_acked = w->level_acked;
 	struct judge_rule jr = { .threshold_pct = rule->threshold_pct, .alpha = rule->alpha,
 				  .judge_single = true };
 	size_t na;
-	double *a = base_samples(s, from, end, unit, &na);
+	double *a = base_samples(s, idx, out->n_runs, unit, &na);
 	if (out->n_runs < rule_min(rule) || !na) {
 		judge_samples(a, na, b, nb, hib, &jr, &out->j);
 		out->j.outcome = JUDGE_NOT_JUDGED;
@@ -107,9 +127,12 @@ static void judge_at(const struct history_series *s, const struct walk *w, size_
 			snprintf(out->reason, sizeof(out->reason), "%s", out->j.reason);
 	}
 	free(a);
+	free(idx);
 }
 
-/* Moves the walk past point i, given its verdict v. */
+/* Moves the walk past point i, given its verdict v: a run that differs
+ * starts or continues a step (off its level until it settles); one that
+ * does not ends the step, whose runs stay off. */
 static void walk_step(struct walk *w, size_t i, const struct history_verdict *v,
 		      const struct history_rule *rule)
 {
@@ -123,8 +146,13 @@ static void walk_step(struct walk *w, size_t i, const struct history_verdict *v,
 		w->step_at = i;
 		w->step_runs = 0;
 		w->step_up = up;
+		w->step_worse = v->j.worse;
 	}
-	if (++w->step_runs >= rule_settle(rule)) {
+	w->off[i] = true;
+	size_t settle = rule_settle(rule, w->step_worse);
+	if (++w->step_runs >= settle && settle) {
+		for (size_t k = w->step_at; k <= i; k++)
+			w->off[k] = false;
 		w->level = w->step_at;
 		w->level_acked = false;
 		w->pending = false;
@@ -134,15 +162,14 @@ static void walk_step(struct walk *w, size_t i, const struct history_verdict *v,
 /* The step members of v, once walk_step moved w past v's point: a verdict
  * that differs is part of the step w holds, settled when it became the
  * level. */
-static void mark_step(const struct walk *w, const struct history_rule *rule,
-		      struct history_verdict *v)
+static void mark_step(const struct walk *w, struct history_verdict *v)
 {
 	if (!differs(&v->j))
 		return;
 	v->step = true;
 	v->step_at = w->step_at;
 	v->settled = w->level == w->step_at && !w->pending;
-	v->step_run = v->settled ? rule_settle(rule) : w->step_runs;
+	v->step_run = w->step_runs;
 }
 
 /* The verdict of a point that starts a level (not judged). */
@@ -161,12 +188,18 @@ static void level_start(const struct history_point *p, size_t i, bool acked,
 	v->j.reason = v->reason;
 }
 
+static void walk_init(struct walk *w, size_t n)
+{
+	memset(w, 0, sizeof(*w));
+	w->off = xcalloc(n + 1, sizeof(*w->off));
+}
+
 /* The walk over the first n points of s (each judged in its own unit),
- * their verdicts in out[0..n) when out is not NULL. */
+ * their verdicts in out[0..n) when out is not NULL; w holds room for one
+ * point more (walk_init(w, n)). */
 static void walk_series(const struct history_series *s, size_t n, bool hib,
 			const struct history_rule *rule, struct walk *w, struct history_verdict *out)
 {
-	memset(w, 0, sizeof(*w));
 	for (size_t i = 0; i < n; i++) {
 		const struct history_point *p = &s->points[i];
 		const char *unit = p->unit ? p->unit : "";
@@ -181,7 +214,7 @@ static void walk_series(const struct history_series *s, size_t n, bool hib,
 		}
 		judge_at(s, w, i, p->samples, p->n_samples, unit, hib, rule, v);
 		walk_step(w, i, v, rule);
-		mark_step(w, rule, v);
+		mark_step(w, v);
 	}
 }
 
@@ -191,6 +224,7 @@ int history_judge_samples(const struct history_series *s, const double *b, size_
 {
 	struct walk w;
 	unit = unit ? unit : "";
+	walk_init(&w, s->n);
 	walk_series(s, s->n, higher_is_better, rule, &w, NULL);
 	if (s->n && !converts(&s->points[s->n - 1], unit)) {
 		w.level = s->n;
@@ -198,18 +232,23 @@ int history_judge_samples(const struct history_series *s, const double *b, size_
 		w.pending = false;
 	}
 	judge_at(s, &w, s->n, b, nb, unit, higher_is_better, rule, out);
-	if (!nb)
-		return -1;
-	walk_step(&w, s->n, out, rule);
-	mark_step(&w, rule, out);
-	return 0;
+	int rc = -1;
+	if (nb) {
+		walk_step(&w, s->n, out, rule);
+		mark_step(&w, out);
+		rc = 0;
+	}
+	free(w.off);
+	return rc;
 }
 
 void history_judge_series(const struct history_series *s, const struct history_rule *rule,
 			  struct history_verdict *out)
 {
 	struct walk w;
+	walk_init(&w, s->n);
 	walk_series(s, s->n, s->higher_is_better, rule, &w, out);
+	free(w.off);
 }
 
 static const struct history_series *find_series(const struct history_series *s, size_t n,
@@ -234,8 +273,21 @@ static const enum metric_change change_of[] = {
 	[JUDGE_WORSE] = METRIC_CHANGE_WORSE, [JUDGE_REGRESSION] = METRIC_CHANGE_REGRESSION,
 };
 
-/* "12.0% slower than the last 10 runs (25.6 -> 22.5 MiB/s)" (range.h names
- * the runs), with the step's run when it began before this one. */
+/* The name the step's first run goes by: its label, else its id. */
+static const char *step_since(const struct history_series *s, const struct history_verdict *v,
+			      size_t at)
+{
+	if (!v->step)
+		return NULL;
+	if (v->step_at >= s->n)
+		return NULL;   /* this run: the caller names it */
+	(void)at;
+	const struct history_point *p = &s->points[v->step_at];
+	return p->label ? p->label : p->run_id;
+}
+
+/* "tput 12.0% slower than the last 10 runs (25.6 -> 22.5 MiB/s), 12.0%
+ * lower since v5 (1 run), not acknowledged" (range.h says every part). */
 static char *verdict_words(const struct run_result *run, const struct metric_result *m,
 			   const struct history_series *s, const struct history_verdict *v)
 {
@@ -248,22 +300,36 @@ static char *verdict_words(const struct run_result *run, const struct metric_res
 	else
 		strbuf_printf(&sb, " %s (%s)", up ? "higher" : "lower", v->j.worse ? "worse" : "better");
 	const char *ack = v->level_acked && v->level_at < s->n ? s->points[v->level_at].run_id : NULL;
-	char *base = range_history_name(v->n_runs, ack);
+	char *base = range_history_name_before(v->n_runs, ack, v->step_run > 1 ? m->verdict.step_since
+										 : NULL);
 	strbuf_printf(&sb, " than %s", base);
 	free(base);
 	strbuf_puts(&sb, " (");
 	valfmt_pair(&sb, v->j.median_a, v->j.median_b, m->unit);
 	strbuf_putc(&sb, ')');
-	if (v->step && v->step_at < s->n) {
-		const struct history_point *p = &s->points[v->step_at];
-		strbuf_printf(&sb, ", since %s%s%s%s, run %zu at this level", p->label ? p->label : "",
-			      p->label ? " (" : "", p->run_id ? p->run_id : "?", p->label ? ")" : "",
-			      v->step_run);
-	}
-	if (v->settled)
-		strbuf_puts(&sb, "; the new normal from now on");
+	if (m->verdict.step_text)
+		strbuf_printf(&sb, ", %s", m->verdict.step_text);
 	(void)run;
 	return strbuf_detach(&sb);
+}
+
+/* The step of v in m's verdict: its first run's name (this run's own
+ * label or id when it begins here), its runs, its words. */
+static void set_step(const struct run_result *run, struct metric_result *m,
+		     const struct history_series *s, const struct history_verdict *v)
+{
+	if (!v->step)
+		return;
+	const char *since = step_since(s, v, s->n);
+	if (!since)
+		since = run->label ? run->label : run->run_id;
+	m->verdict.step_since = xstrdup(since ? since : "this run");
+	m->verdict.step_runs = v->step_run;
+	m->verdict.step_settled = v->settled;
+	struct strbuf sb = STRBUF_INIT;
+	range_step_put(&sb, v->j.change_pct, m->verdict.step_since, v->step_run, v->settled,
+		       v->j.threshold_pct);
+	m->verdict.step_text = strbuf_detach(&sb);
 }
 
 /* One metric of the current run against its series. */
@@ -274,6 +340,8 @@ static void judge_metric(const struct run_result *run, struct test_result *tr,
 	struct history_rule rule = *base_rule;
 	if (m->has_threshold)
 		rule.threshold_pct = m->threshold_pct;
+	if (m->settle)
+		rule.settle = m->settle;
 	struct history_verdict v;
 	static const struct history_series empty = { 0 };
 	if (history_judge_samples(s ? s : &empty, m->samples, m->n_samples, m->unit,
@@ -284,6 +352,7 @@ static void judge_metric(const struct run_result *run, struct test_result *tr,
 	m->change_pct = v.j.change_pct;
 	compare_set_verdict(&m->verdict, &v.j, m->unit, m->unit);
 	m->verdict.n_baseline = v.n_runs;
+	set_step(run, m, s ? s : &empty, &v);
 	if (v.level_acked && s && v.level_at < s->n) {
 		const struct history_point *p = &s->points[v.level_at];
 		m->verdict.ack_run = xstrdup(p->run_id);
@@ -408,11 +477,24 @@ static void board_baseline(struct run_result *run, const char *board,
 	}
 }
 
-/* Points of a series loaded to walk it: the window, a step that may not
- * have settled and the level before it. */
-static size_t walk_points(const struct history_rule *rule)
+#define HISTORY_WALK_POINTS 100
+
+size_t history_walk_points(const struct history_rule *rule)
 {
-	return 3 * rule_window(rule) + rule_settle(rule);
+	size_t n = 3 * rule_window(rule) + HISTORY_SETTLE_RUNS;
+	return n > HISTORY_WALK_POINTS ? n : HISTORY_WALK_POINTS;
+}
+
+char *history_step_words(const struct history_series *s, size_t at,
+			 const struct history_verdict *v)
+{
+	if (!v->step || v->step_at > at || v->step_at >= s->n)
+		return NULL;
+	const struct history_point *p = &s->points[v->step_at];
+	struct strbuf sb = STRBUF_INIT;
+	range_step_put(&sb, v->j.change_pct, p->label ? p->label : p->run_id, v->step_run,
+		       v->settled, v->j.threshold_pct);
+	return strbuf_detach(&sb);
 }
 
 int history_judge_run(struct db *db, struct run_result *run, const struct history_rule *rule,
@@ -421,7 +503,7 @@ int history_judge_run(struct db *db, struct run_result *run, const struct histor
 	run->baseline_kind = BASELINE_HISTORY;
 	free(run->baseline_name);
 	run->baseline_name = range_history_name(rule_window(rule), NULL);
-	return each_board(db, run, walk_points(rule), board_baseline, rule, err, errlen);
+	return each_board(db, run, history_walk_points(rule), board_baseline, rule, err, errlen);
 }
 
 int history_apply_baseline(struct db *db, struct run_result *run, size_t window,
@@ -474,10 +556,10 @@ int history_fill_trends(struct db *db, struct run_result *run, const char *run_d
 	return each_board(db, run, last, board_trends, dir, err, errlen);
 }
 
-void history_marks_of(const struct history_series *s, double threshold,
+void history_marks_of(const struct history_series *s, const struct history_walk_opts *w,
 		      struct history_marks *m)
 {
-	struct history_rule rule = { .threshold_pct = threshold };
+	struct history_rule rule = { .threshold_pct = w->threshold, .settle = w->settle };
 	m->v = xcalloc(s->n ? s->n : 1, sizeof(*m->v));
 	m->step_at = m->ack_at = SIZE_MAX;
 	m->step = NULL;
@@ -494,10 +576,13 @@ void history_marks_of(const struct history_series *s, double threshold,
 		}
 		m->settled = m->v[i].settled;
 	}
+	m->words = s->n ? history_step_words(s, s->n - 1, &m->v[s->n - 1]) : NULL;
 }
 
 void history_marks_release(struct history_marks *m)
 {
 	free(m->v);
+	free(m->words);
 	m->v = NULL;
+	m->words = NULL;
 }

@@ -164,6 +164,8 @@ void metric_verdict_release(struct metric_verdict *v)
 	free(v->reason);
 	free(v->ack_run);
 	free(v->ack_note);
+	free(v->step_since);
+	free(v->step_text);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -174,6 +176,8 @@ void metric_verdict_copy(struct metric_verdict *dst, const struct metric_verdict
 	dst->reason = xstrdup(src->reason);
 	dst->ack_run = xstrdup(src->ack_run);
 	dst->ack_note = xstrdup(src->ack_note);
+	dst->step_since = xstrdup(src->step_since);
+	dst->step_text = xstrdup(src->step_text);
 }
 
 void metric_result_release(struct metric_result *m)

@@ -50,6 +50,15 @@ struct metric_verdict {
 	 * after: its run and note; NULL when none */
 	char *ack_run;
 	char *ack_note;
+	/* against the history, the step this run is part of: the run it began
+	 * at (its label, else id), its runs so far (this one included),
+	 * whether it became the new normal, and its words as every output says
+	 * them ("20.0% lower since v5 (4 runs), not acknowledged",
+	 * compare/range.h); step_since NULL when none */
+	char *step_since;
+	size_t step_runs;
+	bool step_settled;
+	char *step_text;
 };
 
 /* Sets v to "no verdict" (NAN figures, NULL texts); does not free. */
@@ -76,6 +85,8 @@ struct metric_result {
 	 * override), in percent, when has_threshold; else the run's */
 	bool has_threshold;
 	double threshold_pct;
+	/* the metric's settle: N (scenario), against the history; 0 none */
+	size_t settle;
 };
 
 /* Whether a metric is orch's own measurement of how it reached the board

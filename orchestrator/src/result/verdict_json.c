@@ -40,6 +40,12 @@ json_t *metric_verdict_to_json(const struct metric_verdict *v)
 		json_object_set_new(o, "ack_run", text_or_null(v->ack_run));
 		json_object_set_new(o, "ack_note", text_or_null(v->ack_note));
 	}
+	if (v->step_since)
+		json_object_set_new(o, "step", json_pack("{s:o, s:I, s:b, s:o}",
+							 "since", text_or_null(v->step_since),
+							 "runs", (json_int_t)v->step_runs,
+							 "settled", v->step_settled,
+							 "text", text_or_null(v->step_text)));
 	return o;
 }
 
@@ -74,6 +80,24 @@ static int opt_text(const json_t *o, const char *key, char **out, char *err, siz
 	return 0;
 }
 
+/* "step": {"since", "runs", "settled", "text"}, when there is one. */
+static int step_from_json(const json_t *o, struct metric_verdict *v, char *err, size_t errlen)
+{
+	const json_t *st = json_object_get(o, "step");
+	if (!st || json_is_null(st))
+		return 0;
+	const json_t *runs = json_object_get(st, "runs"), *settled = json_object_get(st, "settled");
+	if (!json_is_object(st) || !json_is_integer(runs) || json_integer_value(runs) < 0 ||
+	    (settled && !json_is_boolean(settled)))
+		return fail(err, errlen, "step", "expected {since, runs, settled, text}");
+	v->step_runs = (size_t)json_integer_value(runs);
+	v->step_settled = settled && json_is_true(settled);
+	if (opt_text(st, "since", &v->step_since, err, errlen) < 0 ||
+	    opt_text(st, "text", &v->step_text, err, errlen) < 0)
+		return -1;
+	return 0;
+}
+
 int metric_verdict_from_json(const json_t *o, struct metric_verdict *v, char *err, size_t errlen)
 {
 	metric_verdict_init(v);
@@ -93,7 +117,8 @@ int metric_verdict_from_json(const json_t *o, struct metric_verdict *v, char *er
 	    opt_text(o, "method", &v->method, err, errlen) < 0 ||
 	    opt_text(o, "reason", &v->reason, err, errlen) < 0 ||
 	    opt_text(o, "ack_run", &v->ack_run, err, errlen) < 0 ||
-	    opt_text(o, "ack_note", &v->ack_note, err, errlen) < 0) {
+	    opt_text(o, "ack_note", &v->ack_note, err, errlen) < 0 ||
+	    step_from_json(o, v, err, errlen) < 0) {
 		metric_verdict_release(v);
 		metric_verdict_init(v);
 		return -1;
