@@ -142,7 +142,7 @@ _orch()
 		;;
 	--max-size)
 		return ;;
-	-j | --jobs | --repeat | --threshold | --shard | --timeout | --for | --note)
+	-j | --jobs | --repeat | --threshold | --settle | --shard | --timeout | --for | --note)
 		return ;;
 	esac
 	if [[ $cur == --color=* ]]; then

@@ -5,7 +5,8 @@
  * metric that is 5% slower from night 6 on (threshold 3%). Acknowledged at
  * night 6, nights 7-10 are not regressions and their verdicts, summary.txt,
  * report.html and the history page carry the note; without the ack nights
- * 6-8 are regressions (the step, until it settles). Unknown metrics,
+ * 6-10 are regressions (a step for the worse never settles by itself),
+ * with --settle 3 nights 6-8 only (the step, until it settles). Unknown metrics,
  * boards and runs are refused with exit 2 and a suggestion.
  */
 #include "pg.h"
@@ -27,6 +28,7 @@
 
 static char *tmp;
 static struct pg *pg;
+static int settle_runs;   /* the --settle N the nights run with; 0 none */
 
 static int setup(void **state)
 {
@@ -105,16 +107,17 @@ static char *latest_file(const char *dir, const char *name)
 	return text;
 }
 
-/* Nights from..to in dir; asserts each exit code: 1 for a regression, the
- * step's three nights, or only its first when it was acknowledged there
- * (it ran before the ack). */
+/* Nights from..to in dir; asserts each exit code: 1 for a regression, every
+ * night of the step (its first settle_runs with --settle), or only its
+ * first when it was acknowledged there (it ran before the ack). */
 static void nights(const char *dir, const char *db, int from, int to, bool acked)
 {
 	for (int k = from; k <= to; k++) {
 		json_t *root;
 		int code = night(dir, db, k, &root);
 		const char *change = ts_json_str(copy_metric(root), "change");
-		bool regression = k >= STEP_NIGHT && k < STEP_NIGHT + 3 && !(acked && k > STEP_NIGHT);
+		bool regression = k >= STEP_NIGHT && !(acked && k > STEP_NIGHT) &&
+				  (!settle_runs || k < STEP_NIGHT + settle_runs);
 		if (regression != !strcmp(change ? change : "", "regression"))
 			fail_msg("night %d: change %s, expected %sa regression", k, change,
 				 regression ? "" : "not ");
@@ -188,6 +191,29 @@ static void test_not_acked_sqlite(void **state)
 	free(dir);
 }
 
+/* --settle 3: the step is the new normal after its third night, as orch
+ * history --settle 3 says too. */
+static void test_settle_sqlite(void **state)
+{
+	(void)state;
+	char *dir = lab("settle");
+	settle_runs = 3;
+	nights(dir, "--settle 3", 1, NIGHTS, false);
+	settle_runs = 0;
+	char *out = NULL;
+	assert_int_equal(ts_run(&out, "cd '%s' && %s history nightly -o runs --threshold 3 "
+				"--settle 3 --format runs", dir, ORCH_BIN), 0);
+	assert_non_null(strstr(out, "<- step"));
+	assert_null(strstr(out, "not acknowledged"));
+	free(out);
+	assert_int_equal(ts_run(&out, "cd '%s' && %s history nightly -o runs --threshold 3", dir,
+				ORCH_BIN), 0);
+	if (!strstr(out, "lower since n6 (5 runs), not acknowledged"))
+		fail_msg("orch history without --settle:\n%s", out);
+	free(out);
+	free(dir);
+}
+
 /* orch history ack refuses what the history does not know, exit 2, with a
  * suggestion; --delete removes an ack, and removing none is an error. */
 static void test_errors_and_delete(void **state)
@@ -252,6 +278,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_acked_sqlite),
 		cmocka_unit_test(test_not_acked_sqlite),
+		cmocka_unit_test(test_settle_sqlite),
 		cmocka_unit_test(test_errors_and_delete),
 		cmocka_unit_test(test_acked_postgres),
 	};

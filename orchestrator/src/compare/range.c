@@ -49,6 +49,18 @@ void range_side_names(const char *a, const char *b, char **out_a, char **out_b)
 	*out_b = same ? xasprintf("run B (label %s)", b) : xstrdup(b);
 }
 
+/* "2 boards", or "both boards" / "all 3 boards" when count is every one of
+ * n (n > 1). */
+static void boards_put(struct strbuf *sb, size_t count, size_t n)
+{
+	if (count == n && n == 2)
+		strbuf_puts(sb, "both boards");
+	else if (count == n && n > 1)
+		strbuf_printf(sb, "all %zu boards", n);
+	else
+		strbuf_printf(sb, "%zu board%s", count, plural(count));
+}
+
 /* "; not judged: one sample on 2 boards", or with the reason the boards
  * share: "; not judged on 2 boards: 1 earlier run, needs 3". */
 static void not_judged_put(struct strbuf *sb, const struct range_entry *e, size_t n, size_t once)
@@ -64,12 +76,56 @@ static void not_judged_put(struct strbuf *sb, const struct range_entry *e, size_
 		else if (strcmp(reason, r ? r : ""))
 			shared = false;
 	}
-	if (!shared)
-		strbuf_printf(sb, "; not judged on %zu board%s", once, plural(once));
-	else if (!*reason)
-		strbuf_printf(sb, "; not judged: one sample on %zu board%s", once, plural(once));
-	else
-		strbuf_printf(sb, "; not judged on %zu board%s: %s", once, plural(once), reason);
+	if (!shared || *reason) {
+		strbuf_puts(sb, "; not judged on ");
+		boards_put(sb, once, n);
+		if (shared)
+			strbuf_printf(sb, ": %s", reason);
+	} else {
+		strbuf_puts(sb, "; not judged: one sample on ");
+		boards_put(sb, once, n);
+	}
+}
+
+/* The body of the line over n > 1 boards, lo and hi its worst and best:
+ * the same everywhere, one change everywhere, one way everywhere ("3.0%
+ * (b1) to 7.1% slower (b2)"), or a range across no change or both ways. */
+static void many_put(struct strbuf *sb, const struct range_subject *s, const struct range_entry *e,
+		     size_t n, const struct range_entry *lo, const struct range_entry *hi,
+		     const char *name_a, bool speed)
+{
+	double glo = betterness(lo, s->higher_is_better), ghi = betterness(hi, s->higher_is_better);
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	phrase(&a, lo, s, speed);
+	phrase(&b, hi, s, speed);
+	bool all_same = true;
+	for (size_t i = 0; i < n; i++)
+		all_same = all_same && e[i].change == METRIC_CHANGE_SAME;
+	if (glo == 0 && ghi == 0 && all_same) {
+		strbuf_printf(sb, "is the same as %s on ", name_a);
+		boards_put(sb, n, n);
+	} else if (glo == 0 && ghi == 0) {
+		strbuf_puts(sb, "shows no change on ");
+		boards_put(sb, n, n);
+		strbuf_printf(sb, " against %s", name_a);
+	} else if (!strcmp(strbuf_str(&a), strbuf_str(&b))) {
+		strbuf_printf(sb, "is %s than %s on ", strbuf_str(&a), name_a);
+		boards_put(sb, n, n);
+	} else if ((glo > 0 && ghi > 0) || (glo < 0 && ghi < 0)) {
+		const struct range_entry *small = glo > 0 ? lo : hi, *big = glo > 0 ? hi : lo;
+		strbuf_puts(sb, "is ");
+		valfmt_change_pct(sb, fabs(small->change_pct), small->beyond,
+				  isnan(s->threshold_pct) ? INFINITY : s->threshold_pct);
+		strbuf_printf(sb, " (%s) to ", small->board);
+		phrase(sb, big, s, speed);
+		strbuf_printf(sb, " (%s) than %s on ", big->board, name_a);
+		boards_put(sb, n, n);
+	} else {
+		strbuf_printf(sb, "ranges from %s (%s) to %s (%s) than %s over %zu boards",
+			      strbuf_str(&a), lo->board, strbuf_str(&b), hi->board, name_a, n);
+	}
+	strbuf_release(&a);
+	strbuf_release(&b);
 }
 
 void range_line_put(struct strbuf *sb, const struct range_subject *s,
@@ -99,7 +155,7 @@ void range_line_put(struct strbuf *sb, const struct range_subject *s,
 	strbuf_printf(sb, "%s ", name_b);
 	if (n == 1 && lo->change == METRIC_CHANGE_SAME) {
 		strbuf_printf(sb, "is the same as %s on %s", name_a, lo->board);
-	} else if (n == 1 && lo->change_pct == 0) {
+	} else if (n == 1 && betterness(lo, s->higher_is_better) == 0) {
 		strbuf_printf(sb, "shows no change against %s on %s", name_a, lo->board);
 	} else if (n == 1) {
 		strbuf_puts(sb, "is ");
@@ -108,16 +164,14 @@ void range_line_put(struct strbuf *sb, const struct range_subject *s,
 		if (lo->change == METRIC_CHANGE_NOISE)
 			strbuf_puts(sb, ", within noise");
 	} else {
-		strbuf_puts(sb, "ranges from ");
-		phrase(sb, lo, s, speed);
-		strbuf_printf(sb, " (%s) to ", lo->board);
-		phrase(sb, hi, s, speed);
-		strbuf_printf(sb, " (%s) than %s over %zu boards", hi->board, name_a, n);
+		many_put(sb, s, e, n, lo, hi, name_a, speed);
 	}
 	free(name_a);
 	free(name_b);
-	if (regressed)
-		strbuf_printf(sb, "; regression on %zu board%s", regressed, plural(regressed));
+	if (regressed) {
+		strbuf_puts(sb, "; regression on ");
+		boards_put(sb, regressed, n);
+	}
 	if (once)
 		not_judged_put(sb, e, n, once);
 	if (s->unit_changed)
