@@ -3,6 +3,14 @@
 /*
  * The table of operations each back end (db_sqlite.c, db_pg.c) fills in;
  * db.c does the rest (placeholders, rows, migrations) once for both.
+ *
+ * The one loop of calls this project allows, on purpose: db.c opens a
+ * back end by its open function (db_sqlite_open, db_pg_open), the back end
+ * fills struct db with its ops and calls db.c's shared helpers back (the
+ * result rows, db_rows_new/db_rows_free, and a cell's text as a number,
+ * db_text_int/db_text_real), and db.c calls it only through those ops.
+ * A back end never calls the other; a new one adds its file, its ops and
+ * one line in db_open.
  */
 #include "db/db.h"
 
