@@ -7,11 +7,11 @@
  * its words in <system-out>. The structure is Jenkins xUnit's junit-10.
  */
 #include "compare/compare.h"
+#include "util/deadline.h"
 #include "util/strbuf.h"
 #include "util/xmltext.h"
 
 #include <string.h>
-#include <time.h>
 
 static void attr(struct strbuf *sb, const char *name, const char *value)
 {
@@ -100,11 +100,8 @@ void compare_junit_suites(struct strbuf *sb, const struct compare_result *cr, co
 char *compare_format_junit(const struct compare_result *cr, const char *name_a,
 			   const char *name_b, int64_t when_us)
 {
-	char stamp[32] = "1970-01-01T00:00:00";
-	time_t t = (time_t)(when_us / 1000000);
-	struct tm tm;
-	if (when_us > 0 && gmtime_r(&t, &tm))
-		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+	char stamp[32];
+	clock_format_junit(when_us, stamp, sizeof(stamp));
 	struct strbuf sb = STRBUF_INIT;
 	size_t failures = 0;
 	for (size_t i = 0; i < cr->n_rows; i++)

@@ -5,6 +5,7 @@
  */
 #include "compare/compare_multi.h"
 
+#include "util/deadline.h"
 #include "util/strbuf.h"
 #include "util/valfmt.h"
 #include "util/xmltext.h"
@@ -13,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 struct entry {
 	const struct compare_row *row;
@@ -355,11 +355,8 @@ char *compare_multi_junit(const struct compare_multi *m)
 	strbuf_printf(&sb, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" time=\"0\">\n", tests,
 		      m->n_regressions);
 	for (size_t k = 1; k < m->n_runs; k++) {
-		char stamp[32] = "1970-01-01T00:00:00";
-		time_t t = (time_t)(m->runs[k].start_wall_us / 1000000);
-		struct tm tm;
-		if (m->runs[k].start_wall_us > 0 && gmtime_r(&t, &tm))
-			strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+		char stamp[32];
+		clock_format_junit(m->runs[k].start_wall_us, stamp, sizeof(stamp));
 		char *suffix = xasprintf(" (%s vs %s)", run_result_name(&m->runs[k]),
 					 run_result_name(&m->runs[0]));
 		compare_junit_suites(&sb, &m->crs[k - 1], suffix, stamp);

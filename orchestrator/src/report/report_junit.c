@@ -3,6 +3,7 @@
 #include "report/report_text.h"
 #include "compare/range.h"
 #include "result/result_json.h"
+#include "util/deadline.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
 #include "util/valfmt.h"
@@ -31,14 +32,6 @@ static void junit_property(struct strbuf *sb, const char *prefix, const char *na
 	xml_attr(sb, "value", value);
 	strbuf_puts(sb, "/>\n");
 	free(full);
-}
-
-static void junit_timestamp(char *buf, size_t len, int64_t wall_us)
-{
-	/* Ant's form: no zone (we write UTC), no fraction */
-	char *iso = result_time_iso(wall_us - wall_us % 1000000);
-	snprintf(buf, len, "%.19s", iso);
-	free(iso);
 }
 
 /* What a CI view shows of a test's output: the last JUNIT_TAIL_LINES lines
@@ -405,7 +398,7 @@ char *report_junit_in(const struct run_result *run, const char *run_dir)
 		if (!first)
 			first = run->start_wall_us;
 		char stamp[32];
-		junit_timestamp(stamp, sizeof(stamp), first);
+		clock_format_junit(first, stamp, sizeof(stamp));
 		strbuf_puts(&sb, "  <testsuite");
 		xml_attr(&sb, "name", board);
 		strbuf_printf(&sb, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\" timestamp=\"%s\"",

@@ -72,6 +72,12 @@ void clock_format_iso8601_digits(int64_t wall_us, int digits, char *buf, size_t 
 		snprintf(buf + n, len - (size_t)n, "Z");
 }
 
+void clock_format_junit(int64_t wall_us, char *buf, size_t len)
+{
+	clock_format_iso8601_digits(wall_us > 0 ? wall_us - wall_us % 1000000 : 0, 0, buf, len);
+	buf[strcspn(buf, "Z")] = '\0';
+}
+
 void clock_format_iso8601(int64_t wall_us, char *buf, size_t len)
 {
 	clock_format_iso8601_digits(wall_us, 3, buf, len);

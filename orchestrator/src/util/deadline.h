@@ -30,5 +30,8 @@ void clock_format_iso8601(int64_t wall_us, char *buf, size_t len);
  * digits (0, 3 or 6) of the second's fraction, or -1: 6 unless the time is
  * a whole second ("...:00Z"). clock_format_iso8601 is digits 3. */
 void clock_format_iso8601_digits(int64_t wall_us, int digits, char *buf, size_t len);
+/* JUnit's timestamp, Ant's form of the same: "2026-12-02T16:50:00", UTC
+ * without zone or fraction; a time <= 0 (not known) is the epoch. buf >= 32. */
+void clock_format_junit(int64_t wall_us, char *buf, size_t len);
 
 #endif
