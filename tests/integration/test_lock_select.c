@@ -94,7 +94,7 @@ static void test_wait(void **state)
 	(void)state;
 	free(ts_write_file(tmp, "hold.yaml", "inventory: inv.yaml\nboards: [rb1]\n"
 			   "tests:\n  - { name: hold, run: 'echo started; sleep 3' }\n"));
-	char *run_cmd = xasprintf("%s exec %s run hold.yaml -o runs", env, ORCH_BIN);
+	char *run_cmd = xasprintf("%s exec %s run -v hold.yaml -o runs", env, ORCH_BIN);
 	char *run_log = xasprintf("%s/run.log", tmp);
 	pid_t run = ts_spawn(run_cmd, run_log);
 	if (!wait_for(run_log, "hold: started"))

@@ -81,10 +81,10 @@ static void test_sigterm(void **state)
 {
 	(void)state;
 	char *log = xasprintf("%s/term.log", tmp);
-	char *cmd = xasprintf("cd '%s' && exec %s run sc.yaml -o runs", tmp, ORCH_BIN);
+	char *cmd = xasprintf("cd '%s' && exec %s run -v sc.yaml -o runs", tmp, ORCH_BIN);
 	pid_t pid = ts_spawn(cmd, log);
 	char *text = NULL;
-	for (int i = 0; i < 3000; i++) {   /* until the test has started, at most 30 s */
+	for (int i = 0; i < 3000; i++) {   /* until the test has started (-v prints it), at most 30 s */
 		free(text);
 		text = ts_read_file(log);
 		if (text && strstr(text, "t: started"))
