@@ -25,7 +25,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memset(&run, 0, sizeof(run));
 	if (run_result_from_json(obj, &run, err, sizeof(err)) == 0) {
-		(void)run_result_exit_code(&run);
 		json_t *back = run_result_to_json(&run);
 		char *text = result_json_dump(back);
 		free(text);

@@ -1,4 +1,5 @@
 #include "sample_run.h"
+#include "finish/finish.h"
 #include "util/strbuf.h"
 
 #include <stdio.h>
@@ -123,5 +124,5 @@ void sample_run_fill(struct run_result *run)
 	tr->attempts = 0;
 	tr->exit_code = -1;
 	test_result_set_message(tr, "skipped: server vm is not in this shard");
-	run->exit_code = run_result_exit_code(run);
+	run->exit_code = finish_exit_code(run, NULL);
 }

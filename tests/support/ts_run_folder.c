@@ -1,6 +1,7 @@
 #include "ts_run_folder.h"
 #include "testsupport.h"
 
+#include "finish/finish.h"
 #include "result/result_json.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
@@ -32,7 +33,7 @@ void ts_run_folder_log(const char *dir, const char *log_dir, const char *name,
 void ts_run_folder_write(const char *dir, struct run_result *run, const char *run_json)
 {
 	assert_int_equal(fs_mkdir_p(dir, NULL, 0), 0);
-	run->exit_code = run_result_exit_code(run);
+	run->exit_code = finish_exit_code(run, NULL);
 	json_t *j = run_result_to_json(run);
 	char *text = result_json_dump(j);
 	free(ts_write_file(dir, "results.json", text));

@@ -3,6 +3,7 @@
 #include "testsupport.h"
 
 #include "compare/compare.h"
+#include "finish/finish.h"
 #include "util/strbuf.h"
 
 #include <math.h>
@@ -452,7 +453,7 @@ static void test_apply_baseline(void **state)
 	assert_null(t->comparison);
 
 	assert_int_equal(marked, 3);
-	assert_int_equal(run_result_exit_code(&run), 3);   /* vm/kernel errored: the rack */
+	assert_int_equal(finish_exit_code(&run, NULL), 3);   /* vm/kernel errored: the rack */
 	run_result_release(&base);
 	run_result_release(&run);
 
@@ -474,7 +475,7 @@ static void test_apply_baseline_clean(void **state)
 	SAMPLES(add_test(&run, "x", "t", STATUS_PASS), "m", "MiB/s", true, 97);
 	SAMPLES(add_test(&run, "y", "t", STATUS_PASS), "m", "MiB/s", true, 1);
 	assert_int_equal(compare_apply_baseline(&run, &base, &rule5), 0);
-	assert_int_equal(run_result_exit_code(&run), 0);
+	assert_int_equal(finish_exit_code(&run, NULL), 0);
 	assert_false(run.results[0].regressed);
 	assert_string_equal(run.results[0].comparison, "not judged (one sample on a side, no "
 			    "spread to judge against): m");

@@ -1,6 +1,6 @@
-/* The result model: statistics, lookups, ownership, exit codes. */
+/* The result model: statistics, lookups, ownership (its exit code is
+ * finish's: test_finish_exit). */
 #include "testsupport.h"
-#include "result/exit_code.h"
 #include "result/result.h"
 #include "sample_run.h"
 
@@ -126,34 +126,6 @@ static void test_status_names(void **state)
 	assert_int_equal(result_status_parse(NULL, &st), -1);
 }
 
-static void test_exit_codes(void **state)
-{
-	(void)state;
-	struct run_result run = { 0 };
-	assert_int_equal(run_result_exit_code(&run), EXIT_NOTHING_RAN);   /* empty plan */
-	run_result_add(&run, "a", "t0")->status = STATUS_SKIP;
-	assert_int_equal(run_result_exit_code(&run), EXIT_NOTHING_RAN);   /* all skipped */
-	run_result_add(&run, "a", "t1");
-	run_result_add(&run, "a", "t2")->status = STATUS_SKIP;
-	assert_int_equal(run_result_exit_code(&run), EXIT_OK);
-	run_result_add(&run, "c", "t1")->status = STATUS_FAIL;
-	assert_int_equal(run_result_exit_code(&run), EXIT_TEST_FAILED);
-	run_result_add(&run, "b", "t1")->status = STATUS_ERROR;
-	assert_int_equal(run_result_exit_code(&run), EXIT_INFRA);   /* 3 whatever the tests did */
-	run.interrupted = true;
-	assert_int_equal(run_result_exit_code(&run), EXIT_INTERRUPTED);
-	run_result_release(&run);
-
-	run_result_add(&run, "a", "t1")->regressed = true;   /* a regression alone is 1 */
-	assert_int_equal(run_result_exit_code(&run), EXIT_TEST_FAILED);
-	run_result_release(&run);
-
-	run_result_add(&run, "a", "t1")->status = STATUS_ERROR;
-	run_result_add(&run, "b", "t1")->regressed = true;
-	assert_int_equal(run_result_exit_code(&run), EXIT_INFRA);
-	run_result_release(&run);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -163,7 +135,6 @@ int main(void)
 		cmocka_unit_test(test_add_sample),
 		cmocka_unit_test(test_find_take_copy),
 		cmocka_unit_test(test_status_names),
-		cmocka_unit_test(test_exit_codes),
 	};
 	return ts_run_group(tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
 #include "lab.h"
 #include "testsupport.h"
 #include "ts_json.h"
+#include "finish/finish.h"
 #include "store/store.h"
 #include "result/result_json.h"
 #include "sample_run.h"
@@ -168,7 +169,7 @@ static void test_save_and_finish(void **state)
 	assert_null(store_failed(st));
 
 	run.end_wall_us = run.start_wall_us + 5000000;
-	run.exit_code = run_result_exit_code(&run);
+	run.exit_code = finish_exit_code(&run, NULL);
 	assert_int_equal(store_finish(st, &run, err, sizeof(err)), 0);
 	assert_int_equal(store_link_latest(st, err, sizeof(err)), 0);
 	/* the final results.json is exactly what jansson prints for the whole run */

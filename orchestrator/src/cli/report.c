@@ -101,10 +101,8 @@ static int load_run(const char *dir, struct run_result *run, bool *rebuilt, char
 	}
 	*rebuilt = true;
 	group_by_board(run);
-	if (!run->end_wall_us) {
-		run->interrupted = true;   /* killed before it ended */
-		run->exit_code = run_result_exit_code(run);
-	}
+	if (!run->end_wall_us)
+		run->interrupted = true;   /* killed before it ended: its exit code is finish's */
 	log_warn("%s: the run %s; results.json rebuilt from %s: %zu result%s%s", dir,
 		 run->end_wall_us ? "ended without writing its results" : "did not end (killed?)",
 		 STORE_JOURNAL, run->n_results, run->n_results == 1 ? "" : "s",

@@ -191,7 +191,6 @@ void merge_take(struct merge *m, struct run_result *merged)
 			run_result_take(merged, &m->shards[i].run.results[k]);
 		m->shards[i].run.n_results = 0;
 	}
-	merged->exit_code = run_result_exit_code(merged);
 }
 
 void merge_release(struct merge *m)

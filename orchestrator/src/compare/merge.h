@@ -8,8 +8,8 @@
  *
  * The merged run holds every shard's results in shard order (start =
  * earliest start, end = latest end, interrupted if any shard was, the
- * first shard's label and baseline, every board's facts, exit code
- * recomputed with run_result_exit_code); its run.json names the shards
+ * first shard's label and baseline, every board's facts; its exit code is
+ * the finish stage's, from these results); its run.json names the shards
  * (with each shard's own run.json inside). Its folder gets the top folder
  * of every result's log_dir from its shard.
  *

@@ -156,6 +156,41 @@ static void history_record(const struct finish_options *o, struct run_result *ru
 	free(target);
 }
 
+static int exit_code_of_results(const struct run_result *run)
+{
+	if (run->interrupted)
+		return EXIT_INTERRUPTED;
+	bool failed = false, errored = false, ran = false;
+	for (size_t i = 0; i < run->n_results; i++) {
+		const struct test_result *tr = &run->results[i];
+		if (tr->status == STATUS_ERROR || tr->board_offline)
+			errored = true;   /* a board offline is the infrastructure's */
+		else if (tr->status == STATUS_FAIL || tr->regressed)
+			failed = true;
+		if (tr->status != STATUS_SKIP)
+			ran = true;
+	}
+	if (errored)
+		return EXIT_INFRA;
+	if (failed)
+		return EXIT_TEST_FAILED;
+	return ran ? EXIT_OK : EXIT_NOTHING_RAN;
+}
+
+int finish_exit_code(const struct run_result *run, const struct finish_options *o)
+{
+	int code = exit_code_of_results(run);
+	if (!o)
+		return code;
+	if (o->forced_exit_code >= 0 && !run->interrupted)
+		code = o->forced_exit_code;
+	if (o->infra_failed && code == EXIT_OK)
+		code = EXIT_INFRA;
+	if (o->allow_empty && run->n_results == 0 && code == EXIT_NOTHING_RAN)
+		code = EXIT_OK;
+	return code;
+}
+
 void finish_verdicts(struct run_result *run, const struct finish_options *o)
 {
 	sort_results(run, o);
@@ -172,13 +207,7 @@ void finish_verdicts(struct run_result *run, const struct finish_options *o)
 		};
 		compare_apply_baseline(run, o->baseline, &rule);
 	}
-	run->exit_code = run_result_exit_code(run);
-	if (o->forced_exit_code >= 0 && !run->interrupted)
-		run->exit_code = o->forced_exit_code;
-	if (o->infra_failed && run->exit_code == EXIT_OK)
-		run->exit_code = EXIT_INFRA;
-	if (o->allow_empty && run->n_results == 0 && run->exit_code == EXIT_NOTHING_RAN)
-		run->exit_code = EXIT_OK;
+	run->exit_code = finish_exit_code(run, o);
 }
 
 /* A run that would have passed (or run nothing) but whose results were not

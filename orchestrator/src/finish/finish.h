@@ -74,6 +74,18 @@ struct finish_options {
 	const char *junit_path;
 };
 
+/*
+ * The run's exit code (result/exit_code.h), the one place it is decided.
+ * From the results: EXIT_INTERRUPTED when interrupted; else EXIT_INFRA if
+ * any result errored or its board was offline, whatever the others did;
+ * else EXIT_TEST_FAILED if any failed or regressed; else EXIT_NOTHING_RAN
+ * when none ran (none, or every one skipped); else EXIT_OK. Then what o
+ * knows that the results do not show (NULL: nothing): another
+ * controller's code (never over an interruption), an infrastructure
+ * failure (turns a 0 into 3), --allow-empty (an empty plan is 0).
+ */
+int finish_exit_code(const struct run_result *run, const struct finish_options *o);
+
 /* The run's end, up to and with the exit code, into run: order, label,
  * verdicts, run->exit_code. run->interrupted and run->end_wall_us are the
  * caller's (set before). */

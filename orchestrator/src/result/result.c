@@ -1,5 +1,4 @@
 #include "result/result.h"
-#include "result/exit_code.h"
 #include "util/secret.h"
 #include "util/stats.h"
 #include "util/strbuf.h"
@@ -397,27 +396,6 @@ double metric_result_rsd_pct(const struct metric_result *m)
 	if (m->mean == 0)
 		return 0;
 	return m->stddev / fabs(m->mean) * 100.0;
-}
-
-int run_result_exit_code(const struct run_result *run)
-{
-	if (run->interrupted)
-		return EXIT_INTERRUPTED;
-	bool failed = false, errored = false, ran = false;
-	for (size_t i = 0; i < run->n_results; i++) {
-		const struct test_result *tr = &run->results[i];
-		if (tr->status == STATUS_ERROR || tr->board_offline)
-			errored = true;   /* a board offline is the infrastructure's */
-		else if (tr->status == STATUS_FAIL || tr->regressed)
-			failed = true;
-		if (tr->status != STATUS_SKIP)
-			ran = true;
-	}
-	if (errored)
-		return EXIT_INFRA;
-	if (failed)
-		return EXIT_TEST_FAILED;
-	return ran ? EXIT_OK : EXIT_NOTHING_RAN;
 }
 
 bool metric_is_orch_own(const char *name)

@@ -380,13 +380,4 @@ const struct metric_trend *run_result_find_trend(const struct run_result *run, c
 /* The run's name for people: its label, else its run_id (never NULL). */
 const char *run_result_name(const struct run_result *run);
 
-/*
- * The run's exit code (result/exit_code.h): EXIT_INTERRUPTED when
- * interrupted; else EXIT_INFRA if any result errored, whatever the others
- * did; else EXIT_TEST_FAILED if any failed or regressed; else
- * EXIT_NOTHING_RAN when no result ran (none, or every one skipped); else
- * EXIT_OK.
- */
-int run_result_exit_code(const struct run_result *run);
-
 #endif
