@@ -62,6 +62,12 @@ static const char scenario[] =
 	"  - name: empty\n"
 	"    run: \"true\"\n"
 	"    expect: { stdout: { contains: ready } }\n"
+	"  - name: cut\n"
+	"    run: \"head -c 3145728 /dev/zero | tr '\\\\000' x; echo; echo after\"\n"
+	"    expect: { stdout: { contains: ready } }\n"
+	"  - name: cut-head\n"
+	"    run: \"printf ready; head -c 3145728 /dev/zero | tr '\\\\000' x; echo\"\n"
+	"    expect: { stdout: { contains: ready, lines: 1 } }\n"
 	"  - name: multi\n"
 	"    roles: { server: srv, client: each }\n"
 	"    steps:\n"
@@ -113,6 +119,10 @@ static void test_output_checks(void **state)
 	want(res, "matches", "fail", "expect stdout matches 'speed \\d+ GB/s': no line of stdout "
 	     "matches it; closest, line 2: 'speed 12 MB/s'");
 	want(res, "empty", "fail", "no line of stdout contains it (it printed nothing)");
+	/* a line over the cap is said to be cut, never "printed nothing" */
+	want(res, "cut", "fail", "no line of stdout contains it; stdout's line 1 is 3 MiB, cut at "
+	     "1 MiB: checked the first 1 MiB");
+	want(res, "cut-head", "pass", NULL);
 	want(res, "multi", "fail", "client step 'echo connected to nothing' on l1: expect stdout "
 	     "contains 'connected to server': no line of stdout contains it; closest, line 1: "
 	     "'connected to nothing'");

@@ -18,6 +18,9 @@ struct seen {
 	size_t len[8];
 	char head[8][16];
 	int longs;
+	uint64_t long_len;         /* the last long line's whole length */
+	size_t head_len;           /* and the length of its head */
+	char head_start;
 };
 
 static int on_line(void *ctx, enum transport_stream stream, const char *line)
@@ -31,11 +34,14 @@ static int on_line(void *ctx, enum transport_stream stream, const char *line)
 	return 0;
 }
 
-static void on_long(void *ctx, enum transport_stream stream)
+static void on_long(void *ctx, enum transport_stream stream, const char *head, uint64_t len)
 {
 	struct seen *s = ctx;
 	(void)stream;
 	s->longs++;
+	s->long_len = len;
+	s->head_len = strlen(head);
+	s->head_start = head[0];
 }
 
 static long hwm_kib(void)
@@ -92,6 +98,9 @@ static void test_cap_and_beyond(void **state)
 	assert_int_equal(seen.n, 3);
 	assert_string_equal(seen.head[2], "next");
 	assert_int_equal(seen.longs, 1);
+	assert_int_equal(seen.long_len, 64u << 20);        /* its whole length, */
+	assert_int_equal(seen.head_len, OUTPUT_MAX_LINE);  /* its head up to the cap */
+	assert_int_equal(seen.head_start, 'x');
 	assert_int_equal(output_sink_long_lines(s), 1);
 	if (before > 0 && after - before > 8 * 1024)
 		fail_msg("VmHWM grew by %ld KiB for a 64 MiB line", after - before);

@@ -218,7 +218,8 @@ int execute_bench(struct exec_context *ctx, struct test_result *tr)
 	struct command_spec spec = {
 		.command = command, .timeout_ms = test->timeout_ms, .stdin_fd = -1,
 		.dir = ctx->test_dir, .stdout_name = "stdout.log", .stderr_name = "stderr.log",
-		.line_fn = metric_collector_line, .line_ctx = &mc, .reap = true,
+		.line_fn = metric_collector_line, .line_ctx = &mc,
+		.long_fn = metric_collector_long, .reap = true,
 	};
 	struct command_outcome out;
 	int ran = command_run(t, &spec, &out);

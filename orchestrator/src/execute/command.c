@@ -111,6 +111,8 @@ int command_run(struct transport *t, const struct command_spec *spec,
 		return out->ret = -1;
 	if (spec->line_fn)
 		output_sink_set_line_fn(sink, spec->line_fn, spec->line_ctx);
+	if (spec->long_fn)
+		output_sink_set_long_fn(sink, spec->long_fn);
 	output_sink_set_limit(sink, spec->log_limit ? spec->log_limit : LOG_LIMIT_DEFAULT);
 	struct command_output co = { sink, spec, out, false, "" };
 	char *combined = NULL;

@@ -22,6 +22,7 @@ struct command_spec {
 	const char *stderr_name;
 	output_line_fn line_fn;        /* may be NULL */
 	void *line_ctx;
+	output_long_fn long_fn;        /* lines too long for line_fn; may be NULL */
 	struct strbuf *capture;        /* also keep stdout here (parse: iperf3-json), or NULL */
 	size_t capture_max;            /* beyond this much, capture_overflow is set instead */
 	uint64_t log_limit;            /* bytes kept per log file; 0: LOG_LIMIT_DEFAULT */

@@ -211,6 +211,14 @@ int metric_collector_line(void *ctx, enum transport_stream stream, const char *l
 	return 0;
 }
 
+void metric_collector_long(void *ctx, enum transport_stream stream, const char *head,
+			   uint64_t len)
+{
+	struct metric_collector *mc = ctx;
+	if (mc->has_checks)
+		output_checker_long(&mc->checks, stream, head, len);
+}
+
 struct file_pass {
 	struct metric_collector *mc;
 	const char *file;

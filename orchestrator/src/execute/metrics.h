@@ -54,6 +54,10 @@ struct metric_collector {
 void metric_collector_init(struct metric_collector *mc, const struct test *test, bool json_lines);
 /* An output_line_fn (ctx is the collector). */
 int metric_collector_line(void *ctx, enum transport_stream stream, const char *line);
+/* An output_long_fn: a line too long for metrics; only the output checks
+ * look at its head. */
+void metric_collector_long(void *ctx, enum transport_stream stream, const char *head,
+			   uint64_t len);
 /* Reads the metrics declared `from: file:PATH` out of dir/PATH (files a
  * fetch brought into the test's folder); an unreadable file leaves them
  * missing. */

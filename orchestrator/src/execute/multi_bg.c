@@ -80,10 +80,13 @@ static int bg_line(void *ctx, enum transport_stream stream, const char *line)
 	return 0;
 }
 
-static void bg_long_line(void *ctx, enum transport_stream stream)
+static void bg_long_line(void *ctx, enum transport_stream stream, const char *head,
+			 uint64_t len)
 {
 	struct bg_step *bg = ctx;
 	(void)stream;
+	(void)head;
+	(void)len;
 	pthread_mutex_lock(&bg->lock);
 	bg->long_lines++;
 	pthread_mutex_unlock(&bg->lock);

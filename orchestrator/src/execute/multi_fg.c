@@ -110,6 +110,13 @@ static int fg_line(void *ctx, enum transport_stream stream, const char *line)
 	return 0;
 }
 
+static void fg_long(void *ctx, enum transport_stream stream, const char *head, uint64_t len)
+{
+	struct fg_lines *fl = ctx;
+	if (fl->checks)
+		output_checker_long(fl->checks, stream, head, len);
+}
+
 void multi_fg_run(struct multi_run *mr, const struct step *step, const struct role_binding *rb,
 		  const struct board *b)
 {
@@ -148,7 +155,7 @@ void multi_fg_run(struct multi_run *mr, const struct step *step, const struct ro
 	struct command_spec spec = {
 		.command = cmd, .timeout_ms = step->timeout_ms, .stdin_fd = -1,
 		.dir = mr->ctx->test_dir, .stdout_name = out_name, .stderr_name = err_name,
-		.line_fn = fg_line, .line_ctx = &fl,
+		.line_fn = fg_line, .line_ctx = &fl, .long_fn = fg_long,
 		.capture = iperf3 ? &capture : NULL, .capture_max = PARSE_CAPTURE_MAX,
 		.reap = true,
 	};

@@ -14,6 +14,7 @@ struct line_acc {
 	char *buf;                 /* NULL until the first byte */
 	size_t len;
 	size_t cap;                /* allocated, without the NUL */
+	uint64_t total;            /* bytes of the line, also those past the cap */
 	bool too_long;             /* passed the cap: dropped until its LF */
 };
 
@@ -40,6 +41,7 @@ struct output_sink {
 static void acc_add(struct line_acc *a, char c)
 {
 	size_t need = c ? 1 : 2;
+	a->total++;
 	if (a->too_long)
 		return;
 	if (a->len + need > OUTPUT_MAX_LINE) {
@@ -62,15 +64,18 @@ static void acc_add(struct line_acc *a, char c)
 }
 
 /* Ends the line: the text (CR dropped) for the callback, or NULL when it
- * was too long (counted in *long_lines). Resets a for the next line. */
+ * was too long (counted in *long_lines; a->buf then holds its first
+ * OUTPUT_MAX_LINE bytes, NUL terminated). Resets a for the next line. */
 static const char *acc_end(struct line_acc *a, uint64_t *long_lines)
 {
 	bool too_long = a->too_long;
 	size_t len = a->len;
 	a->too_long = false;
 	a->len = 0;
+	a->total = 0;
 	if (too_long) {
 		(*long_lines)++;
+		a->buf[len] = '\0';
 		return NULL;
 	}
 	if (!a->buf)
@@ -164,11 +169,12 @@ static void write_all(struct output_sink *s, int fd, const char *data, size_t le
 
 static int emit_line(struct output_sink *s, enum transport_stream stream, struct stream_state *st)
 {
+	uint64_t total = st->acc.total;
 	const char *line = acc_end(&st->acc, &s->long_lines);
 	if (line)
 		return s->line_fn(s->line_ctx, stream, line);
 	if (s->long_fn)
-		s->long_fn(s->line_ctx, stream);
+		s->long_fn(s->line_ctx, stream, st->acc.buf, total);
 	return 0;
 }
 

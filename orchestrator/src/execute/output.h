@@ -22,8 +22,12 @@
 #define OUTPUT_MAX_LINE TRANSPORT_LINE_MAX
 
 typedef int (*output_line_fn)(void *ctx, enum transport_stream stream, const char *line);
-/* Told of each line too long to hand on (ctx is the line callback's). */
-typedef void (*output_long_fn)(void *ctx, enum transport_stream stream);
+/* Told of each line too long to hand on (ctx is the line callback's):
+ * head is its first OUTPUT_MAX_LINE bytes (as a line: NUL as C0 80, NUL
+ * terminated, borrowed for the call), len its whole length in bytes. Only
+ * output checks look at the head, and say so (output_check.h). */
+typedef void (*output_long_fn)(void *ctx, enum transport_stream stream, const char *head,
+			       uint64_t len);
 
 struct output_sink;
 

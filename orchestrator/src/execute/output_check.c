@@ -1,7 +1,9 @@
 /* Output checks on a run's lines (output_check.h). */
 #include "execute/output_check.h"
+#include "execute/output.h"
 #include "util/regex.h"
 #include "util/strbuf.h"
+#include "util/valfmt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,15 +127,11 @@ static void note_closest(struct output_check_hit *h, const unsigned char *bits, 
 		quote(h, line_no, line, score);
 }
 
-int output_checker_line(void *ctx, enum transport_stream stream, const char *line)
+/* Checks line number no of stream s against every check not met yet. */
+static void check_line(struct output_checker *oc, int s, uint64_t no, const char *line)
 {
-	struct output_checker *oc = ctx;
-	int s = stream == TRANSPORT_STDERR ? 1 : 0;
 	const struct stream_expect *se = &oc->x->streams[s];
 	struct output_check_stream *st = &oc->st[s];
-	if (!se->present)
-		return 0;
-	uint64_t no = ++st->lines;
 	unsigned char bits[PAIR_BITS / 8];
 	bool bits_ready = false;
 	size_t len = strlen(line);
@@ -181,10 +179,54 @@ int output_checker_line(void *ctx, enum transport_stream stream, const char *lin
 			note_closest(h, bits, no, line, lit);
 		}
 	}
+}
+
+int output_checker_line(void *ctx, enum transport_stream stream, const char *line)
+{
+	struct output_checker *oc = ctx;
+	int s = stream == TRANSPORT_STDERR ? 1 : 0;
+	if (oc->x->streams[s].present)
+		check_line(oc, s, ++oc->st[s].lines, line);
 	return 0;
 }
 
+void output_checker_long(struct output_checker *oc, enum transport_stream stream,
+			 const char *head, uint64_t len)
+{
+	int s = stream == TRANSPORT_STDERR ? 1 : 0;
+	struct output_check_stream *st = &oc->st[s];
+	if (!oc->x->streams[s].present)
+		return;
+	uint64_t no = ++st->lines;
+	if (!st->cut_lines++) {
+		st->cut_first = no;
+		st->cut_len = len;
+	}
+	check_line(oc, s, no, head);
+}
+
 static const char *const stream_names[] = { "stdout", "stderr" };
+
+/* "; stdout's line 1 is 200 MiB, cut at 1 MiB: checked the first 1 MiB"
+ * when a line of the stream was over the cap, else "". */
+static void cut_text(const struct output_check_stream *st, const char *name, char *buf,
+		     size_t len)
+{
+	*buf = '\0';
+	if (!st->cut_lines)
+		return;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_printf(&sb, "; %s's line %llu is ", name, (unsigned long long)st->cut_first);
+	valfmt_value(&sb, (double)st->cut_len, "B");
+	strbuf_printf(&sb, ", cut at ");
+	valfmt_value(&sb, OUTPUT_MAX_LINE, "B");
+	strbuf_printf(&sb, ": checked the first ");
+	valfmt_value(&sb, OUTPUT_MAX_LINE, "B");
+	if (st->cut_lines > 1)
+		strbuf_printf(&sb, " (%llu lines cut so)", (unsigned long long)st->cut_lines);
+	snprintf(buf, len, "%s", strbuf_str(&sb));
+	strbuf_release(&sb);
+}
 
 static void closest_text(const struct output_check_hit *h, uint64_t lines, char *buf,
 			 size_t len)
@@ -202,13 +244,14 @@ static void closest_text(const struct output_check_hit *h, uint64_t lines, char 
 static int stream_verdict(const struct stream_expect *se, const struct output_check_stream *st,
 			  const char *name, char *buf, size_t len)
 {
-	char more[OUTPUT_CHECK_QUOTE + 64];
+	char more[OUTPUT_CHECK_QUOTE + 64], cut[160];
+	cut_text(st, name, cut, sizeof(cut));
 	for (size_t i = 0; i < se->n_contains; i++) {
 		if (st->contains[i].met)
 			continue;
 		closest_text(&st->contains[i], st->lines, more, sizeof(more));
-		snprintf(buf, len, "expect %s contains '%s': no line of %s contains it%s", name,
-			 se->contains[i].src, name, more);
+		snprintf(buf, len, "expect %s contains '%s': no line of %s contains it%s%s", name,
+			 se->contains[i].src, name, cut, more);
 		return -1;
 	}
 	for (size_t i = 0; i < se->n_not_contains; i++) {
@@ -230,8 +273,8 @@ static int stream_verdict(const struct stream_expect *se, const struct output_ch
 		if (st->matches[i].met)
 			continue;
 		closest_text(&st->matches[i], st->lines, more, sizeof(more));
-		snprintf(buf, len, "expect %s matches '%s': no line of %s matches it%s", name,
-			 se->matches[i].src, name, more);
+		snprintf(buf, len, "expect %s matches '%s': no line of %s matches it%s%s", name,
+			 se->matches[i].src, name, cut, more);
 		return -1;
 	}
 	if (se->has_lines_min && st->lines < se->lines_min) {

@@ -10,7 +10,10 @@
  * stream and the line: the offending line, or for a text or pattern no
  * line met, the line closest to it (most of its character pairs in
  * common). A regex that hits PCRE2's limits fails the check it belongs to,
- * naming the limit, as a metric's does.
+ * naming the limit, as a metric's does. A line longer than the line cap
+ * (OUTPUT_MAX_LINE) is checked on its first OUTPUT_MAX_LINE bytes, and a
+ * failing check says so ("stdout's line 1 is 200 MiB, cut at 1 MiB:
+ * checked the first 1 MiB").
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -37,6 +40,9 @@ struct output_check_stream {
 	int regex_error;                        /* first ORCH_REGEX_E* hit, 0 if none */
 	size_t regex_error_at;                  /* which matches: */
 	uint64_t regex_error_line;
+	uint64_t cut_lines;                     /* lines over the cap, checked on their head */
+	uint64_t cut_first;                     /* the first of them, 1-based */
+	uint64_t cut_len;                       /* its whole length in bytes */
 };
 
 struct output_checker {
@@ -54,6 +60,10 @@ const char *output_expect_exit_text(const struct output_expect *x, char *buf, si
 void output_checker_init(struct output_checker *oc, const struct output_expect *x);
 /* An output_line_fn (ctx is the checker). */
 int output_checker_line(void *ctx, enum transport_stream stream, const char *line);
+/* A line over the cap: counted, and checked on head (its first bytes); len
+ * is its whole length. */
+void output_checker_long(struct output_checker *oc, enum transport_stream stream,
+			 const char *head, uint64_t len);
 /* 0 when every stream check held; else -1 and the first failure, e.g.
  * "expect stdout contains 'Linux': no line of stdout contains it; closest,
  * line 3: 'Linus 6.1'", in buf. */

@@ -84,6 +84,7 @@ int execute_run(struct exec_context *ctx, struct test_result *tr)
 		.stderr_name = "stderr.log",
 		.line_fn = metric_collector_line,
 		.line_ctx = &mc,
+		.long_fn = metric_collector_long,
 		.log_limit = test->log_limit,
 		.reap = true,
 	};
