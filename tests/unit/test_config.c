@@ -337,6 +337,29 @@ static void test_inventory_errors(void **state)
 	diag_list_release(&dl);
 }
 
+/* A host or user that ssh would read as an option (OpenSSH's "-oProxyCommand=")
+ * is refused where it is written, also a board name that stands for the host. */
+static void test_inventory_dash_host(void **state)
+{
+	(void)state;
+	struct diag_list dl = inv_bad(
+		"defaults:\n"                                         /* 1 */
+		"  ssh: { user: -lroot }\n"                           /* 2 */
+		"boards:\n"                                           /* 3 */
+		"  evil: { ssh: { host: -oProxyCommand=touch, user: ok } }\n"  /* 4 */
+		"  -named: { ssh: { port: 22 } }\n"                   /* 5 */
+		"  -local: { local: true }\n"                         /* 6 */
+		"  fine: { ssh: { host: a-b.lab, user: \"x-\" } }\n"); /* 7 */
+	has_exact(&dl, INV_PATH, 2, 16, "'user' must not begin with '-' (ssh would take it for "
+		  "an option), found '-lroot'");
+	has_exact(&dl, INV_PATH, 4, 24, "'host' must not begin with '-' (ssh would take it for "
+		  "an option), found '-oProxyCommand=touch'");
+	has_exact(&dl, INV_PATH, 5, 3, "board '-named' has no ssh 'host', and its name, the "
+		  "host then, begins with '-' (ssh would take it for an option); give 'host'");
+	assert_int_equal(dl.n, 3);   /* the default user is reported once; -local needs no host */
+	diag_list_release(&dl);
+}
+
 static void test_inventory_structure_errors(void **state)
 {
 	(void)state;
@@ -872,6 +895,7 @@ int main(void)
 		cmocka_unit_test(test_scenario_transfer),
 		cmocka_unit_test(test_scenario_transfer_path_ciphers),
 		cmocka_unit_test(test_inventory_errors),
+		cmocka_unit_test(test_inventory_dash_host),
 		cmocka_unit_test(test_inventory_structure_errors),
 		cmocka_unit_test(test_scenario_design),
 		cmocka_unit_test(test_scenario_defaults),

@@ -317,15 +317,25 @@ static void read_send_window(struct cfg *c, const struct ynode *n, int64_t *out)
 	free(v);
 }
 
+/* A host or user that begins with '-' is an option to ssh and its kin
+ * ("-oProxyCommand=..."), whatever orch itself makes of it. */
+#define DASH_WHY "(ssh would take it for an option)"
+
+static void read_ssh_name(struct cfg *c, const struct ynode *n, const char *key, char **out)
+{
+	if (cfg_str(c, n, key, out) > 0 && (*out)[0] == '-')
+		cfg_error(c, n, "'%s' must not begin with '-' " DASH_WHY ", found '%s'", key, *out);
+}
+
 static void read_ssh(struct cfg *c, const struct ynode *m, const char *dir, struct board_ssh *s)
 {
 	int e;
 	if (!cfg_want_map(c, m, "ssh"))
 		return;
 	cfg_check_keys(c, m, ssh_keys, "ssh");
-	cfg_str(c, ymap_get(m, "host"), "host", &s->host);
+	read_ssh_name(c, ymap_get(m, "host"), "host", &s->host);
 	cfg_int(c, ymap_get(m, "port"), "port", 1, 65535, &s->port);
-	cfg_str(c, ymap_get(m, "user"), "user", &s->user);
+	read_ssh_name(c, ymap_get(m, "user"), "user", &s->user);
 	if (read_path(c, ymap_get(m, "identity"), "identity", dir, &s->identity))
 		s->identity_pos = cfg_pos(c, ymap_get(m, "identity"));
 	read_env_name(c, ymap_get(m, "password_env"), "password_env", &s->password_env);
@@ -542,6 +552,9 @@ static void finish_board(struct cfg *c, const struct ynode *key, const struct yn
 		else if (b->transport == TRANSPORT_KIND_LOCAL)
 			b->local = true;
 	}
+	if (b->transport == TRANSPORT_KIND_SSH && !b->ssh.host && b->name[0] == '-')
+		cfg_error(c, key, "board '%s' has no ssh 'host', and its name, the host then, begins "
+			  "with '-' " DASH_WHY "; give 'host'", b->name);
 	check_power_command(c, key, m, b, "on", b->power.on);
 	check_power_command(c, key, m, b, "off", b->power.off);
 	check_power_command(c, key, m, b, "cycle", b->power.cycle);

@@ -46,7 +46,7 @@ void ssh_error_text(ssh_session s, char *buf, size_t len)
 	const char *e = ssh_get_error(s);
 	const char *p;
 	if (!e || !*e)
-		e = "unknown error";
+		e = "libssh gave no reason";
 	if ((p = strstr(e, "Failed to connect: ")) != NULL)
 		e = p + strlen("Failed to connect: ");
 	snprintf(buf, len, "%s", e);
@@ -61,15 +61,25 @@ static const char *target_name(const struct ssh_target *t)
 	return t->name ? t->name : t->host;
 }
 
+/* ssh_options_set; when it fails, *failed names the option for the message. */
+static bool opt_fails(ssh_session s, enum ssh_options_e type, const void *value,
+		      const char *name, const char **failed)
+{
+	*failed = name;
+	return ssh_options_set(s, type, value) < 0;
+}
+
 static int ssh_apply_options(ssh_session s, const struct ssh_target *t, char *err, size_t errlen)
 {
 	int ret = -1;
 	bool no = false;
+	char why[256];
 	int64_t ms = t->connect_timeout_ms > 0 ? t->connect_timeout_ms : SSH_DEFAULT_CONNECT_MS;
 	long secs = (long)(ms / 1000);
 	long usecs = (long)(ms % 1000) * 1000;
 
-	if (ssh_options_set(s, SSH_OPTIONS_HOST, t->host) < 0)
+	const char *failed = "";
+	if (opt_fails(s, SSH_OPTIONS_HOST, t->host, "host", &failed))
 		goto fail;
 	/* ~/.ssh/config first: what the inventory says explicitly wins. */
 	if (!t->ssh_config || *t->ssh_config) {
@@ -78,43 +88,51 @@ static int ssh_apply_options(ssh_session s, const struct ssh_target *t, char *er
 				 target_name(t), strerror(errno));
 			goto out;
 		}
+		failed = "ssh config";
 		if (ssh_options_parse_config(s, t->ssh_config) < 0)
 			goto fail;
 	}
-	if (ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &no) < 0)
+	if (opt_fails(s, SSH_OPTIONS_PROCESS_CONFIG, &no, "process_config", &failed))
 		goto fail;
 	if (t->port > 0) {
 		unsigned int port = (unsigned int)t->port;
-		if (ssh_options_set(s, SSH_OPTIONS_PORT, &port) < 0)
+		if (opt_fails(s, SSH_OPTIONS_PORT, &port, "port", &failed))
 			goto fail;
 	}
-	if (t->user && ssh_options_set(s, SSH_OPTIONS_USER, t->user) < 0)
+	if (t->user && opt_fails(s, SSH_OPTIONS_USER, t->user, "user", &failed))
 		goto fail;
-	if (t->known_hosts && ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, t->known_hosts) < 0)
+	if (t->known_hosts &&
+	    opt_fails(s, SSH_OPTIONS_KNOWNHOSTS, t->known_hosts, "known_hosts", &failed))
 		goto fail;
-	if (t->identity && ssh_options_set(s, SSH_OPTIONS_ADD_IDENTITY, t->identity) < 0)
+	if (t->identity &&
+	    opt_fails(s, SSH_OPTIONS_ADD_IDENTITY, t->identity, "identity", &failed))
 		goto fail;
 	/* commands are small packets answered by small packets: without
 	 * TCP_NODELAY each channel open waits ~40 ms for Nagle (ssh_quickack) */
 	int one = 1;
-	if (ssh_options_set(s, SSH_OPTIONS_NODELAY, &one) < 0)
+	if (opt_fails(s, SSH_OPTIONS_NODELAY, &one, "nodelay", &failed))
 		goto fail;
-	if (ssh_options_set(s, SSH_OPTIONS_TIMEOUT, &secs) < 0 ||
-	    ssh_options_set(s, SSH_OPTIONS_TIMEOUT_USEC, &usecs) < 0)
+	if (opt_fails(s, SSH_OPTIONS_TIMEOUT, &secs, "timeout", &failed) ||
+	    opt_fails(s, SSH_OPTIONS_TIMEOUT_USEC, &usecs, "timeout", &failed))
 		goto fail;
 	/* AES-GCM first unless the inventory says otherwise: with AES-NI it
 	 * moves bulk data (pushes) faster than ChaCha20 */
 	const char *ciphers = t->ciphers ? t->ciphers : SSH_CIPHERS_AES_FIRST;
-	if (ssh_options_set(s, SSH_OPTIONS_CIPHERS_C_S, ciphers) < 0 ||
-	    ssh_options_set(s, SSH_OPTIONS_CIPHERS_S_C, ciphers) < 0)
+	if (opt_fails(s, SSH_OPTIONS_CIPHERS_C_S, ciphers, "ciphers", &failed) ||
+	    opt_fails(s, SSH_OPTIONS_CIPHERS_S_C, ciphers, "ciphers", &failed))
 		goto fail;
-	if (t->macs && (ssh_options_set(s, SSH_OPTIONS_HMAC_C_S, t->macs) < 0 ||
-			ssh_options_set(s, SSH_OPTIONS_HMAC_S_C, t->macs) < 0))
+	if (t->macs && (opt_fails(s, SSH_OPTIONS_HMAC_C_S, t->macs, "macs", &failed) ||
+			opt_fails(s, SSH_OPTIONS_HMAC_S_C, t->macs, "macs", &failed)))
 		goto fail;
 	ret = 0;
 	goto out;
 fail:
-	snprintf(err, errlen, "ssh options for %s: %s", target_name(t), ssh_get_error(s));
+	ssh_error_text(s, why, sizeof(why));
+	/* the host and user are no secrets, and libssh often says nothing more */
+	const char *value = !strcmp(failed, "host") ? t->host : !strcmp(failed, "user") ? t->user
+											 : NULL;
+	snprintf(err, errlen, "ssh options for %s: the %s%s%s%s was refused: %s", target_name(t),
+		 failed, value ? " '" : "", value ? value : "", value ? "'" : "", why);
 out:
 	return ret;
 }
@@ -238,8 +256,10 @@ static int ssh_check_host_key(struct ssh_transport *st, const struct ssh_target 
 				ret = 0;
 				break;
 			}
+			char why[256];
+			ssh_error_text(st->session, why, sizeof(why));
 			snprintf(err, errlen, "host key for %s (%s:%u): cannot add it to %s: %s",
-				 st->name, st->host, st->port, kh, ssh_get_error(st->session));
+				 st->name, st->host, st->port, kh, why);
 			break;
 		}
 		snprintf(err, errlen,
@@ -247,10 +267,13 @@ static int ssh_check_host_key(struct ssh_transport *st, const struct ssh_target 
 			 "or use host_key: accept-new", st->name, st->host, st->port, kh, fp);
 		break;
 	case SSH_KNOWN_HOSTS_ERROR:
-	default:
+	default: {
+		char why[256];
+		ssh_error_text(st->session, why, sizeof(why));
 		snprintf(err, errlen, "host key for %s (%s:%u): cannot check %s: %s", st->name,
-			 st->host, st->port, kh, ssh_get_error(st->session));
+			 st->host, st->port, kh, why);
 		break;
+	}
 	}
 	free(kh);
 	free(fp);
@@ -374,7 +397,9 @@ static int ssh_attach_socket(struct ssh_transport *st, int64_t dl, char *err, si
 	if (ssh_options_set(st->session, SSH_OPTIONS_FD, &sock) < 0) {
 		close(fd);
 		st->fd = -1;
-		snprintf(err, errlen, "ssh options for %s: %s", st->name, ssh_get_error(st->session));
+		char why[256];
+		ssh_error_text(st->session, why, sizeof(why));
+		snprintf(err, errlen, "ssh options for %s: socket refused: %s", st->name, why);
 		return -1;
 	}
 	return 0;
