@@ -1,11 +1,12 @@
 /*
  * The live view on a terminal, read through a pty as a terminal would show
- * it: 64 local boards, a test failing on 30 of them, the pty 20 rows high. A small model of the screen
- * (cursor moves, erases, scrolling) follows what orch writes: no frame is
- * taller than the window (a frame line pushed into the scrollback would
- * show there), the header carries the totals and an ETA, failures are
- * named while the run goes on, and after the window shrinks to 12 rows the
- * frames fit that. The final summary is the only thing that scrolls.
+ * it: 64 local boards, a test failing on 30 of them, the pty 20 rows high.
+ * A small model of the screen (cursor moves, erases, scrolling) follows
+ * what orch writes: no frame is taller than the window (a frame line
+ * pushed into the scrollback would show there), the header carries the
+ * totals and an ETA, failures are named while the run goes on, and after
+ * the window shrinks to 12 rows the frames fit that. The final summary is
+ * the only thing that scrolls.
  */
 #include "testsupport.h"
 #include "util/strbuf.h"
