@@ -4,6 +4,7 @@
 #include "util/log.h"
 #include "util/units.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,6 +227,13 @@ void command_leftovers(const struct command_outcome *out, const char *board, con
 		text = xasprintf("%s%snot checked: %s", step ? step : "", step ? ": " : "",
 				 l->list[0] ? l->list : "the board did not answer");
 	test_result_add_leftover(tr, text);
+	/* a check that gets no answer usually fails for every test run of a
+	 * loaded controller: the log says it once, summary.txt counts them */
+	static atomic_bool unchecked_said;
+	if (!l->n && !atomic_exchange(&unchecked_said, true))
+		log_warn("%s %s: processes left running not checked: %s (said once a run; the "
+			 "summary counts every test run not checked)", board, tr->test ? tr->test : "",
+			 l->list[0] ? l->list : "the board did not answer");
 	if (l->n)
 		log_warn("%s %s: left %d process%s running after it ended; orch stopped %s: %s",
 			 board, tr->test ? tr->test : "", l->n, l->n == 1 ? "" : "es",

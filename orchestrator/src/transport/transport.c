@@ -23,9 +23,7 @@ static int reap_after(struct transport *t, const struct transport_exec *req,
 	if (transport_reap(t, req->step_id, st->pgid, &st->leftovers, err, sizeof(err)) < 0) {
 		st->leftovers.unconfirmed = true;
 		snprintf(st->leftovers.list, sizeof(st->leftovers.list), "%s", err);
-		log_warn("%s: cannot check for processes left running: %s", transport_describe(t),
-			 err);
-		return -1;
+		return -1;   /* said by the test's result (execute/command.c), once a run in the log */
 	}
 	return 0;
 }
@@ -159,8 +157,17 @@ static int capture(struct transport *t, const char *command, int64_t timeout_ms,
 	struct transport_status st;
 	int ret = transport_exec(t, &req, &st, err, errlen);
 	if (ret == 0 && (st.timed_out || st.interrupted)) {
-		snprintf(err, errlen, "'%s' on %s: %s", command, transport_describe(t),
-			 st.timed_out ? "timed out" : "interrupted");
+		/* a cleanup command is orch's own script (a reap, a kill): quoting
+		 * it would bury the reason */
+		if (cleanup && st.timed_out)
+			snprintf(err, errlen, "timed out after %lld%s on %s",
+				 (long long)(timeout_ms % 1000 ? timeout_ms : timeout_ms / 1000),
+				 timeout_ms % 1000 ? " ms" : "s", transport_describe(t));
+		else if (cleanup)
+			snprintf(err, errlen, "interrupted on %s", transport_describe(t));
+		else
+			snprintf(err, errlen, "'%s' on %s: %s", command, transport_describe(t),
+				 st.timed_out ? "timed out" : "interrupted");
 		ret = -1;
 	}
 	*exit_code = st.exit_code;
