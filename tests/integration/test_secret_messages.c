@@ -142,12 +142,53 @@ static void test_secret_masked_in_diagnostics(void **state)
 	free(out);
 }
 
+/* Secrets are known even when the file naming them has errors of its own:
+ * an inventory with a mistake still has its password_env masked, an
+ * Ansible inventory's ansible_password is masked in the line quoted for an
+ * error on it, a settings file's database password too, and a malformed
+ * -e NAME=VALUE is quoted by its name only. */
+static void test_secret_masked_despite_errors(void **state)
+{
+	(void)state;
+	free(ts_write_file(tmp, "inv-bad.yaml", "boards:\n  pw:\n    colour: red\n"
+			   "    ssh: { host: 127.0.0.1, password_env: ORCH_T_PW }\n"));
+	free(ts_write_file(tmp, "bad3.yaml", "name: bad3\ninventory: inv-bad.yaml\ntests:\n"
+			   "  - { name: t, run: 'login " SECRET "', bogus: 1 }\n"));
+	int rc;
+	char *out = validate("bad3.yaml -e 'bad name=" SECRET "'", "", &rc);
+	assert_int_equal(rc, 2);
+	has(out, "inv-bad.yaml:3:5: error: unknown key 'colour'");
+	has(out, "unknown key 'bogus'");
+	has(out, "login ***");
+	has(out, "-e: error: -e takes NAME=VALUE");
+	lacks(out, SECRET);
+	free(out);
+	free(ts_write_file(tmp, "ansible.ini", "[web]\nw1 ansible_password=" SECRET
+			   " ansible_port=none\n"));
+	out = validate("ok.yaml -i ansible.ini", "", &rc);
+	assert_int_equal(rc, 2);
+	has(out, "ansible.ini:2:");
+	has(out, "ansible_password=***");
+	lacks(out, SECRET);
+	free(out);
+	assert_int_equal(ts_run(NULL, "mkdir -p '%s/orch'", tmp), 0);
+	free(ts_write_file(tmp, "orch/config.yaml", "db: postgresql://orch:" SECRET
+			   "@127.0.0.1:1/orch\nruns_dir: [" SECRET "]\n"));
+	out = validate("ok.yaml", "", &rc);
+	assert_int_equal(rc, 2);
+	has(out, "config.yaml:2:");
+	lacks(out, SECRET);
+	free(out);
+	assert_int_equal(ts_run(NULL, "rm '%s/orch/config.yaml'", tmp), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_var_file_not_quoted),
 		cmocka_unit_test(test_kernel_files_refused),
 		cmocka_unit_test(test_secret_masked_in_diagnostics),
+		cmocka_unit_test(test_secret_masked_despite_errors),
 	};
 	return ts_run_group(tests, group_setup, group_teardown);
 }

@@ -107,9 +107,14 @@ int extra_vars_add(const char *arg, const char *file_name, struct var **vars, si
 	if (arg[0] == '@')
 		return add_var_file(arg + 1, file_name, vars, n, diags);
 	const char *eq = strchr(arg, '=');
-	if (!eq || !name_ok(arg, (size_t)(eq - arg))) {
+	if (!eq) {   /* the value may be a secret: quoted by its name only */
 		diag_add(diags, "-e", 0, 0, "-e takes NAME=VALUE (NAME of letters, digits and '_') "
-			 "or @FILE.yaml, found '%s'", arg);
+			 "or @FILE.yaml, found no '='");
+		return -1;
+	}
+	if (!name_ok(arg, (size_t)(eq - arg))) {
+		diag_add(diags, "-e", 0, 0, "-e takes NAME=VALUE (NAME of letters, digits and '_') "
+			 "or @FILE.yaml, found the name '%.*s'", (int)(eq - arg), arg);
 		return -1;
 	}
 	char *name = xstrndup(arg, (size_t)(eq - arg));

@@ -15,6 +15,7 @@
 #include "config/substitute.h"
 #include "config/vars.h"
 #include "util/fsutil.h"
+#include "util/secret.h"
 #include "util/strbuf.h"
 #include "util/units.h"
 
@@ -189,7 +190,11 @@ static bool env_name_ok(const char *s)
 	return true;
 }
 
-static void read_env_name(struct cfg *c, const struct ynode *n, const char *key, char **out)
+/* password_env: the variable is taken into the secret table as soon as it
+ * is read (util/secret.h), so that even an inventory with errors has its
+ * password masked in the messages about them, and no child inherits it. */
+static void read_password_env(struct cfg *c, const struct ynode *n, const char *key,
+			      char **out)
 {
 	char *v = NULL;
 	char f[96];
@@ -201,6 +206,7 @@ static void read_env_name(struct cfg *c, const struct ynode *n, const char *key,
 		free(v);
 		return;
 	}
+	secret_take(v);
 	free(*out);
 	*out = v;
 }
@@ -338,7 +344,7 @@ static void read_ssh(struct cfg *c, const struct ynode *m, const char *dir, stru
 	read_ssh_name(c, ymap_get(m, "user"), "user", &s->user);
 	if (read_path(c, ymap_get(m, "identity"), "identity", dir, &s->identity))
 		s->identity_pos = cfg_pos(c, ymap_get(m, "identity"));
-	read_env_name(c, ymap_get(m, "password_env"), "password_env", &s->password_env);
+	read_password_env(c, ymap_get(m, "password_env"), "password_env", &s->password_env);
 	if (cfg_enum(c, ymap_get(m, "host_key"), "host_key", host_key_names, &e) > 0)
 		s->host_key = (enum host_key_policy)e;
 	read_path(c, ymap_get(m, "known_hosts"), "known_hosts", dir, &s->known_hosts);
@@ -425,7 +431,7 @@ static void read_serial(struct cfg *c, const struct ynode *m, const char *dir,
 		cfg_error(c, ymap_key(m, "login_user"), "'login_user' is another name for 'user'; use one");
 	else
 		cfg_str(c, ymap_get(m, "login_user"), "login_user", &s->login_user);
-	read_env_name(c, ymap_get(m, "password_env"), "password_env", &s->password_env);
+	read_password_env(c, ymap_get(m, "password_env"), "password_env", &s->password_env);
 	read_char_delay(c, ymap_get(m, "char_delay"), &s->char_delay_us);
 }
 

@@ -1,4 +1,5 @@
 #include "config/inventory_ansible.h"
+#include "util/secret.h"
 #include "util/strbuf.h"
 
 #include <ctype.h>
@@ -171,8 +172,11 @@ static void put_vars(struct cfg *c, struct ynode *target, const struct ansible_v
 		for (size_t j = 0; j < sizeof(ssh_vars) / sizeof(ssh_vars[0]); j++)
 			if (strcmp(name, ssh_vars[j].var) == 0)
 				ssh_key = ssh_vars[j].key;
-		if (in_list(name, secret_vars))
+		if (in_list(name, secret_vars)) {
+			if (scalar)
+				secret_known(v->value);   /* never used, never shown */
 			continue;
+		}
 		if (ssh_key) {
 			map_put(map_sub(target, "ssh", k), ssh_key, k, clone(v));
 			continue;

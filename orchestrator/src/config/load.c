@@ -1,22 +1,9 @@
 #include "config/load.h"
 #include "config/cfg_read.h"
-#include "util/secret.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Takes every password_env of the inventory out of the environment now,
- * before any child can be started. */
-static void take_secrets(const struct inventory *inv)
-{
-	for (size_t i = 0; inv && i < inv->n_boards; i++) {
-		if (inv->boards[i].ssh.password_env)
-			secret_take(inv->boards[i].ssh.password_env);
-		if (inv->boards[i].serial.password_env)
-			secret_take(inv->boards[i].serial.password_env);
-	}
-}
 
 /* A metric whose direction nobody gave: compare would judge it as
  * higher-is-better, which is wrong for a latency without a unit. */
@@ -85,8 +72,8 @@ int config_load(const struct load_request *rq, struct loaded *out)
 	const char *inv_path = inventory_named(rq, out->sc);
 	if (!inv_path && !rq->inventory_optional)
 		no_inventory(rq, &out->errors);
-	if (inv_path && inventory_load(inv_path, &out->inv, &out->errors) == 0)
-		take_secrets(out->inv);
+	if (inv_path)
+		inventory_load(inv_path, &out->inv, &out->errors);   /* takes its secrets */
 	struct var *extra = NULL;
 	size_t n_extra = 0;
 	if (read_extra_vars(rq, &extra, &n_extra, &out->errors) < 0)

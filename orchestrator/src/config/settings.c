@@ -1,6 +1,7 @@
 #include "config/settings.h"
 #include "config/cfg_read.h"
 #include "util/fsutil.h"
+#include "util/secret.h"
 #include "util/strbuf.h"
 
 #include <dirent.h>
@@ -93,6 +94,8 @@ static void read_one(struct cfg *c, const struct ynode *root, enum setting k, co
 	}
 	if (cfg_str(c, n, table[k].key, &v) <= 0)
 		return;
+	if (k == SETTING_DB)
+		secret_known_url(v);   /* masked also in this file's own errors */
 	if (!v[0]) {
 		cfg_error(c, n, "'%s' must not be empty", table[k].key);
 		free(v);
