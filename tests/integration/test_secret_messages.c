@@ -61,7 +61,8 @@ static void test_var_file_not_quoted(void **state)
 	(void)state;
 	assert_int_equal(ts_run(NULL, "cd '%s' && ln -sf shadow link.yaml && head -c 300 "
 				"/dev/urandom > binary.yaml && printf 'root said " SECRET "\\n' > "
-				"notes.txt", tmp), 0);
+				"notes.txt && printf 'root_" SECRET ": 1\\nroot_" SECRET ": 2\\n' > "
+				"dup.yaml && printf 'a: *" SECRET "\\n' > alias.yaml", tmp), 0);
 	static const struct {
 		const char *file, *want;
 	} cases[] = {
@@ -70,6 +71,8 @@ static void test_var_file_not_quoted(void **state)
 		{ "notes.txt", "notes.txt:1:1: error: -e @FILE must hold a mapping of NAME: value, "
 			       "found a scalar" },
 		{ "binary.yaml", "binary.yaml" },
+		{ "dup.yaml", "dup.yaml:2:1: error: duplicate key (first at line 1)" },
+		{ "alias.yaml", "alias.yaml:1:4: error: unknown alias (no anchor of its name" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		char *args = xasprintf("ok.yaml -e @%s", cases[i].file);

@@ -83,7 +83,7 @@ static int add_var_file(const char *path, const char *file_name, struct var **va
 		return -1;
 	}
 	struct ynode *root = NULL;
-	int rc = ytree_load_file(path, &root, diags);
+	int rc = ytree_load_file_opaque(path, &root, diags);
 	if (rc == 0 && (!root || ynode_is_null(root))) {
 		diag_add(diags, file_name, 0, 0, "-e @FILE: the file holds no variables "
 			 "(write NAME: value lines)");

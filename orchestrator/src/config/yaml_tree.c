@@ -33,6 +33,7 @@ struct anchor {
 struct ystate {
 	const char *name;
 	struct diag_list *diags;
+	bool opaque;                 /* messages quote no key or anchor of the file */
 	bool bad;
 	bool done;
 	size_t n_nodes;
@@ -148,7 +149,13 @@ static struct ynode *alias_resolve(struct ystate *st, const yaml_event_t *ev)
 			break;
 		}
 	}
-	if (!found) {
+	if (!found && st->opaque) {
+		diag_add(st->diags, st->name, (int)ev->start_mark.line + 1,
+			 (int)ev->start_mark.column + 1,
+			 "unknown alias (no anchor of its name before it, or it is used inside "
+			 "itself)");
+		st->bad = true;
+	} else if (!found) {
 		diag_add(st->diags, st->name, (int)ev->start_mark.line + 1,
 			 (int)ev->start_mark.column + 1,
 			 "unknown alias '*%s' (no '&%s' before it, or it is used inside itself)",
@@ -281,9 +288,13 @@ static void attach(struct ystate *st, struct frame *top, struct ynode *child)
 	}
 	for (size_t i = 0; i < c->n; i++) {
 		if (strcmp(c->pairs[i].key->value, key->value) == 0) {
-			diag_add(st->diags, st->name, key->line, key->col,
-				 "duplicate key '%s' (first at line %d)", key->value,
-				 c->pairs[i].key->line);
+			if (st->opaque)
+				diag_add(st->diags, st->name, key->line, key->col,
+					 "duplicate key (first at line %d)", c->pairs[i].key->line);
+			else
+				diag_add(st->diags, st->name, key->line, key->col,
+					 "duplicate key '%s' (first at line %d)", key->value,
+					 c->pairs[i].key->line);
 			st->bad = true;
 			bury(st, key);
 			bury(st, child);
@@ -390,8 +401,8 @@ static struct ynode *on_event(struct ystate *st, yaml_event_t *ev, struct frame 
 	return node;
 }
 
-int ytree_parse(const char *name, const char *data, size_t len, struct ynode **root,
-		struct diag_list *diags)
+static int parse(const char *name, const char *data, size_t len, bool opaque,
+		 struct ynode **root, struct diag_list *diags)
 {
 	yaml_parser_t parser;
 	yaml_event_t ev;
@@ -399,7 +410,7 @@ int ytree_parse(const char *name, const char *data, size_t len, struct ynode **r
 	size_t depth = 0;
 	struct ynode *doc = NULL;
 	int n_docs = 0;
-	struct ystate st = { .name = name, .diags = diags };
+	struct ystate st = { .name = name, .diags = diags, .opaque = opaque };
 
 	*root = NULL;
 	if (!yaml_parser_initialize(&parser)) {
@@ -446,16 +457,33 @@ int ytree_parse(const char *name, const char *data, size_t len, struct ynode **r
 	return 0;
 }
 
-int ytree_load_file(const char *path, struct ynode **root, struct diag_list *diags)
+int ytree_parse(const char *name, const char *data, size_t len, struct ynode **root,
+		struct diag_list *diags)
+{
+	return parse(name, data, len, false, root, diags);
+}
+
+static int load_file(const char *path, bool opaque, struct ynode **root,
+		     struct diag_list *diags)
 {
 	char *data = NULL;
 	size_t len = 0;
 	*root = NULL;
 	if (ytree_read_file(path, &data, &len, diags) < 0)
 		return -1;
-	int ret = ytree_parse(path, data, len, root, diags);
+	int ret = parse(path, data, len, opaque, root, diags);
 	free(data);
 	return ret;
+}
+
+int ytree_load_file(const char *path, struct ynode **root, struct diag_list *diags)
+{
+	return load_file(path, false, root, diags);
+}
+
+int ytree_load_file_opaque(const char *path, struct ynode **root, struct diag_list *diags)
+{
+	return load_file(path, true, root, diags);
 }
 
 int ytree_read_file(const char *path, char **data, size_t *len, struct diag_list *diags)

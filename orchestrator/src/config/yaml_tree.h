@@ -52,6 +52,9 @@ int ytree_parse(const char *name, const char *data, size_t len, struct ynode **r
 		struct diag_list *diags);
 /* Reads and parses a file; as ytree_parse, plus "cannot read" errors. */
 int ytree_load_file(const char *path, struct ynode **root, struct diag_list *diags);
+/* The same for a file that may be anyone's (-e @FILE): no message quotes
+ * a word of it (a duplicate key or an unknown alias is told by place). */
+int ytree_load_file_opaque(const char *path, struct ynode **root, struct diag_list *diags);
 /* Reads a regular file whole into *data (NUL-ended, caller frees) and
  * *len: 0, or -1 with "cannot open", "not a regular file" or "file larger
  * than" in diags. */
