@@ -10,6 +10,7 @@
 #include "testsupport.h"
 #include "lab.h"
 #include "ts_orch.h"
+#include "util/deadline.h"
 #include "util/strbuf.h"
 
 #include <signal.h>
@@ -20,6 +21,7 @@
 
 #define LAB_BASE "127.0.120"
 #define DEAD_BASE "127.0.121"
+#define SILENT_HOST "127.0.122.1"   /* accepts and never answers */
 
 static struct lab *lab;
 static char *dir, *env;
@@ -134,6 +136,30 @@ static void test_dead_and_held(void **state)
 }
 
 /* 200 MB from two boards: folded by their digest, the first MiB kept. */
+/* A board that accepts the connection and never answers: --timeout bounds
+ * the connect too, not the inventory's connect_timeout (10 s here). */
+static void test_silent_board(void **state)
+{
+	(void)state;
+	free(lab_write_inventory(lab, dir, "silent.yaml", LAB_PORT_KEY ", connect_timeout: 10s",
+				 "boards:\n  silent1: { ssh: { host: " SILENT_HOST ", port: 2299 } }\n"));
+	char *log = xasprintf("%s/silent-socat.log", dir);
+	pid_t socat = ts_spawn("exec socat TCP-LISTEN:2299,bind=" SILENT_HOST ",fork,reuseaddr "
+			       "SYSTEM:'sleep 60'", log);
+	if (ts_run_until(10000, 0, "socat -u OPEN:/dev/null TCP:%s:2299", SILENT_HOST) != 0)
+		fail_msg("socat did not listen on " SILENT_HOST ":2299");
+	int64_t t0 = clock_mono_ms();
+	char *out = orch(3, false, "exec -i silent.yaml --timeout 2s -- true");
+	int64_t took = clock_mono_ms() - t0;
+	has(out, "silent1 (1 board, unreachable: ");
+	has(out, "timed out after 2000 ms");
+	if (took > 8000)
+		fail_msg("orch exec --timeout 2s took %lld ms on a silent board", (long long)took);
+	free(out);
+	ts_stop(&socat);
+	free(log);
+}
+
 static void test_big_output(void **state)
 {
 	(void)state;
@@ -193,6 +219,7 @@ int main(void)
 		cmocka_unit_test(test_fold_mixed),
 		cmocka_unit_test(test_quoting),
 		cmocka_unit_test(test_dead_and_held),
+		cmocka_unit_test(test_silent_board),
 		cmocka_unit_test(test_big_output),
 		cmocka_unit_test(test_interrupt),
 	};

@@ -35,7 +35,7 @@ const char *adhoc_state_word(enum adhoc_state s, bool failed)
 }
 
 int adhoc_select(const char *verb, const char *inv_path, const char *const *sels, size_t n_sels,
-		 struct inventory **inv, struct adhoc_board **boards, size_t *n)
+		 int64_t bound_ms, struct inventory **inv, struct adhoc_board **boards, size_t *n)
 {
 	*boards = NULL;
 	*n = 0;
@@ -46,6 +46,11 @@ int adhoc_select(const char *verb, const char *inv_path, const char *const *sels
 	int ret = cmd_load_inventory(inv_path, inv);
 	if (ret != EXIT_OK)
 		return ret;
+	/* the verb's --timeout bounds connecting too: a board that accepts and
+	 * never answers must not take the inventory's 10 s past it */
+	for (size_t b = 0; b < (*inv)->n_boards; b++)
+		if ((*inv)->boards[b].ssh.connect_timeout_ms > bound_ms)
+			(*inv)->boards[b].ssh.connect_timeout_ms = bound_ms;
 	bool *sel = xcalloc((*inv)->n_boards + 1, sizeof(bool));
 	char err[512];
 	if (selector_resolve(*inv, sels, n_sels, NULL, 0, sel, err, sizeof(err)) < 0) {

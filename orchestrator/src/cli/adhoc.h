@@ -60,12 +60,13 @@ struct adhoc_request {
 
 /*
  * The boards of inventory inv_path (-i, else $ORCH_INVENTORY) that the -l
- * selectors sels select (all without one), in natural order. EXIT_OK with
+ * selectors sels select (all without one), in natural order, no board's
+ * connect waiting longer than bound_ms (the verb's --timeout). EXIT_OK with
  * *inv (caller frees) and *boards (caller frees; each board's data NULL),
  * or EXIT_USAGE after saying why.
  */
 int adhoc_select(const char *verb, const char *inv_path, const char *const *sels, size_t n_sels,
-		 struct inventory **inv, struct adhoc_board **boards, size_t *n);
+		 int64_t bound_ms, struct inventory **inv, struct adhoc_board **boards, size_t *n);
 
 /*
  * Works on every board of boards[0..n) as above. Returns 0 when every

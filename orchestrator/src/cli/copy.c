@@ -195,7 +195,8 @@ int cmd_copy(int argc, char **argv)
 	size_t n = 0;
 	ret = local_files_list(o.src, o.dest, o.recursive, &files);
 	if (ret == EXIT_OK)
-		ret = adhoc_select("copy", o.inventory, o.sels, o.n_sels, &inv, &boards, &n);
+		ret = adhoc_select("copy", o.inventory, o.sels, o.n_sels, o.timeout_ms, &inv,
+				   &boards, &n);
 	if (ret != EXIT_OK)
 		goto out;
 	struct copy_board *cbs = xcalloc(n + 1, sizeof(*cbs));

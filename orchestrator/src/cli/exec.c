@@ -180,7 +180,7 @@ int cmd_exec(int argc, char **argv)
 	struct inventory *inv = NULL;
 	struct adhoc_board *boards = NULL;
 	size_t n = 0;
-	ret = adhoc_select("exec", o.inventory, o.sels, o.n_sels, &inv, &boards, &n);
+	ret = adhoc_select("exec", o.inventory, o.sels, o.n_sels, o.timeout_ms, &inv, &boards, &n);
 	if (ret != EXIT_OK)
 		goto out;
 	struct exec_out *outs = xcalloc(n + 1, sizeof(*outs));

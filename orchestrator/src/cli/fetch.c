@@ -185,7 +185,7 @@ int cmd_fetch(int argc, char **argv)
 	struct adhoc_board *boards = NULL;
 	size_t n = 0;
 	char err[512];
-	ret = adhoc_select("fetch", o.inventory, o.sels, o.n_sels, &inv, &boards, &n);
+	ret = adhoc_select("fetch", o.inventory, o.sels, o.n_sels, o.timeout_ms, &inv, &boards, &n);
 	if (ret == EXIT_OK)
 		ret = check_free(&o, boards, n);
 	if (ret == EXIT_OK && fs_mkdir_p(o.dir, err, sizeof(err)) < 0) {
