@@ -1,14 +1,28 @@
 /* lock/board_lock: the holder text, and the lock and reservation files in a
- * scratch folder (two opens of one lock file conflict like two processes). */
+ * scratch folder (two opens of one lock file conflict like two processes);
+ * which records are believed (docs/guarantees.md, "Lock records"). */
 #include "testsupport.h"
 
 #include "lock/board_lock.h"
+#include "util/board_token.h"
 #include "util/deadline.h"
+#include "util/lock_dir.h"
 #include "util/strbuf.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* A token board_token could have made for board in another process
+ * (run part given). */
+static void token_of_run(const char *run, const char *board, char *buf, size_t len)
+{
+	board_token(board, buf, len);
+	memcpy(buf, run, 16);
+}
 
 static void test_holder_text_round_trip(void **state)
 {
@@ -97,16 +111,22 @@ static void test_dead_holder_token(void **state)
 	struct board_holder who, prev;
 	char err[256];
 	int fd = -1;
-	free(ts_write_file(dir, "board-b1.lock",
-			   "board=b1\nuser=alice\nhost=lab1\npid=4242\nsince_us=1\n"
-			   "token=0123456789abcdef-89abcdef\n"));
-	assert_int_equal(board_lock_try(dir, "b1", "next", "fedcba9876543210-01234567", &fd, &who,
-				       &prev, err, sizeof(err)), 0);
-	assert_string_equal(prev.token, "0123456789abcdef-89abcdef");
+	char dead[BOARD_TOKEN_LEN + 1], mine[BOARD_TOKEN_LEN + 1];
+	token_of_run("0123456789abcdef", "b1", dead, sizeof(dead));
+	token_of_run("fedcba9876543210", "b1", mine, sizeof(mine));
+	char *rec = xasprintf("board=b1\nuser=alice\nhost=lab1\npid=4242\nsince_us=1\n"
+			      "token=%s\n", dead);
+	free(ts_write_file(dir, "board-b1.lock", rec));
+	free(rec);
+	assert_int_equal(board_lock_try(dir, "b1", "next", mine, &fd, &who, &prev, err,
+				       sizeof(err)), 0);
+	assert_string_equal(prev.token, dead);
 	assert_int_equal(prev.pid, 4242);
 	char *path = xasprintf("%s/board-b1.lock", dir);
 	char *text = ts_read_file(path);
-	assert_non_null(strstr(text, "token=fedcba9876543210-01234567\n"));
+	char *want = xasprintf("token=%s\n", mine);
+	assert_non_null(strstr(text, want));
+	free(want);
 	free(text);
 	board_lock_release(fd);
 	assert_int_equal(board_lock_try(dir, "b1", NULL, NULL, &fd, &who, &prev, err, sizeof(err)), 0);
@@ -122,12 +142,153 @@ static void test_dead_holder_token(void **state)
 	free(dir);
 }
 
+/* Takes b1 in dir with the lock file holding text (mode, and owner when
+ * root runs the test) and returns the token handed on ("" when the record
+ * was not believed). */
+static char *handed_on(const char *dir, const char *text, mode_t mode, uid_t owner)
+{
+	char *path = ts_write_file(dir, "board-b1.lock", text);
+	assert_int_equal(chmod(path, mode), 0);
+	if (owner != (uid_t)-1)
+		assert_int_equal(chown(path, owner, (gid_t)-1), 0);
+	struct board_holder who, prev;
+	char err[256];
+	int fd = -1;
+	assert_int_equal(board_lock_try(dir, "b1", NULL, NULL, &fd, &who, &prev, err, sizeof(err)), 0);
+	board_lock_release(fd);
+	free(path);
+	return xstrdup(prev.token);
+}
+
+/* A record stops something only when this user or root wrote it, for this
+ * board, with a token made for this board: a live run's token of another
+ * board copied in, a record naming another board, a lock file others can
+ * write (an older orch's 0666) or that another user owns hand on nothing. */
+static void test_forged_records(void **state)
+{
+	(void)state;
+	char *dir = ts_mkdtemp("boardlock-forged");
+	char ok[BOARD_TOKEN_LEN + 1], other[BOARD_TOKEN_LEN + 1];
+	token_of_run("0123456789abcdef", "b1", ok, sizeof(ok));
+	token_of_run("0123456789abcdef", "h", other, sizeof(other));
+	char *good = xasprintf("board=b1\nuser=root\npid=999999\ntoken=%s\n", ok);
+	char *t = handed_on(dir, good, 0644, (uid_t)-1);
+	assert_string_equal(t, ok);
+	free(t);
+	char *rec = xasprintf("board=b1\nuser=root\npid=999999\ntoken=%s\n", other);
+	t = handed_on(dir, rec, 0644, (uid_t)-1);
+	assert_string_equal(t, "");   /* board h's token in b1's record */
+	free(t);
+	free(rec);
+	rec = xasprintf("board=h\nuser=root\npid=999999\ntoken=%s\n", ok);
+	t = handed_on(dir, rec, 0644, (uid_t)-1);
+	assert_string_equal(t, "");   /* a record of board h */
+	free(t);
+	free(rec);
+	rec = xasprintf("board=b1\nuser=root\npid=999999\ntoken=%.1s\n", ok);
+	t = handed_on(dir, rec, 0644, (uid_t)-1);
+	assert_string_equal(t, "");   /* a prefix would match every run's processes */
+	free(t);
+	free(rec);
+	t = handed_on(dir, good, 0666, (uid_t)-1);
+	assert_string_equal(t, "");   /* anyone could have written it */
+	free(t);
+	char *path = xasprintf("%s/board-b1.lock", dir);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);   /* ours again */
+	if (geteuid() == 0) {
+		t = handed_on(dir, good, 0644, 65534);
+		assert_string_equal(t, "");   /* nobody's file */
+		free(t);
+	}
+	free(path);
+	free(good);
+	ts_rmrf(dir);
+	free(dir);
+}
+
+/* Lock files are made 0644 whatever the umask, never followed through a
+ * symbolic link, and only regular files are used. */
+static void test_lock_file_kind(void **state)
+{
+	(void)state;
+	char *dir = ts_mkdtemp("boardlock-kind");
+	struct board_holder who, prev;
+	char err[256];
+	int fd = -1;
+	mode_t old = umask(0);
+	assert_int_equal(board_lock_try(dir, "b1", NULL, NULL, &fd, &who, &prev, err, sizeof(err)), 0);
+	umask(old);
+	board_lock_release(fd);
+	char *path = xasprintf("%s/board-b1.lock", dir);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	char *target = ts_write_file(dir, "precious", "keep me\n");
+	char *link = xasprintf("%s/board-b2.lock", dir);
+	assert_int_equal(symlink(target, link), 0);
+	assert_int_equal(board_lock_try(dir, "b2", NULL, NULL, &fd, &who, &prev, err, sizeof(err)),
+			 BOARD_LOCK_ERROR);
+	assert_non_null(strstr(err, "symbolic link"));
+	char *text = ts_read_file(target);
+	assert_string_equal(text, "keep me\n");
+	free(text);
+	char *fifo = xasprintf("%s/board-b3.lock", dir);
+	assert_int_equal(mkfifo(fifo, 0644), 0);
+	assert_int_equal(board_lock_try(dir, "b3", NULL, NULL, &fd, &who, &prev, err, sizeof(err)),
+			 BOARD_LOCK_ERROR);
+	assert_non_null(strstr(err, "not a regular file"));
+	free(fifo);
+	free(link);
+	free(target);
+	free(path);
+	ts_rmrf(dir);
+	free(dir);
+}
+
+/* A lock folder whose records others could replace is refused (not
+ * sticky while others can write it), a sticky shared one is used. */
+static void test_lock_folder_mode(void **state)
+{
+	(void)state;
+	char *dir = ts_mkdtemp("boardlock-folder");
+	char *saved = getenv("ORCH_LOCK_DIR") ? xstrdup(getenv("ORCH_LOCK_DIR")) : NULL;
+	setenv("ORCH_LOCK_DIR", dir, 1);
+	char err[512] = "";
+	assert_int_equal(chmod(dir, 0777), 0);
+	char *got = lock_dir_path(err, sizeof(err));
+	assert_null(got);
+	assert_non_null(strstr(err, "not sticky"));
+	assert_int_equal(chmod(dir, 01777), 0);
+	got = lock_dir_path(err, sizeof(err));
+	assert_non_null(got);
+	free(got);
+	if (geteuid() == 0) {
+		assert_int_equal(chown(dir, 65534, (gid_t)-1), 0);
+		assert_int_equal(chmod(dir, 0755), 0);
+		assert_null(lock_dir_path(err, sizeof(err)));
+		assert_non_null(strstr(err, "not by you or root"));
+		assert_int_equal(chown(dir, 0, (gid_t)-1), 0);
+	}
+	if (saved)
+		setenv("ORCH_LOCK_DIR", saved, 1);
+	else
+		unsetenv("ORCH_LOCK_DIR");
+	free(saved);
+	ts_rmrf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_holder_text_round_trip),
 		cmocka_unit_test(test_lock_reserve_list),
 		cmocka_unit_test(test_dead_holder_token),
+		cmocka_unit_test(test_forged_records),
+		cmocka_unit_test(test_lock_file_kind),
+		cmocka_unit_test(test_lock_folder_mode),
 	};
 	return ts_run_group(tests, NULL, NULL);
 }

@@ -296,7 +296,7 @@ static int dead_holder(struct coord_db *c, struct try_args *a)
 			    " (h.lease_until > now() AND h.server_start < pg_postmaster_start_time()))"
 			    " ORDER BY since_us DESC LIMIT 1", p, 1, &r, a->err, a->errlen) < 0)
 		return -1;
-	if (r->nrows > 0 && board_token_ok(cell(r, 0, 8))) {
+	if (r->nrows > 0 && board_token_of(cell(r, 0, 8), a->board)) {
 		row_holder(r, 0, a->previous);
 		snprintf(a->previous->token, sizeof(a->previous->token), "%s", cell(r, 0, 8));
 	}

@@ -4,6 +4,7 @@
  */
 #include "link/board_link.h"
 #include "link/link_internal.h"
+#include "util/board_token.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 
@@ -66,8 +67,17 @@ int link_stop_orphans(struct board_link *bl, struct transport *t, char *err, siz
 	char *list = xstrdup(bl->orphans);
 	int ret = 0;
 	for (char *save = NULL, *tok = strtok_r(list, " ", &save); tok && ret == 0;
-	     tok = strtok_r(NULL, " ", &save))
-		ret = stop_token(bl, t, tok, &found, err, errlen);
+	     tok = strtok_r(NULL, " ", &save)) {
+		/* what a lock record or the database handed on: only a token made
+		 * for this board stops anything (never a prefix, never another
+		 * board's live run) */
+		if (board_token_of(tok, bl->board->name))
+			ret = stop_token(bl, t, tok, &found, err, errlen);
+		else
+			log_warn("%s: the record of an earlier run (%s) carries a token that is not "
+				 "one made for this board: nothing is stopped for it",
+				 bl->board->name, bl->orphans_from);
+	}
 	free(list);
 	if (ret == 0 && found.len) {
 		free(bl->orphans_note);

@@ -3,6 +3,7 @@
 #include "util/board_token.h"
 #include "util/fsutil.h"
 #include "util/lock_dir.h"
+#include "util/log.h"
 #include "util/strbuf.h"
 
 #include <dirent.h>
@@ -135,7 +136,7 @@ static int read_holder_fd(int fd, struct board_holder *h)
 
 static int read_holder_file(const char *path, struct board_holder *h)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	int ret = read_holder_fd(fd, h);
@@ -162,16 +163,54 @@ static bool reservation_live(const char *dir, const char *board, struct board_ho
 	return live;
 }
 
-static int open_lock(const char *dir, const char *board, char *err, size_t errlen)
+/* Whether the record in the lock file st describes can only have been
+ * written by a run of this user or root: theirs, and writable by no one
+ * else (a file of an older orch is 0666). When not, why says so. */
+static bool record_trusted(const struct stat *st, char *why, size_t len)
+{
+	if (st->st_uid != geteuid() && st->st_uid != 0) {
+		struct passwd pwd, *pw = NULL;
+		char buf[1024];
+		if (getpwuid_r(st->st_uid, &pwd, buf, sizeof(buf), &pw) != 0)
+			pw = NULL;
+		snprintf(why, len, "it is owned by %s%s(uid %u), not by you or root",
+			 pw ? pw->pw_name : "", pw ? " " : "", (unsigned)st->st_uid);
+		return false;
+	}
+	if (st->st_mode & 022) {
+		snprintf(why, len, "others could write it (mode %04o)", (unsigned)(st->st_mode & 07777));
+		return false;
+	}
+	return true;
+}
+
+/* The board's lock file, created 0644 (only its owner writes records;
+ * others may still flock it read-only), never through a symbolic link,
+ * and only a regular file. *trusted: whether the record in it may be
+ * believed (record_trusted; why in untrusted). */
+static int open_lock(const char *dir, const char *board, bool *trusted, char *untrusted,
+		     size_t ulen, char *err, size_t errlen)
 {
 	char *path = board_file(dir, board, LOCK_SUFFIX);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-	if (fd >= 0)
-		fchmod(fd, 0666);   /* past the umask: other users lock it too */
-	else if (errno == EACCES)
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	int flags = O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+	int fd = open(path, O_RDWR | O_CREAT | flags, 0644);
+	if (fd < 0 && errno == EACCES)
+		fd = open(path, O_RDONLY | flags);
+	struct stat st;
+	if (fd < 0 && errno == ELOOP)
+		snprintf(err, errlen, "board lock %s is a symbolic link: refused (a lock file is "
+			 "never followed elsewhere)", path);
+	else if (fd < 0)
 		snprintf(err, errlen, "board lock %s: %s", path, strerror(errno));
+	else if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "board lock %s is not a regular file: refused", path);
+		close(fd);
+		fd = -1;
+	} else {
+		*trusted = record_trusted(&st, untrusted, ulen);
+		if (st.st_uid == geteuid() && (st.st_mode & 022))
+			fchmod(fd, 0644);   /* an older orch's 0666: ours again from now on */
+	}
 	free(path);
 	return fd;
 }
@@ -204,16 +243,45 @@ static int lock_or_holder(int fd, const char *board, struct board_holder *holder
 /* The board's lock file opened into *fd (-1 when it cannot be) and locked:
  * 0, BOARD_LOCK_HELD with its holder, or BOARD_LOCK_ERROR with err set. */
 static int take_lock(const char *dir, const char *board, int *fd, struct board_holder *holder,
-		     char *err, size_t errlen)
+		     bool *trusted, char *untrusted, size_t ulen, char *err, size_t errlen)
 {
 	memset(holder, 0, sizeof(*holder));
-	*fd = open_lock(dir, board, err, errlen);
+	*fd = open_lock(dir, board, trusted, untrusted, ulen, err, errlen);
 	if (*fd < 0)
 		return BOARD_LOCK_ERROR;
 	int ret = lock_or_holder(*fd, board, holder);
 	if (ret == BOARD_LOCK_ERROR)
 		snprintf(err, errlen, "board lock for %s: %s", board, strerror(errno));
 	return ret;
+}
+
+/* The record of a holder that died holding board, read from fd (locked by
+ * us) into *previous, or previous->token "" when there is none or it is
+ * not to be believed: a record only this user or root could have written
+ * (trusted), of this board, with a token made for this board. A record
+ * that is there but not believed is said as a warning: nothing it names
+ * is stopped. */
+static void read_previous(int fd, const char *dir, const char *board, bool trusted,
+			  const char *untrusted, struct board_holder *previous)
+{
+	if (read_holder_fd(fd, previous) < 0 || !previous->token[0]) {
+		memset(previous, 0, sizeof(*previous));
+		return;
+	}
+	char why[200], want[sizeof(previous->board)];
+	snprintf(why, sizeof(why), "%s", untrusted);
+	copy_clean(want, sizeof(want), board);
+	if (trusted && strcmp(previous->board, want))
+		snprintf(why, sizeof(why), "it names board '%s'", previous->board);
+	else if (trusted && !board_token_of(previous->token, board))
+		snprintf(why, sizeof(why), "its token is not one made for this board");
+	else if (trusted)
+		return;
+	char *path = board_file(dir, board, LOCK_SUFFIX);
+	log_warn("%s: the record of an earlier run in %s is not trusted (%s): nothing it names "
+		 "is stopped", board, path, why);
+	free(path);
+	memset(previous, 0, sizeof(*previous));
 }
 
 /* board_lock_try; with own_ok, a live reservation of this user does not
@@ -226,9 +294,12 @@ static int try_lock(const char *dir, const char *board, const char *note, bool o
 	struct board_holder self;
 	board_holder_self(&self, board, note);
 	memset(previous, 0, sizeof(*previous));
-	int ret = take_lock(dir, board, &fd, holder, err, errlen);
-	if (ret == 0 && read_holder_fd(fd, previous) < 0)
-		memset(previous, 0, sizeof(*previous));
+	bool trusted = false;
+	char untrusted[160] = "";
+	int ret = take_lock(dir, board, &fd, holder, &trusted, untrusted, sizeof(untrusted), err,
+			    errlen);
+	if (ret == 0)
+		read_previous(fd, dir, board, trusted, untrusted, previous);
 	if (ret == 0 && reservation_live(dir, board, holder) &&
 	    !(own_ok && !strcmp(holder->user, self.user)))
 		ret = BOARD_LOCK_HELD;
@@ -276,7 +347,10 @@ int board_lock_reserve(const char *dir, const char *board, int64_t expires_us, c
 		      struct board_holder *holder, char *err, size_t errlen)
 {
 	int fd;
-	int ret = take_lock(dir, board, &fd, holder, err, errlen);
+	bool trusted;
+	char untrusted[160];
+	int ret = take_lock(dir, board, &fd, holder, &trusted, untrusted, sizeof(untrusted), err,
+			    errlen);
 	if (fd < 0)
 		return ret;
 	struct board_holder self;
@@ -320,7 +394,7 @@ static bool ends_with(const char *s, const char *suffix)
 /* A running holder of the lock file at path, if there is one. */
 static bool lock_held(const char *path, struct board_holder *h)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return false;
 	bool held = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;

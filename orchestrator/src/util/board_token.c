@@ -18,13 +18,18 @@ static void run_part_init(void)
 			   ((unsigned long long)getpid() << 40) ^ (unsigned long long)clock_wall_us();
 }
 
-void board_token(const char *board, char *buf, size_t len)
+static uint32_t board_hash(const char *board)
 {
-	pthread_once(&run_once, run_part_init);
 	uint32_t h = 2166136261u;
 	for (const unsigned char *p = (const unsigned char *)(board ? board : ""); *p; p++)
 		h = (h ^ *p) * 16777619u;
-	snprintf(buf, len, "%016llx-%08x", run_part, (unsigned)h);
+	return h;
+}
+
+void board_token(const char *board, char *buf, size_t len)
+{
+	pthread_once(&run_once, run_part_init);
+	snprintf(buf, len, "%016llx-%08x", run_part, (unsigned)board_hash(board));
 }
 
 bool board_token_ok(const char *text)
@@ -35,4 +40,11 @@ bool board_token_ok(const char *text)
 		if (i != 16 && !((text[i] >= '0' && text[i] <= '9') || (text[i] >= 'a' && text[i] <= 'f')))
 			return false;
 	return true;
+}
+
+bool board_token_of(const char *text, const char *board)
+{
+	char part[9];
+	snprintf(part, sizeof(part), "%08x", (unsigned)board_hash(board));
+	return board_token_ok(text) && !strcmp(text + 17, part);
 }

@@ -22,4 +22,10 @@ void board_token(const char *board, char *buf, size_t len);
  * from a lock file or the database). */
 bool board_token_ok(const char *text);
 
+/* Whether text is a token board_token could have made for board, by any
+ * process: well formed and its board part board's hash. A record's token
+ * decides what orphan cleanup stops on a board, so one of another board
+ * (a live run's, copied into a planted record) is never taken. */
+bool board_token_of(const char *text, const char *board);
+
 #endif

@@ -7,6 +7,12 @@
  * else /tmp/orch-locks-UID. A folder orch creates in a shared place is
  * sticky and world-writable (01777, like /run/lock) so users share it.
  *
+ * Its records decide what orch stops on a board (a dead holder's token),
+ * so a folder is used only when only their owners can change them: owned
+ * by this user or root, and when others may write it, sticky (no one may
+ * then rename or remove another's file). ORCH_LOCK_DIR naming another
+ * folder is an error; a default one that is not is passed over.
+ *
  * orch's locks, one word each:
  *   lock folder   this folder (lock_dir_*);
  *   board lock    one board on this controller (lock/board_lock.h);
