@@ -126,7 +126,7 @@ _orch()
 		local formats
 		case $cmd in
 		compare) formats="table json junit" ;;
-		history) formats="text csv json" ;;
+		history) formats="text runs csv json html" ;;
 		run | who) formats="text json" ;;
 		*) formats="json" ;;
 		esac

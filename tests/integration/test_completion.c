@@ -126,12 +126,27 @@ static void test_exec(void **state)
 	free(lines);
 }
 
+/* orch history: --per-board from its --help, every --format it takes */
+static void test_history(void **state)
+{
+	(void)state;
+	char *lines = offered("orch history nightly --per");
+	want(lines, "orch history nightly --per", "--per-board", true);
+	free(lines);
+	lines = offered("orch history nightly --format ''");
+	static const char *const formats[] = { "text", "runs", "csv", "json", "html" };
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		want(lines, "orch history nightly --format ''", formats[i], true);
+	free(lines);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_groups_where_boards),
 		cmocka_unit_test(test_boot_names_boards_only),
 		cmocka_unit_test(test_exec),
+		cmocka_unit_test(test_history),
 	};
 	return ts_run_group(tests, setup, teardown);
 }

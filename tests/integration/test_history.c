@@ -155,19 +155,33 @@ static char *history_cmd(const char *args)
 	return out;
 }
 
-/* The compact text (a line per board x metric) and the html
- * page of the same history; where selects the database (-o runs, --db URL). */
+static int count_lines(const char *text)
+{
+	int lines = 0;
+	for (const char *p = text; *p; p++)
+		lines += *p == '\n';
+	return lines;
+}
+
+/* The compact text (a line per test x metric, the boards folded; a line per
+ * board x metric with --per-board) and the html page of the same history;
+ * where selects the database (-o runs, --db URL). */
 static void check_history_views(const char *scenario, const char *where)
 {
 	char *args = xasprintf("%s %s 2>&1", scenario, where);
 	char *out = history_cmd(args);
 	free(args);
-	int lines = 0;
-	for (const char *p = out; *p; p++)
-		lines += *p == '\n';
-	if (lines != 3 || !strstr(out, "BOARD"))
+	if (count_lines(out) != 2 || !strstr(out, "iperf  tput (higher better)  hist[1-2] "))
+		fail_msg("folded history:\n%s", out);
+	assert_non_null(strstr(out, "hist[1-2]: "));   /* both boards have the step */
+	assert_non_null(strstr(out, "% lower since v0.0.20180206 (5 runs), not acknowledged"));
+	free(out);
+	args = xasprintf("%s %s --per-board 2>&1", scenario, where);
+	out = history_cmd(args);
+	free(args);
+	if (count_lines(out) != 3 || !strstr(out, "BOARD"))
 		fprintf(stderr, "compact history:\n%s\n", out);
-	assert_int_equal(lines, 3);             /* a header and a line per board */
+	assert_int_equal(count_lines(out), 3);  /* a header and a line per board */
 	assert_non_null(strstr(out, "hist1  iperf  tput (higher better)"));
 	assert_non_null(strstr(out, "v0.0.20180201"));
 	assert_non_null(strstr(out, "v0.0.20180210"));

@@ -168,12 +168,30 @@ static void test_every_combination_history(void **state)
 	every_combination("the 6 runs before v0.0.20180106", false, "ms");
 }
 
+/* A step in words, on one board and spanning several (orch history's
+ * folded rows): one figure when both ends read the same. */
+static void test_step_words(void **state)
+{
+	(void)state;
+	struct strbuf sb = STRBUF_INIT;
+	range_step_put(&sb, -20.0, "v6", 3, false, 5);
+	assert_string_equal(strbuf_str(&sb), "20.0% lower since v6 (3 runs), not acknowledged");
+	strbuf_reset(&sb);
+	range_step_span_put(&sb, -19.94, -20.0, "v6", 1, false, 5);
+	assert_string_equal(strbuf_str(&sb), "19.9% to 20.0% lower since v6 (1 run), not acknowledged");
+	strbuf_reset(&sb);
+	range_step_span_put(&sb, 8.02, 7.98, "n4", 3, true, 5);
+	assert_string_equal(strbuf_str(&sb), "8.0% higher since n4 (3 runs), the new normal from now on");
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_each_kind_of_line),
 		cmocka_unit_test(test_every_combination_compare),
 		cmocka_unit_test(test_every_combination_history),
+		cmocka_unit_test(test_step_words),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

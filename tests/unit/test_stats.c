@@ -35,11 +35,32 @@ static void test_quantile(void **state)
 	assert_true(isnan(stats_quantile(v, 0, 0.5)));
 }
 
+/* The values far from the others: one wild value does not widen the
+ * spread that finds it; within 1% of the median nothing is named. */
+static void test_outliers(void **state)
+{
+	(void)state;
+	const double v[] = { 1000, 1001, 1002, 902, 1003, 1004, 1100, 1001 };
+	size_t idx[4];
+	assert_int_equal(stats_outliers(v, 8, 1001.5, false, idx, 4), 1);
+	assert_int_equal(idx[0], 3);
+	assert_int_equal(stats_outliers(v, 8, 1001.5, true, idx, 4), 1);
+	assert_int_equal(idx[0], 6);
+	assert_int_equal(stats_outliers(v, 8, 1001.5, true, idx, 0), 0);
+	const double close[] = { 1000, 1000, 1000, 1009 };   /* beyond 3 MADs, within 1% */
+	assert_int_equal(stats_outliers(close, 4, 1000, true, idx, 4), 0);
+	const double far[] = { 1000, 1000, 900, 800, 1000 };   /* farthest first */
+	assert_int_equal(stats_outliers(far, 5, 1000, false, idx, 4), 2);
+	assert_true(idx[0] == 3 && idx[1] == 2);
+	assert_int_equal(stats_outliers(far, 0, 1000, false, idx, 4), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_median_mean_var),
 		cmocka_unit_test(test_quantile),
+		cmocka_unit_test(test_outliers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,9 +6,11 @@
 #include "cli/history_ack.h"
 #include "db/db.h"
 #include "history/history.h"
+#include "history/history_fold.h"
 #include "history/history_html.h"
 #include "result/result_json.h"
 #include "util/log.h"
+#include "util/nodeset.h"
 #include "util/strbuf.h"
 #include "util/valfmt.h"
 #include "util/xmltext.h"
@@ -28,7 +30,8 @@ static const char usage_text[] =
 	"       orch history ack SCENARIO METRIC --at RUN --note TEXT [-l BOARD]...\n"
 	"       orch history ack --list [SCENARIO] | --delete SCENARIO METRIC --at RUN\n"
 	"\n"
-	"Prints, per board and metric, the last runs of SCENARIO with their labels,\n"
+	"Prints, per test and metric with the boards folded (or per board and\n"
+	"metric), the last runs of SCENARIO with their labels,\n"
 	"from the history every orch run writes (RUNS_DIR/orch-history.sqlite, or\n"
 	"the PostgreSQL database of --db / $ORCH_DB). A step the history's judge\n"
 	"finds is marked at the run where it appeared, an accepted one (ack) named.\n"
@@ -38,14 +41,18 @@ static const char usage_text[] =
 	"  -o, --runs-dir DIR     the runs folder whose history to read\n"
 	"                         (default: $ORCH_RUNS_DIR, else ./runs)\n"
 	"      --db URL           postgresql://USER@HOST:PORT/DB or an SQLite file\n"
-	"  -l, --limit BOARD      only this board (repeatable)\n"
+	"  -l, --limit BOARD      only this board, or node set b[01-04] (repeatable);\n"
+	"                         a line per board x metric, as --per-board\n"
+	"      --per-board        a line per board x metric instead of one per test x\n"
+	"                         metric across the boards\n"
 	"      --metric M         only this metric (NAME or TEST.NAME)\n"
 	"      --last N           the last N runs per metric (default 10; 0: all)\n"
 	"      --threshold PCT    smallest step worth marking (default 5)\n"
 	"      --settle N         a step either way is the new normal after N runs, as\n"
 	"                         orch run --settle N (default: a regression stays one\n"
 	"                         until acknowledged, a step for the better after 3)\n"
-	"      --format F         text (default: a line per board x metric), runs (every\n"
+	"      --format F         text (default: a line per test x metric, the boards\n"
+	"                         folded: their median, range and those that differ), runs (every\n"
 	"                         run a line), csv, json, or html (one self-contained\n"
 	"                         page: a board x metric grid of trend charts), on stdout\n"
 	"  -h, --help             this text\n";
@@ -60,6 +67,9 @@ struct history_options {
 	struct history_walk_opts walk;
 	const char *format;
 	bool rebuild;
+	bool per_board;
+	char **kept;               /* the names of -l's node sets, owned */
+	size_t n_kept;
 	const char *arg;
 	bool import;
 };
@@ -97,10 +107,49 @@ static int scenario_file_name(struct history_options *o)
 	return 0;
 }
 
+static const char *arg_keep(struct history_options *o, const char *name)
+{
+	o->kept = xrealloc(o->kept, (o->n_kept + 1) * sizeof(*o->kept));
+	return o->kept[o->n_kept++] = xstrdup(name);
+}
+
+static void options_release(struct history_options *o)
+{
+	for (size_t i = 0; i < o->n_kept; i++)
+		free(o->kept[i]);
+	free(o->kept);
+	free(o->boards);
+}
+
+/* -l BOARD: a name, or a node set (b[01-04],sw1) expanded into its names. */
+static int add_boards(struct history_options *o, const char *arg)
+{
+	size_t n = 0;
+	char **parts = nodeset_split_list(arg, &n);
+	int ret = 0;
+	for (size_t i = 0; i < n && !ret; i++) {
+		char **names = NULL, err[256];
+		size_t k = 0;
+		if (!nodeset_is_pattern(parts[i])) {
+			cmd_add_arg(&o->boards, &o->n_boards, arg_keep(o, parts[i]));
+			continue;
+		}
+		if (nodeset_expand(parts[i], &names, &k, err, sizeof(err)) < 0) {
+			ret = cmd_usage_error("history", "-l %s: %s", arg, err);
+			continue;
+		}
+		for (size_t j = 0; j < k; j++)
+			cmd_add_arg(&o->boards, &o->n_boards, arg_keep(o, names[j]));
+		nodeset_names_free(names);
+	}
+	nodeset_names_free(parts);
+	return ret;
+}
+
 static int parse_options(int argc, char **argv, struct history_options *o)
 {
 	enum { OPT_DB = 256, OPT_METRIC, OPT_LAST, OPT_FORMAT, OPT_REBUILD, OPT_THRESHOLD,
-	       OPT_SETTLE };
+	       OPT_SETTLE, OPT_PER_BOARD };
 	static const struct option longopts[] = {
 		{ "runs-dir", required_argument, NULL, 'o' },
 		{ "db", required_argument, NULL, OPT_DB },
@@ -111,6 +160,7 @@ static int parse_options(int argc, char **argv, struct history_options *o)
 		{ "settle", required_argument, NULL, OPT_SETTLE },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "rebuild", no_argument, NULL, OPT_REBUILD },
+		{ "per-board", no_argument, NULL, OPT_PER_BOARD },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -128,8 +178,11 @@ static int parse_options(int argc, char **argv, struct history_options *o)
 		case 'o': o->runs_dir = optarg; break;
 		case OPT_DB: o->db = optarg; break;
 		case 'l':
-			cmd_add_arg(&o->boards, &o->n_boards, optarg);
+			if ((ret = add_boards(o, optarg)))
+				return ret;
+			o->per_board = true;
 			break;
+		case OPT_PER_BOARD: o->per_board = true; break;
 		case OPT_METRIC: o->metric = optarg; break;
 		case OPT_LAST:
 			if ((ret = cmd_int_option("history", "--last", optarg, 0, 100000, &o->last)))
@@ -191,18 +244,74 @@ static size_t columns(const char *s)
 	return w;
 }
 
-/* One line per board x test x metric: how many runs, from which to which,
- * the last value, its change against the run before, the range, and the
- * lasting step when there is one (`--format runs` lists every run). */
-static void print_text(const struct history_series *s, size_t n, const struct history_walk_opts *w)
+/* Prints a table: a header and rows of nc cells each (cells[0..nc) the
+ * header), the columns in right[] right-aligned, the last one unpadded;
+ * frees the cells. */
+static void print_table(char **cells, size_t rows, size_t nc, const bool *right)
 {
+	size_t *width = xcalloc(nc, sizeof(*width));
+	for (size_t i = 0; i < (rows + 1) * nc; i++)
+		if (columns(cells[i]) > width[i % nc])
+			width[i % nc] = columns(cells[i]);
+	for (size_t r = 0; r <= rows; r++) {
+		for (size_t c = 0; c < nc; c++) {
+			const char *cell = cells[r * nc + c];
+			int cw = (int)width[c] + (int)(strlen(cell) - columns(cell));
+			if (c + 1 == nc)
+				printf("%s\n", cell);
+			else
+				printf(right[c] ? "%*s  " : "%-*s  ", cw, cell);
+		}
+	}
+	for (size_t i = 0; i < (rows + 1) * nc; i++)
+		free(cells[i]);
+	free(width);
+}
+
+static char *metric_cell(const char *metric, bool higher_is_better)
+{
+	return xasprintf("%s (%s better)", metric, higher_is_better ? "higher" : "lower");
+}
+
+/* The per-board STEP cell: the lasting step and the accepted change. */
+static char *step_cell(const struct history_series *hs, const struct history_walk_opts *w)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct history_marks mk;
+	history_marks_of(hs, w, &mk);
+	if (mk.words) {
+		strbuf_puts(&sb, mk.words);
+	} else if (mk.step) {
+		valfmt_pct(&sb, mk.step->j.change_pct);
+		const struct history_point *p = &hs->points[mk.step_at];
+		strbuf_printf(&sb, " at %s (%s)", p->label ? p->label : p->run_id,
+			      mk.step->j.worse ? "worse" : "better");
+	}
+	if (mk.ack_at != SIZE_MAX) {
+		const struct history_point *p = &hs->points[mk.ack_at];
+		strbuf_printf(&sb, "%saccepted at %s: %s", mk.step ? "; " : "",
+			      p->label ? p->label : p->run_id, p->ack_note);
+	}
+	if (!mk.step && mk.ack_at == SIZE_MAX)
+		strbuf_puts(&sb, "-");
+	history_marks_release(&mk);
+	return strbuf_detach(&sb);
+}
+
+/* --per-board, -l: one line per board x test x metric: how many runs, from
+ * which to which, the last value, its change against the run before, the
+ * range, and the lasting step when there is one (`--format runs` lists
+ * every run). */
+static void print_per_board(const struct history_series *s, size_t n,
+			    const struct history_walk_opts *w)
+{
+	static const char *const hdr[] = { "BOARD", "TEST", "METRIC", "RUNS", "FIRST", "LAST",
+					   "VALUE", "CHANGE", "RANGE", "STEP" };
+	static const bool right[] = { 0, 0, 0, 1, 0, 0, 1, 1, 0, 0 };
+	enum { NC = sizeof(hdr) / sizeof(hdr[0]) };
 	if (!n)
 		return;   /* "no runs of ..." was said on stderr */
-	const char *hdr[] = { "BOARD", "TEST", "METRIC", "RUNS", "FIRST", "LAST", "VALUE", "CHANGE",
-			      "RANGE", "STEP" };
-	enum { NC = sizeof(hdr) / sizeof(hdr[0]) };
 	char **cells = xcalloc((n + 1) * NC, sizeof(*cells));
-	size_t width[NC] = { 0 };
 	for (size_t c = 0; c < NC; c++)
 		cells[c] = xstrdup(hdr[c]);
 	for (size_t i = 0; i < n; i++) {
@@ -218,7 +327,7 @@ static void print_text(const struct history_series *s, size_t n, const struct hi
 		struct strbuf sb = STRBUF_INIT;
 		row[0] = xstrdup(hs->board);
 		row[1] = xstrdup(hs->test);
-		row[2] = xasprintf("%s (%s better)", hs->metric, hs->higher_is_better ? "higher" : "lower");
+		row[2] = metric_cell(hs->metric, hs->higher_is_better);
 		row[3] = xasprintf("%zu", hs->n - hs->shown_from);
 		row[4] = xstrdup(first->label ? first->label : first->run_id);
 		row[5] = xstrdup(last->label ? last->label : last->run_id);
@@ -231,43 +340,60 @@ static void print_text(const struct history_series *s, size_t n, const struct hi
 		row[7] = strbuf_detach(&sb);
 		valfmt_pair(&sb, lo, hi, hs->unit);
 		row[8] = strbuf_detach(&sb);
-		struct history_marks mk;
-		history_marks_of(hs, w, &mk);
-		if (mk.words) {
-			strbuf_puts(&sb, mk.words);
-		} else if (mk.step) {
-			valfmt_pct(&sb, mk.step->j.change_pct);
-			const struct history_point *p = &hs->points[mk.step_at];
-			strbuf_printf(&sb, " at %s (%s)", p->label ? p->label : p->run_id,
-				      mk.step->j.worse ? "worse" : "better");
-		}
-		if (mk.ack_at != SIZE_MAX) {
-			const struct history_point *p = &hs->points[mk.ack_at];
-			strbuf_printf(&sb, "%saccepted at %s: %s", mk.step ? "; " : "",
-				      p->label ? p->label : p->run_id, p->ack_note);
-		}
-		if (!mk.step && mk.ack_at == SIZE_MAX)
-			strbuf_puts(&sb, "-");
-		row[9] = strbuf_detach(&sb);
-		history_marks_release(&mk);
+		row[9] = step_cell(hs, w);
 	}
-	for (size_t i = 0; i < (n + 1) * NC; i++)
-		if (columns(cells[i]) > width[i % NC])
-			width[i % NC] = columns(cells[i]);
-	for (size_t r = 0; r <= n; r++) {
-		for (size_t c = 0; c < NC; c++) {
-			const char *cell = cells[r * NC + c];
-			bool right = c == 3 || c == 6 || c == 7;
-			int cw = (int)width[c] + (int)(strlen(cell) - columns(cell));
-			if (c + 1 == NC)
-				printf("%s\n", cell);
-			else
-				printf(right ? "%*s  " : "%-*s  ", cw, cell);
-		}
-	}
-	for (size_t i = 0; i < (n + 1) * NC; i++)
-		free(cells[i]);
+	print_table(cells, n, NC, right);
 	free(cells);
+}
+
+/* The default: one line per test x metric with its boards folded
+ * (history/history_fold.h): the boards, runs, first and last run, the
+ * median of the boards' last values, the last change across them, the
+ * range of every value shown and the boards that differ. */
+static void print_folded(const struct history_series *s, size_t n,
+			 const struct history_walk_opts *w)
+{
+	static const char *const hdr[] = { "TEST", "METRIC", "BOARDS", "RUNS", "FIRST", "LAST",
+					   "MEDIAN", "CHANGE", "RANGE", "DIFFER" };
+	static const bool right[] = { 0, 0, 0, 1, 0, 0, 1, 1, 0, 0 };
+	enum { NC = sizeof(hdr) / sizeof(hdr[0]) };
+	if (!n)
+		return;
+	struct history_fold_row *rows = NULL;
+	size_t nr = 0;
+	history_fold(s, n, w, &rows, &nr);
+	char **cells = xcalloc((nr + 1) * NC, sizeof(*cells));
+	for (size_t c = 0; c < NC; c++)
+		cells[c] = xstrdup(hdr[c]);
+	for (size_t i = 0; i < nr; i++) {
+		const struct history_fold_row *r = &rows[i];
+		char **row = &cells[(i + 1) * NC];
+		struct strbuf sb = STRBUF_INIT;
+		row[0] = xstrdup(r->test);
+		row[1] = metric_cell(r->metric, r->higher_is_better);
+		row[2] = xstrdup(r->boards);
+		row[3] = r->runs_lo == r->runs_hi ? xasprintf("%zu", r->runs_lo)
+						  : xasprintf("%zu-%zu", r->runs_lo, r->runs_hi);
+		row[4] = xstrdup(r->first->label ? r->first->label : r->first->run_id);
+		row[5] = xstrdup(r->last->label ? r->last->label : r->last->run_id);
+		row[6] = valfmt_str(r->median, r->unit);
+		if (isnan(r->change_lo)) {
+			strbuf_puts(&sb, "-");
+		} else {
+			valfmt_pct(&sb, r->change_lo);
+			if (r->change_hi != r->change_lo) {
+				strbuf_puts(&sb, " to ");
+				valfmt_pct(&sb, r->change_hi);
+			}
+		}
+		row[7] = strbuf_detach(&sb);
+		valfmt_pair(&sb, r->lo, r->hi, r->unit);
+		row[8] = strbuf_detach(&sb);
+		row[9] = xstrdup(r->differ ? r->differ : "-");
+	}
+	print_table(cells, nr, NC, right);
+	free(cells);
+	history_fold_free(rows, nr);
 }
 
 /* Every run of each series, a line each (the text before it was compact). */
@@ -431,8 +557,10 @@ static int history_show(struct db *db, const struct history_options *o)
 		print_runs(s, n, &o->walk);
 	else if (!strcmp(o->format, "html"))
 		print_html(o->arg, db_name(db), s, n, &o->walk);
+	else if (o->per_board)
+		print_per_board(s, n, &o->walk);
 	else
-		print_text(s, n, &o->walk);
+		print_folded(s, n, &o->walk);
 	history_series_free(s, n);
 	return EXIT_OK;
 }
@@ -472,7 +600,7 @@ int cmd_history(int argc, char **argv)
 		return cmd_history_ack(argc - 1, argv + 1);
 	int ret = parse_options(argc, argv, &o);
 	if (ret != 0) {
-		free(o.boards);
+		options_release(&o);
 		return ret < 0 ? EXIT_OK : EXIT_USAGE;
 	}
 	char *target = history_target(o.db, o.import ? o.arg : o.runs_dir);
@@ -495,6 +623,6 @@ int cmd_history(int argc, char **argv)
 	}
 	db_close(db);
 	free(target);
-	free(o.boards);
+	options_release(&o);
 	return ret;
 }

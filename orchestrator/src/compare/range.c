@@ -236,10 +236,24 @@ void range_metric_change(struct strbuf *sb, const struct metric_result *m, doubl
 void range_step_put(struct strbuf *sb, double change_pct, const char *since, size_t runs,
 		    bool settled, double threshold_pct)
 {
-	if (isfinite(change_pct)) {
-		valfmt_change_pct(sb, fabs(change_pct), true,
-				  isfinite(threshold_pct) ? threshold_pct : INFINITY);
-		strbuf_printf(sb, " %s", change_pct < 0 ? "lower" : "higher");
+	range_step_span_put(sb, change_pct, change_pct, since, runs, settled, threshold_pct);
+}
+
+void range_step_span_put(struct strbuf *sb, double lo_pct, double hi_pct, const char *since,
+			 size_t runs, bool settled, double threshold_pct)
+{
+	if (isfinite(lo_pct) && isfinite(hi_pct)) {
+		double t = isfinite(threshold_pct) ? threshold_pct : INFINITY;
+		double a = fmin(fabs(lo_pct), fabs(hi_pct)), b = fmax(fabs(lo_pct), fabs(hi_pct));
+		struct strbuf one = STRBUF_INIT, other = STRBUF_INIT;
+		valfmt_change_pct(&one, a, true, t);
+		valfmt_change_pct(&other, b, true, t);
+		strbuf_puts(sb, strbuf_str(&one));
+		if (strcmp(strbuf_str(&one), strbuf_str(&other)))
+			strbuf_printf(sb, " to %s", strbuf_str(&other));
+		strbuf_printf(sb, " %s", lo_pct < 0 ? "lower" : "higher");
+		strbuf_release(&one);
+		strbuf_release(&other);
 	} else {
 		strbuf_puts(sb, "changed");
 	}

@@ -85,6 +85,11 @@ char *range_history_name_before(size_t n_runs, const char *ack_run, const char *
  * "..., the new normal from now on" once it settled. */
 void range_step_put(struct strbuf *sb, double change_pct, const char *since, size_t runs,
 		    bool settled, double threshold_pct);
+/* The same step on several boards whose changes span lo_pct..hi_pct (one
+ * direction): "19.6% to 20.4% lower since v5 (4 runs), not acknowledged";
+ * one figure when both read the same. */
+void range_step_span_put(struct strbuf *sb, double lo_pct, double hi_pct, const char *since,
+			 size_t runs, bool settled, double threshold_pct);
 
 /* The name the run's baseline goes by in words: run->baseline_name (the
  * baseline run's label or id, "the last 10 runs"), else "the history" or the

@@ -89,7 +89,8 @@ struct history_query {
 	size_t n_keys;
 };
 
-/* The series matching q, sorted by board, test, metric (bytewise), each
+/* The series matching q, sorted by board, test, metric (natural order:
+ * nodeset_cmp, b2 before b10), each
  * with its last q->last points, oldest first: those of the runs of the
  * scenario ordered by start time, then by the order they were indexed in,
  * a point's ack_note set when its run is an acknowledged change of its

@@ -1,5 +1,6 @@
 /* Reading series back out of the history. */
 #include "history/history.h"
+#include "util/nodeset.h"
 #include "util/strbuf.h"
 
 #include <stdint.h>
@@ -284,14 +285,14 @@ static int load_runs(struct db *db, const struct history_query *q, struct series
 static int cmp_series(const void *a, const void *b)
 {
 	const struct history_series *x = a, *y = b;
-	int c = strcmp(x->board, y->board);
+	int c = nodeset_cmp(x->board, y->board);
 	if (!c)
-		c = strcmp(x->test, y->test);
-	return c ? c : strcmp(x->metric, y->metric);
+		c = nodeset_cmp(x->test, y->test);
+	return c ? c : nodeset_cmp(x->metric, y->metric);
 }
 
 /* The points oldest first; series without points (wanted, never found)
- * dropped; sorted by board, test, metric. */
+ * dropped; sorted by board, test, metric in natural order (b2 before b10). */
 static void set_finish(struct series_set *set)
 {
 	size_t kept = 0;

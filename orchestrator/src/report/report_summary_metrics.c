@@ -154,43 +154,26 @@ static void one_board(struct strbuf *sb, const char *test, const struct test_fig
 	strbuf_release(&line);
 }
 
-/* "; low b17 902 MB/s, b3 910 MB/s": the boards far from the others (a
- * robust spread: beyond 3 scaled median absolute deviations and 1% of the
- * median), the farthest first. */
+/* "; low b17 902 MB/s, b3 910 MB/s": the boards far from the others
+ * (stats_outliers), the farthest first. */
 static void outliers(struct strbuf *sb, const struct series *s, double med,
 		     const struct valfmt_scale *sc)
 {
-	double *dev = xcalloc(s->n, sizeof(*dev));
+	double *v = xcalloc(s->n, sizeof(*v));
+	size_t *idx = xcalloc(METRICS_MAX_OUTLIERS, sizeof(*idx));
 	for (size_t i = 0; i < s->n; i++)
-		dev[i] = fabs(s->f[i].value - med);
-	double *sorted = xcalloc(s->n, sizeof(*sorted));
-	memcpy(sorted, dev, s->n * sizeof(*dev));
-	double mad = stats_median(sorted, s->n);
-	free(sorted);
-	double limit = fmax(3 * 1.4826 * mad, 0.01 * fabs(med));
+		v[i] = s->f[i].value;
 	for (int side = 0; side < 2; side++) {
-		bool *used = xcalloc(s->n, sizeof(*used));
-		const char *sep = side ? "; high " : "; low ";
-		for (int k = 0; k < METRICS_MAX_OUTLIERS; k++) {
-			size_t best = s->n;
-			for (size_t i = 0; i < s->n; i++) {
-				bool below = s->f[i].value < med;
-				if (used[i] || below == (bool)side || !(dev[i] > limit))
-					continue;
-				if (best == s->n || dev[i] > dev[best])
-					best = i;
-			}
-			if (best == s->n)
-				break;
-			used[best] = true;
-			strbuf_printf(sb, "%s%s ", sep, s->f[best].board);
-			valfmt_scaled(sb, s->f[best].value, sc);
+		size_t k = stats_outliers(v, s->n, med, side, idx, METRICS_MAX_OUTLIERS);
+		for (size_t j = 0; j < k; j++) {
+			strbuf_printf(sb, "%s%s ", j ? ", " : side ? "; high " : "; low ",
+				      s->f[idx[j]].board);
+			valfmt_scaled(sb, s->f[idx[j]].value, sc);
 			strbuf_printf(sb, "%s%s", *sc->unit ? " " : "", sc->unit);
-			sep = ", ";
 		}
-		free(used);
 	}
-	free(dev);
+	free(idx);
+	free(v);
 }
 
 /* The change against the baseline over the boards: compare/range.h's line

@@ -93,3 +93,31 @@ void stats_min_max(const double *v, size_t n, double *min, double *max)
 	*min = lo;
 	*max = hi;
 }
+
+size_t stats_outliers(const double *v, size_t n, double med, bool high, size_t *idx, size_t max)
+{
+	if (!n)
+		return 0;
+	double *dev = xcalloc(n, sizeof(*dev));
+	for (size_t i = 0; i < n; i++)
+		dev[i] = fabs(v[i] - med);
+	double limit = fmax(3 * 1.4826 * stats_median(dev, n), 0.01 * fabs(med));
+	bool *used = xcalloc(n, sizeof(*used));
+	size_t k = 0;
+	while (k < max) {
+		size_t best = n;
+		for (size_t i = 0; i < n; i++) {
+			if (used[i] || (v[i] > med) != high || !(dev[i] > limit))
+				continue;
+			if (best == n || dev[i] > dev[best])
+				best = i;
+		}
+		if (best == n)
+			break;
+		used[best] = true;
+		idx[k++] = best;
+	}
+	free(used);
+	free(dev);
+	return k;
+}
