@@ -101,6 +101,8 @@ static json_t *test_json(const struct test *t)
 					    m->better == BETTER_LOWER ? "lower" : "higher");
 			if (m->has_threshold)
 				json_object_set_new(mo, "threshold_pct", json_real(m->threshold_pct));
+			if (m->rate_bytes)
+				json_object_set_new(mo, "rate_of_bytes", json_integer((json_int_t)m->rate_bytes));
 			json_array_append_new(a, mo);
 		}
 		json_object_set_new(o, "metrics", a);

@@ -153,6 +153,9 @@ struct metric_spec {          /* metrics: pulled out of a command's output */
 	/* no regex: a metric a bench: program or parse: prints, named here for
 	 * its threshold: alone (it reads nothing, is never missing) */
 	bool bench_override;
+	/* rate_of: SIZE, a rate computed from the time the test's command took
+	 * (execute/timing.h) and this many bytes; 0: a metric read from output */
+	uint64_t rate_bytes;
 	struct src_pos pos;
 };
 

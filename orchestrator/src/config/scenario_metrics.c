@@ -12,9 +12,11 @@
 #include <string.h>
 
 static const char *const metric_keys[] = { "name", "regex", "unit", "unit_group", "better", "from",
-					   "optional", "threshold", "settle", NULL };
+					   "optional", "threshold", "settle", "rate_of", NULL };
 static const char *const better_names[] = { "higher", "lower", NULL };
 static const char *const override_keys[] = { "name", "threshold", "settle", NULL };
+static const char *const rate_keys[] = { "name", "rate_of", "unit", "optional", "threshold",
+					 "settle", NULL };
 
 /* settle: N, the runs after which a step against the history is the new
  * normal by itself (docs/compare.md) */
@@ -111,6 +113,36 @@ static void read_override(struct cfg *c, const struct ynode *m, const struct tes
 		  t->bench, sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
 }
 
+/* rate_of: SIZE, a rate from the time the command took: the size the
+ * command moves, a rate unit (MB/s when none is given), higher better. */
+static void read_rate(struct cfg *c, const struct ynode *m, const struct test *t,
+		      struct metric_spec *ms)
+{
+	const struct ynode *rate = ymap_get(m, "rate_of");
+	cfg_check_keys(c, m, rate_keys, "a rate metric (rate_of: the size its command moves)");
+	if (t->kind != TEST_RUN)
+		cfg_error(c, ymap_key(m, "rate_of"), "'rate_of' goes with a 'run:' test only (it times "
+			  "the test's command)");
+	cfg_size(c, rate, "rate_of", &ms->rate_bytes);
+	cfg_str(c, ymap_get(m, "unit"), "unit", &ms->unit);
+	if (!ms->unit)
+		ms->unit = xstrdup("MB/s");
+	const char *base = units_base(ms->unit);
+	if (!base || (strcmp(base, "B/s") != 0 && strcmp(base, "bit/s") != 0)) {
+		const char *near = units_nearest(ms->unit);
+		if (near && (!strcmp(near, ms->unit) || !units_is_rate(near)))
+			near = NULL;
+		cfg_error(c, ymap_get(m, "unit"), "a rate_of metric's unit is a byte or bit rate "
+			  "(MB/s, MiB/s, Mbit/s, ...), found '%s'%s%s%s", ms->unit,
+			  near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+	}
+	cfg_bool(c, ymap_get(m, "optional"), "optional", &ms->optional);
+	ms->has_threshold = scenario_read_threshold(c, ymap_get(m, "threshold"),
+						    &ms->threshold_pct) > 0;
+	read_settle(c, m, ms);
+	ms->better = BETTER_HIGHER;
+}
+
 void scenario_read_metrics(struct cfg *c, const struct ynode *n, struct test *t)
 {
 	char f[96];
@@ -123,9 +155,9 @@ void scenario_read_metrics(struct cfg *c, const struct ynode *n, struct test *t)
 			continue;
 		struct metric_spec *ms = &t->metrics[t->n_metrics++];
 		ms->pos = cfg_pos(c, m);
-		bool override = !ymap_get(m, "regex") &&
+		bool override = !ymap_get(m, "regex") && !ymap_get(m, "rate_of") &&
 				(t->kind == TEST_BENCH || (t->parse && !strcmp(t->parse, "remote-bench")));
-		if (!override)
+		if (!override && !ymap_get(m, "rate_of"))
 			cfg_check_keys(c, m, metric_keys, "a metric");
 		const struct ynode *name = ymap_get(m, "name");
 		if (!name)
@@ -142,6 +174,10 @@ void scenario_read_metrics(struct cfg *c, const struct ynode *n, struct test *t)
 		}
 		if (override) {
 			read_override(c, m, t, ms);
+			continue;
+		}
+		if (ymap_get(m, "rate_of")) {
+			read_rate(c, m, t, ms);
 			continue;
 		}
 		const struct ynode *rx = ymap_get(m, "regex");

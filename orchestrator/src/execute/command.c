@@ -21,6 +21,8 @@ struct command_output {
 	struct command_outcome *out;
 	bool in_prelude;
 	char end[48];                  /* "\nEND-LINE\n" */
+	bool timed;
+	struct timing_filter timing[2];   /* spec.timed: per stream, the clocks' line out */
 };
 
 static int command_pass(struct command_output *co, enum transport_stream stream,
@@ -87,9 +89,34 @@ static int command_output(void *ctx, enum transport_stream stream, const char *d
 	return command_pass(co, stream, data, len);
 }
 
-/* The capture, when asked for, then the sink. */
+static int command_deliver(struct command_output *co, enum transport_stream stream,
+			   const char *data, size_t len);
+
+static int deliver_stdout(void *ctx, const char *data, size_t len)
+{
+	return command_deliver(ctx, TRANSPORT_STDOUT, data, len);
+}
+
+static int deliver_stderr(void *ctx, const char *data, size_t len)
+{
+	return command_deliver(ctx, TRANSPORT_STDERR, data, len);
+}
+
+/* A timed command's clocks are taken out of both streams (a console
+ * transport sends stderr on stdout). */
 static int command_pass(struct command_output *co, enum transport_stream stream,
 			const char *data, size_t len)
+{
+	if (!co->timed)
+		return command_deliver(co, stream, data, len);
+	bool err = stream == TRANSPORT_STDERR;
+	return timing_filter_feed(&co->timing[err], data, len, err ? deliver_stderr : deliver_stdout,
+				  co);
+}
+
+/* The capture, when asked for, then the sink. */
+static int command_deliver(struct command_output *co, enum transport_stream stream,
+			   const char *data, size_t len)
 {
 	struct strbuf *capture = co->spec->capture;
 	if (capture && stream == TRANSPORT_STDOUT) {
@@ -101,21 +128,32 @@ static int command_pass(struct command_output *co, enum transport_stream stream,
 	return output_sink_write(co->sink, stream, data, len);
 }
 
-int command_run(struct transport *t, const struct command_spec *spec,
+int command_run(struct transport *t, const struct command_spec *given,
 		struct command_outcome *out)
 {
 	memset(out, 0, sizeof(*out));
+	struct command_spec timed = *given;
+	const struct command_spec *spec = &timed;
+	char tag[32], *wrapped = NULL;
 	out->st.exit_code = -1;
 	struct output_sink *sink = output_sink_open(spec->dir, spec->stdout_name,
 						    spec->stderr_name, out->err, sizeof(out->err));
 	if (!sink)
 		return out->ret = -1;
+	if (given->timed) {
+		timing_new_tag(tag, sizeof(tag));
+		timed.command = wrapped = timing_wrap(given->command, tag);
+	}
 	if (spec->line_fn)
 		output_sink_set_line_fn(sink, spec->line_fn, spec->line_ctx);
 	if (spec->long_fn)
 		output_sink_set_long_fn(sink, spec->long_fn);
 	output_sink_set_limit(sink, spec->log_limit ? spec->log_limit : LOG_LIMIT_DEFAULT);
-	struct command_output co = { sink, spec, out, false, "" };
+	struct command_output co = { .sink = sink, .spec = spec, .out = out, .timed = spec->timed };
+	if (co.timed) {
+		timing_filter_init(&co.timing[0], tag, &out->marks);
+		timing_filter_init(&co.timing[1], tag, &out->marks);
+	}
 	char *combined = NULL;
 	if (spec->prelude && spec->prelude_out) {
 		prelude_end_line(co.end, sizeof(co.end));
@@ -143,6 +181,11 @@ int command_run(struct transport *t, const struct command_spec *spec,
 		/* no end line: whatever came is the command's, kept in its log */
 		command_pass(&co, TRANSPORT_STDOUT, spec->prelude_out->buf, spec->prelude_out->len);
 		strbuf_reset(spec->prelude_out);
+	}
+	if (co.timed) {
+		timing_filter_finish(&co.timing[0], deliver_stdout, &co);
+		timing_filter_finish(&co.timing[1], deliver_stderr, &co);
+		free(wrapped);
 	}
 	char close_err[256];
 	out->log_cut = output_sink_cut(sink);

@@ -9,6 +9,7 @@
 
 #include "config/model.h"
 #include "execute/output.h"
+#include "execute/timing.h"
 #include "result/result.h"
 #include "util/strbuf.h"
 #include "link/board_link.h"
@@ -38,6 +39,8 @@ struct command_spec {
 	bool prelude_inline;
 	bool reap;                     /* a test's step: what it leaves running is found and
 					  stopped (transport.h), see command_leftovers() */
+	bool timed;                    /* the board times the command (timing.h): its
+					  clocks come back in outcome.marks */
 };
 
 struct command_outcome {
@@ -48,6 +51,7 @@ struct command_outcome {
 	bool log_cut;                  /* a log file reached log_limit */
 	uint64_t long_lines;           /* lines over OUTPUT_MAX_LINE: not matched */
 	bool prelude_done;             /* the prelude's end line came: prelude_out is whole */
+	struct timing_marks marks;     /* spec.timed: the board's clocks around the command */
 };
 
 /* Runs spec on t. Returns outcome.ret. A log file that cannot be opened is

@@ -1,5 +1,6 @@
 #include "execute/metrics.h"
 #include "execute/output.h"
+#include "execute/timing.h"
 #include "util/strbuf.h"
 #include "util/units.h"
 #include "util/valfmt.h"
@@ -165,6 +166,8 @@ static void match_spec(struct metric_collector *mc, size_t i, const char *line)
 
 static bool spec_reads(const struct metric_spec *spec, enum transport_stream stream)
 {
+	if (spec->rate_bytes)
+		return false;   /* timed, not read */
 	return stream == TRANSPORT_STDERR ? spec->from == METRIC_FROM_STDERR
 					  : spec->from == METRIC_FROM_STDOUT;
 }
@@ -254,6 +257,30 @@ void metric_collector_files(struct metric_collector *mc, const char *dir)
 		struct file_pass fp = { mc, spec->from_file };
 		(void)output_each_line(path, file_line, &fp, &mc->long_lines);
 		free(path);
+	}
+}
+
+bool metric_collector_timed(const struct metric_collector *mc)
+{
+	for (size_t i = 0; i < mc->n_specs; i++)
+		if (mc->specs[i].rate_bytes)
+			return true;
+	return false;
+}
+
+void metric_collector_rates(struct metric_collector *mc, double seconds, const char *clock)
+{
+	for (size_t i = 0; i < mc->n_specs; i++) {
+		const struct metric_spec *spec = &mc->specs[i];
+		double v;
+		if (!spec->rate_bytes)
+			continue;
+		mc->spec_seen[i] = true;
+		if (timing_rate(spec->rate_bytes, seconds, spec->unit, &v) == 0)
+			add_value(mc, spec->name, spec->unit, true, v);
+		else if (!mc->error[0])
+			snprintf(mc->error, sizeof(mc->error), "metric '%s': the command took no "
+				 "measurable time by %s (%.9f s)", spec->name, clock, seconds);
 	}
 }
 

@@ -62,6 +62,12 @@ void metric_collector_long(void *ctx, enum transport_stream stream, const char *
  * fetch brought into the test's folder); an unreadable file leaves them
  * missing. */
 void metric_collector_files(struct metric_collector *mc, const char *dir);
+/* Whether the test has rate_of: metrics (its command is to be timed). */
+bool metric_collector_timed(const struct metric_collector *mc);
+/* The rate_of: metrics' values: their sizes over seconds, which clock
+ * (timing_source_name) timed them; a time that is not positive is an
+ * error of commit. */
+void metric_collector_rates(struct metric_collector *mc, double seconds, const char *clock);
 /* Adds every collected value as a sample to tr (and the implementation
  * note, when tr has none yet) and records the declared
  * metrics not seen as missing. Returns 0, or -1 when a metric could not be

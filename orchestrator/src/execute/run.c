@@ -6,6 +6,7 @@
 #include "execute/facts.h"
 #include "execute/metrics.h"
 #include "execute/parse_iperf3.h"
+#include "execute/timing.h"
 #include "config/substitute.h"
 #include "config/vars.h"
 #include "util/strbuf.h"
@@ -40,6 +41,24 @@ static const char *link_host(void *ctx, const struct board *b)
 {
 	(void)b;
 	return board_link_host(ctx);
+}
+
+/* rate_of: metrics from the time the command took, and which clock said
+ * so, beside orch's own, in the test's timing.log (a line per run). */
+static void run_rates(struct exec_context *ctx, const struct command_outcome *out,
+		      struct metric_collector *mc)
+{
+	enum timing_source src;
+	double secs = timing_seconds(&out->marks, out->st.duration_us, &src);
+	metric_collector_rates(mc, secs, timing_source_name(src));
+	char *path = xasprintf("%s/timing.log", ctx->test_dir);
+	FILE *f = fopen(path, "a");
+	if (f) {
+		fprintf(f, "%.6f s by %s; orch's clock around the exec: %.6f s\n", secs,
+			timing_source_name(src), (double)out->st.duration_us / 1e6);
+		fclose(f);
+	}
+	free(path);
 }
 
 int execute_run(struct exec_context *ctx, struct test_result *tr)
@@ -99,8 +118,11 @@ int execute_run(struct exec_context *ctx, struct test_result *tr)
 	spec.prelude = facts_cmd;
 	spec.prelude_out = ride ? &facts_out : NULL;
 	spec.prelude_inline = true;
+	spec.timed = metric_collector_timed(&mc);
 	struct command_outcome out;
 	int ran = command_run(t, &spec, &out);
+	if (spec.timed && ran == 0)
+		run_rates(ctx, &out, &mc);
 	facts_ride_end(ctx, t, ran, out.prelude_done, strbuf_str(&facts_out));
 	strbuf_release(&facts_out);
 	free(facts_cmd);
