@@ -1,73 +1,72 @@
 /*
  * orch power through Debian's pdudaemon, as docs/orch-inventory.5.md POWER
- * writes it: one group's curl commands against pdudaemon's HTTP listener on
- * loopback (127.0.50.1:2650), each board's outlet a var; pdudaemon's
- * localcmdline driver appends "OUTLET on|off" to a file. pdudaemon queues
- * a request and answers at once, so the file is polled.
+ * writes it: one group's commands, each board's outlet a var;
+ * pdudaemon's localcmdline driver appends "OUTLET on|off" to a file.
+ *   - curl against its HTTP listener (127.0.50.1:2650): on, off, and cycle
+ *     as its reboot request (off, the delay, on);
+ *   - socat against its TCP listener (127.10.5.1:16422), which answers
+ *     "ack" or "nack": a PDU it does not have fails the power command.
+ * Debian's pdudaemon answers a request once the driver's command has run,
+ * as the manual says, so each line is in the file when orch power returns
+ * (checked at once, not polled).
  */
 #include "testsupport.h"
 #include "ts_orch.h"
-
-#include "util/deadline.h"
+#include "ts_pdud.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define PDUD "http://127.0.50.1:2650"
 
-static bool log_has(const char *path, const char *want)
+static void has_now(const char *path, const char *want)
 {
-	int64_t dl = deadline_in_ms(20000);
-	bool found = false;
-	while (!found && !deadline_expired(dl)) {
-		char *text = ts_read_file(path);
-		found = text && strstr(text, want);
-		free(text);
-		if (!found)
-			usleep(50000);
-	}
-	return found;
+	char *text = ts_read_file(path);
+	if (!text || !strstr(text, want))
+		fail_msg("%s: no \"%s\" when orch power returned: %s", path, want, text ? text : "");
+	free(text);
 }
 
-static void test_power_through_pdudaemon(void **state)
+struct pdu_fx {
+	struct ts_orch_cli cli;
+	char *log;
+	struct ts_pdud pd;
+};
+
+static void pdu_up(struct pdu_fx *f, const char *name, const char *listener, const char *host,
+		   int port)
+{
+	ts_orch_cli_init(&f->cli, name, "");
+	f->log = xasprintf("%s/pdu.log", f->cli.tmp);
+	char *on = xasprintf("echo '%%s on' >> %s", f->log);
+	char *off = xasprintf("echo '%%s off' >> %s", f->log);
+	ts_pdud_start(&f->pd, f->cli.tmp, listener, host, port, "pdu1", on, off);
+	free(on);
+	free(off);
+}
+
+static void pdu_down(struct pdu_fx *f)
+{
+	ts_pdud_stop(&f->pd);
+	free(f->log);
+	ts_orch_cli_release(&f->cli);
+}
+
+static int power(struct pdu_fx *f, const char *args)
+{
+	char *out = NULL;
+	int rc = ts_run(&out, "%s %s power -i inv.yaml %s", f->cli.env, ORCH_BIN, args);
+	print_message("orch power %s: %s", args, out ? out : "");
+	free(out);
+	return rc;
+}
+
+static void test_power_through_pdudaemon_http(void **state)
 {
 	(void)state;
-	ts_require_tool("pdudaemon", "apt-get install pdudaemon");
-	ts_require_tool("curl", "apt-get install curl");
-	struct ts_orch_cli cli;
-	ts_orch_cli_init(&cli, "power-pdud", "");
-	char *pdu_log = xasprintf("%s/pdu.log", cli.tmp);
-	char *conf = xasprintf(
-		"{ \"daemon\": { \"hostname\": \"127.0.50.1\", \"port\": 2650, \"listener\": \"http\","
-		" \"logging_level\": \"INFO\" },\n"
-		"  \"pdus\": { \"pdu1\": { \"driver\": \"localcmdline\","
-		" \"cmd_on\": \"echo '%%s on' >> %s\", \"cmd_off\": \"echo '%%s off' >> %s\" } } }\n",
-		pdu_log, pdu_log);
-	char *conf_path = ts_write_file(cli.tmp, "pdudaemon.conf", conf);
-	free(conf);
-	char *cmd = xasprintf("exec pdudaemon --conf %s", conf_path);
-	char *daemon_log = xasprintf("%s/pdudaemon.log", cli.tmp);
-	pid_t pid = ts_spawn(cmd, daemon_log);
-	free(cmd);
-	/* up when it answers: a request for no PDU is refused with 500 */
-	int64_t dl = deadline_in_ms(30000);
-	bool up = false;
-	while (!up && !deadline_expired(dl)) {
-		char *out = NULL;
-		ts_run(&out, "curl -s -o /dev/null -w '%%{http_code}' '" PDUD "/power/control/on'");
-		up = out && strstr(out, "500");
-		free(out);
-		if (!up)
-			usleep(100000);
-	}
-	if (!up) {
-		char *text = ts_read_file(daemon_log);
-		print_message("pdudaemon: %s\n", text ? text : "(no log)");
-		free(text);
-	}
-	assert_true(up);
-	free(ts_write_file(cli.tmp, "inv.yaml",
+	struct pdu_fx f;
+	pdu_up(&f, "power-pdud", "http", "127.0.50.1", 2650);
+	free(ts_write_file(f.cli.tmp, "inv.yaml",
 		"groups:\n"
 		"  pdu1:\n"
 		"    boards: [p1, p2]\n"
@@ -75,34 +74,52 @@ static void test_power_through_pdudaemon(void **state)
 		"    power:\n"
 		"      on:  curl -fsS \"{vars.pdud}/power/control/on?hostname={vars.pdu}&port={vars.outlet}\"\n"
 		"      off: curl -fsS \"{vars.pdud}/power/control/off?hostname={vars.pdu}&port={vars.outlet}\"\n"
+		"      cycle: curl -fsS \"{vars.pdud}/power/control/reboot?hostname={vars.pdu}&port={vars.outlet}&delay=1\"\n"
 		"boards:\n"
 		"  p1: { local: true, vars: { outlet: 1 } }\n"
 		"  p2: { local: true, vars: { outlet: 2 } }\n"));
-	char *out = NULL;
-	int rc = ts_run(&out, "%s %s power -i inv.yaml p1 p2 on", cli.env, ORCH_BIN);
-	print_message("%s", out);
-	assert_int_equal(rc, 0);
-	free(out);
-	assert_true(log_has(pdu_log, "1 on\n"));
-	assert_true(log_has(pdu_log, "2 on\n"));
-	rc = ts_run(&out, "%s %s power -i inv.yaml p2 off", cli.env, ORCH_BIN);
-	assert_int_equal(rc, 0);
-	free(out);
-	assert_true(log_has(pdu_log, "2 off\n"));
-	char *text = ts_read_file(pdu_log);
+	assert_int_equal(power(&f, "p1 p2 on"), 0);
+	has_now(f.log, "1 on\n");
+	has_now(f.log, "2 on\n");
+	assert_int_equal(power(&f, "p2 off"), 0);
+	has_now(f.log, "2 off\n");
+	char *text = ts_read_file(f.log);
 	assert_null(strstr(text, "1 off"));
 	free(text);
-	ts_stop(&pid);
-	free(daemon_log);
-	free(conf_path);
-	free(pdu_log);
-	ts_orch_cli_release(&cli);
+	assert_int_equal(power(&f, "p1 cycle"), 0);
+	has_now(f.log, "1 on\n2 on\n2 off\n1 off\n1 on\n");
+	pdu_down(&f);
+}
+
+static void test_power_through_pdudaemon_tcp(void **state)
+{
+	(void)state;
+	struct pdu_fx f;
+	pdu_up(&f, "power-pdud-tcp", "tcp", "127.10.5.1", 16422);
+	free(ts_write_file(f.cli.tmp, "inv.yaml",
+		"groups:\n"
+		"  pdu1:\n"
+		"    boards: [t1, nopdu]\n"
+		"    vars: { pdu: pdu1, pdud: \"127.10.5.1:16422\" }\n"
+		"    power:\n"
+		"      on:  printf '%s' \"{vars.pdu} {vars.outlet} on\" | socat -t 60 - TCP:{vars.pdud} | grep -qx ack\n"
+		"      off: printf '%s' \"{vars.pdu} {vars.outlet} off\" | socat -t 60 - TCP:{vars.pdud} | grep -qx ack\n"
+		"boards:\n"
+		"  t1: { local: true, vars: { outlet: 4 } }\n"
+		"  nopdu: { local: true, vars: { pdu: pdu9, outlet: 1 } }\n"));
+	assert_int_equal(power(&f, "t1 on"), 0);
+	has_now(f.log, "4 on\n");
+	assert_int_equal(power(&f, "t1 off"), 0);
+	has_now(f.log, "4 on\n4 off\n");
+	assert_int_not_equal(power(&f, "nopdu on"), 0);   /* pdudaemon's nack */
+	pdu_down(&f);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_power_through_pdudaemon),
+		cmocka_unit_test(test_power_through_pdudaemon_http),
+		cmocka_unit_test(test_power_through_pdudaemon_tcp),
 	};
 	return ts_run_group(tests, NULL, NULL);
 }
