@@ -34,42 +34,50 @@ struct coord_db {
 	int64_t renewed_ms;        /* CLOCK_MONOTONIC of the last renewal sent that succeeded */
 };
 
-static const char schema_sql[] =
-	"BEGIN;"
-	"SELECT pg_advisory_xact_lock(1869767528, 0);"
-	"CREATE TABLE IF NOT EXISTS orch_board_holder ("
-	"  board text NOT NULL, kind text NOT NULL, user_name text NOT NULL,"
-	"  host text NOT NULL, pid integer NOT NULL, since_us bigint NOT NULL,"
-	"  expires_us bigint, note text NOT NULL DEFAULT '',"
-	"  backend_pid integer, backend_start timestamptz);"
-	"CREATE INDEX IF NOT EXISTS orch_board_holder_board ON orch_board_holder (board);"
-	"CREATE TABLE IF NOT EXISTS orch_run ("
-	"  name text PRIMARY KEY, scenario text NOT NULL, plan_sha text NOT NULL,"
-	"  created timestamptz NOT NULL DEFAULT now(), merged_by text, merged_folder text,"
-	"  merger_pid integer, merger_start timestamptz, exit_code integer);"
-	"CREATE TABLE IF NOT EXISTS orch_unit ("
-	"  run text NOT NULL REFERENCES orch_run(name) ON DELETE CASCADE, idx integer NOT NULL,"
-	"  board text NOT NULL, controllers text[], state text NOT NULL DEFAULT 'queued',"
-	"  claimed_by text, claimed_pid integer, claimed_start timestamptz,"
-	"  claims integer NOT NULL DEFAULT 0, facts text, PRIMARY KEY (run, idx));"
-	"CREATE TABLE IF NOT EXISTS orch_item ("
-	"  run text NOT NULL, unit integer NOT NULL, seq integer NOT NULL,"
-	"  board text NOT NULL, test text NOT NULL, done boolean NOT NULL DEFAULT false,"
-	"  retried boolean NOT NULL DEFAULT false, controller text, result text,"
-	"  PRIMARY KEY (run, unit, seq), FOREIGN KEY (run, unit) REFERENCES orch_unit ON DELETE CASCADE);"
-	"CREATE TABLE IF NOT EXISTS orch_item_file ("
-	"  run text NOT NULL, unit integer NOT NULL, seq integer NOT NULL, name text NOT NULL,"
-	"  data bytea NOT NULL, PRIMARY KEY (run, unit, seq, name),"
-	"  FOREIGN KEY (run, unit, seq) REFERENCES orch_item ON DELETE CASCADE);"
-	"CREATE TABLE IF NOT EXISTS orch_controller ("
-	"  run text NOT NULL REFERENCES orch_run(name) ON DELETE CASCADE, name text NOT NULL,"
-	"  backend_pid integer, backend_start timestamptz, host text, folder text,"
-	"  reach text, PRIMARY KEY (run, name));"
-	"ALTER TABLE orch_board_holder ADD COLUMN IF NOT EXISTS token text;"
-	"ALTER TABLE orch_board_holder ADD COLUMN IF NOT EXISTS lease_until timestamptz;"
-	"ALTER TABLE orch_board_holder ADD COLUMN IF NOT EXISTS server_start timestamptz;"
-	"ALTER TABLE orch_board_holder ADD COLUMN IF NOT EXISTS steps text;"
-	"COMMIT;";
+/* The coordination tables, through db_migrate like every table of orch's.
+ * IF NOT EXISTS because databases made before the schema had a version
+ * (orch made these tables on first use, and added the columns of version 2
+ * to them later) hold some or all of them already: such a database is at
+ * version 0 and comes up to the last version with its rows kept. */
+static const struct db_migration coord_migs[] = {
+	{ 1, "CREATE TABLE IF NOT EXISTS orch_board_holder ("
+	     "  board text NOT NULL, kind text NOT NULL, user_name text NOT NULL,"
+	     "  host text NOT NULL, pid integer NOT NULL, since_us bigint NOT NULL,"
+	     "  expires_us bigint, note text NOT NULL DEFAULT '',"
+	     "  backend_pid integer, backend_start timestamptz);"
+	     "CREATE INDEX IF NOT EXISTS orch_board_holder_board ON orch_board_holder (board);"
+	     "CREATE TABLE IF NOT EXISTS orch_run ("
+	     "  name text PRIMARY KEY, scenario text NOT NULL, plan_sha text NOT NULL,"
+	     "  created timestamptz NOT NULL DEFAULT now(), merged_by text, merged_folder text,"
+	     "  merger_pid integer, merger_start timestamptz, exit_code integer);"
+	     "CREATE TABLE IF NOT EXISTS orch_unit ("
+	     "  run text NOT NULL REFERENCES orch_run(name) ON DELETE CASCADE, idx integer NOT NULL,"
+	     "  board text NOT NULL, controllers text[], state text NOT NULL DEFAULT 'queued',"
+	     "  claimed_by text, claimed_pid integer, claimed_start timestamptz,"
+	     "  claims integer NOT NULL DEFAULT 0, facts text, PRIMARY KEY (run, idx));"
+	     "CREATE TABLE IF NOT EXISTS orch_item ("
+	     "  run text NOT NULL, unit integer NOT NULL, seq integer NOT NULL,"
+	     "  board text NOT NULL, test text NOT NULL, done boolean NOT NULL DEFAULT false,"
+	     "  retried boolean NOT NULL DEFAULT false, controller text, result text,"
+	     "  PRIMARY KEY (run, unit, seq),"
+	     "  FOREIGN KEY (run, unit) REFERENCES orch_unit ON DELETE CASCADE);"
+	     "CREATE TABLE IF NOT EXISTS orch_item_file ("
+	     "  run text NOT NULL, unit integer NOT NULL, seq integer NOT NULL, name text NOT NULL,"
+	     "  data bytea NOT NULL, PRIMARY KEY (run, unit, seq, name),"
+	     "  FOREIGN KEY (run, unit, seq) REFERENCES orch_item ON DELETE CASCADE);"
+	     "CREATE TABLE IF NOT EXISTS orch_controller ("
+	     "  run text NOT NULL REFERENCES orch_run(name) ON DELETE CASCADE, name text NOT NULL,"
+	     "  backend_pid integer, backend_start timestamptz, host text, folder text,"
+	     "  reach text, PRIMARY KEY (run, name))" },
+	/* a run's lock row: its token, lease and steps (coord_db_board_held) */
+	{ 2, "ALTER TABLE orch_board_holder ADD COLUMN IF NOT EXISTS token text;"
+	     "ALTER TABLE orch_board_holder ADD COLUMN IF NOT EXISTS lease_until timestamptz;"
+	     "ALTER TABLE orch_board_holder ADD COLUMN IF NOT EXISTS server_start timestamptz;"
+	     "ALTER TABLE orch_board_holder ADD COLUMN IF NOT EXISTS steps text" },
+};
+static const struct db_schema coord_schema = {
+	"orch_coord_schema", coord_migs, (int)(sizeof(coord_migs) / sizeof(coord_migs[0])),
+};
 
 /* "database: " and the first line of the back end's message. */
 static void db_message(char *err, size_t errlen, const char *detail)
@@ -108,10 +116,9 @@ struct coord_db *coord_db_open(const char *url, char *err, size_t errlen)
 		return NULL;
 	}
 	db_share(d, url);
-	if (db_exec_script(d, schema_sql, detail, sizeof(detail)) < 0) {
+	if (db_migrate(d, &coord_schema, NULL, detail, sizeof(detail)) < 0) {
 		snprintf(err, errlen, "database: making orch's tables: %.*s",
 			 (int)strcspn(detail, "\n"), detail);
-		db_exec_script(d, "ROLLBACK", detail, sizeof(detail));
 		db_close(d);
 		return NULL;
 	}

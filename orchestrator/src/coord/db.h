@@ -8,7 +8,8 @@
  * orch_board_holder rows say who holds them (rows of sessions that are
  * gone are ignored and swept). Reservations (orch lock --db) are rows with
  * an expiry that outlive their session. The tables of joined runs are in
- * join.h; every table is orch_*, made on first use. Thread-safe: db/ holds
+ * join.h; every table is orch_*, made by db_migrate (version table
+ * orch_coord_schema) when the database is opened. Thread-safe: db/ holds
  * the connection for one call, or one transaction, at a time.
  */
 #include <stdbool.h>
@@ -20,8 +21,9 @@
 
 struct coord_db;
 
-/* Connects to url (a libpq conninfo or postgresql:// URL) and makes the
- * tables. Returns the session (coord_db_close) or NULL with err. Later
+/* Connects to url (a libpq conninfo or postgresql:// URL) and brings the
+ * tables to the last version (a database newer than this orch is
+ * refused). Returns the session (coord_db_close) or NULL with err. Later
  * db_open calls of url in this process share its connection. */
 struct coord_db *coord_db_open(const char *url, char *err, size_t errlen);
 void coord_db_close(struct coord_db *db);
