@@ -70,23 +70,13 @@ static bool owner_ok(uid_t uid)
 	return uid == geteuid() || uid == 0;
 }
 
-static void owner_text(uid_t uid, char *buf, size_t len)
-{
-	struct passwd pwd, *pw = NULL;
-	char pbuf[1024];
-	if (getpwuid_r(uid, &pwd, pbuf, sizeof(pbuf), &pw) == 0 && pw)
-		snprintf(buf, len, "%s (uid %u)", pw->pw_name, (unsigned)uid);
-	else
-		snprintf(buf, len, "uid %u", (unsigned)uid);
-}
-
 /* "owned by alice (uid 1001), not by you (bob) or root" */
 static void say_owner(const char *what, const char *path, const struct stat *st, char *why,
 		      size_t len)
 {
 	char who[128], me[128];
-	owner_text(st->st_uid, who, sizeof(who));
-	owner_text(geteuid(), me, sizeof(me));
+	fs_owner_text(st->st_uid, who, sizeof(who));
+	fs_owner_text(geteuid(), me, sizeof(me));
 	snprintf(why, len, "%s%s%s is owned by %s, not by you (%s) or root", what, *what ? " " : "",
 		 path, who, me);
 }

@@ -1,6 +1,7 @@
 #include "util/fsutil.h"
 #include "util/strbuf.h"
 
+#include <pwd.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -284,4 +285,14 @@ int fs_open_regular(const char *path, struct stat *st, char *err, size_t errlen)
 	if (st)
 		*st = sb;
 	return fd;
+}
+
+void fs_owner_text(uid_t uid, char *buf, size_t len)
+{
+	struct passwd pwd, *pw = NULL;
+	char pbuf[1024];
+	if (getpwuid_r(uid, &pwd, pbuf, sizeof(pbuf), &pw) == 0 && pw)
+		snprintf(buf, len, "%s (uid %u)", pw->pw_name, (unsigned)uid);
+	else
+		snprintf(buf, len, "uid %u", (unsigned)uid);
 }

@@ -14,6 +14,7 @@
  *            that grow by appending (the run's journal).
  * Functions return 0 or -1 with a message in err (which may be NULL).
  */
+#include <sys/types.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
@@ -71,5 +72,8 @@ char *fs_dirname(const char *path);        /* "." for a bare name */
 char *fs_resolve_path(const char *path, const char *base_dir);
 /* A name safe as one path component: [A-Za-z0-9._-], others become '_'. */
 char *fs_safe_name(const char *name);
+/* "name (uid N)", or "uid N" when the user has no name, for messages
+ * about who owns a file. */
+void fs_owner_text(uid_t uid, char *buf, size_t len);
 
 #endif

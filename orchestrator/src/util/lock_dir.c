@@ -7,19 +7,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "util/fsutil.h"
+
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static void owner_name(uid_t uid, char *buf, size_t len)
-{
-	struct passwd pwd, *pw = NULL;
-	char pbuf[1024];
-	if (getpwuid_r(uid, &pwd, pbuf, sizeof(pbuf), &pw) == 0 && pw)
-		snprintf(buf, len, "%s (uid %u)", pw->pw_name, (unsigned)uid);
-	else
-		snprintf(buf, len, "uid %u", (unsigned)uid);
-}
 
 /* Whether only the owners of dir's files can change them (see the
  * header); why says what is wrong when not. */
@@ -27,7 +19,7 @@ static bool records_safe(const char *dir, const struct stat *st, char *why, size
 {
 	if (st->st_uid != geteuid() && st->st_uid != 0) {
 		char who[96];
-		owner_name(st->st_uid, who, sizeof(who));
+		fs_owner_text(st->st_uid, who, sizeof(who));
 		snprintf(why, len, "lock folder %s is owned by %s, not by you or root: its owner "
 			 "could change the lock records in it", dir, who);
 		return false;
