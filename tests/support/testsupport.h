@@ -94,4 +94,43 @@ int ts_exit_code(int failed);
 #define ts_run_group(tests, setup, teardown) \
 	ts_exit_code(cmocka_run_group_tests(tests, setup, teardown))
 
+/*
+ * Short forms for what nearly every test writes (ts_check.c).
+ */
+/* free() of each pointer, in order (NULL ones too): TS_FREE(out, a, b). */
+#define TS_FREE(...) \
+	ts_free_all((void *[]){ __VA_ARGS__ }, sizeof((void *[]){ __VA_ARGS__ }) / sizeof(void *))
+void ts_free_all(void *const *ptrs, size_t n);
+/* Fails the current test at the caller's line unless the text HAY holds
+ * every string that follows (TS_ASSERT_HAS), or none of them
+ * (TS_ASSERT_LACKS); the message names the string and shows HAY (a NULL
+ * HAY fails both). */
+#define TS_ASSERT_HAS(hay, ...) \
+	ts_assert_has((hay), true, (const char *const[]){ __VA_ARGS__, NULL }, __FILE__, __LINE__)
+#define TS_ASSERT_LACKS(hay, ...) \
+	ts_assert_has((hay), false, (const char *const[]){ __VA_ARGS__, NULL }, __FILE__, __LINE__)
+void ts_assert_has(const char *hay, bool want, const char *const *needles, const char *file,
+		   int line);
+/* A test file's group: the test functions named, run in that order
+ * (their names as cmocka prints them taken from the list) with the group
+ * fixtures GSETUP and GTEARDOWN (NULL for none); returns ts_run_group's
+ * status. TS_RUN_EACH runs SETUP and TEARDOWN around each test instead.
+ * TS_MAIN is a main() that only does TS_RUN_TESTS. */
+#define TS_RUN_TESTS(gsetup, gteardown, ...) \
+	ts_run_tests(#__VA_ARGS__, (CMUnitTestFunction[]){ __VA_ARGS__ }, \
+		     sizeof((CMUnitTestFunction[]){ __VA_ARGS__ }) / sizeof(CMUnitTestFunction), \
+		     (gsetup), (gteardown), NULL, NULL)
+#define TS_RUN_EACH(setup, teardown, ...) \
+	ts_run_tests(#__VA_ARGS__, (CMUnitTestFunction[]){ __VA_ARGS__ }, \
+		     sizeof((CMUnitTestFunction[]){ __VA_ARGS__ }) / sizeof(CMUnitTestFunction), \
+		     NULL, NULL, (setup), (teardown))
+#define TS_MAIN(gsetup, gteardown, ...) \
+	int main(void) \
+	{ \
+		return TS_RUN_TESTS(gsetup, gteardown, __VA_ARGS__); \
+	}
+int ts_run_tests(const char *names, const CMUnitTestFunction *fns, size_t n,
+		 CMFixtureFunction gsetup, CMFixtureFunction gteardown, CMFixtureFunction setup,
+		 CMFixtureFunction teardown);
+
 #endif

@@ -16,7 +16,6 @@ static const char *const vectors[][2] = {
 
 static void test_rfc4648_vectors(void **state)
 {
-	(void)state;
 	for (size_t i = 0; i < sizeof(vectors) / sizeof(vectors[0]); i++) {
 		struct strbuf e = STRBUF_INIT, d = STRBUF_INIT;
 		base64_encode(&e, vectors[i][0], strlen(vectors[i][0]));
@@ -31,7 +30,6 @@ static void test_rfc4648_vectors(void **state)
 
 static void test_long_inputs(void **state)
 {
-	(void)state;
 	for (size_t n = 3000; n < 7000; n += 997) {
 		unsigned char *data = malloc(n);
 		for (size_t i = 0; i < n; i++)
@@ -59,7 +57,6 @@ static void test_long_inputs(void **state)
 
 static void test_refusals(void **state)
 {
-	(void)state;
 	static const char *const bad[] = { "Zg=", "Zg", "Z===", "====", "Zg=a", "Zm9v Yg==",
 					   "Zm9v\nYg==", "Zm9-", "=Zm9" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -72,24 +69,14 @@ static void test_refusals(void **state)
 
 static void test_utf8_bytes_round_trip(void **state)
 {
-	(void)state;
 	const char with_nul[] = "a\xC0\x80" "b\xff";   /* a NUL byte, an invalid byte */
 	char *b64 = utf8_bytes_base64(with_nul);
 	assert_string_equal(b64, "YQBi/w==");
 	char *back = utf8_bytes_from_base64(b64);
 	assert_string_equal(back, with_nul);
 	assert_null(utf8_bytes_from_base64("YQBi/w="));
-	free(back);
-	free(b64);
+	TS_FREE(back, b64);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rfc4648_vectors),
-		cmocka_unit_test(test_long_inputs),
-		cmocka_unit_test(test_refusals),
-		cmocka_unit_test(test_utf8_bytes_round_trip),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_rfc4648_vectors, test_long_inputs, test_refusals,
+	test_utf8_bytes_round_trip)

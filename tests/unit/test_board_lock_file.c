@@ -26,7 +26,6 @@ static void token_of_run(const char *run, const char *board, char *buf, size_t l
 
 static void test_holder_text_round_trip(void **state)
 {
-	(void)state;
 	struct board_holder h, back;
 	board_holder_self(&h, "rpi1", "bisect\nwith a newline");
 	assert_null(strchr(h.note, '\n'));   /* one line per key, always */
@@ -50,13 +49,11 @@ static void test_holder_text_round_trip(void **state)
 	assert_non_null(strstr(desc, want));
 	h.reservation = true;
 	board_holder_describe(&h, desc, sizeof(desc));
-	assert_non_null(strstr(desc, ", reserved since "));
-	assert_non_null(strstr(desc, " until "));
+	TS_ASSERT_HAS(desc, ", reserved since ", " until ");
 }
 
 static void test_lock_reserve_list(void **state)
 {
-	(void)state;
 	char *dir = ts_mkdtemp("board-lock-unit");
 	struct board_holder who, prev;
 	char err[256];
@@ -106,7 +103,6 @@ static void test_lock_reserve_list(void **state)
  * records its own token; a clean release leaves nothing to hand on. */
 static void test_dead_holder_token(void **state)
 {
-	(void)state;
 	char *dir = ts_mkdtemp("boardlock-unit");
 	struct board_holder who, prev;
 	char err[256];
@@ -126,8 +122,7 @@ static void test_dead_holder_token(void **state)
 	char *text = ts_read_file(path);
 	char *want = xasprintf("token=%s\n", mine);
 	assert_non_null(strstr(text, want));
-	free(want);
-	free(text);
+	TS_FREE(want, text);
 	board_lock_release(fd);
 	assert_int_equal(board_lock_try(dir, "b1", NULL, NULL, &fd, &who, &prev, err, sizeof(err)), 0);
 	assert_string_equal(prev.token, "");
@@ -166,7 +161,6 @@ static char *handed_on(const char *dir, const char *text, mode_t mode, uid_t own
  * write (an older orch's 0666) or that another user owns hand on nothing. */
 static void test_forged_records(void **state)
 {
-	(void)state;
 	char *dir = ts_mkdtemp("boardlock-forged");
 	char ok[BOARD_TOKEN_LEN + 1], other[BOARD_TOKEN_LEN + 1];
 	token_of_run("0123456789abcdef", "b1", ok, sizeof(ok));
@@ -178,18 +172,15 @@ static void test_forged_records(void **state)
 	char *rec = xasprintf("board=b1\nuser=root\npid=999999\ntoken=%s\n", other);
 	t = handed_on(dir, rec, 0644, (uid_t)-1);
 	assert_string_equal(t, "");   /* board h's token in b1's record */
-	free(t);
-	free(rec);
+	TS_FREE(t, rec);
 	rec = xasprintf("board=h\nuser=root\npid=999999\ntoken=%s\n", ok);
 	t = handed_on(dir, rec, 0644, (uid_t)-1);
 	assert_string_equal(t, "");   /* a record of board h */
-	free(t);
-	free(rec);
+	TS_FREE(t, rec);
 	rec = xasprintf("board=b1\nuser=root\npid=999999\ntoken=%.1s\n", ok);
 	t = handed_on(dir, rec, 0644, (uid_t)-1);
 	assert_string_equal(t, "");   /* a prefix would match every run's processes */
-	free(t);
-	free(rec);
+	TS_FREE(t, rec);
 	t = handed_on(dir, good, 0666, (uid_t)-1);
 	assert_string_equal(t, "");   /* anyone could have written it */
 	free(t);
@@ -202,8 +193,7 @@ static void test_forged_records(void **state)
 		assert_string_equal(t, "");   /* nobody's file */
 		free(t);
 	}
-	free(path);
-	free(good);
+	TS_FREE(path, good);
 	ts_rmrf(dir);
 	free(dir);
 }
@@ -212,7 +202,6 @@ static void test_forged_records(void **state)
  * symbolic link, and only regular files are used. */
 static void test_lock_file_kind(void **state)
 {
-	(void)state;
 	char *dir = ts_mkdtemp("boardlock-kind");
 	struct board_holder who, prev;
 	char err[256];
@@ -230,7 +219,7 @@ static void test_lock_file_kind(void **state)
 	assert_int_equal(symlink(target, link), 0);
 	assert_int_equal(board_lock_try(dir, "b2", NULL, NULL, &fd, &who, &prev, err, sizeof(err)),
 			 BOARD_LOCK_ERROR);
-	assert_non_null(strstr(err, "symbolic link"));
+	TS_ASSERT_HAS(err, "symbolic link");
 	char *text = ts_read_file(target);
 	assert_string_equal(text, "keep me\n");
 	free(text);
@@ -238,11 +227,8 @@ static void test_lock_file_kind(void **state)
 	assert_int_equal(mkfifo(fifo, 0644), 0);
 	assert_int_equal(board_lock_try(dir, "b3", NULL, NULL, &fd, &who, &prev, err, sizeof(err)),
 			 BOARD_LOCK_ERROR);
-	assert_non_null(strstr(err, "not a regular file"));
-	free(fifo);
-	free(link);
-	free(target);
-	free(path);
+	TS_ASSERT_HAS(err, "not a regular file");
+	TS_FREE(fifo, link, target, path);
 	ts_rmrf(dir);
 	free(dir);
 }
@@ -251,7 +237,6 @@ static void test_lock_file_kind(void **state)
  * sticky while others can write it), a sticky shared one is used. */
 static void test_lock_folder_mode(void **state)
 {
-	(void)state;
 	char *dir = ts_mkdtemp("boardlock-folder");
 	char *saved = getenv("ORCH_LOCK_DIR") ? xstrdup(getenv("ORCH_LOCK_DIR")) : NULL;
 	setenv("ORCH_LOCK_DIR", dir, 1);
@@ -259,7 +244,7 @@ static void test_lock_folder_mode(void **state)
 	assert_int_equal(chmod(dir, 0777), 0);
 	char *got = lock_dir_path(err, sizeof(err));
 	assert_null(got);
-	assert_non_null(strstr(err, "not sticky"));
+	TS_ASSERT_HAS(err, "not sticky");
 	assert_int_equal(chmod(dir, 01777), 0);
 	got = lock_dir_path(err, sizeof(err));
 	assert_non_null(got);
@@ -268,7 +253,7 @@ static void test_lock_folder_mode(void **state)
 		assert_int_equal(chown(dir, 65534, (gid_t)-1), 0);
 		assert_int_equal(chmod(dir, 0755), 0);
 		assert_null(lock_dir_path(err, sizeof(err)));
-		assert_non_null(strstr(err, "not by you or root"));
+		TS_ASSERT_HAS(err, "not by you or root");
 		assert_int_equal(chown(dir, 0, (gid_t)-1), 0);
 	}
 	if (saved)
@@ -280,15 +265,5 @@ static void test_lock_folder_mode(void **state)
 	free(dir);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_holder_text_round_trip),
-		cmocka_unit_test(test_lock_reserve_list),
-		cmocka_unit_test(test_dead_holder_token),
-		cmocka_unit_test(test_forged_records),
-		cmocka_unit_test(test_lock_file_kind),
-		cmocka_unit_test(test_lock_folder_mode),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_holder_text_round_trip, test_lock_reserve_list, test_dead_holder_token,
+	test_forged_records, test_lock_file_kind, test_lock_folder_mode)

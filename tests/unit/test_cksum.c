@@ -15,7 +15,6 @@ static uint32_t of(const void *data, size_t len)
 
 static void test_known_values(void **state)
 {
-	(void)state;
 	assert_int_equal(of("", 0), 4294967295u);
 	assert_int_equal(of("a", 1), 1220704766u);
 	assert_int_equal(of("123456789", 9), 930766865u);
@@ -25,7 +24,6 @@ static void test_known_values(void **state)
  * bytes and every table of the 8-byte steps is used */
 static void test_long_and_split(void **state)
 {
-	(void)state;
 	size_t n = 256 * 41;
 	unsigned char *buf = malloc(n);
 	assert_non_null(buf);
@@ -41,11 +39,4 @@ static void test_long_and_split(void **state)
 	free(buf);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_known_values),
-		cmocka_unit_test(test_long_and_split),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_known_values, test_long_and_split)

@@ -47,9 +47,7 @@ static void run_with(struct ran *r, const char *prelude, const char *command, in
 static void ran_release(struct ran *r)
 {
 	ts_rmrf(r->dir);
-	free(r->dir);
-	free(r->stdout_log);
-	free(r->stderr_log);
+	TS_FREE(r->dir, r->stdout_log, r->stderr_log);
 	strbuf_release(&r->pre);
 }
 
@@ -125,14 +123,5 @@ static void test_end_line_not_forgeable(void **state)
 	ran_release(&r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_apart_and_untouched),
-		cmocka_unit_test(test_unterminated_prelude),
-		cmocka_unit_test(test_no_end_line),
-		cmocka_unit_test(test_overlong_prelude),
-		cmocka_unit_test(test_end_line_not_forgeable),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_apart_and_untouched, test_unterminated_prelude, test_no_end_line,
+	test_overlong_prelude, test_end_line_not_forgeable)

@@ -239,8 +239,7 @@ static void test_not_judged(void **state)
 	assert_row(&cr, "x", "t", COMPARE_KIND_METRIC, "equal", COMPARE_SAME, "no change");
 	assert_int_equal(cr.n_not_judged, 2);
 	char *table = compare_format_table(&cr, true, false);
-	assert_non_null(strstr(table, "2 not judged,"));
-	assert_non_null(strstr(table, "--judge-single"));
+	TS_ASSERT_HAS(table, "2 not judged,", "--judge-single");
 	free(table);
 	json_t *j = compare_to_json(&cr, false);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "counts"),
@@ -370,21 +369,15 @@ static void test_table_and_json(void **state)
 	compare_runs(&a, &b, &rule5, &cr);
 
 	char *table = compare_format_table(&cr, false, false);
-	assert_non_null(strstr(table, "BOARD"));
-	assert_non_null(strstr(table, "25.6 MiB/s"));
-	assert_non_null(strstr(table, "22.5 MiB/s"));
-	assert_non_null(strstr(table, "12.1% slower"));
-	assert_non_null(strstr(table, "phase:kernel"));
-	assert_non_null(strstr(table, "10.0% slower, within noise"));
-	assert_non_null(strstr(table, "4 regressions"));
-	assert_null(strstr(table, "\033["));
-	assert_null(strstr(table, " \n"));
+	TS_ASSERT_HAS(table, "BOARD", "25.6 MiB/s", "22.5 MiB/s", "12.1% slower", "phase:kernel",
+		"10.0% slower, within noise", "4 regressions");
+	TS_ASSERT_LACKS(table, "\033[", " \n");
 	free(table);
 
 	table = compare_format_table(&cr, true, true);
 	assert_null(strstr(table, "within noise\n"));   /* the row is left out... */
 	assert_non_null(strstr(table, "1 within noise"));  /* ...but counted */
-	assert_non_null(strstr(table, "\033[1;31mregression\033[0m"));
+	TS_ASSERT_HAS(table, "\033[1;31mregression\033[0m");
 	free(table);
 
 	json_t *j = compare_to_json(&cr, true);
@@ -511,8 +504,7 @@ static void test_resolve_baseline(void **state)
 	got = compare_resolve_baseline(runs, "nightly", "latest");
 	char *want = xasprintf("%s/20260102-000000-10", scen);
 	assert_string_equal(got, want);
-	free(got);
-	free(want);
+	TS_FREE(got, want);
 
 	/* the latest link wins over the scan */
 	char *link = xasprintf("%s/latest", scen);
@@ -520,9 +512,7 @@ static void test_resolve_baseline(void **state)
 	got = compare_resolve_baseline(runs, "nightly", "latest");
 	want = xasprintf("%s/20260101-000000", scen);
 	assert_string_equal(got, want);
-	free(got);
-	free(want);
-	free(link);
+	TS_FREE(got, want, link);
 
 	got = compare_resolve_baseline(runs, "nightly", "runs/nightly/20250101-000000");
 	assert_string_equal(got, "runs/nightly/20250101-000000");
@@ -530,24 +520,9 @@ static void test_resolve_baseline(void **state)
 	assert_null(compare_resolve_baseline(runs, "nightly", NULL));
 
 	ts_rmrf(runs);
-	free(scen);
-	free(runs);
+	TS_FREE(scen, runs);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_metric_words_and_verdicts),
-		cmocka_unit_test(test_status_phases_one_sided),
-		cmocka_unit_test(test_status_words),
-		cmocka_unit_test(test_not_judged),
-		cmocka_unit_test(test_threshold),
-		cmocka_unit_test(test_same_and_from_zero),
-		cmocka_unit_test(test_units),
-		cmocka_unit_test(test_table_and_json),
-		cmocka_unit_test(test_apply_baseline),
-		cmocka_unit_test(test_apply_baseline_clean),
-		cmocka_unit_test(test_resolve_baseline),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_metric_words_and_verdicts, test_status_phases_one_sided, test_status_words,
+	test_not_judged, test_threshold, test_same_and_from_zero, test_units, test_table_and_json,
+	test_apply_baseline, test_apply_baseline_clean, test_resolve_baseline)

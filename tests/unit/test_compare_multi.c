@@ -41,7 +41,6 @@ static void make(struct run_result runs[3])
 
 static void test_three_runs(void **state)
 {
-	(void)state;
 	struct run_result runs[3];
 	make(runs);
 	const struct judge_rule rule = { .threshold_pct = 5.0 };
@@ -58,12 +57,11 @@ static void test_three_runs(void **state)
 	if (!strstr(t, "b1     memory  mem.memcpy  100 MB/s  80 MB/s -20.0% regression  "
 		       "120 MB/s +20.0% better"))
 		fail_msg("table:\n%s", t);
-	assert_non_null(strstr(t, "2.5 GB/s"));
+	TS_ASSERT_HAS(t, "2.5 GB/s");
 	assert_non_null(strstr(t, "\nb3     memory  (test)"));  /* b3 in v3 alone */
 	/* the range lines of each run against the first */
-	assert_non_null(strstr(t, "v2 vs v1\n"));
-	assert_non_null(strstr(t, "v3 vs v1\n"));
-	assert_non_null(strstr(t, "memory.mem.memcpy: v2 ranges from 20.0% slower (b1) to "));
+	TS_ASSERT_HAS(t, "v2 vs v1\n", "v3 vs v1\n",
+		"memory.mem.memcpy: v2 ranges from 20.0% slower (b1) to ");
 	free(t);
 
 	json_t *j = compare_multi_json(&m, (const char *const[]){ "r1", "r2", "r3" }, false);
@@ -78,15 +76,13 @@ static void test_three_runs(void **state)
 	json_decref(j);
 
 	char *x = compare_multi_junit(&m);
-	assert_non_null(strstr(x, "<testsuite name=\"b1 (v2 vs v1)\""));
-	assert_non_null(strstr(x, "<testsuite name=\"b1 (v3 vs v1)\""));
-	assert_non_null(strstr(x, "type=\"regression\""));
-	assert_non_null(strstr(x, "failures=\"1\""));
+	TS_ASSERT_HAS(x, "<testsuite name=\"b1 (v2 vs v1)\"", "<testsuite name=\"b1 (v3 vs v1)\"",
+		"type=\"regression\"", "failures=\"1\"");
 	free(x);
 
 	char *h = compare_multi_html(&m, (const char *const[]){ "r1", "r2", "r3" }, false);
-	assert_non_null(strstr(h, "<th>v1</th><th>v2</th><th>v3</th>"));
-	assert_non_null(strstr(h, "<td class=\"v reg\">80 MB/s -20.0% regression</td>"));
+	TS_ASSERT_HAS(h, "<th>v1</th><th>v2</th><th>v3</th>",
+		"<td class=\"v reg\">80 MB/s -20.0% regression</td>");
 	assert_null(strstr(h, "http"));                      /* self-contained */
 	free(h);
 	compare_multi_release(&m);
@@ -98,7 +94,6 @@ static void test_three_runs(void **state)
  * 20.0% slower than X". */
 static void test_same_label_worded_apart(void **state)
 {
-	(void)state;
 	struct run_result runs[3];
 	make(runs);
 	free(runs[1].label);
@@ -117,11 +112,4 @@ static void test_same_label_worded_apart(void **state)
 		run_result_release(&runs[k]);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_three_runs),
-		cmocka_unit_test(test_same_label_worded_apart),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_three_runs, test_same_label_worded_apart)

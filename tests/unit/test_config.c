@@ -103,14 +103,12 @@ static const char design_inventory[] =
 
 static int set_home(void **state)
 {
-	(void)state;
 	setenv("HOME", "/home/tester", 1);
 	return 0;
 }
 
 static void test_inventory_design(void **state)
 {
-	(void)state;
 	struct inventory *inv = inv_ok(design_inventory);
 	assert_int_equal(inv->n_boards, 4);
 	assert_string_equal(inv->dir, "/lab/boards");
@@ -166,7 +164,6 @@ static void test_inventory_design(void **state)
 
 static void test_inventory_merge_and_paths(void **state)
 {
-	(void)state;
 	struct inventory *inv = inv_ok(
 		"defaults:\n"
 		"  workdir: /var/tmp/o\n"
@@ -231,7 +228,6 @@ static void test_inventory_merge_and_paths(void **state)
 /* ssh: ciphers and send_window, their defaults and their errors */
 static void test_inventory_ssh_transfer(void **state)
 {
-	(void)state;
 	struct inventory *inv = inv_ok(
 		"defaults:\n"
 		"  ssh: { ciphers: \"chacha20-poly1305@openssh.com, aes128-ctr\" }\n"
@@ -273,7 +269,6 @@ static void test_inventory_ssh_transfer(void **state)
 /* controllers: which controllers of a joined run may take a board */
 static void test_inventory_controllers(void **state)
 {
-	(void)state;
 	struct inventory *inv = inv_ok("defaults: { controllers: [labhost1, labhost2] }\n"
 				       "boards:\n  a: { local: true }\n"
 				       "  b: { local: true, controllers: labhost3 }\n");
@@ -292,7 +287,6 @@ static void test_inventory_controllers(void **state)
 
 static void test_inventory_errors(void **state)
 {
-	(void)state;
 	struct diag_list dl = inv_bad(
 		"defaults:\n"                                        /* 1 */
 		"  ssh: { port: 70000 }\n"                            /* 2 */
@@ -341,7 +335,6 @@ static void test_inventory_errors(void **state)
  * is refused where it is written, also a board name that stands for the host. */
 static void test_inventory_dash_host(void **state)
 {
-	(void)state;
 	struct diag_list dl = inv_bad(
 		"defaults:\n"                                         /* 1 */
 		"  ssh: { user: -lroot }\n"                           /* 2 */
@@ -362,7 +355,6 @@ static void test_inventory_dash_host(void **state)
 
 static void test_inventory_structure_errors(void **state)
 {
-	(void)state;
 	struct diag_list dl = inv_bad("boards:\n  a: {}\n  a: {}\n");
 	has_exact(&dl, INV_PATH, 3, 3, "duplicate key 'a' (first at line 2)");
 	diag_list_release(&dl);
@@ -459,7 +451,6 @@ static const char design_scenario[] =
 
 static void test_scenario_design(void **state)
 {
-	(void)state;
 	struct scenario *sc = sc_ok(design_scenario);
 	assert_string_equal(sc->name, "nightly");
 	assert_string_equal(sc->inventory_path, "/lab/scenarios/../boards/rack.yaml");
@@ -539,7 +530,6 @@ static void test_scenario_design(void **state)
 
 static void test_scenario_defaults(void **state)
 {
-	(void)state;
 	struct diag_list dl = DIAG_LIST_INIT;
 	struct scenario *sc = NULL;
 	const char *text =
@@ -604,7 +594,6 @@ static void test_scenario_defaults(void **state)
 /* transfer: the built-in SSH transfer test */
 static void test_scenario_transfer(void **state)
 {
-	(void)state;
 	struct scenario *sc = sc_ok("tests:\n"
 				    "  - name: a\n    transfer: 16MiB\n"
 				    "    expect: { transfer.down: { min: 2MiB/s } }\n"
@@ -646,7 +635,6 @@ static void test_scenario_transfer(void **state)
  * own SSH algorithms; a name libssh does not know is refused where it is */
 static void test_scenario_transfer_path_ciphers(void **state)
 {
-	(void)state;
 	struct scenario *sc = sc_ok(
 		"tests:\n"
 		"  - name: ctr\n"
@@ -682,7 +670,6 @@ static void test_scenario_transfer_path_ciphers(void **state)
 
 static void test_scenario_errors(void **state)
 {
-	(void)state;
 	struct diag_list dl = sc_bad(
 		"name: nightly\n"                                           /* 1 */
 		"boards: [tag:embedded, '!', 'a b']\n"                      /* 2 */
@@ -759,7 +746,6 @@ static void test_scenario_errors(void **state)
 
 static void test_scenario_structure_errors(void **state)
 {
-	(void)state;
 	struct diag_list dl = sc_bad("name: x\n");
 	has_exact(&dl, SC_PATH, 1, 1, "scenario has no 'tests'");
 	diag_list_release(&dl);
@@ -810,7 +796,6 @@ static struct inventory *small_rack(void)
 
 static void test_check_against(void **state)
 {
-	(void)state;
 	struct inventory *inv = small_rack();
 	struct scenario *sc = sc_ok(
 		"boards: [tag:embedded, rpi2, '!tag:nope', vm]\n"
@@ -852,7 +837,6 @@ static void test_check_against(void **state)
 
 static void test_to_json(void **state)
 {
-	(void)state;
 	setenv("RPI1_PASSWORD", "hunter2-secret", 1);
 	struct inventory *inv = inv_ok(design_inventory);
 	struct scenario *sc = sc_ok(design_scenario);
@@ -860,9 +844,8 @@ static void test_to_json(void **state)
 	json_t *j = config_to_json(sc, inv, selected);
 	char *text = json_dumps(j, JSON_SORT_KEYS);
 	assert_non_null(text);
-	assert_null(strstr(text, "hunter2"));
-	assert_non_null(strstr(text, "\"password_env\": \"RPI1_PASSWORD\""));
-	assert_non_null(strstr(text, "/home/tester/.ssh/id_ed25519"));
+	TS_ASSERT_LACKS(text, "hunter2");
+	TS_ASSERT_HAS(text, "\"password_env\": \"RPI1_PASSWORD\"", "/home/tester/.ssh/id_ed25519");
 	json_t *boards = json_object_get(json_object_get(j, "inventory"), "boards");
 	assert_int_equal(json_array_size(boards), 4);
 	assert_true(json_is_true(json_object_get(json_array_get(boards, 0), "selected")));
@@ -885,24 +868,8 @@ static void test_to_json(void **state)
 	inventory_free(inv);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_inventory_design),
-		cmocka_unit_test(test_inventory_merge_and_paths),
-		cmocka_unit_test(test_inventory_controllers),
-		cmocka_unit_test(test_inventory_ssh_transfer),
-		cmocka_unit_test(test_scenario_transfer),
-		cmocka_unit_test(test_scenario_transfer_path_ciphers),
-		cmocka_unit_test(test_inventory_errors),
-		cmocka_unit_test(test_inventory_dash_host),
-		cmocka_unit_test(test_inventory_structure_errors),
-		cmocka_unit_test(test_scenario_design),
-		cmocka_unit_test(test_scenario_defaults),
-		cmocka_unit_test(test_scenario_errors),
-		cmocka_unit_test(test_scenario_structure_errors),
-		cmocka_unit_test(test_check_against),
-		cmocka_unit_test(test_to_json),
-	};
-	return ts_run_group(tests, set_home, NULL);
-}
+TS_MAIN(set_home, NULL, test_inventory_design, test_inventory_merge_and_paths,
+	test_inventory_controllers, test_inventory_ssh_transfer, test_scenario_transfer,
+	test_scenario_transfer_path_ciphers, test_inventory_errors, test_inventory_dash_host,
+	test_inventory_structure_errors, test_scenario_design, test_scenario_defaults,
+	test_scenario_errors, test_scenario_structure_errors, test_check_against, test_to_json)

@@ -14,7 +14,6 @@
 
 static void test_design_examples(void **state)
 {
-	(void)state;
 	struct diag_list dl = DIAG_LIST_INIT;
 	struct inventory *inv = NULL;
 	struct scenario *sc = NULL;
@@ -48,7 +47,6 @@ static void test_design_examples(void **state)
 
 static void test_shipped_files(void **state)
 {
-	(void)state;
 	glob_t g;
 	int failures = 0;
 	size_t n_files = 0;
@@ -89,11 +87,4 @@ static void test_shipped_files(void **state)
 	assert_int_equal(failures, 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_design_examples),
-		cmocka_unit_test(test_shipped_files),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_design_examples, test_shipped_files)

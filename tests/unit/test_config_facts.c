@@ -81,11 +81,4 @@ static void test_errors(void **state)
 	diag_list_release(&dl);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_facts_and_label),
-		cmocka_unit_test(test_errors),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_facts_and_label, test_errors)

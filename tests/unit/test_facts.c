@@ -67,8 +67,7 @@ static void test_parse(void **state)
 	assert_null(board_facts_get(&bf, "cores"));
 	assert_string_equal(board_facts_get(&bf, "os"), "Debian GNU/Linux");
 	assert_string_equal(board_facts_get(&bf, "libc"), "musl 1.2.3");
-	free(out);
-	free(long_value);
+	TS_FREE(out, long_value);
 	board_facts_release(&bf);
 }
 
@@ -98,10 +97,7 @@ static void test_busybox(void **state)
 	board_facts_release(&bf);
 	free(out);
 	ts_rmrf(dir);
-	free(dir);
-	free(script);
-	free(bin);
-	free(cmd);
+	TS_FREE(dir, script, bin, cmd);
 }
 
 /* PATH shims that log each program the facts command starts, then run the
@@ -117,8 +113,7 @@ static char *shim_path(const char *dir, const char *log)
 				       "PATH=/usr/bin:/bin exec %s \"$@\"\n", tools[i], log, tools[i]);
 		char *p = ts_write_file(bin, tools[i], text);
 		assert_int_equal(chmod(p, 0755), 0);
-		free(p);
-		free(text);
+		TS_FREE(p, text);
 	}
 	return bin;
 }
@@ -170,11 +165,7 @@ static void test_programs_started(void **state)
 	board_facts_release(&bf);
 	free(out);
 	ts_rmrf(dir);
-	free(dir);
-	free(log);
-	free(bin);
-	free(cmd);
-	free(script);
+	TS_FREE(dir, log, bin, cmd, script);
 }
 
 /* cmd (freed) with /proc, /sys, /etc and /lib moved under root. */
@@ -267,14 +258,7 @@ static void test_small_arm_board(void **state)
 	board_facts_release(&bf);
 	free(out);
 	ts_rmrf(dir);
-	free(dir);
-	free(log);
-	free(loader);
-	free(uname_text);
-	free(uname_path);
-	free(root);
-	free(cmd);
-	free(script);
+	TS_FREE(dir, log, loader, uname_text, uname_path, root, cmd, script);
 }
 
 /* strace's view of one run of script under root (dir/trace): the system
@@ -296,8 +280,7 @@ static size_t trace_count(const char *dir, const char *w1, const char *w2)
 	char *path = xasprintf("%s/trace", dir);
 	char *text = ts_read_file(path);
 	size_t n = ts_count_lines(text, w1, w2);
-	free(text);
-	free(path);
+	TS_FREE(text, path);
 	return n;
 }
 
@@ -372,10 +355,7 @@ static void test_board_costs(void **state)
 	}
 	strbuf_release(&cpu);
 	ts_rmrf(dir);
-	free(dir);
-	free(root);
-	free(cmd);
-	free(script);
+	TS_FREE(dir, root, cmd, script);
 }
 
 #define RIDE_END "\norch-prelude-end-0123456789abcdef\n"
@@ -414,11 +394,7 @@ static void test_ride_costs(void **state)
 	}
 	strbuf_release(&cpu);
 	ts_rmrf(dir);
-	free(dir);
-	free(root);
-	free(pre);
-	free(text);
-	free(script);
+	TS_FREE(dir, root, pre, text, script);
 }
 
 /* The work folder's file system: the longest mount point above its first
@@ -427,7 +403,6 @@ static void test_ride_costs(void **state)
  * parent), in dash and busybox sh. */
 static void test_workdir_fs(void **state)
 {
-	(void)state;
 	char *dir = ts_mkdtemp("facts-workdir");
 	assert_int_equal(ts_run(NULL, "cd '%s' && mkdir -p root/proc root/sys/class/block/sda1 "
 				"root/sys/class/block/device mnt/usb mnt/usbx/orch", dir), 0);
@@ -454,8 +429,7 @@ static void test_workdir_fs(void **state)
 		board_facts_release(&bf);
 		free(out);
 	}
-	free(script);
-	free(work);
+	TS_FREE(script, work);
 	/* this machine's own: what df says of the folder */
 	struct transport *t = transport_local_new();
 	struct board_facts bf = { .board = xstrdup("here") };
@@ -471,12 +445,10 @@ static void test_workdir_fs(void **state)
 		if (c[0] == ' ' && c[1] == ' ')
 			memmove(c, c + 1, strlen(c));
 	assert_string_equal(got, want);
-	free(want);
-	free(df);
+	TS_FREE(want, df);
 	board_facts_release(&bf);
 	transport_free(t);
-	free(root);
-	free(mounts);
+	TS_FREE(root, mounts);
 	ts_rmrf(dir);
 	free(dir);
 }
@@ -502,31 +474,14 @@ static void test_ride_leaves_no_trace(void **state)
 		char *end = strstr(w, RIDE_END);
 		if (!end)
 			fail_msg("%s: no end line in:\n%s", shells[i], w);
-		assert_non_null(strstr(a, "\nfds 0 1 "));
+		TS_ASSERT_HAS(a, "\nfds 0 1 ");
 		assert_string_equal(end + strlen(RIDE_END), a);
-		free(a);
-		free(w);
+		TS_FREE(a, w);
 	}
 	ts_rmrf(dir);
-	free(dir);
-	free(pre);
-	free(text);
-	free(with);
-	free(alone);
+	TS_FREE(dir, pre, text, with, alone);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_workdir_fs),
-		cmocka_unit_test(test_gather_local),
-		cmocka_unit_test(test_parse),
-		cmocka_unit_test(test_busybox),
-		cmocka_unit_test(test_programs_started),
-		cmocka_unit_test(test_small_arm_board),
-		cmocka_unit_test(test_board_costs),
-		cmocka_unit_test(test_ride_costs),
-		cmocka_unit_test(test_ride_leaves_no_trace),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_workdir_fs, test_gather_local, test_parse, test_busybox,
+	test_programs_started, test_small_arm_board, test_board_costs, test_ride_costs,
+	test_ride_leaves_no_trace)

@@ -43,7 +43,6 @@ static void dec_end(struct dec *d)
 
 static void test_dump_decoded(void **state)
 {
-	(void)state;
 	const char *board = "ORCH-FETCH-BEGIN 18\r\n"
 			    " 00 01 7f 80 ff 0a 0d 25 27 5c 2d 30 31 32 33 34\n"
 			    " fe 20\n"
@@ -65,7 +64,6 @@ static void test_dump_decoded(void **state)
 
 static void test_board_message_kept(void **state)
 {
-	(void)state;
 	struct dec d;
 	char err[128];
 	dec_start(&d);
@@ -77,28 +75,26 @@ static void test_board_message_kept(void **state)
 
 static void test_garbled_and_cut_dumps_refused(void **state)
 {
-	(void)state;
 	struct dec d;
 	char err[128];
 	dec_start(&d);
 	assert_int_equal(dec_feed(&d, "ORCH-FETCH-BEGIN 2\n 00 0\nORCH-FETCH-END\n", 64, err,
 				  sizeof(err)), -1);
-	assert_non_null(strstr(err, "garbled"));
+	TS_ASSERT_HAS(err, "garbled");
 	dec_end(&d);
 	dec_start(&d);
 	assert_int_equal(dec_feed(&d, "ORCH-FETCH-BEGIN 2\n 00 01 x\n", 64, err, sizeof(err)),
 			 -1);
-	assert_non_null(strstr(err, "garbled"));
+	TS_ASSERT_HAS(err, "garbled");
 	dec_end(&d);
 	dec_start(&d);
 	assert_int_equal(dec_feed(&d, "ORCH-FETCH-BEGIN 32\n 00 01\n", 3, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "ended early"));
+	TS_ASSERT_HAS(err, "ended early");
 	dec_end(&d);
 }
 
 static void test_cap_from_environment(void **state)
 {
-	(void)state;
 	unsetenv("ORCH_CONSOLE_FETCH_MAX");
 	assert_true(console_fetch_max() == CONSOLE_FETCH_MAX_DEFAULT);
 	setenv("ORCH_CONSOLE_FETCH_MAX", "4096", 1);
@@ -108,13 +104,5 @@ static void test_cap_from_environment(void **state)
 	unsetenv("ORCH_CONSOLE_FETCH_MAX");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_dump_decoded),
-		cmocka_unit_test(test_board_message_kept),
-		cmocka_unit_test(test_garbled_and_cut_dumps_refused),
-		cmocka_unit_test(test_cap_from_environment),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_dump_decoded, test_board_message_kept, test_garbled_and_cut_dumps_refused,
+	test_cap_from_environment)

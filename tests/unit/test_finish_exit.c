@@ -7,7 +7,6 @@
 
 static void test_from_the_results(void **state)
 {
-	(void)state;
 	struct run_result run = { 0 };
 	assert_int_equal(finish_exit_code(&run, NULL), EXIT_NOTHING_RAN);   /* empty plan */
 	run_result_add(&run, "a", "t0")->status = STATUS_SKIP;
@@ -39,7 +38,6 @@ static void test_from_the_results(void **state)
 
 static void test_with_what_the_caller_knows(void **state)
 {
-	(void)state;
 	struct run_result run = { 0 };
 	struct finish_options o = { .forced_exit_code = -1 };
 	assert_int_equal(finish_exit_code(&run, &o), EXIT_NOTHING_RAN);
@@ -64,11 +62,4 @@ static void test_with_what_the_caller_knows(void **state)
 	run_result_release(&run);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_from_the_results),
-		cmocka_unit_test(test_with_what_the_caller_knows),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_from_the_results, test_with_what_the_caller_knows)

@@ -32,7 +32,6 @@ static void *write_many(void *arg)
  * succeeds, the file is one writer's whole text, and no temporary is left. */
 static void test_write_atomic_concurrent(void **state)
 {
-	(void)state;
 	char *dir = ts_mkdtemp("fsutil");
 	char *path = xasprintf("%s/results.json", dir);
 	struct writer w[N_WRITERS];
@@ -55,9 +54,7 @@ static void test_write_atomic_concurrent(void **state)
 	char *out = NULL;
 	assert_int_equal(ts_run(&out, "ls -A '%s'", dir), 0);
 	assert_string_equal(out, "results.json\n");
-	free(out);
-	free(text);
-	free(path);
+	TS_FREE(out, text, path);
 	ts_rmrf(dir);
 	free(dir);
 }
@@ -66,7 +63,6 @@ static void test_write_atomic_concurrent(void **state)
  * writer's pid; other names are not. */
 static void test_atomic_tmp_name(void **state)
 {
-	(void)state;
 	char *dir = ts_mkdtemp("fsutil");
 	char *path = xasprintf("%s/results.json", dir);
 	char err[256] = "";
@@ -87,7 +83,6 @@ static void test_atomic_tmp_name(void **state)
 
 static void test_mkdir_p(void **state)
 {
-	(void)state;
 	char *dir = ts_mkdtemp("fsutil");
 	char *deep = xasprintf("%s/a/b/c", dir);
 	char err[256] = "";
@@ -95,18 +90,10 @@ static void test_mkdir_p(void **state)
 	assert_int_equal(fs_mkdir_p(deep, err, sizeof(err)), 0);   /* exists: fine */
 	assert_true(ts_file_exists(deep));
 	assert_int_equal(fs_mkdir_p("", err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "cannot create directory"));
+	TS_ASSERT_HAS(err, "cannot create directory");
 	free(deep);
 	ts_rmrf(dir);
 	free(dir);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_write_atomic_concurrent),
-		cmocka_unit_test(test_atomic_tmp_name),
-		cmocka_unit_test(test_mkdir_p),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_write_atomic_concurrent, test_atomic_tmp_name, test_mkdir_p)

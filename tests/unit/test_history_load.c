@@ -24,7 +24,6 @@ static struct db *db;
 /* RUNS nights of one board with METRICS metrics; night i's value is i. */
 static int setup(void **state)
 {
-	(void)state;
 	tmp = ts_mkdtemp("history-load");
 	char *path = xasprintf("%s/h.sqlite", tmp);
 	char err[512];
@@ -56,7 +55,6 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	db_close(db);
 	ts_rmrf(tmp);
 	free(tmp);
@@ -74,7 +72,6 @@ static int teardown(void **state)
 
 static void test_last_points_only(void **state)
 {
-	(void)state;
 	const char *boards[] = { "b1" };
 	struct history_query q = { .scenario = "night", .boards = boards, .n_boards = 1,
 				   .last = LAST };
@@ -121,10 +118,4 @@ static void test_last_points_only(void **state)
 	free(dir);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_last_points_only),
-	};
-	return ts_run_group(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_last_points_only)

@@ -53,7 +53,6 @@ static struct history_series *series_new(const double *v, size_t runs, size_t pe
 
 static void test_two_earlier_runs_not_judged(void **state)
 {
-	(void)state;
 	const double v[] = { 100, 100.5 };
 	struct history_series *s = series_new(v, 2, 1, "ms");
 	struct history_verdict hv;
@@ -69,7 +68,6 @@ static void test_two_earlier_runs_not_judged(void **state)
 /* 2048000 kB three times, then 2000 MiB: the same amount, no change. */
 static void test_units_converted_first(void **state)
 {
-	(void)state;
 	const double v[] = { 2048000, 2048000, 2048000 };
 	struct history_series *s = series_new(v, 3, 1, "kB");
 	struct history_verdict hv;
@@ -83,7 +81,7 @@ static void test_units_converted_first(void **state)
 	s = series_new(v, 3, 1, "kB");
 	assert_int_equal(history_judge_samples(s, b, 1, "ops/s", true, &rule5, &hv), 0);
 	assert_int_equal(hv.j.outcome, JUDGE_NOT_JUDGED);
-	assert_non_null(strstr(hv.reason, "0 earlier runs"));
+	TS_ASSERT_HAS(hv.reason, "0 earlier runs");
 	series_release(s);
 }
 
@@ -92,7 +90,6 @@ static void test_units_converted_first(void **state)
  * the runs since it. */
 static void test_step_settles_when_asked(void **state)
 {
-	(void)state;
 	const double v[] = { 100.9, 98.8, 101.4, 99.6, 100.2, 78.9, 80.7, 81.3, 79.2, 80.3 };
 	const struct history_rule settle3 = { .threshold_pct = 5, .settle = 3 };
 	struct history_verdict hv;
@@ -138,7 +135,6 @@ static void test_step_settles_when_asked(void **state)
  * walk says the same at every point. */
 static void test_regression_never_settles(void **state)
 {
-	(void)state;
 	const double v[] = { 100.9, 98.8, 101.4, 99.6, 100.2, 78.9, 80.7, 81.3, 79.2, 80.3,
 			     79.9, 80.8, 79.4, 80.1, 80.6 };
 	enum { N = sizeof(v) / sizeof(v[0]) };
@@ -166,7 +162,6 @@ static void test_regression_never_settles(void **state)
  * night): the tenth is still a regression, run 4 of the step. */
 static void test_ten_nights(void **state)
 {
-	(void)state;
 	const double v[] = { 200, 201, 199, 200.5, 199.5, 200, 160, 161, 159, 160 };
 	struct history_series *s = series_new(v, 9, 1, "Mbit/s");
 	struct history_verdict hv;
@@ -182,7 +177,6 @@ static void test_ten_nights(void **state)
 /* A step for the better becomes the new normal by itself after 3 runs. */
 static void test_better_step_settles(void **state)
 {
-	(void)state;
 	const double v[] = { 100.9, 98.8, 101.4, 99.6, 100.2, 120.9, 119.7, 121.3, 120.2 };
 	struct history_series *s = series_new(v, 9, 1, "MiB/s");
 	struct history_verdict all[9];
@@ -202,7 +196,6 @@ static void test_better_step_settles(void **state)
  * level: the next night is judged against the level before it. */
 static void test_one_bad_night(void **state)
 {
-	(void)state;
 	const double v[] = { 100.9, 98.8, 101.4, 99.6, 100.2, 79.0, 100.5, 99.1 };
 	struct history_verdict hv;
 	struct history_series *s = series_new(v, 5, 1, "MiB/s");
@@ -228,7 +221,6 @@ static void test_one_bad_night(void **state)
  * against it alone (and need 3 of them). */
 static void test_acknowledged(void **state)
 {
-	(void)state;
 	const double v[] = { 100.9, 98.8, 101.4, 99.6, 100.2, 90.1, 89.7, 90.4, 89.9 };
 	struct history_verdict hv;
 	struct history_series *s = series_new(v, 7, 1, "MiB/s");
@@ -262,17 +254,6 @@ static void test_acknowledged(void **state)
 	series_release(s);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_two_earlier_runs_not_judged),
-		cmocka_unit_test(test_units_converted_first),
-		cmocka_unit_test(test_step_settles_when_asked),
-		cmocka_unit_test(test_regression_never_settles),
-		cmocka_unit_test(test_ten_nights),
-		cmocka_unit_test(test_better_step_settles),
-		cmocka_unit_test(test_one_bad_night),
-		cmocka_unit_test(test_acknowledged),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_two_earlier_runs_not_judged, test_units_converted_first,
+	test_step_settles_when_asked, test_regression_never_settles, test_ten_nights,
+	test_better_step_settles, test_one_bad_night, test_acknowledged)

@@ -111,7 +111,6 @@ static void check_lab(const struct inventory *inv)
 
 static void test_ini(void **state)
 {
-	(void)state;
 	struct inventory *inv = ts_inventory_ok(INV, ini);
 	check_lab(inv);
 	inventory_free(inv);
@@ -119,7 +118,6 @@ static void test_ini(void **state)
 
 static void test_yaml(void **state)
 {
-	(void)state;
 	struct inventory *inv = ts_inventory_ok(INV, yaml);
 	check_lab(inv);
 	inventory_free(inv);
@@ -127,7 +125,6 @@ static void test_yaml(void **state)
 
 static void test_ini_errors(void **state)
 {
-	(void)state;
 	struct diag_list dl = ts_inventory_bad(INV, "[web\n"
 						    "h1 ansible_port=abc\n"
 						    "[web:hosts]\n"
@@ -149,7 +146,6 @@ static void test_ini_errors(void **state)
 
 static void test_yaml_errors(void **state)
 {
-	(void)state;
 	struct diag_list dl = ts_inventory_bad(INV, "all:\n"
 						    "  children:\n"
 						    "    web:\n"
@@ -164,20 +160,9 @@ static void test_yaml_errors(void **state)
 /* An orch inventory with a group called all is still orch's. */
 static void test_orch_not_ansible(void **state)
 {
-	(void)state;
 	struct diag_list dl = ts_inventory_bad(INV, "boards:\n  b: { local: true }\nall: {}\n");
 	ts_diag_exact(&dl, 3, 1, "unknown key 'all' in the inventory");
 	diag_list_release(&dl);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ini),
-		cmocka_unit_test(test_yaml),
-		cmocka_unit_test(test_ini_errors),
-		cmocka_unit_test(test_yaml_errors),
-		cmocka_unit_test(test_orch_not_ansible),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_ini, test_yaml, test_ini_errors, test_yaml_errors, test_orch_not_ansible)

@@ -53,7 +53,6 @@ static const char rack[] =
 
 static void test_precedence(void **state)
 {
-	(void)state;
 	struct inventory *inv = ts_inventory_ok(INV, rack);
 	const struct board *rpi1 = inventory_find(inv, "rpi1");
 	const struct board *rpi2 = inventory_find(inv, "rpi2");
@@ -93,7 +92,6 @@ static void test_precedence(void **state)
 /* A later sibling over an earlier one, whatever the order of boards:. */
 static void test_sibling_order(void **state)
 {
-	(void)state;
 	struct inventory *inv = ts_inventory_ok(INV, "groups:\n"
 						     "  b: { boards: [x], vars: { v: b } }\n"
 						     "  a: { boards: [x], vars: { v: a } }\n"
@@ -104,7 +102,6 @@ static void test_sibling_order(void **state)
 
 static void test_health_through_group(void **state)
 {
-	(void)state;
 	struct inventory *inv = ts_inventory_ok(INV, "defaults:\n"
 						     "  health: { name: d, run: 'true' }\n"
 						     "groups:\n"
@@ -127,7 +124,6 @@ static void test_health_through_group(void **state)
 
 static void test_selectors(void **state)
 {
-	(void)state;
 	struct inventory *inv = ts_inventory_ok(INV, rack);
 	bool sel[4];
 	char err[256];
@@ -150,7 +146,6 @@ static void test_selectors(void **state)
 
 static void test_errors(void **state)
 {
-	(void)state;
 	struct diag_list dl = ts_inventory_bad(INV, "groups:\n"
 						    "  arm:\n"
 						    "    children: [rpii, x86s]\n"
@@ -177,7 +172,6 @@ static void test_errors(void **state)
 /* A group's tag mistake once, at the group, though it has two boards. */
 static void test_group_error_once(void **state)
 {
-	(void)state;
 	struct diag_list dl = ts_inventory_bad(INV, "groups:\n"
 						    "  g: { boards: [a, b], workdir: '' }\n"
 						    "boards:\n  a: {}\n  b: {}\n");
@@ -186,15 +180,5 @@ static void test_group_error_once(void **state)
 	diag_list_release(&dl);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_precedence),
-		cmocka_unit_test(test_sibling_order),
-		cmocka_unit_test(test_health_through_group),
-		cmocka_unit_test(test_selectors),
-		cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_group_error_once),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_precedence, test_sibling_order, test_health_through_group, test_selectors,
+	test_errors, test_group_error_once)

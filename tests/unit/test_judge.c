@@ -107,7 +107,6 @@ static double flagged(const struct model *m, double ratio, size_t n, enum outlie
 
 static void test_t_distribution(void **state)
 {
-	(void)state;
 	/* two-sided 5% and 1% critical values (any statistics table) */
 	static const struct { double df, p, t; } tab[] = {
 		{ 1, 0.05, 12.706 }, { 4, 0.05, 2.776 }, { 8, 0.05, 2.306 },
@@ -137,7 +136,6 @@ static struct judgement judge(const double *a, size_t na, const double *b, size_
 
 static void test_single_samples(void **state)
 {
-	(void)state;
 	double a = 100, b = 80, same = 100;
 	struct judgement j = judge(&a, 1, &b, 1, true, 5, false);
 	assert_int_equal(j.outcome, JUDGE_NOT_JUDGED);
@@ -162,7 +160,6 @@ static void test_single_samples(void **state)
 
 static void test_threshold_boundary(void **state)
 {
-	(void)state;
 	/* 0.3 -> 0.285 is exactly 5%: not beyond a 5% threshold */
 	const double a[] = { 0.3, 0.3, 0.3 }, at[] = { 0.285, 0.285, 0.285 },
 		     past[] = { 0.2849, 0.2849, 0.2849 };
@@ -184,7 +181,6 @@ static void test_threshold_boundary(void **state)
 
 static void test_direction_and_evidence(void **state)
 {
-	(void)state;
 	const double a[] = { 10.0, 10.1, 9.9, 10.05, 9.95 };
 	const double up[] = { 12.0, 12.1, 11.9, 12.05, 11.95 };
 	/* a latency that rises is a regression; a rate that rises is better */
@@ -216,7 +212,6 @@ static void test_direction_and_evidence(void **state)
 
 static void test_outlier_cannot_hide(void **state)
 {
-	(void)state;
 	const double a[] = { 100, 101, 99, 100.5, 99.5 };
 	const double b[] = { 80, 81, 79, 80.5, 150 };     /* 20% drop, one wild sample */
 	struct judgement j = judge(a, 5, b, 5, true, 5, false);
@@ -243,7 +238,6 @@ static void test_outlier_cannot_hide(void **state)
  * change stays within noise (untrimmed p is about 0.07), never p = 0. */
 static void test_quantized_sides_keep_their_spread(void **state)
 {
-	(void)state;
 	const double a[] = { 10, 10, 10, 10, 11 }, b[] = { 11, 11, 11, 11, 10 };
 	struct judgement j = judge(a, 5, b, 5, false, 5, false);
 	assert_int_equal(j.dropped_a, 0);
@@ -257,7 +251,6 @@ static void test_quantized_sides_keep_their_spread(void **state)
  * dropping it made p 0.009 (a regression) of what is p 0.37 whole. */
 static void test_ordinary_sample_kept(void **state)
 {
-	(void)state;
 	const double a[] = { 103.65, 101.64, 105.19, 98.53, 106.71 };
 	const double b[] = { 98.19, 97.99, 93.66, 97.32, 112.50 };
 	struct judgement j = judge(a, 5, b, 5, true, 5, false);
@@ -275,7 +268,6 @@ static void test_ordinary_sample_kept(void **state)
  * deviations) is dropped, and the 10% drop is a regression; at n=10 too. */
 static void test_wild_sample_dropped(void **state)
 {
-	(void)state;
 	const double a[] = { 100, 104, 96, 102, 98 }, b[] = { 90, 93.6, 86.4, 91.8, 130 };
 	struct judgement j = judge(a, 5, b, 5, true, 5, false);
 	assert_int_equal(j.dropped_b, 1);
@@ -304,7 +296,6 @@ static void test_wild_sample_dropped(void **state)
 
 static void test_sim_trimming_adds_no_false_alarms(void **state)
 {
-	(void)state;
 	const struct model models[] = { { GAUSS, 0.05 }, { UNIFORM, 0.05 }, { LOGNORMAL, 0.05 } };
 	static const size_t ns[] = { 2, 3, 5, 10, 20 };
 	bool ok = true;
@@ -329,7 +320,6 @@ static void test_sim_trimming_adds_no_false_alarms(void **state)
  * SD 2.5%), at n=5 and n=10; the rule before kept it at n=5. */
 static void test_sim_wild_sample(void **state)
 {
-	(void)state;
 	const struct model m = { GAUSS, 0.025 };
 	assert_true(flagged(&m, 0.9, 5, B_WILD40) >= 0.90);
 	assert_true(flagged(&m, 0.9, 10, B_WILD40) >= 0.90);
@@ -342,7 +332,6 @@ static void test_sim_wild_sample(void **state)
 
 static void test_sim_targets(void **state)
 {
-	(void)state;
 	/* "5% noise" read as samples within +-5% of the true value (uniform),
 	 * or a normal whose 95% range is +-5% (SD 2.5%) */
 	const struct model models[] = { { UNIFORM, 0.05 }, { GAUSS, 0.025 } };
@@ -362,7 +351,6 @@ static void test_sim_targets(void **state)
 
 static void test_sim_false_alarms(void **state)
 {
-	(void)state;
 	/* no change: at most 1% flagged whatever the noise and n */
 	static const double levels[] = { 0.01, 0.025, 0.05, 0.1, 0.2 };
 	static const size_t ns[] = { 2, 3, 5, 10, 20 };
@@ -375,7 +363,6 @@ static void test_sim_false_alarms(void **state)
 
 static void test_sim_power_grows(void **state)
 {
-	(void)state;
 	/* SD 5%: at n=5 no test with 1% false alarms passes 80% power (the
 	 * Neyman-Pearson bound); more samples buy it back */
 	const struct model m = { GAUSS, 0.05 };
@@ -390,22 +377,8 @@ static void test_sim_power_grows(void **state)
 	assert_true(flagged(&m, 0.9, 20, NO_OUTLIER) >= 0.95);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_t_distribution),
-		cmocka_unit_test(test_single_samples),
-		cmocka_unit_test(test_threshold_boundary),
-		cmocka_unit_test(test_direction_and_evidence),
-		cmocka_unit_test(test_outlier_cannot_hide),
-		cmocka_unit_test(test_quantized_sides_keep_their_spread),
-		cmocka_unit_test(test_ordinary_sample_kept),
-		cmocka_unit_test(test_wild_sample_dropped),
-		cmocka_unit_test(test_sim_trimming_adds_no_false_alarms),
-		cmocka_unit_test(test_sim_wild_sample),
-		cmocka_unit_test(test_sim_targets),
-		cmocka_unit_test(test_sim_false_alarms),
-		cmocka_unit_test(test_sim_power_grows),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_t_distribution, test_single_samples, test_threshold_boundary,
+	test_direction_and_evidence, test_outlier_cannot_hide,
+	test_quantized_sides_keep_their_spread, test_ordinary_sample_kept, test_wild_sample_dropped,
+	test_sim_trimming_adds_no_false_alarms, test_sim_wild_sample, test_sim_targets,
+	test_sim_false_alarms, test_sim_power_grows)

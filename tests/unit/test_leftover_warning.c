@@ -26,7 +26,6 @@ static void keep(void *ctx, const char *msg, size_t len)
  * quote the script. */
 static void test_cleanup_timeout_names_no_script(void **state)
 {
-	(void)state;
 	struct transport *t = transport_local_new();
 	char *out = NULL, err[512] = "";
 	int code = 0;
@@ -41,7 +40,6 @@ static void test_cleanup_timeout_names_no_script(void **state)
 
 static void test_warned_once_a_run(void **state)
 {
-	(void)state;
 	log_set_sink(keep, NULL);
 	struct command_outcome out = { .ret = 0 };
 	out.st.leftovers.unconfirmed = true;
@@ -64,11 +62,4 @@ static void test_warned_once_a_run(void **state)
 	strbuf_release(&logged);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cleanup_timeout_names_no_script),
-		cmocka_unit_test(test_warned_once_a_run),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_cleanup_timeout_names_no_script, test_warned_once_a_run)

@@ -72,12 +72,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 	ts_rmrf(f->tmp);
-	free(f->tmp);
-	free(f->shard1);
-	free(f->shard2);
-	free(f->whole);
-	free(f->out);
-	free(f);
+	TS_FREE(f->tmp, f->shard1, f->shard2, f->whole, f->out, f);
 	return 0;
 }
 
@@ -114,9 +109,7 @@ static void test_merge_equals_whole(void **state)
 		char *want = xasprintf("output of %s/%s\n", w->board, w->test);
 		assert_non_null(text);
 		assert_string_equal(text, want);
-		free(log);
-		free(text);
-		free(want);
+		TS_FREE(log, text, want);
 	}
 	assert_int_equal(back.exit_code, ref.exit_code);
 	assert_int_equal(back.start_wall_us, ref.start_wall_us);
@@ -151,20 +144,18 @@ static void test_out_exists(void **state)
 	assert_int_equal(fs_mkdir_p(f->out, NULL, 0), 0);
 	char *keep = ts_write_file(f->out, "keep.txt", "mine\n");
 	assert_int_equal(finish_merge(f->out, shards, 2, &merged, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "already exists"));
+	TS_ASSERT_HAS(err, "already exists");
 	assert_int_equal(merged.n_results, 0);
 	char *text = ts_read_file(keep);
 	assert_string_equal(text, "mine\n");
 	char *results = xasprintf("%s/results.json", f->out);
 	assert_false(ts_file_exists(results));
-	free(results);
-	free(text);
-	free(keep);
+	TS_FREE(results, text, keep);
 
 	/* an existing file is refused too */
 	char *file = ts_write_file(f->tmp, "afile", "x");
 	assert_int_equal(finish_merge(file, shards, 2, &merged, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "already exists"));
+	TS_ASSERT_HAS(err, "already exists");
 	free(file);
 }
 
@@ -176,13 +167,13 @@ static void test_board_in_two_shards(void **state)
 	char err[512] = "";
 
 	assert_int_equal(finish_merge(f->out, shards, 2, &merged, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "board 'biff' is in two shards"));
+	TS_ASSERT_HAS(err, "board 'biff' is in two shards");
 	assert_false(ts_file_exists(f->out));
 
 	/* the same shard twice is the same mistake */
 	char *twice[] = { f->shard2, f->shard2 };
 	assert_int_equal(finish_merge(f->out, twice, 2, &merged, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "board 'apu' is in two shards"));
+	TS_ASSERT_HAS(err, "board 'apu' is in two shards");
 	assert_false(ts_file_exists(f->out));
 }
 
@@ -196,25 +187,19 @@ static void test_bad_shards(void **state)
 	write_run(other, "weekly", "ci-3", 1, 2, whole + 4, 2);
 	char *mixed[] = { f->shard1, other };
 	assert_int_equal(finish_merge(f->out, mixed, 2, &merged, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "different scenarios"));
+	TS_ASSERT_HAS(err, "different scenarios");
 	assert_false(ts_file_exists(f->out));
 
 	char *missing = xasprintf("%s/nope", f->tmp);
 	char *bad[] = { f->shard1, missing };
 	assert_int_equal(finish_merge(f->out, bad, 2, &merged, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "nope"));
+	TS_ASSERT_HAS(err, "nope");
 	assert_false(ts_file_exists(f->out));
-	free(other);
-	free(missing);
+	TS_FREE(other, missing);
 }
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_merge_equals_whole, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_out_exists, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_board_in_two_shards, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_shards, setup, teardown),
-	};
-	return ts_run_group(tests, NULL, NULL);
+	return TS_RUN_EACH(setup, teardown, test_merge_equals_whole, test_out_exists,
+		   test_board_in_two_shards, test_bad_shards);
 }

@@ -39,7 +39,6 @@ static int feed(const struct test *t, const char *const *lines, const char *dir,
 
 static void test_dd_units_from_output(void **state)
 {
-	(void)state;
 	struct scenario *sc = load(
 		"tests:\n"
 		"  - name: dd\n"
@@ -76,7 +75,7 @@ static void test_dd_units_from_output(void **state)
 	assert_int_equal(feed(t, out, NULL, &tr2), -1);   /* a declared metric never printed */
 	assert_null(test_result_find_metric(&tr2, "write"));
 	assert_true(test_result_is_missing(&tr2, "write"));
-	assert_non_null(strstr(tr2.message, "'write' is missing from the output"));
+	TS_ASSERT_HAS(tr2.message, "'write' is missing from the output");
 	test_result_release(&tr);
 	test_result_release(&tr2);
 	scenario_free(sc);
@@ -87,7 +86,6 @@ static void test_dd_units_from_output(void **state)
  * figure; a metric never printed fails unless it is optional: true. */
 static void test_bonnie_missing(void **state)
 {
-	(void)state;
 	struct scenario *sc = load(
 		"tests:\n"
 		"  - name: bonnie\n"
@@ -123,7 +121,7 @@ static void test_bonnie_missing(void **state)
 	struct test_result tr2 = { 0 };
 	assert_int_equal(feed(&sc->tests[1], csv, NULL, &tr2), 0);
 	assert_int_equal(metrics_check_expectations(&sc->tests[1], &tr2), 1);
-	assert_non_null(strstr(tr2.message, "'seq_in' is missing from the output"));
+	TS_ASSERT_HAS(tr2.message, "'seq_in' is missing from the output");
 	test_result_release(&tr);
 	test_result_release(&tr2);
 	scenario_free(sc);
@@ -131,7 +129,6 @@ static void test_bonnie_missing(void **state)
 
 static void test_from_file(void **state)
 {
-	(void)state;
 	char *dir = ts_mkdtemp("metrics-file");
 	free(ts_write_file(dir, "bench.csv", "name,value\nlatency,12.5\n"));
 	struct scenario *sc = load(
@@ -158,7 +155,6 @@ static void test_from_file(void **state)
  * that backtracks without end must end the test with a clear message. */
 static void test_regex_limit_fails_clearly(void **state)
 {
-	(void)state;
 	struct scenario *sc = load(
 		"tests:\n"
 		"  - name: r\n"
@@ -173,8 +169,7 @@ static void test_regex_limit_fails_clearly(void **state)
 	struct test_result tr = { 0 };
 	assert_int_equal(feed(&sc->tests[0], lines, NULL, &tr), -1);
 	assert_non_null(tr.message);
-	assert_non_null(strstr(tr.message, "metric 'echo'"));
-	assert_non_null(strstr(tr.message, "match limit"));
+	TS_ASSERT_HAS(tr.message, "metric 'echo'", "match limit");
 	test_result_release(&tr);
 	free(line);
 	scenario_free(sc);
@@ -182,7 +177,6 @@ static void test_regex_limit_fails_clearly(void **state)
 
 static void test_metric_config_errors(void **state)
 {
-	(void)state;
 	const char *text =
 		"tests:\n"
 		"  - name: t\n"
@@ -202,25 +196,16 @@ static void test_metric_config_errors(void **state)
 	FILE *f = open_memstream(&all, &len);
 	diag_print(&dl, f);
 	fclose(f);
-	assert_non_null(strstr(all, "m.yaml:5:54: error: 'unit_group' '5' names no group of the regex (it has 2)"));
-	assert_non_null(strstr(all, "m.yaml:6:54: error: 'unit_group' needs 'unit:'"));
-	assert_non_null(strstr(all, "m.yaml:7:42: error: unknown unit 'MB/sec' (did you mean 'MB/s'?)"));
-	assert_non_null(strstr(all, "m.yaml:8:42: error: invalid value for 'from', found 'socket'"));
-	assert_non_null(strstr(all, "m.yaml:9:42: error: invalid value for 'from'"));
-	assert_null(strstr(all, "m.yaml:10:"));
+	TS_ASSERT_HAS(all, "m.yaml:5:54: error: 'unit_group' '5' names no group of the regex (it has 2)",
+		"m.yaml:6:54: error: 'unit_group' needs 'unit:'",
+		"m.yaml:7:42: error: unknown unit 'MB/sec' (did you mean 'MB/s'?)",
+		"m.yaml:8:42: error: invalid value for 'from', found 'socket'",
+		"m.yaml:9:42: error: invalid value for 'from'");
+	TS_ASSERT_LACKS(all, "m.yaml:10:");
 	assert_int_equal(dl.n, 5);
 	free(all);
 	diag_list_release(&dl);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_dd_units_from_output),
-		cmocka_unit_test(test_bonnie_missing),
-		cmocka_unit_test(test_from_file),
-		cmocka_unit_test(test_regex_limit_fails_clearly),
-		cmocka_unit_test(test_metric_config_errors),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_dd_units_from_output, test_bonnie_missing, test_from_file,
+	test_regex_limit_fails_clearly, test_metric_config_errors)

@@ -11,7 +11,6 @@
 
 static void test_natural_order(void **state)
 {
-	(void)state;
 	const char *names[] = { "b10", "b2", "a", "b1", "b02", "rack2-b3", "rack10-b1", "rack2-b10",
 				"B1", "b" };
 	nodeset_sort(names, sizeof(names) / sizeof(*names));
@@ -42,7 +41,6 @@ static char *expand_joined(const char *s)
 
 static void test_expand(void **state)
 {
-	(void)state;
 	static const struct {
 		const char *in, *want;
 	} cases[] = {
@@ -90,7 +88,6 @@ static char *fold_words(const char *words)
 
 static void test_fold(void **state)
 {
-	(void)state;
 	static const struct {
 		const char *in, *want;
 	} cases[] = {
@@ -122,7 +119,6 @@ static void test_fold(void **state)
 /* Every folded set expands back to exactly the names folded, sorted. */
 static void test_round_trip(void **state)
 {
-	(void)state;
 	srand(7);
 	for (int round = 0; round < 300; round++) {
 		char *names[40];
@@ -167,7 +163,6 @@ static void test_round_trip(void **state)
 
 static void test_split_list(void **state)
 {
-	(void)state;
 	size_t n;
 	char **v = nodeset_split_list("b[1,3],!c[2-4],tag:x", &n);
 	assert_int_equal(n, 3);
@@ -180,7 +175,6 @@ static void test_split_list(void **state)
 
 static void test_fold_groups(void **state)
 {
-	(void)state;
 	struct fold f = FOLD_INIT;
 	const char *boards[] = { "b10", "b2", "b3", "b1", "b11", "vm" };
 	const char *outs[] = { "5.10\n", "6.1\n", "6.1\n", "6.1\n", "5.10\n", "unreachable" };
@@ -198,9 +192,7 @@ static void test_fold_groups(void **state)
 	assert_int_equal(*(int *)f.groups[0].data, 1);   /* data of its first member, b2 */
 	assert_string_equal(b, "b[10-11]");
 	assert_string_equal(c, "vm");
-	free(a);
-	free(b);
-	free(c);
+	TS_FREE(a, b, c);
 	fold_sort(&f, FOLD_AS_ADDED);
 	assert_string_equal(f.groups[0].key, "5.10\n");
 	fold_sort(&f, FOLD_BY_MEMBER);
@@ -212,15 +204,5 @@ static void test_fold_groups(void **state)
 	assert_int_equal(f.n, 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_natural_order),
-		cmocka_unit_test(test_expand),
-		cmocka_unit_test(test_fold),
-		cmocka_unit_test(test_round_trip),
-		cmocka_unit_test(test_split_list),
-		cmocka_unit_test(test_fold_groups),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_natural_order, test_expand, test_fold, test_round_trip, test_split_list,
+	test_fold_groups)

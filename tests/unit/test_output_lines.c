@@ -68,7 +68,6 @@ static void write_n(struct output_sink *s, char c, size_t n)
 
 static void test_cap_and_beyond(void **state)
 {
-	(void)state;
 	char *dir = ts_mkdtemp("outlines");
 	char err[256];
 	struct output_sink *s = output_sink_open(dir, NULL, NULL, err, sizeof(err));
@@ -131,10 +130,4 @@ static void test_cap_and_beyond(void **state)
 	free(dir);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cap_and_beyond),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_cap_and_beyond)

@@ -78,8 +78,7 @@ static void test_plain_error_text(void **state)
 	struct test_result tr = { 0 };
 	char err[256] = "";
 	assert_int_equal(parse_iperf3_file(DATA "connect-refused.txt", &tr, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "not iperf3 JSON"));
-	assert_non_null(strstr(err, "iperf3: error - unable to connect to server"));
+	TS_ASSERT_HAS(err, "not iperf3 JSON", "iperf3: error - unable to connect to server");
 	assert_int_equal(tr.n_metrics, 0);
 }
 
@@ -88,8 +87,7 @@ static void test_text_output_without_json(void **state)
 	struct test_result tr = { 0 };
 	char err[256] = "";
 	assert_int_equal(parse_iperf3_file(DATA "tcp-client.txt", &tr, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "was -J given?"));
-	assert_non_null(strstr(err, "Connecting to host"));
+	TS_ASSERT_HAS(err, "was -J given?", "Connecting to host");
 }
 
 static void test_bad_inputs(void **state)
@@ -97,28 +95,18 @@ static void test_bad_inputs(void **state)
 	struct test_result tr = { 0 };
 	char err[256] = "";
 	assert_int_equal(parse_iperf3_text("", 0, &tr, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "empty"));
+	TS_ASSERT_HAS(err, "empty");
 	const char *truncated = "{\n\t\"start\": {\n";
 	assert_int_equal(parse_iperf3_text(truncated, strlen(truncated), &tr, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "not iperf3 JSON output: line"));
+	TS_ASSERT_HAS(err, "not iperf3 JSON output: line");
 	const char *other = "{\"end\": {}}";
 	assert_int_equal(parse_iperf3_text(other, strlen(other), &tr, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "no end summary"));
+	TS_ASSERT_HAS(err, "no end summary");
 	assert_int_equal(parse_iperf3_file(DATA "no-such-file.json", &tr, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "cannot open"));
+	TS_ASSERT_HAS(err, "cannot open");
 	assert_int_equal(tr.n_metrics, 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tcp_client),
-		cmocka_unit_test(test_repeats_add_samples),
-		cmocka_unit_test(test_udp_client),
-		cmocka_unit_test(test_json_error_member),
-		cmocka_unit_test(test_plain_error_text),
-		cmocka_unit_test(test_text_output_without_json),
-		cmocka_unit_test(test_bad_inputs),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_tcp_client, test_repeats_add_samples, test_udp_client,
+	test_json_error_member, test_plain_error_text, test_text_output_without_json,
+	test_bad_inputs)

@@ -50,7 +50,6 @@ static char *board_names(const struct plan *p)
 
 static void test_selection_and_order(void **state)
 {
-	(void)state;
 	struct fixture f = { 0 };
 	load(&f, "name: s\nboards: [tag:embedded, '!tag:arm']\ntests:\n"
 		 "  - { name: a, run: 'true' }\n  - { name: b, run: 'true' }\n");
@@ -67,7 +66,6 @@ static void test_selection_and_order(void **state)
 
 static void test_limits_narrow(void **state)
 {
-	(void)state;
 	struct fixture f = { 0 };
 	load(&f, "name: s\nboards: [tag:embedded]\ntests:\n  - { name: a, run: 'true' }\n");
 	const char *limits[] = { "tag:x86", "!apu" };
@@ -83,7 +81,6 @@ static void test_limits_narrow(void **state)
 /* -l with globs and comma lists, -t with names, globs and lists */
 static void test_globs_lists_and_test_filter(void **state)
 {
-	(void)state;
 	struct fixture f = { 0 };
 	load(&f, "name: s\nboards: ['b*,a*', 'tag:e*', '!g?ode']\ntests:\n"
 		 "  - { name: net-tcp, run: 'true' }\n  - { name: net-udp, run: 'true' }\n"
@@ -111,24 +108,23 @@ static void test_globs_lists_and_test_filter(void **state)
 	const char *none[] = { "disk*" };
 	struct plan_options o2 = { NULL, 0, 0, 0, none, 1 };
 	assert_int_equal(plan_build(f.sc, f.inv, &o2, &f.plan, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "no test matches 'disk*' (-t); the scenario has: net-tcp, "));
+	TS_ASSERT_HAS(err, "no test matches 'disk*' (-t); the scenario has: net-tcp, ");
 	const char *nob[] = { "rb*" };
 	struct plan_options o3 = { nob, 1, 0, 0, NULL, 0 };
 	assert_int_equal(plan_build(f.sc, f.inv, &o3, &f.plan, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "no board matches 'rb*'"));
+	TS_ASSERT_HAS(err, "no board matches 'rb*'");
 	release(&f);
 }
 
 static void test_nothing_selected_is_an_error(void **state)
 {
-	(void)state;
 	struct fixture f = { 0 };
 	load(&f, "name: s\nboards: [tag:arm]\ntests:\n  - { name: a, run: 'true' }\n");
 	const char *limits[] = { "tag:x86" };
 	struct plan_options o = { limits, 1, 0, 0, NULL, 0 };
 	char err[256];
 	assert_int_equal(plan_build(f.sc, f.inv, &o, &f.plan, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "no board selected"));
+	TS_ASSERT_HAS(err, "no board selected");
 	release(&f);
 }
 
@@ -137,7 +133,6 @@ static void test_nothing_selected_is_an_error(void **state)
  * that passes having run nothing. */
 static void test_test_running_nowhere_is_an_error(void **state)
 {
-	(void)state;
 	struct fixture f = { 0 };
 	load(&f, "name: s\nboards: [all]\ntests:\n"
 		 "  - { name: plain, run: 'true' }\n"
@@ -145,8 +140,7 @@ static void test_test_running_nowhere_is_an_error(void **state)
 		 "    steps:\n      - { on: client, run: 'ping -c1 {server.host}' }\n");
 	char err[512];
 	assert_int_equal(plan_build(f.sc, f.inv, NULL, &f.plan, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "sc.yaml:"));
-	assert_non_null(strstr(err, "test 'fixed' would run nowhere: its roles are all fixed"));
+	TS_ASSERT_HAS(err, "sc.yaml:", "test 'fixed' would run nowhere: its roles are all fixed");
 	release(&f);
 
 	memset(&f, 0, sizeof(f));
@@ -154,13 +148,12 @@ static void test_test_running_nowhere_is_an_error(void **state)
 		 "  - name: lonely\n    roles: { server: vm, client: each }\n"
 		 "    steps:\n      - { on: client, run: 'ping -c1 {server.host}' }\n");
 	assert_int_equal(plan_build(f.sc, f.inv, NULL, &f.plan, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "test 'lonely' would run nowhere: every selected board"));
+	TS_ASSERT_HAS(err, "test 'lonely' would run nowhere: every selected board");
 	release(&f);
 }
 
 static void test_shards_partition_the_boards(void **state)
 {
-	(void)state;
 	struct fixture f = { 0 };
 	load(&f, "name: s\nboards: [all]\ntests:\n  - { name: a, run: 'true' }\n");
 	int seen[5] = { 0 };
@@ -177,8 +170,7 @@ static void test_shards_partition_the_boards(void **state)
 		assert_int_equal(plan_build(f.sc, f.inv, &o, &again, err, sizeof(err)), 0);
 		char *a = board_names(p), *b = board_names(again);
 		assert_string_equal(a, b);
-		free(a);
-		free(b);
+		TS_FREE(a, b);
 		plan_free(p);
 		plan_free(again);
 	}
@@ -189,7 +181,6 @@ static void test_shards_partition_the_boards(void **state)
 
 static void test_parse_shard(void **state)
 {
-	(void)state;
 	int k, n;
 	assert_int_equal(plan_parse_shard("2/4", &k, &n), 0);
 	assert_int_equal(k, 2);
@@ -203,7 +194,6 @@ static void test_parse_shard(void **state)
 
 static void test_multi_host_roles(void **state)
 {
-	(void)state;
 	struct fixture f = { 0 };
 	load(&f, "name: s\nboards: [all]\ntests:\n"
 		 "  - name: iperf\n    roles: { server: vm, client: each }\n"
@@ -238,9 +228,7 @@ static void test_multi_host_roles(void **state)
 	size_t n = fread(text, 1, sizeof(text) - 1, mem);
 	text[n] = '\0';
 	fclose(mem);
-	assert_non_null(strstr(text, "plan: 5 boards, 9 test runs"));
-	assert_non_null(strstr(text, "server=vm"));
-	assert_non_null(strstr(text, "client=pi"));
+	TS_ASSERT_HAS(text, "plan: 5 boards, 9 test runs", "server=vm", "client=pi");
 	release(&f);
 }
 
@@ -249,7 +237,6 @@ static void test_multi_host_roles(void **state)
  * a skip with the reason, and the plan text says so. */
 static void test_test_boards_and_capability_skips(void **state)
 {
-	(void)state;
 	struct fixture f = { 0 };
 	load(&f, "name: s\nboards: [tag:embedded]\ntests:\n"
 		 "  - { name: a, run: 'true', boards: [tag:x86, '!geode'] }\n"
@@ -272,24 +259,13 @@ static void test_test_boards_and_capability_skips(void **state)
 	FILE *out = open_memstream(&buf, &len);
 	plan_print(f.plan, out);
 	fclose(out);
-	assert_non_null(strstr(buf, "(4 skipped: the board lacks what the test needs)"));
-	assert_non_null(strstr(buf, "skip: the board has no serial console"));
+	TS_ASSERT_HAS(buf, "(4 skipped: the board lacks what the test needs)",
+		"skip: the board has no serial console");
 	free(buf);
 	release(&f);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_selection_and_order),
-		cmocka_unit_test(test_test_boards_and_capability_skips),
-		cmocka_unit_test(test_limits_narrow),
-		cmocka_unit_test(test_globs_lists_and_test_filter),
-		cmocka_unit_test(test_nothing_selected_is_an_error),
-		cmocka_unit_test(test_shards_partition_the_boards),
-		cmocka_unit_test(test_parse_shard),
-		cmocka_unit_test(test_multi_host_roles),
-		cmocka_unit_test(test_test_running_nowhere_is_an_error),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_selection_and_order, test_test_boards_and_capability_skips,
+	test_limits_narrow, test_globs_lists_and_test_filter, test_nothing_selected_is_an_error,
+	test_shards_partition_the_boards, test_parse_shard, test_multi_host_roles,
+	test_test_running_nowhere_is_an_error)

@@ -13,7 +13,7 @@ static void test_binary_does_not_link_libpq(void **state)
 {
 	char *out = NULL;
 	assert_int_equal(ts_run(&out, "readelf -d '%s' | grep NEEDED", ORCH_BIN), 0);
-	assert_non_null(strstr(out, "libssh"));
+	TS_ASSERT_HAS(out, "libssh");
 	if (strstr(out, "libpq") || strstr(out, "gnutls"))
 		fail_msg("orch links libpq at start:\n%s", out);
 	free(out);
@@ -27,14 +27,7 @@ static void test_loaded_on_first_connect(void **state)
 	assert_int_equal(db_open(&db, "postgresql://127.0.0.1:1/orch", err, sizeof(err)), DB_EOPEN);
 	assert_null(pq_load_error());
 	assert_null(db);
-	assert_non_null(strstr(err, "127.0.0.1"));
+	TS_ASSERT_HAS(err, "127.0.0.1");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_binary_does_not_link_libpq),
-		cmocka_unit_test(test_loaded_on_first_connect),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_binary_does_not_link_libpq, test_loaded_on_first_connect)

@@ -36,7 +36,6 @@ static size_t decode(const char *s, unsigned char *out)
 
 static void test_digit_after_block(void **state)
 {
-	(void)state;
 	struct strbuf sb = STRBUF_INIT;
 	const unsigned char one = 1;
 	console_push_printf_escape(&sb, &one, 1, '2');
@@ -49,7 +48,6 @@ static void test_digit_after_block(void **state)
 
 static void test_leading_dash_escaped(void **state)
 {
-	(void)state;
 	struct strbuf sb = STRBUF_INIT;
 	console_push_printf_escape(&sb, (const unsigned char *)"-n", 2, -1);
 	assert_int_not_equal(strbuf_str(&sb)[0], '-');   /* not an option of printf */
@@ -58,7 +56,6 @@ static void test_leading_dash_escaped(void **state)
 
 static void test_round_trip(void **state)
 {
-	(void)state;
 	enum { N = 20000 };
 	unsigned char *data = xmalloc(N), *back = xmalloc(4 * N);
 	srand(7);
@@ -75,16 +72,7 @@ static void test_round_trip(void **state)
 	assert_int_equal(decode(strbuf_str(&sb), back), N);
 	assert_memory_equal(back, data, N);
 	strbuf_release(&sb);
-	free(data);
-	free(back);
+	TS_FREE(data, back);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_digit_after_block),
-		cmocka_unit_test(test_leading_dash_escaped),
-		cmocka_unit_test(test_round_trip),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_digit_after_block, test_leading_dash_escaped, test_round_trip)

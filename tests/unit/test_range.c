@@ -60,7 +60,6 @@ static void expect(const char *name_a, const int *k, size_t n, const char *want)
 
 static void test_each_kind_of_line(void **state)
 {
-	(void)state;
 	const char *h = "the last 3 runs";
 	expect(h, (int[]){ 1, 1, 1 }, 3,
 	       "thru.thr: v0.0.20180109 shows no change on all 3 boards against the last 3 runs");
@@ -155,7 +154,6 @@ static void every_combination(const char *name_a, bool higher, const char *unit)
 
 static void test_every_combination_compare(void **state)
 {
-	(void)state;
 	every_combination("v0.0.20180108", true, "Mbit/s");
 	every_combination("v0.0.20180108", false, "ms");
 	every_combination("v0.0.20180108", true, "");
@@ -163,7 +161,6 @@ static void test_every_combination_compare(void **state)
 
 static void test_every_combination_history(void **state)
 {
-	(void)state;
 	every_combination("the last 3 runs", true, "Mbit/s");
 	every_combination("the 6 runs before v0.0.20180106", false, "ms");
 }
@@ -172,7 +169,6 @@ static void test_every_combination_history(void **state)
  * folded rows): one figure when both ends read the same. */
 static void test_step_words(void **state)
 {
-	(void)state;
 	struct strbuf sb = STRBUF_INIT;
 	range_step_put(&sb, -20.0, "v6", 3, false, 5);
 	assert_string_equal(strbuf_str(&sb), "20.0% lower since v6 (3 runs), not acknowledged");
@@ -185,13 +181,5 @@ static void test_step_words(void **state)
 	strbuf_release(&sb);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_each_kind_of_line),
-		cmocka_unit_test(test_every_combination_compare),
-		cmocka_unit_test(test_every_combination_history),
-		cmocka_unit_test(test_step_words),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_each_kind_of_line, test_every_combination_compare,
+	test_every_combination_history, test_step_words)

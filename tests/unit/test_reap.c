@@ -95,7 +95,6 @@ static void write_script(const char *name, const char *pid_expr, const char *anc
 
 static int setup(void **state)
 {
-	(void)state;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0)
 		return -1;
@@ -119,7 +118,6 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	ts_rmrf(dir);
 	free(dir);
 	return 0;
@@ -168,8 +166,7 @@ static void run_case(const char *sh, const char *mode, const char *variant, bool
 		fail_msg("%s, %s%s, %s: exit %d, reap line %s (%d: %s), grep calls:\n%s\noutput:\n%s",
 			 sh, mode, variant, left ? "leftovers" : "none left", rc,
 			 parsed == 0 ? "parsed" : "missing", lo.n, lo.list, calls, out);
-	free(calls);
-	free(out);
+	TS_FREE(calls, out);
 }
 
 static void cases(const char *sh)
@@ -185,13 +182,11 @@ static void cases(const char *sh)
 
 static void test_dash(void **state)
 {
-	(void)state;
 	cases("dash");
 }
 
 static void test_busybox_ash(void **state)
 {
-	(void)state;
 	if (access("/bin/busybox", X_OK) != 0)
 		fail_msg("needs /bin/busybox (busybox-static, scripts/install-deps.sh)");
 	cases("busybox ash");

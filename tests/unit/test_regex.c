@@ -20,7 +20,6 @@ static bool m(const char *pat, const char *text, char *g, size_t glen)
 
 static void test_shorthands(void **state)
 {
-	(void)state;
 	char g[64];
 	assert_true(m("BogoMIPS\\s*:\\s*([0-9.]+)", "bogomips\nBogoMIPS\t: 1234.56\n", g, sizeof(g)));
 	assert_string_equal(g, "1234.56");
@@ -47,7 +46,6 @@ static void test_shorthands(void **state)
 
 static void test_brackets(void **state)
 {
-	(void)state;
 	char g[64];
 	assert_true(m("([\\d.]+)", "v=3.14;", g, sizeof(g)));
 	assert_string_equal(g, "3.14");
@@ -67,7 +65,6 @@ static void test_brackets(void **state)
 
 static void test_groups(void **state)
 {
-	(void)state;
 	char g[8];
 	assert_true(m("x=(\\d+)", "x=123456789012", g, sizeof(g)));
 	assert_string_equal(g, "1234567");   /* truncated to fit */
@@ -86,7 +83,6 @@ static void test_groups(void **state)
 
 static void test_errors(void **state)
 {
-	(void)state;
 	struct orch_regex rx;
 	char err[128];
 	const char *bad[] = { "(abc", "[abc", "abc\\", "a{2,1}", "[[:nope:]]", "*a", "x+++",
@@ -103,9 +99,9 @@ static void test_errors(void **state)
 	memset(longpat, 'a', sizeof(longpat) - 1);
 	longpat[sizeof(longpat) - 1] = '\0';
 	assert_int_equal(orch_regex_compile(&rx, longpat, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "longer than"));
+	TS_ASSERT_HAS(err, "longer than");
 	assert_int_equal(orch_regex_compile(&rx, "(abc", err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "missing closing parenthesis at offset 4"));
+	TS_ASSERT_HAS(err, "missing closing parenthesis at offset 4");
 	/* nested fixed repeats are bounded by PCRE2's compiled size, not memory */
 	if (orch_regex_compile(&rx, "((ab{200}){200}){200}", err, sizeof(err)) == 0)
 		orch_regex_free(&rx);
@@ -114,7 +110,6 @@ static void test_errors(void **state)
 /* What the POSIX translation refused and people type out of habit. */
 static void test_perl_features(void **state)
 {
-	(void)state;
 	char g[64];
 	assert_true(m("(?i)bogomips\\s*:\\s*([0-9.]+)", "BOGOMIPS : 12.5", g, sizeof(g)));
 	assert_string_equal(g, "12.5");
@@ -168,7 +163,6 @@ static double now_s(void)
  */
 static void test_backtracking_bounded(void **state)
 {
-	(void)state;
 	const char *pats[] = { "^(a|aa)*\\1\\1b$", "(a*)*\\1b", "^(\\w+\\s?)*\\1$",
 			       "(.*)(.*)(.*)(.*)(.*)\\5\\4\\3x", NULL };
 	size_t sizes[] = { 200, 8192 };
@@ -199,15 +193,5 @@ static void test_backtracking_bounded(void **state)
 	assert_non_null(strstr(orch_regex_strerror(ORCH_REGEX_ELIMIT), "match limit"));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_shorthands),
-		cmocka_unit_test(test_brackets),
-		cmocka_unit_test(test_groups),
-		cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_perl_features),
-		cmocka_unit_test(test_backtracking_bounded),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_shorthands, test_brackets, test_groups, test_errors, test_perl_features,
+	test_backtracking_bounded)

@@ -64,21 +64,18 @@ static int xmllint(const char *text, const char *args, char **out)
 
 static void test_summary(void **state)
 {
-	(void)state;
 	struct run_result run = { 0 };
 	sample_run_fill(&run);
 	/* the full table: a line per board x test (orch report --full) */
 	char *s = report_full(&run, false);
 	assert_null(strchr(s, '\033'));
-	assert_non_null(strstr(s, "BOARD"));
-	assert_non_null(strstr(s, "MESSAGE"));
-	assert_non_null(strstr(s, "mem.memcpy 25.65 \u00b1 0.29 MiB/s"));
-	assert_non_null(strstr(s, "mem.memcpy 107.7 MiB/s, mem.loop 47.15 MiB/s, mem.tmpfs_write 35.9 MiB/s"));
-	assert_non_null(strstr(s, "3 metrics, listed below"));
+	TS_ASSERT_HAS(s, "BOARD", "MESSAGE", "mem.memcpy 25.65 \u00b1 0.29 MiB/s",
+		"mem.memcpy 107.7 MiB/s, mem.loop 47.15 MiB/s, mem.tmpfs_write 35.9 MiB/s",
+		"3 metrics, listed below");
 	assert_non_null(strstr(s, "\nbifferboard memory (regressed):\n"
 				  "  mem.memcpy 25.65 \u00b1 0.29 MiB/s -12.0% regression\n"
 				  "  mem.loop 11.22 \u00b1 0.15 MiB/s +7.5% better\n"));
-	assert_non_null(strstr(s, "login at 21.6s, 4/4 phases"));
+	TS_ASSERT_HAS(s, "login at 21.6s, 4/4 phases");
 	/* columns line up: every row has STATUS at the same column */
 	const char *hdr_status = strstr(s, "STATUS");
 	size_t col = (size_t)(hdr_status - s);
@@ -87,8 +84,7 @@ static void test_summary(void **state)
 	assert_memory_equal(row + 1 + col, "pass", 4);
 	free(s);
 	s = report_full(&run, true);
-	assert_non_null(strstr(s, "\033[32mpass\033[0m"));
-	assert_non_null(strstr(s, "\033[1;31mfail\033[0m"));
+	TS_ASSERT_HAS(s, "\033[32mpass\033[0m", "\033[1;31mfail\033[0m");
 	free(s);
 
 	/* the summary: failures with their last line and logs, a line per
@@ -96,20 +92,19 @@ static void test_summary(void **state)
 	 * test x metric across the boards, the tally */
 	s = report_summary(&run, false);
 	assert_null(strchr(s, '\033'));
-	assert_null(strstr(s, "BOARD"));
-	assert_non_null(strstr(s, "\n10 passed, 1 failed, 1 error, 1 skipped, 1 regressed in 4m23s\n"));
+	TS_ASSERT_LACKS(s, "BOARD");
+	TS_ASSERT_HAS(s, "\n10 passed, 1 failed, 1 error, 1 skipped, 1 regressed in 4m23s\n");
 	assert_non_null(strstr(s, "failed: boot on rpi1: phase login not reached within 3m\n"
 				  "  rpi1: last line (console): INIT: Entering runlevel: 2; logs rpi1/boot\n"));
 	assert_non_null(strstr(s, "error: kernel on apu2: ssh 192.168.1.52:22: connection timed out "
 				  "after 10s\n"));
 	assert_non_null(strstr(s, "regressed: memory on bifferboard: mem.memcpy 25.65 \u00b1 0.29 MiB/s "
 				  "-12.0% regression"));
-	assert_non_null(strstr(s, "\nboot: 2 passed, 1 failed on rpi1\n"));
-	assert_non_null(strstr(s, "\nkernel: 2 passed, 1 error on apu2\n"));
-	assert_non_null(strstr(s, "\ncpuinfo passed on all 3 boards\n"));
+	TS_ASSERT_HAS(s, "\nboot: 2 passed, 1 failed on rpi1\n",
+		"\nkernel: 2 passed, 1 error on apu2\n", "\ncpuinfo passed on all 3 boards\n");
 	/* every figure, across the boards, with the change as compare words it */
-	assert_non_null(strstr(s, "\nfigures (against 20261201-165000):\n"));
-	assert_non_null(strstr(s, "  cpuinfo mem.total: 23.54 GiB on rpi1\n"));
+	TS_ASSERT_HAS(s, "\nfigures (against 20261201-165000):\n",
+		"  cpuinfo mem.total: 23.54 GiB on rpi1\n");
 	assert_non_null(strstr(s, "  memory mem.memcpy: median 107.7 MiB/s, 25.65 to 2435 MiB/s over 3 "
 				  "boards; high apu2 2435 MiB/s; 20261202-165000 is 12.0% slower than "
 				  "20261201-165000 on bifferboard; regression on 1 board\n"));
@@ -117,19 +112,18 @@ static void test_summary(void **state)
 				  "apu2,bifferboard\n"));
 	free(s);
 	s = report_summary(&run, true);
-	assert_non_null(strstr(s, "\033[1;31mfailed\033[0m: boot on rpi1"));
+	TS_ASSERT_HAS(s, "\033[1;31mfailed\033[0m: boot on rpi1");
 	free(s);
 
 	run.interrupted = true;
 	s = report_summary(&run, false);
-	assert_non_null(strstr(s, "interrupted"));
+	TS_ASSERT_HAS(s, "interrupted");
 	free(s);
 	run_result_release(&run);
 }
 
 static void test_summary_escaping(void **state)
 {
-	(void)state;
 	struct run_result run = { 0 };
 	add_nasty(&run);
 	char *s = report_summary(&run, false);
@@ -139,14 +133,13 @@ static void test_summary_escaping(void **state)
 			fail_msg("control character 0x%02x in the summary", c);
 	}
 	assert_non_null(strstr(s, "<b>&\""));   /* plain text is not escaped, only cleaned */
-	assert_non_null(strstr(s, "0 passed, 1 failed, 0 errors, 0 skipped"));
+	TS_ASSERT_HAS(s, "0 passed, 1 failed, 0 errors, 0 skipped");
 	free(s);
 	run_result_release(&run);
 }
 
 static void test_junit_structure(void **state)
 {
-	(void)state;
 	struct run_result run = { 0 };
 	sample_run_fill(&run);
 	char *x = report_junit(&run);
@@ -154,19 +147,19 @@ static void test_junit_structure(void **state)
 				  "errors=\"1\" time="));
 	assert_non_null(strstr(x, "<testsuite name=\"bifferboard\" tests=\"4\" failures=\"1\" "
 				  "errors=\"0\" skipped=\"0\""));
-	assert_non_null(strstr(x, "timestamp=\"2026-12-02T16:50:00\""));
+	TS_ASSERT_HAS(x, "timestamp=\"2026-12-02T16:50:00\"");
 	assert_non_null(strstr(x, "<testsuite name=\"apu2\" tests=\"5\" failures=\"0\" errors=\"1\" "
 				  "skipped=\"1\""));
-	assert_non_null(strstr(x, "<testcase classname=\"orch.rpi1\" name=\"boot\" time=\"180.000\">"));
-	assert_non_null(strstr(x, "<failure message=\"phase login not reached within 3m\" type=\"fail\">"));
-	assert_non_null(strstr(x, "<error message=\"ssh 192.168.1.52:22: connection timed out"));
-	assert_non_null(strstr(x, "<skipped message=\"skipped: server vm is not in this shard\"/>"));
+	TS_ASSERT_HAS(x, "<testcase classname=\"orch.rpi1\" name=\"boot\" time=\"180.000\">",
+		"<failure message=\"phase login not reached within 3m\" type=\"fail\">",
+		"<error message=\"ssh 192.168.1.52:22: connection timed out",
+		"<skipped message=\"skipped: server vm is not in this shard\"/>");
 	assert_non_null(strstr(x, "<failure message=\"mem.memcpy 12.0% slower than baseline (29.1 MiB/s)\" "
 				  "type=\"regression\">"));
-	assert_non_null(strstr(x, "<property name=\"memory.metric.mem.memcpy\" value=\"25.65\"/>"));
-	assert_non_null(strstr(x, "<property name=\"boot.phase.login\" value=\"21.65\"/>"));
+	TS_ASSERT_HAS(x, "<property name=\"memory.metric.mem.memcpy\" value=\"25.65\"/>",
+		"<property name=\"boot.phase.login\" value=\"21.65\"/>");
 	/* without a run folder no log is named: none is known to exist */
-	assert_null(strstr(x, "stdout.log"));
+	TS_ASSERT_LACKS(x, "stdout.log");
 	free(x);
 	run_result_release(&run);
 }
@@ -176,7 +169,6 @@ static void test_junit_structure(void **state)
  * not as an empty failure; a test that failed by itself keeps its own. */
 static void test_junit_baseline_regression(void **state)
 {
-	(void)state;
 	struct run_result run = { 0 };
 	struct test_result *tr = run_result_add(&run, "host1", "drop");
 	tr->status = STATUS_FAIL;
@@ -190,8 +182,8 @@ static void test_junit_baseline_regression(void **state)
 	char *x = report_junit(&run);
 	assert_non_null(strstr(x, "<failure message=\"rate 9.5% slower than baseline (100 -&gt; "
 				  "90.5 ops/s)\" type=\"regression\">"));
-	assert_null(strstr(x, "<failure message=\"\""));
-	assert_non_null(strstr(x, "<failure message=\"command exited with status 2\" type=\"fail\">"));
+	TS_ASSERT_LACKS(x, "<failure message=\"\"");
+	TS_ASSERT_HAS(x, "<failure message=\"command exited with status 2\" type=\"fail\">");
 	/* one failure element per testcase */
 	size_t n = 0;
 	for (const char *p = x; (p = strstr(p, "<failure")); p++)
@@ -205,7 +197,6 @@ static void test_junit_baseline_regression(void **state)
  * the file holds exactly the page report_html_in() makes. */
 static void test_html_written_in_sections(void **state)
 {
-	(void)state;
 	struct run_result run = { 0 };
 	sample_run_fill(&run);
 	/* and a rack's worth of results with trends, so that the long sections
@@ -233,10 +224,8 @@ static void test_html_written_in_sections(void **state)
 	assert_non_null(file);
 	assert_true(strlen(page) > 1024 * 1024);
 	assert_string_equal(file, page);
-	assert_non_null(strstr(file, "</html>\n"));
-	free(page);
-	free(file);
-	free(path);
+	TS_ASSERT_HAS(file, "</html>\n");
+	TS_FREE(page, file, path);
 	ts_rmrf(dir);
 	free(dir);
 	run_result_release(&run);
@@ -249,7 +238,6 @@ static void test_html_written_in_sections(void **state)
  * reports. */
 static void test_html_trends_scaled(void **state)
 {
-	(void)state;
 	struct run_result run = { 0 };
 	run.run_id = xstrdup("20261210-010000");
 	run.baseline_kind = BASELINE_HISTORY;
@@ -279,7 +267,7 @@ static void test_html_trends_scaled(void **state)
 	const char *sec = strstr(h, "<h2 id=\"trends\">");
 	assert_non_null(sec);
 
-	assert_non_null(strstr(sec, "<h3 class=\"trendmetric\">mem \u00b7 copy<small>80 MiB/s to 401.6 MiB/s"));
+	TS_ASSERT_HAS(sec, "<h3 class=\"trendmetric\">mem \u00b7 copy<small>80 MiB/s to 401.6 MiB/s");
 	const char *s1 = strstr(sec, "<svg class=\"trend\"");
 	assert_non_null(s1);
 	const char *s2 = strstr(s1 + 1, "<svg class=\"trend\"");
@@ -287,35 +275,29 @@ static void test_html_trends_scaled(void **state)
 	/* one scale: the same y ticks in both charts (unit named, no exponent) */
 	const char *e1 = strstr(s1, "</svg>"), *e2 = strstr(s2, "</svg>");
 	char *c1 = xstrndup(s1, (size_t)(e1 - s1)), *c2 = xstrndup(s2, (size_t)(e2 - s2));
-	assert_non_null(strstr(c1, ">MiB/s</text>"));
-	assert_non_null(strstr(c1, "dominant-baseline=\"middle\">400</text>"));
-	assert_non_null(strstr(c2, "dominant-baseline=\"middle\">400</text>"));
-	assert_non_null(strstr(c1, "dominant-baseline=\"middle\">100</text>"));
-	assert_non_null(strstr(c2, "dominant-baseline=\"middle\">100</text>"));
+	TS_ASSERT_HAS(c1, ">MiB/s</text>", "dominant-baseline=\"middle\">400</text>");
+	TS_ASSERT_HAS(c2, "dominant-baseline=\"middle\">400</text>");
+	TS_ASSERT_HAS(c1, "dominant-baseline=\"middle\">100</text>");
+	TS_ASSERT_HAS(c2, "dominant-baseline=\"middle\">100</text>");
 	/* x labels, the window of 4 runs, the step before the current run */
-	assert_non_null(strstr(c1, ">v1.0</text>"));
-	assert_non_null(strstr(c1, ">v1.4</text>"));
-	assert_non_null(strstr(c1, "<title>baseline: 4 runs</title>"));
-	assert_non_null(strstr(c1, "class=\"step\""));
+	TS_ASSERT_HAS(c1, ">v1.0</text>", ">v1.4</text>", "<title>baseline: 4 runs</title>",
+		"class=\"step\"");
 	/* colour by verdict: b1's current point red, b2's grey */
-	assert_non_null(strstr(c1, "fill=\"#cf222e\" class=\"current\""));
-	assert_non_null(strstr(c2, "fill=\"#afb8c1\" class=\"current\""));
+	TS_ASSERT_HAS(c1, "fill=\"#cf222e\" class=\"current\"");
+	TS_ASSERT_HAS(c2, "fill=\"#afb8c1\" class=\"current\"");
 	/* hover titles with units; earlier points link to their runs */
-	assert_non_null(strstr(c1, "<title>v1.4 (20261210-010000) (this run): 80 MiB/s</title>"));
-	assert_non_null(strstr(c2, "<title>v1.0 (20261201-010000): 400 MiB/s</title>"));
-	assert_non_null(strstr(c1, "<a href=\"../20261201-010000/report.html\">"));
-	assert_null(strstr(c1, "href=\"../20261210-010000/"));
+	TS_ASSERT_HAS(c1, "<title>v1.4 (20261210-010000) (this run): 80 MiB/s</title>");
+	TS_ASSERT_HAS(c2, "<title>v1.0 (20261201-010000): 400 MiB/s</title>");
+	TS_ASSERT_HAS(c1, "<a href=\"../20261201-010000/report.html\">");
+	TS_ASSERT_LACKS(c1, "href=\"../20261210-010000/");
 	/* the verdict beside the board's name */
-	assert_non_null(strstr(sec, "b1 <span class=\"chg worse\">-20.0% regression</span>"));
-	free(c1);
-	free(c2);
-	free(h);
+	TS_ASSERT_HAS(sec, "b1 <span class=\"chg worse\">-20.0% regression</span>");
+	TS_FREE(c1, c2, h);
 	run_result_release(&run);
 }
 
 static void test_junit_validates(void **state)
 {
-	(void)state;
 	if (!have_xmllint()) {
 		ts_skip("needs xmllint (apt-get install libxml2-utils)");
 	}
@@ -330,12 +312,12 @@ static void test_junit_validates(void **state)
 	free(out);
 
 	/* the escaping happened, and the checker can fail */
-	assert_null(strstr(x, "<b>"));
-	assert_non_null(strstr(x, "name=\"&lt;b&gt;&amp;&quot;\""));
-	assert_non_null(strstr(x, "classname=\"orch.&lt;b&gt;&amp;&quot;\""));
+	TS_ASSERT_LACKS(x, "<b>");
+	TS_ASSERT_HAS(x, "name=\"&lt;b&gt;&amp;&quot;\"",
+		"classname=\"orch.&lt;b&gt;&amp;&quot;\"");
 	assert_null(strchr(x, '\x01'));
 	assert_null(strchr(x, '\x1b'));
-	assert_null(strstr(x, "\xff"));
+	TS_ASSERT_LACKS(x, "\xff");
 	struct strbuf broken = STRBUF_INIT;
 	strbuf_puts(&broken, x);
 	char *p = strstr(broken.buf, "<testcase ");
@@ -350,70 +332,53 @@ static void test_junit_validates(void **state)
 	struct run_result empty = { 0 };
 	x = report_junit(&empty);
 	assert_int_equal(xmllint(x, "--schema '" ORCH_JUNIT_XSD "'", &out), 0);
-	free(out);
-	free(x);
+	TS_FREE(out, x);
 	run_result_release(&run);
 }
 
 static void test_html(void **state)
 {
-	(void)state;
 	struct run_result run = { 0 };
 	sample_run_fill(&run);
 	add_nasty(&run);
 	char *h = report_html(&run);
 	assert_true(strncmp(h, "<!DOCTYPE html>", 15) == 0);
 	/* self-contained: no URL at all, no script, no external resource */
-	assert_null(strstr(h, "http://"));
-	assert_null(strstr(h, "https://"));
-	assert_null(strstr(h, "//"));
-	assert_null(strstr(h, "<script"));
-	assert_null(strstr(h, "src="));
-	assert_null(strstr(h, "<link"));
-	assert_null(strstr(h, "@import"));
+	TS_ASSERT_LACKS(h, "http://", "https://", "//", "<script", "src=", "<link", "@import");
 	/* the parts */
-	assert_non_null(strstr(h, "<h1>nightly</h1>"));
+	TS_ASSERT_HAS(h, "<h1>nightly</h1>");
 	assert_non_null(strstr(h, "exit 3"));   /* apu2 errored */
-	assert_non_null(strstr(h, "20261202-165000"));
-	assert_non_null(strstr(h, "ci-lab-1"));
-	assert_non_null(strstr(h, "2026-12-02 16:50:00 UTC"));
-	assert_non_null(strstr(h, "4m23s"));
-	assert_non_null(strstr(h, "id=\"boot\""));
-	assert_non_null(strstr(h, "id=\"metrics\""));
-	assert_non_null(strstr(h, "id=\"regressions\""));
-	assert_non_null(strstr(h, "vs baseline"));
-	assert_non_null(strstr(h, "<svg"));
-	assert_non_null(strstr(h, "href=\"rpi1/boot/boot.log\""));
-	assert_non_null(strstr(h, "href=\"bifferboard/memory/stdout.log\""));
-	assert_non_null(strstr(h, "login not reached"));
+	TS_ASSERT_HAS(h, "20261202-165000", "ci-lab-1", "2026-12-02 16:50:00 UTC", "4m23s",
+		"id=\"boot\"", "id=\"metrics\"", "id=\"regressions\"", "vs baseline", "<svg",
+		"href=\"rpi1/boot/boot.log\"", "href=\"bifferboard/memory/stdout.log\"",
+		"login not reached");
 	/* the grid first, then regressions and improvements, timeline, charts */
 	const char *grid = strstr(h, "id=\"grid\""), *reg = strstr(h, "id=\"regressions\"");
 	assert_true(grid && reg && grid < reg && reg < strstr(h, "id=\"boot\"") &&
 		    strstr(h, "id=\"boot\"") < strstr(h, "id=\"metrics\""));
-	assert_non_null(strstr(h, "<h2 id=\"regressions\">Against 20261201-165000"));
+	TS_ASSERT_HAS(h, "<h2 id=\"regressions\">Against 20261201-165000");
 	assert_non_null(strstr(h, "<li>memory.mem.memcpy: 20261202-165000 is 12.0% slower than "
 				  "20261201-165000 on bifferboard; regression on 1 board</li>"));
-	assert_non_null(strstr(h, "mem.memcpy <span class=\"chg worse\">-12.0% regression</span>"));
-	assert_non_null(strstr(h, "mem.loop <span class=\"chg better\">+7.5% better</span>"));
+	TS_ASSERT_HAS(h, "mem.memcpy <span class=\"chg worse\">-12.0% regression</span>",
+		"mem.loop <span class=\"chg better\">+7.5% better</span>");
 	/* and per metric in the details, within noise too */
 	assert_non_null(strstr(h, "<span>mem.tmpfs_write</span> 8.55 \u00b1 0.29 MiB/s "
 				  "<span class=\"chg noise\">+0.8% within noise</span>"));
 	assert_null(strstr(h, "mem.tmpfs_write <span class=\"chg"));   /* within noise */
 	/* bars coloured by the metric's change; sizes scaled, and judged as
 	 * compare and --baseline judge them (no "for information" caption) */
-	assert_non_null(strstr(h, "fill=\"#1a7f37\""));
-	assert_non_null(strstr(h, "fill=\"#afb8c1\""));
-	assert_non_null(strstr(h, "<b>mem.total</b><span>KiB \u00b7 higher is better"));
-	assert_null(strstr(h, "for information"));
-	assert_non_null(strstr(h, "23.54 GiB"));
+	TS_ASSERT_HAS(h, "fill=\"#1a7f37\"", "fill=\"#afb8c1\"",
+		"<b>mem.total</b><span>KiB \u00b7 higher is better");
+	TS_ASSERT_LACKS(h, "for information");
+	TS_ASSERT_HAS(h, "23.54 GiB");
 	/* escaping */
-	assert_null(strstr(h, "<b>&"));
-	assert_non_null(strstr(h, "&lt;b&gt;&amp;&quot;"));
+	TS_ASSERT_LACKS(h, "<b>&");
+	TS_ASSERT_HAS(h, "&lt;b&gt;&amp;&quot;");
 	assert_null(strchr(h, '\x01'));
 	assert_null(strchr(h, '\x1b'));
-	assert_null(strstr(h, "\xff"));
+	TS_ASSERT_LACKS(h, "\xff");
 	/* a stored log_dir cannot climb out or become absolute: percent-encoded */
-	assert_non_null(strstr(h, "href=\"../../etc/%3Cb%3E%26%22/t%201/"));
+	TS_ASSERT_HAS(h, "href=\"../../etc/%3Cb%3E%26%22/t%201/");
 	/* well-formed enough for an XML parser (every tag closed, entities right) */
 	if (have_xmllint()) {
 		char *out = NULL;
@@ -428,7 +393,6 @@ static void test_html(void **state)
 
 static void test_write_all(void **state)
 {
-	(void)state;
 	struct run_result run = { 0 };
 	sample_run_fill(&run);
 	char *dir = ts_mkdtemp("report-all");
@@ -440,21 +404,19 @@ static void test_write_all(void **state)
 	char *s = ts_read_file(path);
 	assert_non_null(s);
 	assert_null(strchr(s, '\033'));
-	assert_non_null(strstr(s, "10 passed"));
-	free(s);
-	free(path);
+	TS_ASSERT_HAS(s, "10 passed");
+	TS_FREE(s, path);
 	path = xasprintf("%s/junit.xml", dir);
 	assert_true(ts_file_exists(path));
 	free(path);
 	path = xasprintf("%s/report.html", dir);
 	s = ts_read_file(path);
 	/* with the folder at hand, the links are the files that are there */
-	assert_non_null(strstr(s, "href=\"rpi1/boot/console-2.log\""));
-	assert_null(strstr(s, "href=\"rpi1/boot/stdout.log\""));
-	free(s);
-	free(path);
+	TS_ASSERT_HAS(s, "href=\"rpi1/boot/console-2.log\"");
+	TS_ASSERT_LACKS(s, "href=\"rpi1/boot/stdout.log\"");
+	TS_FREE(s, path);
 	assert_int_equal(write_reports(&run, "/nonexistent/dir", err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "/nonexistent/dir"));
+	TS_ASSERT_HAS(err, "/nonexistent/dir");
 	ts_rmrf(dir);
 	free(dir);
 	run_result_release(&run);
@@ -467,7 +429,6 @@ static void test_write_all(void **state)
  * back by python3-junitparser when it is installed. */
 static void test_junit_with_logs(void **state)
 {
-	(void)state;
 	struct run_result run = { 0 };
 	run.scenario = xstrdup("logs");
 	struct test_result *tr = run_result_add(&run, "b1", "unit");
@@ -489,19 +450,17 @@ static void test_junit_with_logs(void **state)
 	char *x = report_junit_in(&run, dir);
 	char *failure = xstrndup(strstr(x, "<failure"), (size_t)(strstr(x, "</failure>") -
 								 strstr(x, "<failure")));
-	assert_non_null(strstr(failure, "first failing line: check_sum: Assertion `a == b` failed."));
-	assert_non_null(strstr(failure, "--- last 20 lines of b1/unit/stderr.log ---\nerr line 12\n"));
-	assert_null(strstr(failure, "err line 11\n"));
-	assert_non_null(strstr(failure, "--- last 20 lines of b1/unit/stdout.log ---\nout line 21\n"));
+	TS_ASSERT_HAS(failure, "first failing line: check_sum: Assertion `a == b` failed.",
+		"--- last 20 lines of b1/unit/stderr.log ---\nerr line 12\n");
+	TS_ASSERT_LACKS(failure, "err line 11\n");
+	TS_ASSERT_HAS(failure, "--- last 20 lines of b1/unit/stdout.log ---\nout line 21\n");
 	free(failure);
-	assert_non_null(strstr(x, "<system-err>running 3 checks"));
-	assert_non_null(strstr(x, "<system-out>t.ms: 12"));
-	assert_non_null(strstr(x, "[orch: the first "));
-	assert_non_null(strstr(x, "the whole log is b1/quiet/stdout.log]"));
+	TS_ASSERT_HAS(x, "<system-err>running 3 checks", "<system-out>t.ms: 12",
+		"[orch: the first ", "the whole log is b1/quiet/stdout.log]");
 	assert_null(strstr(x, "b1/quiet/stderr.log"));   /* it does not exist */
 	assert_true(strlen(x) < 200 * 1024);
 	assert_null(strstr(x, "<properties>\n        <property"));  /* none inside a testcase */
-	assert_non_null(strstr(x, "<property name=\"unit.metric.t.ms\" value=\"12\"/>"));
+	TS_ASSERT_HAS(x, "<property name=\"unit.metric.t.ms\" value=\"12\"/>");
 
 	if (have_xmllint()) {
 		char *out = NULL;
@@ -523,8 +482,7 @@ static void test_junit_with_logs(void **state)
 				      "' '%s/junit.xml'", dir);
 		if (st != 0)
 			fail_msg("junitparser could not read junit.xml: %s", out);
-		assert_non_null(strstr(out, "b1 unit ['failure']"));
-		assert_non_null(strstr(out, "b1 quiet []"));
+		TS_ASSERT_HAS(out, "b1 unit ['failure']", "b1 quiet []");
 		assert_non_null(strstr(out, "MSG exited with status 3: cleanup done; first failing line: "
 					    "check_sum: Assertion `a == b` failed."));
 		free(out);
@@ -551,7 +509,6 @@ static void expect_metric(double v, const char *unit, const char *want)
  * decimal, 4 significant digits, counts in the unit they were declared. */
 static void test_scaled_values(void **state)
 {
-	(void)state;
 	expect_metric(24683568, "KiB", "23.54 GiB");
 	expect_metric(2000000000, "ops/s", "2000000000 ops/s");
 	expect_metric(2000000000, "", "2000000000");
@@ -569,14 +526,13 @@ static void test_scaled_values(void **state)
 
 static void test_empty_run(void **state)
 {
-	(void)state;
 	struct run_result run = { 0 };
 	char *s = report_summary(&run, true);
-	assert_non_null(strstr(s, "0 passed, 0 failed, 0 errors, 0 skipped"));
+	TS_ASSERT_HAS(s, "0 passed, 0 failed, 0 errors, 0 skipped");
 	free(s);
 	s = report_html(&run);
-	assert_non_null(strstr(s, "</html>"));
-	assert_null(strstr(s, "<svg"));
+	TS_ASSERT_HAS(s, "</html>");
+	TS_ASSERT_LACKS(s, "<svg");
 	free(s);
 }
 
@@ -584,7 +540,6 @@ static void test_empty_run(void **state)
  * six boards against a baseline, one of them measured once. */
 static void test_verdict_everywhere(void **state)
 {
-	(void)state;
 	struct run_result run = { 0 };
 	run.scenario = xstrdup("wg");
 	run.label = xstrdup("v2");
@@ -629,8 +584,8 @@ static void test_verdict_everywhere(void **state)
 	/* on the test x metric's own line, after its figures */
 	if (!strstr(s, line + strlen("iperf.tput: ")))
 		fail_msg("summary.txt has no range line:\n%s", s);
-	assert_non_null(strstr(s, "\nfigures (against v1):\n"));
-	assert_non_null(strstr(s, "  iperf tput: median 902 Mbit/s, 900 to 902 Mbit/s over 6 boards; "));
+	TS_ASSERT_HAS(s, "\nfigures (against v1):\n",
+		"  iperf tput: median 902 Mbit/s, 900 to 902 Mbit/s over 6 boards; ");
 	/* the regression with its evidence */
 	assert_non_null(strstr(s, "regressed: iperf on client3: tput 902 \u00b1 1.6 Mbit/s -17.0% "
 				  "regression (baseline 1.088 Gbit/s, threshold 5%, p 0.00123)"));
@@ -647,7 +602,7 @@ static void test_verdict_everywhere(void **state)
 	assert_non_null(strstr(h, "fill=\"#1a7f37\""));   /* better */
 	assert_non_null(strstr(h, "fill=\"#e8868b\""));   /* worse, within threshold */
 	assert_non_null(strstr(h, "fill=\"#d4a72c\""));   /* not judged */
-	assert_non_null(strstr(h, "<span class=\"chg noise\">+4.2% not judged: one sample</span>"));
+	TS_ASSERT_HAS(h, "<span class=\"chg noise\">+4.2% not judged: one sample</span>");
 	free(h);
 	run_result_release(&run);
 }
@@ -659,7 +614,6 @@ static void test_verdict_everywhere(void **state)
  * than". The same words in summary.txt, junit.xml and report.html. */
 static void test_history_words(void **state)
 {
-	(void)state;
 	struct run_result run = { 0 };
 	run.scenario = xstrdup("nightly");
 	run.label = xstrdup("n7");
@@ -701,28 +655,12 @@ static void test_history_words(void **state)
 		free(out[o]);
 	}
 	char *s = report_summary(&run, false);
-	assert_non_null(strstr(s, "\nfigures (against the last 10 runs):\n"));
+	TS_ASSERT_HAS(s, "\nfigures (against the last 10 runs):\n");
 	free(s);
 	run_result_release(&run);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_summary),
-		cmocka_unit_test(test_history_words),
-		cmocka_unit_test(test_summary_escaping),
-		cmocka_unit_test(test_junit_structure),
-		cmocka_unit_test(test_junit_baseline_regression),
-		cmocka_unit_test(test_html_written_in_sections),
-		cmocka_unit_test(test_html_trends_scaled),
-		cmocka_unit_test(test_junit_validates),
-		cmocka_unit_test(test_html),
-		cmocka_unit_test(test_write_all),
-		cmocka_unit_test(test_junit_with_logs),
-		cmocka_unit_test(test_scaled_values),
-		cmocka_unit_test(test_empty_run),
-		cmocka_unit_test(test_verdict_everywhere),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_summary, test_history_words, test_summary_escaping, test_junit_structure,
+	test_junit_baseline_regression, test_html_written_in_sections, test_html_trends_scaled,
+	test_junit_validates, test_html, test_write_all, test_junit_with_logs, test_scaled_values,
+	test_empty_run, test_verdict_everywhere)

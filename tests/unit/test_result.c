@@ -23,7 +23,6 @@ static struct metric_result metric_of(const double *v, size_t n)
 
 static void test_stats_odd(void **state)
 {
-	(void)state;
 	const double v[] = { 5, 1, 4, 2, 3 };
 	struct metric_result m = metric_of(v, 5);
 	assert_float_equal(m.median, 3, 1e-12);
@@ -38,7 +37,6 @@ static void test_stats_odd(void **state)
 
 static void test_stats_even(void **state)
 {
-	(void)state;
 	const double v[] = { 10, 2, 8, 4 };
 	struct metric_result m = metric_of(v, 4);
 	assert_float_equal(m.median, 6, 1e-12);
@@ -51,7 +49,6 @@ static void test_stats_even(void **state)
 
 static void test_stats_one_and_none(void **state)
 {
-	(void)state;
 	const double v[] = { -7.25 };
 	struct metric_result m = metric_of(v, 1);
 	assert_float_equal(m.median, -7.25, 0);
@@ -66,7 +63,6 @@ static void test_stats_one_and_none(void **state)
 
 static void test_add_sample(void **state)
 {
-	(void)state;
 	struct run_result run = { 0 };
 	struct test_result *tr = run_result_add(&run, "rpi1", "memory");
 	assert_int_equal(tr->exit_code, -1);
@@ -91,7 +87,6 @@ static void test_add_sample(void **state)
 
 static void test_find_take_copy(void **state)
 {
-	(void)state;
 	struct run_result run = { 0 };
 	sample_run_fill(&run);
 	const struct test_result *tr = run_result_find(&run, "rpi1", "boot");
@@ -114,7 +109,6 @@ static void test_find_take_copy(void **state)
 
 static void test_status_names(void **state)
 {
-	(void)state;
 	enum result_status st;
 	const char *names[] = { "pass", "fail", "error", "skip" };
 	for (int i = 0; i < 4; i++) {
@@ -126,15 +120,5 @@ static void test_status_names(void **state)
 	assert_int_equal(result_status_parse(NULL, &st), -1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_stats_odd),
-		cmocka_unit_test(test_stats_even),
-		cmocka_unit_test(test_stats_one_and_none),
-		cmocka_unit_test(test_add_sample),
-		cmocka_unit_test(test_find_take_copy),
-		cmocka_unit_test(test_status_names),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_stats_odd, test_stats_even, test_stats_one_and_none, test_add_sample,
+	test_find_take_copy, test_status_names)

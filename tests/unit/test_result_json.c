@@ -61,7 +61,6 @@ static void assert_test_equal(const struct test_result *a, const struct test_res
 
 static void test_round_trip(void **state)
 {
-	(void)state;
 	struct run_result run = { 0 }, back = { 0 };
 	sample_run_fill(&run);
 	run.interrupted = true;
@@ -99,8 +98,7 @@ static void test_round_trip(void **state)
 	char *again = result_json_dump(j);
 	json_decref(j);
 	assert_string_equal(text, again);
-	free(again);
-	free(text);
+	TS_FREE(again, text);
 	run_result_release(&back);
 	run_result_release(&run);
 }
@@ -110,7 +108,6 @@ static void test_round_trip(void **state)
  * metric's own threshold. */
 static void test_verdict_round_trip(void **state)
 {
-	(void)state;
 	struct run_result run = { 0 }, back = { 0 };
 	sample_run_fill(&run);
 	run.baseline_kind = BASELINE_HISTORY;
@@ -167,8 +164,7 @@ static void test_verdict_round_trip(void **state)
 	char *again = result_json_dump(j);
 	json_decref(j);
 	assert_string_equal(text, again);
-	free(again);
-	free(text);
+	TS_FREE(again, text);
 	run_result_release(&back);
 	run_result_release(&run);
 
@@ -180,13 +176,12 @@ static void test_verdict_round_trip(void **state)
 	json_decref(old);
 	old = json_pack("{s:s, s:[]}", "baseline_kind", "yesterday", "results");
 	assert_int_equal(run_result_from_json(old, &back, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "baseline_kind"));
+	TS_ASSERT_HAS(err, "baseline_kind");
 	json_decref(old);
 }
 
 static void test_arbitrary_doubles(void **state)
 {
-	(void)state;
 	/* values that never were decimal text: within 1e-15, and the text is a fixed point */
 	struct test_result tr = { 0 }, back;
 	tr.board = xstrdup("b");
@@ -207,15 +202,13 @@ static void test_arbitrary_doubles(void **state)
 	char *again = result_json_dump(j);
 	json_decref(j);
 	assert_string_equal(text, again);
-	free(text);
-	free(again);
+	TS_FREE(text, again);
 	test_result_release(&tr);
 	test_result_release(&back);
 }
 
 static void test_schema_shape(void **state)
 {
-	(void)state;
 	struct run_result run = { 0 };
 	sample_run_fill(&run);
 	json_t *j = run_result_to_json(&run);
@@ -242,9 +235,8 @@ static void test_schema_shape(void **state)
 	assert_true(json_is_null(json_object_get(skip, "start")));
 	/* readable reals */
 	char *text = result_json_dump(j);
-	assert_null(strstr(text, "0000000"));
-	assert_null(strstr(text, "9999999"));
-	assert_non_null(strstr(text, "\"value\": 25.65"));
+	TS_ASSERT_LACKS(text, "0000000", "9999999");
+	TS_ASSERT_HAS(text, "\"value\": 25.65");
 	free(text);
 	json_decref(j);
 	run_result_release(&run);
@@ -252,7 +244,6 @@ static void test_schema_shape(void **state)
 
 static void test_times(void **state)
 {
-	(void)state;
 	int64_t us;
 	char *s = result_time_iso(1796230200123456LL);
 	assert_string_equal(s, "2026-12-02T16:50:00.123456Z");
@@ -280,7 +271,6 @@ static void test_times(void **state)
 
 static void test_bad_json(void **state)
 {
-	(void)state;
 	struct { const char *json; const char *err; } cases[] = {
 		{ "[]", "top" },
 		{ "{\"scenario\":\"x\"}", "results: missing" },
@@ -311,7 +301,6 @@ static void test_bad_json(void **state)
 
 static void test_minimal_and_foreign(void **state)
 {
-	(void)state;
 	/* an older or hand-written file: only required members, stats without samples */
 	const char *text = "{\"results\":[{\"board\":\"b\",\"test\":\"t\",\"status\":\"fail\","
 			   "\"metrics\":{\"x\":{\"value\":4.5,\"unit\":\"s\",\"better\":\"lower\"}}}]}";
@@ -330,13 +319,12 @@ static void test_minimal_and_foreign(void **state)
 
 static void test_load(void **state)
 {
-	(void)state;
 	char *dir = ts_mkdtemp("result-load");
 	struct run_result run;
 	char err[512];
 	char *missing = xasprintf("%s/nope", dir);
 	assert_int_equal(run_result_load(missing, &run, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "No such file"));
+	TS_ASSERT_HAS(err, "No such file");
 	free(missing);
 
 	assert_int_equal(run_result_load(dir, &run, err, sizeof(err)), -1);
@@ -346,7 +334,7 @@ static void test_load(void **state)
 
 	free(ts_write_file(dir, "results.json", "{\"results\": [\n  {\"board\": 1}\n"));
 	assert_int_equal(run_result_load(dir, &run, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "results.json:"));
+	TS_ASSERT_HAS(err, "results.json:");
 
 	struct run_result sample = { 0 };
 	sample_run_fill(&sample);
@@ -371,7 +359,6 @@ static void test_load(void **state)
  * ways, tiny, huge, negative zero, not finite); no points at all. */
 static void test_trend_text(void **state)
 {
-	(void)state;
 	char ctl[40];
 	for (int i = 0; i < 31; i++)
 		ctl[i] = (char)(i + 1);
@@ -409,7 +396,6 @@ static void test_trend_text(void **state)
  * they were written. */
 static void test_heal_round_trip(void **state)
 {
-	(void)state;
 	struct run_result run = { 0 };
 	run.scenario = xstrdup("nightly");
 	run.rerun_of = xstrdup("/runs/nightly/20261203-010000");
@@ -464,19 +450,6 @@ static void test_heal_round_trip(void **state)
 	run_result_release(&run);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip),
-		cmocka_unit_test(test_verdict_round_trip),
-		cmocka_unit_test(test_arbitrary_doubles),
-		cmocka_unit_test(test_schema_shape),
-		cmocka_unit_test(test_times),
-		cmocka_unit_test(test_bad_json),
-		cmocka_unit_test(test_minimal_and_foreign),
-		cmocka_unit_test(test_load),
-		cmocka_unit_test(test_trend_text),
-		cmocka_unit_test(test_heal_round_trip),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_round_trip, test_verdict_round_trip, test_arbitrary_doubles,
+	test_schema_shape, test_times, test_bad_json, test_minimal_and_foreign, test_load,
+	test_trend_text, test_heal_round_trip)

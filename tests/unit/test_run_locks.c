@@ -127,15 +127,7 @@ static void test_shared_board_locked_once(void **state)
 	run_locks_free(h);
 	unsetenv("ORCH_LOCK_DIR");
 	ts_rmrf(dir);
-	free(lock);
-	free(dir);
+	TS_FREE(lock, dir);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_slow_board_keeps_no_one_waiting),
-		cmocka_unit_test(test_shared_board_locked_once),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_slow_board_keeps_no_one_waiting, test_shared_board_locked_once)

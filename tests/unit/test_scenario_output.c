@@ -35,7 +35,6 @@ static void load_bad(const char *text, int line, int col, const char *want)
 
 static void test_loads(void **state)
 {
-	(void)state;
 	struct scenario *sc = load_ok(
 		"tests:\n"
 		"  - name: t\n"
@@ -65,7 +64,6 @@ static void test_loads(void **state)
 
 static void test_refused(void **state)
 {
-	(void)state;
 	load_bad("tests:\n  - name: t\n    run: x\n    expect: { stdout: { contain: x } }\n", 4,
 		 25, "unknown key 'contain'");
 	load_bad("tests:\n  - name: t\n    run: x\n    expect: { stdout: { matches: '(a' } }\n", 4,
@@ -91,7 +89,6 @@ static void feed(struct output_checker *oc, int stream, const char *const *lines
 
 static void test_checker(void **state)
 {
-	(void)state;
 	struct scenario *sc = load_ok(
 		"tests:\n"
 		"  - name: t\n"
@@ -130,12 +127,4 @@ static void test_checker(void **state)
 	scenario_free(sc);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_loads),
-		cmocka_unit_test(test_refused),
-		cmocka_unit_test(test_checker),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_loads, test_refused, test_checker)

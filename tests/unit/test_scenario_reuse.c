@@ -23,7 +23,6 @@ static char *diags_text(const struct diag_list *dl)
 
 static void test_anchors_and_merge_keys(void **state)
 {
-	(void)state;
 	const char *text =
 		"x-common: &common\n"
 		"  timeout: 30s\n"
@@ -90,20 +89,19 @@ static void test_anchors_and_merge_keys(void **state)
 
 static void test_alias_errors_and_bomb(void **state)
 {
-	(void)state;
 	struct diag_list dl = DIAG_LIST_INIT;
 	struct scenario *sc = NULL;
 	const char *unknown = "tests:\n  - name: a\n    run: *nope\n";
 	assert_int_equal(scenario_load_buffer("/x/u.yaml", unknown, strlen(unknown), &sc, &dl), -1);
 	char *all = diags_text(&dl);
-	assert_non_null(strstr(all, "/x/u.yaml:3:10: error: unknown alias '*nope'"));
+	TS_ASSERT_HAS(all, "/x/u.yaml:3:10: error: unknown alias '*nope'");
 	free(all);
 	diag_list_release(&dl);
 
 	const char *bad_merge = "tests:\n  - <<: 5\n    name: a\n    run: x\n";
 	assert_int_equal(scenario_load_buffer("/x/m.yaml", bad_merge, strlen(bad_merge), &sc, &dl), -1);
 	all = diags_text(&dl);
-	assert_non_null(strstr(all, "/x/m.yaml:2:9: error: merge key '<<' needs a mapping"));
+	TS_ASSERT_HAS(all, "/x/m.yaml:2:9: error: merge key '<<' needs a mapping");
 	free(all);
 	diag_list_release(&dl);
 
@@ -117,15 +115,13 @@ static void test_alias_errors_and_bomb(void **state)
 	assert_int_equal(scenario_load_buffer("/x/bomb.yaml", b.buf, (size_t)n, &sc, &dl), -1);
 	assert_null(sc);
 	all = diags_text(&dl);
-	assert_non_null(strstr(all, "/x/bomb.yaml:"));
-	assert_non_null(strstr(all, "aliases are expanded (an alias bomb?)"));
+	TS_ASSERT_HAS(all, "/x/bomb.yaml:", "aliases are expanded (an alias bomb?)");
 	free(all);
 	diag_list_release(&dl);
 }
 
 static void test_includes(void **state)
 {
-	(void)state;
 	char *dir = ts_mkdtemp("include");
 	char *sub = xasprintf("%s/lists", dir);
 	assert_int_equal(ts_run(NULL, "mkdir -p '%s'", sub), 0);
@@ -181,8 +177,7 @@ static void test_includes(void **state)
 	free(ts_write_file(sub, "extra.yaml", "include: ../smoke.yaml\n"));
 	assert_int_equal(scenario_load(nightly, &sc, &dl), -1);
 	all = diags_text(&dl);
-	assert_non_null(strstr(all, "lists/extra.yaml:1:10: error: include cycle: "));
-	assert_non_null(strstr(all, "smoke.yaml -> "));
+	TS_ASSERT_HAS(all, "lists/extra.yaml:1:10: error: include cycle: ", "smoke.yaml -> ");
 	free(all);
 	diag_list_release(&dl);
 
@@ -190,7 +185,7 @@ static void test_includes(void **state)
 	free(ts_write_file(dir, "nightly.yaml", "include: [smoke.yaml, nope.yaml]\ntests: []\n"));
 	assert_int_equal(scenario_load(nightly, &sc, &dl), -1);
 	all = diags_text(&dl);
-	assert_non_null(strstr(all, "nightly.yaml:1:23: error: cannot include 'nope.yaml': no such file"));
+	TS_ASSERT_HAS(all, "nightly.yaml:1:23: error: cannot include 'nope.yaml': no such file");
 	free(all);
 	diag_list_release(&dl);
 
@@ -199,22 +194,13 @@ static void test_includes(void **state)
 	free(ts_write_file(dir, "nightly.yaml", "include: smoke.yaml\n"));
 	assert_int_equal(scenario_load(nightly, &sc, &dl), -1);
 	all = diags_text(&dl);
-	assert_non_null(strstr(all, "extra.yaml:1:11: error: duplicate test name 'uname' (first at "));
+	TS_ASSERT_HAS(all, "extra.yaml:1:11: error: duplicate test name 'uname' (first at ");
 	free(all);
 	diag_list_release(&dl);
 
-	free(nightly);
-	free(sub);
+	TS_FREE(nightly, sub);
 	ts_rmrf(dir);
 	free(dir);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_anchors_and_merge_keys),
-		cmocka_unit_test(test_alias_errors_and_bomb),
-		cmocka_unit_test(test_includes),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_anchors_and_merge_keys, test_alias_errors_and_bomb, test_includes)

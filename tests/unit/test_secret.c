@@ -8,7 +8,6 @@
 
 static void test_take_unsets_and_keeps(void **state)
 {
-	(void)state;
 	setenv("ORCH_TEST_PW", "hunter2-long", 1);
 	char *raw = getenv("ORCH_TEST_PW");
 	secret_take("ORCH_TEST_PW");
@@ -24,7 +23,6 @@ static void test_take_unsets_and_keeps(void **state)
 
 static void test_redact(void **state)
 {
-	(void)state;
 	char *m = xstrdup("login failed, last line seen: 'Password: whatever I typed'");
 	secret_redact(m);
 	assert_string_equal(m, "login failed, last line seen: 'Password:");
@@ -41,11 +39,4 @@ static void test_redact(void **state)
 	assert_null(secret_get("ORCH_TEST_PW"));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_take_unsets_and_keeps),
-		cmocka_unit_test(test_redact),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_take_unsets_and_keeps, test_redact)

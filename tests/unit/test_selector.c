@@ -44,7 +44,6 @@ static void sel(const struct inventory *inv, const char *const *s, size_t n, con
 
 static void test_resolve(void **state)
 {
-	(void)state;
 	struct inventory *inv = rack();
 	sel(inv, S("all"), 1, NULL, 0, "rpi1 biff apu2 vm");
 	sel(inv, NULL, 0, NULL, 0, "rpi1 biff apu2 vm");
@@ -66,7 +65,6 @@ static void test_resolve(void **state)
 
 static void test_invalid(void **state)
 {
-	(void)state;
 	struct inventory *inv = rack();
 	char err[128];
 	bool selected[8];
@@ -99,7 +97,6 @@ static void test_invalid(void **state)
 /* Node sets (clush's notation) select the boards of their names. */
 static void test_nodeset(void **state)
 {
-	(void)state;
 	static const char text[] =
 		"boards:\n"
 		"  b01: {}\n  b02: {}\n  b03: {}\n  b10: {}\n  sw1: {}\n";
@@ -116,16 +113,8 @@ static void test_nodeset(void **state)
 	assert_false(selector_valid(inv, "c[1-4]", err, sizeof(err)));
 	assert_string_equal(err, "node set 'c[1-4]' names no board of the inventory");
 	assert_false(selector_well_formed("b[5-2]", err, sizeof(err)));
-	assert_non_null(strstr(err, "5-2"));
+	TS_ASSERT_HAS(err, "5-2");
 	inventory_free(inv);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_resolve),
-		cmocka_unit_test(test_invalid),
-		cmocka_unit_test(test_nodeset),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_resolve, test_invalid, test_nodeset)

@@ -174,22 +174,12 @@ static void test_stamp_format(void **state)
 	assert_int_equal(buf[0], '[');
 	assert_int_equal(buf[5], '-');
 	assert_int_equal(buf[11], ' ');
-	assert_non_null(strstr(buf, ".123456 12.345678] "));
+	TS_ASSERT_HAS(buf, ".123456 12.345678] ");
 	serial_capture_format_stamp(1764694201000001LL, -1500000, buf, sizeof(buf));
-	assert_non_null(strstr(buf, ".000001 -1.500000] "));
+	TS_ASSERT_HAS(buf, ".000001 -1.500000] ");
 	serial_capture_format_stamp(1764694201000001LL, 123, buf, sizeof(buf));
-	assert_non_null(strstr(buf, " 0.000123] "));
+	TS_ASSERT_HAS(buf, " 0.000123] ");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_line_ends),
-		cmocka_unit_test(test_split_reads_first_byte_stamp),
-		cmocka_unit_test(test_escapes_removed),
-		cmocka_unit_test(test_12000_byte_line_whole),
-		cmocka_unit_test(test_long_line_pieces_flagged),
-		cmocka_unit_test(test_stamp_format),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_line_ends, test_split_reads_first_byte_stamp, test_escapes_removed,
+	test_12000_byte_line_whole, test_long_line_pieces_flagged, test_stamp_format)

@@ -11,7 +11,6 @@
 
 static void test_refused_host_has_a_reason(void **state)
 {
-	(void)state;
 	struct ssh_target t = { .name = "evil", .host = "-oProxyCommand=touch", .user = "u",
 				.ssh_config = "" };
 	char err[512] = "";
@@ -21,10 +20,4 @@ static void test_refused_host_has_a_reason(void **state)
 			    "refused: libssh gave no reason");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_refused_host_has_a_reason),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_refused_host_has_a_reason)

@@ -68,7 +68,6 @@ static void check_cut(size_t cut)
 
 static void test_every_cut(void **state)
 {
-	(void)state;
 	for (size_t cut = 1; cut <= 64; cut++)
 		check_cut(cut);
 	check_cut(4096);
@@ -78,7 +77,6 @@ static void test_every_cut(void **state)
  * killed), the loop's $? tells: 129..192 a signal, as a channel says it. */
 static void test_status_without_exit_marker(void **state)
 {
-	(void)state;
 	static const struct { const char *end; int code, sig; } cases[] = {
 		{ "0", 0, 0 }, { "1", 1, 0 }, { "128", 128, 0 }, { "137", -1, 9 },
 		{ "143", -1, 15 }, { "200", 200, 0 },
@@ -106,7 +104,6 @@ static void test_status_without_exit_marker(void **state)
  * command's: dropped, and the runner is tainted. */
 static void test_outside_bytes_taint(void **state)
 {
-	(void)state;
 	struct ssh_runner_frame f;
 	struct got g = { STRBUF_INIT, STRBUF_INIT };
 	ssh_runner_frame_init(&f, TOK);
@@ -128,7 +125,6 @@ static void test_outside_bytes_taint(void **state)
  * possible marker is its output after all. */
 static void test_flush_held_bytes(void **state)
 {
-	(void)state;
 	struct ssh_runner_frame f;
 	struct got g = { STRBUF_INIT, STRBUF_INIT };
 	ssh_runner_frame_init(&f, TOK);
@@ -144,7 +140,6 @@ static void test_flush_held_bytes(void **state)
 
 static void test_request(void **state)
 {
-	(void)state;
 	char *r = ssh_runner_request(TOK, "step_1", true, "echo a\n\necho 'b'\n");
 	assert_string_equal(r, "orch_t=" TOK "; orch_s=step_1; orch_g=1; "
 			       "orch_c='echo a\n\necho '\\''b'\\''\n'; eval \"$orch_B\"\n");
@@ -154,14 +149,5 @@ static void test_request(void **state)
 	free(r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_every_cut),
-		cmocka_unit_test(test_status_without_exit_marker),
-		cmocka_unit_test(test_outside_bytes_taint),
-		cmocka_unit_test(test_flush_held_bytes),
-		cmocka_unit_test(test_request),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_every_cut, test_status_without_exit_marker, test_outside_bytes_taint,
+	test_flush_held_bytes, test_request)

@@ -74,11 +74,7 @@ static void run_runner(const char *sh_cmd, bool pipe, struct run *r)
 		p += 6;
 	}
 	ts_rmrf(dir);
-	free(dir);
-	free(sp);
-	free(rp);
-	free(script);
-	free(lng);
+	TS_FREE(dir, sp, rp, script, lng);
 	strbuf_release(&reqs);
 }
 
@@ -128,13 +124,11 @@ static void check_shell(const char *sh, bool bound)
 
 static void test_dash(void **state)
 {
-	(void)state;
 	check_shell("dash", true);
 }
 
 static void test_busybox_ash(void **state)
 {
-	(void)state;
 	if (access("/bin/busybox", X_OK) != 0)
 		fail_msg("needs /bin/busybox (busybox-static, scripts/install-deps.sh)");
 	check_shell("/bin/busybox sh", true);
@@ -144,7 +138,6 @@ static void test_busybox_ash(void **state)
  * (it hands over to /bin/sh -s). */
 static void test_bash(void **state)
 {
-	(void)state;
 	check_shell("bash", false);
 }
 
@@ -153,7 +146,6 @@ static void test_bash(void **state)
  * no variable of the walk left behind. */
 static void test_ancestors_without_fork(void **state)
 {
-	(void)state;
 	if (ts_run(NULL, "command -v strace >/dev/null") != 0)
 		fail_msg("needs strace (scripts/install-deps.sh build)");
 	char *dir = ts_mkdtemp("runner-anc");
@@ -173,15 +165,11 @@ static void test_ancestors_without_fork(void **state)
 				dir, shells[i], shells[i]);
 		print_message("%s:\n%s", shells[i], out);
 		assert_int_equal(rc, 0);
-		assert_non_null(strstr(out, "anc="));
-		assert_non_null(strstr(out, "\nleft=.\nforks=0\n"));
-		assert_non_null(strstr(out, "same\n"));
+		TS_ASSERT_HAS(out, "anc=", "\nleft=.\nforks=0\n", "same\n");
 		free(out);
 	}
 	ts_rmrf(dir);
-	free(dir);
-	free(path);
-	free(anc);
+	TS_FREE(dir, path, anc);
 }
 
 /* The strace of a runner session of one command (`true`; with a leftover
@@ -199,12 +187,7 @@ static char *one_command_trace(const char *sh, const char *step, char **out)
 	char *tp = xasprintf("%s/trace", dir);
 	char *trace = rc == 0 ? ts_read_file(tp) : NULL;
 	ts_rmrf(dir);
-	free(dir);
-	free(script);
-	free(req);
-	free(sp);
-	free(rp);
-	free(tp);
+	TS_FREE(dir, script, req, sp, rp, tp);
 	if (!trace)
 		fail_msg("%s: the runner under strace failed (%d): %s", sh, rc, *out);
 	return trace;
@@ -221,7 +204,6 @@ static char *one_command_trace(const char *sh, const char *step, char **out)
  * the exit marker (they were two writes), the end markers. */
 static void test_one_command_session(void **state)
 {
-	(void)state;
 	if (ts_run(NULL, "command -v strace >/dev/null") != 0)
 		fail_msg("needs strace (scripts/install-deps.sh build)");
 	static const char *const shells[] = { "dash", "/bin/busybox sh" };
@@ -236,8 +218,7 @@ static void test_one_command_session(void **state)
 		assert_int_equal(status_reads, 0);
 		assert_int_equal(forks, 1);
 		assert_int_equal(execs, 2);   /* setsid, the shell */
-		free(trace);
-		free(out);
+		TS_FREE(trace, out);
 		trace = one_command_trace(shells[i], "step1", &out);
 		size_t writes = ts_count_lines(trace, "write(", NULL);
 		size_t both = ts_count_lines(trace, "orch-reap", "orch-exit");
@@ -247,19 +228,9 @@ static void test_one_command_session(void **state)
 			fail_msg("%s: no reap line and exit marker in:\n%s", shells[i], out);
 		assert_int_equal(writes, 5);
 		assert_int_equal(both, 1);
-		free(trace);
-		free(out);
+		TS_FREE(trace, out);
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_dash),
-		cmocka_unit_test(test_busybox_ash),
-		cmocka_unit_test(test_bash),
-		cmocka_unit_test(test_ancestors_without_fork),
-		cmocka_unit_test(test_one_command_session),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_dash, test_busybox_ash, test_bash, test_ancestors_without_fork,
+	test_one_command_session)

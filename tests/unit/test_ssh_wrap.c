@@ -41,10 +41,7 @@ static long run_probe(const char *sh, bool leader)
 		fail_msg("%s (%s): the command's shell does not lead its group:\n%s", sh,
 			 leader ? "leader" : "member", out);
 	ts_rmrf(dir);
-	free(out);
-	free(path);
-	free(dir);
-	free(wrapped);
+	TS_FREE(out, path, dir, wrapped);
 	return n;
 }
 
@@ -62,23 +59,14 @@ static void check(const char *sh)
 
 static void test_dash(void **state)
 {
-	(void)state;
 	check("dash");
 }
 
 static void test_busybox_ash(void **state)
 {
-	(void)state;
 	if (access("/bin/busybox", X_OK) != 0)
 		fail_msg("needs /bin/busybox (busybox-static, scripts/install-deps.sh)");
 	check("busybox ash");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_dash),
-		cmocka_unit_test(test_busybox_ash),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_dash, test_busybox_ash)

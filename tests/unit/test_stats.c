@@ -6,7 +6,6 @@
 
 static void test_median_mean_var(void **state)
 {
-	(void)state;
 	const double odd[] = { 5, 1, 3 }, even[] = { 4, 1, 3, 2 };
 	assert_true(stats_median(odd, 3) == 3);
 	assert_true(stats_median(even, 4) == 2.5);
@@ -25,7 +24,6 @@ static void test_median_mean_var(void **state)
 
 static void test_quantile(void **state)
 {
-	(void)state;
 	const double v[] = { 10, 40, 20, 30 };
 	assert_true(stats_quantile(v, 4, 0) == 10);
 	assert_true(stats_quantile(v, 4, 1) == 40);
@@ -39,7 +37,6 @@ static void test_quantile(void **state)
  * spread that finds it; within 1% of the median nothing is named. */
 static void test_outliers(void **state)
 {
-	(void)state;
 	const double v[] = { 1000, 1001, 1002, 902, 1003, 1004, 1100, 1001 };
 	size_t idx[4];
 	assert_int_equal(stats_outliers(v, 8, 1001.5, false, idx, 4), 1);
@@ -55,12 +52,4 @@ static void test_outliers(void **state)
 	assert_int_equal(stats_outliers(far, 0, 1000, false, idx, 4), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_median_mean_var),
-		cmocka_unit_test(test_quantile),
-		cmocka_unit_test(test_outliers),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_median_mean_var, test_quantile, test_outliers)

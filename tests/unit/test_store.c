@@ -23,14 +23,12 @@ static char *tmp;
 
 static int setup(void **state)
 {
-	(void)state;
 	tmp = ts_mkdtemp("store");
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	(void)state;
 	ts_rmrf(tmp);
 	free(tmp);
 	return 0;
@@ -51,7 +49,6 @@ static json_t *load_json(const char *dir, const char *name)
 
 static void test_folder_naming(void **state)
 {
-	(void)state;
 	struct run_result run = { 0 };
 	run.start_wall_us = 1796230200000000LL;
 	char err[512] = "";
@@ -80,8 +77,7 @@ static void test_folder_naming(void **state)
 	char *id2 = xasprintf("%s-2", stamp), *id3 = xasprintf("%s-3", stamp);
 	assert_string_equal(run2.run_id, id2);
 	assert_string_equal(run3.run_id, id3);
-	free(id2);
-	free(id3);
+	TS_FREE(id2, id3);
 	store_close(st);
 	store_close(st2);
 	store_close(st3);
@@ -93,19 +89,17 @@ static void test_folder_naming(void **state)
 
 static void test_create_fails(void **state)
 {
-	(void)state;
 	char *file = ts_write_file(tmp, "plainfile", "x");
 	struct run_result run = { 0 };
 	char err[512] = "";
 	assert_null(store_create(file, "s", &run, err, sizeof(err)));
-	assert_non_null(strstr(err, "plainfile"));
+	TS_ASSERT_HAS(err, "plainfile");
 	assert_null(run.run_id);
 	free(file);
 }
 
 static void test_save_and_finish(void **state)
 {
-	(void)state;
 	struct run_result sample = { 0 };
 	sample_run_fill(&sample);
 	struct run_result run = { 0 };
@@ -123,8 +117,7 @@ static void test_save_and_finish(void **state)
 	char *want = xasprintf("%s/rpi_1/boot", dir);
 	assert_string_equal(tdir, want);
 	assert_true(is_dir(tdir));
-	free(want);
-	free(tdir);
+	TS_FREE(want, tdir);
 	char *rel = store_log_dir("rpi/1", "boot");
 	assert_string_equal(rel, "rpi_1/boot");
 	free(rel);
@@ -147,8 +140,7 @@ static void test_save_and_finish(void **state)
 		json_t *one = load_json(tdir2, "result.json");
 		assert_string_equal(json_string_value(json_object_get(one, "test")), tr->test);
 		json_decref(one);
-		free(tdir2);
-		free(sub);
+		TS_FREE(tdir2, sub);
 
 		/* the journal holds every test so far, whole */
 		struct run_result back;
@@ -179,9 +171,7 @@ static void test_save_and_finish(void **state)
 	char *results_path = fs_path_join(dir, "results.json");
 	char *got_text = ts_read_file(results_path);
 	assert_string_equal(got_text, want_text);
-	free(got_text);
-	free(want_text);
-	free(results_path);
+	TS_FREE(got_text, want_text, results_path);
 	/* the journal ends with the end line */
 	struct run_result back;
 	assert_int_equal(store_journal_load(dir, &back, NULL, err, sizeof(err)), 0);
@@ -213,8 +203,7 @@ static void test_save_and_finish(void **state)
 	char *out = NULL;
 	ts_run(&out, "find '%s' -name '*.tmp.*'", tmp);
 	assert_string_equal(out, "");
-	free(out);
-	free(link);
+	TS_FREE(out, link);
 	store_close(st2);
 	run_result_release(&run2);
 	store_close(st);
@@ -253,7 +242,6 @@ static void *worker_main(void *arg)
 
 static void test_concurrent_saves(void **state)
 {
-	(void)state;
 	struct run_result run = { 0 };
 	run.scenario = xstrdup("parallel");
 	char err[512] = "";
@@ -292,7 +280,6 @@ static void test_concurrent_saves(void **state)
 /* A folder (or file) called latest is the user's: left alone, said so. */
 static void test_latest_folder_left_alone(void **state)
 {
-	(void)state;
 	struct run_result run = { 0 };
 	char err[512] = "";
 	struct store *st = store_create(tmp, "nightly", &run, err, sizeof(err));
@@ -301,14 +288,12 @@ static void test_latest_folder_left_alone(void **state)
 	assert_int_equal(mkdir(latest, 0755), 0);
 	free(ts_write_file(latest, "keep.txt", "mine"));
 	assert_int_equal(store_link_latest(st, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "is a folder, not a link"));
+	TS_ASSERT_HAS(err, "is a folder, not a link");
 	assert_non_null(strstr(err, latest));
 	char *kept = xasprintf("%s/keep.txt", latest);
 	char *text = ts_read_file(kept);
 	assert_string_equal(text, "mine");
-	free(text);
-	free(kept);
-	free(latest);
+	TS_FREE(text, kept, latest);
 	store_close(st);
 	run_result_release(&run);
 }
@@ -317,7 +302,6 @@ static void test_latest_folder_left_alone(void **state)
  * are read back, the cut one is counted and left out. */
 static void test_journal_cut_line(void **state)
 {
-	(void)state;
 	struct run_result run = { 0 };
 	run.scenario = xstrdup("cut");
 	char err[512] = "";
@@ -349,7 +333,7 @@ static void test_journal_cut_line(void **state)
 	/* no header: not a journal */
 	free(ts_write_file(store_path(st), STORE_JOURNAL, "{\"board\": \"x\"}\n"));
 	assert_int_equal(store_journal_load(store_path(st), &back, NULL, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "journal.jsonl:1:"));
+	TS_ASSERT_HAS(err, "journal.jsonl:1:");
 	free(journal);
 	store_close(st);
 	run_result_release(&run);
@@ -404,7 +388,6 @@ static void save_many(size_t n, double *journal_per_result, double *rebuild_rati
 
 static void test_cost_per_result_is_flat(void **state)
 {
-	(void)state;
 	double j_small, r_small, j_big, r_big;
 	save_many(200, &j_small, &r_small);
 	save_many(3200, &j_big, &r_big);
@@ -453,7 +436,6 @@ static void fill_trends(struct run_result *run)
 
 static void test_trends_written_one_at_a_time(void **state)
 {
-	(void)state;
 	struct run_result run = { 0 };
 	fill_trends(&run);
 	pid_t pid = fork();
@@ -487,15 +469,8 @@ static void test_trends_written_one_at_a_time(void **state)
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_folder_naming, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_create_fails, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_save_and_finish, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_concurrent_saves, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_latest_folder_left_alone, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_journal_cut_line, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_cost_per_result_is_flat, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_trends_written_one_at_a_time, setup, teardown),
-	};
-	return ts_run_group(tests, NULL, NULL);
+	return TS_RUN_EACH(setup, teardown, test_folder_naming, test_create_fails,
+		   test_save_and_finish, test_concurrent_saves, test_latest_folder_left_alone,
+		   test_journal_cut_line, test_cost_per_result_is_flat,
+		   test_trends_written_one_at_a_time);
 }

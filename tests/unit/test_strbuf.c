@@ -10,7 +10,6 @@
 
 static void test_printf_at_every_size(void **state)
 {
-	(void)state;
 	char want[4096 + 64];
 	for (size_t pre = 0; pre < 140; pre += 7) {
 		for (int len = 0; len < 300; len++) {
@@ -32,7 +31,6 @@ static void test_printf_at_every_size(void **state)
 
 static void test_many_appends(void **state)
 {
-	(void)state;
 	struct strbuf sb = STRBUF_INIT;
 	struct strbuf plain = STRBUF_INIT;
 	for (int i = 0; i < 20000; i++) {
@@ -49,7 +47,6 @@ static void test_many_appends(void **state)
 
 static void test_xasprintf(void **state)
 {
-	(void)state;
 	char *s = xasprintf("%s-%d", "x", 42);
 	assert_string_equal(s, "x-42");
 	free(s);
@@ -65,12 +62,4 @@ static void test_xasprintf(void **state)
 	free(s);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_printf_at_every_size),
-		cmocka_unit_test(test_many_appends),
-		cmocka_unit_test(test_xasprintf),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_printf_at_every_size, test_many_appends, test_xasprintf)

@@ -35,7 +35,6 @@ static struct diag_list sc_bad(const char *tests)
 
 static void test_scenario_rate_of(void **state)
 {
-	(void)state;
 	char *text = xasprintf("%s  - name: dd\n    run: dd if=/dev/zero of=f bs=1M count=100\n"
 			       "    metrics:\n      - { name: dd.disk, rate_of: 100MiB }\n"
 			       "      - { name: dd.bits, rate_of: 100MB, unit: Mbit/s, threshold: 8%% }\n",
@@ -56,7 +55,6 @@ static void test_scenario_rate_of(void **state)
 
 static void test_scenario_rate_of_errors(void **state)
 {
-	(void)state;
 	struct diag_list dl = sc_bad(
 		"  - name: dd\n    run: dd\n    metrics:\n"
 		"      - { name: a, rate_of: 100MiX }\n"                     /* line 7 */
@@ -87,7 +85,6 @@ static void test_scenario_rate_of_errors(void **state)
 
 static void test_parse_line(void **state)
 {
-	(void)state;
 	struct timing_marks m;
 	const char *l = TAG " 1796676607.071084183 812.50 814.52 1796676609.091084183";
 	assert_true(timing_parse_line(l, strlen(l), TAG, &m));
@@ -131,7 +128,6 @@ static char *filtered(const char *text, size_t n, struct timing_marks *m)
 
 static void test_filter(void **state)
 {
-	(void)state;
 	struct timing_marks m;
 	static const char *const cases[][2] = {
 		{ "err 1\norch-time-01 looks like it\n" TAG " 1.000000001 5.00 6.00 3.000000001\n",
@@ -153,8 +149,7 @@ static void test_filter(void **state)
 	char *got = filtered(longline, 5, &m);
 	assert_string_equal(got, longline);
 	assert_false(m.seen);
-	free(got);
-	free(longline);
+	TS_FREE(got, longline);
 	/* a tag's start held back at a read's end goes on when it is not one */
 	got = filtered("ends with orch-ti", 3, &m);
 	assert_string_equal(got, "ends with orch-ti");
@@ -163,7 +158,6 @@ static void test_filter(void **state)
 
 static void test_which_clock(void **state)
 {
-	(void)state;
 	struct timing_marks m = { .seen = true };
 	enum timing_source src;
 	strcpy(m.date0, "1796676607.071084183");
@@ -189,7 +183,6 @@ static void test_which_clock(void **state)
 
 static void test_rate_arithmetic(void **state)
 {
-	(void)state;
 	double v;
 	assert_int_equal(timing_rate(100ull << 20, 2.0, "MiB/s", &v), 0);
 	assert_true(fabs(v - 50.0) < 1e-9);
@@ -210,7 +203,6 @@ static void test_rate_arithmetic(void **state)
  * its exit status and output are its own, and the board's date timed it. */
 static void test_timed_command(void **state)
 {
-	(void)state;
 	char *dir = ts_mkdtemp("timing");
 	struct transport *t = transport_local_new();
 	struct command_spec spec = {
@@ -230,13 +222,11 @@ static void test_timed_command(void **state)
 	assert_true(s <= (double)out.st.duration_us / 1e6);
 	char *p = xasprintf("%s/stdout.log", dir), *o = ts_read_file(p);
 	assert_string_equal(o, "out\n");
-	free(p);
-	free(o);
+	TS_FREE(p, o);
 	p = xasprintf("%s/stderr.log", dir);
 	o = ts_read_file(p);
 	assert_string_equal(o, "no newline");
-	free(p);
-	free(o);
+	TS_FREE(p, o);
 	/* a command that ends the shell itself: orch's clock */
 	spec.command = "echo bye; exit 4";
 	t = transport_local_new();
@@ -250,16 +240,5 @@ static void test_timed_command(void **state)
 	free(dir);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_scenario_rate_of),
-		cmocka_unit_test(test_scenario_rate_of_errors),
-		cmocka_unit_test(test_parse_line),
-		cmocka_unit_test(test_filter),
-		cmocka_unit_test(test_which_clock),
-		cmocka_unit_test(test_rate_arithmetic),
-		cmocka_unit_test(test_timed_command),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_scenario_rate_of, test_scenario_rate_of_errors, test_parse_line,
+	test_filter, test_which_clock, test_rate_arithmetic, test_timed_command)

@@ -14,7 +14,6 @@ static int64_t dur(const char *s)
 
 static void test_durations(void **state)
 {
-	(void)state;
 	assert_int_equal(dur("250ms"), 250);
 	assert_int_equal(dur("30s"), 30000);
 	assert_int_equal(dur("5m"), 300000);
@@ -51,7 +50,6 @@ static int64_t size(const char *s)
 
 static void test_sizes(void **state)
 {
-	(void)state;
 	assert_int_equal(size("100"), 100);
 	assert_int_equal(size("100B"), 100);
 	assert_int_equal(size("512K"), 512 * 1024);
@@ -77,7 +75,6 @@ static void test_sizes(void **state)
 
 static void test_quantities(void **state)
 {
-	(void)state;
 	struct quantity q;
 	assert_int_equal(units_parse_quantity("20MiB/s", &q), 0);
 	assert_true(q.value == 20.0);
@@ -113,7 +110,6 @@ static void near(double got, double want)
 
 static void test_convert(void **state)
 {
-	(void)state;
 	double v;
 	assert_int_equal(units_convert(1, "MiB/s", "KiB/s", &v), 0);
 	near(v, 1024);
@@ -170,7 +166,6 @@ static void fmt(int64_t ms, const char *want)
 
 static void test_format(void **state)
 {
-	(void)state;
 	fmt(0, "0ms");
 	fmt(250, "250ms");
 	fmt(1000, "1s");
@@ -193,7 +188,6 @@ static void test_format(void **state)
 
 static void test_better(void **state)
 {
-	(void)state;
 	static const struct { const char *unit, *name; enum units_better want; } cases[] = {
 		{ "ms", "rtt", UNITS_BETTER_LOWER }, { "s", NULL, UNITS_BETTER_LOWER },
 		{ "us", "x", UNITS_BETTER_LOWER }, { "ns", "x", UNITS_BETTER_LOWER },
@@ -233,15 +227,5 @@ static void test_better(void **state)
 	assert_false(units_is_rate("MiB"));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_durations),
-		cmocka_unit_test(test_sizes),
-		cmocka_unit_test(test_quantities),
-		cmocka_unit_test(test_convert),
-		cmocka_unit_test(test_better),
-		cmocka_unit_test(test_format),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_durations, test_sizes, test_quantities, test_convert, test_better,
+	test_format)

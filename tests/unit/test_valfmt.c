@@ -28,7 +28,6 @@ static void shows_number(double v, const char *want)
 
 static void test_numbers(void **state)
 {
-	(void)state;
 	shows_number(0, "0");
 	shows_number(-0.0, "0");
 	shows_number(1, "1");
@@ -58,7 +57,7 @@ static void test_numbers(void **state)
 	assert_int_equal(strlen(buf), 309);
 	valfmt_number_buf(buf, sizeof(buf), 4.9406564584124654e-324);
 	assert_null(strchr(buf, 'e'));
-	assert_non_null(strstr(buf, "0.0000"));
+	TS_ASSERT_HAS(buf, "0.0000");
 	/* a short buffer truncates, never overflows */
 	char small[4];
 	valfmt_number_buf(small, sizeof(small), 123456);
@@ -67,7 +66,6 @@ static void test_numbers(void **state)
 
 static void test_units_shown(void **state)
 {
-	(void)state;
 	/* the cases reported */
 	shows_value(2048000, "kB", "1.953 GiB");
 	shows_value(452, "MB/s", "452 MB/s");
@@ -182,7 +180,6 @@ static void check_one(const char *unit, double v)
 
 static void test_whole_table(void **state)
 {
-	(void)state;
 	size_t n_units = 0, n_scaled = 0;
 	const char *unit;
 	for (size_t i = 0; (unit = units_table_name(i)); i++) {
@@ -204,12 +201,4 @@ static void test_whole_table(void **state)
 	assert_true(n_scaled > 100);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_numbers),
-		cmocka_unit_test(test_units_shown),
-		cmocka_unit_test(test_whole_table),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_numbers, test_units_shown, test_whole_table)
