@@ -1,7 +1,8 @@
 #ifndef ORCH_UI_PROGRESS_INT_H
 #define ORCH_UI_PROGRESS_INT_H
 /* The progress display's state, shared by its counting (progress.c) and
- * its live view (progress_view.c). */
+ * its live view (progress_view.c); both read the totals through
+ * progress_totals.c, which uses neither. */
 #include "ui/progress.h"
 #include "util/fold.h"
 #include "util/strbuf.h"
@@ -59,12 +60,16 @@ struct progress {
 	struct strbuf held;
 };
 
+/* The test named NAME, or NULL (progress_totals.c, as the two below). */
+struct pg_test *progress_find_test(const struct progress *p, const char *name);
 /* Seconds until the run ends, from the mean duration of each test seen so
  * far (of all tests when a test has none yet), over the boards side by
  * side; NAN before any test ended. */
 double progress_eta_s(const struct progress *p, int64_t now_ms);
 /* "1234/2560 done, 1230 passed, 4 failed, 0 errors, 12.3s elapsed, ETA 40s". */
 void progress_header(struct strbuf *sb, const struct progress *p, int64_t now_ms);
+
+/* progress_view.c: */
 /* Redraws the live view in place (an event's redraw is skipped when the
  * last was less than 100 ms ago, unless forced). */
 void progress_draw(struct progress *p, bool force);
