@@ -2,10 +2,11 @@
  * `transfer:` through a file on the board and with the test's own SSH
  * algorithms, against OpenSSH and dropbear on loopback: the bytes land in
  * a file at the path (watched with inotify: created, written, closed,
- * removed), read back whole, a file that was there is refused and kept,
- * two ciphers in one scenario give two figures, each naming the cipher and
- * MAC that ran, with the board's CPU shares beside them; `orch validate`
- * refuses a cipher libssh does not know at file:line:col.
+ * removed; stdout.log names it), read back whole, a file that was there
+ * is refused and kept, two ciphers in one scenario give two figures, each
+ * naming the cipher and MAC that ran, with the board's CPU shares beside
+ * them; `orch validate` refuses a cipher libssh does not know at
+ * file:line:col.
  */
 #include "testsupport.h"
 #include "lab.h"
@@ -146,6 +147,11 @@ static void test_bytes_land_at_path(void **state)
 		char *log = xasprintf("%s/runs/%s/latest/%s/fs/stdout.log", tmp,
 				      i ? "fs-drop" : "fs-ossh", boards[i]);
 		char *text = ts_read_file(log);
+		/* it names the file it wrote */
+		char *named = xasprintf("file: %s/%s\n", board_dir, ev.name);
+		if (!strstr(text, named))
+			fail_msg("no '%s' in stdout.log:\n%s", named, text);
+		free(named);
 		assert_non_null(strstr(text, "up: 3000001 bytes in "));
 		assert_non_null(strstr(text, "down: 3000001 bytes in "));
 		free(text);

@@ -9,8 +9,9 @@
  * /dev/zero. With a path they go through the board's file system: up
  * writes the file and syncs (the sync inside the time), down reads it
  * (written untimed first when up did not run, the page cache dropped when
- * the board lets orch), and the file is removed after, also on failure. A
- * file that was there before is never touched: the test fails instead.
+ * the board lets orch), and the file is removed after, also on failure;
+ * stdout.log names it. A file that was there before is never touched:
+ * the test fails instead.
  *
  * Beside each rate, the board's CPU shares meanwhile from two samples of
  * its /proc/stat (transfer_cpu.c). With ciphers: or macs: the test runs
@@ -188,8 +189,10 @@ static int transfer_resolve(struct transfer_run *r, const char *path)
 	if (ret < 0 && code == TRANSFER_EXISTS)
 		test_result_set_message(r->tr, "transfer: '%s' exists on the board; orch writes "
 					"only a file it makes (remove it or name another)", file);
-	else if (ret == 0)
+	else if (ret == 0) {
 		r->qfile = shquote(file);
+		transfer_log(r->ctx->test_dir, "file: %s\n", file);
+	}
 	transport_output_release(&io);
 	free(file);
 	free(cmd);
