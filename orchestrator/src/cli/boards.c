@@ -330,7 +330,45 @@ static int set_health(const char *offline, const char *online, const char *note,
 	return ret;
 }
 
-int cmd_boards(int argc, char **argv)
+struct boards_options {
+	const char *inventory;
+	const char **limits;
+	size_t n_limits;
+	bool check, json;
+	const char *offline, *online, *note, *db_url;
+};
+
+static int parse_format(const char *arg, bool *json)
+{
+	if (strcmp(arg, "json") && strcmp(arg, "text")) {
+		fprintf(stderr, "orch boards: --format takes json or text, found '%s'\n", arg);
+		return EXIT_USAGE;
+	}
+	*json = !strcmp(arg, "json");
+	return -1;
+}
+
+/* The operands and the options that do not go together. */
+static int check_options(int argc, char **argv, const struct boards_options *o)
+{
+	if (optind != argc) {
+		fprintf(stderr, "orch boards: unexpected argument '%s'\n", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (o->offline && o->online) {
+		fprintf(stderr, "orch boards: --offline and --online do not go together\n");
+		return EXIT_USAGE;
+	}
+	if (o->note && !o->offline) {
+		fprintf(stderr, "orch boards: --note goes with --offline BOARD\n");
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* The options into *o. -1 to go on, else the exit code to return
+ * (EXIT_OK after --help). */
+static int parse(int argc, char **argv, struct boards_options *o)
 {
 	static const struct option longopts[] = {
 		{ "inventory", required_argument, NULL, 'i' },
@@ -344,86 +382,68 @@ int cmd_boards(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *inventory = NULL;
-	const char **limits = NULL;
-	size_t n_limits = 0;
-	bool check = false, json = false;
-	const char *offline = NULL, *online = NULL, *note = NULL, *db_url = getenv("ORCH_DB");
+	int c, ret = -1;
+	o->db_url = getenv("ORCH_DB");
+	optind = 1;
+	opterr = 0;
+	while (ret < 0 && (c = getopt_long(argc, argv, ":i:l:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i': o->inventory = optarg; break;
+		case 'l': cmd_add_arg(&o->limits, &o->n_limits, optarg); break;
+		case 'c': o->check = true; break;
+		case 'F': o->offline = optarg; break;
+		case 'O': o->online = optarg; break;
+		case 'n': o->note = optarg; break;
+		case 'D': o->db_url = optarg; break;
+		case 'f': ret = parse_format(optarg, &o->json); break;
+		case 'h': fputs(usage_text, stdout); ret = EXIT_OK; break;
+		default: ret = cmd_option_error("boards", c, argv[optind - 1]); break;
+		}
+	}
+	return ret < 0 ? check_options(argc, argv, o) : ret;
+}
+
+/* The selected boards listed, each checked first with --check. */
+static int list_boards(const struct boards_options *o)
+{
 	struct health_view hv = { 0 };
 	struct inventory *inv = NULL;
 	bool *selected = NULL;
-	int ret = EXIT_USAGE;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:l:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i': inventory = optarg; break;
-		case 'l':
-			cmd_add_arg(&limits, &n_limits, optarg);
-			break;
-		case 'c': check = true; break;
-		case 'F': offline = optarg; break;
-		case 'O': online = optarg; break;
-		case 'n': note = optarg; break;
-		case 'D': db_url = optarg; break;
-		case 'f':
-			if (strcmp(optarg, "json") && strcmp(optarg, "text")) {
-				fprintf(stderr, "orch boards: --format takes json or text, found '%s'\n",
-					optarg);
-				goto out;
-			}
-			json = !strcmp(optarg, "json");
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			ret = EXIT_OK;
-			goto out;
-		default:
-			cmd_option_error("boards", c, argv[optind - 1]);
-			goto out;
-		}
-	}
-	if (optind != argc) {
-		fprintf(stderr, "orch boards: unexpected argument '%s'\n", argv[optind]);
-		goto out;
-	}
-	if (offline && online) {
-		fprintf(stderr, "orch boards: --offline and --online do not go together\n");
-		goto out;
-	}
-	if (note && !offline) {
-		fprintf(stderr, "orch boards: --note goes with --offline BOARD\n");
-		goto out;
-	}
-	if (offline || online) {
-		ret = set_health(offline, online, note, db_url);
-		goto out;
-	}
-	ret = cmd_load_inventory(inventory, &inv);
+	int ret = cmd_load_inventory(o->inventory, &inv);
 	if (ret != EXIT_OK)
 		goto out;
-	health_view_load(&hv, db_url);
+	health_view_load(&hv, o->db_url);
 	selected = xcalloc(inv->n_boards + 1, sizeof(bool));
 	const char *all = "all";
 	char err[512];
-	if (selector_resolve(inv, &all, 1, limits, n_limits, selected, err, sizeof(err)) < 0) {
+	if (selector_resolve(inv, &all, 1, o->limits, o->n_limits, selected, err,
+			     sizeof(err)) < 0) {
 		fprintf(stderr, "orch boards: %s\n", err);
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	struct board_check *checks = check ? check_boards(inv, selected, &ret) : NULL;
-	if (json) {
+	struct board_check *checks = o->check ? check_boards(inv, selected, &ret) : NULL;
+	if (o->json)
 		print_json(inv, selected, checks, &hv);
-	} else {
+	else
 		print_table(inv, selected, checks, &hv, isatty(STDOUT_FILENO));
-	}
 	free(checks);
 out:
 	free(hv.recs);
 	health_state_close(&hv.hs);
 	free(selected);
 	inventory_free(inv);
-	free(limits);
+	return ret;
+}
+
+int cmd_boards(int argc, char **argv)
+{
+	struct boards_options o = { 0 };
+	int ret = parse(argc, argv, &o);
+	if (ret < 0 && (o.offline || o.online))
+		ret = set_health(o.offline, o.online, o.note, o.db_url);
+	else if (ret < 0)
+		ret = list_boards(&o);
+	free(o.limits);
 	return ret;
 }

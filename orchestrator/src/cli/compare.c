@@ -149,7 +149,32 @@ static void print_pair(const struct compare_result *cr, const char *path_a,
 	}
 }
 
-int cmd_compare(int argc, char **argv)
+struct compare_options {
+	struct judge_rule rule;
+	enum compare_format format;
+	bool only_changes;
+};
+
+static int parse_format(const char *arg, enum compare_format *format)
+{
+	static const struct {
+		const char *name;
+		enum compare_format format;
+	} formats[] = {
+		{ "table", FMT_TABLE }, { "json", FMT_JSON }, { "junit", FMT_JUNIT },
+		{ "html", FMT_HTML },
+	};
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (!strcmp(arg, formats[i].name)) {
+			*format = formats[i].format;
+			return -1;
+		}
+	return cmd_usage_error("compare", "unknown format '%s' (table, json, junit or html)", arg);
+}
+
+/* The options into *o, then at least two run folders from argv[optind].
+ * -1 to go on, else the exit code to return (EXIT_OK after --help). */
+static int parse(int argc, char **argv, struct compare_options *o)
 {
 	static const struct option opts[] = {
 		{ "threshold", required_argument, NULL, 't' },
@@ -159,52 +184,31 @@ int cmd_compare(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct judge_rule rule = { .threshold_pct = COMPARE_DEFAULT_THRESHOLD_PCT };
-	enum compare_format format = FMT_TABLE;
-	bool only_changes = false;
-	int opt;
-
+	int opt, ret = -1;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":t:f:ch", opts, NULL)) != -1) {
+	while (ret < 0 && (opt = getopt_long(argc, argv, ":t:f:ch", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't':
-			if (cmd_parse_percent(optarg, &rule.threshold_pct) < 0)
-				return cmd_usage_error("compare", "bad threshold '%s' (a percentage "
-						       "like 5 or 2.5)", optarg);
+			if (cmd_parse_percent(optarg, &o->rule.threshold_pct) < 0)
+				ret = cmd_usage_error("compare", "bad threshold '%s' (a percentage "
+						      "like 5 or 2.5)", optarg);
 			break;
-		case 'f':
-			if (strcmp(optarg, "json") == 0)
-				format = FMT_JSON;
-			else if (strcmp(optarg, "table") == 0)
-				format = FMT_TABLE;
-			else if (strcmp(optarg, "junit") == 0)
-				format = FMT_JUNIT;
-			else if (strcmp(optarg, "html") == 0)
-				format = FMT_HTML;
-			else
-				return cmd_usage_error("compare", "unknown format '%s' (table, json, "
-						       "junit or html)", optarg);
-			break;
-		case 'c':
-			only_changes = true;
-			break;
-		case 'J':
-			rule.judge_single = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_OK;
-		default:
-			return cmd_option_error("compare", opt, argv[optind - 1]);
+		case 'f': ret = parse_format(optarg, &o->format); break;
+		case 'c': o->only_changes = true; break;
+		case 'J': o->rule.judge_single = true; break;
+		case 'h': usage(stdout); ret = EXIT_OK; break;
+		default: ret = cmd_option_error("compare", opt, argv[optind - 1]); break;
 		}
 	}
-	if (argc - optind < 2)
-		return cmd_usage_error("compare", "needs two run folders, RUN_A and RUN_B");
-	if (argc - optind > 2 || format == FMT_HTML)
-		return compare_many((const char *const *)argv + optind, (size_t)(argc - optind),
-				    &rule, format, only_changes);
+	if (ret < 0 && argc - optind < 2)
+		ret = cmd_usage_error("compare", "needs two run folders, RUN_A and RUN_B");
+	return ret;
+}
 
+/* orch compare RUN_A RUN_B: the change table of two runs. */
+static int compare_two(const char *path_a, const char *path_b, const struct compare_options *o)
+{
 	int ret = EXIT_USAGE;
 	struct run_result a, b;
 	struct compare_result cr;
@@ -212,14 +216,13 @@ int cmd_compare(int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
 	memset(&cr, 0, sizeof(cr));
-	if (run_result_load(argv[optind], &a, err, sizeof(err)) < 0 ||
-	    run_result_load(argv[optind + 1], &b, err, sizeof(err)) < 0) {
+	if (run_result_load(path_a, &a, err, sizeof(err)) < 0 ||
+	    run_result_load(path_b, &b, err, sizeof(err)) < 0) {
 		fprintf(stderr, "orch compare: %s\n", err);
 		goto out;
 	}
-
-	compare_runs(&a, &b, &rule, &cr);
-	print_pair(&cr, argv[optind], &a, argv[optind + 1], &b, format, only_changes);
+	compare_runs(&a, &b, &o->rule, &cr);
+	print_pair(&cr, path_a, &a, path_b, &b, o->format, o->only_changes);
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "orch compare: cannot write the output: %s\n", strerror(errno));
 		goto out;
@@ -230,4 +233,19 @@ out:
 	run_result_release(&a);
 	run_result_release(&b);
 	return ret;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct compare_options o = {
+		.rule = { .threshold_pct = COMPARE_DEFAULT_THRESHOLD_PCT },
+		.format = FMT_TABLE,
+	};
+	int ret = parse(argc, argv, &o);
+	if (ret >= 0)
+		return ret;
+	if (argc - optind > 2 || o.format == FMT_HTML)
+		return compare_many((const char *const *)argv + optind, (size_t)(argc - optind),
+				    &o.rule, o.format, o.only_changes);
+	return compare_two(argv[optind], argv[optind + 1], &o);
 }
