@@ -725,6 +725,261 @@ static int disk_parse(int argc, char **argv, struct disk_opts *o)
 	return rb_no_operands(argc, argv);
 }
 
+/* One run's state: where it works, its buffer, the step being timed. */
+struct disk_run {
+	struct disk_opts *o;
+	char work[4096], data[4200], files[4200];
+	char *buf;
+	double secs, cpu0;
+	struct rb_syscpu sys0;
+	int unmeasured; /* a value that was not finite, so not printed */
+};
+
+/* The steps that end in a rate. */
+enum disk_step {
+	DISK_S_PUTC_WRITE, DISK_S_GETC_READ, DISK_S_CHAR_WRITE, DISK_S_CHAR_READ,
+	DISK_S_SEQ_WRITE, DISK_S_REWRITE, DISK_S_SEQ_READ, DISK_S_FILES,
+};
+
+struct disk_timed {
+	enum disk_step step;
+	enum disk_phase phase; /* DISK_S_FILES's pass */
+	const char *metric, *what;
+};
+
+static const struct disk_timed disk_putc_steps[] = {
+	{ DISK_S_PUTC_WRITE, 0, "disk.putc_write", "per-char write" },
+	{ DISK_S_GETC_READ, 0, "disk.getc_read", "per-char read" },
+};
+static const struct disk_timed disk_char_steps[] = {
+	{ DISK_S_CHAR_WRITE, 0, "disk.char_write", "per-char write(2)" },
+	{ DISK_S_CHAR_READ, 0, "disk.char_read", "per-char read(2)" },
+};
+static const struct disk_timed disk_block_steps[] = {
+	{ DISK_S_SEQ_WRITE, 0, "disk.seq_write", "sequential write" },
+	{ DISK_S_REWRITE, 0, "disk.rewrite", "rewrite" },
+	{ DISK_S_SEQ_READ, 0, "disk.seq_read", "sequential read" },
+};
+static const struct disk_timed disk_files_steps[] = {
+	{ DISK_S_FILES, DISK_CREATE, "disk.create", "creating files" },
+	{ DISK_S_FILES, DISK_STAT, "disk.stat", "stat of files" },
+	{ DISK_S_FILES, DISK_READ, "disk.open_read", "reading files" },
+	{ DISK_S_FILES, DISK_DELETE, "disk.delete", "deleting files" },
+};
+static const struct disk_timed disk_rand_steps[] = {
+	{ DISK_S_FILES, DISK_RCREATE, "disk.rand_create", "creating files in random order" },
+	{ DISK_S_FILES, DISK_RSTAT, "disk.rand_stat", "stat of random files" },
+	{ DISK_S_FILES, DISK_RDELETE, "disk.rand_delete", "deleting files in random order" },
+};
+
+#define DISK_N(steps) (sizeof(steps) / sizeof((steps)[0]))
+
+/* rc of a step: 0, or -1 after saying what failed (unless a signal stopped it). */
+static int disk_check(const struct disk_run *r, int rc, const char *what)
+{
+	if (rc < 0 && !disk_stop)
+		rb_error("%s in %s: %s", what, r->work, strerror(errno));
+	return rc < 0 ? -1 : 0;
+}
+
+static void disk_emit(struct disk_run *r, const char *metric, double value, const char *unit)
+{
+	if (rb_emit(metric, value, unit, "higher") < 0)
+		r->unmeasured = 1;
+}
+
+static void disk_begin(struct disk_run *r)
+{
+	r->cpu0 = rb_cpu_secs();
+	rb_syscpu_sample(&r->sys0);
+}
+
+/* The CPU share of the step just measured: this process's user+system time
+ * over the step's wall time (bonnie++'s %CP) as METRIC_cpu, and the whole
+ * machine's meanwhile (/proc/stat): busy as METRIC_syscpu, split into
+ * METRIC_cpu_user, METRIC_cpu_sys and METRIC_cpu_iowait. */
+static void disk_emit_cpu(struct disk_run *r, const char *metric)
+{
+	struct rb_syscpu sys1;
+	char name[64];
+
+	rb_syscpu_sample(&sys1);
+	snprintf(name, sizeof(name), "%s_cpu", metric);
+	if (r->secs > 0 && rb_emit(name, 100.0 * (rb_cpu_secs() - r->cpu0) / r->secs, "%",
+				   "lower") < 0)
+		r->unmeasured = 1;
+	if (rb_emit_syscpu(metric, &r->sys0, &sys1) < 0)
+		r->unmeasured = 1;
+}
+
+static int disk_call(struct disk_run *r, const struct disk_timed *t)
+{
+	switch (t->step) {
+	case DISK_S_PUTC_WRITE: return disk_putc_write(r->data, r->o, &r->secs);
+	case DISK_S_GETC_READ: return disk_getc_read(r->data, r->o, &r->secs);
+	case DISK_S_CHAR_WRITE: return disk_char_write(r->data, r->o, &r->secs);
+	case DISK_S_CHAR_READ: return disk_char_read(r->data, r->o, &r->secs);
+	case DISK_S_SEQ_WRITE: return disk_seq_write(r->data, r->o, r->buf, &r->secs);
+	case DISK_S_REWRITE: return disk_rewrite(r->data, r->o, r->buf, &r->secs);
+	case DISK_S_SEQ_READ: return disk_seq_read(r->data, r->o, r->buf, &r->secs);
+	case DISK_S_FILES: break;
+	}
+	return disk_files_pass(r->files, r->o, t->phase, r->buf, &r->secs);
+}
+
+/* What a step's rate counts: MiB of its file, or small files (counted
+ * after the step: the create pass sets how many). */
+static double disk_amount(const struct disk_run *r, enum disk_step s)
+{
+	if (s == DISK_S_FILES)
+		return (double)r->o->files;
+	if (s == DISK_S_CHAR_WRITE || s == DISK_S_CHAR_READ)
+		return r->o->char_size / DISK_MIB;
+	return r->o->size / DISK_MIB;
+}
+
+/* Timed steps in order, each its rate and its CPU shares; 0, or -1 at the
+ * first that failed. */
+static int disk_steps(struct disk_run *r, const struct disk_timed *steps, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		/* bonnie++ deletes files whose data is on the disk: sync first. */
+		if (steps[i].phase == DISK_DELETE)
+			sync();
+		disk_begin(r);
+		if (disk_check(r, disk_call(r, &steps[i]), steps[i].what) < 0)
+			return -1;
+		disk_emit(r, steps[i].metric, disk_amount(r, steps[i].step) / r->secs,
+			  steps[i].step == DISK_S_FILES ? "ops/s" : "MiB/s");
+		disk_emit_cpu(r, steps[i].metric);
+	}
+	return 0;
+}
+
+/* Random seeks in the data file (written untimed when the block tests did
+ * not write it). */
+static int disk_seek_test(struct disk_run *r)
+{
+	double seek0, rate = 0;
+
+	if (!(r->o->tests & DISK_T_BLOCK) &&
+	    disk_check(r, disk_seq_write(r->data, r->o, r->buf, &r->secs), "sequential write") < 0)
+		return -1;
+	seek0 = rb_now();
+	disk_begin(r);
+	if (disk_check(r, disk_seeks(r->data, r->o, r->buf, &rate), "seeks") < 0)
+		return -1;
+	r->secs = rb_now() - seek0;
+	disk_emit(r, "disk.seeks", rate, "ops/s");
+	disk_emit_cpu(r, "disk.seeks");
+	return 0;
+}
+
+/* A half of the small-file tests, in a directory made for it. */
+static int disk_files_test(struct disk_run *r, const struct disk_timed *steps, size_t n)
+{
+	if (disk_check(r, disk_files_dir(r->files), "making the files' directory") < 0)
+		return -1;
+	return disk_steps(r, steps, n);
+}
+
+/* The groups --tests names, in bonnie++'s order; 0, or -1 at a failure. */
+static int disk_tests(struct disk_run *r)
+{
+	unsigned t = r->o->tests;
+	int rc = 0;
+
+	if (t & DISK_T_PUTC) {
+		rc = disk_steps(r, disk_putc_steps, DISK_N(disk_putc_steps));
+		unlink(r->data);
+	}
+	if (rc == 0 && (t & DISK_T_CHAR) && r->o->char_size > 0) {
+		rc = disk_steps(r, disk_char_steps, DISK_N(disk_char_steps));
+		unlink(r->data);
+	}
+	if (rc == 0 && (t & DISK_T_BLOCK))
+		rc = disk_steps(r, disk_block_steps, DISK_N(disk_block_steps));
+	if (rc == 0 && (t & DISK_T_SEEKS))
+		rc = disk_seek_test(r);
+	unlink(r->data);
+	if (rc == 0 && (t & DISK_T_FILES))
+		rc = disk_files_test(r, disk_files_steps, DISK_N(disk_files_steps));
+	if (rc == 0 && (t & DISK_T_RAND))
+		rc = disk_files_test(r, disk_rand_steps, DISK_N(disk_rand_steps));
+	return rc;
+}
+
+static void disk_catch_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = disk_on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+/* Room in --dir for the tests, and o->max_files from it; 0, or the exit
+ * status after saying why not. */
+static int disk_check_room(struct disk_opts *o)
+{
+	struct statvfs vfs;
+	uint64_t room, need;
+
+	if (statvfs(o->dir, &vfs) < 0)
+		return rb_error("cannot use --dir %s: %s", o->dir, strerror(errno));
+	room = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	need = (o->size > o->char_size ? o->size : o->char_size) +
+	       o->files * (o->file_size + 4096) + (1u << 20);
+	if (room < need)
+		return rb_error("not enough free space in %s for --size %llu", o->dir,
+				(unsigned long long)o->size);
+	/* files made beyond --files (to fill --file-time) use at most half the room */
+	o->max_files = (unsigned long)(room / 2 / (o->file_size + 4096));
+	if (o->max_files > DISK_MAX_FILES)
+		o->max_files = DISK_MAX_FILES;
+	return 0;
+}
+
+/* The run's fresh directory under --dir and its paths; 0, or the exit
+ * status after saying why not. */
+static int disk_make_work(struct disk_run *r)
+{
+	const char *dir = r->o->dir;
+
+	if (snprintf(r->work, sizeof(r->work), "%s/remote-bench-disk.XXXXXX", dir) >=
+	    (int)sizeof(r->work))
+		return rb_error("--dir too long");
+	if (!mkdtemp(r->work))
+		return rb_error("cannot create a directory in %s: %s", dir, strerror(errno));
+	snprintf(r->data, sizeof(r->data), "%s/data", r->work);
+	snprintf(r->files, sizeof(r->files), "%s/" DISK_FILES_DIR, r->work);
+	return 0;
+}
+
+/* The buffer every read and write goes through, aligned for O_DIRECT;
+ * 0, or -1 after saying why not. */
+static int disk_alloc(struct disk_run *r)
+{
+	const struct disk_opts *o = r->o;
+	size_t buflen = (size_t)(o->block > o->file_size + 1 ? o->block : o->file_size + 1);
+
+	if (buflen < DISK_SEEK_BLOCK)
+		buflen = DISK_SEEK_BLOCK;
+	if (posix_memalign((void **)&r->buf, 4096, buflen) != 0) {
+		r->buf = NULL;
+		rb_error("cannot allocate %zu bytes", buflen);
+		return -1;
+	}
+	memset(r->buf, 0x5a, buflen);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct disk_opts o = {
@@ -732,156 +987,24 @@ int main(int argc, char **argv)
 		.file_size = 0, .seek_time = 0.5, .file_time = 1.0, .char_size = 256u << 10,
 		.tests = DISK_T_ALL,
 	};
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	char work[4096], data[4200], files[4200];
-	struct sigaction sa;
-	struct statvfs vfs;
-	double secs = 0, rate, cpu0;
-	struct rb_syscpu sys0, sys1;
-	char *buf = NULL;
-	size_t buflen, i;
-	int ret, unmeasured = 0;
+	struct disk_run r = { .o = &o };
+	int ret;
 
 	rb_init("remote-bench-disk");
 	ret = disk_parse(argc, argv, &o);
 	if (ret != 0)
 		return ret < 0 ? 0 : ret;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = disk_on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
-
-	if (statvfs(o.dir, &vfs) < 0)
-		return rb_error("cannot use --dir %s: %s", o.dir, strerror(errno));
-	if ((uint64_t)vfs.f_bavail * vfs.f_frsize < (o.size > o.char_size ? o.size : o.char_size) + o.files * (o.file_size + 4096) + (1u << 20))
-		return rb_error("not enough free space in %s for --size %llu", o.dir,
-				(unsigned long long)o.size);
-	/* files made beyond --files (to fill --file-time) use at most half the room */
-	o.max_files = (unsigned long)((uint64_t)vfs.f_bavail * vfs.f_frsize / 2 / (o.file_size + 4096));
-	if (o.max_files > DISK_MAX_FILES)
-		o.max_files = DISK_MAX_FILES;
-	if (snprintf(work, sizeof(work), "%s/remote-bench-disk.XXXXXX", o.dir) >= (int)sizeof(work))
-		return rb_error("--dir too long");
-	if (!mkdtemp(work))
-		return rb_error("cannot create a directory in %s: %s", o.dir, strerror(errno));
-	snprintf(data, sizeof(data), "%s/data", work);
-	snprintf(files, sizeof(files), "%s/" DISK_FILES_DIR, work);
-
+	disk_catch_signals();
+	ret = disk_check_room(&o);
+	if (ret == 0)
+		ret = disk_make_work(&r);
+	if (ret != 0)
+		return ret;
 	ret = 1;
-	buflen = (size_t)(o.block > o.file_size + 1 ? o.block : o.file_size + 1);
-	if (buflen < DISK_SEEK_BLOCK)
-		buflen = DISK_SEEK_BLOCK;
-	if (posix_memalign((void **)&buf, 4096, buflen) != 0) {
-		buf = NULL;
-		rb_error("cannot allocate %zu bytes", buflen);
-		goto out;
-	}
-	memset(buf, 0x5a, buflen);
-
-#define DISK_STEP(call, what)                                                     \
-	do {                                                                      \
-		if ((call) < 0) {                                                 \
-			if (!disk_stop)                                           \
-				rb_error("%s in %s: %s", what, work, strerror(errno)); \
-			goto out;                                                 \
-		}                                                                 \
-	} while (0)
-/* A value that is not finite is not printed: the exit status then says so. */
-#define DISK_EMIT(metric, value, unit)                                            \
-	do {                                                                      \
-		if (rb_emit(metric, value, unit, "higher") < 0)                   \
-			unmeasured = 1;                                           \
-	} while (0)
-
-/* The CPU share of the step just measured: this process's user+system time
- * over the step's wall time (bonnie++'s %CP) as NAME_cpu, and the whole
- * machine's meanwhile (/proc/stat): busy as NAME_syscpu, split into
- * NAME_cpu_user, NAME_cpu_sys and NAME_cpu_iowait. */
-#define DISK_BEGIN()                                                              \
-	do {                                                                      \
-		cpu0 = rb_cpu_secs();                                             \
-		rb_syscpu_sample(&sys0);                                          \
-	} while (0)
-#define DISK_EMIT_CPU(metric)                                                     \
-	do {                                                                      \
-		rb_syscpu_sample(&sys1);                                          \
-		if (secs > 0 && rb_emit(metric "_cpu", 100.0 * (rb_cpu_secs() - cpu0) / secs, \
-					"%", "lower") < 0)                        \
-			unmeasured = 1;                                           \
-		if (rb_emit_syscpu(metric, &sys0, &sys1) < 0)                     \
-			unmeasured = 1;                                           \
-	} while (0)
-/* One timed step that ends in a rate: NAME and its CPU shares. */
-#define DISK_RUN(metric, call, what, amount, unit)                                \
-	do {                                                                      \
-		DISK_BEGIN();                                                     \
-		DISK_STEP(call, what);                                            \
-		DISK_EMIT(metric, (double)(amount) / secs, unit);                 \
-		DISK_EMIT_CPU(metric);                                            \
-	} while (0)
-
-	if (o.tests & DISK_T_PUTC) {
-		DISK_RUN("disk.putc_write", disk_putc_write(data, &o, &secs), "per-char write",
-			 o.size / DISK_MIB, "MiB/s");
-		DISK_RUN("disk.getc_read", disk_getc_read(data, &o, &secs), "per-char read",
-			 o.size / DISK_MIB, "MiB/s");
-		unlink(data);
-	}
-	if ((o.tests & DISK_T_CHAR) && o.char_size > 0) {
-		DISK_RUN("disk.char_write", disk_char_write(data, &o, &secs),
-			 "per-char write(2)", o.char_size / DISK_MIB, "MiB/s");
-		DISK_RUN("disk.char_read", disk_char_read(data, &o, &secs),
-			 "per-char read(2)", o.char_size / DISK_MIB, "MiB/s");
-		unlink(data);
-	}
-	if (o.tests & DISK_T_BLOCK) {
-		DISK_RUN("disk.seq_write", disk_seq_write(data, &o, buf, &secs),
-			 "sequential write", o.size / DISK_MIB, "MiB/s");
-		DISK_RUN("disk.rewrite", disk_rewrite(data, &o, buf, &secs), "rewrite",
-			 o.size / DISK_MIB, "MiB/s");
-		DISK_RUN("disk.seq_read", disk_seq_read(data, &o, buf, &secs), "sequential read",
-			 o.size / DISK_MIB, "MiB/s");
-	} else if (o.tests & DISK_T_SEEKS) {
-		/* the file to seek in, written untimed */
-		DISK_STEP(disk_seq_write(data, &o, buf, &secs), "sequential write");
-	}
-	if (o.tests & DISK_T_SEEKS) {
-		double seek0 = rb_now();
-		DISK_BEGIN();
-		DISK_STEP(disk_seeks(data, &o, buf, &rate), "seeks");
-		secs = rb_now() - seek0;
-		DISK_EMIT("disk.seeks", rate, "ops/s");
-		DISK_EMIT_CPU("disk.seeks");
-	}
-	unlink(data);
-	if (o.tests & DISK_T_FILES) {
-		DISK_STEP(disk_files_dir(files), "making the files' directory");
-		DISK_RUN("disk.create", disk_files_pass(files, &o, DISK_CREATE, buf, &secs),
-			 "creating files", o.files, "ops/s");
-		DISK_RUN("disk.stat", disk_files_pass(files, &o, DISK_STAT, buf, &secs),
-			 "stat of files", o.files, "ops/s");
-		DISK_RUN("disk.open_read", disk_files_pass(files, &o, DISK_READ, buf, &secs),
-			 "reading files", o.files, "ops/s");
-		/* bonnie++ deletes files whose data is on the disk: sync first. */
-		sync();
-		DISK_RUN("disk.delete", disk_files_pass(files, &o, DISK_DELETE, buf, &secs),
-			 "deleting files", o.files, "ops/s");
-	}
-	if (o.tests & DISK_T_RAND) {
-		DISK_STEP(disk_files_dir(files), "making the files' directory");
-		DISK_RUN("disk.rand_create", disk_files_pass(files, &o, DISK_RCREATE, buf, &secs),
-			 "creating files in random order", o.files, "ops/s");
-		DISK_RUN("disk.rand_stat", disk_files_pass(files, &o, DISK_RSTAT, buf, &secs),
-			 "stat of random files", o.files, "ops/s");
-		DISK_RUN("disk.rand_delete", disk_files_pass(files, &o, DISK_RDELETE, buf, &secs),
-			 "deleting files in random order", o.files, "ops/s");
-	}
-	ret = unmeasured;
-out:
-	free(buf);
-	disk_cleanup(work);
+	if (disk_alloc(&r) == 0 && disk_tests(&r) == 0)
+		ret = r.unmeasured;
+	free(r.buf);
+	disk_cleanup(r.work);
 	if (disk_stop) {
 		signal(disk_stop, SIG_DFL);
 		raise(disk_stop);

@@ -372,7 +372,8 @@ static void mem_usage(void)
 	       "which copy was used.\n");
 }
 
-int main(int argc, char **argv)
+/* The options into *o: 0 to go on, -1 after --help, else the exit status. */
+static int mem_parse(int argc, char **argv, struct mem_opts *o)
 {
 	static const struct option opts[] = {
 		{ "size", required_argument, NULL, 's' },
@@ -384,6 +385,52 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	int opt;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			if (rb_parse_size(optarg, 4096, (uint64_t)1 << 30, &o->size) < 0)
+				return rb_usage_error("bad --size '%s' (4K to 1G, e.g. 4M)", optarg);
+			o->size_given = 1;
+			break;
+		case 'l':
+			if (rb_parse_count(optarg, 1, 100000, &o->loops) < 0)
+				return rb_usage_error("bad --loops '%s' (1 to 100000)", optarg);
+			break;
+		case 'b':
+			if (rb_parse_size(optarg, 64, (uint64_t)1 << 30, &o->block) < 0)
+				return rb_usage_error("bad --block '%s' (64 to 1G, e.g. 256K)", optarg);
+			break;
+		case 't':
+			if (rb_parse_seconds(optarg, 0.001, 3600, &o->max_time) < 0)
+				return rb_usage_error("bad --max-time '%s' (seconds)", optarg);
+			break;
+		case 'd':
+			o->tmpfs_dir = optarg;
+			o->tmpfs_dir_given = 1;
+			break;
+		case 'c':
+			o->path = strcmp(optarg, "auto") == 0 ? -1 : memcopy_path_parse(optarg);
+			if (o->path < 0 && strcmp(optarg, "auto") != 0)
+				return rb_usage_error("bad --copy '%s' (auto, forward, backward, nt2, "
+						      "nt4 or movsb)", optarg);
+			break;
+		case 'h':
+			mem_usage();
+			return -1;
+		default:
+			return rb_bad_option(argv);
+		}
+	}
+	return rb_no_operands(argc, argv);
+}
+
+/* Each copy method timed, then checked once more: a figure for a copy that
+ * copies wrong would be no figure at all. 0, or 1 when one failed. */
+static int mem_copies(const struct mem_opts *o, char *dst, char *src)
+{
 	static const struct {
 		enum mem_method m;
 		const char *metric;
@@ -392,55 +439,43 @@ int main(int argc, char **argv)
 		{ MEM_WORD, "mem.word" },
 		{ MEM_BLOCK, "mem.block" },
 	};
+	double rate;
+	size_t i;
+	int ret = 0;
+
+	/* Touch every page first so that page faults are not timed. */
+	for (i = 0; i < o->size; i++)
+		src[i] = (char)(i * 31);
+	memset(dst, 0, o->size);
+	for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
+		rate = mem_copy_rate(methods[i].m, dst, src, o);
+		mem_copy(methods[i].m, dst, src, o);
+		if (methods[i].m != MEM_BLOCK && memcmp(dst, src, o->size) != 0) {
+			ret = rb_error("%s: the copy differs from its source", methods[i].metric);
+			continue;
+		}
+		if (rate < 0)
+			ret = rb_error("%s: clock did not advance", methods[i].metric);
+		else if (rb_emit(methods[i].metric, rate, "MiB/s", "higher") < 0)
+			ret = 1;
+	}
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
 	struct mem_opts o = {
 		.size = 64u << 20, .block = 256u << 10, .loops = 10, .max_time = 1.0,
 		.tmpfs_dir = "/dev/shm", .path = -1,
 	};
 	char *src = NULL, *dst = NULL;
 	double rate;
-	size_t i;
-	int opt, r, ret = 0;
+	int r, ret;
 
 	rb_init("remote-bench-mem");
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (opt) {
-		case 's':
-			if (rb_parse_size(optarg, 4096, (uint64_t)1 << 30, &o.size) < 0)
-				return rb_usage_error("bad --size '%s' (4K to 1G, e.g. 4M)", optarg);
-			o.size_given = 1;
-			break;
-		case 'l':
-			if (rb_parse_count(optarg, 1, 100000, &o.loops) < 0)
-				return rb_usage_error("bad --loops '%s' (1 to 100000)", optarg);
-			break;
-		case 'b':
-			if (rb_parse_size(optarg, 64, (uint64_t)1 << 30, &o.block) < 0)
-				return rb_usage_error("bad --block '%s' (64 to 1G, e.g. 256K)", optarg);
-			break;
-		case 't':
-			if (rb_parse_seconds(optarg, 0.001, 3600, &o.max_time) < 0)
-				return rb_usage_error("bad --max-time '%s' (seconds)", optarg);
-			break;
-		case 'd':
-			o.tmpfs_dir = optarg;
-			o.tmpfs_dir_given = 1;
-			break;
-		case 'c':
-			o.path = strcmp(optarg, "auto") == 0 ? -1 : memcopy_path_parse(optarg);
-			if (o.path < 0 && strcmp(optarg, "auto") != 0)
-				return rb_usage_error("bad --copy '%s' (auto, forward, backward, nt2, "
-						      "nt4 or movsb)", optarg);
-			break;
-		case 'h':
-			mem_usage();
-			return 0;
-		default:
-			return rb_bad_option(argv);
-		}
-	}
-	if (rb_no_operands(argc, argv) != 0)
-		return 2;
+	ret = mem_parse(argc, argv, &o);
+	if (ret != 0)
+		return ret < 0 ? 0 : ret;
 	mem_pick_size(&o);
 	o.size -= o.size % sizeof(unsigned long);
 	if (o.block > o.size)
@@ -456,25 +491,7 @@ int main(int argc, char **argv)
 	}
 	memcopy_config_host(&o.copy);
 	mem_note_copy(&o, dst, src);
-	/* Touch every page first so that page faults are not timed. */
-	for (i = 0; i < o.size; i++)
-		src[i] = (char)(i * 31);
-	memset(dst, 0, o.size);
-
-	for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
-		rate = mem_copy_rate(methods[i].m, dst, src, &o);
-		/* one more copy, checked: a figure for a copy that copies wrong
-		 * would be no figure at all */
-		mem_copy(methods[i].m, dst, src, &o);
-		if (methods[i].m != MEM_BLOCK && memcmp(dst, src, o.size) != 0) {
-			ret = rb_error("%s: the copy differs from its source", methods[i].metric);
-			continue;
-		}
-		if (rate < 0)
-			ret = rb_error("%s: clock did not advance", methods[i].metric);
-		else if (rb_emit(methods[i].metric, rate, "MiB/s", "higher") < 0)
-			ret = 1;
-	}
+	ret = mem_copies(&o, dst, src);
 	r = mem_tmpfs_rate(&o, src, &rate);
 	if (r < 0)
 		ret = 1;
