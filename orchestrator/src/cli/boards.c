@@ -7,6 +7,7 @@
 #include "health/health.h"
 #include "result/result_json.h"
 #include "link/board_link.h"
+#include "util/nodeset.h"
 #include "util/strbuf.h"
 
 #include <getopt.h>
@@ -204,6 +205,29 @@ static json_t *board_json(const struct board *b, const struct board_check *chk,
 	return j;
 }
 
+static int order_cmp(const void *pa, const void *pb)
+{
+	const struct board *a = *(const struct board *const *)pa;
+	const struct board *b = *(const struct board *const *)pb;
+	int c = nodeset_cmp(a->name, b->name);
+	return c ? c : (a > b) - (a < b);
+}
+
+/* The inventory's boards in natural order of their names (b2 before b10):
+ * indexes into inv->boards, inv->n_boards of them. Caller frees. */
+static size_t *board_order(const struct inventory *inv)
+{
+	const struct board **v = xcalloc(inv->n_boards + 1, sizeof(*v));
+	size_t *ix = xcalloc(inv->n_boards + 1, sizeof(*ix));
+	for (size_t i = 0; i < inv->n_boards; i++)
+		v[i] = &inv->boards[i];
+	qsort(v, inv->n_boards, sizeof(*v), order_cmp);
+	for (size_t i = 0; i < inv->n_boards; i++)
+		ix[i] = (size_t)(v[i] - inv->boards);
+	free(v);
+	return ix;
+}
+
 /* Aligned columns for people, tab-separated for scripts. */
 static void print_row(bool tty, const char *name, const char *arch, const char *tags,
 		      const char *ssh, const char *serial, const char *extra, const char *health)
@@ -222,7 +246,9 @@ static void print_table(const struct inventory *inv, const bool *selected,
 	if (tty)
 		print_row(tty, "BOARD", "ARCH", "TAGS", "SSH", "SERIAL", checks ? "CHECK" : "POWER",
 			  "HEALTH");
-	for (size_t i = 0; i < inv->n_boards; i++) {
+	size_t *order = board_order(inv);
+	for (size_t k = 0; k < inv->n_boards; k++) {
+		size_t i = order[k];
 		if (!selected[i])
 			continue;
 		const struct board *b = &inv->boards[i];
@@ -240,17 +266,22 @@ static void print_table(const struct inventory *inv, const bool *selected,
 		free(serial);
 		free(extra);
 	}
+	free(order);
 }
 
 static void print_json(const struct inventory *inv, const bool *selected,
 		       const struct board_check *checks, const struct health_view *hv)
 {
 	json_t *arr = json_array();
-	for (size_t i = 0; i < inv->n_boards; i++)
+	size_t *order = board_order(inv);
+	for (size_t k = 0; k < inv->n_boards; k++) {
+		size_t i = order[k];
 		if (selected[i])
 			json_array_append_new(arr, board_json(&inv->boards[i],
 							      checks ? &checks[i] : NULL,
 							      offline_of(hv, inv->boards[i].name)));
+	}
+	free(order);
 	json_dumpf(arr, stdout, JSON_INDENT(2));
 	fputc('\n', stdout);
 	json_decref(arr);

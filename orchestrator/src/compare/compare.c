@@ -1,4 +1,5 @@
 #include "compare/compare.h"
+#include "util/nodeset.h"
 #include "util/strbuf.h"
 #include "util/valfmt.h"
 #include "util/units.h"
@@ -330,6 +331,35 @@ static void result_init(struct compare_result *cr, const struct judge_rule *rule
 	cr->threshold_pct = rule->threshold_pct;
 }
 
+/* A row and where it was made, so that sorting keeps each board x test's
+ * rows (status, metrics, phases) in the order they were added. */
+struct ranked_row {
+	struct compare_row row;
+	size_t i;
+};
+
+static int ranked_row_cmp(const void *pa, const void *pb)
+{
+	const struct ranked_row *a = pa, *b = pb;
+	int c = nodeset_cmp(a->row.board, b->row.board);
+	if (!c)
+		c = nodeset_cmp(a->row.test, b->row.test);
+	return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/* The rows as people read them: boards, then tests, in natural order (b2
+ * before b10), whichever run had them. */
+static void sort_rows(struct compare_result *cr)
+{
+	struct ranked_row *r = xcalloc(cr->n_rows + 1, sizeof(*r));
+	for (size_t i = 0; i < cr->n_rows; i++)
+		r[i] = (struct ranked_row){ cr->rows[i], i };
+	qsort(r, cr->n_rows, sizeof(*r), ranked_row_cmp);
+	for (size_t i = 0; i < cr->n_rows; i++)
+		cr->rows[i] = r[i].row;
+	free(r);
+}
+
 size_t compare_runs(const struct run_result *a, const struct run_result *b,
 		    const struct judge_rule *rule, struct compare_result *out)
 {
@@ -347,6 +377,7 @@ size_t compare_runs(const struct run_result *a, const struct run_result *b,
 		if (!run_result_find(a, tb->board, tb->test))
 			add_one_sided_test(out, tb, false);
 	}
+	sort_rows(out);
 	tally(out);
 	return out->n_regressions;
 }

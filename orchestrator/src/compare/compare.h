@@ -115,8 +115,10 @@ struct compare_result {
 
 /*
  * Compares every board x test of a and b into out (which the caller
- * releases with compare_result_release). Rows follow A's order, then what
- * only B has. Returns the number of regressions.
+ * releases with compare_result_release). Rows in natural order of board,
+ * then test (b2 before b10), whichever side has them; a board x test's rows
+ * as its status, metrics (A's order, then B's own) and phases. Returns the
+ * number of regressions.
  */
 size_t compare_runs(const struct run_result *a, const struct run_result *b,
 		    const struct judge_rule *rule, struct compare_result *out);

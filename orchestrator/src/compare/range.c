@@ -6,6 +6,7 @@
 #include "compare/range.h"
 
 #include "compare/compare.h"
+#include "util/nodeset.h"
 #include "util/strbuf.h"
 #include "util/valfmt.h"
 
@@ -343,9 +344,9 @@ struct item {
 static int item_cmp(const void *x, const void *y)
 {
 	const struct item *a = x, *b = y;
-	int c = strcmp(a->test, b->test);
+	int c = nodeset_cmp(a->test, b->test);
 	if (!c)
-		c = strcmp(a->metric, b->metric);
+		c = nodeset_cmp(a->metric, b->metric);
 	if (!c)
 		c = a->order < b->order ? -1 : a->order > b->order;
 	return c;

@@ -111,8 +111,9 @@ static void facts_changed(struct strbuf *sb, const struct run_result *a, const s
 static void orch_figures(struct strbuf *sb, const struct run_result *a, const struct run_result *b)
 {
 	bool any = false;
+	const struct test_result **order = run_result_natural(b);
 	for (size_t i = 0; i < b->n_results; i++) {
-		const struct test_result *tb = &b->results[i];
+		const struct test_result *tb = order[i];
 		const struct test_result *ta = run_result_find(a, tb->board, tb->test);
 		for (size_t k = 0; k < tb->n_metrics; k++) {
 			const struct metric_result *mb = &tb->metrics[k];
@@ -136,6 +137,7 @@ static void orch_figures(struct strbuf *sb, const struct run_result *a, const st
 			strbuf_putc(sb, '\n');
 		}
 	}
+	free(order);
 }
 
 /* Whether any board's row of the metric at rows[first] is a change. */

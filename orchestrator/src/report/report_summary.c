@@ -161,13 +161,15 @@ static void summary_problems(struct strbuf *sb, const struct summary_run *s, boo
 }
 
 /* "regressed: memory on b3: mem.memcpy 25.65 ± 0.29 MiB/s -12.0% regression
- * (baseline ...)", a line per board x metric that regressed. */
+ * (baseline ...)", a line per board x metric that regressed, boards in
+ * natural order. */
 static void summary_regressions(struct strbuf *sb, const struct summary_run *s, bool color)
 {
+	const struct test_result **order = run_result_natural(s->run);
 	for (size_t t = 0; t < s->n_tests; t++) {
 		size_t shown = 0, more = 0;
 		for (size_t i = 0; i < s->run->n_results; i++) {
-			const struct test_result *tr = &s->run->results[i];
+			const struct test_result *tr = order[i];
 			if (!tr->regressed || strcmp(tr->test, s->tests[t]))
 				continue;
 			for (size_t m = 0; m < tr->n_metrics; m++) {
@@ -197,6 +199,7 @@ static void summary_regressions(struct strbuf *sb, const struct summary_run *s, 
 			strbuf_printf(sb, "  (%zu more regressed metrics of %s: orch report RUN "
 				      "--full)\n", more, s->tests[t]);
 	}
+	free(order);
 }
 
 const char *report_outcome_word(const struct test_result *tr)

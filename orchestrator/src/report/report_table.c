@@ -153,10 +153,11 @@ static char *summary_metrics(const struct test_result *tr)
 
 /* Every metric of each failed or regressed test, a line each, and the
  * range lines of the run against its baseline. */
-static void summary_details(struct strbuf *sb, const struct run_result *run)
+static void summary_details(struct strbuf *sb, const struct run_result *run,
+			    const struct test_result *const *order)
 {
 	for (size_t i = 0; i < run->n_results; i++) {
-		const struct test_result *tr = &run->results[i];
+		const struct test_result *tr = order[i];
 		if (!summary_lists_all(tr))
 			continue;
 		char *b = report_clean_line(tr->board ? tr->board : "", 40);
@@ -216,15 +217,16 @@ static void pad(struct strbuf *sb, size_t n)
 		strbuf_putc(sb, ' ');
 }
 
-/* The table's cells, N_COLS per result, and each column's width. */
-static char **summary_cells(const struct run_result *run, size_t width[N_COLS])
+/* The table's cells, N_COLS per result in order, and each column's width. */
+static char **summary_cells(const struct run_result *run, const struct test_result *const *order,
+			    size_t width[N_COLS])
 {
 	size_t n = run->n_results;
 	char **cells = xcalloc(n * N_COLS + 1, sizeof(*cells));
 	for (int c = 0; c < N_COLS; c++)
 		width[c] = strlen(col_titles[c]);
 	for (size_t i = 0; i < n; i++) {
-		const struct test_result *tr = &run->results[i];
+		const struct test_result *tr = order[i];
 		char dur[32];
 		report_fmt_duration(dur, sizeof(dur), tr->duration_s);
 		char **row = &cells[i * N_COLS];
@@ -243,13 +245,14 @@ static char **summary_cells(const struct run_result *run, size_t width[N_COLS])
 	return cells;
 }
 
-/* The table: a title line, then a line per result; the metrics and
- * message columns only when some result has one. */
-static void summary_table(struct strbuf *sb, const struct run_result *run, bool color)
+/* The table: a title line, then a line per result in order; the metrics
+ * and message columns only when some result has one. */
+static void summary_table(struct strbuf *sb, const struct run_result *run,
+			  const struct test_result *const *order, bool color)
 {
 	size_t n = run->n_results;
 	size_t width[N_COLS];
-	char **cells = summary_cells(run, width);
+	char **cells = summary_cells(run, order, width);
 	bool any_metrics = false, any_message = false;
 	for (size_t i = 0; i < n; i++) {
 		any_metrics |= *cells[i * N_COLS + COL_METRICS] != '\0';
@@ -257,7 +260,7 @@ static void summary_table(struct strbuf *sb, const struct run_result *run, bool 
 	}
 	for (size_t i = 0; i <= n; i++) {
 		struct strbuf line = STRBUF_INIT;
-		const struct test_result *tr = i ? &run->results[i - 1] : NULL;
+		const struct test_result *tr = i ? order[i - 1] : NULL;
 		for (int c = 0; c < N_COLS; c++) {
 			if ((c == COL_METRICS && !any_metrics) || (c == COL_MESSAGE && !any_message))
 				continue;
@@ -290,7 +293,9 @@ static void summary_table(struct strbuf *sb, const struct run_result *run, bool 
 char *report_full(const struct run_result *run, bool color)
 {
 	struct strbuf sb = STRBUF_INIT;
-	summary_table(&sb, run, color);
-	summary_details(&sb, run);
+	const struct test_result **order = run_result_natural(run);
+	summary_table(&sb, run, order, color);
+	summary_details(&sb, run, order);
+	free(order);
 	return strbuf_detach(&sb);
 }

@@ -1,4 +1,5 @@
 #include "result/result.h"
+#include "util/nodeset.h"
 #include "util/secret.h"
 #include "util/stats.h"
 #include "util/strbuf.h"
@@ -70,6 +71,25 @@ const struct test_result *run_result_find(const struct run_result *run,
 			return tr;
 	}
 	return NULL;
+}
+
+static int natural_cmp(const void *pa, const void *pb)
+{
+	const struct test_result *a = *(const struct test_result *const *)pa;
+	const struct test_result *b = *(const struct test_result *const *)pb;
+	int c = nodeset_cmp(a->board ? a->board : "", b->board ? b->board : "");
+	if (!c)
+		c = nodeset_cmp(a->test ? a->test : "", b->test ? b->test : "");
+	return c ? c : (a > b) - (a < b);
+}
+
+const struct test_result **run_result_natural(const struct run_result *run)
+{
+	const struct test_result **v = xcalloc(run->n_results + 1, sizeof(*v));
+	for (size_t i = 0; i < run->n_results; i++)
+		v[i] = &run->results[i];
+	qsort(v, run->n_results, sizeof(*v), natural_cmp);
+	return v;
 }
 
 void run_result_release(struct run_result *run)

@@ -310,6 +310,12 @@ struct test_result *run_result_add(struct run_result *run, const char *board, co
 void run_result_take(struct run_result *run, struct test_result *src);
 const struct test_result *run_result_find(const struct run_result *run,
 					  const char *board, const char *test);
+/* The results as people read them: boards, then each board's tests, in
+ * natural order (util/nodeset.h: b2 before b10), results of the same board
+ * and test in the run's order. results.json keeps the run's order (the
+ * finish stage's); printers sort with this. A NULL-ended array of borrowed
+ * pointers (run->n_results of them); the caller frees the array. */
+const struct test_result **run_result_natural(const struct run_result *run);
 void run_result_release(struct run_result *run);
 
 /* Adds a sample to metric name (created with unit/direction if absent). */
