@@ -663,7 +663,32 @@ static void test_history_words(void **state)
 	run_result_release(&run);
 }
 
-TS_MAIN(NULL, NULL, test_summary, test_history_words, test_summary_escaping, test_junit_structure,
-	test_junit_baseline_regression, test_html_written_in_sections, test_html_trends_scaled,
+/* A test on one board whose first figure does not fit on the line that
+ * names the test starts the figures on the next line, and the line that
+ * names it ends with its colon, not with a comma after it; a later
+ * figure that does not fit ends its line with the comma. */
+static void test_summary_wraps_first_figure(void **state)
+{
+	struct run_result run = { 0 };
+	run.scenario = xstrdup("nightly");
+	run.run_id = xstrdup("20261204-070000");
+	struct test_result *tr = run_result_add(&run, "here", "thru");
+	tr->status = STATUS_PASS;
+	char name[96];
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	metric_result_summarize(test_result_add_sample(tr, name, "MiB/s", true, 100));
+	name[0] = 'y';
+	metric_result_summarize(test_result_add_sample(tr, name, "MiB/s", true, 200));
+	char *s = report_summary(&run, false);
+	TS_ASSERT_HAS(s, "\n  thru on here:\n    xxx", "100 MiB/s,\n    yxx");
+	TS_ASSERT_LACKS(s, "here:,");
+	free(s);
+	run_result_release(&run);
+}
+
+TS_MAIN(NULL, NULL, test_summary, test_history_words, test_summary_wraps_first_figure,
+	test_summary_escaping, test_junit_structure, test_junit_baseline_regression,
+	test_html_written_in_sections, test_html_trends_scaled,
 	test_junit_validates, test_html, test_write_all, test_junit_with_logs, test_scaled_values,
 	test_empty_run, test_verdict_everywhere)

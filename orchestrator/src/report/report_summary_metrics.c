@@ -141,7 +141,8 @@ static void one_board(struct strbuf *sb, const char *test, const struct test_fig
 			range_metric_evidence(&one, m);
 		char *c = report_clean_line(strbuf_str(&one), METRICS_MAX_LINE);
 		if (line.len > 4 && report_width(line.buf) + report_width(c) + 2 > METRICS_WRAP) {
-			strbuf_printf(sb, "%s,\n", line.buf);
+			/* the line that names the test ends with its colon */
+			strbuf_printf(sb, "%s%s\n", line.buf, i ? "," : "");
 			strbuf_reset(&line);
 			strbuf_printf(&line, "    %s", c);
 		} else {
