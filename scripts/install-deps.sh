@@ -7,7 +7,8 @@
 # tools (dpkg-dev, man-db for the .deb test); lab: the servers its
 # tests start (OpenSSH, dropbear, socat, ser2net, iperf3, the PostgreSQL
 # server for tests/lab/pg-lab.sh, picocom as a second console user); qemu: a kernel
-# booting under qemu-system for serial boot timing (e2fsprogs: its --disk);
+# booting under qemu-system for serial boot timing (e2fsprogs: its --disk;
+# ecryptfs-utils and keyutils: its --ecryptfs);
 # netns: wireguard-go for the multi-host lab; cross: musl cross toolchains and
 # qemu-user for remote-bench and the emulated ARM board (tests/lab/arm-board.sh);
 # report: headless Chromium and xmllint for the report checks; bench: the
@@ -29,7 +30,7 @@ for group in "$@"; do
 	lab) pkgs="$pkgs openssh-server openssh-client dropbear-bin socat ser2net
 		iperf3 procps psmisc iproute2 passwd postgresql picocom" ;;
 	qemu) pkgs="$pkgs qemu-system-x86 busybox-static cpio gzip xz-utils
-		linux-image-amd64 dropbear-bin e2fsprogs" ;;
+		linux-image-amd64 dropbear-bin e2fsprogs ecryptfs-utils keyutils" ;;
 	netns) pkgs="$pkgs wireguard-go wireguard-tools iproute2 iperf3" ;;
 	cross) pkgs="$pkgs musl-tools gcc-i686-linux-gnu gcc-arm-linux-gnueabi
 		gcc-arm-linux-gnueabihf gcc-aarch64-linux-gnu qemu-user-static

@@ -3,6 +3,7 @@
 #
 #   mkinitramfs.sh OUT.cpio.gz [--kver VERSION] [--authorized-key FILE.pub]
 #                  [--password PW] [--modules-dir DIR]
+#                  [--ecryptfs-key FILE --ecryptfs-sig SIG [--ecryptfs-dir DIR]]
 #
 # busybox-static with its applets, busybox init with an rcS that announces
 # recognisable phases on the console through /dev/kmsg (so each carries the
@@ -15,18 +16,31 @@
 # a virtio disk (/dev/vda, ext2, as qemu-board.sh --disk makes it) is
 # mounted on /mnt/disk; /tmp and /dev/shm are tmpfs;
 # FILE.pub, when given, is root's authorized_keys.
+# With --ecryptfs-key (the payload of an eCryptfs passphrase key, as
+# `keyctl pipe` reads it, and SIG its signature; qemu-board.sh --ecryptfs
+# makes both per run) the board also gets ecryptfs.ko and keyctl: at boot
+# rcS puts the key in root's keyring, deletes the file, and mounts
+# /mnt/disk/.ecryptfs as eCryptfs (AES, 16-byte key) on DIR (default
+# /mnt/secret). The initramfs then holds that key: keep it in a private
+# folder and make a new key for each one.
 set -eu
 
 out=
 kver=
 authkey=
 password=orchlab
+ecr_key=
+ecr_sig=
+ecr_dir=/mnt/secret
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kver) kver=$2; shift 2 ;;
 	--authorized-key) authkey=$2; shift 2 ;;
 	--password) password=$2; shift 2 ;;
-	-h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+	--ecryptfs-key) ecr_key=$2; shift 2 ;;
+	--ecryptfs-sig) ecr_sig=$2; shift 2 ;;
+	--ecryptfs-dir) ecr_dir=$2; shift 2 ;;
+	-h|--help) sed -n '2,25p' "$0"; exit 0 ;;
 	-*) echo "mkinitramfs.sh: unknown option $1" >&2; exit 2 ;;
 	*) out=$1; shift ;;
 	esac
@@ -41,6 +55,16 @@ fi
 moddir=/lib/modules/$kver
 out=$(realpath -m "$out")
 [ -z "$authkey" ] || authkey=$(realpath "$authkey")
+if [ -n "$ecr_key" ]; then
+	[ -r "$ecr_key" ] || { echo "mkinitramfs.sh: cannot read the eCryptfs key $ecr_key" >&2; exit 3; }
+	printf '%s\n' "$ecr_sig" | grep -qx '[0-9a-f]\{16\}' || {
+		echo "mkinitramfs.sh: --ecryptfs-sig wants 16 hex digits, found '$ecr_sig'" >&2; exit 2; }
+	case "$ecr_dir" in /?*) ;; *) echo "mkinitramfs.sh: --ecryptfs-dir wants an absolute path, found '$ecr_dir'" >&2; exit 2 ;; esac
+	command -v keyctl >/dev/null || { echo "mkinitramfs.sh: keyctl missing (apt-get install keyutils)" >&2; exit 3; }
+	grep -q '/ecryptfs\.ko' "$moddir/modules.dep" 2>/dev/null || {
+		echo "mkinitramfs.sh: no ecryptfs module in $moddir" >&2; exit 3; }
+	ecr_key=$(realpath "$ecr_key")
+fi
 
 root=$(mktemp -d "${TMPDIR:-/tmp}/orch-initramfs.XXXXXX")
 trap 'rm -rf "$root"' EXIT
@@ -58,7 +82,8 @@ done
 ln -s /bin/busybox init
 
 # kernel modules for virtio-net and a virtio disk with ext2 (the ext4
-# driver), in load order
+# driver), and for eCryptfs (ecb: it wraps the file keys with ecb(aes)),
+# in load order
 modlist=
 add_mod() {
 	local line path deps d n
@@ -75,7 +100,9 @@ add_mod() {
 }
 mods_ok=0
 if [ -f "$moddir/modules.dep" ]; then
-	for m in virtio_pci virtio_net virtio_blk crc32c_generic ext4; do add_mod $m; done
+	mods="virtio_pci virtio_net virtio_blk crc32c_generic ext4"
+	[ -z "$ecr_key" ] || mods="$mods ecb ecryptfs"
+	for m in $mods; do add_mod $m; done
 	for p in $modlist; do
 		n=$(basename "$p"); n=${n%%.ko*}
 		case "$p" in
@@ -87,6 +114,22 @@ if [ -f "$moddir/modules.dep" ]; then
 		echo "$n" >> lib/modules/order
 	done
 	mods_ok=1
+fi
+
+# binaries of this machine with the libraries they need
+copy_bin() {
+	mkdir -p ".$(dirname "$2")"
+	cp "$1" ".$2"
+	for lib in $(ldd "$1" | grep -o '/[^ ]*'); do
+		mkdir -p ".$(dirname "$lib")"
+		cp -L "$lib" ".$lib"
+	done
+}
+if [ -n "$ecr_key" ]; then
+	copy_bin "$(command -v keyctl)" /usr/bin/keyctl
+	cp "$ecr_key" etc/ecryptfs.key
+	chmod 600 etc/ecryptfs.key
+	printf 'sig=%s\ndir=%s\n' "$ecr_sig" "$ecr_dir" > etc/ecryptfs.conf
 fi
 
 # dropbear and the libraries it needs
@@ -153,6 +196,19 @@ mdev -s
 if [ -b /dev/vda ]; then
 	mkdir -p /mnt/disk
 	mount -t ext2 /dev/vda /mnt/disk && phase "disk /dev/vda on /mnt/disk"
+fi
+# the key into root's keyring, its file gone, then the folder mounted
+if [ -f /etc/ecryptfs.conf ]; then
+	. /etc/ecryptfs.conf
+	keyctl padd user "$sig" @u < /etc/ecryptfs.key >/dev/null
+	rm -f /etc/ecryptfs.key
+	mkdir -p /mnt/disk/.ecryptfs "$dir"
+	if mount -t ecryptfs -o "ecryptfs_sig=$sig,ecryptfs_cipher=aes,ecryptfs_key_bytes=16" \
+		/mnt/disk/.ecryptfs "$dir"; then
+		phase "ecryptfs /mnt/disk/.ecryptfs on $dir"
+	else
+		phase "ecryptfs: mounting $dir failed"
+	fi
 fi
 phase starting services
 ip link set lo up

@@ -2,11 +2,12 @@
 # qemu-board.sh: a real Linux board in qemu for the serial and boot tests.
 #
 #   qemu-board.sh start  [--state DIR] [--ssh-port N] [--ssh-addr A] [--kernel VMLINUZ] [--accel tcg|kvm]
-#                        [--no-net] [--disk SIZE]
+#                        [--no-net] [--disk SIZE [--ecryptfs]]
 #   qemu-board.sh power  on|off|cycle [--state DIR]
 #   qemu-board.sh stop   [--state DIR]
 #   qemu-board.sh status [--state DIR]
-#   qemu-board.sh check                  exit 0 if qemu and a kernel are here, else say why
+#   qemu-board.sh check  [--ecryptfs]    exit 0 if qemu and a kernel are here (and
+#                                        what --ecryptfs needs), else say why
 #
 # start builds the initramfs (mkinitramfs.sh) and starts qemu PAUSED, powered
 # off: the serial console exists from then on at DIR/console (a symlink to
@@ -19,6 +20,13 @@
 # pushes over the console).
 # --disk SIZE: a disk (virtio, raw file DIR/disk.img of SIZE, e.g. 128M,
 # made anew with an ext2 file system) that the board mounts on /mnt/disk.
+# --ecryptfs (with --disk): an eCryptfs folder over that disk too,
+# /mnt/disk/.ecryptfs mounted on /mnt/secret at boot (the kernel's module,
+# AES with a 16-byte key). Its passphrase key is made anew by each start
+# with ecryptfs-add-passphrase in a keyring of its own (unshare --user,
+# ecryptfs-utils and keyutils), read out with `keyctl pipe` and handed to
+# the board in its initramfs (DIR/initramfs.cpio.gz, mode 0600, removed by
+# stop), whose rcS inserts it with keyctl and deletes its copy.
 # DIR defaults to $ORCH_LAB_QEMU or /tmp/orch-lab-qemu. KVM is off by default
 # (it is unusable on the lab machines); TCG boots to login in ~8-20 s.
 set -eu
@@ -34,6 +42,7 @@ accel=${ORCH_LAB_ACCEL:-tcg}
 power_arg=
 net=1
 disk=
+ecryptfs=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--state) state=$2; shift 2 ;;
@@ -43,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--accel) accel=$2; shift 2 ;;
 	--no-net) net=0; shift ;;
 	--disk) disk=$2; shift 2 ;;
+	--ecryptfs) ecryptfs=1; shift ;;
 	on|off|cycle) power_arg=$1; shift ;;
 	*) echo "qemu-board.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -61,7 +71,30 @@ check() {
 	[ -x /bin/busybox ] || { echo "busybox missing (apt-get install busybox-static)"; return 1; }
 	k=$(find_kernel)
 	[ -n "$k" ] && [ -r "$k" ] || { echo "no /boot/vmlinuz-* kernel (apt-get install linux-image-amd64)"; return 1; }
+	[ $ecryptfs = 1 ] || return 0
+	for t in unshare keyctl ecryptfs-add-passphrase; do
+		command -v $t >/dev/null ||
+			{ echo "$t missing for --ecryptfs (apt-get install ecryptfs-utils keyutils)"; return 1; }
+	done
+	grep -q '/ecryptfs\.ko' "/lib/modules/${k#/boot/vmlinuz-}/modules.dep" 2>/dev/null ||
+		{ echo "no ecryptfs module for ${k#/boot/vmlinuz-} in /lib/modules"; return 1; }
 	return 0
+}
+
+# An eCryptfs passphrase key made in a keyring of its own: its payload
+# in DIR/ecryptfs.key (0600), its signature on stdout. The passphrase is
+# random and lives only in this pipe.
+ecryptfs_key() {
+	rm -f "$state/ecryptfs.key"
+	head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' |
+		(umask 077; unshare --user sh -c '
+		keyctl new_session >/dev/null && keyctl link @u @s || exit 1
+		out=$(ecryptfs-add-passphrase - 2>&1) || { echo "$out" >&2; exit 1; }
+		sig=$(printf "%s\n" "$out" | sed -n "s/.*sig \[\([0-9a-f]*\)\].*/\1/p")
+		id=$(keyctl search @u user "$sig") || exit 1
+		keyctl pipe "$id" > "$1" || exit 1
+		echo "$sig"' sh "$state/ecryptfs.key") ||
+		die "could not make an eCryptfs key (ecryptfs-add-passphrase in unshare --user)"
 }
 
 qmp() {
@@ -80,13 +113,22 @@ running() {
 start() {
 	why=$(check) || die "$why"
 	running && die "already running (pid $(cat "$state/qemu.pid")) in $state"
+	[ $ecryptfs = 0 ] || [ -n "$disk" ] || die "--ecryptfs needs --disk SIZE (the folder is on the disk)"
 	mkdir -p "$state"
 	rm -f "$state/qmp.sock" "$state/console" "$state/qemu.pid"
 	[ -f "$state/id_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -f "$state/id_ed25519" >/dev/null
 	k=$(find_kernel)
 	kver=${k#/boot/vmlinuz-}
-	"$here/mkinitramfs.sh" "$state/initramfs.cpio.gz" --kver "$kver" \
-		--authorized-key "$state/id_ed25519.pub" >/dev/null
+	set --
+	if [ $ecryptfs = 1 ]; then
+		sig=$(ecryptfs_key)
+		set -- --ecryptfs-key "$state/ecryptfs.key" --ecryptfs-sig "$sig"
+	fi
+	rm -f "$state/initramfs.cpio.gz"
+	(umask 077; "$here/mkinitramfs.sh" "$state/initramfs.cpio.gz" --kver "$kver" \
+		--authorized-key "$state/id_ed25519.pub" "$@" >/dev/null) || {
+		rm -f "$state/ecryptfs.key"; die "mkinitramfs.sh failed"; }
+	rm -f "$state/ecryptfs.key"
 	case "$accel" in
 	kvm) accel_opts="-accel kvm -cpu host" ;;
 	*) accel_opts="-accel tcg -cpu max" ;;
@@ -123,7 +165,9 @@ start() {
 	ln -sfn "$pty" "$state/console"
 	echo "$ssh_port" > "$state/ssh_port"
 	trap - EXIT HUP INT TERM
-	echo "console $state/console -> $pty, ssh $ssh_addr:$ssh_port, powered off"
+	secret=
+	[ $ecryptfs = 0 ] || secret=", eCryptfs on /mnt/secret"
+	echo "console $state/console -> $pty, ssh $ssh_addr:$ssh_port$secret, powered off"
 }
 
 power() {
@@ -147,7 +191,8 @@ stop() {
 		while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 		if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; fi
 	fi
-	rm -f "$state/qmp.sock" "$state/console" "$state/qemu.pid" "$state/disk.img"
+	rm -f "$state/qmp.sock" "$state/console" "$state/qemu.pid" "$state/disk.img" \
+		"$state/initramfs.cpio.gz" "$state/ecryptfs.key"
 }
 
 case "$cmd" in
@@ -156,5 +201,5 @@ power) power ;;
 stop) stop ;;
 status) if running; then echo "running (pid $(cat "$state/qemu.pid")), console $state/console"; else echo "stopped"; exit 1; fi ;;
 check) check ;;
-*) sed -n '2,20p' "$0" >&2; exit 2 ;;
+*) sed -n '2,31p' "$0" >&2; exit 2 ;;
 esac

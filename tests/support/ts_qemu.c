@@ -10,18 +10,18 @@ int ts_qemu_start(struct ts_qemu *q, const char *prefix, const char *opts_fmt, .
 {
 	memset(q, 0, sizeof(*q));
 	q->script = xasprintf("%s/tests/lab/qemu-board.sh", ORCH_SOURCE_DIR);
-	char *why = NULL;
-	if (ts_run(&why, "%s check", q->script) != 0) {
-		ts_skip_file("the qemu lab board cannot run here: %s", why ? why : "?");
-	}
-	free(why);
-	q->dir = ts_mkdtemp(prefix);
-	q->state = xasprintf("%s/board", q->dir);
 	struct strbuf opts = STRBUF_INIT;
 	va_list ap;
 	va_start(ap, opts_fmt);
 	strbuf_vprintf(&opts, opts_fmt, ap);
 	va_end(ap);
+	char *why = NULL;
+	if (ts_run(&why, "%s check %s", q->script, strbuf_str(&opts)) != 0) {
+		ts_skip_file("the qemu lab board cannot run here: %s", why ? why : "?");
+	}
+	free(why);
+	q->dir = ts_mkdtemp(prefix);
+	q->state = xasprintf("%s/board", q->dir);
 	char *out = NULL;
 	int rc = ts_run(&out, "%s start --state %s %s", q->script, q->state, strbuf_str(&opts));
 	strbuf_release(&opts);
