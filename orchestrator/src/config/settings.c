@@ -4,7 +4,6 @@
 #include "util/secret.h"
 #include "util/strbuf.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -40,43 +39,20 @@ const char *settings_env(enum setting s)
 	return table[s].env;
 }
 
-/* A bench folder and the ARCH/ folders and programs in it: anyone who can
- * change one of them chooses what runs on the boards. */
-static bool bench_trusted(const struct trust *t, const char *dir, char *why, size_t len)
-{
-	if (!trust_dir(t, dir, true, why, len))
-		return false;
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	bool ok = true;
-	while (ok && d && (e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		char *sub = fs_path_join(dir, e->d_name);
-		struct stat st;
-		if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode))
-			ok = bench_trusted(t, sub, why, len);
-		else if (stat(sub, &st) == 0)
-			ok = trust_file(t, sub, why, len);
-		free(sub);
-	}
-	if (d)
-		closedir(d);
-	return ok;
-}
-
-/* Whether what a setting of this file names may be used. */
-static bool named_trusted(const struct settings *s, enum setting k, const char *path, char *why,
-			  size_t len)
+/* Whether what a setting of this file names may be used; a bench folder
+ * with everything in it (its ARCH folders and their programs: anyone who
+ * can change one chooses what runs on the boards). */
+static enum trust_verdict named_trusted(const struct settings *s, enum setting k,
+					const char *path, char *why, size_t len)
 {
 	switch (table[k].kind) {
 	case NAMED_FILE: return trust_file(&s->trust, path, why, len);
 	case NAMED_DIR: return trust_dir(&s->trust, path, false, why, len);
 	case NAMED_DIR_STRICT: return trust_dir(&s->trust, path, true, why, len);
-	case NAMED_BENCH: return bench_trusted(&s->trust, path, why, len);
+	case NAMED_BENCH: return trust_tree(&s->trust, path, why, len);
 	case NAMED_NONE: break;
 	}
-	return true;
+	return TRUST_OK;
 }
 
 static void read_one(struct cfg *c, const struct ynode *root, enum setting k, const char *dir,
@@ -105,10 +81,14 @@ static void read_one(struct cfg *c, const struct ynode *root, enum setting k, co
 		char *path = fs_resolve_path(v, dir);
 		free(v);
 		v = path;
-		char why[PATH_MAX + 200];
-		if (!named_trusted(s, k, v, why, sizeof(why))) {
+		char why[2 * PATH_MAX + 200];
+		enum trust_verdict tv = named_trusted(s, k, v, why, sizeof(why));
+		if (tv == TRUST_UNREADABLE)
+			cfg_error(c, n, "cannot check %s '%s': %s", table[k].key, v, why);
+		else if (tv != TRUST_OK)
 			cfg_error(c, n, "refusing %s '%s': %s; %s", table[k].key, v, why,
 				  trust_hint());
+		if (tv != TRUST_OK) {
 			free(v);
 			return;
 		}
@@ -141,21 +121,47 @@ static void read_trust(struct cfg *c, const struct ynode *root, enum settings_le
 	cfg_strv_free(v, nv);
 }
 
-int settings_read(const char *path, enum settings_level level, struct settings *s,
-		  struct diag_list *errors)
+/* The file's text, read from the descriptor that was judged: 0 and
+ * *data, 1 when there is no file, or -1 with the problem in errors. */
+static int read_trusted(const char *path, const struct trust *t, char **data, size_t *len,
+			struct diag_list *errors)
 {
-	struct stat st;
-	if (stat(path, &st) != 0 && errno == ENOENT)
-		return 0;
-	char why[PATH_MAX + 200];
-	if (!trust_file(&s->trust, path, why, sizeof(why))) {
+	char why[2 * PATH_MAX + 200];
+	int fd = -1, ret = -1;
+	switch (trust_open(t, path, &fd, why, sizeof(why))) {
+	case TRUST_ABSENT:
+		return 1;
+	case TRUST_UNREADABLE:
+		/* "PATH: reason" about the file itself is said without PATH again */
+		diag_add(errors, path, 0, 0, "cannot read this configuration file: %s",
+			 !strncmp(why, path, strlen(path)) && !strncmp(why + strlen(path), ": ", 2)
+			 ? why + strlen(path) + 2 : why);
+		return -1;
+	case TRUST_REFUSED:
 		diag_add(errors, path, 0, 0, "refusing this configuration file: %s; %s", why,
 			 trust_hint());
 		return -1;
+	case TRUST_OK:
+		break;
 	}
+	ret = ytree_read_fd(fd, path, data, len, errors);
+	close(fd);
+	return ret;
+}
+
+int settings_read(const char *path, enum settings_level level, struct settings *s,
+		  struct diag_list *errors)
+{
+	char *data = NULL;
+	size_t len = 0;
+	int rc = read_trusted(path, &s->trust, &data, &len, errors);
+	if (rc != 0)
+		return rc > 0 ? 0 : -1;
 	struct ynode *root = NULL;
 	struct cfg c = { path, errors, errors->n };
-	if (ytree_load_file(path, &root, errors) < 0)
+	rc = ytree_parse(path, data, len, &root, errors);
+	free(data);
+	if (rc < 0)
 		return -1;
 	char *dir = fs_dirname(path);
 	if (root && !ynode_is_null(root) && cfg_want_map(&c, root, "a configuration file")) {
@@ -230,8 +236,8 @@ char *settings_find_project(const char *dir, const struct trust *t, struct diag_
 			break;
 		}
 		char *p = fs_path_join(d, ".orch.yaml");
-		if (lstat(p, &st) == 0) {
-			found = p;
+		if (lstat(p, &st) == 0 || (errno != ENOENT && errno != ENOTDIR)) {
+			found = p;   /* one that cannot be looked at is said by settings_read */
 			break;
 		}
 		free(p);

@@ -40,11 +40,13 @@ const char *settings_env(enum setting s);
 /* Which file is read: the system and user files may trust paths. */
 enum settings_level { SETTINGS_SYSTEM, SETTINGS_USER, SETTINGS_PROJECT };
 
-/* Reads the file at path over what s holds. A file that does not exist
- * is no error (0); one that is not trusted is refused (-1: its owner and
- * mode and how to trust it, in errors). Returns 0, or -1 with every
- * problem in errors (FILE:LINE:COL, unknown keys with a did-you-mean, a
- * named path that is not trusted). */
+/* Reads the file at path over what s holds, from the descriptor that
+ * trust_open judged. A file that does not exist is no error (0); one that
+ * is not trusted is refused (-1: its owner and mode and how to trust it,
+ * in errors); one that is there but cannot be read (no permission, a
+ * link to nothing) is an error naming the reason. Returns 0, or -1 with
+ * every problem in errors (FILE:LINE:COL, unknown keys with a
+ * did-you-mean, a named path that is not trusted). */
 int settings_read(const char *path, enum settings_level level, struct settings *s,
 		  struct diag_list *errors);
 

@@ -486,53 +486,58 @@ int ytree_load_file_opaque(const char *path, struct ynode **root, struct diag_li
 	return load_file(path, true, root, diags);
 }
 
-int ytree_read_file(const char *path, char **data, size_t *len, struct diag_list *diags)
+int ytree_read_fd(int fd, const char *name, char **data, size_t *len, struct diag_list *diags)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int ret = -1;
 	char buf[8192];
 	struct stat st;
-	/* O_NONBLOCK: opening a FIFO with no writer must not hang; it is
-	 * refused below like any file that is not a regular one. */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
+	*data = NULL;
+	*len = 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		diag_add(diags, name, 0, 0, "not a regular file, found %s (give a YAML file)",
+			 S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory"
+			 : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "a special file");
+		return -1;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			diag_add(diags, name, 0, 0, "cannot read: %s", strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		strbuf_append(&sb, buf, (size_t)n);
+		if (sb.len > YTREE_MAX_FILE) {
+			diag_add(diags, name, 0, 0, "file larger than %d bytes", YTREE_MAX_FILE);
+			goto out;
+		}
+	}
+	*len = sb.len;
+	*data = sb.len ? strbuf_detach(&sb) : xstrdup("");
+	ret = 0;
+out:
+	strbuf_release(&sb);
+	return ret;
+}
+
+int ytree_read_file(const char *path, char **data, size_t *len, struct diag_list *diags)
+{
+	/* O_NONBLOCK: opening a FIFO with no writer must not hang; it is
+	 * refused by ytree_read_fd like any file that is not a regular one. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	*data = NULL;
 	*len = 0;
 	if (fd < 0) {
 		diag_add(diags, path, 0, 0, "cannot open: %s", strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		diag_add(diags, path, 0, 0, "not a regular file, found %s (give a YAML file)",
-			 S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory"
-			 : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "a special file");
-		close(fd);
-		return -1;
-	}
-	FILE *f = fdopen(fd, "rb");
-	if (!f) {
-		diag_add(diags, path, 0, 0, "cannot open: %s", strerror(errno));
-		close(fd);
-		return -1;
-	}
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
-		strbuf_append(&sb, buf, n);
-		if (sb.len > YTREE_MAX_FILE) {
-			diag_add(diags, path, 0, 0, "file larger than %d bytes", YTREE_MAX_FILE);
-			goto out;
-		}
-	}
-	if (ferror(f)) {
-		diag_add(diags, path, 0, 0, "cannot read: %s", strerror(errno));
-		goto out;
-	}
-	*len = sb.len;
-	*data = sb.len ? strbuf_detach(&sb) : xstrdup("");
-	ret = 0;
-out:
-	fclose(f);
-	strbuf_release(&sb);
+	int ret = ytree_read_fd(fd, path, data, len, diags);
+	close(fd);
 	return ret;
 }
 

@@ -59,6 +59,9 @@ int ytree_load_file_opaque(const char *path, struct ynode **root, struct diag_li
  * *len: 0, or -1 with "cannot open", "not a regular file" or "file larger
  * than" in diags. */
 int ytree_read_file(const char *path, char **data, size_t *len, struct diag_list *diags);
+/* The same from a descriptor already open (and judged: config/trust.h),
+ * name for messages; fd stays open. */
+int ytree_read_fd(int fd, const char *name, char **data, size_t *len, struct diag_list *diags);
 void ynode_free(struct ynode *n);
 
 /* The value for key in a mapping, or NULL (also when n is not a mapping). */
