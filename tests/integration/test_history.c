@@ -195,10 +195,12 @@ static void check_history_views(const char *scenario, const char *where)
 	assert_true(strncmp(out, "<!DOCTYPE html>", 15) == 0);
 	assert_null(strstr(out, "http"));       /* self-contained, no network */
 	assert_null(strstr(out, "<script"));
-	assert_non_null(strstr(out, "<th class=\"b\">hist1</th>"));
-	assert_non_null(strstr(out, "<th class=\"b\">hist2</th>"));
-	assert_non_null(strstr(out, "iperf \u00b7 tput<small>"));
-	/* a chart per board with axes in the unit, run labels, the step */
+	/* a row per test x metric, the boards folded, each board's chart under it */
+	assert_non_null(strstr(out, "<tr class=\"row\"><th>iperf \u00b7 tput<small>"));
+	assert_non_null(strstr(out, "hist[1-2] \u00b7 10 runs"));
+	assert_non_null(strstr(out, "<b>hist1</b>"));
+	assert_non_null(strstr(out, "<b>hist2</b>"));
+	/* charts with axes in the unit, run labels, the step */
 	const char *svg = strstr(out, "<svg class=\"trend\"");
 	assert_non_null(svg);
 	assert_non_null(strstr(svg + 1, "<svg class=\"trend\""));
@@ -206,11 +208,11 @@ static void check_history_views(const char *scenario, const char *where)
 	assert_non_null(strstr(out, ">v0.0.201802"));
 	assert_non_null(strstr(out, "class=\"step\""));
 	assert_non_null(strstr(out, "class=\"window\""));
-	/* every point links to its run's report */
+	/* every point links to its run's report: the row's and each board's */
 	size_t links = 0;
 	for (const char *p = out; (p = strstr(p, "/report.html\">")); p++)
 		links++;
-	assert_int_equal(links, 20);
+	assert_int_equal(links, 30);
 	free(out);
 }
 

@@ -2,10 +2,12 @@
  * orch history --format html as a browser draws it: four nights of 8
  * local boards x 10 metrics through the binary, the page rendered by
  * headless Chromium in a 1280 x 800 frame, where a script of the test
- * measures it into the DOM it dumps: the page is no wider than the
- * screen and the grid's scroll box ends inside it, the headers stay in
- * view when the grid is scrolled (sticky), 80 charts each with a y axis
- * in the metric's unit, and every point a link to its run's report.html.
+ * measures it into the DOM it dumps: a row per metric with the boards
+ * folded, the page no wider than the screen with a board's charts opened
+ * (it scrolls down only) and its scroll box ending inside it, the header
+ * row in view when scrolled (sticky), a chart per row and per board each
+ * with a y axis in the metric's unit, and every point a link to its run's
+ * report.html.
  * A screenshot is kept beside the test's build folder to look at.
  */
 #include "testsupport.h"
@@ -55,10 +57,11 @@ static const char measure_html[] =
 	"style=\"width:1280px;height:800px;border:0\"></iframe><script>\n"
 	"document.getElementById('f').onload = function () {\n"
 	"  var d = this.contentDocument, w = d.querySelector('.wrap');\n"
-	"  var th = d.querySelector('thead th:nth-child(3)'), b = d.querySelector('tbody th.b');\n"
+	"  var th = d.querySelector('thead th:nth-child(3)');\n"
+	"  d.querySelector('details').open = true;\n"
 	"  var wr = w.getBoundingClientRect();\n"
 	"  w.scrollTop = 400; w.scrollLeft = 500;\n"
-	"  var t = th.getBoundingClientRect(), s = b.getBoundingClientRect();\n"
+	"  var t = th.getBoundingClientRect(), rows = d.querySelectorAll('tr.row').length;\n"
 	"  var svgs = d.querySelectorAll('svg.trend'), unit = 0;\n"
 	"  for (var i = 0; i < svgs.length; i++) if (svgs[i].textContent.indexOf('MiB/s') >= 0) unit++;\n"
 	"  var links = d.querySelectorAll('svg.trend a'), rep = 0;\n"
@@ -68,7 +71,7 @@ static const char measure_html[] =
 	"  }\n"
 	"  document.body.setAttribute('data-measure', 'width=' + d.documentElement.scrollWidth +\n"
 	"    ' wrapbottom=' + Math.ceil(wr.bottom) + ' scrolled=' + w.scrollTop + ',' + w.scrollLeft +\n"
-	"    ' headtop=' + Math.round(t.top - wr.top) + ' boardleft=' + Math.round(s.left - wr.left) +\n"
+	"    ' headtop=' + Math.round(t.top - wr.top) + ' rows=' + rows +\n"
 	"    ' charts=' + svgs.length + ' withunit=' + unit + ' links=' + rep);\n"
 	"};\n</script></body></html>\n";
 
@@ -104,22 +107,23 @@ static void test_page_fits_and_scrolls(void **state)
 	char *m = out ? strstr(out, "data-measure=\"") : NULL;
 	if (st != 0 || !m)
 		fail_msg("no measure from %s (exit %d):\n%s", chromium, st, out ? out : "");
-	int width = 0, bottom = 0, top = 0, left = 0, sy = 0, sx = 0, charts = 0, unit = 0, links = 0;
+	int width = 0, bottom = 0, top = 0, rows = 0, sy = 0, sx = 0, charts = 0, unit = 0, links = 0;
 	assert_int_equal(sscanf(m, "data-measure=\"width=%d wrapbottom=%d scrolled=%d,%d headtop=%d "
-				"boardleft=%d charts=%d withunit=%d links=%d", &width, &bottom, &sy, &sx,
-				&top, &left, &charts, &unit, &links), 9);
+				"rows=%d charts=%d withunit=%d links=%d", &width, &bottom, &sy, &sx,
+				&top, &rows, &charts, &unit, &links), 9);
 	fprintf(stderr, "history page: width %d px, grid box ends at %d px, scrolled %d,%d: header "
-		"at %d px, board column at %d px; %d charts, %d with the unit, %d links\n", width,
-		bottom, sy, sx, top, left, charts, unit, links);
+		"at %d px; %d rows, %d charts, %d with the unit, %d links\n", width, bottom, sy, sx,
+		top, rows, charts, unit, links);
 	free(out);
 	assert_true(width <= 1280);
 	assert_true(bottom <= 800);
-	assert_true(sy > 0 && sx > 0);       /* the grid is bigger than the screen: it scrolls */
+	assert_true(sy > 0);                /* taller than the screen: it scrolls down */
+	assert_int_equal(sx, 0);            /* and never sideways */
 	assert_int_equal(top, 0);           /* the header row stays at the top */
-	assert_int_equal(left, 0);          /* the board column stays at the left */
-	assert_int_equal(charts, BOARDS * METRICS);
-	assert_int_equal(unit, BOARDS * METRICS);
-	assert_int_equal(links, BOARDS * METRICS * NIGHTS);
+	assert_int_equal(rows, METRICS);    /* a row per metric, the boards folded */
+	assert_int_equal(charts, (1 + BOARDS) * METRICS);
+	assert_int_equal(unit, (1 + BOARDS) * METRICS);
+	assert_int_equal(links, (1 + BOARDS) * METRICS * NIGHTS);
 	/* a screenshot to look at */
 	st = ts_run(&out, "cd '%s' && timeout 90 %s %s --user-data-dir='%s/profile' "
 		    "--screenshot='%s/page.png' --window-size=1280,800 'file://%s/page.html' 2>&1",

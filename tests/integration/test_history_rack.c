@@ -4,7 +4,8 @@
  * night of t02. By default a line per test x metric with the boards
  * folded (their node set, the step named with the boards that have it, the
  * board far from the others named); --per-board and -l give a line per
- * board x metric, boards in natural order, -l taking node sets.
+ * board x metric, boards in natural order, -l taking node sets. The page
+ * (--format html) has the same rows, each board's chart under its row.
  */
 #include "testsupport.h"
 #include "util/strbuf.h"
@@ -164,11 +165,45 @@ static void test_per_board_and_limit(void **state)
 	free(out);
 }
 
+static size_t count_of(const char *text, const char *what)
+{
+	size_t n = 0;
+	for (const char *p = text; (p = strstr(p, what)); p += strlen(what))
+		n++;
+	return n;
+}
+
+/* The page folds as the text does: a row per test x metric, whatever the
+ * number of boards, with the node set, the boards that differ and each
+ * board's chart on request, boards in natural order. */
+static void test_page_folded(void **state)
+{
+	(void)state;
+	char *out = history("--format html");
+	if (count_of(out, "<tr class=\"row\">") != N_METRICS)
+		fail_msg("%zu rows in the page, want %d", count_of(out, "<tr class=\"row\">"),
+			 N_METRICS);
+	assert_int_equal(count_of(out, "<summary>each board (64)</summary>"), N_METRICS);
+	assert_int_equal(count_of(out, "<div class=\"bd\">"), N_BOARDS * N_METRICS);
+	/* a folded chart per row and a chart per board, every point a link */
+	assert_int_equal(count_of(out, "<svg class=\"trend\""), N_METRICS * (1 + N_BOARDS));
+	assert_int_equal(count_of(out, "/report.html\">"), N_METRICS * (1 + N_BOARDS) * N_NIGHTS);
+	assert_non_null(strstr(out, "b[1-64] \u00b7 4 runs (n1 to n4) \u00b7 median "));
+	assert_non_null(strstr(out, "b[10-13]: 19.9% to 20.0% lower since n4 (1 run), "
+				    "not acknowledged"));
+	assert_non_null(strstr(out, "low b17 902 MB/s"));
+	const char *b2 = strstr(out, "<b>b2</b>"), *b10 = strstr(out, "<b>b10</b>");
+	assert_true(b2 && b10 && b2 < b10);
+	assert_null(strstr(out, "<script"));
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_folded_by_default),
 		cmocka_unit_test(test_per_board_and_limit),
+		cmocka_unit_test(test_page_folded),
 	};
 	return ts_run_group(tests, group_setup, group_teardown);
 }

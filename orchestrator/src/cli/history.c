@@ -54,7 +54,8 @@ static const char usage_text[] =
 	"      --format F         text (default: a line per test x metric, the boards\n"
 	"                         folded: their median, range and those that differ), runs (every\n"
 	"                         run a line), csv, json, or html (one self-contained\n"
-	"                         page: a board x metric grid of trend charts), on stdout\n"
+	"                         page: the text's rows with a chart each, every board's\n"
+	"                         chart under its row), on stdout\n"
 	"  -h, --help             this text\n";
 
 struct history_options {

@@ -1,6 +1,9 @@
-/* orch history --format html: a board x metric grid of trend charts. */
+/* orch history --format html: a row per test x metric with the boards
+ * folded, each board's chart below it on request. */
 #include "history/history_html.h"
+#include "history/history_fold.h"
 #include "report/report_trend.h"
+#include "util/nodeset.h"
 #include "util/strbuf.h"
 #include "util/valfmt.h"
 #include "util/xmltext.h"
@@ -51,26 +54,36 @@ static void html_marks(struct strbuf *sb, const struct history_series *hs,
 	}
 }
 
-/* The chart of one series, on its metric's shared scale. */
-static void html_cell(struct strbuf *sb, const struct history_series *hs, double lo, double hi,
-		      const struct history_walk_opts *w)
+/* Frees a chart's report links [0, n) and their array. */
+static void chart_links_free(char **hrefs, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		free(hrefs[k]);
+	free(hrefs);
+}
+
+/* The run's report.html, or NULL when the run folder is not known; caller frees. */
+static char *report_href(const struct history_point *p)
+{
+	return p->run_dir && *p->run_dir ? xasprintf("%s/report.html", p->run_dir) : NULL;
+}
+
+/* The chart of one board's series, on its row's scale, with the judge's
+ * marks and words under it. */
+static void board_chart(struct strbuf *sb, const struct history_series *hs, double lo, double hi,
+			const struct history_walk_opts *w)
 {
 	struct trend_chart c;
 	trend_chart_init(&c);
 	c.width = 200;
 	c.height = 110;
+	size_t off = hs->shown_from;
 	struct trend_chart_point *pts = xcalloc(hs->n + 1, sizeof(*pts));
 	char **hrefs = xcalloc(hs->n + 1, sizeof(*hrefs));
-	size_t off = hs->shown_from;
 	for (size_t k = 0; k + off < hs->n; k++) {
 		const struct history_point *p = &hs->points[k + off];
-		pts[k].run_id = p->run_id;
-		pts[k].label = p->label;
-		pts[k].value = p->value;
-		if (p->run_dir && *p->run_dir) {
-			hrefs[k] = xasprintf("%s/report.html", p->run_dir);
-			pts[k].href = hrefs[k];
-		}
+		pts[k] = (struct trend_chart_point){ p->run_id, p->label, p->value, NULL };
+		pts[k].href = hrefs[k] = report_href(p);
 	}
 	char *title = xasprintf("%s \u00b7 %s \u00b7 %s", hs->board, hs->test, hs->metric);
 	c.title = title;
@@ -93,38 +106,124 @@ static void html_cell(struct strbuf *sb, const struct history_series *hs, double
 		c.ack_at = mk.ack_at - off;
 		c.ack_note = hs->points[mk.ack_at].ack_note;
 	}
-	strbuf_puts(sb, "<td>");
+	strbuf_puts(sb, "<div class=\"bd\"><b>");
+	html_text(sb, hs->board);
+	strbuf_puts(sb, "</b>");
 	trend_chart_svg(sb, &c);
 	html_marks(sb, hs, &mk);
-	strbuf_puts(sb, "</td>");
+	strbuf_puts(sb, "</div>");
 	history_marks_release(&mk);
 	free(title);
-	for (size_t k = 0; k + off < hs->n; k++)
-		free(hrefs[k]);
-	free(hrefs);
+	chart_links_free(hrefs, hs->n - off);
 	free(pts);
 }
 
+/* The row's chart: each run's median across the boards that ran it. */
+static void row_chart(struct strbuf *sb, const struct history_fold_row *r)
+{
+	struct trend_chart c;
+	trend_chart_init(&c);
+	c.width = 260;
+	c.height = 110;
+	struct trend_chart_point *pts = xcalloc(r->n_runs + 1, sizeof(*pts));
+	char **hrefs = xcalloc(r->n_runs + 1, sizeof(*hrefs));
+	for (size_t k = 0; k < r->n_runs; k++) {
+		const struct history_point *p = r->runs[k].p;
+		pts[k] = (struct trend_chart_point){ p->run_id, p->label, r->runs[k].median, NULL };
+		pts[k].href = hrefs[k] = report_href(p);
+	}
+	char *title = xasprintf("%s \u00b7 %s \u00b7 %s: the median of %zu board%s", r->boards,
+				r->test, r->metric, r->n, r->n == 1 ? "" : "s");
+	c.title = title;
+	c.unit = r->unit;
+	c.points = pts;
+	c.n = r->n_runs;
+	c.lo = r->lo;
+	c.hi = r->hi;
+	trend_chart_svg(sb, &c);
+	free(title);
+	chart_links_free(hrefs, r->n_runs);
+	free(pts);
+}
+
+/* The row's figures in words: "b[1-64] · 4 runs · median 1.002 GB/s ·
+ * 902 MB/s to 1.004 GB/s · last change -20.0% to +0.3%". */
+static void row_figures(struct strbuf *sb, const struct history_fold_row *r)
+{
+	struct strbuf t = STRBUF_INIT;
+	strbuf_printf(&t, "%s \u00b7 ", r->boards);
+	if (r->runs_lo == r->runs_hi)
+		strbuf_printf(&t, "%zu run%s", r->runs_lo, r->runs_lo == 1 ? "" : "s");
+	else
+		strbuf_printf(&t, "%zu-%zu runs", r->runs_lo, r->runs_hi);
+	strbuf_printf(&t, " (%s to %s) \u00b7 median ",
+		      r->first->label ? r->first->label : r->first->run_id,
+		      r->last->label ? r->last->label : r->last->run_id);
+	valfmt_value(&t, r->median, r->unit);
+	strbuf_puts(&t, " \u00b7 range ");
+	valfmt_pair(&t, r->lo, r->hi, r->unit);
+	if (!isnan(r->change_lo)) {
+		strbuf_puts(&t, " \u00b7 last change ");
+		valfmt_pct(&t, r->change_lo);
+		if (r->change_hi != r->change_lo) {
+			strbuf_puts(&t, " to ");
+			valfmt_pct(&t, r->change_hi);
+		}
+	}
+	strbuf_puts(sb, "<p class=\"fig\">");
+	html_text(sb, strbuf_str(&t));
+	strbuf_puts(sb, "</p>");
+	strbuf_release(&t);
+}
+
+/* One test x metric: its name, the folded chart, the figures, the boards
+ * that differ, and each board's chart in a closed <details>. */
+static void html_row(struct strbuf *sb, const struct history_fold_row *r,
+		     const struct history_walk_opts *w)
+{
+	strbuf_puts(sb, "<tr class=\"row\"><th>");
+	html_text(sb, r->test);
+	strbuf_puts(sb, " \u00b7 ");
+	html_text(sb, r->metric);
+	strbuf_puts(sb, "<small>");
+	struct strbuf u = STRBUF_INIT;
+	strbuf_printf(&u, "%s%s%s is better", *r->unit ? r->unit : "", *r->unit ? ", " : "",
+		      r->higher_is_better ? "higher" : "lower");
+	html_text(sb, strbuf_str(&u));
+	strbuf_release(&u);
+	strbuf_puts(sb, "</small></th><td class=\"c\">");
+	row_chart(sb, r);
+	strbuf_puts(sb, "</td><td>");
+	row_figures(sb, r);
+	strbuf_printf(sb, "<p class=\"differ%s\">", r->differ ? "" : " none");
+	html_text(sb, r->differ ? r->differ : "no board differs");
+	strbuf_printf(sb, "</p><details><summary>each board (%zu)</summary><div class=\"boards\">",
+		      r->n);
+	for (size_t i = 0; i < r->n; i++)
+		board_chart(sb, r->series[i], r->lo, r->hi, w);
+	strbuf_puts(sb, "</div></details></td></tr>\n");
+}
+
 /* --format html: one self-contained page (inline CSS and SVG, no script,
- * no network), a row per board and a column per test x metric, each cell
- * the board's trend of that metric on the metric's shared scale. */
+ * no network), a row per test x metric with the boards folded as orch
+ * history prints them (history_fold), each board's trend on the row's
+ * scale in a <details> under it. */
 void history_html_page(struct strbuf *sb, const char *scenario, const char *db,
 		       const struct history_series *s, size_t n, const struct history_walk_opts *w)
 {
+	struct history_fold_row *rows = NULL;
+	size_t nr = 0;
+	history_fold(s, n, w, &rows, &nr);
 	const char **boards = xcalloc(n + 1, sizeof(*boards));
-	const struct history_series **cols = xcalloc(n + 1, sizeof(*cols));
-	size_t nb = 0, nc = 0;
+	size_t nb = 0;
 	for (size_t i = 0; i < n; i++) {
-		size_t b = 0, c = 0;
+		size_t b = 0;
 		while (b < nb && !same(boards[b], s[i].board))
 			b++;
 		if (b == nb)
 			boards[nb++] = s[i].board;
-		while (c < nc && !(same(cols[c]->test, s[i].test) && same(cols[c]->metric, s[i].metric)))
-			c++;
-		if (c == nc)
-			cols[nc++] = &s[i];
 	}
+	char *all = nodeset_fold_str(boards, nb);
 	strbuf_puts(sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
 		    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>");
 	html_text(sb, scenario);
@@ -134,68 +233,41 @@ void history_html_page(struct strbuf *sb, const char *scenario, const char *db,
 		    "header{padding:8px 14px;border-bottom:1px solid #d8dee4}h1{font-size:18px;margin:0}\n"
 		    "header p{margin:2px 0;color:#59636e;font-size:12px}\n"
 		    "html,body{height:100%}body{display:flex;flex-direction:column}\n"
-		    ".wrap{overflow:auto;flex:1;min-height:0}\n"
-		    "table{border-collapse:separate;border-spacing:0}\n"
-		    "th{position:sticky;top:0;background:#f6f8fa;font-size:12px;padding:4px 6px;"
-		    "border-bottom:1px solid #d8dee4;text-align:left;white-space:nowrap;z-index:1}\n"
+		    ".wrap{overflow-y:auto;overflow-x:hidden;flex:1;min-height:0}\n"
+		    "table{border-collapse:separate;border-spacing:0;width:100%;table-layout:fixed}\n"
+		    "thead th{position:sticky;top:0;background:#f6f8fa;font-size:12px;padding:4px 6px;"
+		    "border-bottom:1px solid #d8dee4;text-align:left;z-index:1}\n"
+		    "tbody th{text-align:left;vertical-align:top;padding:6px;font-size:12px;"
+		    "overflow-wrap:anywhere;border-bottom:1px solid #eef1f4}\n"
 		    "th small{display:block;font-weight:400;color:#59636e}\n"
-		    "th.b{position:sticky;left:0;z-index:2;background:#f6f8fa;border-right:1px solid #d8dee4}\n"
-		    "td{padding:2px 4px;border-bottom:1px solid #eef1f4;vertical-align:top}\n"
+		    "td{padding:4px 6px;border-bottom:1px solid #eef1f4;vertical-align:top;"
+		    "overflow-wrap:anywhere}\n"
+		    "td p{margin:2px 0}.fig{color:#59636e}.differ{font-weight:600}"
+		    ".differ.none{font-weight:400;color:#8c959f}\n"
+		    "details summary{cursor:pointer;color:#0969da;font-size:12px}\n"
+		    ".boards{display:flex;flex-wrap:wrap;gap:4px}.bd{width:204px}.bd b{font-size:11px}\n"
 		    "svg.trend{display:block}svg text{font-family:inherit}\n"
 		    ".step{font-size:11px;font-weight:600}.step.worse{color:#cf222e}"
-		    ".step.better{color:#1a7f37}.ack{font-size:11px;color:#8250df;max-width:200px}.none{color:#8c959f;font-size:11px;padding:40px 8px}\n"
+		    ".step.better{color:#1a7f37}.ack{font-size:11px;color:#8250df;max-width:200px}\n"
 		    "</style>\n</head>\n<body>\n<header><h1>");
 	html_text(sb, scenario);
-	strbuf_printf(sb, " \u00b7 history</h1><p>%zu board%s \u00d7 %zu metric%s from ", nb,
-		      nb == 1 ? "" : "s", nc, nc == 1 ? "" : "s");
+	strbuf_printf(sb, " \u00b7 history</h1><p>%zu test \u00d7 metric row%s over %zu board%s (",
+		      nr, nr == 1 ? "" : "s", nb, nb == 1 ? "" : "s");
+	html_text(sb, all);
+	strbuf_puts(sb, ") from ");
 	html_text(sb, db);
-	strbuf_puts(sb, "; each metric's boards share one y scale; a lasting step is marked "
-		    "(dashed line, the runs it was judged against shaded), an accepted one named; a point links to its run's report."
-		    "</p></header>\n<div class=\"wrap\"><table>\n<thead><tr><th class=\"b\">board</th>");
-	double *lo = xcalloc(nc + 1, sizeof(*lo)), *hi = xcalloc(nc + 1, sizeof(*hi));
-	for (size_t c = 0; c < nc; c++) {
-		lo[c] = INFINITY;
-		hi[c] = -INFINITY;
-		for (size_t i = 0; i < n; i++)
-			if (same(s[i].test, cols[c]->test) && same(s[i].metric, cols[c]->metric))
-				for (size_t k = s[i].shown_from; k < s[i].n; k++) {
-					lo[c] = fmin(lo[c], s[i].points[k].value);
-					hi[c] = fmax(hi[c], s[i].points[k].value);
-				}
-		strbuf_puts(sb, "<th>");
-		html_text(sb, cols[c]->test);
-		strbuf_puts(sb, " \u00b7 ");
-		html_text(sb, cols[c]->metric);
-		strbuf_puts(sb, "<small>");
-		struct strbuf r = STRBUF_INIT;
-		valfmt_pair(&r, lo[c], hi[c], cols[c]->unit);
-		strbuf_printf(&r, ", %s is better", cols[c]->higher_is_better ? "higher" : "lower");
-		html_text(sb, strbuf_str(&r));
-		strbuf_release(&r);
-		strbuf_puts(sb, "</small></th>");
-	}
-	strbuf_puts(sb, "</tr></thead>\n<tbody>\n");
-	for (size_t b = 0; b < nb; b++) {
-		strbuf_puts(sb, "<tr><th class=\"b\">");
-		html_text(sb, boards[b]);
-		strbuf_puts(sb, "</th>");
-		for (size_t c = 0; c < nc; c++) {
-			const struct history_series *hs = NULL;
-			for (size_t i = 0; i < n && !hs; i++)
-				if (same(s[i].board, boards[b]) && same(s[i].test, cols[c]->test) &&
-				    same(s[i].metric, cols[c]->metric))
-					hs = &s[i];
-			if (hs && hs->n)
-				html_cell(sb, hs, lo[c], hi[c], w);
-			else
-				strbuf_puts(sb, "<td class=\"none\">no runs</td>");
-		}
-		strbuf_puts(sb, "</tr>\n");
-	}
+	strbuf_puts(sb, "; a row's chart is each run's median across its boards, the boards that "
+		    "differ named beside it; each board's chart (its own scale shared with the row's "
+		    "boards, a lasting step marked, an accepted one named) is under \u201ceach "
+		    "board\u201d; a point links to its run's report.</p></header>\n"
+		    "<div class=\"wrap\"><table>\n<colgroup><col style=\"width:180px\"/>"
+		    "<col style=\"width:276px\"/><col/></colgroup>\n<thead><tr><th>test \u00b7 metric"
+		    "</th><th>median across boards</th><th>boards, figures, those that differ</th>"
+		    "</tr></thead>\n<tbody>\n");
+	for (size_t r = 0; r < nr; r++)
+		html_row(sb, &rows[r], w);
 	strbuf_puts(sb, "</tbody></table></div>\n</body>\n</html>\n");
-	free(lo);
-	free(hi);
+	free(all);
 	free(boards);
-	free(cols);
+	history_fold_free(rows, nr);
 }
-

@@ -2,9 +2,12 @@
 #define ORCH_HISTORY_HISTORY_HTML_H
 /*
  * The history's page (orch history --format html): one self-contained
- * HTML document, a row per board and a column per test x metric, each
- * cell the board's trend chart (report/report_trend.h) with the judge's
- * marks (history_marks_of). It renders only; the caller prints.
+ * HTML document, a row per test x metric with the boards folded as the
+ * text folds them (history/history_fold.h: node set, median, range, the
+ * boards that differ), its chart the runs' medians across the boards, and
+ * each board's trend chart (report/report_trend.h) with the judge's marks
+ * (history_marks_of) under it in a closed <details>: as readable at 64
+ * boards as at 2. It renders only; the caller prints.
  */
 #include <stddef.h>
 
