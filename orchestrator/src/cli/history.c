@@ -12,6 +12,7 @@
 #include "util/log.h"
 #include "util/nodeset.h"
 #include "util/strbuf.h"
+#include "util/utf8.h"
 #include "util/valfmt.h"
 #include "util/xmltext.h"
 
@@ -236,15 +237,6 @@ static void fmt_start(char *buf, size_t len, long long us)
 		snprintf(buf, len, "-");
 }
 
-/* Columns s takes on a terminal (one per code point). */
-static size_t columns(const char *s)
-{
-	size_t w = 0;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		w += (*p & 0xC0) != 0x80;
-	return w;
-}
-
 /* Prints a table: a header and rows of nc cells each (cells[0..nc) the
  * header), the columns in right[] right-aligned, the last one unpadded;
  * frees the cells. */
@@ -252,12 +244,12 @@ static void print_table(char **cells, size_t rows, size_t nc, const bool *right)
 {
 	size_t *width = xcalloc(nc, sizeof(*width));
 	for (size_t i = 0; i < (rows + 1) * nc; i++)
-		if (columns(cells[i]) > width[i % nc])
-			width[i % nc] = columns(cells[i]);
+		if (utf8_width(cells[i]) > width[i % nc])
+			width[i % nc] = utf8_width(cells[i]);
 	for (size_t r = 0; r <= rows; r++) {
 		for (size_t c = 0; c < nc; c++) {
 			const char *cell = cells[r * nc + c];
-			int cw = (int)width[c] + (int)(strlen(cell) - columns(cell));
+			int cw = (int)width[c] + (int)(strlen(cell) - utf8_width(cell));
 			if (c + 1 == nc)
 				printf("%s\n", cell);
 			else

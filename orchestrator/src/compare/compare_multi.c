@@ -7,6 +7,7 @@
 
 #include "util/deadline.h"
 #include "util/strbuf.h"
+#include "util/utf8.h"
 #include "util/valfmt.h"
 #include "util/xmltext.h"
 
@@ -219,14 +220,6 @@ static char **table_cells(const struct compare_multi *m, bool only_changes, size
 	return cells;
 }
 
-static size_t width_of(const char *s)
-{
-	size_t w = 0;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		w += (*p & 0xC0) != 0x80;
-	return w;
-}
-
 char *compare_multi_table(const struct compare_multi *m, bool only_changes, bool color)
 {
 	size_t cols = 3 + m->n_runs, rows;
@@ -234,8 +227,8 @@ char *compare_multi_table(const struct compare_multi *m, bool only_changes, bool
 	char **cells = table_cells(m, only_changes, &rows, &refs);
 	size_t *width = xcalloc(cols, sizeof(*width));
 	for (size_t i = 0; i < rows * cols; i++)
-		if (width_of(cells[i]) > width[i % cols])
-			width[i % cols] = width_of(cells[i]);
+		if (utf8_width(cells[i]) > width[i % cols])
+			width[i % cols] = utf8_width(cells[i]);
 	struct strbuf sb = STRBUF_INIT;
 	for (size_t k = 1; k < m->n_runs; k++) {
 		char *summary = compare_format_summary(&m->crs[k - 1], &m->runs[0], &m->runs[k],
@@ -256,7 +249,7 @@ char *compare_multi_table(const struct compare_multi *m, bool only_changes, bool
 			if (col)
 				strbuf_puts(&line, "\033[0m");
 			if (c + 1 < cols)
-				for (size_t w = width_of(cell); w < width[c]; w++)
+				for (size_t w = utf8_width(cell); w < width[c]; w++)
 					strbuf_putc(&line, ' ');
 		}
 		while (line.len && line.buf[line.len - 1] == ' ')

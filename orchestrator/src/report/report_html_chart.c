@@ -9,6 +9,7 @@
 #include "report/report_trend.h"
 #include "util/nodeset.h"
 #include "util/strbuf.h"
+#include "util/utf8.h"
 #include "util/valfmt.h"
 
 #include <math.h>
@@ -101,12 +102,7 @@ static void label_text(struct strbuf *sb, double x, double y, const char *anchor
 		      x, y, anchor);
 	if (report_width(s) > max_chars) {
 		struct strbuf cut = STRBUF_INIT;
-		size_t w = 0;
-		for (const char *p = s; *p; p++) {
-			if (((unsigned char)*p & 0xC0) != 0x80 && ++w > max_chars - 1)
-				break;
-			strbuf_putc(&cut, *p);
-		}
+		strbuf_append(&cut, s, utf8_prefix(s, max_chars - 1));
 		strbuf_puts(&cut, "\u2026");
 		report_escape(sb, strbuf_str(&cut), ESC_TEXT);
 		strbuf_release(&cut);

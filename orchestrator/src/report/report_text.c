@@ -3,6 +3,7 @@
 #include "util/fsutil.h"
 #include "util/strbuf.h"
 #include "util/units.h"
+#include "util/utf8.h"
 #include "util/valfmt.h"
 #include "util/xmltext.h"
 
@@ -22,11 +23,7 @@ void report_escape(struct strbuf *sb, const char *s, enum report_esc mode)
 
 size_t report_width(const char *s)
 {
-	size_t w = 0;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		if ((*p & 0xC0) != 0x80)
-			w++;
-	return w;
+	return utf8_width(s);
 }
 
 void report_fmt_duration(char *buf, size_t len, double s)
@@ -129,12 +126,7 @@ char *report_clean_line(const char *s, size_t max)
 	char *out = strbuf_detach(&sb);
 	if (report_width(out) > max) {
 		/* cut at a code point boundary, then mark the cut */
-		size_t w = 0, i = 0;
-		for (; out[i]; i++) {
-			if (((unsigned char)out[i] & 0xC0) != 0x80 && ++w > max - 3)
-				break;
-		}
-		out[i] = '\0';
+		out[utf8_prefix(out, max - 3)] = '\0';
 		char *cut = xasprintf("%s...", out);
 		free(out);
 		out = cut;

@@ -5,6 +5,7 @@
 #include "report/report_trend.h"
 
 #include "util/strbuf.h"
+#include "util/utf8.h"
 #include "util/valfmt.h"
 #include "util/xmltext.h"
 
@@ -114,13 +115,11 @@ static void x_label(struct strbuf *sb, const struct trend_chart *c, const struct
 {
 	const char *name = point_name(&c->points[k]);
 	char cut[4 * X_LABEL_CHARS + 4];
-	size_t w = 0, i = 0;
-	for (; name[i] && i + 4 < sizeof(cut); i++) {
-		if (((unsigned char)name[i] & 0xC0) != 0x80 && ++w > X_LABEL_CHARS)
-			break;
-		cut[i] = name[i];
-	}
-	cut[i] = '\0';
+	size_t n = utf8_prefix(name, X_LABEL_CHARS);
+	if (n > sizeof(cut) - 4)
+		n = sizeof(cut) - 4;
+	memcpy(cut, name, n);
+	cut[n] = '\0';
 	const char *anchor = c->n == 1 ? "middle" : k == 0 ? "start" : k + 1 == c->n ? "end" : "middle";
 	strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", px(f, k), f->y1 + 12,
 		      anchor);

@@ -6,6 +6,7 @@
 #include "util/deadline.h"
 #include "util/nodeset.h"
 #include "util/strbuf.h"
+#include "util/utf8.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -47,13 +48,9 @@ static void term_size(const struct progress *p, unsigned *rows, unsigned *cols)
  * spaces. */
 static void put_cut(struct strbuf *sb, const char *s, size_t max)
 {
-	size_t w = 0;
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-		bool starts = (*c & 0xC0) != 0x80;
-		if (starts && w++ == max)
-			break;
+	size_t n = utf8_prefix(s, max);
+	for (const unsigned char *c = (const unsigned char *)s; c < (const unsigned char *)s + n; c++)
 		strbuf_putc(sb, *c < 0x20 ? ' ' : (char)*c);
-	}
 }
 
 static int by_key(const void *x, const void *y)

@@ -37,6 +37,29 @@ static size_t seq_len(const unsigned char *s)
 	return n;
 }
 
+static bool starts_code_point(unsigned char c)
+{
+	return (c & 0xC0) != 0x80;
+}
+
+size_t utf8_width(const char *s)
+{
+	size_t w = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		w += starts_code_point(*p);
+	return w;
+}
+
+size_t utf8_prefix(const char *s, size_t max)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t w = 0, i = 0;
+	for (; p[i]; i++)
+		if (starts_code_point(p[i]) && w++ == max)
+			break;
+	return i;
+}
+
 bool utf8_valid(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;

@@ -12,6 +12,12 @@
 #include <stddef.h>
 
 bool utf8_valid(const char *s);
+/* The columns s takes where each code point takes one (a terminal, a
+ * chart's label): the bytes that do not continue a sequence. */
+size_t utf8_width(const char *s);
+/* The bytes of s's first max columns (utf8_width), so that s cut there
+ * ends on a code point's boundary; strlen(s) when s is narrower. */
+size_t utf8_prefix(const char *s, size_t max);
 /* s with each byte that is not part of valid UTF-8 replaced by U+FFFD, and
  * C0 80 shown as U+2400 (the NUL symbol); caller frees. */
 char *utf8_lossy(const char *s);
