@@ -25,9 +25,9 @@
 /* A console that echoes the password as it is typed, then hangs up. */
 static const char echo_login_script[] =
 	"user=\n"
-	"while [ -z \"$user\" ]; do printf '\\r\\nfake-board login: '; read user; done\n"
+	"while [ -z \"$user\" ]; do printf '\\r\\nfake-board login: '; read user || exit 1; done\n"
 	"printf 'Password: '\n"
-	"read pw; sleep 0.3; exit 0\n";
+	"read pw || exit 1; sleep 0.3; exit 0\n";
 
 struct fx {
 	struct lab *lab;

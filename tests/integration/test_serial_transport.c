@@ -22,9 +22,9 @@
 
 static const char login_script[] =
 	"user=\n"
-	"while [ -z \"$user\" ]; do printf '\\r\\nfake-board login: '; read user; done\n"
+	"while [ -z \"$user\" ]; do printf '\\r\\nfake-board login: '; read user || exit 1; done\n"
 	"printf 'Password: '\n"
-	"stty -echo; read pw; stty echo; echo\n"
+	"stty -echo; read pw || exit 1; stty echo; echo\n"
 	"if [ \"$user\" = root ] && [ \"$pw\" = secret ]; then\n"
 	"  printf 'Welcome \\033[1mhome\\033[0m\\n'\n"
 	"  exec /bin/sh -i\n"

@@ -29,9 +29,9 @@ char *ts_console_login_script(const char *board, const char *password)
 {
 	return xasprintf("while :; do\n"
 			 "user=\n"
-			 "while [ -z \"$user\" ]; do printf '\\r\\n%s login: '; read user; done\n"
+			 "while [ -z \"$user\" ]; do printf '\\r\\n%s login: '; read user || exit 1; done\n"
 			 "printf 'Password: '\n"
-			 "stty -echo; read pw; stty echo; echo\n"
+			 "stty -echo; read pw || exit 1; stty echo; echo\n"
 			 "if [ \"$user\" = root ] && [ \"$pw\" = '%s' ]; then\n"
 			 "  /bin/sh -i\n"
 			 "else\n"
