@@ -36,14 +36,12 @@ static struct lab *lab;
 
 static int group_setup(void **state)
 {
-	(void)state;
 	setenv("SSHD_LAB_LOGLEVEL", "VERBOSE", 1);   /* a line per session opened */
 	return lab_group_up(&lab, LAB_BASE, 2, 1, false);
 }
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	return lab_group_down(&lab);
 }
 
@@ -68,7 +66,6 @@ static long shell_pid(struct transport *tr)
 
 static void test_one_channel_for_many_commands(void **state)
 {
-	(void)state;
 	int before = lab_sessions_started(lab, 2);
 	struct transport *tr = connect_to(LAB_OPENSSH, 2, true);
 	long pid = shell_pid(tr);
@@ -176,7 +173,6 @@ static void check_same_on(enum lab_kind kind, int index)
 
 static void test_same_bytes_as_a_channel(void **state)
 {
-	(void)state;
 	check_same_on(LAB_OPENSSH, 1);
 	check_same_on(LAB_DROPBEAR, 1);
 }
@@ -201,7 +197,6 @@ static void check_timeout_then_next(enum lab_kind kind, int index)
 
 static void test_timeout_then_next_command(void **state)
 {
-	(void)state;
 	check_timeout_then_next(LAB_OPENSSH, 1);
 	check_timeout_then_next(LAB_DROPBEAR, 1);
 }
@@ -230,7 +225,6 @@ static void check_killed_shell(enum lab_kind kind, int index)
 
 static void test_command_kills_its_shell(void **state)
 {
-	(void)state;
 	check_killed_shell(LAB_OPENSSH, 1);
 	check_killed_shell(LAB_DROPBEAR, 1);
 }
@@ -239,7 +233,6 @@ static void test_command_kills_its_shell(void **state)
  * gone, an error; the next command connects again. */
 static void test_command_kills_its_session(void **state)
 {
-	(void)state;
 	struct transport *tr = connect_to(LAB_OPENSSH, 1, true);
 	long pid = shell_pid(tr);
 	assert_int_equal(shell_pid(tr), pid);
@@ -256,53 +249,21 @@ static void test_command_kills_its_session(void **state)
 	transport_free(tr);
 }
 
-struct stopper {
-	char head[64];
-	size_t len;
-	pid_t sshd;
-};
-
-/* Reads "PPID" from the first line and freezes the session's sshd. */
-static int stop_sshd(void *ctx, enum transport_stream stream, const char *data, size_t len)
-{
-	struct stopper *s = ctx;
-	if (stream != TRANSPORT_STDOUT || s->sshd)
-		return 0;
-	for (size_t i = 0; i < len && s->len + 1 < sizeof(s->head); i++)
-		s->head[s->len++] = data[i];
-	s->head[s->len] = '\0';
-	int ppid = 0;
-	if (strchr(s->head, '\n') && sscanf(s->head, "%d", &ppid) == 1 && ppid > 1) {
-		s->sshd = (pid_t)ppid;
-		kill(s->sshd, SIGSTOP);
-	}
-	return 0;
-}
-
 /* The board stops answering mid-command (its sshd SIGSTOPped): an error
  * naming the board within timeout + the kill wait, never a result. */
 static void test_stalled_board_is_an_error(void **state)
 {
-	(void)state;
 	struct transport *tr = connect_to(LAB_OPENSSH, 2, true);
 	long pid = shell_pid(tr);
-	struct stopper s = { 0 };
+	struct lab_stall s = { 0 };
 	struct transport_status st;
-	char err[512] = "";
-	struct transport_exec req = {
-		.command = "echo $PPID $$; sleep 4412", .timeout_ms = 3000, .stdin_fd = -1,
-		.on_output = stop_sshd, .ctx = &s,
-	};
-	int64_t t0 = clock_mono_ms();
-	int ret = transport_exec(tr, &req, &st, err, sizeof(err));
-	int64_t took = clock_mono_ms() - t0;
-	print_message("%s (%lld ms)\n", err, (long long)took);
+	lab_exec_stalled(tr, "echo $PPID $$; sleep 4412", 3000, &s);
 	assert_true(s.sshd > 0);
-	assert_non_null(strstr(s.head, " "));
-	assert_int_equal(atol(strchr(s.head, ' ') + 1), pid);
-	assert_int_equal(ret, -1);
-	assert_non_null(strstr(err, "board2 (" LAB_BASE ".2:2222) stopped answering"));
-	assert_true(took < 3000 + 5000 + 1500);
+	TS_ASSERT_HAS(s.head, " ");
+	assert_int_equal(s.shell, pid);
+	assert_int_equal(s.ret, -1);
+	assert_non_null(strstr(s.err, "board2 (" LAB_BASE ".2:2222) stopped answering"));
+	assert_true(s.took_ms < 3000 + 5000 + 1500);
 	kill(s.sshd, SIGCONT);
 	struct ts_collect c = { 0 };
 	assert_int_equal(ts_collect_exec(tr, "echo back", 10000, -1, &c, &st), 0);
@@ -316,7 +277,6 @@ static void test_stalled_board_is_an_error(void **state)
  * second command), and the runner goes on. */
 static void test_leftover_reaped_by_the_runner(void **state)
 {
-	(void)state;
 	int before = lab_sessions_started(lab, 1);
 	struct transport *tr = connect_to(LAB_OPENSSH, 1, true);
 	long pid = shell_pid(tr);
@@ -335,7 +295,7 @@ static void test_leftover_reaped_by_the_runner(void **state)
 	assert_int_equal(st.exit_code, 0);
 	assert_true(st.reaped);
 	assert_int_equal(st.leftovers.n, 1);
-	assert_non_null(strstr(st.leftovers.list, "sleep"));
+	TS_ASSERT_HAS(st.leftovers.list, "sleep");
 	assert_string_equal(strbuf_str(&c.out), "started\n");
 	ts_collect_release(&c);
 	assert_int_equal(ts_count_sleepers(tr, 4414), 0);
@@ -348,7 +308,6 @@ static void test_leftover_reaped_by_the_runner(void **state)
  * the next command gets a new runner and only its own bytes. */
 static void test_output_between_commands_taints(void **state)
 {
-	(void)state;
 	struct transport *tr = connect_to(LAB_DROPBEAR, 1, true);
 	long pid = shell_pid(tr);
 	assert_int_equal(shell_pid(tr), pid);
@@ -365,9 +324,7 @@ static void test_output_between_commands_taints(void **state)
 	TS_WAIT_UNTIL(10000, ts_file_exists(marker));
 	assert_true(ts_file_exists(marker));
 	ts_rmrf(dir);
-	free(dir);
-	free(marker);
-	free(cmd);
+	TS_FREE(dir, marker, cmd);
 	struct ts_collect d = { 0 };
 	assert_int_equal(ts_collect_exec(tr, "echo next $$", 10000, -1, &d, &st), 0);
 	long next = atol(strbuf_str(&d.out) + 5);
@@ -413,7 +370,6 @@ static void fifo_line(const char *path, bool write_it)
  * the test goes on once it wrote (done). */
 static void test_runner_replaced_again_and_again(void **state)
 {
-	(void)state;
 	/* the board's shell runs as the lab user */
 	char *dir = ts_mkdtemp("runner-taint");
 	char *gate = xasprintf("%s/gate", dir), *done = xasprintf("%s/done", dir);
@@ -441,9 +397,7 @@ static void test_runner_replaced_again_and_again(void **state)
 		assert_int_equal(run_pid(tr, "echo $$"), next);
 	}
 	transport_free(tr);
-	free(leave);
-	free(gate);
-	free(done);
+	TS_FREE(leave, gate, done);
 	ts_rmrf(dir);
 	free(dir);
 }
@@ -452,7 +406,6 @@ static void test_runner_replaced_again_and_again(void **state)
  * every test on b1 is a shell of its own. */
 static void test_inventory_switch(void **state)
 {
-	(void)state;
 	char *dir = ts_mkdtemp("runner-switch");
 	char *inv = xasprintf(
 		"defaults:\n"
@@ -478,8 +431,7 @@ static void test_inventory_switch(void **state)
 			char *text = ts_read_file(p);
 			assert_non_null(text);
 			pids[b][t] = atol(text);
-			free(text);
-			free(p);
+			TS_FREE(text, p);
 		}
 	assert_true(pids[0][0] != pids[0][1] && pids[0][1] != pids[0][2]);
 	assert_true(pids[1][0] == pids[1][1] && pids[1][1] == pids[1][2]);
@@ -488,10 +440,8 @@ static void test_inventory_switch(void **state)
 	code = ts_run(&out, "cd '%s' && %s validate s.yaml --inventory bad.yaml", dir, ORCH_BIN);
 	print_message("%s\n", out ? out : "");
 	assert_int_not_equal(code, 0);
-	assert_non_null(strstr(out, "bad.yaml:2:"));
-	assert_non_null(strstr(out, "runner"));
-	free(out);
-	free(inv);
+	TS_ASSERT_HAS(out, "bad.yaml:2:", "runner");
+	TS_FREE(out, inv);
 	ts_rmrf(dir);
 	free(dir);
 }
@@ -516,7 +466,6 @@ static long runner_reads(struct transport *tr)
  * second). */
 static void test_long_command_few_reads(void **state)
 {
-	(void)state;
 	struct strbuf cmd = STRBUF_INIT;
 	for (int i = 0; i < 256; i++)
 		strbuf_printf(&cmd, ": '%03d' \"it's\" $HOME %s\n", i,
@@ -546,18 +495,10 @@ static void test_long_command_few_reads(void **state)
 int main(void)
 {
 	transport_ssh_global_init();
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_one_channel_for_many_commands),
-		cmocka_unit_test(test_same_bytes_as_a_channel),
-		cmocka_unit_test(test_timeout_then_next_command),
-		cmocka_unit_test(test_command_kills_its_shell),
-		cmocka_unit_test(test_command_kills_its_session),
-		cmocka_unit_test(test_stalled_board_is_an_error),
-		cmocka_unit_test(test_leftover_reaped_by_the_runner),
-		cmocka_unit_test(test_output_between_commands_taints),
-		cmocka_unit_test(test_runner_replaced_again_and_again),
-		cmocka_unit_test(test_inventory_switch),
-		cmocka_unit_test(test_long_command_few_reads),
-	};
-	return ts_run_group(tests, group_setup, group_teardown);
+	return TS_RUN_TESTS(group_setup, group_teardown, test_one_channel_for_many_commands,
+		   test_same_bytes_as_a_channel, test_timeout_then_next_command,
+		   test_command_kills_its_shell, test_command_kills_its_session,
+		   test_stalled_board_is_an_error, test_leftover_reaped_by_the_runner,
+		   test_output_between_commands_taints, test_runner_replaced_again_and_again,
+		   test_inventory_switch, test_long_command_few_reads);
 }

@@ -30,13 +30,11 @@ static struct lab *lab;
 
 static int group_setup(void **state)
 {
-	(void)state;
 	return lab_group_up(&lab, LAB_BASE, 2, 0, false);
 }
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	return lab_group_down(&lab);
 }
 
@@ -44,7 +42,6 @@ static int group_teardown(void **state)
  * it ends (not "killed by signal 0" 5 s after end-of-output while it runs on). */
 static void test_redirected_output_exit_status(void **state)
 {
-	(void)state;
 	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 1));
 	struct ts_collect c = { 0 };
 	struct transport_status st;
@@ -60,7 +57,6 @@ static void test_redirected_output_exit_status(void **state)
 /* A command whose output goes elsewhere is still ended at its timeout. */
 static void test_redirected_output_timeout_kills(void **state)
 {
-	(void)state;
 	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 1));
 	struct ts_collect c = { 0 };
 	struct transport_status st;
@@ -74,65 +70,29 @@ static void test_redirected_output_timeout_kills(void **state)
 	transport_free(tr);
 }
 
-struct stopper {
-	char head[64];
-	size_t len;
-	pid_t sshd;                /* the session's sshd, SIGSTOPped */
-	pid_t sleeper;             /* the command itself */
-};
-
-/* Reads "PPID PID" from the first line and freezes the session's sshd. */
-static int stop_sshd(void *ctx, enum transport_stream stream, const char *data, size_t len)
-{
-	struct stopper *s = ctx;
-	if (stream != TRANSPORT_STDOUT || s->sshd)
-		return 0;
-	for (size_t i = 0; i < len && s->len + 1 < sizeof(s->head); i++)
-		s->head[s->len++] = data[i];
-	s->head[s->len] = '\0';
-	if (!strchr(s->head, '\n'))
-		return 0;
-	int ppid = 0, pid = 0;
-	if (sscanf(s->head, "%d %d", &ppid, &pid) == 2 && ppid > 1) {
-		s->sshd = (pid_t)ppid;
-		s->sleeper = (pid_t)pid;
-		kill(s->sshd, SIGSTOP);
-	}
-	return 0;
-}
-
 static void test_sigstopped_sshd_is_an_error(void **state)
 {
-	(void)state;
 	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 2));
-	struct stopper s = { 0 };
+	struct lab_stall s = { 0 };
 	struct transport_status st;
-	char err[512] = "";
-	struct transport_exec req = {
-		.command = "echo $PPID $$; exec sleep 4392", .timeout_ms = 3000, .stdin_fd = -1,
-		.on_output = stop_sshd, .ctx = &s,
-	};
-	int64_t t0 = clock_mono_ms();
-	int ret = transport_exec(tr, &req, &st, err, sizeof(err));
-	int64_t took = clock_mono_ms() - t0;
-	print_message("%s (%lld ms)\n", err, (long long)took);
+	lab_exec_stalled(tr, "echo $PPID $$; exec sleep 4392", 3000, &s);
 	assert_true(s.sshd > 0);
-	assert_int_equal(ret, -1);
-	assert_non_null(strstr(err, "board2 (" LAB_BASE ".2:2222) stopped answering"));
-	assert_true(took < 3000 + 5000 + 1000);
+	assert_int_equal(s.ret, -1);
+	assert_non_null(strstr(s.err, "board2 (" LAB_BASE ".2:2222) stopped answering"));
+	assert_true(s.took_ms < 3000 + 5000 + 1000);
 
 	/* The board comes back: the next command opens a new session at once
 	 * (the dead one is never reused). */
 	kill(s.sshd, SIGCONT);
 	struct ts_collect c = { 0 };
-	t0 = clock_mono_ms();
+	int64_t t0 = clock_mono_ms();
 	assert_int_equal(ts_collect_exec(tr, "echo back", 10000, -1, &c, &st), 0);
 	assert_string_equal(strbuf_str(&c.out), "back\n");
 	assert_true(clock_mono_ms() - t0 < 4000);
 	ts_collect_release(&c);
 	/* on the command runner $$ is the runner's shell and the sleep its child */
-	if (s.sleeper > 0) {
-		char *kids = xasprintf("/proc/%d/task/%d/children", (int)s.sleeper, (int)s.sleeper);
+	if (s.shell > 0) {
+		char *kids = xasprintf("/proc/%d/task/%d/children", (int)s.shell, (int)s.shell);
 		char *text = ts_read_file(kids);
 		for (char *p = text; p && *p;) {
 			long k = strtol(p, &p, 10);
@@ -141,21 +101,16 @@ static void test_sigstopped_sshd_is_an_error(void **state)
 			else if (*p)
 				p++;
 		}
-		free(text);
-		free(kids);
+		TS_FREE(text, kids);
 	}
-	if (s.sleeper > 0 && kill(s.sleeper, SIGKILL) == 0)
-		waitpid(s.sleeper, NULL, WNOHANG);
+	if (s.shell > 0 && kill(s.shell, SIGKILL) == 0)
+		waitpid(s.shell, NULL, WNOHANG);
 	transport_free(tr);
 }
 
 int main(void)
 {
 	transport_ssh_global_init();
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_redirected_output_timeout_kills),
-		cmocka_unit_test(test_sigstopped_sshd_is_an_error),
-		cmocka_unit_test(test_redirected_output_exit_status),
-	};
-	return ts_run_group(tests, group_setup, group_teardown);
+	return TS_RUN_TESTS(group_setup, group_teardown, test_redirected_output_timeout_kills,
+		   test_sigstopped_sshd_is_an_error, test_redirected_output_exit_status);
 }

@@ -1,9 +1,11 @@
 #include "lab.h"
 #include "testsupport.h"
 #include "transport/transport.h"
+#include "util/deadline.h"
 #include "util/strbuf.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,6 +166,39 @@ struct transport *lab_connect_or_fail(struct ssh_target t)
 	if (!tr)
 		fail_msg("connect to %s: %s", t.name, err);
 	return tr;
+}
+
+/* transport_exec's output callback: collects the first line and freezes
+ * the shell's parent once it has both pids. */
+static int lab_stall_on_output(void *ctx, enum transport_stream stream, const char *data, size_t len)
+{
+	struct lab_stall *s = ctx;
+	if (stream != TRANSPORT_STDOUT || s->sshd)
+		return 0;
+	for (size_t i = 0; i < len && s->len + 1 < sizeof(s->head); i++)
+		s->head[s->len++] = data[i];
+	s->head[s->len] = '\0';
+	int ppid = 0, pid = 0;
+	if (strchr(s->head, '\n') && sscanf(s->head, "%d %d", &ppid, &pid) == 2 && ppid > 1) {
+		s->sshd = (pid_t)ppid;
+		s->shell = (pid_t)pid;
+		kill(s->sshd, SIGSTOP);
+	}
+	return 0;
+}
+
+void lab_exec_stalled(struct transport *tr, const char *command, int timeout_ms,
+		      struct lab_stall *s)
+{
+	struct transport_status st;
+	struct transport_exec req = {
+		.command = command, .timeout_ms = timeout_ms, .stdin_fd = -1,
+		.on_output = lab_stall_on_output, .ctx = s,
+	};
+	int64_t t0 = clock_mono_ms();
+	s->ret = transport_exec(tr, &req, &st, s->err, sizeof(s->err));
+	s->took_ms = (long long)(clock_mono_ms() - t0);
+	print_message("%s (%lld ms)\n", s->err, s->took_ms);
 }
 
 int lab_sessions_started(const struct lab *lab, int index)

@@ -12,6 +12,8 @@
  * are reaped by lab_down (this machine's init does not reap orphans).
  */
 #include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
 
 #include "transport/transport_ssh.h"
 
@@ -76,6 +78,26 @@ char *lab_write_inventory(const struct lab *lab, const char *dir, const char *na
 /* A connected ssh transport for t (the caller frees it); fails the test
  * with the error when it cannot connect. */
 struct transport *lab_connect_or_fail(struct ssh_target t);
+
+/* What lab_exec_stalled saw: the first line the command printed, the
+ * session's sshd (its shell's parent, SIGSTOPped; 0 when the line never
+ * came) and the shell, then transport_exec's return, its error and how
+ * long it took. */
+struct lab_stall {
+	char head[64];
+	size_t len;
+	pid_t sshd;
+	pid_t shell;
+	int ret;
+	char err[512];
+	long long took_ms;
+};
+/* Runs COMMAND on TR with TIMEOUT_MS: COMMAND begins by printing "$PPID
+ * $$", and the session's sshd is frozen (SIGSTOP) as soon as that line
+ * arrives, so the board stops answering mid-command. The caller sends
+ * SIGCONT to s->sshd when it is done. */
+void lab_exec_stalled(struct transport *tr, const char *command, int timeout_ms,
+		      struct lab_stall *s);
 
 /* VmRSS and VmHWM of this process in KiB (-1 if unknown); lab_reset_hwm
  * makes VmHWM start again from the current RSS. */
