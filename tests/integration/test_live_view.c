@@ -9,6 +9,7 @@
  * the only thing that scrolls.
  */
 #include "testsupport.h"
+#include "ts_orch.h"
 #include "util/strbuf.h"
 
 #include <errno.h>
@@ -32,29 +33,21 @@ static char *tmp;
 
 static int group_setup(void **state)
 {
-	(void)state;
-	tmp = ts_mkdtemp("live-view");
-	struct strbuf inv = STRBUF_INIT, sc = STRBUF_INIT;
-	strbuf_puts(&inv, "boards:\n");
-	for (int b = 1; b <= N_BOARDS; b++)
-		strbuf_printf(&inv, "  b%d: { local: true, tags: [rack] }\n", b);
-	strbuf_puts(&sc, "name: live\ninventory: inventory.yaml\nboards: [tag:rack]\n"
-			 "defaults: { timeout: 60s }\ntests:\n"
+	tmp = ts_rack_dir("live-view", N_BOARDS);
+	struct strbuf sc = STRBUF_INIT;
+	strbuf_puts(&sc, TS_RACK_HEAD("live")
 			 "  - { name: t01, run: 'sleep 0.4' }\n"
 			 "  - { name: t02, run: \"case {board.name} in b[1-3][0-9]) echo disk gone; "
 			 "exit 1;; esac; sleep 0.4\" }\n");
 	for (int t = 3; t <= 8; t++)
 		strbuf_printf(&sc, "  - { name: t%02d, run: 'sleep 0.4' }\n", t);
-	free(ts_write_file(tmp, "inventory.yaml", inv.buf));
 	free(ts_write_file(tmp, "live.yaml", sc.buf));
-	strbuf_release(&inv);
 	strbuf_release(&sc);
 	return 0;
 }
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	return ts_rmrf_free(&tmp);
 }
 
@@ -233,7 +226,6 @@ static int follow(int master, int slave, pid_t pid, struct screen *s, struct str
 
 static void test_frames_fit(void **state)
 {
-	(void)state;
 	int master, slave;
 	struct winsize ws = { .ws_row = ROWS, .ws_col = COLS };
 	assert_int_equal(openpty(&master, &slave, NULL, NULL, &ws), 0);
@@ -284,7 +276,7 @@ static void test_frames_fit(void **state)
 	if (matches(wr, "done, [0-9]+ passed") || matches(wr, "^running t0"))
 		fail_msg("lines of the view wider than the window:\n%s", wr);
 	/* the failures were named in the view, the summary printed once */
-	assert_non_null(strstr(text, "failed: t02 on b1"));
+	TS_ASSERT_HAS(text, "failed: t02 on b1");
 	const char *tally = strstr(text, "482 passed, 30 failed, 0 errors, 0 skipped in ");
 	if (!tally || strstr(tally + 1, "482 passed, 30 failed, 0 errors, 0 skipped in "))
 		fail_msg("the summary's tally not there once; the end:\n%s", tail(text));
@@ -294,10 +286,4 @@ static void test_frames_fit(void **state)
 	strbuf_release(&raw);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_frames_fit),
-	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
-}
+TS_MAIN(group_setup, group_teardown, test_frames_fit)

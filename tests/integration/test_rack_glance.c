@@ -6,6 +6,7 @@
  * summary stays within 60 lines; -v still gives a line per board x test.
  */
 #include "testsupport.h"
+#include "ts_orch.h"
 #include "util/strbuf.h"
 
 #include <stdlib.h>
@@ -18,14 +19,9 @@ static char *tmp;
 
 static int group_setup(void **state)
 {
-	(void)state;
-	tmp = ts_mkdtemp("rack-glance");
-	struct strbuf inv = STRBUF_INIT, sc = STRBUF_INIT;
-	strbuf_puts(&inv, "boards:\n");
-	for (int b = 1; b <= N_BOARDS; b++)
-		strbuf_printf(&inv, "  b%d: { local: true, tags: [rack] }\n", b);
-	strbuf_puts(&sc, "name: rack\ninventory: inventory.yaml\nboards: [tag:rack]\n"
-			 "defaults: { timeout: 60s }\ntests:\n");
+	tmp = ts_rack_dir("rack-glance", N_BOARDS);
+	struct strbuf sc = STRBUF_INIT;
+	strbuf_puts(&sc, TS_RACK_HEAD("rack"));
 	for (int t = 1; t <= N_TESTS; t++) {
 		if (t == 7)
 			strbuf_puts(&sc, "  - { name: t07, run: \"case {board.name} in b1[0-3]) echo "
@@ -37,16 +33,13 @@ static int group_setup(void **state)
 		else
 			strbuf_printf(&sc, "  - { name: t%02d, run: \"true\" }\n", t);
 	}
-	free(ts_write_file(tmp, "inventory.yaml", inv.buf));
 	free(ts_write_file(tmp, "rack.yaml", sc.buf));
-	strbuf_release(&inv);
 	strbuf_release(&sc);
 	return 0;
 }
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	return ts_rmrf_free(&tmp);
 }
 
@@ -69,7 +62,6 @@ static size_t count_lines(const char *text, size_t *warnings)
 
 static void test_pipe_and_summary_bounded(void **state)
 {
-	(void)state;
 	char *out = NULL;
 	int rc = ts_run(&out, "cd %s && %s run rack.yaml -o runs 2>&1 | cat", tmp, ORCH_BIN);
 	assert_int_equal(rc, 0);   /* the pipe's status */
@@ -78,10 +70,9 @@ static void test_pipe_and_summary_bounded(void **state)
 	/* a line per test, the 4 failures, a progress line per 30 s, the summary */
 	if (lines > N_TESTS + 4 + 20 + 60)
 		fail_msg("%zu lines to a pipe (and %zu warnings):\n%s", lines, warnings, out);
-	assert_non_null(strstr(out, "failed: t07 on b10: command exited with status 1; logs b10/t07"));
-	assert_non_null(strstr(out, "t07: 60 passed, 4 failed on b[10-13]\n"));
-	assert_non_null(strstr(out, "t01: 64 passed\n"));
-	assert_null(strstr(out, ": started"));
+	TS_ASSERT_HAS(out, "failed: t07 on b10: command exited with status 1; logs b10/t07",
+		"t07: 60 passed, 4 failed on b[10-13]\n", "t01: 64 passed\n");
+	TS_ASSERT_LACKS(out, ": started");
 
 	char *summary = ts_read_in(tmp, "runs/rack/latest/summary.txt");
 	assert_non_null(summary);
@@ -90,14 +81,13 @@ static void test_pipe_and_summary_bounded(void **state)
 		fail_msg("summary.txt has %zu lines:\n%s", s_lines + warnings, summary);
 	assert_non_null(strstr(summary, "failed: t07 on b[10-13]: command exited with status 1\n"
 				     "  b[10-13]: last line (stdout.log): disk gone; logs b[10-13]/t07\n"));
-	assert_non_null(strstr(summary, "39 tests passed on all 64 boards: t[01-06,08-40]\n"));
+	TS_ASSERT_HAS(summary, "39 tests passed on all 64 boards: t[01-06,08-40]\n");
 	assert_non_null(strstr(summary, "  t09 dd.write: median 932.5 MB/s, 901 to 964 MB/s over 64 "
 				     "boards\n"));
-	assert_non_null(strstr(summary, "2556 passed, 4 failed, 0 errors, 0 skipped"));
+	TS_ASSERT_HAS(summary, "2556 passed, 4 failed, 0 errors, 0 skipped");
 	/* what the terminal got ends with the same summary */
-	assert_non_null(strstr(out, "t07: 60 passed, 4 failed on b[10-13]\n39 tests passed"));
-	free(summary);
-	free(out);
+	TS_ASSERT_HAS(out, "t07: 60 passed, 4 failed on b[10-13]\n39 tests passed");
+	TS_FREE(summary, out);
 
 	/* the full table, a line per board x test, on request */
 	assert_int_equal(ts_run(&out, "%s report --full %s/runs/rack/latest 2>&1 | grep -c "
@@ -106,10 +96,4 @@ static void test_pipe_and_summary_bounded(void **state)
 	free(out);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pipe_and_summary_bounded),
-	};
-	return ts_run_group(tests, group_setup, group_teardown);
-}
+TS_MAIN(group_setup, group_teardown, test_pipe_and_summary_bounded)

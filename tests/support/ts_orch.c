@@ -35,6 +35,18 @@ void ts_local_boards(struct strbuf *sb, const char *prefix, int width, int n)
 		strbuf_printf(sb, "  %s%0*d: { local: true }\n", prefix, width, i);
 }
 
+char *ts_rack_dir(const char *prefix, int n)
+{
+	char *dir = ts_mkdtemp(prefix);
+	struct strbuf inv = STRBUF_INIT;
+	strbuf_puts(&inv, "boards:\n");
+	for (int b = 1; b <= n; b++)
+		strbuf_printf(&inv, "  b%d: { local: true, tags: [rack] }\n", b);
+	free(ts_write_file(dir, "inventory.yaml", inv.buf));
+	strbuf_release(&inv);
+	return dir;
+}
+
 char *ts_rack_scenario(const char *dir, const char *name, const char *selector,
 		       const char *defaults, const char *tests)
 {

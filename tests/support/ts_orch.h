@@ -20,6 +20,15 @@ char *ts_write_scenario(const char *dir, const char *name, const char *text);
  * "  PREFIX1: { local: true }" a board, the number WIDTH digits at least
  * (zero-padded). */
 void ts_local_boards(struct strbuf *sb, const char *prefix, int width, int n);
+/* A scratch folder (ts_mkdtemp, named after PREFIX) holding
+ * inventory.yaml: N local boards b1..bN tagged rack. Caller frees (after
+ * ts_rmrf). */
+char *ts_rack_dir(const char *prefix, int n);
+/* The start of a scenario NAME (a string literal) on that folder's boards:
+ * inventory.yaml, boards [tag:rack], a 60 s timeout, then "tests:\n". */
+#define TS_RACK_HEAD(name) \
+	"name: " name "\ninventory: inventory.yaml\nboards: [tag:rack]\n" \
+	"defaults: { timeout: 60s }\ntests:\n"
 /* Writes DIR/NAME.yaml: scenario NAME on inventory rack.yaml, on the
  * boards SELECTOR matches, with `defaults: { DEFAULTS }` and the TESTS
  * list ("  - name: ...\n"). Returns its path (caller frees). */
