@@ -22,7 +22,6 @@ static char *dir, *env;
 
 static int setup(void **state)
 {
-	(void)state;
 	if (lab_group_up(&lab, LAB_BASE, 2, 0, false) < 0)
 		return -1;
 	dir = ts_mkdtemp("adhoc-copy");
@@ -46,7 +45,6 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	lab_group_down(&lab);
 	free(env);
 	return ts_rmrf_free(&dir);
@@ -69,7 +67,6 @@ static void has(const char *out, const char *want)
 
 static void test_copy_twice(void **state)
 {
-	(void)state;
 	free(ts_write_file(dir, "tool", "#!/bin/sh\necho tool ran\n"));
 	char *src = xasprintf("%s/tool", dir);
 	chmod(src, 0751);
@@ -83,22 +80,17 @@ static void test_copy_twice(void **state)
 	assert_int_equal(st.st_mode & 07777, 0751);
 	out = orch(0, cmd);
 	has(out, "b1 (1 board, already there)\ncopied to 0, already there on 1\n");
-	free(out);
-	free(cmd);
+	TS_FREE(out, cmd);
 	/* a dead board beside: its own group, exit 3 */
 	cmd = xasprintf("copy -l b1,dead1 '%s' '%s/board/on-board/'", src, dir);
 	out = orch(3, cmd);
 	has(out, "b1 (1 board, already there)");
 	has(out, "dead1 (1 board, unreachable: ");
-	free(out);
-	free(cmd);
-	free(dest);
-	free(src);
+	TS_FREE(out, cmd, dest, src);
 }
 
 static void test_copy_folder(void **state)
 {
-	(void)state;
 	char *t = xasprintf("%s/tree/sub", dir);
 	assert_int_equal(ts_run(NULL, "mkdir -p '%s'", t), 0);
 	free(t);
@@ -107,13 +99,11 @@ static void test_copy_folder(void **state)
 	char *cmd = xasprintf("copy -l b2 '%s/tree' '%s/board/tree-copy'", dir, dir);
 	char *out = orch(2, cmd);   /* a folder needs -r */
 	has(out, "is a folder (give -r");
-	free(out);
-	free(cmd);
+	TS_FREE(out, cmd);
 	cmd = xasprintf("copy -r -l b2 '%s/tree' '%s/board/tree-copy'", dir, dir);
 	out = orch(0, cmd);
 	has(out, "b2 (1 board, copied 2 files)");
-	free(out);
-	free(cmd);
+	TS_FREE(out, cmd);
 	char *b = ts_read_in(dir, "board/tree-copy/sub/b");
 	assert_string_equal(b, "b\n");
 	free(b);
@@ -121,7 +111,6 @@ static void test_copy_folder(void **state)
 
 static void test_fetch(void **state)
 {
-	(void)state;
 	free(ts_write_file(dir, "report.txt", "from the board\n"));
 	char *cmd = xasprintf("fetch '%s/report.txt' got", dir);
 	char *out = orch(3, cmd);
@@ -134,26 +123,16 @@ static void test_fetch(void **state)
 	/* a second fetch would overwrite: refused before any board */
 	out = orch(2, cmd);
 	has(out, "got/b1/report.txt is there already; not overwritten");
-	free(out);
-	free(cmd);
+	TS_FREE(out, cmd);
 	/* over the cap: the board refuses, saying the size */
 	cmd = xasprintf("fetch -l b1 --max-size 4 '%s/report.txt' got-cap", dir);
 	out = orch(1, cmd);
 	has(out, "b1 (1 board, failed: fetch of b1:");
 	has(out, "15 bytes, over the cap of 4");
-	free(out);
-	free(cmd);
+	TS_FREE(out, cmd);
 	char *part = xasprintf("%s/got-cap/b1/report.txt", dir);
 	assert_false(ts_file_exists(part));
 	free(part);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_copy_twice),
-		cmocka_unit_test(test_copy_folder),
-		cmocka_unit_test(test_fetch),
-	};
-	return ts_run_group(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_copy_twice, test_copy_folder, test_fetch)

@@ -28,7 +28,6 @@ static char *dir, *env;
 
 static int setup(void **state)
 {
-	(void)state;
 	if (lab_group_up(&lab, LAB_BASE, 4, 0, false) < 0)
 		return -1;
 	dir = ts_mkdtemp("adhoc-exec");
@@ -50,7 +49,6 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	lab_group_down(&lab);
 	free(env);
 	return ts_rmrf_free(&dir);
@@ -77,7 +75,6 @@ static void has(const char *out, const char *want)
 /* b3 says something else and exits 3: two groups, the larger first. */
 static void test_fold_mixed(void **state)
 {
-	(void)state;
 	char *out = orch(0, false, "exec -l 'b[1-4]' -- 'echo same; echo err >&2'");
 	has(out, "---------------\nb[1-4] (4 boards, exit 0)\n---------------\nsame\n");
 	free(out);
@@ -103,7 +100,6 @@ static void test_fold_mixed(void **state)
 /* One word is a shell command line; several are quoted once each. */
 static void test_quoting(void **state)
 {
-	(void)state;
 	char *out = orch(0, false, "exec -l b1 -- printf '%s|' \"it's\" '$HOME' 'a  b' '\"q\"'");
 	has(out, "it's|$HOME|a  b|\"q\"|");
 	free(out);
@@ -116,7 +112,6 @@ static void test_quoting(void **state)
  * holder; 3 alone, 4 with a failure beside them. */
 static void test_dead_and_held(void **state)
 {
-	(void)state;
 	free(orch(0, true, "lock b2 --note 'adhoc test'"));
 	char *out = orch(3, false, "exec -- true");
 	has(out, "b[1,3-4] (3 boards, exit 0)");
@@ -140,7 +135,6 @@ static void test_dead_and_held(void **state)
  * the connect too, not the inventory's connect_timeout (10 s here). */
 static void test_silent_board(void **state)
 {
-	(void)state;
 	free(lab_write_inventory(lab, dir, "silent.yaml", LAB_PORT_KEY ", connect_timeout: 10s",
 				 "boards:\n  silent1: { ssh: { host: " SILENT_HOST ", port: 2299 } }\n"));
 	char *log = xasprintf("%s/silent-socat.log", dir);
@@ -162,7 +156,6 @@ static void test_silent_board(void **state)
 
 static void test_big_output(void **state)
 {
-	(void)state;
 	char *out = NULL;
 	int rc = ts_run(&out, "%s %s exec -l 'b[1-2]' --timeout 120s -- "
 			"'head -c 209715200 /dev/zero | tr \"\\0\" x' > big.out 2>&1; echo rc=$?; "
@@ -190,7 +183,6 @@ static int sleepers(void)
 
 static void test_interrupt(void **state)
 {
-	(void)state;
 	char *cmd = xasprintf("%s exec %s exec -l 'b[1-4]' -- 'sleep 3017'", env, ORCH_BIN);
 	char *log = xasprintf("%s/interrupt.log", dir);
 	pid_t pid = ts_spawn(cmd, log);
@@ -213,15 +205,5 @@ static void test_interrupt(void **state)
 	assert_int_equal(sleepers(), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fold_mixed),
-		cmocka_unit_test(test_quoting),
-		cmocka_unit_test(test_dead_and_held),
-		cmocka_unit_test(test_silent_board),
-		cmocka_unit_test(test_big_output),
-		cmocka_unit_test(test_interrupt),
-	};
-	return ts_run_group(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_fold_mixed, test_quoting, test_dead_and_held, test_silent_board,
+	test_big_output, test_interrupt)

@@ -22,7 +22,6 @@ static char *tmp;
 
 static int group_setup(void **state)
 {
-	(void)state;
 	if (lab_group_up(&L, "127.0.161", 1, 1, false) < 0)
 		return -1;
 	tmp = ts_orch_dir("artifacts");
@@ -41,7 +40,6 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	lab_down(L);
 	return ts_rmrf_free(&tmp);
 }
@@ -56,7 +54,6 @@ static json_t *run(const char *name, const char *tests, int want_rc)
 
 static void test_push_fetch_and_skip(void **state)
 {
-	(void)state;
 	const char *tests =
 		"  - name: deploy\n"
 		"    push:\n"
@@ -84,28 +81,24 @@ static void test_push_fetch_and_skip(void **state)
 		char *d = xasprintf("%s/runs/deploy/latest/%s/deploy", tmp, boards[i]);
 		char *out = xasprintf("%s/stdout.log", d);
 		char *text = ts_read_file(out);
-		assert_non_null(strstr(text, "600 3145728\n"));
+		TS_ASSERT_HAS(text, "600 3145728\n");
 		assert_non_null(strstr(text, sum));
-		free(text);
-		free(out);
+		TS_FREE(text, out);
 		char *log = xasprintf("%s/board.log", d);
 		text = ts_read_file(log);
 		assert_non_null(text);
 		assert_string_equal(text, "probe ran on Linux\n");
-		free(text);
-		free(log);
+		TS_FREE(text, log);
 		char *back = NULL;
 		assert_int_equal(ts_run(&back, "cmp '%s/fw.bin' '%s/back/fw.bin' && echo same", tmp, d), 0);
-		free(back);
-		free(d);
+		TS_FREE(back, d);
 	}
 	json_decref(res);
 	char *html_path = xasprintf("%s/runs/deploy/latest/report.html", tmp);
 	char *html = ts_read_file(html_path);
 	assert_non_null(html);
-	assert_non_null(strstr(html, "art-ossh/deploy/board.log"));
-	free(html);
-	free(html_path);
+	TS_ASSERT_HAS(html, "art-ossh/deploy/board.log");
+	TS_FREE(html, html_path);
 
 	/* the board has the same file now: not sent again (its mtime stays) */
 	char *before = NULL, *after = NULL;
@@ -117,14 +110,11 @@ static void test_push_fetch_and_skip(void **state)
 	assert_int_equal(ts_run(&after, "ssh -F %s lab1 stat -c %%Y.%%i /tmp/orch-art/fw.bin",
 				L->ssh_config), 0);
 	assert_string_equal(before, after);
-	free(before);
-	free(after);
-	free(sum);
+	TS_FREE(before, after, sum);
 }
 
 static void test_missing_files_fail_clearly(void **state)
 {
-	(void)state;
 	json_t *res = run("missing",
 			  "  - name: nolog\n"
 			  "    run: 'true'\n"
@@ -141,15 +131,7 @@ static void test_missing_files_fail_clearly(void **state)
 	assert_int_equal(ts_run(&out, "%s validate %s 2>&1", ORCH_BIN, sc), 2);
 	if (!strstr(out, "nosrc.yaml:3:42: error: push: cannot read 'nope.bin'"))
 		fail_msg("%s", out);
-	free(out);
-	free(sc);
+	TS_FREE(out, sc);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_push_fetch_and_skip),
-		cmocka_unit_test(test_missing_files_fail_clearly),
-	};
-	return ts_run_group(tests, group_setup, group_teardown);
-}
+TS_MAIN(group_setup, group_teardown, test_push_fetch_and_skip, test_missing_files_fail_clearly)

@@ -22,14 +22,12 @@ static char *dir;
 
 static int setup(void **state)
 {
-	(void)state;
 	dir = ts_mkdtemp_with("bench-threshold", "rack.yaml", "boards:\n  here: { local: true }\n");
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	(void)state;
 	return ts_rmrf_free(&dir);
 }
 
@@ -48,8 +46,7 @@ static void write_scenario(const char *name, const char *extra)
 		name, dir, dir, dir, extra);
 	char *file = xasprintf("%s.yaml", name);
 	free(ts_write_file(dir, file, yaml));
-	free(file);
-	free(yaml);
+	TS_FREE(file, yaml);
 }
 
 /* Runs scenario name with values; returns the exit code. */
@@ -71,7 +68,6 @@ static const char after[] = "92\n93\n91\n92.5\n91.5\n";
 
 static void test_override_threshold(void **state)
 {
-	(void)state;
 	write_scenario("plain", "");
 	write_scenario("own", "    metrics:\n      - { name: mem.copy, threshold: 12% }\n");
 	assert_int_equal(run("plain", before, ""), 0);
@@ -94,13 +90,12 @@ static void test_override_threshold(void **state)
 	/* the override reads nothing of its own: nothing is missing */
 	char *summary = ts_read_file(strcat(real, "/summary.txt"));
 	assert_non_null(summary);
-	assert_null(strstr(summary, "missing"));
+	TS_ASSERT_LACKS(summary, "missing");
 	free(summary);
 }
 
 static void test_validate_refuses(void **state)
 {
-	(void)state;
 	const char *yaml = "name: bad\ninventory: rack.yaml\nboards: [here]\ntests:\n"
 			   "  - name: mem\n    bench: mem\n    metrics:\n"
 			   "      - { name: mem.memcyp, threshold: 12% }\n"
@@ -135,11 +130,4 @@ static void test_validate_refuses(void **state)
 	free(out);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_override_threshold),
-		cmocka_unit_test(test_validate_refuses),
-	};
-	return ts_run_group(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_override_threshold, test_validate_refuses)

@@ -37,8 +37,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 	ts_orch_cli_release(&f->cli);
-	free(f->scenario);
-	free(f);
+	TS_FREE(f->scenario, f);
 	return 0;
 }
 
@@ -50,8 +49,7 @@ static pid_t start_holder(struct fixture *f, int secs)
 			      f->cli.env, secs, ORCH_BIN, f->scenario);
 	char *log = xasprintf("%s/holder.log", f->cli.tmp);
 	pid_t pid = ts_spawn(cmd, log);
-	free(cmd);
-	free(log);
+	TS_FREE(cmd, log);
 	char pidtext[32];
 	snprintf(pidtext, sizeof(pidtext), "\t%ld\t", (long)pid);
 	for (int i = 0; i < 100; i++) {
@@ -76,10 +74,9 @@ static void test_held_board_errors_naming_holder(void **state)
 	assert_int_equal(rc, 3);   /* b1 error, b2 passed: infrastructure, no failure */
 	char who[64];
 	snprintf(who, sizeof(who), "pid %ld since", (long)holder);
-	assert_non_null(strstr(out, "board b1 is held by"));
+	TS_ASSERT_HAS(out, "board b1 is held by");
 	assert_non_null(strstr(out, who));
-	assert_non_null(strstr(out, "@"));
-	assert_non_null(strstr(out, "1 passed, 0 failed, 1 error"));
+	TS_ASSERT_HAS(out, "@", "1 passed, 0 failed, 1 error");
 	free(out);
 	int status;
 	assert_int_equal(waitpid(holder, &status, 0), holder);
@@ -95,7 +92,7 @@ static void test_waiting_run_runs_after_holder(void **state)
 	int rc = ts_run(&out, "%s %s run %s -o runs --wait 30s", f->cli.env, ORCH_BIN, f->scenario);
 	int64_t waited = clock_mono_ms() - t0;
 	assert_int_equal(rc, 0);
-	assert_non_null(strstr(out, "2 passed, 0 failed, 0 errors"));
+	TS_ASSERT_HAS(out, "2 passed, 0 failed, 0 errors");
 	assert_true(waited >= 1000);   /* it waited for the holder's 2 s sleep */
 	free(out);
 	int status;
@@ -113,7 +110,7 @@ static void test_wait_gives_up_when_held_longer(void **state)
 			f->cli.env, ORCH_BIN, f->scenario);
 	int64_t waited = clock_mono_ms() - t0;
 	assert_int_equal(rc, 3);
-	assert_non_null(strstr(out, "is held by"));
+	TS_ASSERT_HAS(out, "is held by");
 	assert_true(waited >= 900 && waited < 3500);
 	free(out);
 	ts_stop(&holder);
@@ -144,14 +141,11 @@ static void test_reservation_blocks_until_unlock(void **state)
 				ORCH_BIN), 0);
 	free(out);
 	ts_run(&out, "%s %s who", f->cli.env, ORCH_BIN);
-	assert_non_null(strstr(out, "b2\treservation\t"));
-	assert_non_null(strstr(out, "soldering uart"));
+	TS_ASSERT_HAS(out, "b2\treservation\t", "soldering uart");
 	free(out);
 	int rc = ts_run(&out, "%s %s run %s -o runs", f->cli.env, ORCH_BIN, f->scenario);
 	assert_int_equal(rc, 3);
-	assert_non_null(strstr(out, "board b2 is held by"));
-	assert_non_null(strstr(out, "reserved since"));
-	assert_non_null(strstr(out, "soldering uart"));
+	TS_ASSERT_HAS(out, "board b2 is held by", "reserved since", "soldering uart");
 	free(out);
 	/* a run holding the board makes a reservation fail, and nothing is reserved */
 	assert_int_equal(ts_run(&out, "%s %s unlock b2", f->cli.env, ORCH_BIN), 0);
@@ -159,10 +153,10 @@ static void test_reservation_blocks_until_unlock(void **state)
 	pid_t holder = start_holder(f, 2);
 	rc = ts_run(&out, "%s %s lock b2 b1", f->cli.env, ORCH_BIN);
 	assert_int_equal(rc, 3);
-	assert_non_null(strstr(out, "board b1 is held by"));
+	TS_ASSERT_HAS(out, "board b1 is held by");
 	free(out);
 	ts_run(&out, "%s %s who", f->cli.env, ORCH_BIN);
-	assert_null(strstr(out, "reservation"));
+	TS_ASSERT_LACKS(out, "reservation");
 	free(out);
 	ts_stop(&holder);
 	rc = ts_run(&out, "%s %s run %s -o runs", f->cli.env, ORCH_BIN, f->scenario);
@@ -197,9 +191,8 @@ static void test_boot_respects_board_lock(void **state)
 	int rc = ts_run(&out, "%s %s boot b1 -i inv.yaml -o boot --timeout 1s",
 			f->cli.env, ORCH_BIN);
 	assert_int_equal(rc, 3);
-	assert_non_null(strstr(out, "orch boot: board b1 is held by"));
-	assert_non_null(strstr(out, "on the bench"));
-	assert_null(strstr(out, "listening on the serial console"));
+	TS_ASSERT_HAS(out, "orch boot: board b1 is held by", "on the bench");
+	TS_ASSERT_LACKS(out, "listening on the serial console");
 	free(out);
 }
 
@@ -210,10 +203,10 @@ static void test_lock_usage_errors(void **state)
 	assert_int_equal(ts_run(&out, "%s %s lock", f->cli.env, ORCH_BIN), 2);
 	free(out);
 	assert_int_equal(ts_run(&out, "%s %s lock b1 --for soon", f->cli.env, ORCH_BIN), 2);
-	assert_non_null(strstr(out, "--for takes a duration"));
+	TS_ASSERT_HAS(out, "--for takes a duration");
 	free(out);
 	assert_int_equal(ts_run(&out, "%s %s lock nosuch -i inv.yaml", f->cli.env, ORCH_BIN), 2);
-	assert_non_null(strstr(out, "no board 'nosuch'"));
+	TS_ASSERT_HAS(out, "no board 'nosuch'");
 	free(out);
 	assert_int_equal(ts_run(&out, "%s %s run %s --wait forever",
 				f->cli.env, ORCH_BIN, f->scenario), 2);
@@ -222,15 +215,8 @@ static void test_lock_usage_errors(void **state)
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_held_board_errors_naming_holder, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_waiting_run_runs_after_holder, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wait_gives_up_when_held_longer, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_kill9_leaves_no_lock, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reservation_blocks_until_unlock, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reservation_expires, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_boot_respects_board_lock, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_lock_usage_errors, setup, teardown),
-	};
-	return ts_run_group(tests, NULL, NULL);
+	return TS_RUN_EACH(setup, teardown, test_held_board_errors_naming_holder,
+		   test_waiting_run_runs_after_holder, test_wait_gives_up_when_held_longer,
+		   test_kill9_leaves_no_lock, test_reservation_blocks_until_unlock,
+		   test_reservation_expires, test_boot_respects_board_lock, test_lock_usage_errors);
 }

@@ -66,34 +66,21 @@ static int run_once(const char *dir, const char *min, char **res)
 	char *res_path = xasprintf("%s/runs/bootmetrics/latest/results.json", dir);
 	*res = ts_read_file(res_path);
 	ts_stop(&socat);
-	free(res_path);
-	free(cmd);
-	free(log);
-	free(sc);
-	free(sc_text);
-	free(inv);
-	free(inv_text);
-	free(lockfile);
-	free(a);
-	free(b);
+	TS_FREE(res_path, cmd, log, sc, sc_text, inv, inv_text, lockfile, a, b);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 static void test_console_metrics(void **state)
 {
-	(void)state;
 	char *dir = ts_mkdtemp("boot-metrics");
 	char *res = NULL;
 	assert_int_equal(run_once(dir, "50", &res), 0);
 	assert_non_null(res);
-	assert_non_null(strstr(res, "\"bogomips\""));
-	assert_non_null(strstr(res, "56.32"));
-	assert_non_null(strstr(res, "\"kernel.version\""));
-	assert_non_null(strstr(res, "2.6"));
+	TS_ASSERT_HAS(res, "\"bogomips\"", "56.32", "\"kernel.version\"", "2.6");
 	free(res);
 	/* an expectation on a console metric fails the test */
 	assert_int_equal(run_once(dir, "100", &res), 1);
-	assert_non_null(strstr(res, "bogomips"));
+	TS_ASSERT_HAS(res, "bogomips");
 	free(res);
 	ts_rmrf(dir);
 	free(dir);
@@ -102,8 +89,5 @@ static void test_console_metrics(void **state)
 int main(void)
 {
 	ts_require_tool("socat", "apt-get install socat");
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_console_metrics),
-	};
-	return ts_run_group(tests, NULL, NULL);
+	return TS_RUN_TESTS(NULL, NULL, test_console_metrics);
 }

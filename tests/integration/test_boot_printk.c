@@ -31,7 +31,6 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	ts_qemu_stop(&board);
 	return 0;
 }
@@ -100,17 +99,7 @@ static void test_phases_on_printk(void **state)
 	assert_int_equal(stamped, 5);
 	assert_false(tr->phases[5].kernel_clock);   /* "login:" is getty's, unstamped */
 	run_result_release(&run);
-	free(dir);
-	free(out);
-	free(sc);
-	free(inv);
-	free(inv_text);
+	TS_FREE(dir, out, sc, inv, inv_text);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_phases_on_printk),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_phases_on_printk)

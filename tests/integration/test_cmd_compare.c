@@ -68,12 +68,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 	ts_rmrf(f->tmp);
-	free(f->tmp);
-	free(f->a);
-	free(f->b);
-	free(f->s1);
-	free(f->s2);
-	free(f);
+	TS_FREE(f->tmp, f->a, f->b, f->s1, f->s2, f);
 	return 0;
 }
 
@@ -86,21 +81,14 @@ static void test_table(void **state)
 	struct fixture *f = *state;
 	char *out = NULL;
 	assert_int_equal(ORCH_STDOUT(&out, "compare %s %s", f->a, f->b), 1);
-	assert_non_null(strstr(out, "BOARD"));
-	assert_non_null(strstr(out, "mem.memcpy"));
-	assert_non_null(strstr(out, "25.6 MiB/s"));
-	assert_non_null(strstr(out, "22.5 MiB/s"));
-	assert_non_null(strstr(out, "12.1% slower"));
-	assert_non_null(strstr(out, "2.9% faster"));
-	assert_non_null(strstr(out, "test only in B"));
-	assert_non_null(strstr(out, "mem.same"));
-	assert_non_null(strstr(out, "1 regression,"));
-	assert_null(strstr(out, "\033["));
+	TS_ASSERT_HAS(out, "BOARD", "mem.memcpy", "25.6 MiB/s", "22.5 MiB/s", "12.1% slower",
+		"2.9% faster", "test only in B", "mem.same", "1 regression,");
+	TS_ASSERT_LACKS(out, "\033[");
 	free(out);
 
 	assert_int_equal(ORCH_STDOUT(&out, "compare --only-changes %s %s", f->a, f->b), 1);
-	assert_null(strstr(out, "mem.same"));
-	assert_non_null(strstr(out, "mem.memcpy"));
+	TS_ASSERT_LACKS(out, "mem.same");
+	TS_ASSERT_HAS(out, "mem.memcpy");
 	free(out);
 
 	/* people's messages stay off stderr when all is well */
@@ -114,16 +102,16 @@ static void test_exit_codes(void **state)
 	struct fixture *f = *state;
 	char *out = NULL;
 	assert_int_equal(ORCH_STDOUT(&out, "compare %s %s", f->a, f->a), 0);
-	assert_non_null(strstr(out, "0 regressions"));
+	TS_ASSERT_HAS(out, "0 regressions");
 	free(out);
 	assert_int_equal(ORCH_STDOUT(&out, "compare --threshold 20 %s %s", f->a, f->b), 0);
-	assert_non_null(strstr(out, "12.1% slower"));
+	TS_ASSERT_HAS(out, "12.1% slower");
 	free(out);
 	assert_int_equal(ORCH_STDOUT(&out, "compare -t 12%% %s %s", f->a, f->b), 1);
 	free(out);
 	/* B -> A: memcpy got faster, loop 2.8% slower (within 5%), vm only in A */
 	assert_int_equal(ORCH_STDOUT(&out, "compare %s %s", f->b, f->a), 0);
-	assert_non_null(strstr(out, "test only in A"));
+	TS_ASSERT_HAS(out, "test only in A");
 	free(out);
 }
 
@@ -164,11 +152,10 @@ static void test_junit(void **state)
 	struct fixture *f = *state;
 	char *out = NULL;
 	assert_int_equal(ORCH_STDOUT(&out, "compare --format junit %s %s", f->a, f->b), 1);
-	assert_non_null(strstr(out, "<testsuites name=\"orch compare "));
-	assert_non_null(strstr(out, "failures=\"1\""));
-	assert_non_null(strstr(out, "name=\"memory: mem.memcpy\""));
-	assert_non_null(strstr(out, "<failure message=\"12.1% slower\" type=\"regression\">"));
-	assert_non_null(strstr(out, "<skipped message=\"test only in B\"/>"));
+	TS_ASSERT_HAS(out, "<testsuites name=\"orch compare ", "failures=\"1\"",
+		"name=\"memory: mem.memcpy\"",
+		"<failure message=\"12.1% slower\" type=\"regression\">",
+		"<skipped message=\"test only in B\"/>");
 	char *file = ts_write_file(f->tmp, "compare-junit.xml", out);
 	char *lint = NULL;
 	if (ts_run(NULL, "command -v xmllint") == 0 &&
@@ -185,10 +172,9 @@ static void test_junit(void **state)
 		assert_string_equal(py, "1\n");
 		free(py);
 	}
-	free(file);
-	free(out);
+	TS_FREE(file, out);
 	assert_int_equal(ORCH_STDOUT(&out, "compare --format junit %s %s", f->a, f->a), 0);
-	assert_non_null(strstr(out, "failures=\"0\""));
+	TS_ASSERT_HAS(out, "failures=\"0\"");
 	free(out);
 }
 
@@ -197,7 +183,7 @@ static void test_usage(void **state)
 	struct fixture *f = *state;
 	char *out = NULL;
 	assert_int_equal(ORCH_STDOUT(&out, "compare --help%s", ""), 0);
-	assert_non_null(strstr(out, "usage: orch compare RUN_A RUN_B"));
+	TS_ASSERT_HAS(out, "usage: orch compare RUN_A RUN_B");
 	free(out);
 
 	static const char *const bad[] = { "", "ONLY_ONE", "--threshold x A B",
@@ -213,8 +199,7 @@ static void test_usage(void **state)
 	/* three runs: one column per run, each against the first */
 	int code = ORCH_STDOUT(&out, "compare %s %s %s", f->a, f->b, f->a);
 	assert_true(code == 0 || code == 1);
-	assert_non_null(strstr(out, "BOARD"));
-	assert_non_null(strstr(out, "2 runs against "));
+	TS_ASSERT_HAS(out, "BOARD", "2 runs against ");
 	free(out);
 	code = ORCH_STDOUT(&out, "compare --format html %s %s %s", f->a, f->b, f->a);
 	assert_true(code == 0 || code == 1);
@@ -224,7 +209,7 @@ static void test_usage(void **state)
 	free(out);
 
 	assert_int_equal(ORCH_STDERR(&out, "compare %s %s/missing", f->a, f->tmp), 2);
-	assert_non_null(strstr(out, "missing"));
+	TS_ASSERT_HAS(out, "missing");
 	free(out);
 }
 
@@ -233,7 +218,7 @@ static void test_report(void **state)
 	struct fixture *f = *state;
 	char *out = NULL;
 	assert_int_equal(ORCH_STDERR(&out, "report %s", f->b), 0);
-	assert_non_null(strstr(out, "vm"));
+	TS_ASSERT_HAS(out, "vm");
 	free(out);
 	static const char *const files[] = { "summary.txt", "junit.xml", "report.html" };
 	for (size_t i = 0; i < 3; i++) {
@@ -242,12 +227,12 @@ static void test_report(void **state)
 		free(p);
 	}
 	assert_int_equal(ORCH_STDERR(&out, "report %s/missing", f->tmp), 2);
-	assert_non_null(strstr(out, "orch report: "));
+	TS_ASSERT_HAS(out, "orch report: ");
 	free(out);
 	assert_int_equal(ORCH_STDERR(&out, "report%s", ""), 2);
 	free(out);
 	assert_int_equal(ORCH_STDOUT(&out, "report --help%s", ""), 0);
-	assert_non_null(strstr(out, "usage: orch report"));
+	TS_ASSERT_HAS(out, "usage: orch report");
 	free(out);
 }
 
@@ -268,16 +253,15 @@ static void test_merge(void **state)
 
 	/* merged equals the whole run: nothing changed between them */
 	assert_int_equal(ORCH_STDOUT(&out, "compare --only-changes %s %s", f->b, merged), 0);
-	assert_non_null(strstr(out, "no changes"));
+	TS_ASSERT_HAS(out, "no changes");
 	free(out);
 
 	/* never into an existing folder */
 	assert_int_equal(ORCH_STDERR(&out, "merge %s %s %s", merged, f->s1, f->s2), 2);
-	assert_non_null(strstr(out, "already exists"));
+	TS_ASSERT_HAS(out, "already exists");
 	free(out);
 	assert_int_equal(ORCH_STDERR(&out, "merge %s", merged), 2);
-	free(out);
-	free(merged);
+	TS_FREE(out, merged);
 }
 
 int main(void)
@@ -286,14 +270,6 @@ int main(void)
 		fprintf(stderr, "%s is not built\n", ORCH_BIN);
 		return 1;
 	}
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_table),
-		cmocka_unit_test(test_exit_codes),
-		cmocka_unit_test(test_json),
-		cmocka_unit_test(test_junit),
-		cmocka_unit_test(test_usage),
-		cmocka_unit_test(test_report),
-		cmocka_unit_test(test_merge),
-	};
-	return ts_run_group(tests, setup, teardown);
+	return TS_RUN_TESTS(setup, teardown, test_table, test_exit_codes, test_json, test_junit,
+		   test_usage, test_report, test_merge);
 }

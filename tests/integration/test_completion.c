@@ -16,7 +16,6 @@ static char *tmp;
 
 static int setup(void **state)
 {
-	(void)state;
 	ts_require_tool("bash", "apt-get install bash");
 	tmp = ts_mkdtemp("completion");
 	free(ts_write_file(tmp, "inv.yaml",
@@ -36,7 +35,6 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	ts_rmrf(tmp);
 	free(tmp);
 	return 0;
@@ -71,7 +69,6 @@ static void want(const char *lines, const char *words, const char *word, bool pr
 
 static void test_groups_where_boards(void **state)
 {
-	(void)state;
 	static const char *const cases[] = {
 		"orch run x.yaml -i inv.yaml -l ''",
 		"orch lock ''",
@@ -97,7 +94,6 @@ static void test_groups_where_boards(void **state)
 
 static void test_boot_names_boards_only(void **state)
 {
-	(void)state;
 	char *lines = offered("orch boot ''");
 	want(lines, "orch boot ''", "b1", true);
 	want(lines, "orch boot ''", "rack", false);
@@ -108,7 +104,6 @@ static void test_boot_names_boards_only(void **state)
  * orch copy and fetch: files, and their options */
 static void test_exec(void **state)
 {
-	(void)state;
 	char *lines = offered("orch ex");
 	want(lines, "orch ex", "exec", true);
 	free(lines);
@@ -129,7 +124,6 @@ static void test_exec(void **state)
 /* orch history: --per-board from its --help, every --format it takes */
 static void test_history(void **state)
 {
-	(void)state;
 	char *lines = offered("orch history nightly --per");
 	want(lines, "orch history nightly --per", "--per-board", true);
 	free(lines);
@@ -140,13 +134,5 @@ static void test_history(void **state)
 	free(lines);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_groups_where_boards),
-		cmocka_unit_test(test_boot_names_boards_only),
-		cmocka_unit_test(test_exec),
-		cmocka_unit_test(test_history),
-	};
-	return ts_run_group(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_groups_where_boards, test_boot_names_boards_only, test_exec,
+	test_history)

@@ -55,9 +55,7 @@ static int run_orch(struct ts_pty_board *f, const char *board, const char *test,
 	char *sc = ts_write_file(f->dir, "cart.yaml", text);
 	int rc = ts_run(out, "%s run %s -o %s/runs 2>&1", ORCH_BIN, sc, f->dir);
 	print_message("%s", *out);
-	free(sc);
-	free(text);
-	free(inv);
+	TS_FREE(sc, text, inv);
 	return rc;
 }
 
@@ -102,9 +100,7 @@ static void push_fetch_round_trip(struct ts_pty_board *f, const char *board)
 	char *link = xasprintf("%s/rt/back/all.bin", board);
 	assert_non_null(html);
 	assert_non_null(strstr(html, link));
-	free(link);
-	free(html);
-	free(html_path);
+	TS_FREE(link, html, html_path);
 
 	/* the board has it: not sent again (same inode and mtime), same mode */
 	char *before = board_stat(f, board);
@@ -114,9 +110,7 @@ static void push_fetch_round_trip(struct ts_pty_board *f, const char *board)
 	free(out);
 	char *after = board_stat(f, board);
 	assert_string_equal(before, after);
-	free(before);
-	free(after);
-	free(test);
+	TS_FREE(before, after, test);
 }
 
 static void test_busybox_board(void **state)
@@ -137,8 +131,7 @@ static void test_minimal_board(void **state)
 	ts_pty_board_start(f, "min", 115200, shell);
 	push_fetch_round_trip(f, "min");
 	ts_stop(&f->board);
-	free(shell);
-	free(bin);
+	TS_FREE(shell, bin);
 }
 
 static void test_fetch_refused(void **state)
@@ -170,17 +163,8 @@ static void test_fetch_refused(void **state)
 	json_decref(r);
 	char *part = xasprintf("%s/runs/cart/latest/ref/big/all.bin.part", f->dir);
 	assert_false(ts_file_exists(part));
-	free(part);
-	free(test);
+	TS_FREE(part, test);
 	ts_stop(&f->board);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_busybox_board),
-		cmocka_unit_test(test_minimal_board),
-		cmocka_unit_test(test_fetch_refused),
-	};
-	return ts_run_group(tests, setup, ts_pty_board_teardown);
-}
+TS_MAIN(setup, ts_pty_board_teardown, test_busybox_board, test_minimal_board, test_fetch_refused)

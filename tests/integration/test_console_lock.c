@@ -78,12 +78,7 @@ static int teardown(void **state)
 	if (f->lockfile)
 		unlink(f->lockfile);
 	ts_rmrf(f->dir);
-	free(f->dir);
-	free(f->a);
-	free(f->b);
-	free(f->inv);
-	free(f->lockfile);
-	free(f);
+	TS_FREE(f->dir, f->a, f->b, f->inv, f->lockfile, f);
 	return 0;
 }
 
@@ -94,8 +89,7 @@ static pid_t start_boot(struct fx *f, const char *board, const char *out_name, i
 	char *cmd = xasprintf("exec %s boot %s -i %s --trigger none --timeout %ds -o %s/%s", ORCH_BIN,
 			      board, f->inv, secs, f->dir, out_name);
 	pid_t pid = ts_spawn(cmd, log);
-	free(cmd);
-	free(log);
+	TS_FREE(cmd, log);
 	return pid;
 }
 
@@ -179,9 +173,7 @@ static void test_second_orch_refused_first_unharmed(void **state)
 	char *res = ts_read_file(res_path);
 	assert_non_null(res);
 	assert_non_null(strstr(res, holder));
-	free(res);
-	free(res_path);
-	free(sc);
+	TS_FREE(res, res_path, sc);
 
 	/* the first is unharmed: it still sees the boot and passes */
 	feed_boot(f);
@@ -189,9 +181,8 @@ static void test_second_orch_refused_first_unharmed(void **state)
 	char *log_path = xasprintf("%s/first/boot.log", f->dir);
 	char *log = ts_read_file(log_path);
 	assert_non_null(log);
-	assert_non_null(strstr(log, "Run /init"));
-	free(log);
-	free(log_path);
+	TS_ASSERT_HAS(log, "Run /init");
+	TS_FREE(log, log_path);
 	assert_false(ts_file_exists(f->lockfile));   /* removed after the run */
 }
 
@@ -203,8 +194,7 @@ static void test_uucp_holder_named(void **state)
 		char *cl = xasprintf("/proc/%ld/cmdline", (long)holder);
 		char *text = ts_read_file(cl);
 		bool done = text && !strcmp(text, "sleep");
-		free(cl);
-		free(text);
+		TS_FREE(cl, text);
 		if (done)
 			break;
 		usleep(20000);
@@ -226,8 +216,7 @@ static void test_uucp_holder_named(void **state)
 	assert_true(ts_file_exists(f->lockfile));   /* someone else's lock: left alone */
 	ts_stop(&holder);
 	unlink(f->lockfile);
-	free(text);
-	free(dir);
+	TS_FREE(text, dir);
 }
 
 static void test_stale_lock_removed(void **state)
@@ -257,10 +246,9 @@ static void test_stale_lock_removed(void **state)
 	print_message("%s", log);
 	char want[64];
 	snprintf(want, sizeof(want), "pid %ld is gone", (long)dead);
-	assert_non_null(strstr(log, "removed a stale lock"));
+	TS_ASSERT_HAS(log, "removed a stale lock");
 	assert_non_null(strstr(log, want));
-	free(log);
-	free(log_path);
+	TS_FREE(log, log_path);
 	assert_false(ts_file_exists(f->lockfile));
 }
 
@@ -293,8 +281,7 @@ static void test_picocom(void **state)
 	}
 	free(pico_log);
 	assert_int_equal(rc, 3);
-	assert_non_null(strstr(out, "(picocom -q "));
-	assert_non_null(strstr(out, "flock on the device"));
+	TS_ASSERT_HAS(out, "(picocom -q ", "flock on the device");
 	free(out);
 	ts_stop(&pico);
 	/* picocom runs in script's session: end it by its pid if the hangup did not */
@@ -311,7 +298,7 @@ static void test_picocom(void **state)
 	assert_true(wait_for_flock(orch, 10));
 	rc = ts_run(&out, "sleep 3 | timeout 5 script -qfc 'picocom -q %s' /dev/null", f->a);
 	print_message("picocom: %s", out);
-	assert_non_null(strstr(out, "cannot lock"));
+	TS_ASSERT_HAS(out, "cannot lock");
 	free(out);
 	feed_boot(f);
 	assert_int_equal(wait_exit(&orch, 30), 0);
@@ -356,18 +343,8 @@ static void test_network_console(void **state)
 	ts_stop(&first);
 	ts_stop(&server);
 	unsetenv("ORCH_LOCK_DIR");
-	free(lockfile);
-	free(lock_dir);
+	TS_FREE(lockfile, lock_dir);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_second_orch_refused_first_unharmed),
-		cmocka_unit_test(test_uucp_holder_named),
-		cmocka_unit_test(test_stale_lock_removed),
-		cmocka_unit_test(test_picocom),
-		cmocka_unit_test(test_network_console),
-	};
-	return ts_run_group(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_second_orch_refused_first_unharmed, test_uucp_holder_named,
+	test_stale_lock_removed, test_picocom, test_network_console)

@@ -66,9 +66,7 @@ static int run_bench(struct ts_pty_board *f, const char *board, char **out)
 	int rc = ts_run(out, "%s run %s -i %s -o %s/runs --bench-dir %s", ORCH_BIN, sc, inv,
 			f->dir, BENCH_DIR);
 	print_message("%s", *out);
-	free(inv_text);
-	free(inv);
-	free(sc);
+	TS_FREE(inv_text, inv, sc);
 	return rc;
 }
 
@@ -93,21 +91,19 @@ static void test_busybox_board(void **state)
 	ts_pty_board_start(f, "bb", 115200, "/bin/busybox sh -i");
 	char *out = NULL;
 	assert_int_equal(run_bench(f, "bb", &out), 0);
-	assert_non_null(strstr(out, "over the console"));
-	assert_non_null(strstr(out, "gzip+base64"));
+	TS_ASSERT_HAS(out, "over the console", "gzip+base64");
 	free(out);
 	assert_same_binary(f, "bb");
 	char *r = results(f);
-	assert_non_null(strstr(r, "\"console.push\""));
-	assert_non_null(strstr(r, "\"cpu.bogomips\""));
+	TS_ASSERT_HAS(r, "\"console.push\"", "\"cpu.bogomips\"");
 	free(r);
 
 	/* already there: found by its checksum, nothing pushed */
 	assert_int_equal(run_bench(f, "bb", &out), 0);
-	assert_null(strstr(out, "over the console"));
+	TS_ASSERT_LACKS(out, "over the console");
 	free(out);
 	r = results(f);
-	assert_null(strstr(r, "\"console.push\""));
+	TS_ASSERT_LACKS(r, "\"console.push\"");
 	free(r);
 	stop_board(f);
 }
@@ -120,13 +116,11 @@ static void test_minimal_board_printf(void **state)
 	ts_pty_board_start(f, "min", 115200, shell);
 	char *out = NULL;
 	assert_int_equal(run_bench(f, "min", &out), 0);
-	assert_non_null(strstr(out, "(printf escapes,"));
-	assert_non_null(strstr(out, "no sha256sum"));
+	TS_ASSERT_HAS(out, "(printf escapes,", "no sha256sum");
 	free(out);
 	assert_same_binary(f, "min");
 	stop_board(f);
-	free(shell);
-	free(bin);
+	TS_FREE(shell, bin);
 }
 
 static void test_failed_push_leaves_no_part(void **state)
@@ -137,7 +131,7 @@ static void test_failed_push_leaves_no_part(void **state)
 	ts_pty_board_start(f, "nomv", 115200, shell);
 	char *out = NULL;
 	assert_int_equal(run_bench(f, "nomv", &out), 3);
-	assert_non_null(strstr(out, "over the console failed"));
+	TS_ASSERT_HAS(out, "over the console failed");
 	free(out);
 	char *wd = xasprintf("%s/wd-nomv/bin", f->dir);
 	DIR *d = opendir(wd);
@@ -153,16 +147,8 @@ static void test_failed_push_leaves_no_part(void **state)
 	assert_int_equal(files, 0);
 	free(wd);
 	stop_board(f);
-	free(shell);
-	free(bin);
+	TS_FREE(shell, bin);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_busybox_board),
-		cmocka_unit_test(test_minimal_board_printf),
-		cmocka_unit_test(test_failed_push_leaves_no_part),
-	};
-	return ts_run_group(tests, setup, ts_pty_board_teardown);
-}
+TS_MAIN(setup, ts_pty_board_teardown, test_busybox_board, test_minimal_board_printf,
+	test_failed_push_leaves_no_part)

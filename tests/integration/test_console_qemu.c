@@ -31,7 +31,6 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	ts_qemu_stop(&board);
 	return 0;
 }
@@ -111,32 +110,17 @@ static void test_serial_only_board(void **state)
 	print_message("%s", text ? text : "(no log)");
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
-	assert_non_null(strstr(text, "over the console"));
+	TS_ASSERT_HAS(text, "over the console");
 	free(text);
 
 	char *res_path = xasprintf("%s/runs/serialonly/latest/results.json", f->dir);
 	char *res = ts_read_file(res_path);
 	assert_non_null(res);
-	assert_non_null(strstr(res, "\"bogomips\""));
-	assert_non_null(strstr(res, "\"kernel.version\""));
-	assert_non_null(strstr(res, "\"console.push\""));
-	assert_non_null(strstr(res, "\"cpu.bogomips\""));
-	free(res);
-	free(res_path);
+	TS_ASSERT_HAS(res, "\"bogomips\"", "\"kernel.version\"", "\"console.push\"",
+		"\"cpu.bogomips\"");
+	TS_FREE(res, res_path);
 	assert_false(ts_file_exists(lockfile));   /* free again after the run */
-	free(lockfile);
-	free(console);
-	free(log);
-	free(cmd);
-	free(sc);
-	free(inv);
-	free(inv_text);
+	TS_FREE(lockfile, console, log, cmd, sc, inv, inv_text);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_serial_only_board),
-	};
-	return ts_run_group(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_serial_only_board)

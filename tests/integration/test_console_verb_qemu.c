@@ -70,7 +70,6 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	ts_qemu_stop(&board);
 	free(fx.env);
 	return 0;
@@ -83,7 +82,7 @@ static void test_power_on_and_console(void **state)
 	int rc = ts_run(&out, "%s %s power qemu1 on", f->env, ORCH_BIN);
 	print_message("power on: %s", out);
 	assert_int_equal(rc, 0);
-	assert_non_null(strstr(out, "qemu1: power on done"));
+	TS_ASSERT_HAS(out, "qemu1: power on done");
 	free(out);
 
 	struct ts_term t;
@@ -120,9 +119,9 @@ static void test_console_held_and_sigterm(void **state)
 	assert_int_equal(rc, 3);
 	char want[128];
 	snprintf(want, sizeof(want), " pid %ld since ", (long)t.pid);
-	assert_non_null(strstr(out, "qemu1 is held by "));
+	TS_ASSERT_HAS(out, "qemu1 is held by ");
 	assert_non_null(strstr(out, want));
-	assert_non_null(strstr(out, "(orch console qemu1)"));
+	TS_ASSERT_HAS(out, "(orch console qemu1)");
 	free(out);
 	rc = ts_run(&out, "%s %s console qemu1twin </dev/null", f->env, ORCH_BIN);
 	print_message("twin: %s", out);
@@ -164,7 +163,7 @@ static void test_power_off_stops_qemu(void **state)
 	int rc = ts_run(&out, "%s %s power qemu1 off", f->env, ORCH_BIN);
 	print_message("power off: %s", out);
 	assert_int_equal(rc, 0);
-	assert_non_null(strstr(out, "qemu1: power off done"));
+	TS_ASSERT_HAS(out, "qemu1: power off done");
 	free(out);
 	int64_t dl = deadline_in_ms(STEP_WAIT_MS);
 	while (kill(pid, 0) == 0 && !deadline_expired(dl)) {
@@ -173,17 +172,8 @@ static void test_power_off_stops_qemu(void **state)
 	}
 	assert_int_equal(kill(pid, 0), -1);
 	assert_int_equal(errno, ESRCH);
-	free(pidtext);
-	free(pidfile);
+	TS_FREE(pidtext, pidfile);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_power_on_and_console),
-		cmocka_unit_test(test_console_held_and_sigterm),
-		cmocka_unit_test(test_listen_with_own_escape),
-		cmocka_unit_test(test_power_off_stops_qemu),
-	};
-	return ts_run_group(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_power_on_and_console, test_console_held_and_sigterm,
+	test_listen_with_own_escape, test_power_off_stops_qemu)

@@ -40,8 +40,7 @@ static int setup(void **state)
 			      "EXEC:'/bin/sh -i',pty,stderr,setsid,ctty", PORT, ADDR);
 	char *log = xasprintf("%s/socat.log", f->dir);
 	f->socat = ts_spawn(cmd, log);
-	free(cmd);
-	free(log);
+	TS_FREE(cmd, log);
 	int64_t dl = deadline_in_ms(WAIT_MS);
 	bool up = false;
 	while (!up && !deadline_expired(dl))
@@ -62,9 +61,7 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 	ts_stop(&f->socat);
 	ts_rmrf(f->dir);
-	free(f->dir);
-	free(f->env);
-	free(f);
+	TS_FREE(f->dir, f->env, f);
 	return 0;
 }
 
@@ -104,7 +101,7 @@ static void test_end_of_input_ends(void **state)
 	int rc = ts_run(&out, "%s timeout 60 %s console tcpb <input.txt", f->env, ORCH_BIN);
 	print_message("%s", out);
 	assert_int_equal(rc, 0);
-	assert_non_null(strstr(out, "session ended"));
+	TS_ASSERT_HAS(out, "session ended");
 	free(out);
 }
 

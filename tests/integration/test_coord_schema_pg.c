@@ -61,13 +61,11 @@ static const char later_columns[] =
 
 static int group_setup(void **state)
 {
-	(void)state;
 	return pg_group_up(&pg, PG_HOST, PG_PORT);
 }
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	return pg_group_down(&pg);
 }
 
@@ -116,7 +114,6 @@ static void open_and_check(const char *url)
 
 static void test_empty_database(void **state)
 {
-	(void)state;
 	char *url = pg_createdb_next(pg, "fresh");
 	assert_non_null(url);
 	open_and_check(url);
@@ -125,7 +122,6 @@ static void test_empty_database(void **state)
 
 static void test_first_unversioned_tables_upgrade(void **state)
 {
-	(void)state;
 	char *url = pg_createdb_next(pg, "first");
 	assert_non_null(url);
 	assert_int_equal(pg_psql(url, NULL, first_tables), 0);
@@ -137,7 +133,6 @@ static void test_first_unversioned_tables_upgrade(void **state)
 
 static void test_last_unversioned_tables_upgrade(void **state)
 {
-	(void)state;
 	char *url = pg_createdb_next(pg, "last");
 	assert_non_null(url);
 	assert_int_equal(pg_psql(url, NULL, first_tables), 0);
@@ -149,7 +144,6 @@ static void test_last_unversioned_tables_upgrade(void **state)
 
 static void test_newer_schema_refused(void **state)
 {
-	(void)state;
 	char err[512] = "";
 	char *url = pg_createdb_next(pg, "newer");
 	assert_non_null(url);
@@ -157,17 +151,9 @@ static void test_newer_schema_refused(void **state)
 					     "INSERT INTO orch_coord_schema VALUES (99);"),
 			 0);
 	assert_null(coord_db_open(url, err, sizeof(err)));
-	assert_non_null(strstr(err, "newer than this orch knows"));
+	TS_ASSERT_HAS(err, "newer than this orch knows");
 	free(url);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_empty_database),
-		cmocka_unit_test(test_first_unversioned_tables_upgrade),
-		cmocka_unit_test(test_last_unversioned_tables_upgrade),
-		cmocka_unit_test(test_newer_schema_refused),
-	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
-}
+TS_MAIN(group_setup, group_teardown, test_empty_database, test_first_unversioned_tables_upgrade,
+	test_last_unversioned_tables_upgrade, test_newer_schema_refused)

@@ -43,13 +43,11 @@ struct fixture {
 
 static int group_setup(void **state)
 {
-	(void)state;
 	return pg_group_up(&pg, PG_HOST, PG_PORT);
 }
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	return pg_group_down(&pg);
 }
 
@@ -111,10 +109,7 @@ static int teardown(void **state)
 		signal_server(SIGCONT);
 	ts_stop(&f->orch);
 	ts_rmrf(f->tmp);
-	free(f->tmp);
-	free(f->url);
-	free(f->scenario);
-	free(f);
+	TS_FREE(f->tmp, f->url, f->scenario, f);
 	return 0;
 }
 
@@ -158,8 +153,7 @@ static void start_orch(struct fixture *f, const char *env, int hold_s)
 			      f->url);
 	char *log = xasprintf("%s/orch.log", f->tmp);
 	f->orch = ts_spawn(cmd, log);
-	free(cmd);
-	free(log);
+	TS_FREE(cmd, log);
 	char *started = xasprintf("%s/started", f->tmp);
 	if (!wait_file(started, 60000)) {
 		char *text = orch_log(f);
@@ -196,21 +190,17 @@ static void test_stalled_server_ends_run_as_infrastructure_error(void **state)
 	char *log = orch_log(f);
 	if (rc != 3)
 		fail_msg("orch: exit %d (want 3) within 60 s:\n%s", rc, log);
-	assert_non_null(strstr(log, "did not answer within 4000 ms"));
-	assert_non_null(strstr(log, "board b1 lost its database lock"));
+	TS_ASSERT_HAS(log, "did not answer within 4000 ms", "board b1 lost its database lock");
 	assert_reports(f);
 	/* the test in flight is an error naming the lost lock; the next one
 	 * never started (no "after" in its log) */
 	char *text = results(f);
-	assert_non_null(strstr(text, "lost its database lock"));
-	assert_null(strstr(text, "\"status\": \"pass\""));
+	TS_ASSERT_HAS(text, "lost its database lock");
+	TS_ASSERT_LACKS(text, "\"status\": \"pass\"");
 	char *after = xasprintf("%s/runs/stall/latest/b1/after/stdout.log", f->tmp);
 	char *out = ts_read_file(after);
 	assert_true(!out || !strstr(out, "after"));
-	free(out);
-	free(after);
-	free(text);
-	free(log);
+	TS_FREE(out, after, text, log);
 }
 
 /* The lock is lost while a 90 s command runs: the command is stopped then
@@ -251,17 +241,10 @@ static void test_lost_lock_stops_the_command_in_flight(void **state)
 	char *ended = xasprintf("%s/ended", f->tmp);
 	assert_false(ts_file_exists(ended));
 	char *res = results(f);
-	assert_non_null(strstr(res, "lost its database lock"));
-	assert_non_null(strstr(res, "orch stopped its command on the board when the lock was lost"));
+	TS_ASSERT_HAS(res, "lost its database lock",
+		"orch stopped its command on the board when the lock was lost");
 	print_message("lock lost: orch ended %lld ms after the server stopped\n", (long long)took);
-	free(res);
-	free(ended);
-	free(text);
-	free(pidtext);
-	free(pidfile);
-	free(started);
-	free(log);
-	free(cmd);
+	TS_FREE(res, ended, text, pidtext, pidfile, started, log, cmd);
 }
 
 static void test_restart_keeps_the_board_owned(void **state)
@@ -287,7 +270,7 @@ static void test_restart_keeps_the_board_owned(void **state)
 			usleep(50 * 1000);
 			log = orch_log(f);
 		}
-		assert_non_null(strstr(log, "board b1: the database session was lost and made again"));
+		TS_ASSERT_HAS(log, "board b1: the database session was lost and made again");
 		free(log);
 	}
 	free(other);
@@ -297,7 +280,7 @@ static void test_restart_keeps_the_board_owned(void **state)
 		fail_msg("orch: exit %d (want 0: the board stayed its own):\n%s", rc, log);
 	free(log);
 	char *text = results(f);
-	assert_null(strstr(text, "lost its database lock"));
+	TS_ASSERT_LACKS(text, "lost its database lock");
 	free(text);
 }
 
@@ -324,8 +307,7 @@ static void test_second_interrupt_bounded_with_database_stalled(void **state)
 		fail_msg("orch ended %lld ms after the second Ctrl-C:\n%s", (long long)took, log);
 	char *results = xasprintf("%s/runs/stall/latest/results.json", f->tmp);
 	assert_true(ts_file_exists(results));
-	free(results);
-	free(log);
+	TS_FREE(results, log);
 }
 
 int main(void)

@@ -18,13 +18,11 @@ static struct pg *pg;
 
 static int setup(void **state)
 {
-	(void)state;
 	return pg_group_up(&pg, PG_HOST, PG_PORT);
 }
 
 static int teardown(void **state)
 {
-	(void)state;
 	return pg_group_down(&pg);
 }
 
@@ -71,7 +69,7 @@ static void test_pg_exec(void **state)
 	assert_int_equal(db_cell_int(r, 0, 0, -1), 1);
 	db_rows_free(r);
 	assert_int_equal(db_exec(db, "SELECT nope FROM t", NULL, 0, NULL, err, sizeof(err)), DB_EQUERY);
-	assert_non_null(strstr(err, "nope"));
+	TS_ASSERT_HAS(err, "nope");
 	db_close(db);
 	free(url);
 }
@@ -115,8 +113,7 @@ static void test_pg_two_writers(void **state)
 	assert_int_equal(pg_psql(url, &out, "SELECT name, COUNT(*) FROM t GROUP BY name ORDER BY name;"
 					     "SELECT version FROM t_schema;"), 0);
 	assert_string_equal(out, "a|200\nb|200\n2\n");
-	free(out);
-	free(url);
+	TS_FREE(out, url);
 }
 
 static void test_pg_each(void **state)
@@ -158,18 +155,8 @@ static void test_session_keepalives(void **state)
 	db_rows_free(r);
 	db_close(again);
 	db_close(db);
-	free(backend);
-	free(url);
+	TS_FREE(backend, url);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pg_exec),
-		cmocka_unit_test(test_pg_migrate_from_older),
-		cmocka_unit_test(test_pg_two_writers),
-		cmocka_unit_test(test_pg_each),
-		cmocka_unit_test(test_session_keepalives),
-	};
-	return ts_run_group(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_pg_exec, test_pg_migrate_from_older, test_pg_two_writers,
+	test_pg_each, test_session_keepalives)

@@ -36,8 +36,7 @@ static char *copy_into(const char *tmp, const char *rel, const char *from, const
 	}
 	char *out = ts_write_file(tmp, rel, strbuf_str(&sb));
 	strbuf_release(&sb);
-	free(text);
-	free(path);
+	TS_FREE(text, path);
 	return out;
 }
 
@@ -54,7 +53,6 @@ static char *last_line(const char *out)
 
 static void test_demo_reuses_and_stops(void **state)
 {
-	(void)state;
 	ts_require_root("the lab's boards log in the system user orchlab");
 	ts_require_tool("dropbear", "apt-get install dropbear-bin");
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -76,8 +74,7 @@ static void test_demo_reuses_and_stops(void **state)
 	char *last = last_line(out);
 	assert_string_equal(last, "the lab is still up for the next demo; stop it with: "
 				  "scripts/demo.sh --stop");
-	free(last);
-	free(out);
+	TS_FREE(last, out);
 	char *pid_path = xasprintf("%s/.lab/board1/daemon.pid", tmp);
 	char *pid1 = ts_read_file(pid_path);
 	assert_non_null(pid1);
@@ -86,7 +83,7 @@ static void test_demo_reuses_and_stops(void **state)
 	rc = ts_run(&out, "cd %s && SSHD_LAB_BASE=" BASE " scripts/demo.sh --no-build -q", tmp);
 	print_message("%s", out);
 	assert_int_equal(rc, 0);
-	assert_non_null(strstr(out, "demo: the lab is up already"));
+	TS_ASSERT_HAS(out, "demo: the lab is up already");
 	free(out);
 	char *pid2 = ts_read_file(pid_path);
 	assert_non_null(pid2);
@@ -100,18 +97,9 @@ static void test_demo_reuses_and_stops(void **state)
 		;
 	assert_false(ts_pid_running(atol(pid1)));
 	assert_int_not_equal(ts_run(&out, "cd %s && tests/lab/sshd-lab.sh status", tmp), 0);
-	free(out);
-	free(pid1);
-	free(pid2);
-	free(pid_path);
+	TS_FREE(out, pid1, pid2, pid_path);
 	ts_rmrf(tmp);
 	free(tmp);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_demo_reuses_and_stops),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_demo_reuses_and_stops)

@@ -29,7 +29,6 @@ static bool lab_up;
 
 static int setup(void **state)
 {
-	(void)state;
 	char *why = NULL;
 	if (ts_run(&why, LAB " check") != 0) {
 		ts_skip_file("no emulated ARM board here: %s", why ? why : "?");
@@ -62,27 +61,22 @@ static int setup(void **state)
 		return -1;
 	char *text = xasprintf("%s    vars: { crypto_time: 0.1, hellos: 20, packets: 2000 }\n", inv);
 	inventory = ts_write_file(dir, "rack.yaml", text);
-	free(text);
-	free(inv);
+	TS_FREE(text, inv);
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	(void)state;
 	if (lab_up)
 		ts_run(NULL, LAB " down --dir %s", lab);
 	if (dir)
 		ts_rmrf(dir);
-	free(dir);
-	free(lab);
-	free(inventory);
+	TS_FREE(dir, lab, inventory);
 	return 0;
 }
 
 static void test_cjdns_example(void **state)
 {
-	(void)state;
 	char *out = NULL;
 	int code = ts_run(&out, "cd %s && %s run %s -i %s -o runs --no-history --bench-dir %s/bench 2>&1",
 			  dir, ORCH_BIN, SCENARIO, inventory, dir);
@@ -120,10 +114,4 @@ static void test_cjdns_example(void **state)
 	free(run);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cjdns_example),
-	};
-	return ts_run_group(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_cjdns_example)

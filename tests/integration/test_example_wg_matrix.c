@@ -29,7 +29,6 @@ static bool lab_up;
 
 static int setup(void **state)
 {
-	(void)state;
 	ts_require_root("network namespaces");
 	ts_require_tool("wireguard-go", "apt-get install wireguard-go");
 	ts_require_tool("wg", "apt-get install wireguard-tools");
@@ -68,14 +67,11 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	if (lab_up)
 		ts_run(NULL, LAB " down --prefix " PREFIX " --dir %s", lab_dir);
 	if (tmp)
 		ts_rmrf(tmp);
-	free(lab_dir);
-	free(inventory);
-	free(tmp);
+	TS_FREE(lab_dir, inventory, tmp);
 	return 0;
 }
 
@@ -88,7 +84,6 @@ static double median(json_t *root, const char *board, const char *test, const ch
 
 static void test_wg_matrix_example(void **state)
 {
-	(void)state;
 	char *out = NULL;
 	int code = ts_run(&out, "cd %s && %s run %s -i %s -o runs --no-history 2>&1", tmp, ORCH_BIN,
 			  SCENARIO, inventory);
@@ -113,10 +108,4 @@ static void test_wg_matrix_example(void **state)
 	free(run);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_wg_matrix_example),
-	};
-	return ts_run_group(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_wg_matrix_example)

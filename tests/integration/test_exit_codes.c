@@ -20,7 +20,6 @@ static char *dir;
 
 static int setup(void **state)
 {
-	(void)state;
 	dir = ts_mkdtemp("exitcodes");
 	char *o = xasprintf("%s/out", dir);
 	mkdir(o, 0755);
@@ -38,7 +37,6 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	return ts_rmrf_free(&dir);
 }
 
@@ -51,8 +49,7 @@ static int run_body(const char *name, const char *body, const char *opts, char *
 	free(ts_write_file(dir, file, text));
 	int code = ts_run(out, "cd '%s' && %s run %s -q -o runs %s 2>&1", dir, ORCH_BIN, file,
 			  opts ? opts : "");
-	free(text);
-	free(file);
+	TS_FREE(text, file);
 	return code;
 }
 
@@ -66,7 +63,6 @@ static json_t *latest_results(const char *name)
 
 static void test_all_passed_exits_0(void **state)
 {
-	(void)state;
 	char *out = NULL;
 	assert_int_equal(run_body("pass", "boards: [l1, l2]\ntests:\n  - { name: t, run: 'true' }\n",
 				  NULL, &out), 0);
@@ -75,7 +71,6 @@ static void test_all_passed_exits_0(void **state)
 
 static void test_failures_alone_exit_1(void **state)
 {
-	(void)state;
 	char *out = NULL;
 	assert_int_equal(run_body("fails", "boards: ['l*']\ntests:\n  - { name: t, run: 'exit 1' }\n",
 				  NULL, &out), 1);
@@ -86,7 +81,6 @@ static void test_failures_alone_exit_1(void **state)
  * results.json says so with every failure still recorded */
 static void test_failures_and_errors_exit_3(void **state)
 {
-	(void)state;
 	char *out = NULL;
 	int code = run_body("rack", "boards: ['l*', 'd*']\ntests:\n  - { name: t, run: 'exit 1' }\n",
 			    NULL, &out);
@@ -110,7 +104,6 @@ static void test_failures_and_errors_exit_3(void **state)
  * ran, 4, never 0 */
 static void test_all_skipped_exits_4(void **state)
 {
-	(void)state;
 	char *out = NULL;
 	int code = run_body("skips", "boards: [l1, l2]\ntests:\n  - name: boot\n    boot:\n"
 			    "      trigger: none\n      phases:\n        - { name: k, until: 'x' }\n",
@@ -123,10 +116,8 @@ static void test_all_skipped_exits_4(void **state)
 	char *html_path = xasprintf("%s/runs/skips/latest/report.html", dir);
 	char *html = ts_read_file(html_path);
 	assert_non_null(html);
-	assert_non_null(strstr(html, "nothing ran"));
-	free(html);
-	free(html_path);
-	free(out);
+	TS_ASSERT_HAS(html, "nothing ran");
+	TS_FREE(html, html_path, out);
 	/* --allow-empty is for empty plans, not for skipped ones */
 	code = run_body("skips", "boards: [l1, l2]\ntests:\n  - name: boot\n    boot:\n"
 			"      trigger: none\n      phases:\n        - { name: k, until: 'x' }\n",
@@ -139,7 +130,6 @@ static void test_all_skipped_exits_4(void **state)
  * (4, or 0 with --allow-empty for a CI matrix) */
 static void test_empty_shard_exits_4_unless_allowed(void **state)
 {
-	(void)state;
 	const char *body = "boards: [l1]\ntests:\n  - { name: t, run: 'true' }\n";
 	char *out = NULL;
 	int one = run_body("shard", body, "--shard 1/2", &out);
@@ -150,8 +140,7 @@ static void test_empty_shard_exits_4_unless_allowed(void **state)
 	const char *empty = one == 4 ? "--shard 1/2" : "--shard 2/2";
 	char *opts = xasprintf("%s --allow-empty", empty);
 	assert_int_equal(run_body("shard", body, opts, &out), 0);
-	free(out);
-	free(opts);
+	TS_FREE(out, opts);
 }
 
 /* --junit PATH: the run's junit.xml there as well, whatever the code; an
@@ -159,7 +148,6 @@ static void test_empty_shard_exits_4_unless_allowed(void **state)
  * file:line:col, so CI shows the cause */
 static void test_junit_path_also_for_exit_2(void **state)
 {
-	(void)state;
 	char *out = NULL;
 	int code = run_body("bad", "boards: [l1]\ntests:\n  - name: t\n    rnu: 'true'\n",
 			    "--junit out/bad.xml", &out);
@@ -168,10 +156,9 @@ static void test_junit_path_also_for_exit_2(void **state)
 	char *path = xasprintf("%s/out/bad.xml", dir);
 	char *xml = ts_read_file(path);
 	assert_non_null(xml);
-	assert_non_null(strstr(xml, "errors=\"1\""));
-	assert_non_null(strstr(xml, "<error message=\"s-bad.yaml:5:5: test &#39;t&#39; needs one of"));
-	free(xml);
-	free(path);
+	TS_ASSERT_HAS(xml, "errors=\"1\"",
+		"<error message=\"s-bad.yaml:5:5: test &#39;t&#39; needs one of");
+	TS_FREE(xml, path);
 
 	code = run_body("rackj", "boards: [l1, d1]\ntests:\n  - { name: t, run: 'exit 1' }\n",
 			"--junit out/rack.xml", &out);
@@ -184,23 +171,10 @@ static void test_junit_path_also_for_exit_2(void **state)
 	assert_non_null(xml);
 	assert_non_null(same);
 	assert_string_equal(xml, same);
-	assert_non_null(strstr(xml, "<failure"));
-	assert_non_null(strstr(xml, "<error"));
-	free(xml);
-	free(same);
-	free(path);
-	free(in_run);
+	TS_ASSERT_HAS(xml, "<failure", "<error");
+	TS_FREE(xml, same, path, in_run);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_all_passed_exits_0),
-		cmocka_unit_test(test_failures_alone_exit_1),
-		cmocka_unit_test(test_failures_and_errors_exit_3),
-		cmocka_unit_test(test_all_skipped_exits_4),
-		cmocka_unit_test(test_empty_shard_exits_4_unless_allowed),
-		cmocka_unit_test(test_junit_path_also_for_exit_2),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_all_passed_exits_0, test_failures_alone_exit_1,
+	test_failures_and_errors_exit_3, test_all_skipped_exits_4,
+	test_empty_shard_exits_4_unless_allowed, test_junit_path_also_for_exit_2)

@@ -19,7 +19,6 @@ static char *tmp;
 
 static int group_setup(void **state)
 {
-	(void)state;
 	if (access("/dev/shm", W_OK) != 0)
 		ts_skip_file("needs a writable /dev/shm (a tmpfs) for a board's work folder");
 	tmp = ts_mkdtemp("facts-boards");
@@ -35,7 +34,6 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	ts_run(NULL, "rm -rf /dev/shm/orch-fb-%ld", (long)getpid());
 	return ts_rmrf_free(&tmp);
 }
@@ -52,10 +50,7 @@ static int run(const char *name, const char *head, const char *tests, char **out
 	*res = ts_json_load_in(dir, "results.json");
 	if (!*res)
 		fail_msg("no results.json; orch said:\n%s", *out);
-	free(dir);
-	free(sc);
-	free(file);
-	free(text);
+	TS_FREE(dir, sc, file, text);
 	return rc;
 }
 
@@ -68,7 +63,6 @@ static const char *fact(json_t *res, const char *board, const char *name)
 /* The server board runs only a background step; its facts are there. */
 static void test_role_board_facts(void **state)
 {
-	(void)state;
 	char *out = NULL;
 	json_t *res;
 	int rc = run("roles", "boards: [fb-disk]\nfacts: { flavour: 'echo vanilla' }\n",
@@ -99,7 +93,6 @@ static void test_role_board_facts(void **state)
 /* Boards whose label fact differs: no joined label, an error naming each. */
 static void test_label_fact_differs(void **state)
 {
-	(void)state;
 	char *out = NULL;
 	json_t *res;
 	int rc = run("split", "boards: [fb-disk, fb-shm]\nlabel: { fact: workdir_fs }\n",
@@ -129,11 +122,4 @@ static void test_label_fact_differs(void **state)
 	free(out);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_role_board_facts),
-		cmocka_unit_test(test_label_fact_differs),
-	};
-	return ts_run_group(tests, group_setup, group_teardown);
-}
+TS_MAIN(group_setup, group_teardown, test_role_board_facts, test_label_fact_differs)

@@ -27,7 +27,6 @@ static struct ride R;
 
 static int setup(void **state)
 {
-	(void)state;
 	setenv("SSHD_LAB_LOGLEVEL", "VERBOSE", 1);   /* a line per session opened */
 	if (lab_group_up(&R.lab, LAB_BASE, BOARDS, 0, false) < 0)
 		return -1;
@@ -59,7 +58,6 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	lab_down(R.lab);
 	return ts_rmrf_free(&R.dir);
 }
@@ -73,10 +71,7 @@ static int run_scenario_on(const char *inventory, const char *name, const char *
 	int code = ts_run(&out, "cd '%s' && %s run %s -q -o runs", R.dir, ORCH_BIN, path);
 	if (code != 0 && code != 1)
 		fprintf(stderr, "%s", out ? out : "");
-	free(out);
-	free(text);
-	free(file);
-	free(path);
+	TS_FREE(out, text, file, path);
 	return code;
 }
 
@@ -131,20 +126,17 @@ static void check_ride(const char *inventory, int channels)
 		char *text = run_file("ride", rel);
 		assert_non_null(text);
 		assert_string_equal(text, "one [unset]\n");
-		free(text);
-		free(rel);
+		TS_FREE(text, rel);
 		rel = xasprintf("%s/first/stderr.log", *b);
 		text = run_file("ride", rel);
 		assert_string_equal(text, "two\n");
-		free(text);
-		free(rel);
+		TS_FREE(text, rel);
 	}
 	json_decref(res);
 }
 
 static void test_one_channel_per_test(void **state)
 {
-	(void)state;
 	check_ride("channels.yaml", 2);
 	check_ride("rack.yaml", 1);
 }
@@ -153,7 +145,6 @@ static void test_one_channel_per_test(void **state)
  * parse still fails as before, and the facts are there. */
 static void test_exit_status_and_syntax_error(void **state)
 {
-	(void)state;
 	int code = run_scenario("status", "boards: [b1, b2]\ntests:\n"
 				"  - { name: three, run: 'echo out; exit 3' }\n");
 	assert_int_equal(code, 1);
@@ -180,7 +171,6 @@ static void test_exit_status_and_syntax_error(void **state)
  * own (bounded by the facts timeout, not the test's), built-ins included. */
 static void test_scenario_facts_keep_their_command(void **state)
 {
-	(void)state;
 	int before = lab_sessions_started(R.lab, 1);
 	int code = run_scenario_on("channels.yaml", "custom", "boards: [b1]\nfacts: { greeting: 'echo hello' }\n"
 				"tests:\n  - { name: t, run: 'echo t' }\n");
@@ -195,12 +185,5 @@ static void test_scenario_facts_keep_their_command(void **state)
 	free(text);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_one_channel_per_test),
-		cmocka_unit_test(test_exit_status_and_syntax_error),
-		cmocka_unit_test(test_scenario_facts_keep_their_command),
-	};
-	return ts_run_group(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_one_channel_per_test, test_exit_status_and_syntax_error,
+	test_scenario_facts_keep_their_command)

@@ -40,7 +40,6 @@ static struct fx F;
 
 static int setup(void **state)
 {
-	(void)state;
 	ts_require_root("the ssh lab's user, network namespaces");
 	if (lab_group_up(&F.lab, LAB_BASE, 1, 0, false) < 0)
 		return -1;
@@ -58,7 +57,6 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	lab_down(F.lab);
 	free(F.inventory);
 	return ts_rmrf_free(&F.dir);
@@ -143,7 +141,6 @@ static const json_t *first_result(const json_t *res)
  * couple of seconds. */
 static void test_double_ctrl_c_still_reports(void **state)
 {
-	(void)state;
 	const char *tests =
 		"  - name: stubborn\n"
 		"    run: \"trap '' TERM INT HUP; echo started; sleep 1717; echo never\"\n";
@@ -184,18 +181,13 @@ static void test_double_ctrl_c_still_reports(void **state)
 	assert_true(run_file_exists("ctrlc2", "report.html"));
 	assert_int_equal(wait_board_procs("^sleep 1717", 0, 5000), 0);
 	json_decref(res);
-	free(out);
-	free(stdout_log);
-	free(cmd);
-	free(log);
-	free(sc);
+	TS_FREE(out, stdout_log, cmd, log, sc);
 }
 
 /* A third Ctrl-C quits at once, but results.json (written again at the
  * first) already says the run was interrupted. */
 static void test_third_ctrl_c_quits_but_says_interrupted(void **state)
 {
-	(void)state;
 	const char *tests =
 		"  - name: stubborn\n"
 		"    run: \"trap '' TERM INT HUP; echo started; sleep 1718\"\n";
@@ -223,11 +215,7 @@ static void test_third_ctrl_c_quits_but_says_interrupted(void **state)
 	/* the kill sent at the second Ctrl-C ends it on the board */
 	wait_board_procs("^sleep 1718", 0, 5000);
 	ts_run(NULL, "pkill -KILL -u %s -f '^sleep 1718'", F.lab->user);
-	free(out);
-	free(glob);
-	free(cmd);
-	free(log);
-	free(sc);
+	TS_FREE(out, glob, cmd, log, sc);
 }
 
 /* ---- leftovers -------------------------------------------------------------- */
@@ -238,7 +226,6 @@ static void test_third_ctrl_c_quits_but_says_interrupted(void **state)
  * and the summary, and stopped; the test still passes. */
 static void test_daemon_left_by_passing_test_is_stopped(void **state)
 {
-	(void)state;
 	const char *tests =
 		"  - name: daemon\n"
 		"    run: \"setsid sh -c 'sleep 1720 </dev/null >/dev/null 2>&1 &'; "
@@ -265,18 +252,14 @@ static void test_daemon_left_by_passing_test_is_stopped(void **state)
 	}
 	char *summary = NULL;
 	ts_run(&summary, "cat %s/runs/leftover/latest/summary.txt", F.dir);
-	assert_non_null(strstr(summary, "warning: sshb daemon left processes running"));
+	TS_ASSERT_HAS(summary, "warning: sshb daemon left processes running");
 	json_decref(res);
-	free(summary);
-	free(local_left);
-	free(out);
-	free(sc);
+	TS_FREE(summary, local_left, out, sc);
 }
 
 /* leftovers: fail makes such a test fail, naming what it left. */
 static void test_leftovers_fail_option(void **state)
 {
-	(void)state;
 	const char *tests =
 		"  - name: daemon\n"
 		"    leftovers: fail\n"
@@ -299,8 +282,7 @@ static void test_leftovers_fail_option(void **state)
 	assert_string_equal(ts_json_str(r, "status"), "pass");
 	assert_null(json_object_get(r, "leftovers"));
 	json_decref(res);
-	free(out);
-	free(sc);
+	TS_FREE(out, sc);
 }
 
 /* ---- host name lookups -------------------------------------------------- */
@@ -355,12 +337,7 @@ static pid_t spawn_in_dns_ns(const char *name, const char *timeout, char **log)
 	char *cmd = xasprintf("exec ip netns exec " DNS_NS " %s run %s -o %s/runs", ORCH_BIN, sc,
 			      F.dir);
 	pid_t pid = ts_spawn(cmd, *log);
-	free(cmd);
-	free(sc);
-	free(file);
-	free(text);
-	free(invfile);
-	free(inv);
+	TS_FREE(cmd, sc, file, text, invfile, inv);
 	return pid;
 }
 
@@ -369,7 +346,6 @@ static pid_t spawn_in_dns_ns(const char *name, const char *timeout, char **log)
  * error (exit 3) in about 2 s. */
 static void test_hanging_lookup_bounded_by_connect_timeout(void **state)
 {
-	(void)state;
 	if (dns_up() < 0) {
 		dns_down();
 		fail_msg("cannot make the network namespace " DNS_NS " with a silent resolver");
@@ -394,14 +370,12 @@ static void test_hanging_lookup_bounded_by_connect_timeout(void **state)
 	if (!msg || !strstr(msg, "cannot resolve 'board1.lie-lab.test'"))
 		fail_msg("message: %s", msg ? msg : "(none)");
 	json_decref(res);
-	free(out);
-	free(log);
+	TS_FREE(out, log);
 }
 
 /* Ctrl-C during a lookup that hangs ends the run at once (exit 130). */
 static void test_ctrl_c_during_lookup(void **state)
 {
-	(void)state;
 	if (dns_up() < 0) {
 		dns_down();
 		fail_msg("cannot make the network namespace " DNS_NS " with a silent resolver");
@@ -431,8 +405,7 @@ static void test_ctrl_c_during_lookup(void **state)
 	assert_non_null(res);
 	assert_true(json_is_true(json_object_get(res, "interrupted")));
 	json_decref(res);
-	free(out);
-	free(log);
+	TS_FREE(out, log);
 }
 
 /* ---- power and push ------------------------------------------------------- */
@@ -441,7 +414,6 @@ static void test_ctrl_c_during_lookup(void **state)
  * not by the link's 60 s cap, and the command is killed. */
 static void test_hanging_power_command_bounded_by_test_timeout(void **state)
 {
-	(void)state;
 	char *link = xasprintf("%s/console", F.dir);
 	char *cmd = xasprintf("exec socat pty,raw,echo=0,link=%s SYSTEM:'sleep 600'", link);
 	pid_t console = ts_spawn(cmd, NULL);
@@ -473,18 +445,13 @@ static void test_hanging_power_command_bounded_by_test_timeout(void **state)
 	assert_int_equal(atoi(root_left ? root_left : "0") + (left > 0 ? left : 0), 0);
 	free(root_left);
 	json_decref(res);
-	free(out);
-	free(sc);
-	free(inv);
-	free(cmd);
-	free(link);
+	TS_FREE(out, sc, inv, cmd, link);
 }
 
 /* A push that fails on the board leaves neither the file nor its part
  * file: the destination is a 256 KiB tmpfs that a 2 MiB file fills. */
 static void test_failed_push_leaves_no_part_file(void **state)
 {
-	(void)state;
 	char *tiny = xasprintf("%s/tiny", F.dir);
 	if (ts_run(NULL, "mkdir -p %s && mount -t tmpfs -o size=256k,mode=0777 lie-tiny %s",
 		   tiny, tiny) != 0)
@@ -508,11 +475,7 @@ static void test_failed_push_leaves_no_part_file(void **state)
 	if (ls && *ls)
 		fail_msg("the failed push left on the board: %s", ls);
 	json_decref(res);
-	free(ls);
-	free(out);
-	free(sc);
-	free(tests);
-	free(tiny);
+	TS_FREE(ls, out, sc, tests, tiny);
 }
 
 /* Runs cmd (an `orch run` that pushes) with its output in log, waits up to
@@ -538,7 +501,6 @@ static int run_and_cut_push(const char *cmd, const char *log, const char *glob, 
  * the part file goes all the same. */
 static void test_push_cut_mid_way_leaves_no_part_file(void **state)
 {
-	(void)state;
 	char *dest = xasprintf("%s/cut", F.dir);
 	ts_run(NULL, "mkdir -p %s && chmod 777 %s", dest, dest);
 	ts_run(NULL, "head -c 268435456 /dev/zero > %s/huge.bin", F.dir);
@@ -564,21 +526,13 @@ static void test_push_cut_mid_way_leaves_no_part_file(void **state)
 		fail_msg("a cut push passed; orch said:\n%s", out ? out : "");
 	if (ls && *ls)
 		fail_msg("the cut push left on the board: %s", ls);
-	free(out);
-	free(ls);
-	free(glob);
-	free(cmd);
-	free(log);
-	free(sc);
-	free(tests);
-	free(dest);
+	TS_FREE(out, ls, glob, cmd, log, sc, tests, dest);
 }
 
 /* A remote-bench program whose push is cut mid-way is never installed under
  * its own name: a truncated binary there would run (and crash) as the bench. */
 static void test_bench_push_cut_mid_way_installs_nothing(void **state)
 {
-	(void)state;
 	char *bench = xasprintf("%s/bench/x86_64", F.dir);
 	ts_run(NULL, "mkdir -p %s %s/wd && chmod 777 %s/wd", bench, F.dir, F.dir);
 	ts_run(NULL, "head -c 268435456 /dev/zero > %s/remote-bench-cpu", bench);
@@ -600,27 +554,12 @@ static void test_bench_push_cut_mid_way_installs_nothing(void **state)
 	assert_int_not_equal(rc, 0);
 	if (ls && strstr(ls, "remote-bench-cpu"))
 		fail_msg("the cut push left on the board: %s", ls);
-	free(ls);
-	free(glob);
-	free(cmd);
-	free(log);
-	free(sc);
-	free(bench);
+	TS_FREE(ls, glob, cmd, log, sc, bench);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_double_ctrl_c_still_reports),
-		cmocka_unit_test(test_third_ctrl_c_quits_but_says_interrupted),
-		cmocka_unit_test(test_daemon_left_by_passing_test_is_stopped),
-		cmocka_unit_test(test_leftovers_fail_option),
-		cmocka_unit_test(test_hanging_lookup_bounded_by_connect_timeout),
-		cmocka_unit_test(test_ctrl_c_during_lookup),
-		cmocka_unit_test(test_hanging_power_command_bounded_by_test_timeout),
-		cmocka_unit_test(test_failed_push_leaves_no_part_file),
-		cmocka_unit_test(test_push_cut_mid_way_leaves_no_part_file),
-		cmocka_unit_test(test_bench_push_cut_mid_way_installs_nothing),
-	};
-	return ts_run_group(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_double_ctrl_c_still_reports,
+	test_third_ctrl_c_quits_but_says_interrupted, test_daemon_left_by_passing_test_is_stopped,
+	test_leftovers_fail_option, test_hanging_lookup_bounded_by_connect_timeout,
+	test_ctrl_c_during_lookup, test_hanging_power_command_bounded_by_test_timeout,
+	test_failed_push_leaves_no_part_file, test_push_cut_mid_way_leaves_no_part_file,
+	test_bench_push_cut_mid_way_installs_nothing)

@@ -32,14 +32,12 @@ static void set_rates(int alpha)
 		char *name = xasprintf("rate-%s", boards[i]);
 		char *text = xasprintf("rate=%d\n", !strcmp(boards[i], "alpha") ? alpha : 100);
 		free(ts_write_file(dir, name, text));
-		free(text);
-		free(name);
+		TS_FREE(text, name);
 	}
 }
 
 static int setup(void **state)
 {
-	(void)state;
 	dir = ts_mkdtemp_with("finish-stage", "rack.yaml", "boards:\n  zeta: { local: true }\n"
 							   "  alpha: { local: true }\n  mid: { local: true }\n"
 							   "  beta: { local: true }\n");
@@ -55,7 +53,6 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	return ts_rmrf_free(&dir);
 }
 
@@ -68,8 +65,7 @@ static int run_night(const char *opts, char **run)
 	char *link = xasprintf("%s/runs/night/latest", dir);
 	char real[PATH_MAX];
 	*run = xstrdup(realpath(link, real) ? real : "(no run folder)");
-	free(link);
-	free(out);
+	TS_FREE(link, out);
 	return code;
 }
 
@@ -129,8 +125,7 @@ static char *no_name(char *text, const char *run_dir)
 		p = hit + strlen(word);
 	}
 	strbuf_puts(&sb, p);
-	free(word);
-	free(text);
+	TS_FREE(word, text);
 	return strbuf_detach(&sb);
 }
 
@@ -146,12 +141,7 @@ static void assert_same_run(const char *want_dir, const char *got_dir)
 	char *ws = ts_read_in(want_dir, "summary.txt"), *gs = ts_read_in(got_dir, "summary.txt");
 	char *wn = no_name(no_times(ws), want_dir), *gn = no_name(no_times(gs), got_dir);
 	assert_string_equal(gn, wn);
-	free(want);
-	free(got);
-	free(ws);
-	free(gs);
-	free(wn);
-	free(gn);
+	TS_FREE(want, got, ws, gs, wn, gn);
 }
 
 /* a baseline, then the run judged against it: alpha regressed, mid failed */
@@ -176,7 +166,6 @@ static char *night_against_baseline(char **base)
 
 static void test_merge_is_the_unsharded_run(void **state)
 {
-	(void)state;
 	char *base = NULL, *s1 = NULL, *s2 = NULL;
 	char *whole = night_against_baseline(&base);
 	char *opts1 = xasprintf("--baseline '%s' --judge-single --shard 1/2", base);
@@ -192,20 +181,11 @@ static void test_merge_is_the_unsharded_run(void **state)
 	/* what it printed is the summary it wrote */
 	char *summary = ts_read_in(merged, "summary.txt");
 	assert_non_null(strstr(out, summary));
-	free(summary);
-	free(out);
-	free(merged);
-	free(opts1);
-	free(opts2);
-	free(s1);
-	free(s2);
-	free(whole);
-	free(base);
+	TS_FREE(summary, out, merged, opts1, opts2, s1, s2, whole, base);
 }
 
 static void test_report_keeps_the_run(void **state)
 {
-	(void)state;
 	char *base = NULL;
 	char *whole = night_against_baseline(&base);
 	char *before = ts_read_in(whole, "summary.txt");
@@ -239,22 +219,11 @@ static void test_report_keeps_the_run(void **state)
 			    "mid/speed pass\nmid/check fail\n"
 			    "beta/speed pass\nbeta/check pass\n");
 	assert_int_equal(code_killed, 130);   /* it did not end */
-	free(lines_killed);
-	free(copy);
-	free(out);
-	free(before);
-	free(after);
-	free(lines_before);
-	free(lines_after);
-	free(whole);
-	free(base);
+	TS_FREE(lines_killed, copy, out, before, after, lines_before, lines_after, whole, base);
 }
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_merge_is_the_unsharded_run, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_report_keeps_the_run, setup, teardown),
-	};
-	return ts_run_group(tests, NULL, NULL);
+	return TS_RUN_EACH(setup, teardown, test_merge_is_the_unsharded_run,
+		   test_report_keeps_the_run);
 }

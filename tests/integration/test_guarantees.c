@@ -52,7 +52,6 @@ static int start_console(const char *name, bool echo, char **link, pid_t *pid)
 
 static int setup(void **state)
 {
-	(void)state;
 	ts_require_tool("socat", "apt-get install socat");
 	if (lab_group_up(&F.lab, LAB_BASE, 1, 0, false) < 0)
 		return -1;
@@ -80,17 +79,12 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	ts_stop(&F.socat[0]);
 	ts_stop(&F.socat[1]);
 	lab_down(F.lab);
 	ts_run(NULL, "rm -rf /tmp/orch-lie-work.%ld '%s'.*", (long)getpid(), F.pwned);
 	ts_rmrf(F.dir);
-	free(F.dir);
-	free(F.inventory);
-	free(F.console);
-	free(F.echo_console);
-	free(F.pwned);
+	TS_FREE(F.dir, F.inventory, F.console, F.echo_console, F.pwned);
 	return 0;
 }
 
@@ -139,7 +133,6 @@ static void assert_not_pwned(void)
  * exact value and nothing of it runs. */
 static void test_hostile_host_is_never_code(void **state)
 {
-	(void)state;
 	const char *tests =
 		"  - name: inject\n"
 		"    roles: { server: evil, client: each }\n"
@@ -162,16 +155,13 @@ static void test_hostile_host_is_never_code(void **state)
 		free(got);
 	}
 	assert_int_equal(rc, 0);
-	free(want);
-	free(v);
-	free(out);
+	TS_FREE(want, v, out);
 	json_decref(res);
 }
 
 /* {board.*} works in a plain run: test, on every transport. */
 static void test_board_fields_in_plain_run(void **state)
 {
-	(void)state;
 	const char *tests =
 		"  - name: fields\n"
 		"    run: echo \"<{board.name}>\" '<{board.port}>' ={board.arch}=\n";
@@ -185,8 +175,7 @@ static void test_board_fields_in_plain_run(void **state)
 		char *want = xasprintf("<%s> <", boards[i]);
 		if (!got || !strstr(got, want) || strstr(got, "{board."))
 			fail_msg("%s printed %s", boards[i], got ? got : "(no log)");
-		free(want);
-		free(got);
+		TS_FREE(want, got);
 	}
 	free(out);
 }
@@ -196,7 +185,6 @@ static void test_board_fields_in_plain_run(void **state)
  * and the test gets the core limit orch was started with. */
 static void test_password_not_inherited(void **state)
 {
-	(void)state;
 	const char *tests =
 		"  - name: env\n"
 		"    run: env; echo; tr '\\0' '\\n' </proc/$PPID/environ; echo;"
@@ -220,15 +208,12 @@ static void test_password_not_inherited(void **state)
 	mine[strcspn(mine, "\n")] = '\0';
 	if (!strstr(got, mine))
 		fail_msg("the test did not get the core limit back (%s):\n%s", mine, got);
-	free(mine);
-	free(got);
-	free(out);
+	TS_FREE(mine, got, out);
 }
 
 /* A console echoing the password: no report or message shows it. */
 static void test_echoed_password_not_in_reports(void **state)
 {
-	(void)state;
 	const char *tests = "  - name: echo\n    run: 'true'\n";
 	char *out = NULL;
 	json_t *res = NULL;
@@ -245,23 +230,20 @@ static void test_echoed_password_not_in_reports(void **state)
 			fail_msg("no %s", path);
 		if (strstr(text, SECRET))
 			fail_msg("%s holds the password", path);
-		free(text);
-		free(path);
+		TS_FREE(text, path);
 	}
 	assert_non_null(strstr(out, "Password:"));   /* the console text up to the prompt */
 	char *grep = NULL;
 	ts_run(&grep, "grep -rl '" SECRET "' %s/runs/echo/ || true", F.dir);
 	if (grep && *grep)
 		fail_msg("files holding the password: %s", grep);
-	free(grep);
-	free(out);
+	TS_FREE(grep, out);
 	json_decref(res);
 }
 
 /* An identity file others may read is refused, as OpenSSH does. */
 static void test_unprotected_identity_refused(void **state)
 {
-	(void)state;
 	char *key = xasprintf("%s/open_key", F.dir);
 	ts_run(NULL, "cp '%s' '%s' && chmod 644 '%s'", F.lab->identity, key, key);
 	char *inv = xasprintf("boards:\n  k: { tags: [k], ssh: { host: " LAB_BASE ".1, port: %d,"
@@ -279,17 +261,13 @@ static void test_unprotected_identity_refused(void **state)
 	rc = ts_run(&out, "%s run %s -o %s/runs", ORCH_BIN, sc, F.dir);
 	if (rc != 0)
 		fail_msg("with mode 600, orch exited %d:\n%s", rc, out);
-	free(out);
-	free(sc);
-	free(inv);
-	free(key);
+	TS_FREE(out, sc, inv, key);
 }
 
 /* Bytes that are not UTF-8 are kept: the message is there, readable, with
  * its exact bytes in message_base64; a metric after a NUL is found. */
 static void test_bytes_kept_as_they_came(void **state)
 {
-	(void)state;
 	const char *tests =
 		"  - name: latin1\n"
 		"    run: printf 'caf\\351\\n' >&2; exit 1\n"
@@ -318,9 +296,7 @@ static void test_bytes_kept_as_they_came(void **state)
 	char *text = ts_read_file(one);
 	if (!text || !strstr(text, "message_base64"))
 		fail_msg("%s has no message_base64", one);
-	free(text);
-	free(one);
-	free(out);
+	TS_FREE(text, one, out);
 	json_decref(res);
 }
 
@@ -328,7 +304,6 @@ static void test_bytes_kept_as_they_came(void **state)
  * cut said in the log and in the result; metrics still see every line. */
 static void test_logs_capped(void **state)
 {
-	(void)state;
 	const char *tests =
 		"  - name: flood\n"
 		"    log_limit: 1MiB\n"
@@ -348,28 +323,16 @@ static void test_logs_capped(void **state)
 		fail_msg("stdout.log is %lld bytes", (long long)st.st_size);
 	char *tail = NULL;
 	ts_run(&tail, "tail -c 200 '%s'", path);
-	assert_non_null(strstr(tail, "[orch: log limit of 1048576 bytes reached; "));
-	free(tail);
-	free(path);
-	free(out);
+	TS_ASSERT_HAS(tail, "[orch: log limit of 1048576 bytes reached; ");
+	TS_FREE(tail, path, out);
 	json_decref(res);
 	const char *bad = "  - { name: b, run: 'true', log_limit: lots }\n";
 	rc = run_scenario("badlimit", "tag:l", "", bad, &out, NULL);
 	assert_int_equal(rc, 2);
-	assert_non_null(strstr(out, "invalid size for 'log_limit', found 'lots'"));
+	TS_ASSERT_HAS(out, "invalid size for 'log_limit', found 'lots'");
 	free(out);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hostile_host_is_never_code),
-		cmocka_unit_test(test_board_fields_in_plain_run),
-		cmocka_unit_test(test_password_not_inherited),
-		cmocka_unit_test(test_echoed_password_not_in_reports),
-		cmocka_unit_test(test_unprotected_identity_refused),
-		cmocka_unit_test(test_bytes_kept_as_they_came),
-		cmocka_unit_test(test_logs_capped),
-	};
-	return ts_run_group(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_hostile_host_is_never_code, test_board_fields_in_plain_run,
+	test_password_not_inherited, test_echoed_password_not_in_reports,
+	test_unprotected_identity_refused, test_bytes_kept_as_they_came, test_logs_capped)

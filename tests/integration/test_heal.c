@@ -57,8 +57,7 @@ static void stop_board_sshd(int i)
 			if (waitpid(pid, NULL, WNOHANG) == pid || kill(pid, 0) < 0)
 				break;
 	}
-	free(text);
-	free(pidfile);
+	TS_FREE(text, pidfile);
 }
 
 /* Starts lab board i's sshd again (in the foreground, a child of this
@@ -68,14 +67,12 @@ static pid_t start_board_sshd(int i)
 	char *cmd = xasprintf("exec /usr/sbin/sshd -D -e -f %s/board%d/sshd_config", F.lab->dir, i);
 	char *log = xasprintf("%s/board%d/late.log", F.lab->dir, i);
 	pid_t pid = ts_spawn(cmd, log);
-	free(log);
-	free(cmd);
+	TS_FREE(log, cmd);
 	return pid;
 }
 
 static int setup(void **state)
 {
-	(void)state;
 	setenv("SSHD_LAB_LOGLEVEL", "VERBOSE", 1);   /* a line per session opened */
 	if (lab_group_up(&F.lab, LAB_BASE, 3, 0, false) < 0)
 		return -1;
@@ -109,7 +106,6 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	ts_stop(&F.late_sshd);
 	lab_down(F.lab);
 	free(F.inventory);
@@ -170,7 +166,6 @@ static int orch_run(const char *sc, const char *args, char **out)
  * the summary counts it apart and the run exits 0. */
 static void test_late_sshd_passes_on_retry(void **state)
 {
-	(void)state;
 	stop_board_sshd(2);
 	char *sc = write_scenario("late", "late", "retry: { infra: 2, backoff: 4s }",
 				  "  - name: hello\n    run: \"echo hello from $(hostname)\"\n");
@@ -212,22 +207,15 @@ static void test_late_sshd_passes_on_retry(void **state)
 	char *junit = xasprintf("%s/runs/late/latest/junit.xml", F.dir);
 	char *ju = ts_read_file(junit);
 	assert_non_null(ju);
-	assert_non_null(strstr(ju, "try 1 of 2: error"));
-	free(ju);
-	free(junit);
-	free(sum);
-	free(summary);
+	TS_ASSERT_HAS(ju, "try 1 of 2: error");
+	TS_FREE(ju, junit, sum, summary);
 	json_decref(res);
-	free(out);
-	free(cmd);
-	free(log);
-	free(sc);
+	TS_FREE(out, cmd, log, sc);
 }
 
 /* A test that fails is never tried again, whatever retry: allows. */
 static void test_failure_is_not_retried(void **state)
 {
-	(void)state;
 	char *sc = write_scenario("failonce", "good", NULL,
 				  "  - name: bad\n    retry: { infra: 3, backoff: 1s }\n"
 				  "    run: \"echo try >> /tmp/orch-heal-failonce; exit 7\"\n");
@@ -248,8 +236,7 @@ static void test_failure_is_not_retried(void **state)
 	free(tries);
 	ts_run(NULL, "rm -f /tmp/orch-heal-failonce");
 	json_decref(res);
-	free(out);
-	free(sc);
+	TS_FREE(out, sc);
 }
 
 /* Lines of the run log of the boards' commands (they all append to one
@@ -265,7 +252,6 @@ static char *read_trace(const char *path)
  * summary) and passes once the cause is gone. */
 static void test_rerun_runs_only_the_failed_pair(void **state)
 {
-	(void)state;
 	const char *trace = "/tmp/orch-heal-rerun.trace";
 	const char *flag = "/tmp/orch-heal-rerun.broken";
 	ts_run(NULL, "rm -f %s; echo > %s; chmod 666 %s", trace, flag, flag);
@@ -315,26 +301,18 @@ static void test_rerun_runs_only_the_failed_pair(void **state)
 	char *link = xasprintf("href=\"../%s/report.html\"", base);
 	if (!html || !strstr(html, link))
 		fail_msg("report.html has no link to the run it reran (%s)", link);
-	free(link);
-	free(html);
-	free(html_path);
+	TS_FREE(link, html, html_path);
 	json_decref(rj);
 	free(rd);
 	json_decref(res);
 	ts_run(NULL, "rm -f %s %s", trace, flag);
-	free(args);
-	free(first_real);
-	free(first);
-	free(out);
-	free(sc);
-	free(tests);
+	TS_FREE(args, first_real, first, out, sc, tests);
 }
 
 /* -x: the first failure stops new tests from starting; the rest are skip
  * with the reason and never reach the board. */
 static void test_max_fail_stops(void **state)
 {
-	(void)state;
 	const char *trace = "/tmp/orch-heal-maxfail.trace";
 	ts_run(NULL, "rm -f %s", trace);
 	char *tests = xasprintf(
@@ -366,8 +344,7 @@ static void test_max_fail_stops(void **state)
 	assert_int_equal(rc, 1);
 	t = read_trace(trace);
 	assert_string_equal(t, "one\n");
-	free(t);
-	free(out);
+	TS_FREE(t, out);
 	out = NULL;
 	ts_run(NULL, "rm -f %s", trace);
 	rc = orch_run(sc, NULL, &out);
@@ -376,9 +353,7 @@ static void test_max_fail_stops(void **state)
 	assert_string_equal(t, "one\ntwo\nthree\n");
 	free(t);
 	ts_run(NULL, "rm -f %s", trace);
-	free(out);
-	free(sc);
-	free(tests);
+	TS_FREE(out, sc, tests);
 }
 
 /* Run 1: third's health check fails: it goes offline, its tests are skip
@@ -387,7 +362,6 @@ static void test_max_fail_stops(void **state)
  * when; after orch boards --online third run 3 checks it and runs it. */
 static void test_health_check_takes_board_offline(void **state)
 {
-	(void)state;
 	ts_run(NULL, "rm -f %s %s; orch_bin=%s; $orch_bin boards --online third >/dev/null 2>&1",
 	       HEALTH_TRACE, HEALTH_OK, ORCH_BIN);
 	char *tests = xasprintf("  - name: t1\n    run: \"echo test >> %s\"\n"
@@ -428,9 +402,7 @@ static void test_health_check_takes_board_offline(void **state)
 	char *summary = ts_read_file(summary_path);
 	if (!summary || !strstr(summary, "offline: third: health check 'marker' failed"))
 		fail_msg("summary.txt does not name the offline board:\n%s", summary ? summary : "");
-	free(summary);
-	free(summary_path);
-	free(out);
+	TS_FREE(summary, summary_path, out);
 	out = NULL;
 
 	/* orch boards and orch who show it, with since when */
@@ -457,8 +429,7 @@ static void test_health_check_takes_board_offline(void **state)
 		fail_msg("run 3: exit %d, want 0:\n%s", rc, out ? out : "");
 	t = read_trace(HEALTH_TRACE);
 	assert_string_equal(t, "health\ntest\ntest\n");
-	free(t);
-	free(out);
+	TS_FREE(t, out);
 	out = NULL;
 
 	/* by hand: --offline --note, and the run says why */
@@ -478,17 +449,13 @@ static void test_health_check_takes_board_offline(void **state)
 	out = NULL;
 	ts_run(&out, "%s boards --online third 2>&1", ORCH_BIN);
 	ts_run(NULL, "rm -f %s %s", HEALTH_TRACE, HEALTH_OK);
-	free(out);
-	free(inv_arg);
-	free(sc);
-	free(tests);
+	TS_FREE(out, inv_arg, sc, tests);
 }
 
 /* offline_after: 2 on a board whose sshd is down: the first two tests are
  * errors, the board goes offline by itself, the third test is skip. */
 static void test_offline_after_errors_in_a_row(void **state)
 {
-	(void)state;
 	ts_stop(&F.late_sshd);
 	stop_board_sshd(2);
 	char *out = NULL;
@@ -519,16 +486,13 @@ static void test_offline_after_errors_in_a_row(void **state)
 	free(out);
 	out = NULL;
 	ts_run(&out, "%s boards --online late 2>&1", ORCH_BIN);
-	free(out);
-	free(inv_arg);
-	free(sc);
+	TS_FREE(out, inv_arg, sc);
 }
 
 /* power: { cycle } of the board starts its sshd (daemonized; its pid in
  * a file of ours): the retry comes after the power cycle and passes. */
 static void test_retry_after_power_cycle(void **state)
 {
-	(void)state;
 	ts_stop(&F.late_sshd);
 	stop_board_sshd(2);
 	char *out = NULL;
@@ -564,22 +528,10 @@ static void test_retry_after_power_cycle(void **state)
 	assert_false(json_is_true(json_object_get(json_array_get(tries, 0), "power_cycled")));
 	assert_true(json_is_true(json_object_get(json_array_get(tries, 1), "power_cycled")));
 	json_decref(res);
-	free(out);
-	free(args);
-	free(sc);
-	free(pidfile);
+	TS_FREE(out, args, sc, pidfile);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_late_sshd_passes_on_retry),
-		cmocka_unit_test(test_failure_is_not_retried),
-		cmocka_unit_test(test_rerun_runs_only_the_failed_pair),
-		cmocka_unit_test(test_max_fail_stops),
-		cmocka_unit_test(test_health_check_takes_board_offline),
-		cmocka_unit_test(test_offline_after_errors_in_a_row),
-		cmocka_unit_test(test_retry_after_power_cycle),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_late_sshd_passes_on_retry, test_failure_is_not_retried,
+	test_rerun_runs_only_the_failed_pair, test_max_fail_stops,
+	test_health_check_takes_board_offline, test_offline_after_errors_in_a_row,
+	test_retry_after_power_cycle)

@@ -25,7 +25,6 @@ static char *tmp;
 
 static int group_setup(void **state)
 {
-	(void)state;
 	pg = pg_up(PG_HOST, PG_PORT, "orch");
 	if (!pg)
 		return -1;
@@ -35,7 +34,6 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	pg_down(pg);
 	return ts_rmrf_free(&tmp);
 }
@@ -48,7 +46,6 @@ static int orch_as(int c, char **out, const char *args)
 
 static void test_offline_is_shared_through_the_database(void **state)
 {
-	(void)state;
 	for (int c = 1; c <= 2; c++) {
 		char *d = xasprintf("%s/locks%d", tmp, c);
 		mkdir(d, 0700);
@@ -75,8 +72,7 @@ static void test_offline_is_shared_through_the_database(void **state)
 		fail_msg("controller 1: exit %d, want 3:\n%s", rc, out ? out : "");
 	char *t = ts_read_file(trace);
 	assert_string_equal(t, "health\n");
-	free(t);
-	free(out);
+	TS_FREE(t, out);
 	out = NULL;
 
 	/* controller 2 (its own lock folder) sees it offline: nothing runs */
@@ -92,15 +88,14 @@ static void test_offline_is_shared_through_the_database(void **state)
 	if (!msg || !strstr(msg, "board offline (health check 'marker' failed"))
 		fail_msg("message: %s", msg ? msg : "(none)");
 	json_decref(res);
-	free(rd);
-	free(out);
+	TS_FREE(rd, out);
 	out = NULL;
 
 	/* without the database, controller 2's lock folder knows nothing */
 	char *a = xasprintf("boards -i %s/rack.yaml", tmp);
 	orch_as(2, &out, a);
-	assert_non_null(strstr(out, "online"));
-	assert_null(strstr(out, "offline"));
+	TS_ASSERT_HAS(out, "online");
+	TS_ASSERT_LACKS(out, "offline");
 	free(out);
 	out = NULL;
 	free(a);
@@ -131,20 +126,7 @@ static void test_offline_is_shared_through_the_database(void **state)
 		fail_msg("after --online: exit %d, want 0:\n%s", rc, out ? out : "");
 	t = ts_read_file(trace);
 	assert_string_equal(t, "health\ntest\n");
-	free(t);
-	free(out);
-	free(args);
-	free(sc);
-	free(scen);
-	free(inv);
-	free(ok);
-	free(trace);
+	TS_FREE(t, out, args, sc, scen, inv, ok, trace);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_offline_is_shared_through_the_database),
-	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
-}
+TS_MAIN(group_setup, group_teardown, test_offline_is_shared_through_the_database)

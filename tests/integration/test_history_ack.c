@@ -32,14 +32,12 @@ static int settle_runs;   /* the --settle N the nights run with; 0 none */
 
 static int setup(void **state)
 {
-	(void)state;
 	tmp = ts_mkdtemp("history-ack");
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	(void)state;
 	pg_down(pg);
 	pg = NULL;
 	return ts_rmrf_free(&tmp);
@@ -142,13 +140,13 @@ static void check_note_shown(const char *dir, const char *db)
 		fail_msg("summary.txt does not name the runs since the ack:\n%s", summary);
 	free(summary);
 	char *report = latest_file(dir, "report.html");
-	assert_non_null(strstr(report, "kernel 6.6: 5% slower by design"));
+	TS_ASSERT_HAS(report, "kernel 6.6: 5% slower by design");
 	free(report);
 	char *page = NULL;
 	assert_int_equal(ts_run(&page, "cd '%s' && %s history nightly -o runs %s --format html",
 				dir, ORCH_BIN, db), 0);
 	assert_non_null(strstr(page, "accepted at n6: " NOTE));
-	assert_null(strstr(page, "class=\"step worse\""));
+	TS_ASSERT_LACKS(page, "class=\"step worse\"");
 	free(page);
 }
 
@@ -161,9 +159,9 @@ static void acked_run(const char *dir, const char *db)
 	free(out);
 	assert_int_equal(ts_run(&out, "cd '%s' && %s history ack --list nightly -o runs %s", dir,
 				ORCH_BIN, db), 0);
-	assert_non_null(strstr(out, "copy"));
+	TS_ASSERT_HAS(out, "copy");
 	assert_non_null(strstr(out, NOTE));
-	assert_non_null(strstr(out, "every board"));
+	TS_ASSERT_HAS(out, "every board");
 	free(out);
 	nights(dir, db, STEP_NIGHT + 1, NIGHTS, true);
 	check_note_shown(dir, db);
@@ -171,7 +169,6 @@ static void acked_run(const char *dir, const char *db)
 
 static void test_acked_sqlite(void **state)
 {
-	(void)state;
 	char *dir = lab("acked");
 	acked_run(dir, "");
 	free(dir);
@@ -179,23 +176,20 @@ static void test_acked_sqlite(void **state)
 
 static void test_not_acked_sqlite(void **state)
 {
-	(void)state;
 	char *dir = lab("not-acked");
 	nights(dir, "", 1, NIGHTS, false);
 	char *page = NULL;
 	assert_int_equal(ts_run(&page, "cd '%s' && %s history nightly -o runs --threshold 3 "
 				"--format html", dir, ORCH_BIN), 0);
-	assert_non_null(strstr(page, "class=\"step worse\""));
-	assert_null(strstr(page, "accepted at"));
-	free(page);
-	free(dir);
+	TS_ASSERT_HAS(page, "class=\"step worse\"");
+	TS_ASSERT_LACKS(page, "accepted at");
+	TS_FREE(page, dir);
 }
 
 /* --settle 3: the step is the new normal after its third night, as orch
  * history --settle 3 says too. */
 static void test_settle_sqlite(void **state)
 {
-	(void)state;
 	char *dir = lab("settle");
 	settle_runs = 3;
 	nights(dir, "--settle 3", 1, NIGHTS, false);
@@ -203,22 +197,20 @@ static void test_settle_sqlite(void **state)
 	char *out = NULL;
 	assert_int_equal(ts_run(&out, "cd '%s' && %s history nightly -o runs --threshold 3 "
 				"--settle 3 --format runs", dir, ORCH_BIN), 0);
-	assert_non_null(strstr(out, "<- step"));
-	assert_null(strstr(out, "not acknowledged"));
+	TS_ASSERT_HAS(out, "<- step");
+	TS_ASSERT_LACKS(out, "not acknowledged");
 	free(out);
 	assert_int_equal(ts_run(&out, "cd '%s' && %s history nightly -o runs --threshold 3", dir,
 				ORCH_BIN), 0);
 	if (!strstr(out, "lower since n6 (5 runs), not acknowledged"))
 		fail_msg("orch history without --settle:\n%s", out);
-	free(out);
-	free(dir);
+	TS_FREE(out, dir);
 }
 
 /* orch history ack refuses what the history does not know, exit 2, with a
  * suggestion; --delete removes an ack, and removing none is an error. */
 static void test_errors_and_delete(void **state)
 {
-	(void)state;
 	char *dir = lab("errors");
 	nights(dir, "", 1, 3, true);
 	struct { const char *args, *expect; } bad[] = {
@@ -248,18 +240,16 @@ static void test_errors_and_delete(void **state)
 	free(out);
 	assert_int_equal(ts_run(&out, "cd '%s' && %s history ack --delete nightly mem.copy -l here "
 				"--at n2 -o runs 2>&1", dir, ORCH_BIN), 0);
-	assert_non_null(strstr(out, "removed"));
+	TS_ASSERT_HAS(out, "removed");
 	free(out);
 	assert_int_equal(ts_run(&out, "cd '%s' && %s history ack --list -o runs 2>&1", dir,
 				ORCH_BIN), 0);
-	assert_non_null(strstr(out, "no acknowledged changes"));
-	free(out);
-	free(dir);
+	TS_ASSERT_HAS(out, "no acknowledged changes");
+	TS_FREE(out, dir);
 }
 
 static void test_acked_postgres(void **state)
 {
-	(void)state;
 	pg = pg_up(PG_HOST, PG_PORT, "orch");
 	assert_non_null(pg);
 	char *dir = lab("acked-pg");
@@ -268,19 +258,8 @@ static void test_acked_postgres(void **state)
 	/* the history is in the server, not in an SQLite file beside the runs */
 	char *sqlite = xasprintf("%s/runs/orch-history.sqlite", dir);
 	assert_false(ts_file_exists(sqlite));
-	free(sqlite);
-	free(db);
-	free(dir);
+	TS_FREE(sqlite, db, dir);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_acked_sqlite),
-		cmocka_unit_test(test_not_acked_sqlite),
-		cmocka_unit_test(test_settle_sqlite),
-		cmocka_unit_test(test_errors_and_delete),
-		cmocka_unit_test(test_acked_postgres),
-	};
-	return ts_run_group(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_acked_sqlite, test_not_acked_sqlite, test_settle_sqlite,
+	test_errors_and_delete, test_acked_postgres)

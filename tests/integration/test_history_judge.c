@@ -43,7 +43,6 @@ static const char gen_awk[] =
 
 static int setup(void **state)
 {
-	(void)state;
 	dir = ts_mkdtemp_with("histjudge", "rack.yaml", "boards:\n  here: { local: true }\n");
 	free(ts_write_file(dir, "gen.awk", gen_awk));
 	/* each execution a seed of its own: night, test and repeat */
@@ -65,7 +64,6 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	return ts_rmrf_free(&dir);
 }
 
@@ -104,7 +102,6 @@ static void count(json_t *root, const char *test, const char *prefix, struct tal
 
 static void test_error_rates(void **state)
 {
-	(void)state;
 	struct tally r1 = { 0 }, r5 = { 0 }, step = { 0 };
 	for (int night = 1; night <= NIGHTS; night++) {
 		char text[16];
@@ -157,10 +154,4 @@ static void test_error_rates(void **state)
 	assert_true(step.flagged * 10 >= step.judged * 9);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_error_rates),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_error_rates)

@@ -77,7 +77,6 @@ static const char measure_html[] =
 
 static void test_page_fits_and_scrolls(void **state)
 {
-	(void)state;
 	const char *chromium = find_chromium();
 	if (!chromium)
 		ts_skip_file("needs chromium (apt-get install chromium)");
@@ -139,10 +138,4 @@ static void test_page_fits_and_scrolls(void **state)
 	free(dir);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_page_fits_and_scrolls),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_page_fits_and_scrolls)

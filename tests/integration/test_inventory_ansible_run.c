@@ -21,7 +21,6 @@ static char *dir;
 
 static int setup(void **state)
 {
-	(void)state;
 	if (lab_group_up(&lab, LAB_BASE, 3, 0, false) < 0)
 		return -1;
 	dir = ts_mkdtemp("inventory-ansible");
@@ -36,7 +35,6 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	lab_group_down(&lab);
 	return ts_rmrf_free(&dir);
 }
@@ -66,10 +64,7 @@ static char *run_on(const char *name, const char *inv, const char *selector, con
 	char *got = ts_read_file(log);
 	if (!got)
 		fail_msg("no %s", log);
-	free(log);
-	free(file);
-	free(sc);
-	free(text);
+	TS_FREE(log, file, sc, text);
 	return got;
 }
 
@@ -91,7 +86,6 @@ static void no_secret(const char *name)
 
 static void test_ini_inventory_runs(void **state)
 {
-	(void)state;
 	char *text = xasprintf(
 		"# the lab, as Ansible has it\n"
 		"[rack]\n"
@@ -127,8 +121,7 @@ static void test_ini_inventory_runs(void **state)
 	assert_non_null(out);
 	has(out, "role=second");
 	has(out, " " LAB_BASE ".2 ");
-	free(out);
-	free(log);
+	TS_FREE(out, log);
 	/* the spare group is not selected */
 	log = xasprintf("%s/runs/ini/latest/b3", dir);
 	struct stat st;
@@ -139,7 +132,6 @@ static void test_ini_inventory_runs(void **state)
 
 static void test_yaml_inventory_runs(void **state)
 {
-	(void)state;
 	char *text = xasprintf(
 		"all:\n"
 		"  vars:\n"
@@ -166,11 +158,4 @@ static void test_yaml_inventory_runs(void **state)
 	no_secret("yaml");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ini_inventory_runs),
-		cmocka_unit_test(test_yaml_inventory_runs),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_ini_inventory_runs, test_yaml_inventory_runs)

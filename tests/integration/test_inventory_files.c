@@ -16,14 +16,12 @@ static char *tmp;
 
 static int group_setup(void **state)
 {
-	(void)state;
 	tmp = ts_mkdtemp("inventory-files");
 	return 0;
 }
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	return ts_rmrf_free(&tmp);
 }
 
@@ -44,7 +42,6 @@ static size_t count(const char *out, const char *what)
 /* A missing key file in defaults: or a group: once, at its line. */
 static void test_identity_once(void **state)
 {
-	(void)state;
 	free(ts_write_file(tmp, "keys.yaml",
 			   "defaults:\n"
 			   "  ssh: { user: root, identity: /nonexistent/id_defaults }\n"
@@ -74,7 +71,6 @@ static void test_identity_once(void **state)
 /* orch boards -l group:NAME and a bare group name select its boards. */
 static void test_group_selector(void **state)
 {
-	(void)state;
 	free(ts_write_file(tmp, "groups.yaml",
 			   "groups:\n"
 			   "  bench: { boards: [b1], children: [rack2] }\n"
@@ -87,7 +83,7 @@ static void test_group_selector(void **state)
 	assert_int_equal(rc, 0);
 	has(out, "\"b1\"");
 	has(out, "\"b3\"");
-	assert_null(strstr(out, "\"b2\""));
+	TS_ASSERT_LACKS(out, "\"b2\"");
 	free(out);
 	/* each board's groups, its own and its parents' */
 	rc = ts_run(&out, "cd '%s' && %s boards -i groups.yaml --format json", tmp, ORCH_BIN);
@@ -109,7 +105,7 @@ static void test_group_selector(void **state)
 		    ORCH_BIN);
 	assert_int_equal(rc, 0);
 	has(out, "\"b3\"");
-	assert_null(strstr(out, "\"b1\""));
+	TS_ASSERT_LACKS(out, "\"b1\"");
 	free(out);
 	rc = ts_run(&out, "cd '%s' && %s boards -i groups.yaml -l group:rack3 2>&1", tmp, ORCH_BIN);
 	assert_int_equal(rc, 2);
@@ -126,7 +122,6 @@ static void test_group_selector(void **state)
 /* ORCH_INVENTORY for every command that takes -i. */
 static void test_orch_inventory_everywhere(void **state)
 {
-	(void)state;
 	free(ts_write_file(tmp, "env-inv.yaml", "boards:\n  envb: { local: true }\n"));
 	free(ts_write_file(tmp, "noinv.yaml", "tests:\n  - { name: t, run: 'true' }\n"));
 	static const struct { const char *args; int rc; const char *want; } cases[] = {
@@ -175,7 +170,6 @@ static void only(char *out, const char *board)
  * their line:col. */
 static void test_config_precedence(void **state)
 {
-	(void)state;
 	assert_int_equal(ts_run(NULL, "mkdir -p '%s/xdg/orch' '%s/proj/sub' '%s/plain' '%s/proj/b'",
 				tmp, tmp, tmp, tmp), 0);
 	static const char *const names[] = { "sysb", "userb", "projb", "envb", "clib" };
@@ -183,8 +177,7 @@ static void test_config_precedence(void **state)
 		char *file = xasprintf("%s.yaml", names[i]);
 		char *text = xasprintf("boards:\n  %s: { local: true }\n", names[i]);
 		free(ts_write_file(tmp, file, text));
-		free(file);
-		free(text);
+		TS_FREE(file, text);
 	}
 	free(ts_write_file(tmp, "sys.yaml", "inventory: sysb.yaml\nruns_dir: sysruns\n"));
 	only(boards_from("plain", ""), "sysb");
@@ -213,8 +206,7 @@ static void test_config_precedence(void **state)
 	char *j = ts_read_file(res);
 	if (!j)
 		fail_msg("no %s: the system file's runs_dir was not used", res);
-	free(j);
-	free(res);
+	TS_FREE(j, res);
 	free(ts_write_file(tmp, "proj/.orch.yaml", "inventory: b/projb.yaml\ninventroy: x\n"
 			   "color: blue\n"));
 	rc = ts_run(&out, "cd '%s/proj/sub' && " CLEAN_ENV " %s boards 2>&1", tmp, tmp, ORCH_BIN);
@@ -226,13 +218,5 @@ static void test_config_precedence(void **state)
 	free(out);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_identity_once),
-		cmocka_unit_test(test_group_selector),
-		cmocka_unit_test(test_orch_inventory_everywhere),
-		cmocka_unit_test(test_config_precedence),
-	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
-}
+TS_MAIN(group_setup, group_teardown, test_identity_once, test_group_selector,
+	test_orch_inventory_everywhere, test_config_precedence)

@@ -25,7 +25,6 @@ static pid_t socat_pid, writer_pid;
 
 static int setup(void **state)
 {
-	(void)state;
 	ts_require_root("the ssh lab's user");
 	ts_require_tool("socat", "apt-get install socat");
 	lab = lab_up(LAB_BASE, 2, 0, false);
@@ -78,7 +77,6 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	ts_stop(&writer_pid);
 	ts_stop(&socat_pid);
 	lab_down(lab);
@@ -89,26 +87,23 @@ static int teardown(void **state)
 
 static void test_validate_and_dry_run_show_skips(void **state)
 {
-	(void)state;
 	char *out = NULL;
 	assert_int_equal(ts_run(&out, "cd %s && %s validate mixed.yaml 2>&1", dir, ORCH_BIN), 0);
 	print_message("%s", out);
-	assert_non_null(strstr(out, "skip: test 'boot' on ssh1: the board has no serial console"));
-	assert_non_null(strstr(out, "skip: test 'boot' on ssh2"));
-	assert_null(strstr(out, "on console1"));
+	TS_ASSERT_HAS(out, "skip: test 'boot' on ssh1: the board has no serial console",
+		"skip: test 'boot' on ssh2");
+	TS_ASSERT_LACKS(out, "on console1");
 	free(out);
 	assert_int_equal(ts_run(&out, "cd %s && %s run --dry-run mixed.yaml 2>&1", dir, ORCH_BIN), 0);
 	print_message("%s", out);
-	assert_non_null(strstr(out, "(2 skipped"));
-	assert_non_null(strstr(out, "skip: the board has no serial console"));
+	TS_ASSERT_HAS(out, "(2 skipped", "skip: the board has no serial console");
 	/* only-ssh1 is planned on ssh1 alone: 3 + 3 + 1 items */
-	assert_non_null(strstr(out, "3 boards, 7 test runs"));
+	TS_ASSERT_HAS(out, "3 boards, 7 test runs");
 	free(out);
 }
 
 static void test_mixed_rack_boot_is_green(void **state)
 {
-	(void)state;
 	char *out = NULL;
 	int code = ts_run(&out, "cd %s && %s run -q -o runs mixed.yaml 2>&1", dir, ORCH_BIN);
 	print_message("%s", out);
@@ -135,8 +130,7 @@ static void test_mixed_rack_boot_is_green(void **state)
 	char *text = ts_read_file(log);
 	assert_non_null(text);
 	assert_non_null(strstr(text, "hello from ssh2 at " LAB_BASE ".2"));
-	free(text);
-	free(log);
+	TS_FREE(text, log);
 	json_decref(res);
 }
 
@@ -146,7 +140,6 @@ static void test_mixed_rack_boot_is_green(void **state)
  * next test reconnects to the revived board at once. */
 static void test_stalled_board_is_an_error(void **state)
 {
-	(void)state;
 	free(ts_write_file(dir, "stall.yaml",
 		"name: stall\n"
 		"inventory: rack.yaml\n"
@@ -170,20 +163,12 @@ static void test_stalled_board_is_an_error(void **state)
 	assert_string_equal(json_string_value(json_object_get(r, "status")), "error");
 	const char *msg = json_string_value(json_object_get(r, "message"));
 	assert_non_null(msg);
-	assert_non_null(strstr(msg, "ssh2"));
-	assert_non_null(strstr(msg, "stopped answering"));
+	TS_ASSERT_HAS(msg, "ssh2", "stopped answering");
 	r = ts_json_result_or_fail(res, "ssh2", "after");
 	assert_string_equal(json_string_value(json_object_get(r, "status")), "pass");
 	assert_int_equal(code, 3);
 	json_decref(res);   /* the frozen session's sleep goes with the lab (lab_down) */
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_validate_and_dry_run_show_skips),
-		cmocka_unit_test(test_mixed_rack_boot_is_green),
-		cmocka_unit_test(test_stalled_board_is_an_error),
-	};
-	return ts_run_group(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_validate_and_dry_run_show_skips, test_mixed_rack_boot_is_green,
+	test_stalled_board_is_an_error)

@@ -31,7 +31,6 @@ static struct fx F;
 
 static int setup(void **state)
 {
-	(void)state;
 	if (ts_qemu_start(&F.q, "link-qemu", "--ssh-addr " SSH_ADDR " --ssh-port %d", SSH_PORT) < 0)
 		return -1;
 	char *inv = xasprintf(
@@ -55,7 +54,6 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	ts_qemu_stop(&F.q);
 	free(F.inventory);
 	memset(&F, 0, sizeof(F));
@@ -89,10 +87,7 @@ static int run_scenario(const char *name, const char *body, json_t **results)
 	print_message("%s\n", out ? out : "");
 	char *path = xasprintf("%s/runs/%s/latest/results.json", F.q.dir, name);
 	*results = json_load_file(path, 0, NULL);
-	free(path);
-	free(out);
-	free(sc);
-	free(text);
+	TS_FREE(path, out, sc, text);
 	return code;
 }
 
@@ -122,7 +117,6 @@ static bool has_metric(const json_t *res, const char *test, const char *metric)
 /* Powered off (qemu starts paused): down for the first test, back after the boot. */
 static void test_down_board_revived_by_power(void **state)
 {
-	(void)state;
 	json_t *res = NULL;
 	int code = run_scenario("revive",
 				SSH_TEST("first") BOOT_TEST("boot", "power-cycle") SSH_TEST("after"),
@@ -138,7 +132,6 @@ static void test_down_board_revived_by_power(void **state)
 
 static void test_nightly_sequence(void **state)
 {
-	(void)state;
 	json_t *res = NULL;
 	int code = run_scenario("nightly",
 				SSH_TEST("ssh1") BOOT_TEST("boot-power", "power-cycle")
@@ -157,11 +150,4 @@ static void test_nightly_sequence(void **state)
 	json_decref(res);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_down_board_revived_by_power),
-		cmocka_unit_test(test_nightly_sequence),
-	};
-	return ts_run_group(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_down_board_revived_by_power, test_nightly_sequence)

@@ -16,7 +16,6 @@ static char *tmp, *env;
 
 static int group_setup(void **state)
 {
-	(void)state;
 	tmp = ts_mkdtemp("lock-select");
 	free(ts_write_file(tmp, "inv.yaml",
 			   "boards:\n"
@@ -30,10 +29,8 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	ts_rmrf(tmp);
-	free(tmp);
-	free(env);
+	TS_FREE(tmp, env);
 	return 0;
 }
 
@@ -48,7 +45,6 @@ static char *orch(int want, const char *args)
 
 static void test_selectors(void **state)
 {
-	(void)state;
 	char *out = orch(0, "lock tag:rb -i inv.yaml");
 	if (!strstr(out, "reserved 2 boards"))
 		fail_msg("%s", out);
@@ -91,7 +87,6 @@ static bool wait_for(const char *log, const char *text)
 
 static void test_wait(void **state)
 {
-	(void)state;
 	free(ts_write_file(tmp, "hold.yaml", "inventory: inv.yaml\nboards: [rb1]\n"
 			   "tests:\n  - { name: hold, run: 'echo started; sleep 3' }\n"));
 	char *run_cmd = xasprintf("%s exec %s run -v hold.yaml -o runs", env, ORCH_BIN);
@@ -119,17 +114,7 @@ static void test_wait(void **state)
 		fail_msg("after --wait:\n%s", out);
 	free(out);
 	free(orch(0, "unlock rb1"));
-	free(cmd);
-	free(log);
-	free(run_cmd);
-	free(run_log);
+	TS_FREE(cmd, log, run_cmd, run_log);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_selectors),
-		cmocka_unit_test(test_wait),
-	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
-}
+TS_MAIN(group_setup, group_teardown, test_selectors, test_wait)

@@ -17,7 +17,6 @@ static char *dir;
 
 static int setup(void **state)
 {
-	(void)state;
 	dir = ts_mkdtemp_with("missing", "rack.yaml", "boards:\n  l1: { local: true }\n");
 	free(ts_write_file(dir, "s-missing.yaml",
 		"name: missing\ninventory: rack.yaml\nboards: [l1]\ntests:\n"
@@ -35,13 +34,11 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	return ts_rmrf_free(&dir);
 }
 
 static void test_missing_metric_fails_and_is_listed(void **state)
 {
-	(void)state;
 	char *out = NULL;
 	int code = ts_run(&out, "cd '%s' && %s run s-missing.yaml -q -o runs 2>&1", dir, ORCH_BIN);
 	assert_int_equal(code, 1);   /* dd's silence fails dd, nothing else */
@@ -69,28 +66,18 @@ static void test_missing_metric_fails_and_is_listed(void **state)
 	json_decref(res);
 
 	char *summary = ts_read_in(run, "summary.txt");
-	assert_non_null(strstr(summary, "missing: l1 dd: metric dd.disk (absent)"));
-	assert_non_null(strstr(summary, "missing: l1 soft: metric dd.disk (absent, optional)"));
-	assert_non_null(strstr(summary, "missing: l1 bonnie: metric rewrite (too fast to measure)"));
+	TS_ASSERT_HAS(summary, "missing: l1 dd: metric dd.disk (absent)",
+		"missing: l1 soft: metric dd.disk (absent, optional)",
+		"missing: l1 bonnie: metric rewrite (too fast to measure)");
 	assert_non_null(strstr(out, "missing: l1 dd: metric dd.disk (absent)"));   /* stderr too */
 	char *html = ts_read_in(run, "report.html");
-	assert_non_null(strstr(html, "Missing metric: l1 dd: dd.disk (absent)"));
-	assert_non_null(strstr(html, "Missing metric: l1 bonnie: rewrite (too fast to measure)"));
+	TS_ASSERT_HAS(html, "Missing metric: l1 dd: dd.disk (absent)",
+		"Missing metric: l1 bonnie: rewrite (too fast to measure)");
 	char *junit = ts_read_in(run, "junit.xml");
-	assert_non_null(strstr(junit, "name=\"dd.missing.dd.disk\" value=\"absent\""));
-	assert_non_null(strstr(junit, "name=\"soft.missing.dd.disk\" value=\"absent (optional)\""));
-	assert_non_null(strstr(junit, "name=\"bonnie.missing.rewrite\" value=\"too fast to measure\""));
-	free(summary);
-	free(html);
-	free(junit);
-	free(run);
-	free(out);
+	TS_ASSERT_HAS(junit, "name=\"dd.missing.dd.disk\" value=\"absent\"",
+		"name=\"soft.missing.dd.disk\" value=\"absent (optional)\"",
+		"name=\"bonnie.missing.rewrite\" value=\"too fast to measure\"");
+	TS_FREE(summary, html, junit, run, out);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_missing_metric_fails_and_is_listed),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_missing_metric_fails_and_is_listed)

@@ -60,8 +60,7 @@ static int group_teardown(void **state)
 		ts_run(NULL, "%s down --prefix " PREFIX " --dir %s", LAB, lab_dir);
 	if (tmp)
 		ts_rmrf(tmp);
-	free(lab_dir);
-	free(tmp);
+	TS_FREE(lab_dir, tmp);
 	return 0;
 }
 
@@ -72,8 +71,7 @@ static char *write_scenario(const char *name, const char *boards, const char *te
 			       "defaults: { timeout: 1m }\ntests:\n%s", name, lab_dir, boards, tests);
 	char *file = xasprintf("%s.yaml", name);
 	char *path = ts_write_file(tmp, file, text);
-	free(file);
-	free(text);
+	TS_FREE(file, text);
 	return path;
 }
 
@@ -185,14 +183,12 @@ static void test_clients_in_turn_plain_and_wireguard(void **state)
 			char *log = xasprintf("%s/%s/%s/server.stdout.log", run_dir, clients[c], tests[t]);
 			char *text = ts_read_file(log);
 			assert_non_null(text);
-			assert_non_null(strstr(text, "Server listening"));
-			free(text);
-			free(log);
+			TS_ASSERT_HAS(text, "Server listening");
+			TS_FREE(text, log);
 			log = xasprintf("%s/%s/%s/server.stderr.log", run_dir, clients[c], tests[t]);
 			text = ts_read_file(log);
 			assert_true(!text || !strstr(text, "orch-bg-pgid"));
-			free(text);
-			free(log);
+			TS_FREE(text, log);
 		}
 		/* the server serves one client at a time: ISO 8601 UTC times compare as text */
 		const char *s0 = ts_json_str(r[0], "start"), *e0 = ts_json_str(r[0], "end");
@@ -219,10 +215,7 @@ static void test_clients_in_turn_plain_and_wireguard(void **state)
 	if (plain_bps[0] < direct_mbps / 20 || plain_bps[0] > direct_mbps * 20)
 		fail_msg("orch measured %.0f Mbit/s, a direct run %.0f Mbit/s", plain_bps[0],
 			 direct_mbps);
-	free(direct);
-	free(out);
-	free(run_dir);
-	free(sc);
+	TS_FREE(direct, out, run_dir, sc);
 }
 
 static void test_client_failure_stops_server(void **state)
@@ -257,9 +250,7 @@ static void test_client_failure_stops_server(void **state)
 			fail_msg("message: %s", ts_json_str(r, "message"));
 	}
 	json_decref(root);
-	free(out);
-	free(run_dir);
-	free(sc);
+	TS_FREE(out, run_dir, sc);
 }
 
 static void test_server_never_ready_fails_fast(void **state)
@@ -289,13 +280,10 @@ static void test_server_never_ready_fails_fast(void **state)
 	char *log = xasprintf("%s/client1/silent/stdout.log", run_dir);
 	char *text = ts_read_file(log);
 	assert_true(!text || !strstr(text, "unreachable"));
-	free(text);
-	free(log);
+	TS_FREE(text, log);
 	assert_string_equal(ts_json_str(ts_json_result_or_fail(root, "client1", "after"), "status"), "pass");
 	json_decref(root);
-	free(out);
-	free(run_dir);
-	free(sc);
+	TS_FREE(out, run_dir, sc);
 }
 
 static void test_interrupt_stops_server(void **state)
@@ -347,19 +335,9 @@ static void test_interrupt_stops_server(void **state)
 	       "case $c in sshd|wireguard-go) ;; *) echo \"$p $c\";; esac; done");
 	if (left && *left)
 		fail_msg("processes left on the clients:\n%s", left);
-	free(left);
-	free(log);
-	free(runs);
-	free(sc);
+	TS_FREE(left, log, runs, sc);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_clients_in_turn_plain_and_wireguard),
-		cmocka_unit_test(test_client_failure_stops_server),
-		cmocka_unit_test(test_server_never_ready_fails_fast),
-		cmocka_unit_test(test_interrupt_stops_server),
-	};
-	return ts_run_group(tests, group_setup, group_teardown);
-}
+TS_MAIN(group_setup, group_teardown, test_clients_in_turn_plain_and_wireguard,
+	test_client_failure_stops_server, test_server_never_ready_fails_fast,
+	test_interrupt_stops_server)

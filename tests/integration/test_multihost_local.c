@@ -38,7 +38,6 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	return ts_rmrf_free(&tmp);
 }
 
@@ -56,10 +55,7 @@ static int run_scenario(const char *name, const char *tests, char **run_dir, jso
 	*results = ts_json_load_in(*run_dir, "results.json");
 	if (!*results)
 		fail_msg("no %s/results.json; orch said:\n%s", *run_dir, out);
-	free(out);
-	free(sc);
-	free(file);
-	free(text);
+	TS_FREE(out, sc, file, text);
 	return rc;
 }
 
@@ -127,18 +123,15 @@ static void test_clients_in_turn_server_stopped(void **state)
 	char *log = xasprintf("%s/l1/iperf/server.stdout.log", run_dir);
 	char *text = ts_read_file(log);
 	assert_non_null(text);
-	assert_non_null(strstr(text, "Server listening"));
-	free(text);
-	free(log);
+	TS_ASSERT_HAS(text, "Server listening");
+	TS_FREE(text, log);
 	log = xasprintf("%s/l1/iperf/stdout.log", run_dir);
 	text = ts_read_file(log);
 	assert_non_null(text);
-	assert_non_null(strstr(text, "\"sum_sent\""));
-	free(text);
-	free(log);
+	TS_ASSERT_HAS(text, "\"sum_sent\"");
+	TS_FREE(text, log);
 	json_decref(root);
-	free(run_dir);
-	free(tests);
+	TS_FREE(run_dir, tests);
 }
 
 static void test_failures_stop_server(void **state)
@@ -202,11 +195,9 @@ static void test_failures_stop_server(void **state)
 	char *log = xasprintf("%s/l1/never-ready/stdout.log", run_dir);
 	char *text = ts_read_file(log);
 	assert_true(!text || !strstr(text, "must-not-run"));
-	free(text);
-	free(log);
+	TS_FREE(text, log);
 	json_decref(root);
-	free(run_dir);
-	free(tests);
+	TS_FREE(run_dir, tests);
 }
 
 static void test_roles_logs_and_parse(void **state)
@@ -235,8 +226,7 @@ static void test_roles_logs_and_parse(void **state)
 		char *text = ts_read_file(path);
 		if (!text || strcmp(text, files[i][1]) != 0)
 			fail_msg("%s: '%s'", path, text ? text : "(missing)");
-		free(text);
-		free(path);
+		TS_FREE(text, path);
 	}
 	json_decref(root);
 	free(run_dir);
@@ -248,7 +238,6 @@ static void test_roles_logs_and_parse(void **state)
  * fails the test naming it. */
 static void test_step_files(void **state)
 {
-	(void)state;
 	free(ts_write_file(tmp, "payload.txt", "the payload\n"));
 	char *tests = xasprintf(
 		"  - name: files\n"
@@ -284,21 +273,18 @@ static void test_step_files(void **state)
 		char *text = ts_read_file(path);
 		if (!text || strcmp(text, "600\nthe payload\n") != 0)
 			fail_msg("%s: '%s'", path, text ? text : "(missing)");
-		free(text);
-		free(path);
+		TS_FREE(text, path);
 		path = xasprintf("%s/%s/files/server/server.log", run_dir, clients[i]);
 		text = ts_read_file(path);
 		if (!text || strcmp(text, "server has the payload\n") != 0)
 			fail_msg("%s: '%s'", path, text ? text : "(missing)");
-		free(text);
-		free(path);
+		TS_FREE(text, path);
 		r = ts_json_result_or_fail(root, clients[i], "nofile");
 		assert_status(r, "fail", "client step 'true' on");
 		assert_status(r, "fail", "never.txt: no such file");
 	}
 	json_decref(root);
-	free(run_dir);
-	free(tests);
+	TS_FREE(run_dir, tests);
 }
 
 static void test_unreachable_server_is_an_error(void **state)
@@ -341,8 +327,7 @@ static void test_repeats_restart_the_server(void **state)
 	json_t *m = json_object_get(json_object_get(ts_json_result_or_fail(root, "l2", "twice"), "metrics"), "x");
 	assert_int_equal(json_array_size(json_object_get(m, "samples")), 2);
 	json_decref(root);
-	free(run_dir);
-	free(tests);
+	TS_FREE(run_dir, tests);
 }
 
 /* A declared metric the output never gives fails its multi-host test,
@@ -351,7 +336,6 @@ static void test_repeats_restart_the_server(void **state)
  * with its reason. */
 static void test_missing_metric_fails(void **state)
 {
-	(void)state;
 	const char *server = "      - { on: server, run: \"echo ready; exec sleep 300\", background: true,"
 			     " ready: \"^ready$\" }\n";
 	char *tests = xasprintf(
@@ -403,25 +387,13 @@ static void test_missing_metric_fails(void **state)
 	char *path = xasprintf("%s/summary.txt", run_dir);
 	char *summary = ts_read_file(path);
 	assert_non_null(summary);
-	assert_non_null(strstr(summary, "missing: l[1-2] silent: metric dd.disk (absent)"));
-	assert_non_null(strstr(summary, "missing: l[1-2] bonnie: metric rewrite (too fast to measure)"));
-	free(summary);
-	free(path);
+	TS_ASSERT_HAS(summary, "missing: l[1-2] silent: metric dd.disk (absent)",
+		"missing: l[1-2] bonnie: metric rewrite (too fast to measure)");
+	TS_FREE(summary, path);
 	json_decref(root);
-	free(run_dir);
-	free(tests);
+	TS_FREE(run_dir, tests);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_clients_in_turn_server_stopped),
-		cmocka_unit_test(test_failures_stop_server),
-		cmocka_unit_test(test_roles_logs_and_parse),
-		cmocka_unit_test(test_step_files),
-		cmocka_unit_test(test_unreachable_server_is_an_error),
-		cmocka_unit_test(test_repeats_restart_the_server),
-		cmocka_unit_test(test_missing_metric_fails),
-	};
-	return ts_run_group(tests, group_setup, group_teardown);
-}
+TS_MAIN(group_setup, group_teardown, test_clients_in_turn_server_stopped, test_failures_stop_server,
+	test_roles_logs_and_parse, test_step_files, test_unreachable_server_is_an_error,
+	test_repeats_restart_the_server, test_missing_metric_fails)

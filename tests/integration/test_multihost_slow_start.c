@@ -28,7 +28,6 @@ static char *tmp;
 
 static int group_setup(void **state)
 {
-	(void)state;
 	setenv("SSHD_LAB_EXTRA",
 	       "ForceCommand case \"$SSH_ORIGINAL_COMMAND\" in *orch-bg-pgid*) sleep " START_DELAY
 	       ";; esac; exec /bin/sh -c \"$SSH_ORIGINAL_COMMAND\"", 1);
@@ -46,7 +45,6 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	lab_group_down(&L);
 	if (tmp)
 		ts_rmrf(tmp);
@@ -66,15 +64,13 @@ static json_t *run_server(const char *name, const char *ready, int want_rc)
 		"ready: \"%s\", ready_timeout: 2s }\n"
 		"      - { on: client, run: \"echo client-ran\" }\n", ready);
 	char *path = ts_rack_scenario(tmp, name, "here", "timeout: 1m", tests);
-	free(path);
-	free(tests);
+	TS_FREE(path, tests);
 	char *out = NULL;
 	char *sc = xasprintf("%s/%s.yaml", tmp, name);
 	int rc = ts_run(&out, "%s run %s -o %s/runs 2>&1", ORCH_BIN, sc, tmp);
 	if (rc != want_rc)
 		fail_msg("orch run %s exited %d, not %d:\n%s", name, rc, want_rc, out);
-	free(out);
-	free(sc);
+	TS_FREE(out, sc);
 	json_t *root = ts_orch_results(tmp, name);
 	assert_non_null(root);
 	return root;
@@ -82,7 +78,6 @@ static json_t *run_server(const char *name, const char *ready, int want_rc)
 
 static void test_ready_counts_from_start(void **state)
 {
-	(void)state;
 	json_t *root = run_server("slowready", "starting", 0);
 	json_t *r = ts_json_result_or_fail(root, "here", "serve");
 	if (strcmp(ts_json_str(r, "status"), "pass"))
@@ -92,7 +87,6 @@ static void test_ready_counts_from_start(void **state)
 
 static void test_never_ready_after_slow_start(void **state)
 {
-	(void)state;
 	json_t *root = run_server("slownever", "never-printed", 1);
 	json_t *r = ts_json_result_or_fail(root, "here", "serve");
 	assert_string_equal(ts_json_str(r, "status"), "fail");
@@ -103,11 +97,5 @@ static void test_never_ready_after_slow_start(void **state)
 	json_decref(root);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ready_counts_from_start),
-		cmocka_unit_test(test_never_ready_after_slow_start),
-	};
-	return ts_run_group(tests, group_setup, group_teardown);
-}
+TS_MAIN(group_setup, group_teardown, test_ready_counts_from_start,
+	test_never_ready_after_slow_start)

@@ -58,7 +58,6 @@ static struct fx F;
 
 static int group_setup(void **state)
 {
-	(void)state;
 	ts_require_root("the lab's boards log in as root");
 	F.lab = lab_up(LAB_BASE, 2, 1, false);   /* board 2: reflashed */
 	if (!F.lab)
@@ -79,7 +78,6 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	pg_down(F.pg);
 	lab_down(F.lab);
 	return ts_rmrf_free(&F.dir);
@@ -94,8 +92,7 @@ static char *case_scenario(const char *name, char **marks)
 	char *text = xasprintf(scenario_fmt, name, *marks);
 	char *file = xasprintf("%s.yaml", name);
 	char *sc = ts_write_file(F.dir, file, text);
-	free(file);
-	free(text);
+	TS_FREE(file, text);
 	return sc;
 }
 
@@ -142,8 +139,7 @@ static void start_and_kill(const char *env, const char *args, const char *marks,
 		if (!ts_pid_running(pids[b]))
 			fail_msg("%s: the killed run's sleep %ld did not outlive orch: nothing to "
 				 "test", boards[b], pids[b]);
-	free(log);
-	free(cmd);
+	TS_FREE(log, cmd);
 }
 
 /* Run B's checks: it passed, said what it stopped (terminal and
@@ -174,8 +170,7 @@ static void check_rerun(int rc, const char *out, const char *name, const char *m
 		char *log = ts_read_file(path);
 		if (!log || strcmp(log, "A start\nB start\nB end\n") != 0)
 			fail_msg("%s: the board's log is\n%s", boards[b], log ? log : "(none)");
-		free(log);
-		free(path);
+		TS_FREE(log, path);
 	}
 	json_decref(res);
 	free(run_dir);
@@ -185,7 +180,6 @@ static void check_rerun(int rc, const char *out, const char *name, const char *m
  * commands carry; the next run on this controller stops them first. */
 static void test_kill9_rerun_lock_folder(void **state)
 {
-	(void)state;
 	char *marks;
 	char *sc = case_scenario("lockdir", &marks);
 	char *env = xasprintf("ORCH_LOCK_DIR=%s/locks", F.dir);
@@ -195,11 +189,7 @@ static void test_kill9_rerun_lock_folder(void **state)
 	char *out = NULL;
 	int rc = ts_run(&out, "cd %s && %s RUN=B %s run %s -o runs 2>&1", F.dir, env, ORCH_BIN, sc);
 	check_rerun(rc, out, "lockdir", marks, pids);
-	free(out);
-	free(args);
-	free(env);
-	free(sc);
-	free(marks);
+	TS_FREE(out, args, env, sc, marks);
 }
 
 /* PostgreSQL's board locks: the killed controller's row names its token;
@@ -207,7 +197,6 @@ static void test_kill9_rerun_lock_folder(void **state)
  * its commands before it uses the boards. */
 static void test_kill9_rerun_database(void **state)
 {
-	(void)state;
 	if (!F.pg)
 		F.pg = pg_up(PG_HOST, PG_PORT, "orch");
 	assert_non_null(F.pg);
@@ -221,11 +210,7 @@ static void test_kill9_rerun_database(void **state)
 	int rc = ts_run(&out, "cd %s && ORCH_LOCK_DIR=%s/locks-host2 RUN=B %s run %s -o runs "
 			"--db %s 2>&1", F.dir, F.dir, ORCH_BIN, sc, F.pg->url);
 	check_rerun(rc, out, "db", marks, pids);
-	free(out);
-	free(args);
-	free(env1);
-	free(sc);
-	free(marks);
+	TS_FREE(out, args, env1, sc, marks);
 }
 
 /* The fingerprint ("SHA256:...") of the public key file path. */
@@ -266,8 +251,7 @@ static void reflash_board2(const char *newpub)
 	}
 	if (!offered)
 		fail_msg("board2's sshd does not offer its new key after 10 s");
-	free(key);
-	free(bdir);
+	TS_FREE(key, bdir);
 }
 
 /* A board whose host key changed between two runs (reflashed) is an error
@@ -276,7 +260,6 @@ static void reflash_board2(const char *newpub)
  * infrastructure errors after a power cycle and may take 60 s. */
 static void test_reflashed_board_errors_at_once(void **state)
 {
-	(void)state;
 	char *inv = xasprintf(
 		"boards:\n"
 		"  flash: { ssh: { host: " LAB_BASE ".2, port: %d, user: %s, identity: %s,\n"
@@ -322,20 +305,8 @@ static void test_reflashed_board_errors_at_once(void **state)
 	print_message("reflashed board: the run ended in %lld ms (test timeout 60 s)\n",
 		      (long long)took);
 	json_decref(res);
-	free(run_dir);
-	free(new_fp);
-	free(old_fp);
-	free(pub);
-	free(out);
-	free(sc);
+	TS_FREE(run_dir, new_fp, old_fp, pub, out, sc);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_kill9_rerun_lock_folder),
-		cmocka_unit_test(test_kill9_rerun_database),
-		cmocka_unit_test(test_reflashed_board_errors_at_once),
-	};
-	return ts_run_group(tests, group_setup, group_teardown);
-}
+TS_MAIN(group_setup, group_teardown, test_kill9_rerun_lock_folder, test_kill9_rerun_database,
+	test_reflashed_board_errors_at_once)

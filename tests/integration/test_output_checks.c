@@ -16,7 +16,6 @@ static char *tmp;
 
 static int group_setup(void **state)
 {
-	(void)state;
 	tmp = ts_mkdtemp("output-checks");
 	free(ts_write_file(tmp, "inventory.yaml",
 			   "boards:\n"
@@ -27,7 +26,6 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	return ts_rmrf_free(&tmp);
 }
 
@@ -98,7 +96,6 @@ static void want(json_t *results, const char *test, const char *status, const ch
 
 static void test_output_checks(void **state)
 {
-	(void)state;
 	char *sc = ts_write_file(tmp, "checks.yaml", scenario);
 	char *out = NULL;
 	int rc = ts_run(&out, "%s run %s -o %s/runs 2>&1", ORCH_BIN, sc, tmp);
@@ -132,18 +129,9 @@ static void test_output_checks(void **state)
 	if (!strstr(xml, "<failure message=\"expect stderr not_contains &#39;panic&#39;: line 2 of "
 			 "stderr has it: &#39;Kernel panic - not syncing&#39;\""))
 		fail_msg("junit.xml lacks the not_contains failure:\n%s", xml);
-	free(xml);
-	free(junit);
+	TS_FREE(xml, junit);
 	json_decref(res);
-	free(dir);
-	free(out);
-	free(sc);
+	TS_FREE(dir, out, sc);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_output_checks),
-	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
-}
+TS_MAIN(group_setup, group_teardown, test_output_checks)

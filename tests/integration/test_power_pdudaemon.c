@@ -41,8 +41,7 @@ static void pdu_up(struct pdu_fx *f, const char *name, const char *listener, con
 	char *on = xasprintf("echo '%%s on' >> %s", f->log);
 	char *off = xasprintf("echo '%%s off' >> %s", f->log);
 	ts_pdud_start(&f->pd, f->cli.tmp, listener, host, port, "pdu1", on, off);
-	free(on);
-	free(off);
+	TS_FREE(on, off);
 }
 
 static void pdu_down(struct pdu_fx *f)
@@ -63,7 +62,6 @@ static int power(struct pdu_fx *f, const char *args)
 
 static void test_power_through_pdudaemon_http(void **state)
 {
-	(void)state;
 	struct pdu_fx f;
 	pdu_up(&f, "power-pdud", "http", "127.0.50.1", 2650);
 	free(ts_write_file(f.cli.tmp, "inv.yaml",
@@ -84,7 +82,7 @@ static void test_power_through_pdudaemon_http(void **state)
 	assert_int_equal(power(&f, "p2 off"), 0);
 	has_now(f.log, "2 off\n");
 	char *text = ts_read_file(f.log);
-	assert_null(strstr(text, "1 off"));
+	TS_ASSERT_LACKS(text, "1 off");
 	free(text);
 	assert_int_equal(power(&f, "p1 cycle"), 0);
 	has_now(f.log, "1 on\n2 on\n2 off\n1 off\n1 on\n");
@@ -93,7 +91,6 @@ static void test_power_through_pdudaemon_http(void **state)
 
 static void test_power_through_pdudaemon_tcp(void **state)
 {
-	(void)state;
 	struct pdu_fx f;
 	pdu_up(&f, "power-pdud-tcp", "tcp", "127.10.5.1", 16422);
 	free(ts_write_file(f.cli.tmp, "inv.yaml",
@@ -115,11 +112,4 @@ static void test_power_through_pdudaemon_tcp(void **state)
 	pdu_down(&f);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_power_through_pdudaemon_http),
-		cmocka_unit_test(test_power_through_pdudaemon_tcp),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_power_through_pdudaemon_http, test_power_through_pdudaemon_tcp)

@@ -39,7 +39,6 @@ static struct fx F;
 
 static int setup(void **state)
 {
-	(void)state;
 	ts_require_tool("pdudaemon", "apt-get install pdudaemon");
 	if (ts_qemu_start(&F.q, "pdud-qemu", "--ssh-addr " SSH_ADDR " --ssh-port %d", SSH_PORT) < 0)
 		return -1;
@@ -50,8 +49,7 @@ static int setup(void **state)
 	char *off = xasprintf("echo '%%s off' >> %s; %s power off --state %s", F.outlets,
 			      F.q.script, F.q.state);
 	ts_pdud_start(&F.pd, F.cli.tmp, "http", PDU_HOST, PDU_PORT, "lab-pdu", on, off);
-	free(on);
-	free(off);
+	TS_FREE(on, off);
 	char *inv = xasprintf(
 		"groups:\n"
 		"  lab-pdu:\n"
@@ -82,7 +80,6 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	ts_pdud_stop(&F.pd);
 	ts_qemu_stop(&F.q);
 	if (F.cli.tmp)
@@ -111,7 +108,6 @@ static size_t count(const char *text, const char *what)
  * console is watched with a plain reader while it comes up. */
 static void test_power_on_off(void **state)
 {
-	(void)state;
 	char *console = xasprintf("%s/console.log", F.cli.tmp);
 	char *cmd = xasprintf("exec socat -u OPEN:%s/console,rawer -", F.q.state);
 	pid_t reader = ts_spawn(cmd, console);
@@ -135,7 +131,6 @@ static void test_power_on_off(void **state)
 
 static void test_boot_and_health_cycle(void **state)
 {
-	(void)state;
 	free(ts_write_file(F.cli.tmp, "boot.yaml",
 		"name: pdud-boot\n"
 		"inventory: inv.yaml\n"
@@ -188,11 +183,4 @@ static void test_boot_and_health_cycle(void **state)
 	free(run);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_power_on_off),
-		cmocka_unit_test(test_boot_and_health_cycle),
-	};
-	return ts_run_group(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_power_on_off, test_boot_and_health_cycle)

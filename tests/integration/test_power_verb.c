@@ -59,8 +59,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 	ts_orch_cli_release(&f->cli);
-	free(f->log);
-	free(f);
+	TS_FREE(f->log, f);
 	return 0;
 }
 
@@ -77,8 +76,7 @@ static void test_selectors_and_cycle(void **state)
 	int rc = ts_run(&out, "%s %s power 'tag:rack' cycle", f->cli.env, ORCH_BIN);
 	print_message("%s", out);
 	assert_int_equal(rc, 0);
-	assert_non_null(strstr(out, "b1: power cycle done"));
-	assert_non_null(strstr(out, "b2: power cycle done"));
+	TS_ASSERT_HAS(out, "b1: power cycle done", "b2: power cycle done");
 	free(out);
 	char *log = power_log(f);
 	assert_string_equal(log, "off-b1\non-b1\ncycle-b2\n");
@@ -105,15 +103,13 @@ static void test_lock_held_while_powering(void **state)
 	char *nested_rc = ts_read_file(path);
 	assert_non_null(nested_rc);
 	assert_int_equal(atoi(nested_rc), 3);
-	free(nested_rc);
-	free(path);
+	TS_FREE(nested_rc, path);
 	path = xasprintf("%s/nested.log", f->cli.tmp);
 	char *nested = ts_read_file(path);
 	print_message("nested run: %s", nested ? nested : "(none)");
 	assert_non_null(nested);
-	assert_non_null(strstr(nested, "(orch power b5 on)"));
-	free(nested);
-	free(path);
+	TS_ASSERT_HAS(nested, "(orch power b5 on)");
+	TS_FREE(nested, path);
 }
 
 /* Starts `orch run` holding b1 for secs seconds; its pid once orch who
@@ -124,8 +120,7 @@ static pid_t start_holder(struct fixture *f, int secs)
 			      ORCH_BIN);
 	char *log = xasprintf("%s/holder.log", f->cli.tmp);
 	pid_t pid = ts_spawn(cmd, log);
-	free(cmd);
-	free(log);
+	TS_FREE(cmd, log);
 	char pidtext[32];
 	snprintf(pidtext, sizeof(pidtext), "\t%ld\t", (long)pid);
 	int64_t dl = deadline_in_ms(30000);
@@ -161,12 +156,11 @@ static void test_held_board_refused(void **state)
 	rc = ts_run(&out, "%s %s power b1 on --force", f->cli.env, ORCH_BIN);
 	print_message("%s", out);
 	assert_int_equal(rc, 0);
-	assert_non_null(strstr(out, "warning: b1 is held by "));
+	TS_ASSERT_HAS(out, "warning: b1 is held by ");
 	free(out);
 	after = power_log(f);
 	assert_int_equal(strlen(after), strlen(before) + strlen("on-b1\n"));
-	free(after);
-	free(before);
+	TS_FREE(after, before);
 	ts_stop(&holder);
 }
 
@@ -194,14 +188,11 @@ static void test_reservations(void **state)
 	rc = ts_run(&out, "%s %s power b2 cycle", f->cli.env, ORCH_BIN);
 	print_message("%s", out);
 	assert_int_equal(rc, 3);
-	assert_non_null(strstr(out, "b2 is held by mallory@lab9, reserved since"));
-	assert_non_null(strstr(out, "(soldering)"));
+	TS_ASSERT_HAS(out, "b2 is held by mallory@lab9, reserved since", "(soldering)");
 	free(out);
 	char *after = power_log(f);
 	assert_string_equal(before, after);
-	free(after);
-	free(before);
-	free(locks);
+	TS_FREE(after, before, locks);
 }
 
 static void test_errors(void **state)
@@ -216,16 +207,16 @@ static void test_errors(void **state)
 	free(out);
 	rc = ts_run(&out, "%s %s power b1 b4 on", f->cli.env, ORCH_BIN);
 	assert_int_equal(rc, 2);
-	assert_non_null(strstr(out, "board b4 has no power: an on command"));
+	TS_ASSERT_HAS(out, "board b4 has no power: an on command");
 	assert_null(strstr(out, "b1: power on done"));   /* nothing run */
 	free(out);
 	rc = ts_run(&out, "%s %s power bx on", f->cli.env, ORCH_BIN);
 	assert_int_equal(rc, 2);
-	assert_non_null(strstr(out, "no board 'bx'"));
+	TS_ASSERT_HAS(out, "no board 'bx'");
 	free(out);
 	rc = ts_run(&out, "%s %s power b1 reboot", f->cli.env, ORCH_BIN);
 	assert_int_equal(rc, 2);
-	assert_non_null(strstr(out, "give BOARD... then on, off or cycle, found 'reboot' last"));
+	TS_ASSERT_HAS(out, "give BOARD... then on, off or cycle, found 'reboot' last");
 	free(out);
 }
 
@@ -291,8 +282,8 @@ static void test_substitution_errors(void **state)
 	assert_int_equal(rc, 2);
 	assert_non_null(strstr(out, "bad.yaml:7:3: error: power on command of board 'q3': unknown "
 				    "variable in {vars.outlet}: not in the vars: of board 'q3'"));
-	assert_non_null(strstr(out, "bad.yaml:6:25: error: power cycle command of board 'q2': "));
-	assert_non_null(strstr(out, "{board.hots}"));
+	TS_ASSERT_HAS(out, "bad.yaml:6:25: error: power cycle command of board 'q2': ",
+		"{board.hots}");
 	free(out);
 	rc = ts_run(&out, "%s %s validate -i bad.yaml", f->cli.env, ORCH_BIN);
 	assert_int_equal(rc, 2);
@@ -302,16 +293,6 @@ static void test_substitution_errors(void **state)
 	free(path);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_selectors_and_cycle),
-		cmocka_unit_test(test_lock_held_while_powering),
-		cmocka_unit_test(test_held_board_refused),
-		cmocka_unit_test(test_reservations),
-		cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_substitutions),
-		cmocka_unit_test(test_substitution_errors),
-	};
-	return ts_run_group(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_selectors_and_cycle, test_lock_held_while_powering,
+	test_held_board_refused, test_reservations, test_errors, test_substitutions,
+	test_substitution_errors)

@@ -36,7 +36,6 @@ static char *tmp;
 
 static int group_setup(void **state)
 {
-	(void)state;
 	if (lab_group_up(&L, LAB_BASE, 2, 0, false) < 0)
 		return -1;
 	tmp = ts_orch_dir("push-sources");
@@ -52,7 +51,6 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	lab_group_down(&L);
 	return ts_rmrf_free(&tmp);
 }
@@ -68,7 +66,6 @@ static char *scenario(const char *name, const char *boards, const char *test)
 
 static void test_validate_refuses_device_and_fifo(void **state)
 {
-	(void)state;
 	char *t = xasprintf("  - name: dev\n    run: 'true'\n    push: [{ src: /dev/zero }]\n"
 			    "  - name: fifo\n    run: 'true'\n    push: [{ src: %s/fifo, dest: f }]\n"
 			    "  - name: dir\n    run: 'true'\n    push: [{ src: %s, dest: d }]\n",
@@ -87,16 +84,13 @@ static void test_validate_refuses_device_and_fifo(void **state)
 	rc = ts_run(&out, "timeout 20 %s run %s -o %s/runs 2>&1", ORCH_BIN, sc, tmp);
 	if (rc != 2)
 		fail_msg("orch run exited %d:\n%s", rc, out);
-	free(out);
-	free(sc);
-	free(t);
+	TS_FREE(out, sc, t);
 }
 
 /* What validate saw may change before the push: a FIFO or a device in the
  * source's place is refused at once, never opened for a blocking read. */
 static void test_push_refuses_fifo_at_run_time(void **state)
 {
-	(void)state;
 	char err[512];
 	struct transport *t = transport_local_new();
 	assert_non_null(t);
@@ -115,8 +109,7 @@ static void test_push_refuses_fifo_at_run_time(void **state)
 		if (clock_mono_ms() - t0 > 2000 || !strstr(err, "not a regular file"))
 			fail_msg("%s: took %lld ms: %s", src, (long long)(clock_mono_ms() - t0), err);
 		assert_false(ts_file_exists(dest));
-		free(src);
-		free(dest);
+		TS_FREE(src, dest);
 	}
 	/* the checksums refuse them too */
 	char sha[65];
@@ -132,7 +125,6 @@ static void test_push_refuses_fifo_at_run_time(void **state)
  * deadline on both boards (the checksum is not read to the end). */
 static void test_huge_source_bounded_by_timeout(void **state)
 {
-	(void)state;
 	char *t = xasprintf("  - name: huge\n    timeout: 2s\n    run: 'true'\n"
 			    "    push: [{ src: %s/huge.bin, dest: huge.bin }]\n", tmp);
 	char *sc = scenario("huge", "ps-ossh, ps-loc", t);
@@ -154,17 +146,13 @@ static void test_huge_source_bounded_by_timeout(void **state)
 				 ts_json_str(r, "message"));
 	}
 	json_decref(res);
-	free(dir);
-	free(out);
-	free(sc);
-	free(t);
+	TS_FREE(dir, out, sc, t);
 }
 
 /* Ctrl-C (SIGINT) during the push: orch ends within 2 s of the second
  * one, the push is an error (not a fail), exit 130. */
 static void test_interrupted_push_is_error(void **state)
 {
-	(void)state;
 	char *t = xasprintf("  - name: intr\n    timeout: 10m\n    run: 'true'\n"
 			    "    push: [{ src: %s/huge.bin, dest: %s/dst/huge.bin }]\n", tmp, tmp);
 	char *sc = scenario("intr", "ps-loc", t);
@@ -201,20 +189,13 @@ static void test_interrupted_push_is_error(void **state)
 		fail_msg("interrupted push: %s: %s", ts_json_str(r, "status"),
 			 ts_json_str(r, "message"));
 	json_decref(res);
-	free(dir);
-	free(text);
-	free(part);
-	free(cmd);
-	free(log);
-	free(sc);
-	free(t);
+	TS_FREE(dir, text, part, cmd, log, sc, t);
 }
 
 /* fetch: a destination on orch's own files is refused by validate; a
  * fetched file keeps the board's restrictive mode (0640 stays 0640). */
 static void test_fetch_names_and_modes(void **state)
 {
-	(void)state;
 	char *t = xasprintf("  - name: clash\n    run: 'true'\n"
 			    "    fetch: [{ src: /var/log/stdout.log }, { src: /x, dest: result.json },\n"
 			    "            { src: /y, dest: sub/../stderr.log }, { src: /z, dest: a.stderr.log }]\n");
@@ -226,9 +207,7 @@ static void test_fetch_names_and_modes(void **state)
 	    !strstr(out, "'result.json' is one of orch's own files") ||
 	    !strstr(out, "'a.stderr.log' is one of orch's own files"))
 		fail_msg("orch validate exited %d:\n%s", rc, out);
-	free(out);
-	free(sc);
-	free(t);
+	TS_FREE(out, sc, t);
 
 	const char *boards[] = { "ps-ossh", "ps-loc" };
 	for (size_t i = 0; i < 2; i++) {
@@ -247,11 +226,7 @@ static void test_fetch_names_and_modes(void **state)
 			fail_msg("%s: fetched with mode %o, the board's is 0640", boards[i],
 				 (unsigned)(st.st_mode & 07777));
 		ts_run(NULL, "rm -f %s", f);
-		free(path);
-		free(out);
-		free(sc);
-		free(t);
-		free(f);
+		TS_FREE(path, out, sc, t, f);
 	}
 }
 
@@ -259,7 +234,6 @@ static void test_fetch_names_and_modes(void **state)
  * `error` (exit 3) naming the controller, not a fail of the board's command. */
 static void test_fetch_to_full_disk_is_error(void **state)
 {
-	(void)state;
 	char *mnt = xasprintf("%s/small", tmp);
 	mkdir(mnt, 0755);
 	if (ts_run(NULL, "mount -t tmpfs -o size=1m tmpfs '%s'", mnt) != 0) {
@@ -283,18 +257,13 @@ static void test_fetch_to_full_disk_is_error(void **state)
 		fail_msg("fetch to a full disk: %s: %s", ts_json_str(r, "status"),
 			 ts_json_str(r, "message"));
 	json_decref(res);
-	free(dir);
-	free(out);
-	free(sc);
-	free(t);
-	free(mnt);
+	TS_FREE(dir, out, sc, t, mnt);
 }
 
 /* A local test's command gets PATH, HOME, LANG, TERM and its own env:,
  * never orch's environment (ORCH_DB with a password, tokens). */
 static void test_local_env_minimal(void **state)
 {
-	(void)state;
 	const char *t = "  - name: env\n    run: env\n    env: { KEEP_ME: kept }\n";
 	char *sc = scenario("env", "ps-loc", t);
 	char *out = NULL;
@@ -311,18 +280,12 @@ static void test_local_env_minimal(void **state)
 			 log ? log : "(none)", out);
 	if (junit && strstr(junit, "4711"))
 		fail_msg("junit.xml holds orch's environment:\n%s", junit);
-	free(junit);
-	free(jpath);
-	free(log);
-	free(path);
-	free(out);
-	free(sc);
+	TS_FREE(junit, jpath, log, path, out, sc);
 }
 
 /* {vars.a} and {vars.A} would both be $ORCH_VARS_A: refused by validate. */
 static void test_vars_differing_in_case_refused(void **state)
 {
-	(void)state;
 	char *text = xasprintf("name: vc\ninventory: inv.yaml\nboards: [ps-loc]\n"
 			       "vars: { a: one, A: two }\ntests:\n"
 			       "  - { name: t, run: 'echo {vars.a} {vars.A}' }\n"
@@ -333,22 +296,11 @@ static void test_vars_differing_in_case_refused(void **state)
 	if (rc != 2 || !strstr(out, "vc.yaml:4:17: error: 'vars.a' and 'vars.A' differ only in "
 			       "case") || !strstr(out, "'vars.B' and 'vars.b' differ only in case"))
 		fail_msg("orch validate exited %d:\n%s", rc, out);
-	free(out);
-	free(sc);
-	free(text);
+	TS_FREE(out, sc, text);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_validate_refuses_device_and_fifo),
-		cmocka_unit_test(test_push_refuses_fifo_at_run_time),
-		cmocka_unit_test(test_huge_source_bounded_by_timeout),
-		cmocka_unit_test(test_interrupted_push_is_error),
-		cmocka_unit_test(test_fetch_names_and_modes),
-		cmocka_unit_test(test_fetch_to_full_disk_is_error),
-		cmocka_unit_test(test_local_env_minimal),
-		cmocka_unit_test(test_vars_differing_in_case_refused),
-	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
-}
+TS_MAIN(group_setup, group_teardown, test_validate_refuses_device_and_fifo,
+	test_push_refuses_fifo_at_run_time, test_huge_source_bounded_by_timeout,
+	test_interrupted_push_is_error, test_fetch_names_and_modes,
+	test_fetch_to_full_disk_is_error, test_local_env_minimal,
+	test_vars_differing_in_case_refused)

@@ -27,7 +27,6 @@ static char *tmp;
 
 static int group_setup(void **state)
 {
-	(void)state;
 	setenv("LAB_DROPBEAR_ARGS", "-W 4194304", 1);
 	int rc = lab_group_up(&L, "127.0.171", 1, 1, false);
 	unsetenv("LAB_DROPBEAR_ARGS");
@@ -48,7 +47,6 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	lab_down(L);
 	return ts_rmrf_free(&tmp);
 }
@@ -67,7 +65,6 @@ static void board_sh(const char *host_alias, const char *cmd, char **out)
 
 static void test_late_acks_do_not_stall(void **state)
 {
-	(void)state;
 	char *out = NULL;
 	board_sh("labdropbear1", "rm -rf /tmp/xfer-push", NULL);
 	json_t *res = run("late", "xf-drop",
@@ -85,19 +82,16 @@ static void test_late_acks_do_not_stall(void **state)
 	char *got = ts_read_file(log);
 	assert_non_null(got);
 	assert_string_equal(got, want);
-	free(got);
-	free(log);
-	free(want);
+	TS_FREE(got, log, want);
 	json_decref(res);
 	free(out);
 }
 
 static void test_ciphers_negotiated(void **state)
 {
-	(void)state;
 	char *out = NULL;
 	json_t *res = run("cipher-default", "xf-ossh", "  - name: t\n    run: 'true'\n", 0, &out);
-	assert_non_null(strstr(out, "xf-ossh: cipher aes128-gcm@openssh.com (to the board)"));
+	TS_ASSERT_HAS(out, "xf-ossh: cipher aes128-gcm@openssh.com (to the board)");
 	json_decref(res);
 	free(out);
 	res = run("cipher-chacha", "xf-chacha", "  - name: t\n    run: 'true'\n", 0, &out);
@@ -109,7 +103,6 @@ static void test_ciphers_negotiated(void **state)
 
 static void test_no_part_file_left(void **state)
 {
-	(void)state;
 	char *out = NULL, *ls = NULL;
 	board_sh("lab1", "rm -rf /tmp/xfer-push", NULL);
 	json_t *res = run("parts", "xf-chacha",
@@ -129,18 +122,15 @@ static void test_no_part_file_left(void **state)
 	char *log = xasprintf("%s/runs/parts/latest/xf-chacha/ok/stdout.log", tmp);
 	char *mode = ts_read_file(log);
 	assert_string_equal(mode, "640\n");
-	free(mode);
-	free(log);
+	TS_FREE(mode, log);
 	board_sh("lab1", "'ls -a /tmp/xfer-push; ls /proc/xfer-push* 2>&1 | wc -l'", &ls);
 	assert_string_equal(ls, ".\n..\nok.bin\n1\n");
 	json_decref(res);
-	free(ls);
-	free(out);
+	TS_FREE(ls, out);
 }
 
 static void test_transfer_kind(void **state)
 {
-	(void)state;
 	char *out = NULL;
 	json_t *res = run("rate", "xf-ossh, xf-drop",
 			  "  - name: both\n"
@@ -168,10 +158,8 @@ static void test_transfer_kind(void **state)
 		char *log = xasprintf("%s/runs/rate/latest/%s/both/stdout.log", tmp, boards[i]);
 		char *text = ts_read_file(log);
 		assert_non_null(text);
-		assert_non_null(strstr(text, "up: 8388608 bytes in "));
-		assert_non_null(strstr(text, "down: 8388608 bytes in "));
-		free(text);
-		free(log);
+		TS_ASSERT_HAS(text, "up: 8388608 bytes in ", "down: 8388608 bytes in ");
+		TS_FREE(text, log);
 	}
 	json_decref(res);
 	free(out);
@@ -181,7 +169,6 @@ static void test_transfer_kind(void **state)
  * it ran on the board (dd) is gone. */
 static void test_transfer_bounded(void **state)
 {
-	(void)state;
 	char *out = NULL;
 	int64_t t0 = clock_mono_ms();
 	json_t *res = run("slow", "xf-ossh, xf-drop",
@@ -203,14 +190,5 @@ static void test_transfer_bounded(void **state)
 	free(out);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_late_acks_do_not_stall),
-		cmocka_unit_test(test_ciphers_negotiated),
-		cmocka_unit_test(test_no_part_file_left),
-		cmocka_unit_test(test_transfer_kind),
-		cmocka_unit_test(test_transfer_bounded),
-	};
-	return ts_run_group(tests, group_setup, group_teardown);
-}
+TS_MAIN(group_setup, group_teardown, test_late_acks_do_not_stall, test_ciphers_negotiated,
+	test_no_part_file_left, test_transfer_kind, test_transfer_bounded)

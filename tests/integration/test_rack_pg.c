@@ -33,13 +33,11 @@ struct fixture {
 
 static int group_setup(void **state)
 {
-	(void)state;
 	return pg_group_up(&pg, PG_HOST, PG_PORT);
 }
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	return pg_group_down(&pg);
 }
 
@@ -66,10 +64,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 	ts_rmrf(f->tmp);
-	free(f->tmp);
-	free(f->url);
-	free(f->scenario);
-	free(f);
+	TS_FREE(f->tmp, f->url, f->scenario, f);
 	return 0;
 }
 
@@ -125,8 +120,7 @@ static void test_board_lock_across_controllers(void **state)
 		usleep(50 * 1000);
 		ts_run(&out, "%s %s who --db %s", eb, ORCH_BIN, f->url);
 	}
-	assert_non_null(strstr(out, "b01\trun\t"));
-	assert_non_null(strstr(out, "\tdb\t"));
+	TS_ASSERT_HAS(out, "b01\trun\t", "\tdb\t");
 	free(out);
 	/* another controller (its own lock folder): the database says who */
 	int rc = ts_run(&out, "%s %s run %s -l b01 -l b02 -o runs --db %s --wait 0", eb, ORCH_BIN,
@@ -134,9 +128,9 @@ static void test_board_lock_across_controllers(void **state)
 	assert_int_equal(rc, 3);
 	char who[64];
 	snprintf(who, sizeof(who), "pid %ld since", (long)holder);
-	assert_non_null(strstr(out, "board b01 is held by"));
+	TS_ASSERT_HAS(out, "board b01 is held by");
 	assert_non_null(strstr(out, who));
-	assert_non_null(strstr(out, "3 passed, 0 failed, 3 errors"));
+	TS_ASSERT_HAS(out, "3 passed, 0 failed, 3 errors");
 	free(out);
 	/* kill -9: the session ends, the lock goes with it */
 	kill(holder, SIGKILL);
@@ -151,21 +145,17 @@ static void test_board_lock_across_controllers(void **state)
 				ORCH_BIN, f->url), 0);
 	free(out);
 	ts_run(&out, "%s %s who --db %s", eb, ORCH_BIN, f->url);
-	assert_non_null(strstr(out, "b02\treservation\t"));
-	assert_non_null(strstr(out, "bisecting"));
+	TS_ASSERT_HAS(out, "b02\treservation\t", "bisecting");
 	free(out);
 	rc = ts_run(&out, "%s %s run %s -l b02 -o runs --db %s", eb, ORCH_BIN, f->scenario, f->url);
 	assert_int_equal(rc, 3);
-	assert_non_null(strstr(out, "reserved since"));
+	TS_ASSERT_HAS(out, "reserved since");
 	free(out);
 	assert_int_equal(ts_run(&out, "%s %s unlock b02 --db %s", e, ORCH_BIN, f->url), 0);
 	free(out);
 	rc = ts_run(&out, "%s %s run %s -l b02 -o runs --db %s", eb, ORCH_BIN, f->scenario, f->url);
 	assert_int_equal(rc, 0);
-	free(out);
-	free(e);
-	free(eb);
-	free(args);
+	TS_FREE(out, e, eb, args);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -228,9 +218,7 @@ static void start_joined(struct fixture *f, const char *name, const char *delay_
 				      f->scenario, names[c], f->url, name, names[c]);
 		char *log = xasprintf("%s/%s.log", f->tmp, names[c]);
 		pids[c] = ts_spawn(cmd, log);
-		free(e);
-		free(cmd);
-		free(log);
+		TS_FREE(e, cmd, log);
 	}
 }
 
@@ -263,8 +251,7 @@ static void test_joined_fast_take_more_and_merge_equals_single(void **state)
 		char *log = xasprintf("%s.log", names[c]);
 		char *text = read_tmp(f, log);
 		took[c] = count(text, " takes board ");
-		free(text);
-		free(log);
+		TS_FREE(text, log);
 	}
 	assert_int_equal(took[0] + took[1] + took[2], N_BOARDS);
 	assert_true(took[0] > took[2] && took[1] > took[2]);
@@ -294,15 +281,9 @@ static void test_joined_fast_take_more_and_merge_equals_single(void **state)
 		snprintf(want, sizeof(want), "work b%02d", i);
 		assert_non_null(text);
 		assert_non_null(strstr(text, want));
-		free(text);
-		free(log);
+		TS_FREE(text, log);
 	}
-	free(dir);
-	free(e);
-	free(single_path);
-	free(single);
-	free(merged);
-	free(merged_path);
+	TS_FREE(dir, e, single_path, single, merged, merged_path);
 }
 
 static void test_killed_controller_items_rerun_elsewhere(void **state)
@@ -347,11 +328,7 @@ static void test_killed_controller_items_rerun_elsewhere(void **state)
 	int own = (int)mine.n_results;
 	run_result_release(&mine);
 	assert_int_equal(by_victim, own);
-	free(part_dir);
-	free(out);
-	free(part);
-	free(merged);
-	free(merged_path);
+	TS_FREE(part_dir, out, part, merged, merged_path);
 }
 
 /* A board only an absent controller may take ends as error after
@@ -368,34 +345,31 @@ static void test_join_edges(void **state)
 	int rc = ts_run(&out, "%s %s run %s -o runs-a --db %s --join p3 --controller a "
 			"--join-wait 1s", e, ORCH_BIN, sc, f->url);
 	assert_int_equal(rc, 3);
-	assert_non_null(strstr(out, "no controller that may take board b02"));
-	assert_non_null(strstr(out, "1 passed, 0 failed, 1 error"));
+	TS_ASSERT_HAS(out, "no controller that may take board b02", "1 passed, 0 failed, 1 error");
 	free(out);
 
 	char *cmd = xasprintf("%s DELAY=3 exec %s run %s -o runs-a --db %s --join p4 "
 			      "--controller a", e, ORCH_BIN, sc, f->url);
 	char *a_log = xasprintf("%s/p4-a.log", f->tmp);
 	pid_t a = ts_spawn(cmd, a_log);
-	free(a_log);
-	free(cmd);
+	TS_FREE(a_log, cmd);
 	assert_true(wait_tmp_text(f, "p4-a.log", "joined 'p4' as controller a"));
 	rc = ts_run(&out, "%s %s run %s -o runs-b --db %s --join p4 --controller b -l b01", e,
 		    ORCH_BIN, sc, f->url);
 	assert_int_equal(rc, 2);
-	assert_non_null(strstr(out, "was started with another plan"));
+	TS_ASSERT_HAS(out, "was started with another plan");
 	free(out);
 	rc = ts_run(&out, "%s %s run %s -o runs-b --db %s --join p4 --controller a", e, ORCH_BIN,
 		    sc, f->url);
 	assert_int_equal(rc, 2);
-	assert_non_null(strstr(out, "controller 'a' has already joined run 'p4'"));
+	TS_ASSERT_HAS(out, "controller 'a' has already joined run 'p4'");
 	free(out);
 	rc = ts_run(&out, "%s %s run %s --join p5", e, ORCH_BIN, sc);
 	assert_int_equal(rc, 2);
-	assert_non_null(strstr(out, "--join needs the database"));
+	TS_ASSERT_HAS(out, "--join needs the database");
 	free(out);
 	ts_stop(&a);
-	free(e);
-	free(sc);
+	TS_FREE(e, sc);
 }
 
 /* Two controllers of one host without --controller: the second is HOST-2.
@@ -419,9 +393,7 @@ static void test_join_same_host_shared_server(void **state)
 				      sc, c, f->url);
 		char *log = xasprintf("%s/same%d.log", f->tmp, c);
 		pids[c] = ts_spawn(cmd, log);
-		free(e);
-		free(cmd);
-		free(log);
+		TS_FREE(e, cmd, log);
 		if (c == 0)   /* the first joins first: it is HOST, the second HOST-2 */
 			assert_true(wait_tmp_text(f, "same0.log", "joined 'p6' as controller"));
 	}
@@ -435,17 +407,13 @@ static void test_join_same_host_shared_server(void **state)
 	snprintf(want1, sizeof(want1), "as controller %s-2:", host);
 	assert_non_null(strstr(l0, want0));
 	assert_non_null(strstr(l1, want1));
-	free(l0);
-	free(l1);
+	TS_FREE(l0, l1);
 	char *p0 = xasprintf("%s/runs-0/pairs/latest/results.json", f->tmp);
 	char *p1 = xasprintf("%s/runs-1/pairs/latest/results.json", f->tmp);
 	char *merged = result_set(ts_file_exists(p0) ? p0 : p1, NULL, NULL, NULL);
 	assert_string_equal(merged, "b01\tpair\tpass\nb02\tpair\tpass\n"
 				    "b03\tpair\tpass\nb04\tpair\tpass\n");
-	free(merged);
-	free(p0);
-	free(p1);
-	free(sc);
+	TS_FREE(merged, p0, p1, sc);
 }
 
 int main(void)

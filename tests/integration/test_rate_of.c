@@ -23,7 +23,6 @@ static char *tmp;
 
 static int group_setup(void **state)
 {
-	(void)state;
 	if (lab_group_up(&L, "127.10.5", 1, 0, false) < 0)
 		return -1;
 	tmp = ts_orch_dir("rate-of");
@@ -34,7 +33,6 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	lab_down(L);
 	return ts_rmrf_free(&tmp);
 }
@@ -62,7 +60,6 @@ static char *test_file(const char *test, const char *name)
 
 static void test_known_duration_and_dd(void **state)
 {
-	(void)state;
 	const char *tests =
 		"  - name: sleep\n"
 		"    run: \"echo before; sleep 1; echo after >&2\"\n"
@@ -93,13 +90,12 @@ static void test_known_duration_and_dd(void **state)
 	assert_int_equal(json_array_size(json_object_get(json_object_get(json_object_get(r,
 		"metrics"), "sleep.rate"), "samples")), 2);
 	char *log = test_file("sleep", "timing.log");
-	assert_non_null(strstr(log, "by the board's date +%s.%N; orch's clock around the exec"));
+	TS_ASSERT_HAS(log, "by the board's date +%s.%N; orch's clock around the exec");
 	free(log);
 	char *so = test_file("sleep", "stdout.log"), *se = test_file("sleep", "stderr.log");
 	assert_string_equal(so, "before\nbefore\n");
 	assert_string_equal(se, "after\nafter\n");
-	free(so);
-	free(se);
+	TS_FREE(so, se);
 
 	r = ts_json_result_or_fail(res, "rate1", "dd");
 	if (strcmp(ts_json_str(r, "status"), "pass") != 0)
@@ -122,24 +118,15 @@ static void test_known_duration_and_dd(void **state)
 
 	char *summary = xasprintf("%s/runs/rate/latest", tmp);
 	char *text = ts_read_in(summary, "summary.txt");
-	assert_non_null(strstr(text, "sleep.rate"));
-	assert_non_null(strstr(text, "dd.disk"));
+	TS_ASSERT_HAS(text, "sleep.rate", "dd.disk");
 	free(text);
 	text = ts_read_in(summary, "junit.xml");
-	assert_non_null(strstr(text, "name=\"dd.metric.dd.disk\""));
+	TS_ASSERT_HAS(text, "name=\"dd.metric.dd.disk\"");
 	free(text);
 	text = ts_read_in(summary, "report.html");
-	assert_non_null(strstr(text, "dd.disk"));
-	free(text);
-	free(summary);
-	free(out);
+	TS_ASSERT_HAS(text, "dd.disk");
+	TS_FREE(text, summary, out);
 	json_decref(res);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_known_duration_and_dd),
-	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
-}
+TS_MAIN(group_setup, group_teardown, test_known_duration_and_dd)

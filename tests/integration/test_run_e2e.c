@@ -28,7 +28,6 @@ static struct e2e E;
 
 static int setup(void **state)
 {
-	(void)state;
 	if (lab_group_up(&E.lab, LAB_BASE, 3, 1, false) < 0)
 		return -1;
 	E.dir = ts_mkdtemp("e2e");
@@ -53,13 +52,10 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	lab_down(E.lab);
 	ts_rmrf(E.dir);
 	ts_run(NULL, "rm -rf '%s' '%s-drop'", E.workdir, E.workdir);
-	free(E.workdir);
-	free(E.dir);
-	free(E.inventory);
+	TS_FREE(E.workdir, E.dir, E.inventory);
 	return 0;
 }
 
@@ -72,9 +68,7 @@ static int run_scenario(const char *name, const char *body, const char *extra, c
 	char *path = ts_write_file(E.dir, file, text);
 	int code = ts_run(out, "cd '%s' && ORCH_E2E_SECRET=s3cr3t-Pa55-VALUE %s run %s -q -o runs %s",
 			  E.dir, ORCH_BIN, path, extra ? extra : "");
-	free(text);
-	free(file);
-	free(path);
+	TS_FREE(text, file, path);
 	return code;
 }
 
@@ -94,7 +88,6 @@ static const char *status_of(json_t *root, const char *board, const char *test)
 
 static void test_pass_writes_run_folder(void **state)
 {
-	(void)state;
 	char *out;
 	int code = run_scenario("pass", "boards: [tag:openssh, drop1, controller, '!b3']\n"
 				"tests:\n  - name: hello\n    run: echo hello from $(hostname) >&1; echo to-stderr >&2\n",
@@ -116,15 +109,13 @@ static void test_pass_writes_run_folder(void **state)
 	char *log = xasprintf("%s/runs/pass/latest/drop1/hello/stdout.log", E.dir);
 	char *text = ts_read_file(log);
 	assert_non_null(text);
-	assert_non_null(strstr(text, "hello from"));
-	free(text);
-	free(log);
+	TS_ASSERT_HAS(text, "hello from");
+	TS_FREE(text, log);
 	log = xasprintf("%s/runs/pass/latest/b1/hello/stderr.log", E.dir);
 	text = ts_read_file(log);
 	assert_non_null(text);
 	assert_string_equal(text, "to-stderr\n");
-	free(text);
-	free(log);
+	TS_FREE(text, log);
 	for (const char *const *f = (const char *const[]){ "junit.xml", "summary.txt",
 							   "report.html", "b1/hello/result.json", NULL }; *f; f++) {
 		char *p = xasprintf("%s/runs/pass/latest/%s", E.dir, *f);
@@ -136,7 +127,6 @@ static void test_pass_writes_run_folder(void **state)
 
 static void test_failing_command_exits_1(void **state)
 {
-	(void)state;
 	char *out;
 	int code = run_scenario("failing", "boards: [b1, b2]\ntests:\n"
 				"  - name: ok\n    run: 'true'\n"
@@ -152,15 +142,13 @@ static void test_failing_command_exits_1(void **state)
 	assert_int_equal(json_integer_value(json_object_get(r, "exit_code")), 3);
 	const char *msg = json_string_value(json_object_get(r, "message"));
 	assert_non_null(msg);
-	assert_non_null(strstr(msg, "status 3"));
-	assert_non_null(strstr(msg, "oops"));
+	TS_ASSERT_HAS(msg, "status 3", "oops");
 	json_decref(res);
 	free(out);
 }
 
 static void test_dead_board_exits_3_others_intact(void **state)
 {
-	(void)state;
 	char *out;
 	int code = run_scenario("deadboard", "boards: [b1, dead]\ntests:\n"
 				"  - name: one\n    run: echo one\n  - name: two\n    run: echo two\n",
@@ -173,7 +161,7 @@ static void test_dead_board_exits_3_others_intact(void **state)
 	assert_string_equal(status_of(res, "dead", "one"), "error");
 	assert_string_equal(status_of(res, "dead", "two"), "error");
 	const char *msg = json_string_value(json_object_get(ts_json_result(res, "dead", "one"), "message"));
-	assert_non_null(strstr(msg, "dead"));
+	TS_ASSERT_HAS(msg, "dead");
 	assert_non_null(strstr(msg, LAB_BASE ".99"));
 	json_decref(res);
 	free(out);
@@ -183,7 +171,6 @@ static void test_dead_board_exits_3_others_intact(void **state)
  * CI sends it to the lab whatever the tests did */
 static void test_error_wins_over_failure(void **state)
 {
-	(void)state;
 	char *out;
 	int code = run_scenario("mixed", "boards: [b1, dead]\ntests:\n"
 				"  - name: t\n    run: exit 1\n", NULL, &out);
@@ -193,25 +180,19 @@ static void test_error_wins_over_failure(void **state)
 
 static void test_invalid_yaml_exits_2_with_position(void **state)
 {
-	(void)state;
 	char *out;
 	int code = run_scenario("invalid", "boards: [b1]\ntests:\n"
 				"  - name: t\n    run: 'true'\n    timeout: 5 minutes\n"
 				"  - name: u\n    rnu: 'true'\n", NULL, &out);
 	assert_int_equal(code, 2);
-	assert_non_null(strstr(out, "invalid.yaml:7:"));
-	assert_non_null(strstr(out, "5 minutes"));
-	assert_non_null(strstr(out, "invalid.yaml:9:"));
-	assert_non_null(strstr(out, "rnu"));
+	TS_ASSERT_HAS(out, "invalid.yaml:7:", "5 minutes", "invalid.yaml:9:", "rnu");
 	char *runs = xasprintf("%s/runs/invalid", E.dir);
 	assert_false(ts_file_exists(runs));     /* nothing was run */
-	free(runs);
-	free(out);
+	TS_FREE(runs, out);
 }
 
 static void test_timeout_kills_remote_process(void **state)
 {
-	(void)state;
 	char *out;
 	/* the loopback boards are processes on this machine: their commands too */
 	int code = run_scenario("timeout", "boards: [b1, drop1]\ntests:\n"
@@ -221,7 +202,7 @@ static void test_timeout_kills_remote_process(void **state)
 	assert_string_equal(status_of(res, "b1", "slow"), "fail");
 	assert_string_equal(status_of(res, "drop1", "slow"), "fail");
 	const char *msg = json_string_value(json_object_get(ts_json_result(res, "b1", "slow"), "message"));
-	assert_non_null(strstr(msg, "timed out"));
+	TS_ASSERT_HAS(msg, "timed out");
 	json_decref(res);
 	/* the bracket keeps pgrep from matching the shell that runs it */
 	assert_int_equal(ts_run_until(1000, 1, "pgrep -f 'sleep 471[1]'"), 1);
@@ -230,7 +211,6 @@ static void test_timeout_kills_remote_process(void **state)
 
 static void test_metrics_and_expectations(void **state)
 {
-	(void)state;
 	char *out;
 	int code = run_scenario("metrics", "boards: [b1]\ntests:\n"
 				"  - name: speed\n    run: \"echo 'speed: 42.5 MiB/s'\"\n    repeat: 3\n"
@@ -253,7 +233,7 @@ static void test_metrics_and_expectations(void **state)
 	assert_int_equal(json_array_size(json_object_get(m, "samples")), 3);
 	assert_string_equal(status_of(res, "b1", "tooslow"), "fail");
 	const char *msg = json_string_value(json_object_get(ts_json_result(res, "b1", "tooslow"), "message"));
-	assert_non_null(strstr(msg, "at least 50"));
+	TS_ASSERT_HAS(msg, "at least 50");
 	/* an optional metric the output did not give is recorded, and fails a
 	 * test only when an expectation needs it */
 	assert_string_equal(status_of(res, "b1", "nometric"), "pass");
@@ -262,14 +242,13 @@ static void test_metrics_and_expectations(void **state)
 	assert_string_equal(ts_json_str(json_array_get(miss, 0), "name"), "speed");
 	assert_string_equal(status_of(res, "b1", "needed"), "fail");
 	msg = json_string_value(json_object_get(ts_json_result(res, "b1", "needed"), "message"));
-	assert_non_null(strstr(msg, "'speed' is missing from the output"));
+	TS_ASSERT_HAS(msg, "'speed' is missing from the output");
 	json_decref(res);
 	free(out);
 }
 
 static void test_no_secret_in_run_folder(void **state)
 {
-	(void)state;
 	char *out;
 	run_scenario("secret", "boards: [b3]\ntests:\n  - name: t\n    run: 'true'\n", NULL, &out);
 	free(out);
@@ -284,23 +263,19 @@ static void test_no_secret_in_run_folder(void **state)
 
 static void test_limit_and_dry_run(void **state)
 {
-	(void)state;
 	char *out;
 	int code = run_scenario("dry", "boards: [all]\ntests:\n  - name: t\n    run: 'true'\n",
 				"--dry-run -l tag:x86 -l '!b2'", &out);
 	assert_int_equal(code, 0);
-	assert_non_null(strstr(out, "b1"));
-	assert_null(strstr(out, "b2"));
-	assert_null(strstr(out, "drop1"));
+	TS_ASSERT_HAS(out, "b1");
+	TS_ASSERT_LACKS(out, "b2", "drop1");
 	char *runs = xasprintf("%s/runs/dry", E.dir);
 	assert_false(ts_file_exists(runs));
-	free(runs);
-	free(out);
+	TS_FREE(runs, out);
 }
 
 static void test_interrupt_exits_130_keeps_results(void **state)
 {
-	(void)state;
 	char *path = ts_write_file(E.dir, "intr.yaml",
 				   "name: intr\ninventory: rack.yaml\nboards: [b1]\ntests:\n"
 				   "  - name: quick\n    run: 'true'\n"
@@ -317,8 +292,7 @@ static void test_interrupt_exits_130_keeps_results(void **state)
 	assert_true(json_is_true(json_object_get(res, "interrupted")));
 	json_decref(res);
 	assert_int_equal(ts_run_until(1000, 1, "pgrep -f 'sleep 471[2]'"), 1);
-	free(out);
-	free(path);
+	TS_FREE(out, path);
 }
 
 /* Peak RSS in KiB of orch running scenario file path, or -1. ASan's
@@ -338,7 +312,6 @@ static long orch_peak_rss(const char *path)
  * about the same as for 1 MB. */
 static void test_large_output_streams_with_flat_memory(void **state)
 {
-	(void)state;
 	char *small = ts_write_file(E.dir, "small.yaml",
 				    "name: small\ninventory: rack.yaml\nboards: [b1, drop1]\ntests:\n"
 				    "  - name: flood\n    run: head -c 1000000 /dev/zero | tr '\\0' x\n");
@@ -359,21 +332,17 @@ static void test_large_output_streams_with_flat_memory(void **state)
 		assert_int_equal(st.st_size, 50000000);
 		free(log);
 	}
-	free(small);
-	free(big);
+	TS_FREE(small, big);
 }
 
 static void test_boards_check(void **state)
 {
-	(void)state;
 	char *out;
 	int code = ts_run(&out, "%s boards -i %s --check -l '!b3'", ORCH_BIN, E.inventory);
 	assert_int_equal(code, 3);   /* dead is unreachable */
 	/* not a terminal: tab-separated, one line per board */
-	assert_non_null(strstr(out, "b1\tx86_64\t"));
-	assert_non_null(strstr(out, "ssh: ok"));
-	assert_non_null(strstr(out, "connection refused"));
-	assert_null(strstr(out, "b3\t"));
+	TS_ASSERT_HAS(out, "b1\tx86_64\t", "ssh: ok", "connection refused");
+	TS_ASSERT_LACKS(out, "b3\t");
 	free(out);
 
 	code = ts_run(&out, "%s boards -i %s --check -l b1 -l drop1 --format json", ORCH_BIN,
@@ -416,7 +385,6 @@ static char *result_set(const char *run_dir)
 
 static void test_shards_merge_to_the_whole_run(void **state)
 {
-	(void)state;
 	const char *body = "boards: [all, '!b3']\ntests:\n"
 			   "  - name: t\n    run: 'true'\n  - name: u\n    run: exit 1\n";
 	char *out;
@@ -437,22 +405,16 @@ static void test_shards_merge_to_the_whole_run(void **state)
 	char *merged_dir = xasprintf("%s/merged", E.dir);
 	char *whole = result_set(whole_dir), *merged = result_set(merged_dir);
 	assert_string_equal(whole, merged);
-	assert_non_null(strstr(whole, "drop1 u fail"));
+	TS_ASSERT_HAS(whole, "drop1 u fail");
 	/* each shard had some boards, none had all */
 	char *one_dir = xasprintf("%s/shard1/sharded/latest", E.dir);
 	char *one = result_set(one_dir);
 	assert_true(strlen(one) > 0 && strlen(one) < strlen(whole));
-	free(one);
-	free(one_dir);
-	free(whole);
-	free(merged);
-	free(whole_dir);
-	free(merged_dir);
+	TS_FREE(one, one_dir, whole, merged, whole_dir, merged_dir);
 }
 
 static void test_baseline_regression_fails_run(void **state)
 {
-	(void)state;
 	const char *fast = "boards: [b1]\ntests:\n  - name: rate\n    run: \"echo 'rate: 100'\"\n"
 			   "    repeat: 3\n"
 			   "    metrics: [{ name: rate, regex: 'rate: ([0-9]+)', unit: MiB/s }]\n";
@@ -464,7 +426,7 @@ static void test_baseline_regression_fails_run(void **state)
 	free(out);
 	/* one sample a side: said, not judged, unless asked */
 	assert_int_equal(run_scenario("baseline", slow, "--baseline latest --repeat 1", &out), 0);
-	assert_non_null(strstr(out, "not judged"));
+	TS_ASSERT_HAS(out, "not judged");
 	free(out);
 	assert_int_equal(run_scenario("baseline", fast, "--repeat 1", &out), 0);
 	free(out);
@@ -474,7 +436,7 @@ static void test_baseline_regression_fails_run(void **state)
 	assert_int_equal(run_scenario("baseline", fast, NULL, &out), 0);
 	free(out);
 	assert_int_equal(run_scenario("baseline", slow, "--baseline latest", &out), 1);
-	assert_non_null(strstr(out, "20.0% slower"));
+	TS_ASSERT_HAS(out, "20.0% slower");
 	free(out);
 	json_t *res = load_json("baseline", "results.json");
 	json_t *r = ts_json_result(res, "b1", "rate");
@@ -490,7 +452,6 @@ static void test_baseline_regression_fails_run(void **state)
  * has the same binary. */
 static void test_bench_push_once_and_run(void **state)
 {
-	(void)state;
 	const char *body = "boards: [b1, drop1, b3]\ntests:\n"
 			   "  - name: crypto\n    bench: crypto\n    args: [--time, '0.05']\n";
 	char *bench_dir = xasprintf("--bench-dir %s/remote-bench/bin -l '!b3'", ORCH_BINARY_DIR);
@@ -504,8 +465,7 @@ static void test_bench_push_once_and_run(void **state)
 		/* the program's note on what ran is kept in results.json */
 		const char *impl = ts_json_str(ts_json_result(res, *b, "crypto"), "implementation");
 		assert_non_null(impl);
-		assert_non_null(strstr(impl, "portable C"));
-		assert_non_null(strstr(impl, "built by "));
+		TS_ASSERT_HAS(impl, "portable C", "built by ");
 		/* first time: pushed, recorded apart from the board's figures */
 		assert_null(json_object_get(metrics, "ssh.push"));
 		json_t *push = json_array_get(json_object_get(ts_json_result(res, *b, "crypto"),
@@ -517,10 +477,8 @@ static void test_bench_push_once_and_run(void **state)
 		char *log = xasprintf("%s/runs/bench/latest/%s/crypto/push.log", E.dir, *b);
 		char *text = ts_read_file(log);
 		assert_non_null(text);
-		assert_non_null(strstr(text, "{\"push\":\"remote-bench-crypto\""));
-		assert_non_null(strstr(text, "\"bytes\":"));
-		free(text);
-		free(log);
+		TS_ASSERT_HAS(text, "{\"push\":\"remote-bench-crypto\"", "\"bytes\":");
+		TS_FREE(text, log);
 	}
 	json_decref(res);
 	/* and shown in the reports */
@@ -531,8 +489,7 @@ static void test_bench_push_once_and_run(void **state)
 		assert_non_null(text);
 		if (!strstr(text, "implementation: ") || !strstr(text, "portable C"))
 			fail_msg("%s names no implementation", *f);
-		free(text);
-		free(path);
+		TS_FREE(text, path);
 	}
 	char *remote = xasprintf("%s/bin/remote-bench-crypto", E.workdir);
 	assert_true(ts_file_exists(remote));
@@ -553,20 +510,18 @@ static void test_bench_push_once_and_run(void **state)
 	res = load_json("bench", "results.json");
 	assert_non_null(json_object_get(ts_json_result(res, "b1", "crypto"), "pushes"));
 	json_decref(res);
-	free(remote);
-	free(bench_dir);
+	TS_FREE(remote, bench_dir);
 }
 
 static void test_bench_missing_binary_is_an_error(void **state)
 {
-	(void)state;
 	char *out;
 	int code = run_scenario("nobench", "boards: [b1]\ntests:\n  - name: x\n    bench: cpu\n",
 				"--bench-dir /nonexistent", &out);
 	assert_int_equal(code, 3);
 	json_t *res = load_json("nobench", "results.json");
 	const char *msg = json_string_value(json_object_get(ts_json_result(res, "b1", "x"), "message"));
-	assert_non_null(strstr(msg, "/nonexistent/x86_64/remote-bench-cpu"));
+	TS_ASSERT_HAS(msg, "/nonexistent/x86_64/remote-bench-cpu");
 	json_decref(res);
 	free(out);
 }
@@ -575,7 +530,6 @@ static void test_bench_missing_binary_is_an_error(void **state)
  * background on b1, each client in turn; metrics on the client's result. */
 static void test_multi_host_bench_net_pair(void **state)
 {
-	(void)state;
 	char *bench_dir = xasprintf("--bench-dir %s/remote-bench/bin", ORCH_BINARY_DIR);
 	char *out;
 	int code = run_scenario("netpair", "boards: [b2, drop1]\ntests:\n"
@@ -619,7 +573,6 @@ static struct span span_of(json_t *res, const char *board, const char *test)
  * while no client uses it (checked from the recorded start and end times). */
 static void test_server_board_is_never_shared(void **state)
 {
-	(void)state;
 	char *out;
 	int code = run_scenario("shared", "boards: [b1, b2, drop1]\ntests:\n"
 				"  - name: pair\n    roles: { server: b1, client: each }\n    steps:\n"
@@ -646,7 +599,6 @@ static void test_server_board_is_never_shared(void **state)
  * iperf3's own error ("unable to connect") as the test's failure. */
 static void test_run_parse_iperf3(void **state)
 {
-	(void)state;
 	pid_t server = ts_spawn("exec iperf3 -s -B 127.0.0.1 -p 5321", NULL);
 	assert_int_equal(ts_run(NULL, "for i in $(seq 100); do ss -ltn | grep -q '127.0.0.1:5321 ' "
 				"&& exit 0; sleep 0.05; done; exit 1"), 0);
@@ -667,7 +619,7 @@ static void test_run_parse_iperf3(void **state)
 	assert_true(json_number_value(json_object_get(m, "value")) > 0);
 	assert_string_equal(status_of(res, "b1", "refused"), "fail");
 	const char *msg = ts_json_str(ts_json_result_or_fail(res, "b1", "refused"), "message");
-	assert_non_null(strstr(msg, "unable to connect"));
+	TS_ASSERT_HAS(msg, "unable to connect");
 	json_decref(res);
 }
 
@@ -676,7 +628,6 @@ static void test_run_parse_iperf3(void **state)
  * the reports and the third Ctrl-C). */
 static void test_second_interrupt_hurries(void **state)
 {
-	(void)state;
 	char *path = ts_write_file(E.dir, "intr2.yaml",
 				   "name: intr2\ninventory: rack.yaml\nboards: [b1]\ntests:\n"
 				   "  - name: quick\n    run: 'true'\n"
@@ -686,8 +637,7 @@ static void test_second_interrupt_hurries(void **state)
 			  "kill -INT $pid; sleep 0.6; kill -INT $pid; wait $pid; }",
 			  E.dir, ORCH_BIN, path);
 	assert_int_equal(code, 130);
-	assert_non_null(strstr(out, "Ctrl-C again to stop faster"));
-	assert_non_null(strstr(out, "interrupted twice"));
+	TS_ASSERT_HAS(out, "Ctrl-C again to stop faster", "interrupted twice");
 	char *dir;
 	assert_int_equal(ts_run(&dir, "ls -d %s/runs/intr2/2*", E.dir), 0);
 	dir[strcspn(dir, "\n")] = '\0';
@@ -699,15 +649,13 @@ static void test_second_interrupt_hurries(void **state)
 	assert_string_equal(status_of(res, "b1", "stubborn"), "error");
 	json_decref(res);
 	assert_int_equal(ts_run(NULL, "pgrep -f 'sleep 471[4]'"), 1);   /* killed all the same */
-	free(out);
-	free(path);
+	TS_FREE(out, path);
 }
 
 /* One event delivered twice (timeout(1) signals the command and its group;
  * so do CI runners) is still one Ctrl-C: orch stops cleanly. */
 static void test_doubled_signal_still_stops_cleanly(void **state)
 {
-	(void)state;
 	char *path = ts_write_file(E.dir, "intr3.yaml",
 				   "name: intr3\ninventory: rack.yaml\nboards: [b1]\ntests:\n"
 				   "  - name: long\n    run: sleep 4715\n");
@@ -715,39 +663,20 @@ static void test_doubled_signal_still_stops_cleanly(void **state)
 	int code = ts_run(&out, "cd '%s' && { %s run %s -q -o runs & pid=$!; sleep 3; "
 			  "kill -INT $pid; kill -INT $pid; wait $pid; }", E.dir, ORCH_BIN, path);
 	assert_int_equal(code, 130);
-	assert_null(strstr(out, "quitting now"));
+	TS_ASSERT_LACKS(out, "quitting now");
 	json_t *res = load_json("intr3", "results.json");   /* via latest: a finished run */
 	assert_non_null(res);
 	json_decref(res);
 	assert_int_equal(ts_run_until(1000, 1, "pgrep -f 'sleep 471[5]'"), 1);
-	free(out);
-	free(path);
+	TS_FREE(out, path);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pass_writes_run_folder),
-		cmocka_unit_test(test_failing_command_exits_1),
-		cmocka_unit_test(test_dead_board_exits_3_others_intact),
-		cmocka_unit_test(test_error_wins_over_failure),
-		cmocka_unit_test(test_invalid_yaml_exits_2_with_position),
-		cmocka_unit_test(test_timeout_kills_remote_process),
-		cmocka_unit_test(test_metrics_and_expectations),
-		cmocka_unit_test(test_no_secret_in_run_folder),
-		cmocka_unit_test(test_limit_and_dry_run),
-		cmocka_unit_test(test_interrupt_exits_130_keeps_results),
-		cmocka_unit_test(test_large_output_streams_with_flat_memory),
-		cmocka_unit_test(test_boards_check),
-		cmocka_unit_test(test_shards_merge_to_the_whole_run),
-		cmocka_unit_test(test_baseline_regression_fails_run),
-		cmocka_unit_test(test_bench_push_once_and_run),
-		cmocka_unit_test(test_bench_missing_binary_is_an_error),
-		cmocka_unit_test(test_multi_host_bench_net_pair),
-		cmocka_unit_test(test_server_board_is_never_shared),
-		cmocka_unit_test(test_run_parse_iperf3),
-		cmocka_unit_test(test_second_interrupt_hurries),
-		cmocka_unit_test(test_doubled_signal_still_stops_cleanly),
-	};
-	return ts_run_group(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_pass_writes_run_folder, test_failing_command_exits_1,
+	test_dead_board_exits_3_others_intact, test_error_wins_over_failure,
+	test_invalid_yaml_exits_2_with_position, test_timeout_kills_remote_process,
+	test_metrics_and_expectations, test_no_secret_in_run_folder, test_limit_and_dry_run,
+	test_interrupt_exits_130_keeps_results, test_large_output_streams_with_flat_memory,
+	test_boards_check, test_shards_merge_to_the_whole_run, test_baseline_regression_fails_run,
+	test_bench_push_once_and_run, test_bench_missing_binary_is_an_error,
+	test_multi_host_bench_net_pair, test_server_board_is_never_shared, test_run_parse_iperf3,
+	test_second_interrupt_hurries, test_doubled_signal_still_stops_cleanly)

@@ -25,7 +25,6 @@ static char *dir;
 
 static int setup(void **state)
 {
-	(void)state;
 	dir = ts_mkdtemp("journal");
 	struct strbuf sb = STRBUF_INIT;
 	ts_local_boards(&sb, "l", 1, N_BOARDS);
@@ -36,7 +35,6 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	return ts_rmrf_free(&dir);
 }
 
@@ -46,8 +44,7 @@ static char *write_scenario(const char *name, const char *tests)
 			       tests);
 	char *file = xasprintf("%s.yaml", name);
 	char *path = ts_write_file(dir, file, text);
-	free(text);
-	free(file);
+	TS_FREE(text, file);
 	return path;
 }
 
@@ -87,7 +84,6 @@ static size_t n_results(json_t *root)
  * exit_code 130), junit.xml, summary.txt and report.html from it. */
 static void test_kill9_then_report_rebuilds(void **state)
 {
-	(void)state;
 	char *pids = xasprintf("%s/pids", dir);
 	mkdir(pids, 0755);
 	char *tests = xasprintf("  - { name: one, run: 'echo one' }\n"
@@ -134,11 +130,8 @@ static void test_kill9_then_report_rebuilds(void **state)
 	assert_false(ts_file_exists(stale));
 	assert_false(ts_file_exists(stale_test));
 	assert_true(ts_file_exists(live));
-	free(stale);
-	free(stale_test);
-	free(live);
-	assert_non_null(strstr(out, "did not end"));
-	assert_non_null(strstr(out, "rebuilt from journal.jsonl: 12 results"));
+	TS_FREE(stale, stale_test, live);
+	TS_ASSERT_HAS(out, "did not end", "rebuilt from journal.jsonl: 12 results");
 	json_t *res = ts_json_load_in(run, "results.json");
 	assert_non_null(res);
 	assert_int_equal(n_results(res), 3 * N_BOARDS);
@@ -167,17 +160,7 @@ static void test_kill9_then_report_rebuilds(void **state)
 	free(out);
 	code = ts_run(&out, "%s report '%s'", ORCH_BIN, run);
 	assert_int_equal(code, 0);
-	free(html);
-	free(sum);
-	free(junit);
-	free(junit_path);
-	free(out);
-	free(run);
-	free(cmd);
-	free(log);
-	free(scen);
-	free(tests);
-	free(pids);
+	TS_FREE(html, sum, junit, junit_path, out, run, cmd, log, scen, tests, pids);
 }
 
 /* A 1 MiB tmpfs filled up by the first test (a file of its own, so every
@@ -187,7 +170,6 @@ static void test_kill9_then_report_rebuilds(void **state)
  * results.json, with exit_code 3. */
 static void test_disk_full_exits_3_keeps_results(void **state)
 {
-	(void)state;
 	if (!ts_is_root())
 		ts_skip("needs root to mount a tmpfs (in a mount namespace of its own)");
 	char *tests = xasprintf("  - { name: fill, run: 'head -c 3000000 /dev/zero >%s/small/fill.bin 2>/dev/null; true' }\n"
@@ -222,8 +204,7 @@ static void test_disk_full_exits_3_keeps_results(void **state)
 	assert_non_null(rc);
 	if (atoi(rc) != 3)
 		fail_msg("exit %s, output:\n%s", rc, run_out);
-	assert_non_null(strstr(run_out, "No space left on device"));
-	assert_non_null(strstr(run_out, "the results could not all be written"));
+	TS_ASSERT_HAS(run_out, "No space left on device", "the results could not all be written");
 	/* what was on disk before the rebuild never says 0 for a finished run */
 	json_t *during = ts_json_load_in(dir, "results-during.json");
 	if (during && !json_is_null(json_object_get(during, "end")))
@@ -246,40 +227,31 @@ static void test_disk_full_exits_3_keeps_results(void **state)
 				    "pass");
 	}
 	json_decref(res);
-	free(rc);
-	free(run_out);
-	free(out);
-	free(path);
-	free(script);
-	free(scen);
-	free(tests);
+	TS_FREE(rc, run_out, out, path, script, scen, tests);
 }
 
 /* stdout that takes nothing (/dev/full) under --format json: exit 3. */
 static void test_format_json_to_full_device_exits_3(void **state)
 {
-	(void)state;
 	char *scen = write_scenario("json", "  - { name: ok, run: 'true' }\n");
 	char *out = NULL;
 	int code = ts_run(&out, "cd '%s' && { %s run %s -q -o runs -l l1 --format json 2>&1 >/dev/full; }",
 			  dir, ORCH_BIN, scen);
 	assert_int_equal(code, 3);
-	assert_non_null(strstr(out, "cannot write --format json to stdout"));
+	TS_ASSERT_HAS(out, "cannot write --format json to stdout");
 	free(out);
 	/* and to a working stdout: exit 0 */
 	code = ts_run(&out, "cd '%s' && %s run %s -q -o runs -l l1 --format json 2>/dev/null",
 		      dir, ORCH_BIN, scen);
 	assert_int_equal(code, 0);
-	assert_non_null(strstr(out, "\"results\""));
-	free(out);
-	free(scen);
+	TS_ASSERT_HAS(out, "\"results\"");
+	TS_FREE(out, scen);
 }
 
 /* A folder called latest is the user's: the run passes, writes every
  * report, warns, and leaves the folder as it was; so does the next run. */
 static void test_latest_folder_loses_no_report(void **state)
 {
-	(void)state;
 	char *scen = write_scenario("lat", "  - { name: ok, run: 'true' }\n");
 	char *latest = xasprintf("%s/runs/lat/latest", dir);
 	ts_run(NULL, "mkdir -p '%s' && echo mine > '%s/keep.txt'", latest, latest);
@@ -288,7 +260,7 @@ static void test_latest_folder_loses_no_report(void **state)
 		int code = ts_run(&out, "cd '%s' && %s run %s -q -o runs -l l1", dir, ORCH_BIN, scen);
 		if (code != 0)
 			fail_msg("exit %d:\n%s", code, out);
-		assert_non_null(strstr(out, "is a folder, not a link"));
+		TS_ASSERT_HAS(out, "is a folder, not a link");
 		free(out);
 	}
 	char *n = NULL;
@@ -299,10 +271,7 @@ static void test_latest_folder_loses_no_report(void **state)
 	char *keep = xasprintf("%s/keep.txt", latest);
 	char *text = ts_read_file(keep);
 	assert_string_equal(text, "mine\n");
-	free(text);
-	free(keep);
-	free(latest);
-	free(scen);
+	TS_FREE(text, keep, latest, scen);
 }
 
 /* Waits up to 30 s for dir/rel to exist. */
@@ -335,7 +304,6 @@ static char *history_rows(const char *name)
  * indexes it. */
 static void test_kill9_never_indexed(void **state)
 {
-	(void)state;
 	char *pids = xasprintf("%s/pids25", dir);
 	mkdir(pids, 0755);
 	char *tests = xasprintf("  - { name: slow, run: 'echo $$ > %s/p; echo started; exec sleep 30' }\n",
@@ -373,13 +341,7 @@ static void test_kill9_never_indexed(void **state)
 	ts_run(NULL, "cd '%s' && %s history import runs", dir, ORCH_BIN);
 	char *rows = history_rows("killed25");
 	assert_string_equal(rows, "");
-	free(rows);
-	free(run);
-	free(log);
-	free(cmd);
-	free(scen);
-	free(tests);
-	free(pids);
+	TS_FREE(rows, run, log, cmd, scen, tests, pids);
 }
 
 /* The history indexes a run only once its results.json is whole: a run
@@ -387,7 +349,6 @@ static void test_kill9_never_indexed(void **state)
  * and is not in the history (it was indexed as exit 0 before the file). */
 static void test_unwritten_results_not_indexed(void **state)
 {
-	(void)state;
 	char *tests = xasprintf("  - { name: wait, run: 'while [ ! -e %s/go25 ]; do sleep 0.05; done' }\n",
 				dir);
 	char *scen = write_scenario("unwritten25", tests);
@@ -419,23 +380,9 @@ static void test_unwritten_results_not_indexed(void **state)
 	assert_int_equal(WEXITSTATUS(status), 3);
 	char *rows = history_rows("unwritten25");
 	assert_string_equal(rows, "");
-	free(rows);
-	free(run);
-	free(log);
-	free(cmd);
-	free(scen);
-	free(tests);
+	TS_FREE(rows, run, log, cmd, scen, tests);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_kill9_then_report_rebuilds),
-		cmocka_unit_test(test_kill9_never_indexed),
-		cmocka_unit_test(test_unwritten_results_not_indexed),
-		cmocka_unit_test(test_disk_full_exits_3_keeps_results),
-		cmocka_unit_test(test_format_json_to_full_device_exits_3),
-		cmocka_unit_test(test_latest_folder_loses_no_report),
-	};
-	return ts_run_group(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_kill9_then_report_rebuilds, test_kill9_never_indexed,
+	test_unwritten_results_not_indexed, test_disk_full_exits_3_keeps_results,
+	test_format_json_to_full_device_exits_3, test_latest_folder_loses_no_report)

@@ -18,7 +18,6 @@ static char *tmp;
 
 static int group_setup(void **state)
 {
-	(void)state;
 	tmp = ts_mkdtemp("scenario-features");
 	/* board locks of our own: other tests' boards have the same names */
 	char *locks = xasprintf("%s/locks", tmp);
@@ -34,7 +33,6 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	return ts_rmrf_free(&tmp);
 }
 
@@ -57,7 +55,6 @@ static int orch(char **out, const char *cmd, const char *file)
 
 static void test_vars_levels_env_and_includes(void **state)
 {
-	(void)state;
 	char *evil_marker = xasprintf("%s/pwned", tmp);
 	free(ts_write_file(tmp, "more.yaml",
 			   "- name: included\n"
@@ -114,22 +111,17 @@ static void test_vars_levels_env_and_includes(void **state)
 			       evil_marker, evil_marker, evil_marker, evil_marker, evil_marker,
 			       evil_marker);
 	assert_string_equal(t, want);
-	free(want);
-	free(t);
+	TS_FREE(want, t);
 	assert_false(ts_file_exists(evil_marker));
 	t = log_of("vars", "l2", "included");
 	assert_string_equal(t, "included s\n");
-	free(t);
-	free(file);
-	free(sc);
-	free(evil_marker);
+	TS_FREE(t, file, sc, evil_marker);
 }
 
 /* bonnie++ prints +++++ where a figure was too fast to measure: recorded as
  * missing, the test passes unless an expectation needs it. */
 static void test_missing_bonnie_value(void **state)
 {
-	(void)state;
 	char *file = ts_write_file(tmp, "bonnie.yaml",
 		"name: bonnie\ninventory: inventory.yaml\nboards: [l1]\n"
 		"x-bonnie: &bonnie\n"
@@ -156,13 +148,11 @@ static void test_missing_bonnie_value(void **state)
 	assert_string_equal(ts_json_str(strict, "status"), "fail");
 	assert_non_null(strstr(ts_json_str(strict, "message"), "'seq_rewrite' is missing"));
 	json_decref(res);
-	free(dir);
-	free(file);
+	TS_FREE(dir, file);
 }
 
 static void test_undefined_var_refused_before_run(void **state)
 {
-	(void)state;
 	char *file = ts_write_file(tmp, "undef.yaml",
 		"name: undef\ninventory: inventory.yaml\nboards: [tag:embedded]\n"
 		"tests:\n"
@@ -174,14 +164,12 @@ static void test_undefined_var_refused_before_run(void **state)
 	if (!strstr(out, "undef.yaml:5:5: error: {vars.nope} in test 't' is not defined"))
 		fail_msg("%s", out);
 	assert_null(strstr(out, "only_board"));   /* every board has that one */
-	free(out);
-	free(file);
+	TS_FREE(out, file);
 }
 
 /* -t and -l with globs and comma lists, on orch run */
 static void test_select_tests_and_boards(void **state)
 {
-	(void)state;
 	char *file = ts_write_file(tmp, "sel.yaml",
 		"name: sel\ninventory: inventory.yaml\nboards: [all]\n"
 		"tests:\n  - { name: net-a, run: 'true' }\n  - { name: net-b, run: 'true' }\n"
@@ -199,17 +187,14 @@ static void test_select_tests_and_boards(void **state)
 	json_decref(res);
 	rc = ts_run(&out, "%s run %s -o %s -t 'disk*' 2>&1", ORCH_BIN, file, tmp);
 	assert_int_equal(rc, 2);
-	assert_non_null(strstr(out, "no test matches 'disk*'"));
-	free(out);
-	free(dir);
-	free(file);
+	TS_ASSERT_HAS(out, "no test matches 'disk*'");
+	TS_FREE(out, dir, file);
 }
 
 /* Broken scenarios are refused by orch validate before anything runs, each
  * at its line and column, with the line shown and a caret under the column. */
 static void test_broken_scenarios_refused(void **state)
 {
-	(void)state;
 	struct { const char *name, *text, *want; } cases[] = {
 		{ "args", "inventory: inventory.yaml\ntests:\n"
 			  "  - { name: m, bench: mem, args: --size 4M }\n",
@@ -243,27 +228,16 @@ static void test_broken_scenarios_refused(void **state)
 		    !strstr(out, "    3 |   - { name: m, bench: mem, args: --size 4M }\n"
 				 "        |                                  ^\n"))
 			fail_msg("no caret under the column:\n%s", out);
-		free(out);
-		free(file);
-		free(name);
+		TS_FREE(out, file, name);
 	}
 	/* --dry-run finds the same */
 	char *out = NULL;
 	char *file = xasprintf("%s/bench.yaml", tmp);
 	assert_int_equal(ts_run(&out, "cd '%s' && %s run --dry-run %s 2>&1", tmp, ORCH_BIN, file), 2);
-	assert_non_null(strstr(out, "unknown remote-bench program 'nosuchbench'"));
-	free(out);
-	free(file);
+	TS_ASSERT_HAS(out, "unknown remote-bench program 'nosuchbench'");
+	TS_FREE(out, file);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_vars_levels_env_and_includes),
-		cmocka_unit_test(test_missing_bonnie_value),
-		cmocka_unit_test(test_undefined_var_refused_before_run),
-		cmocka_unit_test(test_select_tests_and_boards),
-		cmocka_unit_test(test_broken_scenarios_refused),
-	};
-	return ts_run_group(tests, group_setup, group_teardown);
-}
+TS_MAIN(group_setup, group_teardown, test_vars_levels_env_and_includes, test_missing_bonnie_value,
+	test_undefined_var_refused_before_run, test_select_tests_and_boards,
+	test_broken_scenarios_refused)

@@ -18,7 +18,6 @@ static char *tmp;
 
 static int group_setup(void **state)
 {
-	(void)state;
 	tmp = ts_mkdtemp("secret-messages");
 	free(ts_write_file(tmp, "inv.yaml", "boards:\n  b1:\n    local: true\n"
 			   "  pw:\n    ssh: { host: 127.0.0.1, user: u, password_env: ORCH_T_PW }\n"));
@@ -31,7 +30,6 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	return ts_rmrf_free(&tmp);
 }
 
@@ -58,7 +56,6 @@ static char *validate(const char *args, const char *env, int *rc)
 
 static void test_var_file_not_quoted(void **state)
 {
-	(void)state;
 	assert_int_equal(ts_run(NULL, "cd '%s' && ln -sf shadow link.yaml && head -c 300 "
 				"/dev/urandom > binary.yaml && printf 'root said " SECRET "\\n' > "
 				"notes.txt && printf 'root_" SECRET ": 1\\nroot_" SECRET ": 2\\n' > "
@@ -85,8 +82,7 @@ static void test_var_file_not_quoted(void **state)
 		lacks(out, "root:");
 		lacks(out, "daemon");
 		lacks(out, " | ");   /* no quoted source line */
-		free(out);
-		free(args);
+		TS_FREE(out, args);
 	}
 	/* a mapping with a bad name or a list value: place, never the name */
 	free(ts_write_file(tmp, "vars.yaml", "good: 1\n" SECRET ": 2\nl: [1, 2]\n"));
@@ -102,7 +98,6 @@ static void test_var_file_not_quoted(void **state)
 
 static void test_kernel_files_refused(void **state)
 {
-	(void)state;
 	static const char *const files[] = { "/proc/self/environ", "/proc/1/cmdline",
 					     "/sys/kernel/hostname" };
 	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
@@ -112,8 +107,7 @@ static void test_kernel_files_refused(void **state)
 		assert_int_equal(rc, 2);
 		has(out, "error: -e @FILE: refusing a file under /proc or /sys");
 		lacks(out, SECRET);
-		free(out);
-		free(args);
+		TS_FREE(out, args);
 	}
 }
 
@@ -121,7 +115,6 @@ static void test_kernel_files_refused(void **state)
  * message show *** instead. */
 static void test_secret_masked_in_diagnostics(void **state)
 {
-	(void)state;
 	free(ts_write_file(tmp, "bad.yaml", "name: bad\ninventory: inv.yaml\nboards: [b1]\n"
 			   "tests:\n  - { name: t, run: 'login " SECRET "', bogus: '" SECRET "' }\n"
 			   "  - { name: '" SECRET "x y', run: 'true' }\n"));
@@ -152,7 +145,6 @@ static void test_secret_masked_in_diagnostics(void **state)
  * -e NAME=VALUE is quoted by its name only. */
 static void test_secret_masked_despite_errors(void **state)
 {
-	(void)state;
 	free(ts_write_file(tmp, "inv-bad.yaml", "boards:\n  pw:\n    colour: red\n"
 			   "    ssh: { host: 127.0.0.1, password_env: ORCH_T_PW }\n"));
 	free(ts_write_file(tmp, "bad3.yaml", "name: bad3\ninventory: inv-bad.yaml\ntests:\n"
@@ -185,13 +177,5 @@ static void test_secret_masked_despite_errors(void **state)
 	assert_int_equal(ts_run(NULL, "rm '%s/orch/config.yaml'", tmp), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_var_file_not_quoted),
-		cmocka_unit_test(test_kernel_files_refused),
-		cmocka_unit_test(test_secret_masked_in_diagnostics),
-		cmocka_unit_test(test_secret_masked_despite_errors),
-	};
-	return ts_run_group(tests, group_setup, group_teardown);
-}
+TS_MAIN(group_setup, group_teardown, test_var_file_not_quoted, test_kernel_files_refused,
+	test_secret_masked_in_diagnostics, test_secret_masked_despite_errors)

@@ -79,8 +79,7 @@ static int start_pair(struct fx *f)
 			      f->a, f->b);
 	char *log = xasprintf("%s/socat.log", f->dir);
 	f->socat = ts_spawn(cmd, log);
-	free(cmd);
-	free(log);
+	TS_FREE(cmd, log);
 	return wait_path(f->a, 5000) && wait_path(f->b, 5000) ? 0 : -1;
 }
 
@@ -106,10 +105,7 @@ static int teardown(void **state)
 	ts_stop(&f->ser2net);
 	ts_stop(&f->socat);
 	ts_rmrf(f->dir);
-	free(f->dir);
-	free(f->a);
-	free(f->b);
-	free(f);
+	TS_FREE(f->dir, f->a, f->b, f);
 	return 0;
 }
 
@@ -205,8 +201,7 @@ static void test_first_byte_stamp(void **state)
 	assert_int_equal(st.dropped_bytes, 0);
 	assert_false(st.port_lost);
 	char *text = ts_read_file(log);
-	assert_non_null(strstr(text, "] half line\n"));
-	assert_non_null(strstr(text, "] next\n"));
+	TS_ASSERT_HAS(text, "] half line\n", "] next\n");
 	free(text);
 	text = ts_read_file(raw);
 	assert_string_equal(text, "half line\r\nnext\n");
@@ -214,8 +209,7 @@ static void test_first_byte_stamp(void **state)
 	close(board);
 	serial_port_close(p);
 	seen_free(&s);
-	free(log);
-	free(raw);
+	TS_FREE(log, raw);
 }
 
 enum { HELD_READS = 300 };
@@ -323,7 +317,7 @@ static void test_held_line_thread_many_reads(void **state)
 	assert_int_equal(h.bl.n, HELD_READS + 1);
 	for (int i = 1; i <= HELD_READS; i++)
 		assert_true(h.bl.stamp[i] >= before[i] && h.bl.stamp[i] <= after[i]);
-	assert_null(strstr(st.sched, "waited"));
+	TS_ASSERT_LACKS(st.sched, "waited");
 }
 
 /* Past 64 KiB behind, the reader waits for the held line thread: nothing is
@@ -345,8 +339,8 @@ static void test_reader_waits_reported(void **state)
 	held_end(&h, &st);
 	assert_int_equal(h.bl.n, 71);
 	assert_int_equal(st.bytes, 2 + 70 * 1000);
-	assert_non_null(strstr(st.sched, "; the reader waited "));
-	assert_non_null(strstr(st.sched, " for the line thread (the stamps of those reads may be late)"));
+	TS_ASSERT_HAS(st.sched, "; the reader waited ",
+		" for the line thread (the stamps of those reads may be late)");
 	free(line);
 }
 
@@ -701,13 +695,13 @@ static void test_port_vanishes(void **state)
 		usleep(10000);
 	}
 	assert_true(lost);
-	assert_non_null(strstr(err, "hung up"));
+	TS_ASSERT_HAS(err, "hung up");
 	struct serial_capture_stats st;
 	serial_capture_stop(c, &st, err, sizeof(err));
 	assert_true(st.port_lost);
 	assert_non_null(strstr(st.error, f->b));
 	char *text = ts_read_file(log);
-	assert_non_null(strstr(text, "] kept line\n"));
+	TS_ASSERT_HAS(text, "] kept line\n");
 	free(text);
 	serial_port_close(p);
 	free(log);
@@ -724,14 +718,13 @@ static void test_missing_port(void **state)
 	struct serial_target t = { .port = path };
 	char err[256];
 	assert_int_equal(serial_port_probe(&t, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "nothing-here"));
-	assert_non_null(strstr(err, "No such file"));
+	TS_ASSERT_HAS(err, "nothing-here", "No such file");
 	struct serial_target u = { .usb = "dead:beef" };
 	assert_int_equal(serial_port_probe(&u, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "no USB serial adapter dead:beef"));
+	TS_ASSERT_HAS(err, "no USB serial adapter dead:beef");
 	struct serial_target n = { .url = "tcp://127.0.0.1:1" };
 	assert_int_equal(serial_port_probe(&n, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "refused"));
+	TS_ASSERT_HAS(err, "refused");
 	free(path);
 }
 
@@ -753,10 +746,7 @@ static int start_ser2net(struct fx *f)
 	char *cmd = xasprintf("exec ser2net -n -d -c %s", path);
 	char *log = xasprintf("%s/ser2net.log", f->dir);
 	f->ser2net = ts_spawn(cmd, log);
-	free(cfg);
-	free(path);
-	free(cmd);
-	free(log);
+	TS_FREE(cfg, path, cmd, log);
 	return wait_listen(f->telnet_port, 5000) ? 0 : -1;
 }
 
@@ -860,20 +850,7 @@ static void test_rfc2217_ser2net(void **state)
 	free(url);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_first_byte_stamp),
-		cmocka_unit_test(test_blocked_callback_delays_no_stamp),
-		cmocka_unit_test(test_held_line_thread_many_reads),
-		cmocka_unit_test(test_reader_waits_reported),
-		cmocka_unit_test(test_sched_reported),
-		cmocka_unit_test(test_console_boost),
-		cmocka_unit_test(test_slow_writer_bounded),
-		cmocka_unit_test(test_missing_port),
-		cmocka_unit_test(test_port_vanishes),
-		cmocka_unit_test(test_tcp_ser2net),
-		cmocka_unit_test(test_rfc2217_ser2net),
-	};
-	return ts_run_group(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_first_byte_stamp, test_blocked_callback_delays_no_stamp,
+	test_held_line_thread_many_reads, test_reader_waits_reported, test_sched_reported,
+	test_console_boost, test_slow_writer_bounded, test_missing_port, test_port_vanishes,
+	test_tcp_ser2net, test_rfc2217_ser2net)

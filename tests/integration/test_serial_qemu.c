@@ -53,10 +53,7 @@ static int teardown(void **state)
 		return 0;
 	board_link_release(&f->link);
 	ts_qemu_stop(&f->q);
-	free(f->board.name);
-	free(f->board.serial.port);
-	free(f->board.power.cycle);
-	free(f);
+	TS_FREE(f->board.name, f->board.serial.port, f->board.power.cycle, f);
 	return 0;
 }
 
@@ -89,12 +86,10 @@ static void build_test(struct test *t, enum boot_trigger trig, int64_t timeout_m
 static void free_test(struct test *t)
 {
 	for (size_t i = 0; i < t->boot.n_phases; i++) {
-		free(t->boot.phases[i].name);
-		free(t->boot.phases[i].until_src);
+		TS_FREE(t->boot.phases[i].name, t->boot.phases[i].until_src);
 		orch_regex_free(&t->boot.phases[i].until);
 	}
-	free(t->boot.phases);
-	free(t->name);
+	TS_FREE(t->boot.phases, t->name);
 }
 
 static void run_boot(struct fx *f, struct test *t, const char *sub, struct test_result *tr)
@@ -160,9 +155,8 @@ static void test_power_cycle_phases(void **state)
 	char *log = xasprintf("%s/cycle/boot.log", f->q.dir);
 	char *text = ts_read_file(log);
 	assert_non_null(text);
-	assert_non_null(strstr(text, "] orch-lab: starting services\n"));
-	free(text);
-	free(log);
+	TS_ASSERT_HAS(text, "] orch-lab: starting services\n");
+	TS_FREE(text, log);
 	test_result_release(&tr);
 	free_test(&t);
 }
@@ -203,20 +197,11 @@ static void test_phase_never_reached(void **state)
 	run_boot(f, &t, "never", &tr);
 	assert_int_equal(tr.status, STATUS_FAIL);
 	assert_non_null(tr.message);
-	assert_non_null(strstr(tr.message, "'never'"));
-	assert_non_null(strstr(tr.message, "no phase reached"));
-	assert_non_null(strstr(tr.message, "last line"));
+	TS_ASSERT_HAS(tr.message, "'never'", "no phase reached", "last line");
 	assert_false(tr.phases[0].reached);
 	test_result_release(&tr);
 	free_test(&t);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_power_cycle_phases),
-		cmocka_unit_test(test_serial_login_on_board),
-		cmocka_unit_test(test_phase_never_reached),
-	};
-	return ts_run_group(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_power_cycle_phases, test_serial_login_on_board,
+	test_phase_never_reached)

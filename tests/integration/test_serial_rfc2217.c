@@ -107,8 +107,5 @@ static void test_negotiation_bytes_kept(void **state)
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_negotiation_bytes_kept, setup, teardown),
-	};
-	return ts_run_group(tests, NULL, NULL);
+	return TS_RUN_EACH(setup, teardown, test_negotiation_bytes_kept);
 }

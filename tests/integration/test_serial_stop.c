@@ -153,9 +153,8 @@ static void timeout_stops(struct ts_pty_board *f, const char *shell)
 			     &took), 0);
 	assert_true(st.timed_out);
 	assert_int_equal(st.exit_code, -1);
-	assert_non_null(strstr(st.stop_note, "ignored SIGTERM for 1 s and ended on SIGKILL"));
-	assert_non_null(strstr(st.stop_note, "its process group"));
-	assert_non_null(strstr(st.stop_note, "the console shell's prompt came back"));
+	TS_ASSERT_HAS(st.stop_note, "ignored SIGTERM for 1 s and ended on SIGKILL",
+		"its process group", "the console shell's prompt came back");
 	assert_int_equal(processes_left("1007"), 0);
 	assert_true(took < 1500 + 4000);
 	assert_usable_at_once(t, &s);
@@ -163,7 +162,7 @@ static void timeout_stops(struct ts_pty_board *f, const char *shell)
 	/* a command that does not ignore TERM ends on it */
 	assert_int_equal(run(t, "echo started; sleep 1017", 1000, &s, &st, &took), 0);
 	assert_true(st.timed_out);
-	assert_non_null(strstr(st.stop_note, "ended on SIGTERM"));
+	TS_ASSERT_HAS(st.stop_note, "ended on SIGTERM");
 	assert_int_equal(processes_left("1017"), 0);
 	assert_usable_at_once(t, &s);
 	strbuf_release(&s.out);
@@ -222,7 +221,7 @@ static void ctrl_c_stops(struct ts_pty_board *f, int count, const char *expect)
 	assert_true(st.interrupted);
 	assert_int_equal(count >= 2, hurry);
 	assert_non_null(strstr(st.stop_note, expect));
-	assert_non_null(strstr(st.stop_note, "the console shell's prompt came back"));
+	TS_ASSERT_HAS(st.stop_note, "the console shell's prompt came back");
 	assert_int_equal(processes_left("1027"), 0);
 	assert_usable_at_once(t, &s);
 	strbuf_release(&s.out);
@@ -282,7 +281,7 @@ static void test_orch_run_next_test_at_once(void **state)
 	const char *msg = ts_json_str(stub, "message");
 	print_message("stubborn: %s\n", msg);
 	assert_string_equal(ts_json_str(stub, "status"), "fail");
-	assert_non_null(strstr(msg, "timed out after 2s; its process group"));
+	TS_ASSERT_HAS(msg, "timed out after 2s; its process group");
 	assert_non_null(strstr(msg, "ignored SIGTERM for 1 s and ended on SIGKILL; the console "
 				    "shell's prompt came back"));
 	assert_int_equal(processes_left("1037"), 0);
@@ -293,21 +292,8 @@ static void test_orch_run_next_test_at_once(void **state)
 	print_message("next test started %.3f s after the stubborn one ended\n", gap);
 	assert_true(gap < 3.0);
 	json_decref(root);
-	free(dir);
-	free(out);
-	free(inv_text);
-	free(inv);
-	free(sc);
+	TS_FREE(dir, out, inv_text, inv, sc);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_timeout_dash),
-		cmocka_unit_test(test_timeout_busybox),
-		cmocka_unit_test(test_one_ctrl_c),
-		cmocka_unit_test(test_two_ctrl_c),
-		cmocka_unit_test(test_orch_run_next_test_at_once),
-	};
-	return ts_run_group(tests, setup, ts_pty_board_teardown);
-}
+TS_MAIN(setup, ts_pty_board_teardown, test_timeout_dash, test_timeout_busybox, test_one_ctrl_c,
+	test_two_ctrl_c, test_orch_run_next_test_at_once)

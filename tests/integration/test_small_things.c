@@ -18,7 +18,6 @@ static char *tmp;
 
 static int group_setup(void **state)
 {
-	(void)state;
 	tmp = ts_mkdtemp_with("small-things", "inventory.yaml", "boards:\n  l1: { local: true }\n");
 	free(ts_write_file(tmp, "sc.yaml", "name: nightly-x\ninventory: inventory.yaml\n"
 			   "tests:\n  - { name: t, run: 'echo started; sleep 30' }\n"));
@@ -27,13 +26,11 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	return ts_rmrf_free(&tmp);
 }
 
 static void test_who(void **state)
 {
-	(void)state;
 	char *out = NULL;
 	int rc = ts_run(&out, "cd '%s' && export ORCH_LOCK_DIR='%s/locks' && unset ORCH_DB && "
 			"%s lock l1 -i inventory.yaml --note 'bench work' && "
@@ -64,7 +61,6 @@ static void test_who(void **state)
 
 static void test_history_file(void **state)
 {
-	(void)state;
 	char *out = NULL;
 	int rc = ts_run(&out, "cd '%s' && %s history nothere.yaml -o runs 2>&1", tmp, ORCH_BIN);
 	assert_int_equal(rc, 2);
@@ -79,7 +75,6 @@ static void test_history_file(void **state)
 
 static void test_sigterm(void **state)
 {
-	(void)state;
 	char *log = xasprintf("%s/term.log", tmp);
 	char *cmd = xasprintf("cd '%s' && exec %s run -v sc.yaml -o runs", tmp, ORCH_BIN);
 	pid_t pid = ts_spawn(cmd, log);
@@ -103,17 +98,7 @@ static void test_sigterm(void **state)
 		fail_msg("SIGTERM message:\n%s", text);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 130);
-	free(text);
-	free(cmd);
-	free(log);
+	TS_FREE(text, cmd, log);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_who),
-		cmocka_unit_test(test_history_file),
-		cmocka_unit_test(test_sigterm),
-	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
-}
+TS_MAIN(group_setup, group_teardown, test_who, test_history_file, test_sigterm)

@@ -29,7 +29,6 @@ static char *board_dir;   /* the boards' folder for transfers (they share this h
 
 static int group_setup(void **state)
 {
-	(void)state;
 	if (lab_group_up(&L, "127.0.228", 1, 1, false) < 0)
 		return -1;
 	tmp = ts_orch_dir("transfer-path");
@@ -46,11 +45,9 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	lab_group_down(&L);
 	ts_rmrf(tmp);
-	free(tmp);
-	free(board_dir);
+	TS_FREE(tmp, board_dir);
 	return 0;
 }
 
@@ -119,7 +116,6 @@ static void assert_dir_empty(void)
  * closed and removed), down reads it back whole; on both servers. */
 static void test_bytes_land_at_path(void **state)
 {
-	(void)state;
 	const char *boards[] = { "tp-ossh", "tp-drop" };
 	for (int i = 0; i < 2; i++) {
 		int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -152,21 +148,17 @@ static void test_bytes_land_at_path(void **state)
 		if (!strstr(text, named))
 			fail_msg("no '%s' in stdout.log:\n%s", named, text);
 		free(named);
-		assert_non_null(strstr(text, "up: 3000001 bytes in "));
-		assert_non_null(strstr(text, "down: 3000001 bytes in "));
-		free(text);
-		free(log);
+		TS_ASSERT_HAS(text, "up: 3000001 bytes in ", "down: 3000001 bytes in ");
+		TS_FREE(text, log);
 		assert_dir_empty();
 		json_decref(res);
-		free(out);
-		free(tests);
+		TS_FREE(out, tests);
 	}
 }
 
 /* A file that is there already is never written nor removed. */
 static void test_existing_file_kept(void **state)
 {
-	(void)state;
 	char *file = xasprintf("%s/mine", board_dir);
 	free(ts_write_file(board_dir, "mine", "keep me\n"));
 	chmod(file, 0666);
@@ -184,15 +176,12 @@ static void test_existing_file_kept(void **state)
 	free(kept);
 	unlink(file);
 	json_decref(res);
-	free(out);
-	free(tests);
-	free(file);
+	TS_FREE(out, tests, file);
 }
 
 /* Two tests, two ciphers (and MACs): two figures, each naming what ran. */
 static void test_two_ciphers_two_figures(void **state)
 {
-	(void)state;
 	char *tests = xasprintf(
 		"  - name: ctr\n"
 		"    transfer: { size: 2MiB, direction: up, path: %s, ciphers: aes128-ctr,\n"
@@ -218,18 +207,15 @@ static void test_two_ciphers_two_figures(void **state)
 	char *text = ts_read_file(path);
 	if (!strstr(text, "implementation: tp-drop,tp-ossh ctr: SSH cipher aes128-ctr"))
 		fail_msg("summary.txt:\n%s", text);
-	free(text);
-	free(path);
+	TS_FREE(text, path);
 	assert_dir_empty();
 	json_decref(res);
-	free(out);
-	free(tests);
+	TS_FREE(out, tests);
 }
 
 /* validate refuses a cipher libssh does not know, where it is written. */
 static void test_validate_refuses_cipher(void **state)
 {
-	(void)state;
 	char *sc = ts_write_file(tmp, "badcipher.yaml",
 				 "name: bad\ninventory: inv.yaml\nboards: [tp-ossh]\ntests:\n"
 				 "  - name: x\n"
@@ -240,18 +226,8 @@ static void test_validate_refuses_cipher(void **state)
 	char *want = xasprintf("%s:6:49: error: unknown cipher 'blowfish-cbc'", sc);
 	if (!strstr(out, want))
 		fail_msg("wanted '%s' in:\n%s", want, out);
-	free(want);
-	free(out);
-	free(sc);
+	TS_FREE(want, out, sc);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bytes_land_at_path),
-		cmocka_unit_test(test_existing_file_kept),
-		cmocka_unit_test(test_two_ciphers_two_figures),
-		cmocka_unit_test(test_validate_refuses_cipher),
-	};
-	return ts_run_group(tests, group_setup, group_teardown);
-}
+TS_MAIN(group_setup, group_teardown, test_bytes_land_at_path, test_existing_file_kept,
+	test_two_ciphers_two_figures, test_validate_refuses_cipher)

@@ -49,7 +49,6 @@ static int count_sleepers(int n)
 
 static void test_output_and_exit(void **state)
 {
-	(void)state;
 	struct ts_collect c = { 0 };
 	struct transport_status st;
 	assert_int_equal(run("echo hello; echo oops >&2; printf 'it'\\''s'", 10000, -1, &c, &st), 0);
@@ -86,7 +85,6 @@ static void test_output_and_exit(void **state)
 
 static void test_own_session(void **state)
 {
-	(void)state;
 	struct ts_collect c = { 0 };
 	struct transport_status st;
 	assert_int_equal(run("cut -d' ' -f1,5,6 /proc/$$/stat", 10000, -1, &c, &st), 0);
@@ -100,7 +98,6 @@ static void test_own_session(void **state)
 
 static void test_stdin_push(void **state)
 {
-	(void)state;
 	char *dir = ts_mkdtemp("local");
 	char *path = xasprintf("%s/data", dir);
 	char *expect = NULL;
@@ -124,8 +121,7 @@ static void test_stdin_push(void **state)
 	assert_string_equal(strbuf_str(&c2.out), "closed\n");
 	ts_collect_release(&c2);
 	close(fd);
-	free(expect);
-	free(path);
+	TS_FREE(expect, path);
 	ts_rmrf(dir);
 	free(dir);
 	assert_no_children();
@@ -133,7 +129,6 @@ static void test_stdin_push(void **state)
 
 static void test_large_output(void **state)
 {
-	(void)state;
 	struct ts_collect c = { .count_only = true };
 	struct transport_status st;
 	assert_int_equal(run("head -c 52428800 /dev/zero; echo e >&2", 60000, -1, &c, &st), 0);
@@ -145,7 +140,6 @@ static void test_large_output(void **state)
 
 static void test_timeout_kills_group(void **state)
 {
-	(void)state;
 	struct ts_collect c = { 0 };
 	struct transport_status st;
 	assert_int_equal(run("echo go; sleep 5551 & sleep 5551", 500, -1, &c, &st), 0);
@@ -159,7 +153,6 @@ static void test_timeout_kills_group(void **state)
 
 static void test_interrupt(void **state)
 {
-	(void)state;
 	struct ts_collect c = { .interrupt_on_output = true };
 	struct transport_status st;
 	assert_int_equal(run("echo go; sleep 5552 & sleep 5552", 30000, -1, &c, &st), 0);
@@ -173,7 +166,6 @@ static void test_interrupt(void **state)
 
 static void test_stop_from_callback(void **state)
 {
-	(void)state;
 	struct ts_collect c = { .stop_on_output = true };
 	struct transport_status st;
 	assert_int_equal(run("echo go; sleep 5553", 30000, -1, &c, &st), 0);
@@ -185,7 +177,6 @@ static void test_stop_from_callback(void **state)
 
 static void test_capture(void **state)
 {
-	(void)state;
 	struct transport *t = transport_local_new();
 	char *out = NULL;
 	int code = -1;
@@ -199,7 +190,7 @@ static void test_capture(void **state)
 	assert_int_equal(transport_capture(t, "sleep 5554", 200, 4, &out, &code, err,
 					   sizeof(err)), -1);
 	assert_null(out);
-	assert_non_null(strstr(err, "timed out"));
+	TS_ASSERT_HAS(err, "timed out");
 	transport_free(t);
 	assert_no_children();
 }
@@ -208,7 +199,6 @@ static void test_capture(void **state)
  * still applies, and a command that never reads it finishes. */
 static void test_silent_stdin_pipe(void **state)
 {
-	(void)state;
 	int p[2];
 	assert_int_equal(pipe(p), 0);
 	alarm(30);   /* a hang kills the test instead of CI's time */
@@ -230,18 +220,6 @@ static void test_silent_stdin_pipe(void **state)
 	assert_no_children();
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_output_and_exit),
-		cmocka_unit_test(test_own_session),
-		cmocka_unit_test(test_stdin_push),
-		cmocka_unit_test(test_silent_stdin_pipe),
-		cmocka_unit_test(test_large_output),
-		cmocka_unit_test(test_timeout_kills_group),
-		cmocka_unit_test(test_interrupt),
-		cmocka_unit_test(test_stop_from_callback),
-		cmocka_unit_test(test_capture),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_output_and_exit, test_own_session, test_stdin_push, test_silent_stdin_pipe,
+	test_large_output, test_timeout_kills_group, test_interrupt, test_stop_from_callback,
+	test_capture)

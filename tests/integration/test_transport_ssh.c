@@ -39,19 +39,16 @@ static struct lab *lab;
 
 static int group_setup(void **state)
 {
-	(void)state;
 	return lab_group_up(&lab, LAB_BASE, 3, 1, true);
 }
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	return lab_group_down(&lab);
 }
 
 static void test_exec_output_and_exit(void **state)
 {
-	(void)state;
 	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 1));
 	struct ts_collect c = { 0 };
 	struct transport_status st;
@@ -86,7 +83,6 @@ static void test_exec_output_and_exit(void **state)
 
 static void test_capture(void **state)
 {
-	(void)state;
 	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 2));
 	char *out = NULL;
 	int code = -1;
@@ -121,7 +117,6 @@ static void check_timeout_kills_group(struct ssh_target t, int n)
 
 static void test_timeout_kills_group(void **state)
 {
-	(void)state;
 	check_timeout_kills_group(lab_target(lab, LAB_OPENSSH, 1), 4321);
 }
 
@@ -129,7 +124,6 @@ static void test_timeout_kills_group(void **state)
  * what the command started. */
 static void test_timeout_before_pid_line(void **state)
 {
-	(void)state;
 	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 2));
 	struct ts_collect c = { 0 };
 	struct transport_status st;
@@ -152,7 +146,6 @@ static int stop_after_first(void *ctx, enum transport_stream stream, const char 
 
 static void test_stop_from_callback(void **state)
 {
-	(void)state;
 	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 3));
 	int calls = 0;
 	char err[256];
@@ -181,7 +174,6 @@ static int interrupt_on_output(void *ctx, enum transport_stream stream, const ch
 
 static void test_interrupt(void **state)
 {
-	(void)state;
 	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 3));
 	char err[256];
 	struct transport_exec req = {
@@ -223,22 +215,19 @@ static void check_stdin_push(struct ssh_target t, size_t size)
 	ts_collect_release(&c2);
 	close(fd);
 	transport_free(tr);
-	free(expect);
-	free(path);
+	TS_FREE(expect, path);
 	ts_rmrf(dir);
 	free(dir);
 }
 
 static void test_stdin_push(void **state)
 {
-	(void)state;
 	check_stdin_push(lab_target(lab, LAB_OPENSSH, 2), 5u << 20);
 }
 
 /* stdin from a pipe whose writer is slow: output keeps flowing meanwhile. */
 static void test_stdin_from_pipe(void **state)
 {
-	(void)state;
 	int p[2];
 	assert_int_equal(pipe(p), 0);
 	pid_t pid = fork();
@@ -267,7 +256,6 @@ static void test_stdin_from_pipe(void **state)
 
 static void test_stdout_50mb_streams(void **state)
 {
-	(void)state;
 	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 1));
 	struct ts_collect c = { .count_only = true };
 	struct transport_status st;
@@ -298,7 +286,6 @@ static char *wrong_known_hosts(const char *dir, int board, int key_of)
 
 static void test_host_key_policies(void **state)
 {
-	(void)state;
 	char *dir = ts_mkdtemp("kh");
 	char *wrong = wrong_known_hosts(dir, 1, 2);
 	char err[512] = "";
@@ -318,7 +305,7 @@ static void test_host_key_policies(void **state)
 
 	t.host_key = SSH_HOSTKEY_ACCEPT_NEW;   /* a changed key is refused even so */
 	assert_null(transport_ssh_new(&t, err, sizeof(err)));
-	assert_non_null(strstr(err, "host key mismatch"));
+	TS_ASSERT_HAS(err, "host key mismatch");
 
 	t.host_key = SSH_HOSTKEY_OFF;
 	struct transport *tr = lab_connect_or_fail(t);
@@ -344,15 +331,13 @@ static void test_host_key_policies(void **state)
 	tr = lab_connect_or_fail(t);
 	transport_free(tr);
 
-	free(fresh);
-	free(wrong);
+	TS_FREE(fresh, wrong);
 	ts_rmrf(dir);
 	free(dir);
 }
 
 static void test_connection_refused(void **state)
 {
-	(void)state;
 	struct ssh_target t = lab_target(lab, LAB_OPENSSH, 1);
 	t.port = 2223;
 	char err[512] = "";
@@ -364,7 +349,6 @@ static void test_connection_refused(void **state)
 /* A server that accepts TCP but never says a word: the connect timeout applies. */
 static void test_connect_timeout_and_interrupt(void **state)
 {
-	(void)state;
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(LAB_PORT) };
 	inet_pton(AF_INET, LAB_BASE ".250", &sa.sin_addr);
@@ -389,7 +373,6 @@ static void test_connect_timeout_and_interrupt(void **state)
 
 static void test_wrong_key(void **state)
 {
-	(void)state;
 	char *dir = ts_mkdtemp("key");
 	assert_int_equal(ts_run(NULL, "ssh-keygen -q -t ed25519 -N '' -f '%s/other'", dir), 0);
 	char *key = xasprintf("%s/other", dir);
@@ -407,7 +390,6 @@ static void test_wrong_key(void **state)
 
 static void test_password(void **state)
 {
-	(void)state;
 	struct ssh_target t = lab_target(lab, LAB_PASSWORD, 1);
 	assert_non_null(t.password);
 	struct transport *tr = lab_connect_or_fail(t);
@@ -422,7 +404,7 @@ static void test_password(void **state)
 	t.password = "wrong";
 	assert_null(transport_ssh_new(&t, err, sizeof(err)));
 	print_message("%s\n", err);
-	assert_non_null(strstr(err, "failed: no accepted key, password refused"));
+	TS_ASSERT_HAS(err, "failed: no accepted key, password refused");
 
 	/* A board that takes no passwords says so. */
 	struct ssh_target k = lab_target(lab, LAB_OPENSSH, 1);
@@ -430,12 +412,11 @@ static void test_password(void **state)
 	k.password = "whatever";
 	assert_null(transport_ssh_new(&k, err, sizeof(err)));
 	print_message("%s\n", err);
-	assert_non_null(strstr(err, "failed: no accepted key, and the server does not take passwords"));
+	TS_ASSERT_HAS(err, "failed: no accepted key, and the server does not take passwords");
 }
 
 static void test_dropbear(void **state)
 {
-	(void)state;
 	struct ssh_target t = lab_target(lab, LAB_DROPBEAR, 1);
 	struct transport *tr = lab_connect_or_fail(t);
 	struct ts_collect c = { 0 };
@@ -452,7 +433,6 @@ static void test_dropbear(void **state)
 
 static void test_ssh_config_alias(void **state)
 {
-	(void)state;
 	struct ssh_target t = {
 		.name = "alias", .host = "lab2", .ssh_config = lab->ssh_config,
 		.host_key = SSH_HOSTKEY_STRICT,
@@ -475,7 +455,6 @@ static void test_ssh_config_alias(void **state)
 
 static void test_proxy_command(void **state)
 {
-	(void)state;
 	struct ssh_target t = {
 		.name = "proxied", .host = "labproxy", .ssh_config = lab->ssh_config,
 		.host_key = SSH_HOSTKEY_STRICT,
@@ -502,7 +481,6 @@ static int board1_logins(void)
 /* ProxyJump: libssh 0.10 runs `ssh -W` through board 1 (bin/ssh adds the lab's config). */
 static void test_proxy_jump(void **state)
 {
-	(void)state;
 	char *old_path = xstrdup(getenv("PATH"));
 	char *path = xasprintf("%s/bin:%s", lab->dir, old_path);
 	setenv("PATH", path, 1);
@@ -514,8 +492,7 @@ static void test_proxy_jump(void **state)
 	int logins_before = board1_logins();
 	struct transport *tr = transport_ssh_new(&t, err, sizeof(err));
 	setenv("PATH", old_path, 1);
-	free(path);
-	free(old_path);
+	TS_FREE(path, old_path);
 	if (!tr)
 		fail_msg("connect through ProxyJump: %s", err);
 	assert_string_equal(transport_describe(tr), "orchlab@" LAB_BASE ".2:2222");
@@ -577,7 +554,6 @@ static void kill_orphaned_sleep(const char *cmdline)
 
 static void test_lost_connection(void **state)
 {
-	(void)state;
 	struct transport *tr = lab_connect_or_fail(lab_target(lab, LAB_OPENSSH, 3));
 	struct ts_collect c = { 0 };
 	struct transport_status st;
@@ -603,26 +579,11 @@ static void test_lost_connection(void **state)
 int main(void)
 {
 	transport_ssh_global_init();
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exec_output_and_exit),
-		cmocka_unit_test(test_capture),
-		cmocka_unit_test(test_timeout_kills_group),
-		cmocka_unit_test(test_timeout_before_pid_line),
-		cmocka_unit_test(test_stop_from_callback),
-		cmocka_unit_test(test_interrupt),
-		cmocka_unit_test(test_stdin_push),
-		cmocka_unit_test(test_stdin_from_pipe),
-		cmocka_unit_test(test_stdout_50mb_streams),
-		cmocka_unit_test(test_host_key_policies),
-		cmocka_unit_test(test_connection_refused),
-		cmocka_unit_test(test_connect_timeout_and_interrupt),
-		cmocka_unit_test(test_wrong_key),
-		cmocka_unit_test(test_password),
-		cmocka_unit_test(test_dropbear),
-		cmocka_unit_test(test_ssh_config_alias),
-		cmocka_unit_test(test_proxy_command),
-		cmocka_unit_test(test_proxy_jump),
-		cmocka_unit_test(test_lost_connection),
-	};
-	return ts_run_group(tests, group_setup, group_teardown);
+	return TS_RUN_TESTS(group_setup, group_teardown, test_exec_output_and_exit, test_capture,
+		   test_timeout_kills_group, test_timeout_before_pid_line, test_stop_from_callback,
+		   test_interrupt, test_stdin_push, test_stdin_from_pipe, test_stdout_50mb_streams,
+		   test_host_key_policies, test_connection_refused,
+		   test_connect_timeout_and_interrupt, test_wrong_key, test_password, test_dropbear,
+		   test_ssh_config_alias, test_proxy_command, test_proxy_jump,
+		   test_lost_connection);
 }

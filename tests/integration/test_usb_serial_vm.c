@@ -31,7 +31,6 @@ static const char script[] =
 
 static void test_usb_adapter(void **state)
 {
-	(void)state;
 	char *lab = xasprintf("%s/tests/lab/usb-serial-vm.sh", ORCH_SOURCE_DIR);
 	char *why = NULL;
 	if (ts_run(&why, "%s check", lab) != 0) {
@@ -72,8 +71,7 @@ static void test_usb_adapter(void **state)
 		char *p = xasprintf("%s/%s", dir, files[i]);
 		char *t = ts_read_file(p);
 		print_message("--- %s\n%s\n", files[i], t ? t : "(none)");
-		free(t);
-		free(p);
+		TS_FREE(t, p);
 	}
 	assert_int_equal(rc, 0);
 
@@ -82,25 +80,20 @@ static void test_usb_adapter(void **state)
 	assert_non_null(ports);
 	char *line = strstr(ports, "/dev/ttyUSB0");
 	assert_non_null(line);
-	assert_non_null(strstr(line, "0403:6001"));
-	free(ports);
-	free(p);
+	TS_ASSERT_HAS(line, "0403:6001");
+	TS_FREE(ports, p);
 
 	p = xasprintf("%s/boot.rc", dir);
 	char *brc = ts_read_file(p);
 	assert_non_null(brc);
 	assert_int_equal(atoi(brc), 0);
-	free(brc);
-	free(p);
+	TS_FREE(brc, p);
 	p = xasprintf("%s/boot.txt", dir);
 	char *boot = ts_read_file(p);
 	assert_non_null(boot);
-	assert_non_null(strstr(boot, "kernel "));
-	assert_non_null(strstr(boot, "Run /init"));
-	assert_non_null(strstr(boot, "login "));
-	assert_null(strstr(boot, "not reached"));
-	free(boot);
-	free(p);
+	TS_ASSERT_HAS(boot, "kernel ", "Run /init", "login ");
+	TS_ASSERT_LACKS(boot, "not reached");
+	TS_FREE(boot, p);
 
 	p = xasprintf("%s/first.pid", dir);
 	char *first = ts_read_file(p);
@@ -112,23 +105,11 @@ static void test_usb_adapter(void **state)
 	char want[64];
 	snprintf(want, sizeof(want), "is in use by pid %d (", atoi(first));
 	assert_non_null(strstr(second, want));
-	assert_non_null(strstr(second, "LCK..ttyUSB0"));
-	free(second);
-	free(first);
-	free(p);
+	TS_ASSERT_HAS(second, "LCK..ttyUSB0");
+	TS_FREE(second, first, p);
 
 	ts_rmrf(dir);
-	free(dir);
-	free(feed);
-	free(sh);
-	free(text);
-	free(lab);
+	TS_FREE(dir, feed, sh, text, lab);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_usb_adapter),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_usb_adapter)

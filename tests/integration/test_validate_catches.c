@@ -18,21 +18,18 @@ static char *tmp;
 
 static int group_setup(void **state)
 {
-	(void)state;
 	tmp = ts_mkdtemp("validate-catches");
 	free(ts_write_file(tmp, "inventory.yaml", "boards:\n  l1: { local: true }\n"));
 	char *dir = xasprintf("%s/bench/x86_64", tmp);
 	char *cmd = xasprintf("mkdir -p '%s' && touch '%s/remote-bench-mem' '%s/remote-bench-cpu'",
 			      dir, dir, dir);
 	assert_int_equal(ts_run(NULL, "%s", cmd), 0);
-	free(cmd);
-	free(dir);
+	TS_FREE(cmd, dir);
 	return 0;
 }
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	return ts_rmrf_free(&tmp);
 }
 
@@ -55,7 +52,6 @@ static void has(const char *out, const char *want)
 
 static void test_units_and_names(void **state)
 {
-	(void)state;
 	char *out = validate(2, "units.yaml",
 		"inventory: inventory.yaml\n"
 		"tests:\n"
@@ -90,7 +86,6 @@ static void test_units_and_names(void **state)
 
 static void test_bench_name(void **state)
 {
-	(void)state;
 	char *out = validate(2, "bench.yaml",
 		"inventory: inventory.yaml\ntests:\n  - { name: m, bench: memm }\n");
 	has(out, "unknown remote-bench program 'memm' (did you mean 'mem'?");
@@ -99,7 +94,6 @@ static void test_bench_name(void **state)
 
 static void test_tab_and_regex(void **state)
 {
-	(void)state;
 	char *out = validate(2, "tab.yaml", "inventory: inventory.yaml\ntests:\n"
 			     "  -\tname: a\n");
 	has(out, "tab.yaml:3:4: error: a tab character: YAML indents with spaces only");
@@ -111,12 +105,4 @@ static void test_tab_and_regex(void **state)
 	free(out);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_units_and_names),
-		cmocka_unit_test(test_bench_name),
-		cmocka_unit_test(test_tab_and_regex),
-	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
-}
+TS_MAIN(group_setup, group_teardown, test_units_and_names, test_bench_name, test_tab_and_regex)

@@ -19,7 +19,6 @@ static char *tmp;
 
 static int group_setup(void **state)
 {
-	(void)state;
 	tmp = ts_mkdtemp("vars-tags");
 	free(ts_write_file(tmp, "inventory.yaml",
 			   "boards:\n"
@@ -53,7 +52,6 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	return ts_rmrf_free(&tmp);
 }
 
@@ -80,7 +78,6 @@ static void lacks(const char *out, const char *want)
 
 static void test_extra_vars(void **state)
 {
-	(void)state;
 	free(run_orch(0, "run sc.yaml -t greet -l l1 -o runs -e who=cli -q"));
 	char *log = xasprintf("%s/runs/vt/latest/l1/greet/stdout.log", tmp);
 	char *text = ts_read_file(log);
@@ -90,8 +87,7 @@ static void test_extra_vars(void **state)
 	free(run_orch(0, "run sc.yaml -t greet -l l1 -o runs -e @extra.yaml -e where=last -q"));
 	text = ts_read_file(log);
 	assert_string_equal(text, "hello file last\n");
-	free(text);
-	free(log);
+	TS_FREE(text, log);
 	char *out = run_orch(0, "run sc.yaml -t greet -l l1 --dry-run -v -e who=cli");
 	has(out, "  who = 'cli'  (-e)");
 	has(out, "run: export ORCH_VARS_WHO='cli'; export ORCH_VARS_WHERE='here'; "
@@ -104,7 +100,6 @@ static void test_extra_vars(void **state)
 
 static void test_env_unset(void **state)
 {
-	(void)state;
 	char *out = run_orch(2, "validate env.yaml");
 	has(out, "env.yaml:5:10: error: {env.ORCH_UT_UNSET_B}: ORCH_UT_UNSET_B is not set");
 	lacks(out, "ORCH_UT_UNSET_A is not set");
@@ -124,13 +119,11 @@ static void test_env_unset(void **state)
 	char *text = ts_read_file(log);
 	assert_non_null(text);
 	assert_string_equal(text, "a=fallback b=set\n");
-	free(text);
-	free(log);
+	TS_FREE(text, log);
 }
 
 static void test_tags_and_list(void **state)
 {
-	(void)state;
 	char *out = run_orch(0, "run sc.yaml --list -l l1 -t tag:net");
 	assert_string_equal(out, "l1\tnet-up\tnet\nl1\tnet-down\tnet,slow\n");
 	free(out);
@@ -154,7 +147,6 @@ static void test_tags_and_list(void **state)
 
 static void test_orch_inventory(void **state)
 {
-	(void)state;
 	char *sc = ts_write_file(tmp, "noinv.yaml", "tests:\n  - { name: t, run: 'true' }\n");
 	char *out = NULL;
 	int rc = ts_run(&out, "cd '%s' && ORCH_INVENTORY=inventory.yaml %s validate noinv.yaml 2>&1",
@@ -164,17 +156,8 @@ static void test_orch_inventory(void **state)
 	free(out);
 	out = run_orch(2, "validate noinv.yaml");
 	has(out, "set ORCH_INVENTORY");
-	free(out);
-	free(sc);
+	TS_FREE(out, sc);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_extra_vars),
-		cmocka_unit_test(test_env_unset),
-		cmocka_unit_test(test_tags_and_list),
-		cmocka_unit_test(test_orch_inventory),
-	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
-}
+TS_MAIN(group_setup, group_teardown, test_extra_vars, test_env_unset, test_tags_and_list,
+	test_orch_inventory)

@@ -22,14 +22,12 @@ static char *dir;   /* scratch: inventory, scenarios, values, runs */
 
 static int setup(void **state)
 {
-	(void)state;
 	dir = ts_mkdtemp_with("verdict", "rack.yaml", "boards:\n  here: { local: true }\n");
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	(void)state;
 	return ts_rmrf_free(&dir);
 }
 
@@ -85,9 +83,7 @@ static int run_repeat(const char *name, const char *repeat, const char *values,
 		*out = output;
 	else
 		free(output);
-	free(path);
-	free(file);
-	free(yaml);
+	TS_FREE(path, file, yaml);
 	return code;
 }
 
@@ -129,18 +125,16 @@ static char *verdict_of(const char *a, const char *b, const char *name)
  * and said so in compare, the summary, JUnit and the HTML report. */
 static void test_identical_reruns_n1(void **state)
 {
-	(void)state;
 	char *a, *b, *out;
 	assert_int_equal(run_values("n1", "rate=100 lat=10.0 MemFree: 2048000 kB\n", NULL, NULL,
 				    NULL, &a), 0);
 	assert_int_equal(run_values("n1", "rate=93 lat=10.8 MemFree: 2047000 kB\n", NULL,
 				    "--baseline latest", &out, &b), 0);
-	assert_non_null(strstr(out, "not judged"));
+	TS_ASSERT_HAS(out, "not judged");
 	free(out);
 	assert_int_equal(compare(a, b, NULL, &out), 0);
-	assert_non_null(strstr(out, "7.0% slower, not judged (one sample a side)"));
-	assert_non_null(strstr(out, "0 regressions"));
-	assert_non_null(strstr(out, "--judge-single"));
+	TS_ASSERT_HAS(out, "7.0% slower, not judged (one sample a side)", "0 regressions",
+		"--judge-single");
 	free(out);
 	static const char *const files[] = { "summary.txt", "junit.xml", "report.html" };
 	for (size_t i = 0; i < 3; i++) {
@@ -151,15 +145,12 @@ static void test_identical_reruns_n1(void **state)
 	}
 	/* opted in, the threshold alone judges one against one */
 	assert_int_equal(compare(a, b, "--judge-single", &out), 1);
-	free(out);
-	free(a);
-	free(b);
+	TS_FREE(out, a, b);
 }
 
 /* Identical reruns at n=5: samples wobbling by 2% are no regression. */
 static void test_identical_reruns_n5(void **state)
 {
-	(void)state;
 	char *a, *b, *out;
 	const char *va = "rate=100.0 lat=10.0 MemFree: 2048000 kB\n"
 			 "rate=102.0 lat=10.2 MemFree: 2048100 kB\n"
@@ -175,24 +166,19 @@ static void test_identical_reruns_n5(void **state)
 	assert_int_equal(run_values("n5", vb, NULL, "--baseline latest", &out, &b), 0);
 	free(out);
 	assert_int_equal(compare(a, b, NULL, &out), 0);
-	assert_non_null(strstr(out, "0 regressions"));
-	assert_non_null(strstr(out, " 0 not judged,"));
+	TS_ASSERT_HAS(out, "0 regressions", " 0 not judged,");
 	free(out);
 	/* the same samples again: no change at all */
 	char *c;
 	assert_int_equal(run_values("n5", vb, NULL, "--baseline latest", NULL, &c), 0);
 	assert_int_equal(compare(b, c, "--only-changes", &out), 0);
-	assert_non_null(strstr(out, "no changes"));
-	free(out);
-	free(a);
-	free(b);
-	free(c);
+	TS_ASSERT_HAS(out, "no changes");
+	TS_FREE(out, a, b, c);
 }
 
 /* A 10% drop at n=5, one sample back at A's level: still a regression. */
 static void test_drop_with_outlier(void **state)
 {
-	(void)state;
 	char *a, *b, *out;
 	const char *va = "rate=100 lat=10.0\nrate=101 lat=10.1\nrate=99 lat=9.9\n"
 			 "rate=100.5 lat=10.0\nrate=99.5 lat=10.0\n";
@@ -203,20 +189,20 @@ static void test_drop_with_outlier(void **state)
 			      "      - { name: net.latency, regex: 'lat=([0-9.]+)', unit: ms }\n";
 	assert_int_equal(run_values("outlier", va, metrics, NULL, NULL, &a), 0);
 	assert_int_equal(run_values("outlier", vb, metrics, "--baseline latest", &out, &b), 1);
-	assert_non_null(strstr(out, "net.rate 9.5% slower than baseline"));
+	TS_ASSERT_HAS(out, "net.rate 9.5% slower than baseline");
 	free(out);
 	/* JUnit names it a regression, in orch's words (it was an empty failure) */
 	char *junit = ts_read_in(b, "junit.xml");
-	assert_non_null(strstr(junit, "<failure message=\"net.rate 9.5% slower than baseline"));
-	assert_non_null(strstr(junit, "type=\"regression\">"));
+	TS_ASSERT_HAS(junit, "<failure message=\"net.rate 9.5% slower than baseline",
+		"type=\"regression\">");
 	free(junit);
 	assert_int_equal(compare(a, b, NULL, &out), 1);
-	assert_non_null(strstr(out, "1 regression,"));
+	TS_ASSERT_HAS(out, "1 regression,");
 	free(out);
 	ASSERT_VERDICT(a, b, "net.rate", "regression");
 	char *json = NULL;
 	ts_run(&json, "%s compare --format json %s %s 2>/dev/null", ORCH_BIN, a, b);
-	assert_non_null(strstr(json, "\"outliers_dropped\""));
+	TS_ASSERT_HAS(json, "\"outliers_dropped\"");
 	free(json);
 	/* the wild sample far above: the same */
 	char *c;
@@ -224,16 +210,13 @@ static void test_drop_with_outlier(void **state)
 			 "rate=90.5 lat=10.0\nrate=150 lat=10.0\n";
 	assert_int_equal(run_values("outlier", vc, metrics, NULL, NULL, &c), 0);
 	ASSERT_VERDICT(a, c, "net.rate", "regression");
-	free(a);
-	free(b);
-	free(c);
+	TS_FREE(a, b, c);
 }
 
 /* A latency in ms with no better: is lower-is-better: 10 -> 12 ms is 20%
  * slower, a regression; validate warns only where nothing says. */
 static void test_latency_worsens(void **state)
 {
-	(void)state;
 	char *a, *b, *out;
 	const char *va = "rate=100 lat=10.0\nrate=100 lat=10.1\nrate=100 lat=9.9\n"
 			 "rate=100 lat=10.05\nrate=100 lat=9.95\n";
@@ -246,11 +229,11 @@ static void test_latency_worsens(void **state)
 			      "      - { name: wake, regex: 'lat=([0-9.]+)', unit: usec }\n";
 	assert_int_equal(run_values("latency", va, metrics, NULL, NULL, &a), 0);
 	assert_int_equal(run_values("latency", vb, metrics, "--baseline latest", &out, &b), 1);
-	assert_non_null(strstr(out, "net.latency 20.0% slower than baseline (10 -> 12 ms)"));
+	TS_ASSERT_HAS(out, "net.latency 20.0% slower than baseline (10 -> 12 ms)");
 	free(out);
 	assert_int_equal(compare(a, b, NULL, &out), 1);
 	/* net.latency, rtt (by name) and wake (usec, as cyclictest prints it) */
-	assert_non_null(strstr(out, "3 regressions,"));
+	TS_ASSERT_HAS(out, "3 regressions,");
 	const char *wake = strstr(out, "probe.wake: ");
 	assert_non_null(wake);
 	const char *slower = strstr(wake, " is 20.0% slower than ");
@@ -270,19 +253,15 @@ static void test_latency_worsens(void **state)
 			   "      - { name: net.latency, regex: 'l=([0-9]+)', unit: ms }\n"
 			   "      - { name: score, regex: 's=([0-9]+)', better: higher }\n"));
 	assert_int_equal(ts_run(&out, "cd '%s' && %s validate dir.yaml", dir, ORCH_BIN), 0);
-	assert_non_null(strstr(out, "dir.yaml:7:9: warning: metric 'widgets'"));
-	assert_null(strstr(out, "'net.latency'"));
-	assert_null(strstr(out, "'score'"));
-	free(out);
-	free(a);
-	free(b);
+	TS_ASSERT_HAS(out, "dir.yaml:7:9: warning: metric 'widgets'");
+	TS_ASSERT_LACKS(out, "'net.latency'", "'score'");
+	TS_FREE(out, a, b);
 }
 
 /* /proc/meminfo's kB is 1024 bytes: 2048000 kB is 2000 MiB exactly, in an
  * expectation and against a run that gave the figure in MiB. */
 static void test_kb_from_meminfo(void **state)
 {
-	(void)state;
 	char *a, *b, *out;
 	const char *va = "MemFree:        2048000 kB\nMemFree:        2048000 kB\n"
 			 "MemFree:        2048000 kB\n";
@@ -297,10 +276,10 @@ static void test_kb_from_meminfo(void **state)
 	assert_int_equal(run_values("meminfo", vb, mb, "--baseline latest", &out, &b), 0);
 	free(out);
 	assert_int_equal(compare(a, b, NULL, &out), 0);
-	assert_non_null(strstr(out, "no change (B in MiB, converted)"));
+	TS_ASSERT_HAS(out, "no change (B in MiB, converted)");
 	/* the line above the table says it in English ("is no change than" before) */
-	assert_null(strstr(out, "is no change than"));
-	assert_non_null(strstr(out, " is the same as "));
+	TS_ASSERT_LACKS(out, "is no change than");
+	TS_ASSERT_HAS(out, " is the same as ");
 	free(out);
 	ASSERT_VERDICT(a, b, "MemFree", "same");
 
@@ -320,11 +299,7 @@ static void test_kb_from_meminfo(void **state)
 				dir, ORCH_BIN), 0);
 	d = xstrdup(realpath(link, real1));
 	ASSERT_VERDICT(c, d, "MemTotal", "same");
-	free(link);
-	free(c);
-	free(d);
-	free(a);
-	free(b);
+	TS_FREE(link, c, d, a, b);
 }
 
 /* A unit that does not convert (kB -> ops/s) is "unit changed", not "the
@@ -332,7 +307,6 @@ static void test_kb_from_meminfo(void **state)
  * was not compared (it read "B is the same as A" with B's 2000 in kB). */
 static void test_unit_changed(void **state)
 {
-	(void)state;
 	char *a, *b, *out;
 	const char *va = "MemFree: 2048000 kB\nMemFree: 2048000 kB\nMemFree: 2048100 kB\n";
 	const char *ma = "    metrics:\n"
@@ -343,14 +317,11 @@ static void test_unit_changed(void **state)
 	assert_int_equal(run_values("unitch", va, ma, NULL, NULL, &a), 0);
 	assert_int_equal(run_values("unitch", vb, mb, NULL, NULL, &b), 0);
 	assert_int_equal(compare(a, b, NULL, &out), 0);
-	assert_non_null(strstr(out, "unit changed (kB -> ops/s)"));
-	assert_non_null(strstr(out, " 2000 ops/s "));
-	assert_non_null(strstr(out, "MemFree: unit changed on 1 board, not compared"));
-	assert_null(strstr(out, "is the same as"));
-	assert_non_null(strstr(out, "1 unit changed,"));
-	free(out);
-	free(a);
-	free(b);
+	TS_ASSERT_HAS(out, "unit changed (kB -> ops/s)", " 2000 ops/s ",
+		"MemFree: unit changed on 1 board, not compared");
+	TS_ASSERT_LACKS(out, "is the same as");
+	TS_ASSERT_HAS(out, "1 unit changed,");
+	TS_FREE(out, a, b);
 }
 
 /* A run stopped before its end (Ctrl-C, or killed and rebuilt by orch
@@ -358,7 +329,6 @@ static void test_unit_changed(void **state)
  * --format json, instead of a silent "N only in A". */
 static void test_compare_interrupted(void **state)
 {
-	(void)state;
 	char *a, *b, *out;
 	const char *m = "    metrics:\n"
 			"      - { name: ops, regex: 'ops=([0-9.]+)', unit: ops/s }\n";
@@ -369,7 +339,7 @@ static void test_compare_interrupted(void **state)
 	assert_int_equal(compare(a, b, NULL, &out), 0);
 	const char *line_b = strstr(out, "\nB: ");
 	assert_non_null(line_b);
-	assert_non_null(strstr(line_b, ", interrupted: its results are partial\n"));
+	TS_ASSERT_HAS(line_b, ", interrupted: its results are partial\n");
 	assert_true(strstr(out, "interrupted") > line_b);
 	free(out);
 	ts_run(&out, "%s compare --format json %s %s 2>/dev/null", ORCH_BIN, a, b);
@@ -383,17 +353,13 @@ static void test_compare_interrupted(void **state)
 	 * indexed both) */
 	assert_int_equal(ts_run(&out, "cd '%s' && %s history import runs/partial 2>&1", dir,
 				ORCH_BIN), 0);
-	assert_non_null(strstr(out, "1 run indexed"));
-	assert_non_null(strstr(out, "interrupted"));
-	free(out);
-	free(a);
-	free(b);
+	TS_ASSERT_HAS(out, "1 run indexed", "interrupted");
+	TS_FREE(out, a, b);
 }
 
 /* 0.3 -> 0.285 is exactly 5%: worse, not beyond a 5% threshold. */
 static void test_threshold_boundary(void **state)
 {
-	(void)state;
 	char *a, *b, *c, *out;
 	const char *metrics = "    metrics:\n"
 			      "      - { name: ratio, regex: 'r=([0-9.]+)', better: higher }\n";
@@ -401,19 +367,14 @@ static void test_threshold_boundary(void **state)
 	assert_int_equal(run_values("edge", "r=0.285\nr=0.285\nr=0.285\n", metrics, NULL, NULL, &b),
 			 0);
 	assert_int_equal(compare(a, b, NULL, &out), 0);
-	assert_non_null(strstr(out, "5.0% lower (worse)"));
-	assert_non_null(strstr(out, "1 worse,"));
+	TS_ASSERT_HAS(out, "5.0% lower (worse)", "1 worse,");
 	free(out);
 	assert_int_equal(run_values("edge", "r=0.2849\nr=0.2849\nr=0.2849\n", metrics, NULL, NULL,
 				    &c), 0);
 	assert_int_equal(compare(a, c, NULL, &out), 1);
 	/* its words tell it from 0.285's: "5.0%" for both hid which one crossed */
-	assert_non_null(strstr(out, "5.03% lower (worse)"));
-	assert_non_null(strstr(out, " is 5.03% worse than "));
-	free(out);
-	free(a);
-	free(b);
-	free(c);
+	TS_ASSERT_HAS(out, "5.03% lower (worse)", " is 5.03% worse than ");
+	TS_FREE(out, a, b, c);
 }
 
 /* --baseline history judges the threshold as compare does (1000 -> 950 at
@@ -421,7 +382,6 @@ static void test_threshold_boundary(void **state)
  * there too (status fail, as with --baseline RUN; it stayed pass). */
 static void test_history_baseline(void **state)
 {
-	(void)state;
 	char *run, *out;
 	const char *m = "    metrics:\n"
 			"      - { name: ops, regex: 'ops=([0-9.]+)', unit: ops/s }\n";
@@ -430,12 +390,11 @@ static void test_history_baseline(void **state)
 		assert_int_equal(run_values("hist", base, m, NULL, NULL, NULL), 0);
 	assert_int_equal(run_values("hist", "ops=950\nops=951\nops=949\n", m,
 				    "--baseline history", &out, &run), 0);
-	assert_null(strstr(out, "regressed"));
-	free(out);
-	free(run);
+	TS_ASSERT_LACKS(out, "regressed");
+	TS_FREE(out, run);
 	assert_int_equal(run_values("hist", "ops=900\nops=901\nops=899\n", m,
 				    "--baseline history", &out, &run), 1);
-	assert_non_null(strstr(out, "ops 10.0% slower than the last 4 runs (1000 -> 900"));
+	TS_ASSERT_HAS(out, "ops 10.0% slower than the last 4 runs (1000 -> 900");
 	free(out);
 	json_t *j = ts_json_load_in(run, "results.json");
 	json_t *r = ts_json_result(j, "here", "probe");
@@ -443,9 +402,8 @@ static void test_history_baseline(void **state)
 	assert_true(json_is_true(json_object_get(r, "regressed")));
 	json_decref(j);
 	char *junit = ts_read_in(run, "junit.xml");
-	assert_non_null(strstr(junit, "type=\"regression\">"));
-	free(junit);
-	free(run);
+	TS_ASSERT_HAS(junit, "type=\"regression\">");
+	TS_FREE(junit, run);
 }
 
 static json_t *repeat_of(const char *run)
@@ -463,7 +421,6 @@ static json_t *repeat_of(const char *run)
  * near zero settles by its absolute floor. */
 static void test_repeat_auto(void **state)
 {
-	(void)state;
 	char *run, *out;
 	const char *metrics = "    metrics:\n"
 			      "      - { name: net.rate, regex: 'rate=([0-9.]+)', unit: MiB/s }\n"
@@ -472,7 +429,7 @@ static void test_repeat_auto(void **state)
 	assert_int_equal(run_repeat("auto1", "auto", "rate=100 loss=0\nrate=101 loss=0.2\n"
 				    "rate=99.5 loss=0\nrate=100 loss=0\n", metrics, NULL, &out, &run),
 			 0);
-	assert_non_null(strstr(out, "repeat auto: converged after 3 runs"));
+	TS_ASSERT_HAS(out, "repeat auto: converged after 3 runs");
 	free(out);
 	json_t *r = repeat_of(run);
 	assert_true(json_is_true(json_object_get(r, "converged")));
@@ -492,7 +449,7 @@ static void test_repeat_auto(void **state)
 				    "rate=99.5 retr=0\nrate=100 retr=1\nrate=100 retr=0\n"
 				    "rate=100 retr=1\nrate=100 retr=0\nrate=100 retr=1\n"
 				    "rate=100 retr=0\nrate=100 retr=1\n", retr, NULL, &out, &run), 0);
-	assert_non_null(strstr(out, "repeat auto: converged after 3 runs"));
+	TS_ASSERT_HAS(out, "repeat auto: converged after 3 runs");
 	free(out);
 	r = repeat_of(run);
 	assert_true(json_is_true(json_object_get(r, "converged")));
@@ -512,19 +469,18 @@ static void test_repeat_auto(void **state)
 	assert_true(json_real_value(json_object_get(r, "spread_pct")) > 3.5);
 	json_decref(r);
 	char *html = ts_read_in(run, "report.html");
-	assert_non_null(strstr(html, "not converged, cap of 4 runs reached"));
+	TS_ASSERT_HAS(html, "not converged, cap of 4 runs reached");
 	free(html);
 	char *junit = ts_read_in(run, "junit.xml");
-	assert_non_null(strstr(junit, "repeat auto: not converged"));
+	TS_ASSERT_HAS(junit, "repeat auto: not converged");
 	free(junit);
 	/* orch report re-renders it from results.json */
 	assert_int_equal(ts_run(&out, "rm -f '%s/summary.txt' && %s report '%s'", run, ORCH_BIN, run),
 			 0);
 	free(out);
 	char *summary = ts_read_in(run, "summary.txt");
-	assert_non_null(strstr(summary, "not converged"));
-	free(summary);
-	free(run);
+	TS_ASSERT_HAS(summary, "not converged");
+	TS_FREE(summary, run);
 
 	/* a fixed repeat records nothing of the kind */
 	assert_int_equal(run_values("fixed", "rate=1 loss=0\nrate=2 loss=0\n", metrics, NULL, NULL, &run), 0);
@@ -539,7 +495,6 @@ static void test_repeat_auto(void **state)
  * cpu.bogomips. */
 static void test_push_and_kernel_bogomips(void **state)
 {
-	(void)state;
 	char *work = xasprintf("%s/work", dir);
 	char *yaml = xasprintf("name: bench\ninventory: rack2.yaml\nboards: [here]\ntests:\n"
 			       "  - name: cpu\n    bench: cpu\n    args: [--time, 20ms, --repeats, '1']\n");
@@ -559,10 +514,10 @@ static void test_push_and_kernel_bogomips(void **state)
 	assert_string_equal(json_string_value(json_object_get(push, "file")), "remote-bench-cpu");
 	assert_true(json_integer_value(json_object_get(push, "bytes")) > 1000);
 	char *log = ts_read_in(run, "here/cpu/push.log");
-	assert_non_null(strstr(log, "\"push\":\"remote-bench-cpu\""));
+	TS_ASSERT_HAS(log, "\"push\":\"remote-bench-cpu\"");
 	free(log);
 	char *html = ts_read_in(run, "report.html");
-	assert_non_null(strstr(html, "pushed remote-bench-cpu: "));
+	TS_ASSERT_HAS(html, "pushed remote-bench-cpu: ");
 	free(html);
 	char *cpuinfo = NULL;
 	ts_run(&cpuinfo, "sed -n '/^[Bb][Oo][Gg][Oo][Mm][Ii][Pp][Ss]/{p;q;}' /proc/cpuinfo");
@@ -575,10 +530,7 @@ static void test_push_and_kernel_bogomips(void **state)
 	}
 	free(cpuinfo);
 	json_decref(j);
-	free(run);
-	free(inv);
-	free(yaml);
-	free(work);
+	TS_FREE(run, inv, yaml, work);
 }
 
 /* A metric's own threshold: an 8% drop at n=5 is a regression
@@ -586,7 +538,6 @@ static void test_push_and_kernel_bogomips(void **state)
  * which threshold it used; a bad value is refused with file:line:col. */
 static void test_metric_threshold(void **state)
 {
-	(void)state;
 	char *a, *b, *out;
 	const char *va = "rate=100\nrate=101\nrate=99\nrate=100.5\nrate=99.5\n";
 	const char *vb = "rate=92\nrate=93\nrate=91\nrate=92.5\nrate=91.5\n";
@@ -598,9 +549,8 @@ static void test_metric_threshold(void **state)
 	assert_int_equal(run_values("thr5", va, plain, NULL, NULL, &a), 0);
 	free(a);
 	assert_int_equal(run_values("thr5", vb, plain, "--baseline latest", &out, &b), 1);
-	assert_non_null(strstr(out, "net.rate 8."));
-	free(out);
-	free(b);
+	TS_ASSERT_HAS(out, "net.rate 8.");
+	TS_FREE(out, b);
 
 	assert_int_equal(run_values("thr12", va, own, NULL, NULL, &a), 0);
 	assert_int_equal(run_values("thr12", vb, own, "--baseline latest", &out, &b), 0);
@@ -616,24 +566,21 @@ static void test_metric_threshold(void **state)
 		fail_msg("verdict threshold_pct is not 12");
 	json_decref(res);
 	ASSERT_VERDICT(a, b, "net.rate", "worse");
-	free(a);
-	free(b);
+	TS_FREE(a, b);
 
 	const char *bad = "name: badthr\ninventory: rack.yaml\nboards: [here]\ntests:\n"
 			  "  - name: probe\n    run: echo rate=1\n    metrics:\n"
 			  "      - { name: r, regex: 'rate=([0-9.]+)', threshold: 12 percent }\n";
 	char *path = ts_write_file(dir, "badthr.yaml", bad);
 	assert_int_equal(ts_run(&out, "cd '%s' && %s validate badthr.yaml 2>&1", dir, ORCH_BIN), 2);
-	assert_non_null(strstr(out, "badthr.yaml:8:56: error: invalid percentage for 'threshold'"));
-	free(out);
-	free(path);
+	TS_ASSERT_HAS(out, "badthr.yaml:8:56: error: invalid percentage for 'threshold'");
+	TS_FREE(out, path);
 }
 
 /* A remote-bench JSON line with no direction (no better, and neither unit
  * nor name says) warns as a scenario metric does, once per metric per run. */
 static void test_json_metric_direction_warning(void **state)
 {
-	(void)state;
 	char *out;
 	const char *yaml = "name: jdir\ninventory: rack.yaml\nboards: [here]\ntests:\n"
 			   "  - name: probe\n    repeat: 3\n    parse: remote-bench\n"
@@ -650,10 +597,8 @@ static void test_json_metric_direction_warning(void **state)
 	if (!first)
 		fail_msg("no warning: %s", out);
 	assert_null(strstr(first + 1, w));   /* once, not once per repeat */
-	assert_null(strstr(out, "metric 'rtt'"));
-	assert_null(strstr(out, "metric 'knobs'"));
-	free(out);
-	free(path);
+	TS_ASSERT_LACKS(out, "metric 'rtt'", "metric 'knobs'");
+	TS_FREE(out, path);
 }
 
 int main(void)
@@ -662,20 +607,9 @@ int main(void)
 		fprintf(stderr, "%s is not built\n", ORCH_BIN);
 		return 1;
 	}
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_identical_reruns_n1),
-		cmocka_unit_test(test_identical_reruns_n5),
-		cmocka_unit_test(test_drop_with_outlier),
-		cmocka_unit_test(test_latency_worsens),
-		cmocka_unit_test(test_kb_from_meminfo),
-		cmocka_unit_test(test_unit_changed),
-		cmocka_unit_test(test_compare_interrupted),
-		cmocka_unit_test(test_threshold_boundary),
-		cmocka_unit_test(test_history_baseline),
-		cmocka_unit_test(test_repeat_auto),
-		cmocka_unit_test(test_push_and_kernel_bogomips),
-		cmocka_unit_test(test_metric_threshold),
-		cmocka_unit_test(test_json_metric_direction_warning),
-	};
-	return ts_run_group(tests, setup, teardown);
+	return TS_RUN_TESTS(setup, teardown, test_identical_reruns_n1, test_identical_reruns_n5,
+		   test_drop_with_outlier, test_latency_worsens, test_kb_from_meminfo,
+		   test_unit_changed, test_compare_interrupted, test_threshold_boundary,
+		   test_history_baseline, test_repeat_auto, test_push_and_kernel_bogomips,
+		   test_metric_threshold, test_json_metric_direction_warning);
 }

@@ -53,7 +53,6 @@ static struct fx F;
 
 static int setup(void **state)
 {
-	(void)state;
 	if (ts_run(NULL, "command -v socat >/dev/null") != 0) {
 		print_message("socat is not installed (apt-get install socat)\n");
 		return -1;
@@ -83,15 +82,11 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	ts_stop(&F.socat[0]);
 	ts_stop(&F.socat[1]);
 	lab_down(F.lab);
 	ts_rmrf(F.dir);
-	free(F.dir);
-	free(F.gen);
-	free(F.console);
-	free(F.chatty);
+	TS_FREE(F.dir, F.gen, F.console, F.chatty);
 	return 0;
 }
 
@@ -121,7 +116,6 @@ static double metric_value(json_t *r, const char *name)
 /* `print('{' + 'x'*8183 + ' tput=123456 MB/s}')`: the number is 123456. */
 static void test_json_line_over_8k(void **state)
 {
-	(void)state;
 	char *tests = xasprintf("  - name: tput\n    run: sh %s tput\n"
 				"    metrics: [{ name: tput, regex: 'tput=([0-9]+)' }]\n"
 				"    expect: { tput: { min: 100000 } }\n", F.gen);
@@ -139,14 +133,12 @@ static void test_json_line_over_8k(void **state)
 	}
 	assert_int_equal(rc, 0);
 	json_decref(res);
-	free(out);
-	free(tests);
+	TS_FREE(out, tests);
 }
 
 /* `^speed ([0-9]+) z+$` does not match a line that ends in " BAD". */
 static void test_anchored_regex_sees_line_end(void **state)
 {
-	(void)state;
 	char *tests = xasprintf("  - name: speed\n    run: sh %s speed\n"
 				"    metrics: [{ name: speed, regex: '^speed ([0-9]+) z+$' }]\n"
 				"    expect: { speed: { min: 1 } }\n", F.gen);
@@ -163,15 +155,13 @@ static void test_anchored_regex_sees_line_end(void **state)
 	}
 	assert_int_equal(rc, 1);
 	json_decref(res);
-	free(out);
-	free(tests);
+	TS_FREE(out, tests);
 }
 
 /* A line of 1 MiB + 7 bytes holding "tput=5": too long for matching, so
  * the value is the next line's 7; results.json and the summary say so. */
 static void test_line_over_cap_reported(void **state)
 {
-	(void)state;
 	char *tests = xasprintf("  - name: huge\n    run: sh %s huge\n"
 				"    log_limit: 4MiB\n"
 				"    metrics: [{ name: tput, regex: 'tput=([0-9]+)' }]\n", F.gen);
@@ -202,18 +192,15 @@ static void test_line_over_cap_reported(void **state)
 	if (!strstr(text, "warning: drop,loc,ser,sshb huge: 1 output line longer than the 1 MiB "
 			  "matching cap"))
 		fail_msg("summary.txt:\n%s", text);
-	free(text);
-	free(summary);
+	TS_FREE(text, summary);
 	json_decref(res);
-	free(out);
-	free(tests);
+	TS_FREE(out, tests);
 }
 
 /* A 12000-byte console line: `^login:` (at offset 8192) is not a line
  * start, `kklogin:k+$` (across offset 8192, to the line's end) is reached. */
 static void test_boot_phase_on_whole_console_line(void **state)
 {
-	(void)state;
 	const char *tests =
 		"  - name: anchored\n"
 		"    boot: { trigger: none, timeout: 3s, phases: [{ name: p, until: '^login:' }] }\n"
@@ -240,7 +227,6 @@ static void test_boot_phase_on_whole_console_line(void **state)
 /* A ready: line of 10000 bytes is one line: the step is ready at once. */
 static void test_ready_on_long_line(void **state)
 {
-	(void)state;
 	char *tests = xasprintf("  - name: ready\n    roles: { server: loc, client: each }\n"
 				"    steps:\n"
 				"      - { on: server, run: sh %s ready, background: true,\n"
@@ -255,18 +241,8 @@ static void test_ready_on_long_line(void **state)
 		fail_msg("ready: %s: %s; orch said:\n%s", ts_json_str(r, "status"),
 			 ts_json_str(r, "message"), out);
 	json_decref(res);
-	free(out);
-	free(tests);
+	TS_FREE(out, tests);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_json_line_over_8k),
-		cmocka_unit_test(test_anchored_regex_sees_line_end),
-		cmocka_unit_test(test_line_over_cap_reported),
-		cmocka_unit_test(test_boot_phase_on_whole_console_line),
-		cmocka_unit_test(test_ready_on_long_line),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_json_line_over_8k, test_anchored_regex_sees_line_end,
+	test_line_over_cap_reported, test_boot_phase_on_whole_console_line, test_ready_on_long_line)

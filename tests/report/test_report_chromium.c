@@ -76,7 +76,6 @@ static long screenshot(const char *chromium, const char *dir, const char *page, 
 
 static void test_render(void **state)
 {
-	(void)state;
 	const char *chromium = find_chromium();
 	if (!chromium) {
 		ts_skip("needs chromium (apt-get install chromium)");
@@ -129,7 +128,6 @@ static void fill_rack(struct run_result *run)
  * the grid ends into the DOM it dumps. */
 static void test_grid_fits_the_window(void **state)
 {
-	(void)state;
 	const char *chromium = find_chromium();
 	if (!chromium) {
 		ts_skip("needs chromium (apt-get install chromium)");
@@ -323,23 +321,13 @@ static void check_rack(int nb)
 
 static void test_rack_64_fits_1280(void **state)
 {
-	(void)state;
 	check_rack(64);
 }
 
 static void test_rack_256_fits_1280(void **state)
 {
-	(void)state;
 	check_rack(256);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_render),
-		cmocka_unit_test(test_grid_fits_the_window),
-		cmocka_unit_test(test_rack_64_fits_1280),
-		cmocka_unit_test(test_rack_256_fits_1280),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_render, test_grid_fits_the_window, test_rack_64_fits_1280,
+	test_rack_256_fits_1280)
