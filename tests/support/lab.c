@@ -15,12 +15,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void lab_reap(void)
-{
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		;
-}
-
 static char *lab_env_value(const char *dir, const char *key)
 {
 	char *path = xasprintf("%s/lab.env", dir);
@@ -44,11 +38,8 @@ struct lab *lab_up(const char *base, int boards, int dropbears, bool password)
 {
 	struct lab *lab = xcalloc(1, sizeof(*lab));
 	char *out = NULL;
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	lab->tmp = ts_mkdtemp("lab");
 	/* sshd reads authorized_keys as the lab user: the path must be searchable. */
-	chmod(lab->tmp, 0755);
-	lab->dir = xasprintf("%s/lab", lab->tmp);
+	ts_lab_script_dirs("lab", 0755, &lab->tmp, &lab->dir);
 	lab->base = xstrdup(base);
 	lab->boards = boards;
 	lab->dropbears = dropbears;
@@ -74,25 +65,10 @@ void lab_down(struct lab *lab)
 {
 	if (!lab)
 		return;
-	char *out = NULL;
-	if (lab->dir) {
-		int rc = ts_run(&out, "%s/tests/lab/sshd-lab.sh down --dir '%s'", ORCH_SOURCE_DIR,
-				lab->dir);
-		if (rc != 0)
-			fprintf(stderr, "sshd-lab.sh down failed (%d):\n%s\n", rc, out ? out : "");
-		free(out);
-	}
-	lab_reap();
+	ts_lab_script_down("sshd-lab.sh", lab->dir);
 	ts_rmrf(lab->tmp);
-	free(lab->tmp);
-	free(lab->dir);
-	free(lab->base);
-	free(lab->user);
-	free(lab->identity);
-	free(lab->known_hosts);
-	free(lab->ssh_config);
-	free(lab->password);
-	free(lab);
+	TS_FREE(lab->tmp, lab->dir, lab->base, lab->user, lab->identity, lab->known_hosts,
+		lab->ssh_config, lab->password, lab);
 }
 
 struct ssh_target lab_target(const struct lab *lab, enum lab_kind kind, int index)
@@ -152,6 +128,15 @@ int lab_group_up(struct lab **lab, const char *base, int boards, int dropbears, 
 	return *lab ? 0 : -1;
 }
 
+int lab_group_up_with(struct lab **lab, const char *var, const char *value, const char *base,
+		      int boards, int dropbears, bool password)
+{
+	setenv(var, value, 1);
+	int rc = lab_group_up(lab, base, boards, dropbears, password);
+	unsetenv(var);
+	return rc;
+}
+
 int lab_group_down(struct lab **lab)
 {
 	lab_down(*lab);
@@ -208,8 +193,7 @@ int lab_sessions_started(const struct lab *lab, int index)
 	int n = 0;
 	for (const char *p = log; p && (p = strstr(p, "Starting session: command")); p++)
 		n++;
-	free(log);
-	free(path);
+	TS_FREE(log, path);
 	return n;
 }
 

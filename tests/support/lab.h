@@ -65,6 +65,11 @@ void lab_cut_sessions(const struct lab *lab, int index);
  * ts_require_root). lab_group_down stops it; returns 0. */
 int lab_group_up(struct lab **lab, const char *base, int boards, int dropbears, bool password);
 int lab_group_down(struct lab **lab);
+/* lab_group_up with the environment variable VAR set to VALUE while the
+ * lab starts (SSHD_LAB_EXTRA, LAB_DROPBEAR_ARGS: what tests/lab/sshd-lab.sh
+ * reads), unset again after. */
+int lab_group_up_with(struct lab **lab, const char *var, const char *value, const char *base,
+		      int boards, int dropbears, bool password);
 
 /* Writes DIR/NAME, an inventory for the lab's boards: "defaults:\n  ssh:
  * { user: USER, identity: IDENTITY, known_hosts: KNOWN_HOSTS, SSH_KEYS }\n"

@@ -9,12 +9,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-static void pg_reap(void)
-{
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		;
-}
-
 static void pg_chomp(char *s)
 {
 	size_t n = s ? strlen(s) : 0;
@@ -34,11 +28,8 @@ struct pg *pg_up(const char *host, int port, const char *db)
 {
 	struct pg *pg = xcalloc(1, sizeof(*pg));
 	char *out = NULL;
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	pg->tmp = ts_mkdtemp("pg");
 	/* the server's user must be able to walk into its data directory */
-	chmod(pg->tmp, 0711);
-	pg->dir = xasprintf("%s/pg", pg->tmp);
+	ts_lab_script_dirs("pg", 0711, &pg->tmp, &pg->dir);
 	pg->host = xstrdup(host);
 	pg->port = port;
 	int rc = ts_run(&out, "%s/tests/lab/pg-lab.sh up --dir '%s' --host %s --port %d --db %s 2>&1",
@@ -91,8 +82,7 @@ int pg_psql(const char *url, char **output, const char *sql)
 	char *file = ts_write_file(dir, "query.sql", sql);
 	int rc = ts_run(output, "psql -X -q -tA -v ON_ERROR_STOP=1 -d '%s' -f '%s' 2>&1", url, file);
 	ts_rmrf(dir);
-	free(file);
-	free(dir);
+	TS_FREE(file, dir);
 	return rc;
 }
 
@@ -100,21 +90,9 @@ void pg_down(struct pg *pg)
 {
 	if (!pg)
 		return;
-	char *out = NULL;
-	if (pg->dir) {
-		int rc = ts_run(&out, "%s/tests/lab/pg-lab.sh down --dir '%s' 2>&1", ORCH_SOURCE_DIR,
-				pg->dir);
-		if (rc != 0)
-			fprintf(stderr, "pg-lab.sh down failed (%d):\n%s\n", rc, out ? out : "");
-		free(out);
-	}
-	pg_reap();
+	ts_lab_script_down("pg-lab.sh", pg->dir);
 	ts_rmrf(pg->tmp);
-	free(pg->tmp);
-	free(pg->dir);
-	free(pg->host);
-	free(pg->url);
-	free(pg);
+	TS_FREE(pg->tmp, pg->dir, pg->host, pg->url, pg);
 }
 
 int pg_group_up(struct pg **pg, const char *host, int port)

@@ -188,8 +188,7 @@ bool ts_pid_running(long pid)
 	char *path = xasprintf("/proc/%ld/status", pid);
 	char *text = ts_read_file(path);
 	bool alive = text && !strstr(text, "State:\tZ");
-	free(text);
-	free(path);
+	TS_FREE(text, path);
 	return alive;
 }
 
@@ -283,13 +282,19 @@ bool ts_is_root(void)
 
 static bool ts_skipped;
 
+static void ts_vsay_skip(const char *fmt, va_list ap)
+{
+	struct strbuf why = STRBUF_INIT;
+	strbuf_vprintf(&why, fmt, ap);
+	fprintf(stderr, "SKIP: %s\n", strbuf_str(&why));
+	strbuf_release(&why);
+}
+
 void ts_note_skip(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("SKIP: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	ts_vsay_skip(fmt, ap);
 	va_end(ap);
 	ts_skipped = true;
 }
@@ -298,9 +303,7 @@ void ts_skip_file(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("SKIP: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	ts_vsay_skip(fmt, ap);
 	va_end(ap);
 	fflush(NULL);
 	exit(77);
@@ -323,4 +326,35 @@ int ts_exit_code(int failed)
 	if (failed)
 		return failed;
 	return ts_skipped ? 77 : 0;
+}
+
+const char *ts_find_chromium(void)
+{
+	static const char *const names[] = { "chromium", "chromium-browser", "google-chrome" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (ts_run(NULL, "command -v %s >/dev/null 2>&1", names[i]) == 0)
+			return names[i];
+	return NULL;
+}
+
+void ts_lab_script_down(const char *script, const char *dir)
+{
+	char *out = NULL;
+	if (dir) {
+		int rc = ts_run(&out, "%s/tests/lab/%s down --dir '%s' 2>&1", ORCH_SOURCE_DIR, script,
+				dir);
+		if (rc != 0)
+			fprintf(stderr, "%s down failed (%d):\n%s\n", script, rc, out ? out : "");
+		free(out);
+	}
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
+void ts_lab_script_dirs(const char *name, unsigned mode, char **tmp, char **dir)
+{
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	*tmp = ts_mkdtemp(name);
+	chmod(*tmp, (mode_t)mode);
+	*dir = xasprintf("%s/%s", *tmp, name);
 }

@@ -67,6 +67,21 @@ void ts_pause_ms(int ms);
 /* Whether process PID has PATH open (a link in /proc/PID/fd to it). */
 bool ts_pid_has_open(pid_t pid, const char *path);
 
+/* The first of chromium, chromium-browser and google-chrome on PATH, or
+ * NULL. */
+const char *ts_find_chromium(void);
+
+/* Where a lab script (tests/lab/NAME-lab.sh) runs: makes this process a
+ * child subreaper (the daemons it starts are reaped by
+ * ts_lab_script_down), a scratch folder *TMP named after NAME with MODE
+ * (the daemons' users must reach in), and *DIR = TMP/NAME for the script's
+ * --dir. The caller frees both. */
+void ts_lab_script_dirs(const char *name, unsigned mode, char **tmp, char **dir);
+/* Stops what a lab script (tests/lab/SCRIPT) started in DIR with
+ * `SCRIPT down --dir DIR`, saying on stderr when that fails, then reaps
+ * every child that has ended (the test process is the lab's subreaper). */
+void ts_lab_script_down(const char *script, const char *dir);
+
 /* Whether we are root (lab tests that need root skip otherwise). */
 bool ts_is_root(void);
 

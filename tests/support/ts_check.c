@@ -66,8 +66,6 @@ int ts_run_tests(const char *names, const CMUnitTestFunction *fns, size_t n,
 						.setup_func = setup, .teardown_func = teardown };
 	rc = ts_exit_code(_cmocka_run_group_tests("tests", tests, n, gsetup, gteardown));
 out:
-	free(tests);
-	free(name);
-	free(copy);
+	TS_FREE(tests, name, copy);
 	return rc;
 }

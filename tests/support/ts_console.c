@@ -16,9 +16,7 @@ int ts_console_start(const char *dir, const char *name, const char *script, char
 	char *cmd = xasprintf("exec socat pty,raw,echo=0,link=%s "
 			      "EXEC:'/bin/sh %s',pty,setsid,ctty,stderr", *link, path);
 	*pid = ts_spawn(cmd, NULL);
-	free(cmd);
-	free(path);
-	free(file);
+	TS_FREE(cmd, path, file);
 	for (int64_t dl = deadline_in_ms(5000); !deadline_expired(dl); usleep(20000))
 		if (access(*link, F_OK) == 0)
 			return 0;

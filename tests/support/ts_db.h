@@ -23,4 +23,11 @@ void ts_db_two_writers(const char *target);
  * does not see what another connection commits meanwhile. */
 void ts_db_each(const char *target);
 
+/* On DB (migrated to version 2, table t empty): a row inserted with a
+ * quote and a '?' in its text, a real, a 64-bit integer and a NULL comes
+ * back as it went in (id 1, RETURNING read; the '?' inside a literal is no
+ * parameter; a cell past the last row is NULL). Fails the current test
+ * otherwise. */
+void ts_db_round_trip(struct db *db);
+
 #endif

@@ -55,8 +55,7 @@ size_t ts_example_metrics(const char *path, struct ts_example_metric **rows)
 void ts_example_free(struct ts_example_metric *rows, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		free(rows[i].test);
-		free(rows[i].metric);
+		TS_FREE(rows[i].test, rows[i].metric);
 	}
 	free(rows);
 }

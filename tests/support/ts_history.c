@@ -224,8 +224,7 @@ void ts_history_check_window(struct db *d, const char *dir)
 						 befores[r] ? befores[r] : "all runs");
 					check(&q, what);
 				}
-	free(before);
-	free(before_old);
+	TS_FREE(before, before_old);
 }
 
 /* Named series, as --baseline history and the trends ask for a board's:
@@ -272,7 +271,6 @@ static struct {
 
 static int checks_setup(void **state)
 {
-	(void)state;
 	char err[512];
 	checks.dir = ts_mkdtemp("history-window");
 	char *target = checks.target(checks.dir);
@@ -290,7 +288,6 @@ static int checks_setup(void **state)
 
 static int checks_teardown(void **state)
 {
-	(void)state;
 	db_close(checks.db);
 	if (checks.stop)
 		checks.stop();
@@ -301,13 +298,11 @@ static int checks_teardown(void **state)
 
 static void test_same_as_window_query(void **state)
 {
-	(void)state;
 	ts_history_check_window(checks.db, checks.dir);
 }
 
 static void test_keys(void **state)
 {
-	(void)state;
 	ts_history_check_keys(checks.db);
 }
 

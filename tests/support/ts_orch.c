@@ -5,6 +5,7 @@
 #include "util/deadline.h"
 #include "util/strbuf.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -100,8 +101,7 @@ void ts_orch_cli_init(struct ts_orch_cli *c, const char *prefix, const char *ext
 void ts_orch_cli_release(struct ts_orch_cli *c)
 {
 	ts_rmrf(c->tmp);
-	free(c->tmp);
-	free(c->env);
+	TS_FREE(c->tmp, c->env);
 }
 
 int ts_wait_exit(pid_t pid, int ms)
@@ -113,4 +113,19 @@ int ts_wait_exit(pid_t pid, int ms)
 			return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
 	}
 	return -1;
+}
+
+char *ts_orch_want(int want, const char *prefix, const char *fmt, ...)
+{
+	struct strbuf args = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vprintf(&args, fmt, ap);
+	va_end(ap);
+	char *out = NULL;
+	int rc = ts_run(&out, "%s %s %s 2>&1", prefix, ORCH_BIN, strbuf_str(&args));
+	if (rc != want)
+		fail_msg("orch %s: exit %d, wanted %d:\n%s", strbuf_str(&args), rc, want, out);
+	strbuf_release(&args);
+	return out;
 }

@@ -61,6 +61,13 @@ void ts_orch_cli_init(struct ts_orch_cli *c, const char *prefix, const char *ext
 /* Removes the folder and frees both. */
 void ts_orch_cli_release(struct ts_orch_cli *c);
 
+/* Runs "PREFIX ORCH_BIN ARGS 2>&1", ARGS formatted from FMT (PREFIX:
+ * "cd DIR &&", an environment, as ts_orch_cli's env); fails the current
+ * test, with the output, unless orch exits WANT. Returns the output
+ * (caller frees). */
+char *ts_orch_want(int want, const char *prefix, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* waitpid(PID) for at most MS: its exit status as ts_run gives it, -1 when
  * it still runs. */
 int ts_wait_exit(pid_t pid, int ms);

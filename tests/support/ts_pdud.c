@@ -64,8 +64,6 @@ void ts_pdud_start(struct ts_pdud *p, const char *dir, const char *listener, con
 void ts_pdud_stop(struct ts_pdud *p)
 {
 	ts_stop(&p->pid);
-	free(p->conf);
-	free(p->log);
-	free(p->addr);
+	TS_FREE(p->conf, p->log, p->addr);
 	memset(p, 0, sizeof(*p));
 }

@@ -30,9 +30,7 @@ int ts_pty_board_teardown(void **state)
 		return 0;
 	ts_stop(&f->board);
 	ts_rmrf(f->dir);
-	free(f->dir);
-	free(f->port);
-	free(f);
+	TS_FREE(f->dir, f->port, f);
 	*state = NULL;
 	return 0;
 }

@@ -33,14 +33,39 @@ int ts_qemu_start(struct ts_qemu *q, const char *prefix, const char *opts_fmt, .
 	return rc != 0 ? -1 : 0;
 }
 
+char *ts_qemu_board_yaml(const struct ts_qemu *q, const char *addr, int port,
+			 const char *connect_timeout)
+{
+	const char *s = q->state;
+	return xasprintf("    ssh: { host: %s, port: %d, user: root, identity: %s/id_ed25519,\n"
+			 "           known_hosts: %s/known_hosts, host_key: accept-new, "
+			 "connect_timeout: %s }\n"
+			 "    serial: { port: %s/console, baud: 115200 }\n"
+			 "    power:\n"
+			 "      on: %s power on --state %s\n"
+			 "      off: %s power off --state %s\n"
+			 "      cycle: %s power cycle --state %s\n",
+			 addr, port, s, s, connect_timeout, s, q->script, s, q->script, s, q->script, s);
+}
+
+void ts_qemu_write_inventory(struct ts_qemu *q, const char *text)
+{
+	free(q->inventory);
+	q->inventory = ts_write_file(q->dir, "rack.yaml", text);
+}
+
+int ts_qemu_group_down(void **state)
+{
+	ts_qemu_stop(*state);
+	return 0;
+}
+
 void ts_qemu_stop(struct ts_qemu *q)
 {
 	if (q->state)
 		ts_run(NULL, "%s stop --state %s", q->script, q->state);
 	if (q->dir)
 		ts_rmrf(q->dir);
-	free(q->dir);
-	free(q->state);
-	free(q->script);
+	TS_FREE(q->dir, q->state, q->script, q->inventory);
 	memset(q, 0, sizeof(*q));
 }

@@ -3,6 +3,7 @@
 
 #include "finish/finish.h"
 #include "result/result_json.h"
+#include "store/store.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
 
@@ -41,4 +42,15 @@ void ts_run_folder_write(const char *dir, struct run_result *run, const char *ru
 	json_decref(j);
 	free(ts_write_file(dir, "run.json", run_json));
 	run_result_release(run);
+}
+
+int ts_run_folder_reports(const struct run_result *run, const char *dir, char *err,
+			  size_t errlen)
+{
+	struct store *st = store_open(dir, err, errlen);
+	if (!st)
+		return -1;
+	int ret = finish_write_reports(st, run, err, errlen);
+	store_close(st);
+	return ret;
 }

@@ -5,6 +5,7 @@
  * tests of what reads one (compare, merge, report): a run_result filled
  * in the test, its results.json and run.json, and test logs beside them.
  */
+#include <stddef.h>
 #include <stdint.h>
 
 #include "result/result.h"
@@ -19,5 +20,9 @@ void ts_run_folder_log(const char *dir, const char *log_dir, const char *name,
 /* Makes DIR and writes there RUN's results.json (its exit code computed
  * first) and run.json with RUN_JSON; releases RUN. */
 void ts_run_folder_write(const char *dir, struct run_result *run, const char *run_json);
+/* The run folder's reports as the finish stage writes them (rendered by
+ * report/, written by store/) for RUN in DIR: 0, or -1 with ERR filled. */
+int ts_run_folder_reports(const struct run_result *run, const char *dir, char *err,
+			  size_t errlen);
 
 #endif

@@ -106,8 +106,7 @@ void ts_term_end(struct ts_term *t)
 	}
 	close(t->master);
 	close(t->slave);
-	free(t->slave_path);
-	free(t->before);
+	TS_FREE(t->slave_path, t->before);
 	strbuf_release(&t->seen);
 }
 
