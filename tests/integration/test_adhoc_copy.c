@@ -7,6 +7,7 @@
  * before any board is reached (exit 2).
  */
 #include "testsupport.h"
+#include "ts_orch.h"
 #include "lab.h"
 #include "util/strbuf.h"
 
@@ -52,17 +53,7 @@ static int teardown(void **state)
 
 static char *orch(int want, const char *args)
 {
-	char *out = NULL;
-	int rc = ts_run(&out, "%s %s --color=never %s 2>&1", env, ORCH_BIN, args);
-	if (rc != want)
-		fail_msg("orch %s: exit %d, wanted %d:\n%s", args, rc, want, out);
-	return out;
-}
-
-static void has(const char *out, const char *want)
-{
-	if (!strstr(out, want))
-		fail_msg("'%s' not in:\n%s", want, out);
+	return ts_orch_want(want, env, "--color=never %s", args);
 }
 
 static void test_copy_twice(void **state)
@@ -72,20 +63,19 @@ static void test_copy_twice(void **state)
 	chmod(src, 0751);
 	char *cmd = xasprintf("copy -l b1 '%s' '%s/board/on-board/tool'", src, dir);
 	char *out = orch(0, cmd);
-	has(out, "b1 (1 board, copied)\ncopied to 1, already there on 0\n");
+	TS_ASSERT_HAS(out, "b1 (1 board, copied)\ncopied to 1, already there on 0\n");
 	free(out);
 	char *dest = xasprintf("%s/board/on-board/tool", dir);
 	struct stat st;
 	assert_int_equal(stat(dest, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0751);
 	out = orch(0, cmd);
-	has(out, "b1 (1 board, already there)\ncopied to 0, already there on 1\n");
+	TS_ASSERT_HAS(out, "b1 (1 board, already there)\ncopied to 0, already there on 1\n");
 	TS_FREE(out, cmd);
 	/* a dead board beside: its own group, exit 3 */
 	cmd = xasprintf("copy -l b1,dead1 '%s' '%s/board/on-board/'", src, dir);
 	out = orch(3, cmd);
-	has(out, "b1 (1 board, already there)");
-	has(out, "dead1 (1 board, unreachable: ");
+	TS_ASSERT_HAS(out, "b1 (1 board, already there)", "dead1 (1 board, unreachable: ");
 	TS_FREE(out, cmd, dest, src);
 }
 
@@ -98,11 +88,11 @@ static void test_copy_folder(void **state)
 	free(ts_write_file(dir, "tree/sub/b", "b\n"));
 	char *cmd = xasprintf("copy -l b2 '%s/tree' '%s/board/tree-copy'", dir, dir);
 	char *out = orch(2, cmd);   /* a folder needs -r */
-	has(out, "is a folder (give -r");
+	TS_ASSERT_HAS(out, "is a folder (give -r");
 	TS_FREE(out, cmd);
 	cmd = xasprintf("copy -r -l b2 '%s/tree' '%s/board/tree-copy'", dir, dir);
 	out = orch(0, cmd);
-	has(out, "b2 (1 board, copied 2 files)");
+	TS_ASSERT_HAS(out, "b2 (1 board, copied 2 files)");
 	TS_FREE(out, cmd);
 	char *b = ts_read_in(dir, "board/tree-copy/sub/b");
 	assert_string_equal(b, "b\n");
@@ -114,21 +104,20 @@ static void test_fetch(void **state)
 	free(ts_write_file(dir, "report.txt", "from the board\n"));
 	char *cmd = xasprintf("fetch '%s/report.txt' got", dir);
 	char *out = orch(3, cmd);
-	has(out, "b[1-2] (2 boards, fetched into got/BOARD/report.txt)");
-	has(out, "dead1 (1 board, unreachable");
+	TS_ASSERT_HAS(out, "b[1-2] (2 boards, fetched into got/BOARD/report.txt)",
+		"dead1 (1 board, unreachable");
 	free(out);
 	char *got = ts_read_in(dir, "got/b2/report.txt");
 	assert_string_equal(got, "from the board\n");
 	free(got);
 	/* a second fetch would overwrite: refused before any board */
 	out = orch(2, cmd);
-	has(out, "got/b1/report.txt is there already; not overwritten");
+	TS_ASSERT_HAS(out, "got/b1/report.txt is there already; not overwritten");
 	TS_FREE(out, cmd);
 	/* over the cap: the board refuses, saying the size */
 	cmd = xasprintf("fetch -l b1 --max-size 4 '%s/report.txt' got-cap", dir);
 	out = orch(1, cmd);
-	has(out, "b1 (1 board, failed: fetch of b1:");
-	has(out, "15 bytes, over the cap of 4");
+	TS_ASSERT_HAS(out, "b1 (1 board, failed: fetch of b1:", "15 bytes, over the cap of 4");
 	TS_FREE(out, cmd);
 	char *part = xasprintf("%s/got-cap/b1/report.txt", dir);
 	assert_false(ts_file_exists(part));

@@ -66,34 +66,25 @@ static char *orch(int want, bool merge, const char *args)
 	return out;
 }
 
-static void has(const char *out, const char *want)
-{
-	if (!strstr(out, want))
-		fail_msg("'%s' not in:\n%s", want, out);
-}
-
 /* b3 says something else and exits 3: two groups, the larger first. */
 static void test_fold_mixed(void **state)
 {
 	char *out = orch(0, false, "exec -l 'b[1-4]' -- 'echo same; echo err >&2'");
-	has(out, "---------------\nb[1-4] (4 boards, exit 0)\n---------------\nsame\n");
+	TS_ASSERT_HAS(out, "---------------\nb[1-4] (4 boards, exit 0)\n---------------\nsame\n");
 	free(out);
 	out = orch(1, false, "exec -l 'b[1-4]' -- "
 			     "'case $SSH_CONNECTION in *.3\\ 2222) echo other; exit 3;; esac; echo same'");
-	has(out, "b[1-2,4] (3 boards, exit 0)\n---------------\nsame\n");
-	has(out, "b3 (1 board, exit 3)\n---------------\nother\n");
+	TS_ASSERT_HAS(out, "b[1-2,4] (3 boards, exit 0)\n---------------\nsame\n",
+		"b3 (1 board, exit 3)\n---------------\nother\n");
 	if (strstr(out, "b3 (") < strstr(out, "b[1-2,4]"))
 		fail_msg("the larger group comes first:\n%s", out);
 	free(out);
 	out = orch(1, false, "exec --no-fold -l b1,b3 -- "
 			     "'case $SSH_CONNECTION in *.3\\ 2222) echo other; exit 3;; esac; echo same'");
-	has(out, "b1: same\n");
-	has(out, "b3: other\n");
+	TS_ASSERT_HAS(out, "b1: same\n", "b3: other\n");
 	free(out);
 	out = orch(0, false, "exec --json -l b2 -- 'echo hi'");
-	has(out, "\"board\":\"b2\"");
-	has(out, "\"exit_status\":0");
-	has(out, "\"stdout\":\"hi\\n\"");
+	TS_ASSERT_HAS(out, "\"board\":\"b2\"", "\"exit_status\":0", "\"stdout\":\"hi\\n\"");
 	free(out);
 }
 
@@ -101,10 +92,10 @@ static void test_fold_mixed(void **state)
 static void test_quoting(void **state)
 {
 	char *out = orch(0, false, "exec -l b1 -- printf '%s|' \"it's\" '$HOME' 'a  b' '\"q\"'");
-	has(out, "it's|$HOME|a  b|\"q\"|");
+	TS_ASSERT_HAS(out, "it's|$HOME|a  b|\"q\"|");
 	free(out);
 	out = orch(0, false, "exec -l b1 -- 'x=\"it'\\''s\"; echo \"$x $((2+3))\"'");
-	has(out, "it's 5\n");
+	TS_ASSERT_HAS(out, "it's 5\n");
 	free(out);
 }
 
@@ -114,18 +105,14 @@ static void test_dead_and_held(void **state)
 {
 	free(orch(0, true, "lock b2 --note 'adhoc test'"));
 	char *out = orch(3, false, "exec -- true");
-	has(out, "b[1,3-4] (3 boards, exit 0)");
-	has(out, "dead[1-2] (2 boards, unreachable");
-	has(out, "b2 (1 board, held: held by ");
-	has(out, "adhoc test");
+	TS_ASSERT_HAS(out, "b[1,3-4] (3 boards, exit 0)", "dead[1-2] (2 boards, unreachable",
+		"b2 (1 board, held: held by ", "adhoc test");
 	free(out);
 	out = orch(4, false, "exec -l 'b[1,3]' -l dead1 -- 'exit 5'");
-	has(out, "b[1,3] (2 boards, exit 5)");
-	has(out, "dead1 (1 board, unreachable");
+	TS_ASSERT_HAS(out, "b[1,3] (2 boards, exit 5)", "dead1 (1 board, unreachable");
 	free(out);
 	out = orch(0, true, "exec --force -l b2 -- 'echo forced'");
-	has(out, "is held by");
-	has(out, "forced");
+	TS_ASSERT_HAS(out, "is held by", "forced");
 	free(out);
 	free(orch(0, true, "unlock b2"));
 }
@@ -145,8 +132,7 @@ static void test_silent_board(void **state)
 	int64_t t0 = clock_mono_ms();
 	char *out = orch(3, false, "exec -i silent.yaml --timeout 2s -- true");
 	int64_t took = clock_mono_ms() - t0;
-	has(out, "silent1 (1 board, unreachable: ");
-	has(out, "timed out after 2000 ms");
+	TS_ASSERT_HAS(out, "silent1 (1 board, unreachable: ", "timed out after 2000 ms");
 	if (took > 8000)
 		fail_msg("orch exec --timeout 2s took %lld ms on a silent board", (long long)took);
 	free(out);
@@ -161,13 +147,12 @@ static void test_big_output(void **state)
 			"'head -c 209715200 /dev/zero | tr \"\\0\" x' > big.out 2>&1; echo rc=$?; "
 			"head -c 100 big.out; tail -c 200 big.out", env, ORCH_BIN);
 	assert_int_equal(rc, 0);
-	has(out, "rc=0\n");
-	has(out, "b[1-2] (2 boards, exit 0)\n---------------\nxxxx");
-	has(out, "[orch: 208666624 more bytes not shown");
+	TS_ASSERT_HAS(out, "rc=0\n", "b[1-2] (2 boards, exit 0)\n---------------\nxxxx",
+		"[orch: 208666624 more bytes not shown");
 	free(out);
 	/* a command that never stops printing ends at --timeout */
 	out = orch(3, false, "exec -l b1 --timeout 2s -- yes");
-	has(out, "b1 (1 board, timed out after 2s");
+	TS_ASSERT_HAS(out, "b1 (1 board, timed out after 2s");
 	free(out);
 }
 

@@ -82,8 +82,7 @@ static void test_console_metrics(void **state)
 	assert_int_equal(run_once(dir, "100", &res), 1);
 	TS_ASSERT_HAS(res, "bogomips");
 	free(res);
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 }
 
 int main(void)

@@ -29,12 +29,6 @@ static int setup(void **state)
 	return ts_qemu_start(&board, "boot-printk", "--no-net");
 }
 
-static int teardown(void **state)
-{
-	ts_qemu_stop(&board);
-	return 0;
-}
-
 static double printk_s(const char *line)
 {
 	double s = -1;
@@ -102,4 +96,4 @@ static void test_phases_on_printk(void **state)
 	TS_FREE(dir, out, sc, inv, inv_text);
 }
 
-TS_MAIN(setup, teardown, test_phases_on_printk)
+TS_MAIN(setup, ts_qemu_group_down, test_phases_on_printk)

@@ -17,12 +17,11 @@ static char *tmp;
 static int setup(void **state)
 {
 	ts_require_tool("bash", "apt-get install bash");
-	tmp = ts_mkdtemp("completion");
-	free(ts_write_file(tmp, "inv.yaml",
-			   "groups:\n"
-			   "  rack: { boards: [b1], children: [lab] }\n"
-			   "  lab: { boards: [b2] }\n"
-			   "boards:\n  b1: { local: true, tags: [fast] }\n  b2: { local: true }\n"));
+	tmp = ts_mkdtemp_with("completion", "inv.yaml",
+			      "groups:\n"
+			      "  rack: { boards: [b1], children: [lab] }\n"
+			      "  lab: { boards: [b2] }\n"
+			      "boards:\n  b1: { local: true, tags: [fast] }\n  b2: { local: true }\n");
 	/* bash's completion call: COMP_WORDS from the arguments, the last one
 	 * being completed; COMPREPLY one a line */
 	free(ts_write_file(tmp, "comp.sh",
@@ -35,9 +34,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	ts_rmrf(tmp);
-	free(tmp);
-	return 0;
+	return ts_rmrf_free(&tmp);
 }
 
 /* The words the completion offers for WORDS (shell words, the last one

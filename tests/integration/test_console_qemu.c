@@ -29,12 +29,6 @@ static int setup(void **state)
 	return ts_qemu_start(&board, "console-qemu", "--no-net");
 }
 
-static int teardown(void **state)
-{
-	ts_qemu_stop(&board);
-	return 0;
-}
-
 static void test_serial_only_board(void **state)
 {
 	struct ts_qemu *f = *state;
@@ -123,4 +117,4 @@ static void test_serial_only_board(void **state)
 	TS_FREE(lockfile, console, log, cmd, sc, inv, inv_text);
 }
 
-TS_MAIN(setup, teardown, test_serial_only_board)
+TS_MAIN(setup, ts_qemu_group_down, test_serial_only_board)

@@ -98,8 +98,7 @@ static void test_demo_reuses_and_stops(void **state)
 	assert_false(ts_pid_running(atol(pid1)));
 	assert_int_not_equal(ts_run(&out, "cd %s && tests/lab/sshd-lab.sh status", tmp), 0);
 	TS_FREE(out, pid1, pid2, pid_path);
-	ts_rmrf(tmp);
-	free(tmp);
+	ts_rmrf_free(&tmp);
 }
 
 TS_MAIN(NULL, NULL, test_demo_reuses_and_stops)

@@ -21,15 +21,6 @@
 #define METRICS 10
 #define NIGHTS 4
 
-static const char *find_chromium(void)
-{
-	static const char *const names[] = { "chromium", "chromium-browser", "google-chrome" };
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (ts_run(NULL, "command -v %s >/dev/null 2>&1", names[i]) == 0)
-			return names[i];
-	return NULL;
-}
-
 /* The scenario: 8 local boards, one test printing 10 metrics in MiB/s. */
 static void write_lab(const char *dir)
 {
@@ -77,7 +68,7 @@ static const char measure_html[] =
 
 static void test_page_fits_and_scrolls(void **state)
 {
-	const char *chromium = find_chromium();
+	const char *chromium = ts_find_chromium();
 	if (!chromium)
 		ts_skip_file("needs chromium (apt-get install chromium)");
 	char *dir = ts_mkdtemp("history-page");
@@ -134,8 +125,7 @@ static void test_page_fits_and_scrolls(void **state)
 	const char *keep = getenv("ORCH_TEST_TMP");
 	if (keep)
 		ts_run(NULL, "cp '%s/page.png' '%s/history-page-chromium.png'", dir, keep);
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 }
 
 TS_MAIN(NULL, NULL, test_page_fits_and_scrolls)

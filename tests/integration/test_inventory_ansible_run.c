@@ -68,12 +68,6 @@ static char *run_on(const char *name, const char *inv, const char *selector, con
 	return got;
 }
 
-static void has(const char *out, const char *want)
-{
-	if (!strstr(out, want))
-		fail_msg("'%s' not in:\n%s", want, out);
-}
-
 /* Nothing of the run folder holds the password of the inventory. */
 static void no_secret(const char *name)
 {
@@ -113,14 +107,14 @@ static void test_ini_inventory_runs(void **state)
 	free(ts_write_file(dir, "hosts", text));
 	free(text);
 	char *out = run_on("ini", "hosts", "rack", "b1");
-	has(out, "site=lab role=first user=");
-	has(out, " " LAB_BASE ".1 ");
+	TS_ASSERT_HAS(out, "site=lab role=first user=");
+	TS_ASSERT_HAS(out, " " LAB_BASE ".1 ");
 	free(out);
 	char *log = xasprintf("%s/runs/ini/latest/b2/where/stdout.log", dir);
 	out = ts_read_file(log);
 	assert_non_null(out);
-	has(out, "role=second");
-	has(out, " " LAB_BASE ".2 ");
+	TS_ASSERT_HAS(out, "role=second");
+	TS_ASSERT_HAS(out, " " LAB_BASE ".2 ");
 	TS_FREE(out, log);
 	/* the spare group is not selected */
 	log = xasprintf("%s/runs/ini/latest/b3", dir);
@@ -152,8 +146,8 @@ static void test_yaml_inventory_runs(void **state)
 	free(ts_write_file(dir, "hosts.yml", text));
 	free(text);
 	char *out = run_on("yaml", "hosts.yml", "group:rack", "b3");
-	has(out, "site=yaml-lab role=racked user=");
-	has(out, " " LAB_BASE ".3 ");
+	TS_ASSERT_HAS(out, "site=yaml-lab role=racked user=");
+	TS_ASSERT_HAS(out, " " LAB_BASE ".3 ");
 	free(out);
 	no_secret("yaml");
 }

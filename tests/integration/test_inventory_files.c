@@ -25,12 +25,6 @@ static int group_teardown(void **state)
 	return ts_rmrf_free(&tmp);
 }
 
-static void has(const char *out, const char *want)
-{
-	if (!strstr(out, want))
-		fail_msg("output lacks '%s':\n%s", want, out);
-}
-
 static size_t count(const char *out, const char *what)
 {
 	size_t n = 0;
@@ -60,9 +54,9 @@ static void test_identity_once(void **state)
 	int rc = ts_run(&out, "cd '%s' && %s --color=never validate keys-sc.yaml 2>&1", tmp,
 			ORCH_BIN);
 	assert_int_equal(rc, 2);
-	has(out, "keys.yaml:2:32: error: boards 'k1', 'k2': identity file "
+	TS_ASSERT_HAS(out, "keys.yaml:2:32: error: boards 'k1', 'k2': identity file "
 		 "'/nonexistent/id_defaults' does not exist\n");
-	has(out, "keys.yaml:6:22: error: boards 'k3', 'k4': identity file "
+	TS_ASSERT_HAS(out, "keys.yaml:6:22: error: boards 'k3', 'k4': identity file "
 		 "'/nonexistent/id_far' does not exist\n");
 	assert_int_equal(count(out, "does not exist"), 2);
 	free(out);
@@ -81,8 +75,7 @@ static void test_group_selector(void **state)
 	int rc = ts_run(&out, "cd '%s' && %s boards -i groups.yaml -l group:bench --format json",
 			tmp, ORCH_BIN);
 	assert_int_equal(rc, 0);
-	has(out, "\"b1\"");
-	has(out, "\"b3\"");
+	TS_ASSERT_HAS(out, "\"b1\"", "\"b3\"");
 	TS_ASSERT_LACKS(out, "\"b2\"");
 	free(out);
 	/* each board's groups, its own and its parents' */
@@ -104,12 +97,12 @@ static void test_group_selector(void **state)
 	rc = ts_run(&out, "cd '%s' && %s boards -i groups.yaml -l 'rack2' --format json", tmp,
 		    ORCH_BIN);
 	assert_int_equal(rc, 0);
-	has(out, "\"b3\"");
+	TS_ASSERT_HAS(out, "\"b3\"");
 	TS_ASSERT_LACKS(out, "\"b1\"");
 	free(out);
 	rc = ts_run(&out, "cd '%s' && %s boards -i groups.yaml -l group:rack3 2>&1", tmp, ORCH_BIN);
 	assert_int_equal(rc, 2);
-	has(out, "no group named 'rack3' in the inventory (did you mean 'group:rack2'?)");
+	TS_ASSERT_HAS(out, "no group named 'rack3' in the inventory (did you mean 'group:rack2'?)");
 	free(out);
 }
 
@@ -211,9 +204,9 @@ static void test_config_precedence(void **state)
 			   "color: blue\n"));
 	rc = ts_run(&out, "cd '%s/proj/sub' && " CLEAN_ENV " %s boards 2>&1", tmp, tmp, ORCH_BIN);
 	assert_int_equal(rc, 2);
-	has(out, "proj/.orch.yaml:2:1: error: unknown key 'inventroy' in the configuration file "
+	TS_ASSERT_HAS(out, "proj/.orch.yaml:2:1: error: unknown key 'inventroy' in the configuration file "
 		 "(did you mean 'inventory'?)");
-	has(out, "proj/.orch.yaml:3:8: error: invalid value for 'color', found 'blue' (use auto, "
+	TS_ASSERT_HAS(out, "proj/.orch.yaml:3:8: error: invalid value for 'color', found 'blue' (use auto, "
 		 "always or never)");
 	free(out);
 }

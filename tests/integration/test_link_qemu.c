@@ -22,41 +22,18 @@
 #define SSH_ADDR "127.0.91.1"
 #define SSH_PORT 2299
 
-struct fx {
-	struct ts_qemu q;
-	char *inventory;
-};
-
-static struct fx F;
+static struct ts_qemu board;
 
 static int setup(void **state)
 {
-	if (ts_qemu_start(&F.q, "link-qemu", "--ssh-addr " SSH_ADDR " --ssh-port %d", SSH_PORT) < 0)
+	*state = &board;
+	if (ts_qemu_start(&board, "link-qemu", "--ssh-addr " SSH_ADDR " --ssh-port %d", SSH_PORT) < 0)
 		return -1;
-	char *inv = xasprintf(
-		"boards:\n"
-		"  qemu:\n"
-		"    arch: x86_64\n"
-		"    workdir: /tmp/orch\n"
-		"    ssh: { host: " SSH_ADDR ", port: %d, user: root, identity: %s/id_ed25519,\n"
-		"           known_hosts: %s/known_hosts, host_key: accept-new, connect_timeout: 5s }\n"
-		"    serial: { port: %s/console, baud: 115200 }\n"
-		"    power:\n"
-		"      on: %s power on --state %s\n"
-		"      off: %s power off --state %s\n"
-		"      cycle: %s power cycle --state %s\n",
-		SSH_PORT, F.q.state, F.q.state, F.q.state, F.q.script, F.q.state, F.q.script, F.q.state, F.q.script,
-		F.q.state);
-	F.inventory = ts_write_file(F.q.dir, "rack.yaml", inv);
+	char *board = ts_qemu_board_yaml(&board, SSH_ADDR, SSH_PORT, "5s");
+	char *inv = xasprintf("boards:\n  qemu:\n    arch: x86_64\n    workdir: /tmp/orch\n%s", board);
+	free(board);
+	ts_qemu_write_inventory(&board, inv);
 	free(inv);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	ts_qemu_stop(&F.q);
-	free(F.inventory);
-	memset(&F, 0, sizeof(F));
 	return 0;
 }
 
@@ -79,13 +56,13 @@ static int teardown(void **state)
 static int run_scenario(const char *name, const char *body, json_t **results)
 {
 	char *text = xasprintf("name: %s\ninventory: %s\nboards: [qemu]\ntests:\n%s", name,
-			       F.inventory, body);
-	char *sc = ts_write_file(F.q.dir, name, text);
+			       board.inventory, body);
+	char *sc = ts_write_file(board.dir, name, text);
 	char *out = NULL;
 	int code = ts_run(&out, "cd %s && %s run %s -q -o runs --bench-dir %s/remote-bench/bin 2>&1",
-			  F.q.dir, ORCH_BIN, sc, ORCH_BINARY_DIR);
+			  board.dir, ORCH_BIN, sc, ORCH_BINARY_DIR);
 	print_message("%s\n", out ? out : "");
-	char *path = xasprintf("%s/runs/%s/latest/results.json", F.q.dir, name);
+	char *path = xasprintf("%s/runs/%s/latest/results.json", board.dir, name);
 	*results = json_load_file(path, 0, NULL);
 	TS_FREE(path, out, sc, text);
 	return code;
@@ -150,4 +127,4 @@ static void test_nightly_sequence(void **state)
 	json_decref(res);
 }
 
-TS_MAIN(setup, teardown, test_down_board_revived_by_power, test_nightly_sequence)
+TS_MAIN(setup, ts_qemu_group_down, test_down_board_revived_by_power, test_nightly_sequence)

@@ -5,6 +5,7 @@
  * refused, and --wait takes a board once its holder lets it go.
  */
 #include "testsupport.h"
+#include "ts_orch.h"
 #include "util/strbuf.h"
 
 #include <stdlib.h>
@@ -16,12 +17,11 @@ static char *tmp, *env;
 
 static int group_setup(void **state)
 {
-	tmp = ts_mkdtemp("lock-select");
-	free(ts_write_file(tmp, "inv.yaml",
-			   "boards:\n"
-			   "  rb1: { local: true, tags: [rb] }\n"
-			   "  rb2: { local: true, tags: [rb] }\n"
-			   "  apu1: { local: true, tags: [x86] }\n"));
+	tmp = ts_mkdtemp_with("lock-select", "inv.yaml",
+			      "boards:\n"
+			      "  rb1: { local: true, tags: [rb] }\n"
+			      "  rb2: { local: true, tags: [rb] }\n"
+			      "  apu1: { local: true, tags: [x86] }\n");
 	env = xasprintf("cd '%s' && unset ORCH_DB ORCH_INVENTORY; export ORCH_LOCK_DIR='%s/locks';",
 			tmp, tmp);
 	return 0;
@@ -36,11 +36,7 @@ static int group_teardown(void **state)
 
 static char *orch(int want, const char *args)
 {
-	char *out = NULL;
-	int rc = ts_run(&out, "%s %s %s 2>&1", env, ORCH_BIN, args);
-	if (rc != want)
-		fail_msg("orch %s: exit %d, wanted %d:\n%s", args, rc, want, out);
-	return out;
+	return ts_orch_want(want, env, "%s", args);
 }
 
 static void test_selectors(void **state)

@@ -28,12 +28,10 @@ static char *tmp;
 
 static int group_setup(void **state)
 {
-	setenv("SSHD_LAB_EXTRA",
-	       "ForceCommand case \"$SSH_ORIGINAL_COMMAND\" in *orch-bg-pgid*) sleep " START_DELAY
-	       ";; esac; exec /bin/sh -c \"$SSH_ORIGINAL_COMMAND\"", 1);
-	int rc = lab_group_up(&L, LAB_BASE, 1, 0, false);
-	unsetenv("SSHD_LAB_EXTRA");
-	if (rc < 0)
+	if (lab_group_up_with(&L, "SSHD_LAB_EXTRA",
+			      "ForceCommand case \"$SSH_ORIGINAL_COMMAND\" in *orch-bg-pgid*) sleep "
+			      START_DELAY ";; esac; exec /bin/sh -c \"$SSH_ORIGINAL_COMMAND\"",
+			      LAB_BASE, 1, 0, false) < 0)
 		return -1;
 	tmp = ts_orch_dir("multihost-slow-start");
 	free(lab_write_inventory(L, tmp, "rack.yaml", LAB_PORT_KEY,

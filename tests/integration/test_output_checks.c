@@ -16,11 +16,10 @@ static char *tmp;
 
 static int group_setup(void **state)
 {
-	tmp = ts_mkdtemp("output-checks");
-	free(ts_write_file(tmp, "inventory.yaml",
-			   "boards:\n"
-			   "  l1: { local: true, tags: [embedded] }\n"
-			   "  srv: { local: true }\n"));
+	tmp = ts_mkdtemp_with("output-checks", "inventory.yaml",
+			      "boards:\n"
+			      "  l1: { local: true, tags: [embedded] }\n"
+			      "  srv: { local: true }\n");
 	return 0;
 }
 

@@ -27,10 +27,7 @@ static char *tmp;
 
 static int group_setup(void **state)
 {
-	setenv("LAB_DROPBEAR_ARGS", "-W 4194304", 1);
-	int rc = lab_group_up(&L, "127.0.171", 1, 1, false);
-	unsetenv("LAB_DROPBEAR_ARGS");
-	if (rc < 0)
+	if (lab_group_up_with(&L, "LAB_DROPBEAR_ARGS", "-W 4194304", "127.0.171", 1, 1, false) < 0)
 		return -1;
 	tmp = ts_orch_dir("push-transfer");
 	free(lab_write_inventory(L, tmp, "inv.yaml", LAB_PORT_KEY,

@@ -18,9 +18,8 @@ static char *tmp;
 
 static int group_setup(void **state)
 {
-	tmp = ts_mkdtemp("secret-messages");
-	free(ts_write_file(tmp, "inv.yaml", "boards:\n  b1:\n    local: true\n"
-			   "  pw:\n    ssh: { host: 127.0.0.1, user: u, password_env: ORCH_T_PW }\n"));
+	tmp = ts_mkdtemp_with("secret-messages", "inv.yaml", "boards:\n  b1:\n    local: true\n"
+			      "  pw:\n    ssh: { host: 127.0.0.1, user: u, password_env: ORCH_T_PW }\n");
 	free(ts_write_file(tmp, "ok.yaml", "name: ok\ninventory: inv.yaml\nboards: [b1]\n"
 			   "tests:\n  - { name: t, run: 'true' }\n"));
 	free(ts_write_file(tmp, "shadow", "root:$6$" SECRET "$x:19000:0:99999:7:::\n"
@@ -31,18 +30,6 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
 	return ts_rmrf_free(&tmp);
-}
-
-static void has(const char *out, const char *want)
-{
-	if (!strstr(out, want))
-		fail_msg("output lacks '%s':\n%s", want, out);
-}
-
-static void lacks(const char *out, const char *what)
-{
-	if (strstr(out, what))
-		fail_msg("output has '%s':\n%s", what, out);
 }
 
 static char *validate(const char *args, const char *env, int *rc)
@@ -77,11 +64,10 @@ static void test_var_file_not_quoted(void **state)
 		char *out = validate(args, "", &rc);
 		if (rc != 2)
 			fail_msg("-e @%s: exit %d:\n%s", cases[i].file, rc, out);
-		has(out, cases[i].want);
-		lacks(out, SECRET);
-		lacks(out, "root:");
-		lacks(out, "daemon");
-		lacks(out, " | ");   /* no quoted source line */
+		TS_ASSERT_HAS(out, cases[i].want);
+		TS_ASSERT_LACKS(out, SECRET);
+		TS_ASSERT_LACKS(out, "root:", "daemon");
+		TS_ASSERT_LACKS(out, " | ");   /* no quoted source line */
 		TS_FREE(out, args);
 	}
 	/* a mapping with a bad name or a list value: place, never the name */
@@ -89,10 +75,10 @@ static void test_var_file_not_quoted(void **state)
 	int rc;
 	char *out = validate("ok.yaml -e @vars.yaml", "", &rc);
 	assert_int_equal(rc, 2);
-	has(out, "vars.yaml:2:1: error: -e @FILE: invalid variable name");
-	has(out, "vars.yaml:3:4: error: -e @FILE: a variable's value must be a plain value, found "
+	TS_ASSERT_HAS(out, "vars.yaml:2:1: error: -e @FILE: invalid variable name");
+	TS_ASSERT_HAS(out, "vars.yaml:3:4: error: -e @FILE: a variable's value must be a plain value, found "
 		 "a list");
-	lacks(out, "hunter2");
+	TS_ASSERT_LACKS(out, "hunter2");
 	free(out);
 }
 
@@ -105,8 +91,8 @@ static void test_kernel_files_refused(void **state)
 		int rc;
 		char *out = validate(args, "", &rc);
 		assert_int_equal(rc, 2);
-		has(out, "error: -e @FILE: refusing a file under /proc or /sys");
-		lacks(out, SECRET);
+		TS_ASSERT_HAS(out, "error: -e @FILE: refusing a file under /proc or /sys");
+		TS_ASSERT_LACKS(out, SECRET);
 		TS_FREE(out, args);
 	}
 }
@@ -121,10 +107,8 @@ static void test_secret_masked_in_diagnostics(void **state)
 	int rc;
 	char *out = validate("bad.yaml", "", &rc);
 	assert_int_equal(rc, 2);
-	has(out, "bad.yaml:5:");
-	has(out, "unknown key 'bogus'");
-	has(out, "login ***");
-	lacks(out, SECRET);
+	TS_ASSERT_HAS(out, "bad.yaml:5:", "unknown key 'bogus'", "login ***");
+	TS_ASSERT_LACKS(out, SECRET);
 	free(out);
 	/* a database URL's password and PGPASSWORD, not from the inventory */
 	free(ts_write_file(tmp, "bad2.yaml", "name: bad2\ninventory: inv.yaml\nboards: [b1]\n"
@@ -132,9 +116,8 @@ static void test_secret_masked_in_diagnostics(void **state)
 	out = validate("bad2.yaml", "ORCH_DB=postgresql://orch:dbpass-9876@127.0.0.1:1/orch "
 		       "PGPASSWORD=pgpass-5432", &rc);
 	assert_int_equal(rc, 2);
-	has(out, "echo *** ***");
-	lacks(out, "dbpass-9876");
-	lacks(out, "pgpass-5432");
+	TS_ASSERT_HAS(out, "echo *** ***");
+	TS_ASSERT_LACKS(out, "dbpass-9876", "pgpass-5432");
 	free(out);
 }
 
@@ -152,27 +135,24 @@ static void test_secret_masked_despite_errors(void **state)
 	int rc;
 	char *out = validate("bad3.yaml -e 'bad name=" SECRET "'", "", &rc);
 	assert_int_equal(rc, 2);
-	has(out, "inv-bad.yaml:3:5: error: unknown key 'colour'");
-	has(out, "unknown key 'bogus'");
-	has(out, "login ***");
-	has(out, "-e: error: -e takes NAME=VALUE");
-	lacks(out, SECRET);
+	TS_ASSERT_HAS(out, "inv-bad.yaml:3:5: error: unknown key 'colour'", "unknown key 'bogus'",
+		"login ***", "-e: error: -e takes NAME=VALUE");
+	TS_ASSERT_LACKS(out, SECRET);
 	free(out);
 	free(ts_write_file(tmp, "ansible.ini", "[web]\nw1 ansible_password=" SECRET
 			   " ansible_port=none\n"));
 	out = validate("ok.yaml -i ansible.ini", "", &rc);
 	assert_int_equal(rc, 2);
-	has(out, "ansible.ini:2:");
-	has(out, "ansible_password=***");
-	lacks(out, SECRET);
+	TS_ASSERT_HAS(out, "ansible.ini:2:", "ansible_password=***");
+	TS_ASSERT_LACKS(out, SECRET);
 	free(out);
 	assert_int_equal(ts_run(NULL, "mkdir -p '%s/orch'", tmp), 0);
 	free(ts_write_file(tmp, "orch/config.yaml", "db: postgresql://orch:" SECRET
 			   "@127.0.0.1:1/orch\nruns_dir: [" SECRET "]\n"));
 	out = validate("ok.yaml", "", &rc);
 	assert_int_equal(rc, 2);
-	has(out, "config.yaml:2:");
-	lacks(out, SECRET);
+	TS_ASSERT_HAS(out, "config.yaml:2:");
+	TS_ASSERT_LACKS(out, SECRET);
 	free(out);
 	assert_int_equal(ts_run(NULL, "rm '%s/orch/config.yaml'", tmp), 0);
 }

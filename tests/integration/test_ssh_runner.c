@@ -398,8 +398,7 @@ static void test_runner_replaced_again_and_again(void **state)
 	}
 	transport_free(tr);
 	TS_FREE(leave, gate, done);
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 }
 
 /* `ssh: { runner: false }` (here in the defaults, b2 turning it on again):
@@ -442,8 +441,7 @@ static void test_inventory_switch(void **state)
 	assert_int_not_equal(code, 0);
 	TS_ASSERT_HAS(out, "bad.yaml:2:", "runner");
 	TS_FREE(out, inv);
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 }
 
 /* The runner shell's read calls so far ($$: the runner; its reaped

@@ -122,8 +122,7 @@ static void test_stdin_push(void **state)
 	ts_collect_release(&c2);
 	close(fd);
 	TS_FREE(expect, path);
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 	assert_no_children();
 }
 

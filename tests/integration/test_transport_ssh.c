@@ -216,8 +216,7 @@ static void check_stdin_push(struct ssh_target t, size_t size)
 	close(fd);
 	transport_free(tr);
 	TS_FREE(expect, path);
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 }
 
 static void test_stdin_push(void **state)
@@ -332,8 +331,7 @@ static void test_host_key_policies(void **state)
 	transport_free(tr);
 
 	TS_FREE(fresh, wrong);
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 }
 
 static void test_connection_refused(void **state)
@@ -384,8 +382,7 @@ static void test_wrong_key(void **state)
 	assert_non_null(strstr(err, "authentication to board2 (orchlab@" LAB_BASE
 				    ".2:2222) failed: no accepted key"));
 	free(key);
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 }
 
 static void test_password(void **state)

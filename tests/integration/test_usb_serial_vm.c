@@ -37,13 +37,12 @@ static void test_usb_adapter(void **state)
 		ts_skip("the USB serial VM cannot run here: %s", why ? why : "?");
 	}
 	free(why);
-	char *dir = ts_mkdtemp("usb-serial-vm");
-	free(ts_write_file(dir, "inv.yaml",
-			   "boards:\n"
-			   "  dut:\n"
-			   "    serial: { usb: \"0403:6001\", baud: 115200 }\n"
-			   "  twin:\n"
-			   "    serial: { usb: \"0403:6001\" }\n"));
+	char *dir = ts_mkdtemp_with("usb-serial-vm", "inv.yaml",
+				    "boards:\n"
+				    "  dut:\n"
+				    "    serial: { usb: \"0403:6001\", baud: 115200 }\n"
+				    "  twin:\n"
+				    "    serial: { usb: \"0403:6001\" }\n");
 	/* the guest sees the host's / read-only with a tmpfs over /tmp, and this
 	 * folder bound in: a copy of orch here runs wherever the tree lives */
 	char *bin = xasprintf("%s/orch", dir);

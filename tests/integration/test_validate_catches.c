@@ -18,8 +18,7 @@ static char *tmp;
 
 static int group_setup(void **state)
 {
-	tmp = ts_mkdtemp("validate-catches");
-	free(ts_write_file(tmp, "inventory.yaml", "boards:\n  l1: { local: true }\n"));
+	tmp = ts_mkdtemp_with("validate-catches", "inventory.yaml", "boards:\n  l1: { local: true }\n");
 	char *dir = xasprintf("%s/bench/x86_64", tmp);
 	char *cmd = xasprintf("mkdir -p '%s' && touch '%s/remote-bench-mem' '%s/remote-bench-cpu'",
 			      dir, dir, dir);
@@ -44,12 +43,6 @@ static char *validate(int want, const char *file, const char *text)
 	return out;
 }
 
-static void has(const char *out, const char *want)
-{
-	if (!strstr(out, want))
-		fail_msg("output lacks '%s':\n%s", want, out);
-}
-
 static void test_units_and_names(void **state)
 {
 	char *out = validate(2, "units.yaml",
@@ -71,14 +64,14 @@ static void test_units_and_names(void **state)
 		"    expect: { transfer.up: { min: 10 Mbit/s, max: 3 s } }\n"
 		"  - name: typo\n"
 		"    bench: memm\n");
-	has(out, "units.yaml:6:26: error: the bound on 'mem.memcpy' is in 'ms', which does not "
+	TS_ASSERT_HAS(out, "units.yaml:6:26: error: the bound on 'mem.memcpy' is in 'ms', which does not "
 		 "convert to the metric's unit 'MiB/s'");
-	has(out, "units.yaml:7:24: error: the bound on 'mem.word' is in 'bananas'");
-	has(out, "units.yaml:8:7: error: expect on metric 'mem.memcopy', which remote-bench mem "
+	TS_ASSERT_HAS(out, "units.yaml:7:24: error: the bound on 'mem.word' is in 'bananas'");
+	TS_ASSERT_HAS(out, "units.yaml:8:7: error: expect on metric 'mem.memcopy', which remote-bench mem "
 		 "does not print (did you mean 'mem.memcpy'?)");
-	has(out, "units.yaml:13:27: error: the bound on 'lat' is in 'MiB', which does not convert "
+	TS_ASSERT_HAS(out, "units.yaml:13:27: error: the bound on 'lat' is in 'MiB', which does not convert "
 		 "to the metric's unit 'ms'");
-	has(out, "unit 's' of 'max' does not convert to 'Mbit/s' of 'min'");
+	TS_ASSERT_HAS(out, "unit 's' of 'max' does not convert to 'Mbit/s' of 'min'");
 	if (strstr(out, "mem.block"))
 		fail_msg("2 GB/s converts to MiB/s:\n%s", out);
 	free(out);
@@ -88,7 +81,7 @@ static void test_bench_name(void **state)
 {
 	char *out = validate(2, "bench.yaml",
 		"inventory: inventory.yaml\ntests:\n  - { name: m, bench: memm }\n");
-	has(out, "unknown remote-bench program 'memm' (did you mean 'mem'?");
+	TS_ASSERT_HAS(out, "unknown remote-bench program 'memm' (did you mean 'mem'?");
 	free(out);
 }
 
@@ -96,12 +89,12 @@ static void test_tab_and_regex(void **state)
 {
 	char *out = validate(2, "tab.yaml", "inventory: inventory.yaml\ntests:\n"
 			     "  -\tname: a\n");
-	has(out, "tab.yaml:3:4: error: a tab character: YAML indents with spaces only");
+	TS_ASSERT_HAS(out, "tab.yaml:3:4: error: a tab character: YAML indents with spaces only");
 	free(out);
 	out = validate(2, "rx.yaml", "inventory: inventory.yaml\ntests:\n"
 		       "  - name: a\n    run: x\n"
 		       "    metrics: [{ name: m, regex: 'speed (\\d+ MB/s' }]\n");
-	has(out, "rx.yaml:5:49: error: invalid regex for 'regex'");
+	TS_ASSERT_HAS(out, "rx.yaml:5:49: error: invalid regex for 'regex'");
 	free(out);
 }
 

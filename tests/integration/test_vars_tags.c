@@ -8,6 +8,7 @@
  * plan, and ORCH_INVENTORY is used when nothing else names an inventory.
  */
 #include "testsupport.h"
+#include "ts_orch.h"
 #include "ts_json.h"
 #include "util/strbuf.h"
 
@@ -19,11 +20,10 @@ static char *tmp;
 
 static int group_setup(void **state)
 {
-	tmp = ts_mkdtemp("vars-tags");
-	free(ts_write_file(tmp, "inventory.yaml",
-			   "boards:\n"
-			   "  l1: { local: true, vars: { who: board } }\n"
-			   "  l2: { local: true }\n"));
+	tmp = ts_mkdtemp_with("vars-tags", "inventory.yaml",
+			      "boards:\n"
+			      "  l1: { local: true, vars: { who: board } }\n"
+			      "  l2: { local: true }\n");
 	free(ts_write_file(tmp, "sc.yaml",
 			   "name: vt\n"
 			   "inventory: inventory.yaml\n"
@@ -57,23 +57,10 @@ static int group_teardown(void **state)
 
 static char *run_orch(int want_rc, const char *args)
 {
-	char *out = NULL;
-	int rc = ts_run(&out, "cd '%s' && %s %s 2>&1", tmp, ORCH_BIN, args);
-	if (rc != want_rc)
-		fail_msg("orch %s: exit %d, wanted %d:\n%s", args, rc, want_rc, out);
+	char *cd = xasprintf("cd '%s' &&", tmp);
+	char *out = ts_orch_want(want_rc, cd, "%s", args);
+	free(cd);
 	return out;
-}
-
-static void has(const char *out, const char *want)
-{
-	if (!strstr(out, want))
-		fail_msg("output lacks '%s':\n%s", want, out);
-}
-
-static void lacks(const char *out, const char *want)
-{
-	if (strstr(out, want))
-		fail_msg("output has '%s':\n%s", want, out);
 }
 
 static void test_extra_vars(void **state)
@@ -89,23 +76,23 @@ static void test_extra_vars(void **state)
 	assert_string_equal(text, "hello file last\n");
 	TS_FREE(text, log);
 	char *out = run_orch(0, "run sc.yaml -t greet -l l1 --dry-run -v -e who=cli");
-	has(out, "  who = 'cli'  (-e)");
-	has(out, "run: export ORCH_VARS_WHO='cli'; export ORCH_VARS_WHERE='here'; "
+	TS_ASSERT_HAS(out, "  who = 'cli'  (-e)");
+	TS_ASSERT_HAS(out, "run: export ORCH_VARS_WHO='cli'; export ORCH_VARS_WHERE='here'; "
 		 "echo hello \"${ORCH_VARS_WHO}\" \"${ORCH_VARS_WHERE}\"");
 	free(out);
 	out = run_orch(2, "run sc.yaml -e 'bad name=1'");
-	has(out, "-e takes NAME=VALUE");
+	TS_ASSERT_HAS(out, "-e takes NAME=VALUE");
 	free(out);
 }
 
 static void test_env_unset(void **state)
 {
 	char *out = run_orch(2, "validate env.yaml");
-	has(out, "env.yaml:5:10: error: {env.ORCH_UT_UNSET_B}: ORCH_UT_UNSET_B is not set");
-	lacks(out, "ORCH_UT_UNSET_A is not set");
+	TS_ASSERT_HAS(out, "env.yaml:5:10: error: {env.ORCH_UT_UNSET_B}: ORCH_UT_UNSET_B is not set");
+	TS_ASSERT_LACKS(out, "ORCH_UT_UNSET_A is not set");
 	free(out);
 	out = run_orch(2, "run env.yaml -o runs");
-	has(out, "ORCH_UT_UNSET_B is not set");
+	TS_ASSERT_HAS(out, "ORCH_UT_UNSET_B is not set");
 	free(out);
 	char *dir = xasprintf("%s/runs/envs", tmp);
 	assert_false(ts_file_exists(dir));      /* nothing started */
@@ -131,17 +118,17 @@ static void test_tags_and_list(void **state)
 	assert_string_equal(out, "l1\tgreet\tfast,smoke\nl1\tnet-up\tnet\n");
 	free(out);
 	out = run_orch(0, "validate sc.yaml --list -l l2 -t 'net-*,!net-down'");
-	has(out, "l2\tnet-up\tnet\n");
-	lacks(out, "net-down");
+	TS_ASSERT_HAS(out, "l2\tnet-up\tnet\n");
+	TS_ASSERT_LACKS(out, "net-down");
 	free(out);
 	out = run_orch(0, "validate sc.yaml --list -l l1 -t tag:slow -t greet");
-	has(out, "l1\tgreet\tfast,smoke\nl1\tnet-down\tnet,slow\n");   /* the union */
+	TS_ASSERT_HAS(out, "l1\tgreet\tfast,smoke\nl1\tnet-down\tnet,slow\n");   /* the union */
 	free(out);
 	out = run_orch(2, "run sc.yaml --list -t tag:nett");
-	has(out, "no test matches 'tag:nett' (-t); did you mean 'tag:net'?");
+	TS_ASSERT_HAS(out, "no test matches 'tag:nett' (-t); did you mean 'tag:net'?");
 	free(out);
 	out = run_orch(2, "validate sc.yaml -t gret");
-	has(out, "did you mean 'greet'?");
+	TS_ASSERT_HAS(out, "did you mean 'greet'?");
 	free(out);
 }
 
@@ -155,7 +142,7 @@ static void test_orch_inventory(void **state)
 		fail_msg("ORCH_INVENTORY not used: %d\n%s", rc, out);
 	free(out);
 	out = run_orch(2, "validate noinv.yaml");
-	has(out, "set ORCH_INVENTORY");
+	TS_ASSERT_HAS(out, "set ORCH_INVENTORY");
 	TS_FREE(out, sc);
 }
 

@@ -2,6 +2,7 @@
  * of the sample run's page, and the picture must hold far more than a
  * blank page does. Skips (with a message) when no Chromium is installed. */
 #include "testsupport.h"
+#include "ts_run_folder.h"
 #include "finish/finish.h"
 #include "report/report.h"
 #include "store/store.h"
@@ -12,29 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* The run folder's reports as the finish stage writes them (rendered by
- * report/, written by store/). */
-static int write_reports(const struct run_result *run, const char *dir, char *err, size_t errlen)
-{
-	struct store *st = store_open(dir, err, errlen);
-	if (!st)
-		return -1;
-	int ret = finish_write_reports(st, run, err, errlen);
-	store_close(st);
-	return ret;
-}
-
 #define SHOT_W 1200
 #define SHOT_H 1600
-
-static const char *find_chromium(void)
-{
-	static const char *const names[] = { "chromium", "chromium-browser", "google-chrome" };
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (ts_run(NULL, "command -v %s", names[i]) == 0)
-			return names[i];
-	return NULL;
-}
 
 static long file_size(const char *path)
 {
@@ -76,7 +56,7 @@ static long screenshot(const char *chromium, const char *dir, const char *page, 
 
 static void test_render(void **state)
 {
-	const char *chromium = find_chromium();
+	const char *chromium = ts_find_chromium();
 	if (!chromium) {
 		ts_skip("needs chromium (apt-get install chromium)");
 	}
@@ -84,7 +64,7 @@ static void test_render(void **state)
 	struct run_result run = { 0 };
 	sample_run_fill(&run);
 	char err[512] = "";
-	assert_int_equal(write_reports(&run, dir, err, sizeof(err)), 0);
+	assert_int_equal(ts_run_folder_reports(&run, dir, err, sizeof(err)), 0);
 	free(ts_write_file(dir, "blank.html", "<!DOCTYPE html><html><body></body></html>\n"));
 
 	long blank = screenshot(chromium, dir, "blank.html", "blank.png");
@@ -128,7 +108,7 @@ static void fill_rack(struct run_result *run)
  * the grid ends into the DOM it dumps. */
 static void test_grid_fits_the_window(void **state)
 {
-	const char *chromium = find_chromium();
+	const char *chromium = ts_find_chromium();
 	if (!chromium) {
 		ts_skip("needs chromium (apt-get install chromium)");
 	}
@@ -136,7 +116,7 @@ static void test_grid_fits_the_window(void **state)
 	struct run_result run = { 0 };
 	fill_rack(&run);
 	char err[512] = "";
-	assert_int_equal(write_reports(&run, dir, err, sizeof(err)), 0);
+	assert_int_equal(ts_run_folder_reports(&run, dir, err, sizeof(err)), 0);
 	free(ts_write_file(dir, "measure.html",
 			   "<!DOCTYPE html><html><body><iframe id=f src=\"report.html\" "
 			   "style=\"width:1280px;height:800px;border:0\"></iframe><script>\n"
@@ -274,7 +254,7 @@ static void measure_rack(const char *chromium, int nb, struct rack_measure *m)
 	struct run_result run = { 0 };
 	fill_big_rack(&run, nb);
 	char err[512] = "";
-	assert_int_equal(write_reports(&run, dir, err, sizeof(err)), 0);
+	assert_int_equal(ts_run_folder_reports(&run, dir, err, sizeof(err)), 0);
 	free(ts_write_file(dir, "measure.html", rack_measure_html));
 	/* the machine is shared (other builds and labs load its CPUs): the
 	 * fastest of three loads is the page's own time */
@@ -302,7 +282,7 @@ static void measure_rack(const char *chromium, int nb, struct rack_measure *m)
  * board first, boards in natural order; a chart per test x metric. */
 static void check_rack(int nb)
 {
-	const char *chromium = find_chromium();
+	const char *chromium = ts_find_chromium();
 	if (!chromium) {
 		ts_skip("needs chromium (apt-get install chromium)");
 	}

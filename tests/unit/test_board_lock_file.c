@@ -94,8 +94,7 @@ static void test_lock_reserve_list(void **state)
 	assert_false(had);
 	assert_int_equal(board_lock_try(dir, "b/1", NULL, NULL, &fd, &who, &prev, err, sizeof(err)), 0);
 	board_lock_release(fd);
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 }
 
 /* A holder that died with the board (its record, with its token, left in
@@ -133,8 +132,7 @@ static void test_dead_holder_token(void **state)
 	assert_string_equal(prev.token, "");
 	board_lock_release(fd);
 	free(path);
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 }
 
 /* Takes b1 in dir with the lock file holding text (mode, and owner when
@@ -194,8 +192,7 @@ static void test_forged_records(void **state)
 		free(t);
 	}
 	TS_FREE(path, good);
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 }
 
 /* Lock files are made 0644 whatever the umask, never followed through a
@@ -229,8 +226,7 @@ static void test_lock_file_kind(void **state)
 			 BOARD_LOCK_ERROR);
 	TS_ASSERT_HAS(err, "not a regular file");
 	TS_FREE(fifo, link, target, path);
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 }
 
 /* A lock folder whose records others could replace is refused (not
@@ -261,8 +257,7 @@ static void test_lock_folder_mode(void **state)
 	else
 		unsetenv("ORCH_LOCK_DIR");
 	free(saved);
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 }
 
 TS_MAIN(NULL, NULL, test_holder_text_round_trip, test_lock_reserve_list, test_dead_holder_token,

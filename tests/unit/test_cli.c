@@ -12,20 +12,17 @@ static char *dir;
 
 static int setup(void **state)
 {
-	dir = ts_mkdtemp("cli");
-	free(ts_write_file(dir, "rack.yaml",
-			   "boards:\n"
-			   "  a: { tags: [x], ssh: { host: 127.0.0.1 } }\n"
-			   "  b: { tags: [x, y], ssh: { host: 127.0.0.1 } }\n"
-			   "  c: { local: true }\n"));
+	dir = ts_mkdtemp_with("cli", "rack.yaml",
+			      "boards:\n"
+			      "  a: { tags: [x], ssh: { host: 127.0.0.1 } }\n"
+			      "  b: { tags: [x, y], ssh: { host: 127.0.0.1 } }\n"
+			      "  c: { local: true }\n");
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	ts_rmrf(dir);
-	free(dir);
-	return 0;
+	return ts_rmrf_free(&dir);
 }
 
 static void test_every_command_has_help(void **state)

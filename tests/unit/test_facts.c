@@ -449,8 +449,7 @@ static void test_workdir_fs(void **state)
 	board_facts_release(&bf);
 	transport_free(t);
 	TS_FREE(root, mounts);
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 }
 
 /* The command after an inline prelude finds its shell as it would alone:

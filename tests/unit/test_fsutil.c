@@ -55,8 +55,7 @@ static void test_write_atomic_concurrent(void **state)
 	assert_int_equal(ts_run(&out, "ls -A '%s'", dir), 0);
 	assert_string_equal(out, "results.json\n");
 	TS_FREE(out, text, path);
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 }
 
 /* The temporary file fs_replace_open makes is told by its name, with its
@@ -77,8 +76,7 @@ static void test_atomic_tmp_name(void **state)
 	for (size_t i = 0; i < sizeof(not_tmp) / sizeof(not_tmp[0]); i++)
 		assert_false(fs_replace_tmp_name(not_tmp[i], &pid));
 	free(path);
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 }
 
 static void test_mkdir_p(void **state)
@@ -92,8 +90,7 @@ static void test_mkdir_p(void **state)
 	assert_int_equal(fs_mkdir_p("", err, sizeof(err)), -1);
 	TS_ASSERT_HAS(err, "cannot create directory");
 	free(deep);
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 }
 
 TS_MAIN(NULL, NULL, test_write_atomic_concurrent, test_atomic_tmp_name, test_mkdir_p)

@@ -56,9 +56,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	db_close(db);
-	ts_rmrf(tmp);
-	free(tmp);
-	return 0;
+	return ts_rmrf_free(&tmp);
 }
 
 /* The bound on the peak RSS growth is checked in builds without ASan, whose

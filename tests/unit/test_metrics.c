@@ -129,8 +129,7 @@ static void test_bonnie_missing(void **state)
 
 static void test_from_file(void **state)
 {
-	char *dir = ts_mkdtemp("metrics-file");
-	free(ts_write_file(dir, "bench.csv", "name,value\nlatency,12.5\n"));
+	char *dir = ts_mkdtemp_with("metrics-file", "bench.csv", "name,value\nlatency,12.5\n");
 	struct scenario *sc = load(
 		"tests:\n"
 		"  - name: f\n"
@@ -147,8 +146,7 @@ static void test_from_file(void **state)
 	assert_true(test_result_is_missing(&tr, "gone"));
 	test_result_release(&tr);
 	scenario_free(sc);
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 }
 
 /* The metrics regex runs inside the output callback; one

@@ -126,8 +126,7 @@ static void test_cap_and_beyond(void **state)
 	assert_string_equal(fs.head[0], "tput=7");
 	assert_int_equal(longs, 1);
 	free(path);
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 }
 
 TS_MAIN(NULL, NULL, test_cap_and_beyond)

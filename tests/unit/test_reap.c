@@ -103,8 +103,7 @@ static int setup(void **state)
 		print_message("needs unshare -r -p -f --mount-proc (user and pid namespaces)\n");
 		return -1;
 	}
-	dir = ts_mkdtemp("reap");
-	free(ts_write_file(dir, "lab.sh", LAB));
+	dir = ts_mkdtemp_with("reap", "lab.sh", LAB);
 	free(ts_write_file(dir, "fns.sh", FNS));
 	free(ts_write_file(dir, "step.sh", STEP));
 	write_script("reap-wrap", "$$", "");
@@ -118,9 +117,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	ts_rmrf(dir);
-	free(dir);
-	return 0;
+	return ts_rmrf_free(&dir);
 }
 
 /* The grep calls of the last run, one line each ("" when none). */

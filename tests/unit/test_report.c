@@ -1,6 +1,7 @@
 /* Renderings: summary table, JUnit (validated against tests/report/junit.xsd
  * with xmllint), HTML (self-contained, escaped). */
 #include "testsupport.h"
+#include "ts_run_folder.h"
 #include "finish/finish.h"
 #include "report/report.h"
 #include "store/store.h"
@@ -13,18 +14,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The run folder's reports as the finish stage writes them (rendered by
- * report/, written by store/). */
-static int write_reports(const struct run_result *run, const char *dir, char *err, size_t errlen)
-{
-	struct store *st = store_open(dir, err, errlen);
-	if (!st)
-		return -1;
-	int ret = finish_write_reports(st, run, err, errlen);
-	store_close(st);
-	return ret;
-}
 
 #ifndef ORCH_JUNIT_XSD
 #define ORCH_JUNIT_XSD ORCH_SOURCE_DIR "/tests/report/junit.xsd"
@@ -54,11 +43,9 @@ static bool have_xmllint(void)
 /* xmllint --schema on text; returns the exit status, output in *out. */
 static int xmllint(const char *text, const char *args, char **out)
 {
-	char *dir = ts_mkdtemp("report-xml");
-	free(ts_write_file(dir, "doc.xml", text));
+	char *dir = ts_mkdtemp_with("report-xml", "doc.xml", text);
 	int st = ts_run(out, "xmllint --noout %s '%s/doc.xml'", args, dir);
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 	return st;
 }
 
@@ -220,7 +207,7 @@ static void test_html_written_in_sections(void **state)
 		}
 	char *dir = ts_mkdtemp("report-html");
 	char err[256];
-	assert_int_equal(write_reports(&run, dir, err, sizeof(err)), 0);
+	assert_int_equal(ts_run_folder_reports(&run, dir, err, sizeof(err)), 0);
 	char *path = xasprintf("%s/report.html", dir);
 	char *file = ts_read_file(path);
 	char *page = report_html_in(&run, dir);
@@ -229,8 +216,7 @@ static void test_html_written_in_sections(void **state)
 	assert_string_equal(file, page);
 	TS_ASSERT_HAS(file, "</html>\n");
 	TS_FREE(page, file, path);
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 	run_result_release(&run);
 }
 
@@ -402,7 +388,7 @@ static void test_write_all(void **state)
 	ts_run(NULL, "mkdir -p '%s/rpi1/boot' && touch '%s/rpi1/boot/boot.log' "
 		     "'%s/rpi1/boot/console-2.log'", dir, dir, dir);
 	char err[512] = "";
-	assert_int_equal(write_reports(&run, dir, err, sizeof(err)), 0);
+	assert_int_equal(ts_run_folder_reports(&run, dir, err, sizeof(err)), 0);
 	char *path = xasprintf("%s/summary.txt", dir);
 	char *s = ts_read_file(path);
 	assert_non_null(s);
@@ -418,10 +404,9 @@ static void test_write_all(void **state)
 	TS_ASSERT_HAS(s, "href=\"rpi1/boot/console-2.log\"");
 	TS_ASSERT_LACKS(s, "href=\"rpi1/boot/stdout.log\"");
 	TS_FREE(s, path);
-	assert_int_equal(write_reports(&run, "/nonexistent/dir", err, sizeof(err)), -1);
+	assert_int_equal(ts_run_folder_reports(&run, "/nonexistent/dir", err, sizeof(err)), -1);
 	TS_ASSERT_HAS(err, "/nonexistent/dir");
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 	run_result_release(&run);
 }
 
@@ -493,8 +478,7 @@ static void test_junit_with_logs(void **state)
 		fprintf(stderr, "note: python3-junitparser not installed; its reading is not checked\n");
 	}
 	free(x);
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 	run_result_release(&run);
 }
 

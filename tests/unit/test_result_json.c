@@ -349,8 +349,7 @@ static void test_load(void **state)
 	assert_int_equal(run.results[3].n_phases, 4);
 	run_result_release(&run);
 	run_result_release(&sample);
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 }
 
 /* A trend written as text is what jansson writes of its tree: strings

@@ -94,8 +94,7 @@ static void test_slow_board_keeps_no_one_waiting(void **state)
 			 "was asked for, after they gave up", (long long)fast.took_ms);
 	run_locks_free(h);
 	unsetenv("ORCH_LOCK_DIR");
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 }
 
 static void test_shared_board_locked_once(void **state)

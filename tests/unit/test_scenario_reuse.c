@@ -83,8 +83,7 @@ static void test_anchors_and_merge_keys(void **state)
 	assert_int_equal(sc->tests[1].metrics[0].pos.line, 7);
 	scenario_free(sc);
 	free(path);
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 }
 
 static void test_alias_errors_and_bomb(void **state)
@@ -199,8 +198,7 @@ static void test_includes(void **state)
 	diag_list_release(&dl);
 
 	TS_FREE(nightly, sub);
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 }
 
 TS_MAIN(NULL, NULL, test_anchors_and_merge_keys, test_alias_errors_and_bomb, test_includes)

@@ -29,9 +29,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	ts_rmrf(tmp);
-	free(tmp);
-	return 0;
+	return ts_rmrf_free(&tmp);
 }
 
 static bool is_dir(const char *path)
@@ -381,8 +379,7 @@ static void save_many(size_t n, double *journal_per_result, double *rebuild_rati
 	assert_true(stats.rebuilds >= 10);
 	store_close(st);
 	run_result_release(&run);
-	ts_rmrf(tmp);
-	free(tmp);
+	ts_rmrf_free(&tmp);
 	tmp = ts_mkdtemp("store");
 }
 

@@ -238,8 +238,7 @@ static void test_hostile_values_arrive_exactly(void **state)
 		}
 		free(peer.ssh.host);
 	}
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 }
 
 static void test_comment_and_escapes_keep_context(void **state)

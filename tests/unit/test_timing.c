@@ -236,8 +236,7 @@ static void test_timed_command(void **state)
 	assert_false(out.marks.seen);
 	timing_seconds(&out.marks, out.st.duration_us, &src);
 	assert_int_equal(src, TIMING_ORCH);
-	ts_rmrf(dir);
-	free(dir);
+	ts_rmrf_free(&dir);
 }
 
 TS_MAIN(NULL, NULL, test_scenario_rate_of, test_scenario_rate_of_errors, test_parse_line,
