@@ -53,7 +53,10 @@ static int teardown(void **state)
 
 static char *orch(int want, const char *args)
 {
-	return ts_orch_want(want, env, "--color=never %s", args);
+	char *full = xasprintf("--color=never %s", args);
+	char *out = ts_orch_want(want, env, full);
+	free(full);
+	return out;
 }
 
 static void test_copy_twice(void **state)

@@ -23,7 +23,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define N_BOARDS 64
 #define ROWS 20
 #define COLS 100
 #define SMALL_ROWS 12
@@ -33,7 +32,7 @@ static char *tmp;
 
 static int group_setup(void **state)
 {
-	tmp = ts_rack_dir("live-view", N_BOARDS);
+	tmp = ts_rack_dir("live-view");
 	struct strbuf sc = STRBUF_INIT;
 	strbuf_puts(&sc, TS_RACK_HEAD("live")
 			 "  - { name: t01, run: 'sleep 0.4' }\n"

@@ -36,7 +36,7 @@ static int group_teardown(void **state)
 
 static char *orch(int want, const char *args)
 {
-	return ts_orch_want(want, env, "%s", args);
+	return ts_orch_want(want, env, args);
 }
 
 static void test_selectors(void **state)

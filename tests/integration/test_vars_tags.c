@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *tmp;
+static char *tmp, *cd_tmp;   /* the folder, and "cd TMP &&" */
 
 static int group_setup(void **state)
 {
@@ -47,20 +47,19 @@ static int group_setup(void **state)
 			   "  - name: t\n"
 			   "    run: 'echo a={env.ORCH_UT_UNSET_A|fallback} b={env.ORCH_UT_UNSET_B}'\n"));
 	free(ts_write_file(tmp, "extra.yaml", "who: file\nwhere: there\n"));
+	cd_tmp = xasprintf("cd '%s' &&", tmp);
 	return 0;
 }
 
 static int group_teardown(void **state)
 {
+	free(cd_tmp);
 	return ts_rmrf_free(&tmp);
 }
 
 static char *run_orch(int want_rc, const char *args)
 {
-	char *cd = xasprintf("cd '%s' &&", tmp);
-	char *out = ts_orch_want(want_rc, cd, "%s", args);
-	free(cd);
-	return out;
+	return ts_orch_want(want_rc, cd_tmp, args);
 }
 
 static void test_extra_vars(void **state)

@@ -5,7 +5,6 @@
 #include "util/deadline.h"
 #include "util/strbuf.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -36,12 +35,12 @@ void ts_local_boards(struct strbuf *sb, const char *prefix, int width, int n)
 		strbuf_printf(sb, "  %s%0*d: { local: true }\n", prefix, width, i);
 }
 
-char *ts_rack_dir(const char *prefix, int n)
+char *ts_rack_dir(const char *prefix)
 {
 	char *dir = ts_mkdtemp(prefix);
 	struct strbuf inv = STRBUF_INIT;
 	strbuf_puts(&inv, "boards:\n");
-	for (int b = 1; b <= n; b++)
+	for (int b = 1; b <= TS_RACK_BOARDS; b++)
 		strbuf_printf(&inv, "  b%d: { local: true, tags: [rack] }\n", b);
 	free(ts_write_file(dir, "inventory.yaml", inv.buf));
 	strbuf_release(&inv);
@@ -115,17 +114,11 @@ int ts_wait_exit(pid_t pid, int ms)
 	return -1;
 }
 
-char *ts_orch_want(int want, const char *prefix, const char *fmt, ...)
+char *ts_orch_want(int want, const char *prefix, const char *args)
 {
-	struct strbuf args = STRBUF_INIT;
-	va_list ap;
-	va_start(ap, fmt);
-	strbuf_vprintf(&args, fmt, ap);
-	va_end(ap);
 	char *out = NULL;
-	int rc = ts_run(&out, "%s %s %s 2>&1", prefix, ORCH_BIN, strbuf_str(&args));
+	int rc = ts_run(&out, "%s %s %s 2>&1", prefix, ORCH_BIN, args);
 	if (rc != want)
-		fail_msg("orch %s: exit %d, wanted %d:\n%s", strbuf_str(&args), rc, want, out);
-	strbuf_release(&args);
+		fail_msg("orch %s: exit %d, wanted %d:\n%s", args, rc, want, out);
 	return out;
 }

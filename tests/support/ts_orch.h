@@ -20,10 +20,12 @@ char *ts_write_scenario(const char *dir, const char *name, const char *text);
  * "  PREFIX1: { local: true }" a board, the number WIDTH digits at least
  * (zero-padded). */
 void ts_local_boards(struct strbuf *sb, const char *prefix, int width, int n);
+/* The rack of the tests at rack scale: TS_RACK_BOARDS local boards. */
+#define TS_RACK_BOARDS 64
 /* A scratch folder (ts_mkdtemp, named after PREFIX) holding
- * inventory.yaml: N local boards b1..bN tagged rack. Caller frees (after
- * ts_rmrf). */
-char *ts_rack_dir(const char *prefix, int n);
+ * inventory.yaml: the rack's boards b1..b64, tagged rack. Caller frees
+ * (after ts_rmrf). */
+char *ts_rack_dir(const char *prefix);
 /* The start of a scenario NAME (a string literal) on that folder's boards:
  * inventory.yaml, boards [tag:rack], a 60 s timeout, then "tests:\n". */
 #define TS_RACK_HEAD(name) \
@@ -61,12 +63,10 @@ void ts_orch_cli_init(struct ts_orch_cli *c, const char *prefix, const char *ext
 /* Removes the folder and frees both. */
 void ts_orch_cli_release(struct ts_orch_cli *c);
 
-/* Runs "PREFIX ORCH_BIN ARGS 2>&1", ARGS formatted from FMT (PREFIX:
- * "cd DIR &&", an environment, as ts_orch_cli's env); fails the current
- * test, with the output, unless orch exits WANT. Returns the output
- * (caller frees). */
-char *ts_orch_want(int want, const char *prefix, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* Runs "PREFIX ORCH_BIN ARGS 2>&1" (PREFIX: "cd DIR &&", an environment,
+ * as ts_orch_cli's env); fails the current test, with the output, unless
+ * orch exits WANT. Returns the output (caller frees). */
+char *ts_orch_want(int want, const char *prefix, const char *args);
 
 /* waitpid(PID) for at most MS: its exit status as ts_run gives it, -1 when
  * it still runs. */
