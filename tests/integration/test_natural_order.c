@@ -15,13 +15,11 @@ static char *tmp;
 
 static int group_setup(void **state)
 {
-	(void)state;
-	tmp = ts_mkdtemp("natural-order");
-	free(ts_write_file(tmp, "inventory.yaml",
-			   "boards:\n"
-			   "  b10: { local: true, tags: [rack] }\n"
-			   "  b2: { local: true, tags: [rack] }\n"
-			   "  b1: { local: true, tags: [rack] }\n"));
+	tmp = ts_mkdtemp_with("natural-order", "inventory.yaml",
+			      "boards:\n"
+			      "  b10: { local: true, tags: [rack] }\n"
+			      "  b2: { local: true, tags: [rack] }\n"
+			      "  b1: { local: true, tags: [rack] }\n");
 	free(ts_write_file(tmp, "rack.yaml",
 			   "name: rack\ninventory: inventory.yaml\nboards: [tag:rack]\n"
 			   "defaults: { timeout: 60s }\ntests:\n"
@@ -43,7 +41,6 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	return ts_rmrf_free(&tmp);
 }
 
@@ -73,7 +70,6 @@ static char *orch(const char *args)
 
 static void test_boards(void **state)
 {
-	(void)state;
 	char *out = orch("boards -i inventory.yaml 2>&1");
 	assert_in_order("orch boards", out, (const char *[]){ "\nb1\t", "\nb2\t", "\nb10\t", NULL });
 	free(out);
@@ -85,7 +81,6 @@ static void test_boards(void **state)
 
 static void test_report_full(void **state)
 {
-	(void)state;
 	char *out = orch("report --full runs1/rack/latest 2>&1");
 	assert_in_order("orch report --full", out,
 			(const char *[]){ "\nb1 ", " t2 ", "\nb1 ", " t10 ", "\nb2 ", " t2 ",
@@ -102,7 +97,6 @@ static void test_report_full(void **state)
 
 static void test_compare(void **state)
 {
-	(void)state;
 	char *out = orch("compare runs1/rack/latest runs2/rack/latest 2>/dev/null");
 	assert_in_order("orch compare", out,
 			(const char *[]){ "\nb1 ", "\nb2 ", "\nb10 ", NULL });
@@ -114,12 +108,4 @@ static void test_compare(void **state)
 	free(out);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_boards),
-		cmocka_unit_test(test_report_full),
-		cmocka_unit_test(test_compare),
-	};
-	return ts_run_group(tests, group_setup, group_teardown);
-}
+TS_MAIN(group_setup, group_teardown, test_boards, test_report_full, test_compare)
