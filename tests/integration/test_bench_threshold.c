@@ -63,6 +63,14 @@ static int run(const char *name, const char *values, const char *opts)
 	return code;
 }
 
+/* Writes DIR/NAME with TEXT and runs orch validate on it there; its exit
+ * status, what it wrote in *OUT (freed by the caller). */
+static int validate(const char *name, const char *text, char **out)
+{
+	free(ts_write_file(dir, name, text));
+	return ts_run(out, "cd '%s' && %s validate %s 2>&1", dir, ORCH_BIN, name);
+}
+
 static const char before[] = "100\n101\n99\n100.5\n99.5\n";
 static const char after[] = "92\n93\n91\n92.5\n91.5\n";
 
@@ -101,9 +109,8 @@ static void test_validate_refuses(void **state)
 			   "      - { name: mem.memcyp, threshold: 12% }\n"
 			   "      - { name: mem.memcpy, unit: MB/s, threshold: 12% }\n"
 			   "      - { name: mem.memcpy, threshold: 12 percent }\n";
-	free(ts_write_file(dir, "bad.yaml", yaml));
 	char *out = NULL;
-	assert_int_equal(ts_run(&out, "cd '%s' && %s validate bad.yaml 2>&1", dir, ORCH_BIN), 2);
+	assert_int_equal(validate("bad.yaml", yaml, &out), 2);
 	const char *want[] = {
 		"bad.yaml:8:17: error: metric 'mem.memcyp', which remote-bench mem does not print "
 		"(did you mean 'mem.memcpy'?)",
@@ -117,16 +124,14 @@ static void test_validate_refuses(void **state)
 	const char *none = "name: none\ninventory: rack.yaml\nboards: [here]\ntests:\n"
 			   "  - name: probe\n    run: echo\n    parse: remote-bench\n    metrics:\n"
 			   "      - { name: mem.copy }\n";
-	free(ts_write_file(dir, "none.yaml", none));
-	assert_int_equal(ts_run(&out, "cd '%s' && %s validate none.yaml 2>&1", dir, ORCH_BIN), 2);
+	assert_int_equal(validate("none.yaml", none, &out), 2);
 	if (!strstr(out, "none.yaml:9:9: error: metric 'mem.copy' has neither 'regex'"))
 		fail_msg("%s", out);
 	free(out);
 	const char *good = "name: good\ninventory: rack.yaml\nboards: [here]\ntests:\n"
 			   "  - name: mem\n    bench: mem\n    metrics:\n"
 			   "      - { name: mem.memcpy, threshold: 12% }\n";
-	free(ts_write_file(dir, "good.yaml", good));
-	assert_int_equal(ts_run(&out, "cd '%s' && %s validate good.yaml 2>&1", dir, ORCH_BIN), 0);
+	assert_int_equal(validate("good.yaml", good, &out), 0);
 	free(out);
 }
 

@@ -25,34 +25,31 @@ struct ride {
 
 static struct ride R;
 
+/* R.dir/NAME: the lab's two boards and a local one, the ssh defaults
+ * with EXTRA (more keys of that map) appended. */
+static void write_rack(const char *name, const char *extra)
+{
+	char *inv = xasprintf(
+		"defaults:\n"
+		"  ssh: { user: %s, identity: %s, known_hosts: %s, port: %d, connect_timeout: 5s%s }\n"
+		"boards:\n"
+		"  b1: { ssh: { host: " LAB_BASE ".1 } }\n"
+		"  b2: { ssh: { host: " LAB_BASE ".2 } }\n"
+		"  here: { local: true }\n",
+		R.lab->user, R.lab->identity, R.lab->known_hosts, LAB_PORT, extra);
+	free(ts_write_file(R.dir, name, inv));
+	free(inv);
+}
+
 static int setup(void **state)
 {
 	setenv("SSHD_LAB_LOGLEVEL", "VERBOSE", 1);   /* a line per session opened */
 	if (lab_group_up(&R.lab, LAB_BASE, BOARDS, 0, false) < 0)
 		return -1;
 	R.dir = ts_mkdtemp("facts-ride");
-	char *inv = xasprintf(
-		"defaults:\n"
-		"  ssh: { user: %s, identity: %s, known_hosts: %s, port: %d, connect_timeout: 5s }\n"
-		"boards:\n"
-		"  b1: { ssh: { host: " LAB_BASE ".1 } }\n"
-		"  b2: { ssh: { host: " LAB_BASE ".2 } }\n"
-		"  here: { local: true }\n",
-		R.lab->user, R.lab->identity, R.lab->known_hosts, LAB_PORT);
-	free(ts_write_file(R.dir, "rack.yaml", inv));
-	free(inv);
+	write_rack("rack.yaml", "");
 	/* every command a channel of its own: channels count commands */
-	inv = xasprintf(
-		"defaults:\n"
-		"  ssh: { user: %s, identity: %s, known_hosts: %s, port: %d, connect_timeout: 5s,\n"
-		"         runner: false }\n"
-		"boards:\n"
-		"  b1: { ssh: { host: " LAB_BASE ".1 } }\n"
-		"  b2: { ssh: { host: " LAB_BASE ".2 } }\n"
-		"  here: { local: true }\n",
-		R.lab->user, R.lab->identity, R.lab->known_hosts, LAB_PORT);
-	free(ts_write_file(R.dir, "channels.yaml", inv));
-	free(inv);
+	write_rack("channels.yaml", ", runner: false");
 	return 0;
 }
 

@@ -29,9 +29,9 @@ static int setup(void **state)
 	*state = &board;
 	if (ts_qemu_start(&board, "link-qemu", "--ssh-addr " SSH_ADDR " --ssh-port %d", SSH_PORT) < 0)
 		return -1;
-	char *board = ts_qemu_board_yaml(&board, SSH_ADDR, SSH_PORT, "5s");
-	char *inv = xasprintf("boards:\n  qemu:\n    arch: x86_64\n    workdir: /tmp/orch\n%s", board);
-	free(board);
+	char *keys = ts_qemu_board_yaml(&board, SSH_ADDR, SSH_PORT, "5s");
+	char *inv = xasprintf("boards:\n  qemu:\n    arch: x86_64\n    workdir: /tmp/orch\n%s", keys);
+	free(keys);
 	ts_qemu_write_inventory(&board, inv);
 	free(inv);
 	return 0;

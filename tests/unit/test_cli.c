@@ -25,6 +25,14 @@ static int teardown(void **state)
 	return ts_rmrf_free(&dir);
 }
 
+/* DIR/SUB does not exist (a refused run made no run folder). */
+static void assert_no_folder(const char *sub)
+{
+	char *path = xasprintf("%s/%s", dir, sub);
+	assert_false(ts_file_exists(path));
+	free(path);
+}
+
 static void test_every_command_has_help(void **state)
 {
 	const char *cmds[] = { "run", "validate", "boards", "boot", "compare", "report", "ports",
@@ -99,9 +107,8 @@ static void test_plan_that_runs_nothing_exits_2(void **state)
 	assert_int_equal(code, 2);
 	TS_ASSERT_HAS(out, "would run nowhere");
 	free(out);
-	char *runs = xasprintf("%s/fixed-runs/fixed", dir);
-	assert_false(ts_file_exists(runs));
-	TS_FREE(runs, sc);
+	assert_no_folder("fixed-runs/fixed");
+	free(sc);
 }
 
 /* A FIFO (or any file that is not regular) given as inventory or scenario
@@ -137,9 +144,8 @@ static void test_unreadable_baseline_exits_2_and_leaves_no_folder(void **state)
 	assert_int_equal(code, 2);
 	TS_ASSERT_HAS(out, "baseline:");
 	free(out);
-	char *runs = xasprintf("%s/runs/base", dir);
-	assert_false(ts_file_exists(runs));
-	TS_FREE(runs, sc);
+	assert_no_folder("runs/base");
+	free(sc);
 }
 
 /* run and compare take the same thresholds: finite, >= 0, '%' allowed. */

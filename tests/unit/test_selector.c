@@ -5,19 +5,23 @@
 
 #include <string.h>
 
-static struct inventory *rack(void)
+/* The inventory TEXT, loaded as if from PATH. */
+static struct inventory *load(const char *path, const char *text)
 {
-	static const char text[] =
-		"boards:\n"
-		"  rpi1: { tags: [embedded, arm] }\n"
-		"  biff: { tags: [embedded, x86] }\n"
-		"  apu2: { tags: [x86] }\n"
-		"  vm:   { tags: [server] }\n";
 	struct diag_list dl = DIAG_LIST_INIT;
 	struct inventory *inv = NULL;
-	assert_int_equal(inventory_load_buffer("/r/rack.yaml", text, strlen(text), &inv, &dl), 0);
+	assert_int_equal(inventory_load_buffer(path, text, strlen(text), &inv, &dl), 0);
 	diag_list_release(&dl);
 	return inv;
+}
+
+static struct inventory *rack(void)
+{
+	return load("/r/rack.yaml", "boards:\n"
+		    "  rpi1: { tags: [embedded, arm] }\n"
+		    "  biff: { tags: [embedded, x86] }\n"
+		    "  apu2: { tags: [x86] }\n"
+		    "  vm:   { tags: [server] }\n");
 }
 
 /* The selection as "name name ...", for readable asserts. */
@@ -97,13 +101,8 @@ static void test_invalid(void **state)
 /* Node sets (clush's notation) select the boards of their names. */
 static void test_nodeset(void **state)
 {
-	static const char text[] =
-		"boards:\n"
-		"  b01: {}\n  b02: {}\n  b03: {}\n  b10: {}\n  sw1: {}\n";
-	struct diag_list dl = DIAG_LIST_INIT;
-	struct inventory *inv = NULL;
-	assert_int_equal(inventory_load_buffer("/r/b.yaml", text, strlen(text), &inv, &dl), 0);
-	diag_list_release(&dl);
+	struct inventory *inv =
+		load("/r/b.yaml", "boards:\n  b01: {}\n  b02: {}\n  b03: {}\n  b10: {}\n  sw1: {}\n");
 	char err[128];
 	sel(inv, S("b[01-02]"), 1, NULL, 0, "b01 b02");
 	sel(inv, S("b[01,03],sw1"), 1, NULL, 0, "b01 b03 sw1");

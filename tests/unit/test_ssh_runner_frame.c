@@ -23,6 +23,9 @@ static void collect(void *ctx, enum transport_stream stream, const char *data, s
 }
 
 /* Feeds text (len bytes) on stream in pieces of `cut` bytes. */
+/* feed() of a string literal, its NUL left out. */
+#define FEED_TEXT(f, stream, lit, cut, g) feed(f, stream, lit, sizeof(lit) - 1, cut, g)
+
 static void feed(struct ssh_runner_frame *f, enum transport_stream stream, const char *text,
 		 size_t len, size_t cut, struct got *g)
 {
@@ -107,15 +110,15 @@ static void test_outside_bytes_taint(void **state)
 	struct ssh_runner_frame f;
 	struct got g = { STRBUF_INIT, STRBUF_INIT };
 	ssh_runner_frame_init(&f, TOK);
-	const char s[] = "late\036orch-run " TOK " 9\036\nmine\036orch-end " TOK " 0\036\n";
-	feed(&f, TRANSPORT_STDOUT, s, sizeof(s) - 1, 7, &g);
+	FEED_TEXT(&f, TRANSPORT_STDOUT,
+		  "late\036orch-run " TOK " 9\036\nmine\036orch-end " TOK " 0\036\n", 7, &g);
 	assert_true(f.tainted);
 	assert_string_equal(strbuf_str(&g.out), "mine");
 	ssh_runner_frame_release(&f);
 
 	ssh_runner_frame_init(&f, TOK);
-	const char t[] = "\036orch-run " TOK " 9\036\n\036orch-end " TOK " 0\036\nleftover";
-	feed(&f, TRANSPORT_STDERR, t, sizeof(t) - 1, 64, &g);
+	FEED_TEXT(&f, TRANSPORT_STDERR,
+		  "\036orch-run " TOK " 9\036\n\036orch-end " TOK " 0\036\nleftover", 64, &g);
 	assert_true(f.tainted);
 	ssh_runner_frame_release(&f);
 	strbuf_release(&g.out);
@@ -128,8 +131,7 @@ static void test_flush_held_bytes(void **state)
 	struct ssh_runner_frame f;
 	struct got g = { STRBUF_INIT, STRBUF_INIT };
 	ssh_runner_frame_init(&f, TOK);
-	const char s[] = "\036orch-run " TOK " 9\036\nabc\036orch-end " TOK " 1";
-	feed(&f, TRANSPORT_STDOUT, s, sizeof(s) - 1, 1, &g);
+	FEED_TEXT(&f, TRANSPORT_STDOUT, "\036orch-run " TOK " 9\036\nabc\036orch-end " TOK " 1", 1, &g);
 	assert_string_equal(strbuf_str(&g.out), "abc");
 	ssh_runner_frame_flush(&f, collect, &g);
 	assert_string_equal(strbuf_str(&g.out), "abc\036orch-end " TOK " 1");
