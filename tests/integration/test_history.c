@@ -77,9 +77,7 @@ static int run_night(const char *name, int i, const char *runs, const char *extr
 	char *path = ts_write_file(dir, file, text);
 	int code = ts_run(out, "cd '%s' && %s run %s -q -o %s %s 2>&1", dir, ORCH_BIN, path, runs,
 			  extra ? extra : "");
-	free(text);
-	free(file);
-	free(path);
+	TS_FREE(text, file, path);
 	return code;
 }
 
@@ -97,17 +95,17 @@ static void check_night(int i, int code, const char *out)
 		fprintf(stderr, "night %d:\n%s\n", i, out);
 	assert_int_equal(code, reported ? 1 : 0);
 	/* night 1 has nothing earlier: no range line says it "changed" */
-	assert_null(strstr(out, "changed"));
+	TS_ASSERT_LACKS(out, "changed");
 	if (i == 1)
 		assert_null(strstr(out, " than the last"));
 	/* nights 2-3 show their change, not judged, with the reason */
 	if (i == 2 || i == 3) {
-		assert_non_null(strstr(out, "; not judged on "));
+		TS_ASSERT_HAS(out, "; not judged on ");
 		assert_non_null(strstr(out, i == 2 ? ": 1 earlier run, needs 3\n"
 						   : ": 2 earlier runs, needs 3\n"));
 	}
 	if (!reported) {
-		assert_null(strstr(out, "regression"));
+		TS_ASSERT_LACKS(out, "regression");
 		free(since);
 		return;
 	}
@@ -138,7 +136,7 @@ static void check_history_text(const char *out)
 	const char *line = mark;
 	while (line > out && line[-1] != '\n')
 		line--;
-	assert_non_null(strstr(line, "v0.0.20180206"));
+	TS_ASSERT_HAS(line, "v0.0.20180206");
 	assert_true(strstr(line, "v0.0.20180206") < mark);
 	const char *second = strstr(mark + 1, "<- step");
 	assert_non_null(second);
@@ -174,7 +172,7 @@ static void check_history_views(const char *scenario, const char *where)
 	if (count_lines(out) != 2 || !strstr(out, "iperf  tput (higher better)  hist[1-2] "))
 		fail_msg("folded history:\n%s", out);
 	assert_non_null(strstr(out, "hist[1-2]: "));   /* both boards have the step */
-	assert_non_null(strstr(out, "% lower since v0.0.20180206 (5 runs), not acknowledged"));
+	TS_ASSERT_HAS(out, "% lower since v0.0.20180206 (5 runs), not acknowledged");
 	free(out);
 	args = xasprintf("%s %s --per-board 2>&1", scenario, where);
 	out = history_cmd(args);
@@ -182,11 +180,8 @@ static void check_history_views(const char *scenario, const char *where)
 	if (count_lines(out) != 3 || !strstr(out, "BOARD"))
 		fprintf(stderr, "compact history:\n%s\n", out);
 	assert_int_equal(count_lines(out), 3);  /* a header and a line per board */
-	assert_non_null(strstr(out, "hist1  iperf  tput (higher better)"));
-	assert_non_null(strstr(out, "v0.0.20180201"));
-	assert_non_null(strstr(out, "v0.0.20180210"));
-	assert_non_null(strstr(out, " Mbit/s"));
-	assert_non_null(strstr(out, "% lower since v0.0.20180206 (5 runs), not acknowledged"));
+	TS_ASSERT_HAS(out, "hist1  iperf  tput (higher better)", "v0.0.20180201", "v0.0.20180210",
+		" Mbit/s", "% lower since v0.0.20180206 (5 runs), not acknowledged");
 	assert_null(strstr(out, "e+"));         /* never an exponent */
 	free(out);
 	args = xasprintf("%s %s --format html", scenario, where);
@@ -194,20 +189,15 @@ static void check_history_views(const char *scenario, const char *where)
 	free(args);
 	assert_true(strncmp(out, "<!DOCTYPE html>", 15) == 0);
 	assert_null(strstr(out, "http"));       /* self-contained, no network */
-	assert_null(strstr(out, "<script"));
+	TS_ASSERT_LACKS(out, "<script");
 	/* a row per test x metric, the boards folded, each board's chart under it */
-	assert_non_null(strstr(out, "<tr class=\"row\"><th>iperf \u00b7 tput<small>"));
-	assert_non_null(strstr(out, "hist[1-2] \u00b7 10 runs"));
-	assert_non_null(strstr(out, "<b>hist1</b>"));
-	assert_non_null(strstr(out, "<b>hist2</b>"));
+	TS_ASSERT_HAS(out, "<tr class=\"row\"><th>iperf \u00b7 tput<small>",
+		"hist[1-2] \u00b7 10 runs", "<b>hist1</b>", "<b>hist2</b>");
 	/* charts with axes in the unit, run labels, the step */
 	const char *svg = strstr(out, "<svg class=\"trend\"");
 	assert_non_null(svg);
 	assert_non_null(strstr(svg + 1, "<svg class=\"trend\""));
-	assert_non_null(strstr(out, ">Mbit/s</text>"));
-	assert_non_null(strstr(out, ">v0.0.201802"));
-	assert_non_null(strstr(out, "class=\"step\""));
-	assert_non_null(strstr(out, "class=\"window\""));
+	TS_ASSERT_HAS(out, ">Mbit/s</text>", ">v0.0.201802", "class=\"step\"", "class=\"window\"");
 	/* every point links to its run's report: the row's and each board's */
 	size_t links = 0;
 	for (const char *p = out; (p = strstr(p, "/report.html\">")); p++)
@@ -234,10 +224,10 @@ static void test_sqlite_ten_nights(void **state)
 	check_history_views("nightly", "-o runs");
 	/* one board, one metric, the last 3 */
 	out = history_cmd("nightly -o runs -l hist2 --metric iperf.tput --last 3 --format runs 2>&1");
-	assert_null(strstr(out, "hist1"));
-	assert_non_null(strstr(out, "last 3 runs"));
-	assert_null(strstr(out, "v0.0.20180207 "));
-	assert_non_null(strstr(out, "v0.0.20180210 "));
+	TS_ASSERT_LACKS(out, "hist1");
+	TS_ASSERT_HAS(out, "last 3 runs");
+	TS_ASSERT_LACKS(out, "v0.0.20180207 ");
+	TS_ASSERT_HAS(out, "v0.0.20180210 ");
 	free(out);
 	/* csv: a header and 20 rows; json: 2 series of 10 with the step at night 6 */
 	out = history_cmd("nightly -o runs --format csv");
@@ -245,7 +235,7 @@ static void test_sqlite_ten_nights(void **state)
 	for (const char *p = out; *p; p++)
 		lines += *p == '\n';
 	assert_int_equal(lines, 21);
-	assert_non_null(strstr(out, "nightly,hist1,iperf,tput,Mbit/s,higher,"));
+	TS_ASSERT_HAS(out, "nightly,hist1,iperf,tput,Mbit/s,higher,");
 	free(out);
 	out = history_cmd("nightly -o runs --format json");
 	json_error_t jerr;
@@ -262,21 +252,20 @@ static void test_sqlite_ten_nights(void **state)
 	char *cmp = NULL;
 	assert_int_equal(ts_run(&cmp, "cd '%s' && set -- runs/nightly/2*; %s compare \"$5\" \"$6\"", dir,
 				ORCH_BIN), 0);
-	assert_non_null(strstr(cmp, "v0.0.20180206 vs v0.0.20180205\n"));
+	TS_ASSERT_HAS(cmp, "v0.0.20180206 vs v0.0.20180205\n");
 	const char *want = "iperf.tput: v0.0.20180206 is 17.6% (hist2) to 19.1% slower (hist1) than "
 			   "v0.0.20180205 on both boards; not judged: one sample on both boards";
 	if (!strstr(cmp, want))
 		fprintf(stderr, "%s\n", cmp);
 	assert_non_null(strstr(cmp, want));
-	assert_non_null(strstr(cmp, "facts that changed:\n  wireguard: v0.0.20180205 -> v0.0.20180206 ("));
+	TS_ASSERT_HAS(cmp, "facts that changed:\n  wireguard: v0.0.20180205 -> v0.0.20180206 (");
 	free(cmp);
 	/* the report's trend line marks the current run */
 	char *html = xasprintf("%s/runs/nightly/latest/report.html", dir);
 	char *text = ts_read_file(html);
 	assert_non_null(text);
-	assert_non_null(strstr(text, "class=\"trend\""));
-	free(text);
-	free(html);
+	TS_ASSERT_HAS(text, "class=\"trend\"");
+	TS_FREE(text, html);
 }
 
 /* The folders are the source of truth: a history rebuilt from them tells
@@ -287,7 +276,7 @@ static void test_sqlite_rebuild(void **state)
 	char *db = xasprintf("%s/runs/orch-history.sqlite", dir);
 	assert_int_equal(ts_run(NULL, "rm -f '%s' '%s-wal' '%s-shm'", db, db, db), 0);
 	char *out = history_cmd("import runs 2>&1");
-	assert_non_null(strstr(out, "10 runs indexed"));
+	TS_ASSERT_HAS(out, "10 runs indexed");
 	free(out);
 	char *after = history_cmd("nightly -o runs --format csv");
 	assert_string_equal(before, after);
@@ -302,17 +291,14 @@ static void test_sqlite_rebuild(void **state)
 	assert_int_equal(ts_run(NULL, "rm -f '%s-wal' '%s-shm' && head -c 8192 /dev/urandom > '%s'",
 				db, db, db), 0);
 	out = history_cmd("import runs --rebuild 2>&1");
-	assert_non_null(strstr(out, "10 runs indexed"));
-	assert_non_null(strstr(out, "kept as"));
+	TS_ASSERT_HAS(out, "10 runs indexed", "kept as");
 	free(out);
 	char *aside = xasprintf("%s.corrupt", db);
 	assert_true(ts_file_exists(aside));
 	free(aside);
 	after = history_cmd("nightly -o runs --format csv");
 	assert_string_equal(before, after);
-	free(after);
-	free(before);
-	free(db);
+	TS_FREE(after, before, db);
 }
 
 /* Two orch runs at once (one per board) into one SQLite file. */
@@ -335,8 +321,7 @@ static void test_sqlite_two_at_once(void **state)
 		char *la = xasprintf(",a%d,", round), *lb = xasprintf(",b%d,", round);
 		assert_non_null(strstr(out, la));
 		assert_non_null(strstr(out, lb));
-		free(la);
-		free(lb);
+		TS_FREE(la, lb);
 	}
 	free(out);
 }
@@ -362,18 +347,13 @@ static void test_pg_two_controllers(void **state)
 		sscanf(out, "%d %d", &ca, &cb);
 		check_night(i, ca, la);
 		check_night(i, cb, lb);
-		free(a);
-		free(b);
-		free(la);
-		free(lb);
-		free(out);
+		TS_FREE(a, b, la, lb, out);
 		sleep(1);
 	}
 	char *args = xasprintf("pgnightly --db '%s' --format runs 2>&1", pg->url);
 	char *out = history_cmd(args);
 	check_history_text(out);
-	free(out);
-	free(args);
+	TS_FREE(out, args);
 	args = xasprintf("--db '%s'", pg->url);
 	check_history_views("pgnightly", args);
 	free(args);
@@ -386,7 +366,7 @@ static void test_pg_two_controllers(void **state)
 	assert_int_equal(ts_run(&env_out, "cd '%s' && ORCH_DB='%s' %s history pgnightly -l hist1 --last 2 "
 				"--format runs",
 				dir, pg->url, ORCH_BIN), 0);
-	assert_non_null(strstr(env_out, "v0.0.20180210"));
+	TS_ASSERT_HAS(env_out, "v0.0.20180210");
 	free(env_out);
 }
 
@@ -397,17 +377,13 @@ static void test_pg_import(void **state)
 	assert_non_null(url);
 	char *args = xasprintf("import runs --db '%s' 2>&1", url);
 	char *out = history_cmd(args);
-	assert_non_null(strstr(out, "16 runs indexed"));
-	free(out);
-	free(args);
+	TS_ASSERT_HAS(out, "16 runs indexed");
+	TS_FREE(out, args);
 	char *sq = history_cmd("nightly -o runs --last 0 --format csv");
 	args = xasprintf("nightly --db '%s' --last 0 --format csv", url);
 	char *pq = history_cmd(args);
 	assert_string_equal(sq, pq);
-	free(sq);
-	free(pq);
-	free(args);
-	free(url);
+	TS_FREE(sq, pq, args, url);
 }
 
 /* A history made by an older orch (schema 1: no labels, no facts) is
@@ -428,11 +404,8 @@ static void check_migration(const char *target)
 	db_close(db);
 	char *args = xasprintf("old --db '%s' --format runs 2>&1", target);
 	char *out = history_cmd(args);
-	assert_non_null(strstr(out, "apu2  iperf  tput [Mbit/s]"));
-	assert_non_null(strstr(out, "20250101-010101"));
-	assert_non_null(strstr(out, "912.5"));
-	free(out);
-	free(args);
+	TS_ASSERT_HAS(out, "apu2  iperf  tput [Mbit/s]", "20250101-010101", "912.5");
+	TS_FREE(out, args);
 	assert_int_equal(db_open(&db, target, err, sizeof(err)), 0);
 	assert_int_equal(db_schema_version(db, "history_schema", err, sizeof(err)), HISTORY_SCHEMA_VERSION);
 	struct db_rows *r = NULL;
@@ -457,16 +430,5 @@ static void test_migration_pg(void **state)
 	free(url);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sqlite_ten_nights),
-		cmocka_unit_test(test_sqlite_rebuild),
-		cmocka_unit_test(test_sqlite_two_at_once),
-		cmocka_unit_test(test_pg_two_controllers),
-		cmocka_unit_test(test_pg_import),
-		cmocka_unit_test(test_migration_sqlite),
-		cmocka_unit_test(test_migration_pg),
-	};
-	return ts_run_group(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_sqlite_ten_nights, test_sqlite_rebuild, test_sqlite_two_at_once,
+	test_pg_two_controllers, test_pg_import, test_migration_sqlite, test_migration_pg)

@@ -8,12 +8,12 @@
  * (--format html) has the same rows, each board's chart under its row.
  */
 #include "testsupport.h"
+#include "ts_orch.h"
 #include "util/strbuf.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define N_BOARDS 64
 #define N_NIGHTS 4
 #define N_METRICS 4
 
@@ -21,18 +21,10 @@ static char *tmp;
 
 static int group_setup(void **state)
 {
-	(void)state;
-	tmp = ts_mkdtemp("history-rack");
-	struct strbuf inv = STRBUF_INIT;
-	strbuf_puts(&inv, "boards:\n");
-	for (int b = 1; b <= N_BOARDS; b++)
-		strbuf_printf(&inv, "  b%d: { local: true, tags: [rack] }\n", b);
-	free(ts_write_file(tmp, "inventory.yaml", inv.buf));
-	strbuf_release(&inv);
+	tmp = ts_rack_dir("history-rack");
 	/* n: the board's number; the step file is there from the last night */
 	static const char sc[] =
-		"name: rack\ninventory: inventory.yaml\nboards: [tag:rack]\n"
-		"defaults: { timeout: 60s }\ntests:\n"
+		TS_RACK_HEAD("rack")
 		"  - name: t01\n"
 		"    run: 'n=$(echo {board.name} | tr -dc 0-9); v=$((1000 + n % 5));"
 		" [ $n = 17 ] && v=902; echo rate $v'\n"
@@ -67,7 +59,6 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	return ts_rmrf_free(&tmp);
 }
 
@@ -103,11 +94,10 @@ static char *line_of(const char *out, const char *start)
 
 static void test_folded_by_default(void **state)
 {
-	(void)state;
 	char *out = history("");
 	if (count_lines(out) != 1 + N_METRICS)
 		fail_msg("%zu lines, want a header and %d:\n%s", count_lines(out), N_METRICS, out);
-	assert_non_null(strstr(out, "TEST  METRIC"));
+	TS_ASSERT_HAS(out, "TEST  METRIC");
 	char *t01 = line_of(out, "t01 ");
 	char *t02 = line_of(out, "t02 ");
 	char *lat = line_of(out, "t03   lat");
@@ -115,9 +105,7 @@ static void test_folded_by_default(void **state)
 	assert_non_null(t02);
 	assert_non_null(lat);
 	/* the boards folded, the runs, the first and last night */
-	assert_non_null(strstr(t01, " b[1-64] "));
-	assert_non_null(strstr(t01, " 4  n1 "));
-	assert_non_null(strstr(t01, " n4 "));
+	TS_ASSERT_HAS(t01, " b[1-64] ", " 4  n1 ", " n4 ");
 	/* the board far from the others, named with its value */
 	if (!strstr(t01, "low b17 902 MB/s") || strstr(t01, "b10"))
 		fail_msg("t01: %s", t01);
@@ -126,24 +114,19 @@ static void test_folded_by_default(void **state)
 	    strstr(t02, "low b10"))
 		fail_msg("t02: %s", t02);
 	assert_non_null(strstr(t02, "-20.0% to 0.0%"));   /* the last change across boards */
-	assert_non_null(strstr(lat, "lat (lower better)"));
-	assert_non_null(strstr(lat, "3 ms"));
+	TS_ASSERT_HAS(lat, "lat (lower better)", "3 ms");
 	/* t03's two metrics, in natural order after t02 */
 	assert_true(strstr(out, "t02 ") < strstr(out, "t03   lat"));
 	assert_true(strstr(out, "t03   lat") < strstr(out, "t03   rate"));
-	free(t01);
-	free(t02);
-	free(lat);
-	free(out);
+	TS_FREE(t01, t02, lat, out);
 }
 
 static void test_per_board_and_limit(void **state)
 {
-	(void)state;
 	char *out = history("--per-board");
-	if (count_lines(out) != 1 + N_BOARDS * N_METRICS)
+	if (count_lines(out) != 1 + TS_RACK_BOARDS * N_METRICS)
 		fail_msg("%zu lines with --per-board:\n%.2000s", count_lines(out), out);
-	assert_non_null(strstr(out, "BOARD  TEST"));
+	TS_ASSERT_HAS(out, "BOARD  TEST");
 	/* natural order: b2 right after b1's rows, b10 after b9 */
 	const char *b2 = strstr(out, "\nb2 "), *b9 = strstr(out, "\nb9 "), *b10 = strstr(out, "\nb10 ");
 	assert_non_null(b2);
@@ -178,32 +161,24 @@ static size_t count_of(const char *text, const char *what)
  * board's chart on request, boards in natural order. */
 static void test_page_folded(void **state)
 {
-	(void)state;
 	char *out = history("--format html");
 	if (count_of(out, "<tr class=\"row\">") != N_METRICS)
 		fail_msg("%zu rows in the page, want %d", count_of(out, "<tr class=\"row\">"),
 			 N_METRICS);
 	assert_int_equal(count_of(out, "<summary>each board (64)</summary>"), N_METRICS);
-	assert_int_equal(count_of(out, "<div class=\"bd\">"), N_BOARDS * N_METRICS);
+	assert_int_equal(count_of(out, "<div class=\"bd\">"), TS_RACK_BOARDS * N_METRICS);
 	/* a folded chart per row and a chart per board, every point a link */
-	assert_int_equal(count_of(out, "<svg class=\"trend\""), N_METRICS * (1 + N_BOARDS));
-	assert_int_equal(count_of(out, "/report.html\">"), N_METRICS * (1 + N_BOARDS) * N_NIGHTS);
-	assert_non_null(strstr(out, "b[1-64] \u00b7 4 runs (n1 to n4) \u00b7 median "));
+	assert_int_equal(count_of(out, "<svg class=\"trend\""), N_METRICS * (1 + TS_RACK_BOARDS));
+	assert_int_equal(count_of(out, "/report.html\">"), N_METRICS * (1 + TS_RACK_BOARDS) * N_NIGHTS);
+	TS_ASSERT_HAS(out, "b[1-64] \u00b7 4 runs (n1 to n4) \u00b7 median ");
 	assert_non_null(strstr(out, "b[10-13]: 19.9% to 20.0% lower since n4 (1 run), "
 				    "not acknowledged"));
-	assert_non_null(strstr(out, "low b17 902 MB/s"));
+	TS_ASSERT_HAS(out, "low b17 902 MB/s");
 	const char *b2 = strstr(out, "<b>b2</b>"), *b10 = strstr(out, "<b>b10</b>");
 	assert_true(b2 && b10 && b2 < b10);
-	assert_null(strstr(out, "<script"));
+	TS_ASSERT_LACKS(out, "<script");
 	free(out);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_folded_by_default),
-		cmocka_unit_test(test_per_board_and_limit),
-		cmocka_unit_test(test_page_folded),
-	};
-	return ts_run_group(tests, group_setup, group_teardown);
-}
+TS_MAIN(group_setup, group_teardown, test_folded_by_default, test_per_board_and_limit,
+	test_page_folded)

@@ -32,7 +32,6 @@ static const char hint[] =
 
 static int group_setup(void **state)
 {
-	(void)state;
 	ts_require_root("chown of planted files to another user, orch run as nobody");
 	if (getpwuid(OTHER_UID))
 		ts_skip_file("needs uid %d to have no user (it stands for an unnamed owner)",
@@ -50,21 +49,8 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	(void)state;
 	ts_run(NULL, "umount '%s/mnt/m' 2>/dev/null", tmp);
 	return ts_rmrf_free(&tmp);
-}
-
-static void has(const char *out, const char *want)
-{
-	if (!strstr(out, want))
-		fail_msg("output lacks '%s':\n%s", want, out);
-}
-
-static void lacks(const char *out, const char *what)
-{
-	if (strstr(out, what))
-		fail_msg("output has '%s':\n%s", what, out);
 }
 
 /* Who runs orch: the shell words before it, and the owners of the table. */
@@ -179,12 +165,7 @@ static void run_case(const struct tcase *c, int n)
 			 "%d:\n%s", n, c->who->name, owner_names[c->owner], c->mode, c->dir_mode,
 			 c->in_parent ? "from a child folder" : "in the current folder",
 			 c->link ? ", through a link" : "", rc, out);
-	free(want);
-	free(out);
-	free(cwd);
-	free(target);
-	free(file);
-	free(d);
+	TS_FREE(want, out, cwd, target, file, d);
 }
 
 static void run_table(const struct invoker *who, int base)
@@ -203,13 +184,11 @@ static void run_table(const struct invoker *who, int base)
 
 static void test_table_run_by_root(void **state)
 {
-	(void)state;
 	run_table(&by_root, 0);
 }
 
 static void test_table_run_by_nobody(void **state)
 {
-	(void)state;
 	run_table(&by_nobody, 1000);
 }
 
@@ -252,7 +231,6 @@ static char *fill(const char *prefix, const char *tmpl, const char *x, const cha
  * not there yet, judged by the folder it would be made in. */
 static void test_inventory_named(void **state)
 {
-	(void)state;
 	static const struct {
 		const char *owner, *mode, *dir_mode;
 		const char *why;   /* after "refusing inventory 'INV': ", NULL: read */
@@ -292,22 +270,17 @@ static void test_inventory_named(void **state)
 		char *out = named(folder, text, "", &rc);
 		if (!table[i].why) {
 			assert_int_equal(rc, 0);
-			has(out, "planted");
+			TS_ASSERT_HAS(out, "planted");
 		} else {
 			char *at = xasprintf("%s/%s/.orch.yaml:1:12: error: refusing inventory '%s': ",
 					     tmp, folder, inv);
 			char *want = fill(at, table[i].why, inv, dir);
-			has(out, want);
-			lacks(out, "planted");
+			TS_ASSERT_HAS(out, want);
+			TS_ASSERT_LACKS(out, "planted");
 			assert_int_equal(rc, 2);
-			free(want);
-			free(at);
+			TS_FREE(want, at);
 		}
-		free(out);
-		free(folder);
-		free(text);
-		free(inv);
-		free(dir);
+		TS_FREE(out, folder, text, inv, dir);
 	}
 }
 
@@ -315,7 +288,6 @@ static void test_inventory_named(void **state)
  * links judged by their targets, the walk bounded in depth. */
 static void test_bench_named(void **state)
 {
-	(void)state;
 	static const struct {
 		const char *make;   /* shell in the bench's parent B (bench is B/bench) */
 		const char *why;    /* after "refusing bench_dir 'B/bench': ", NULL: read */
@@ -364,20 +336,16 @@ static void test_bench_named(void **state)
 		char *out = named(folder, text, pre, &rc);
 		if (!table[i].why) {
 			assert_int_equal(rc, 0);
-			has(out, "mine");
+			TS_ASSERT_HAS(out, "mine");
 		} else {
 			char *at = xasprintf("%s/%s/.orch.yaml:1:12: error: refusing bench_dir "
 					     "'%s/bench': ", tmp, folder, b);
 			char *want = fill(at, table[i].why, b, "");
-			has(out, want);
+			TS_ASSERT_HAS(out, want);
 			assert_int_equal(rc, 2);
-			free(want);
-			free(at);
+			TS_FREE(want, at);
 		}
-		free(out);
-		free(folder);
-		free(text);
-		free(b);
+		TS_FREE(out, folder, text, b);
 	}
 	free(pre);
 }
@@ -386,7 +354,6 @@ static void test_bench_named(void **state)
  * by its target and by where the link lies and who made it. */
 static void test_links_to_settings(void **state)
 {
-	(void)state;
 	static const struct {
 		const char *make;   /* shell in X (the file is X/xdg/orch/config.yaml) */
 		const char *why;    /* after "refusing this configuration file: ", NULL: read */
@@ -434,14 +401,10 @@ static void test_links_to_settings(void **state)
 				fail_msg("case %zu (%s): want\n%s\ngot\n%s", i, table[i].make, want,
 					 out);
 			assert_int_equal(rc, 2);
-			lacks(out, "planted");
-			free(want);
-			free(at);
+			TS_ASSERT_LACKS(out, "planted");
+			TS_FREE(want, at);
 		}
-		free(out);
-		free(pre);
-		free(cwd);
-		free(x);
+		TS_FREE(out, pre, cwd, x);
 	}
 }
 
@@ -449,7 +412,6 @@ static void test_links_to_settings(void **state)
  * never passed over as if it were not there. */
 static void test_unreadable_said(void **state)
 {
-	(void)state;
 	static const struct {
 		const char *make;   /* shell in X (cwd X/d, the file X/d/.orch.yaml) */
 		const char *as;
@@ -473,39 +435,34 @@ static void test_unreadable_said(void **state)
 		if (!strstr(out, want))
 			fail_msg("case %zu (%s): want\n%s\ngot\n%s", i, table[i].make, want, out);
 		assert_int_equal(rc, 2);
-		free(want);
-		free(out);
-		free(cwd);
-		free(x);
+		TS_FREE(want, out, cwd, x);
 	}
 }
 
 /* Trusted on purpose: ORCH_TRUST, then trust: of the user's own file. */
 static void test_trust_on_purpose(void **state)
 {
-	(void)state;
 	assert_int_equal(ts_run(NULL, "mkdir -p '%s/foreign/ci' && printf 'inventory: "
 				"%s/planted-inv.yaml\\n' > '%s/foreign/.orch.yaml' && chown nobody "
 				"'%s/foreign/.orch.yaml'", tmp, tmp, tmp, tmp), 0);
 	int rc;
 	char *out = boards_in("foreign/ci", "", &rc);
 	assert_int_equal(rc, 2);
-	lacks(out, "planted");
-	has(out, "is owned by nobody (uid 65534) with mode 0644: not you (root (uid 0)) or root");
+	TS_ASSERT_LACKS(out, "planted");
+	TS_ASSERT_HAS(out, "is owned by nobody (uid 65534) with mode 0644: not you (root (uid 0)) or root");
 	free(out);
 	char *pre = xasprintf("ORCH_TRUST='%s/foreign/.orch.yaml'", tmp);
 	out = boards_in("foreign/ci", pre, &rc);
 	assert_int_equal(rc, 0);
-	has(out, "planted");
-	free(out);
-	free(pre);
+	TS_ASSERT_HAS(out, "planted");
+	TS_FREE(out, pre);
 	assert_int_equal(ts_run(NULL, "mkdir -p '%s/xdg/orch'", tmp), 0);
 	char *user = xasprintf("trust: [%s/foreign]\n", tmp);
 	free(ts_write_file(tmp, "xdg/orch/config.yaml", user));
 	free(user);
 	out = boards_in("foreign/ci", "", &rc);
 	assert_int_equal(rc, 0);
-	has(out, "planted");
+	TS_ASSERT_HAS(out, "planted");
 	free(out);
 	assert_int_equal(ts_run(NULL, "rm '%s/xdg/orch/config.yaml'", tmp), 0);
 }
@@ -514,7 +471,6 @@ static void test_trust_on_purpose(void **state)
  * file's trust: (an error of its own). */
 static void test_folders_named(void **state)
 {
-	(void)state;
 	assert_int_equal(ts_run(NULL, "cd '%s' && mkdir -p runs-ww locks-ok locks-open open && "
 				"chmod 1777 runs-ww locks-ok && chmod 777 locks-open open", tmp), 0);
 	char *text = xasprintf("runs_dir: %s/runs-ww\nlock_dir: %s/locks-ok\n"
@@ -527,11 +483,10 @@ static void test_folders_named(void **state)
 			     tmp, tmp);
 	char *want = fill(at, "{X}/runs-ww is owned by root (uid 0) with mode 1777: others can "
 			  "add files to it", tmp, "");
-	has(out, want);
-	free(want);
-	free(at);
-	lacks(out, "lock_dir");   /* a sticky lock folder is shared by design */
-	has(out, "names/.orch.yaml:3:8: error: 'trust' is read only from the system and user "
+	TS_ASSERT_HAS(out, want);
+	TS_FREE(want, at);
+	TS_ASSERT_LACKS(out, "lock_dir");   /* a sticky lock folder is shared by design */
+	TS_ASSERT_HAS(out, "names/.orch.yaml:3:8: error: 'trust' is read only from the system and user "
 		 "configuration files");
 	free(out);
 	/* not there yet: the folder it would be made in decides */
@@ -543,16 +498,15 @@ static void test_folders_named(void **state)
 		       tmp, tmp);
 	want = fill(at, "{X}/open/locks does not exist yet; its nearest folder {X}/open is owned "
 		    "by root (uid 0) with mode 0777: others can write in it", tmp, "");
-	has(out, want);
-	free(want);
-	free(at);
-	lacks(out, "runs_dir");   /* runs-new: its nearest folder is ours */
+	TS_ASSERT_HAS(out, want);
+	TS_FREE(want, at);
+	TS_ASSERT_LACKS(out, "runs_dir");   /* runs-new: its nearest folder is ours */
 	free(out);
 	text = xasprintf("lock_dir: %s/locks-open\n", tmp);
 	out = named("names3", text, "", &rc);
 	free(text);
 	assert_int_equal(rc, 2);
-	has(out, "locks-open is owned by root (uid 0) with mode 0777: others can write in it");
+	TS_ASSERT_HAS(out, "locks-open is owned by root (uid 0) with mode 0777: others can write in it");
 	free(out);
 }
 
@@ -560,7 +514,6 @@ static void test_folders_named(void **state)
  * point is not the mounted tree's. */
 static void test_file_system_boundary(void **state)
 {
-	(void)state;
 	char *text = xasprintf("inventory: %s/mine-inv.yaml\n", tmp);
 	assert_int_equal(ts_run(NULL, "mkdir -p '%s/mnt/m'", tmp), 0);
 	free(ts_write_file(tmp, "mnt/.orch.yaml", text));
@@ -568,29 +521,17 @@ static void test_file_system_boundary(void **state)
 	int rc;
 	char *out = boards_in("mnt/m", "", &rc);
 	assert_int_equal(rc, 0);
-	has(out, "mine");   /* read while m is a plain folder */
+	TS_ASSERT_HAS(out, "mine");   /* read while m is a plain folder */
 	free(out);
 	if (ts_run(NULL, "mount -t tmpfs -o size=1m,mode=755 orch-test '%s/mnt/m'", tmp) != 0)
 		ts_skip("mounting a tmpfs is not allowed here");
 	out = boards_in("mnt/m", "", &rc);
 	assert_int_equal(rc, 2);
-	lacks(out, "mine");
+	TS_ASSERT_LACKS(out, "mine");
 	free(out);
 	assert_int_equal(ts_run(NULL, "umount '%s/mnt/m'", tmp), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_table_run_by_root),
-		cmocka_unit_test(test_table_run_by_nobody),
-		cmocka_unit_test(test_inventory_named),
-		cmocka_unit_test(test_bench_named),
-		cmocka_unit_test(test_links_to_settings),
-		cmocka_unit_test(test_unreadable_said),
-		cmocka_unit_test(test_trust_on_purpose),
-		cmocka_unit_test(test_folders_named),
-		cmocka_unit_test(test_file_system_boundary),
-	};
-	return ts_run_group(tests, group_setup, group_teardown);
-}
+TS_MAIN(group_setup, group_teardown, test_table_run_by_root, test_table_run_by_nobody,
+	test_inventory_named, test_bench_named, test_links_to_settings, test_unreadable_said,
+	test_trust_on_purpose, test_folders_named, test_file_system_boundary)
