@@ -358,3 +358,16 @@ void ts_lab_script_dirs(const char *name, unsigned mode, char **tmp, char **dir)
 	chmod(*tmp, (mode_t)mode);
 	*dir = xasprintf("%s/%s", *tmp, name);
 }
+
+char *ts_tmp;
+
+int ts_tmp_setup(void **state)
+{
+	ts_tmp = ts_mkdtemp(program_invocation_short_name);
+	return 0;
+}
+
+int ts_tmp_teardown(void **state)
+{
+	return ts_rmrf_free(&ts_tmp);
+}

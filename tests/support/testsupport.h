@@ -25,6 +25,13 @@ char *ts_mkdtemp_with(const char *prefix, const char *name, const char *text);
  * teardown's value). */
 int ts_rmrf_free(char **dir);
 
+/* A scratch folder for a test file that needs nothing else: ts_tmp, made
+ * (named after the test program) by ts_tmp_setup and removed by
+ * ts_tmp_teardown, as group fixtures or around each test. */
+extern char *ts_tmp;
+int ts_tmp_setup(void **state);
+int ts_tmp_teardown(void **state);
+
 /* Writes text to dir/name; returns the full path (caller frees). */
 char *ts_write_file(const char *dir, const char *name, const char *text);
 /* Whole file as a string, or NULL; caller frees. */

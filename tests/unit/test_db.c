@@ -11,23 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char *tmp;
-
-static int setup(void **state)
-{
-	tmp = ts_mkdtemp("db");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	return ts_rmrf_free(&tmp);
-}
-
 static struct db *open_db(const char *name)
 {
 	char err[256] = "";
-	char *path = xasprintf("%s/%s", tmp, name);
+	char *path = xasprintf("%s/%s", ts_tmp, name);
 	struct db *db = NULL;
 	int rc = db_open(&db, path, err, sizeof(err));
 	if (rc != 0)
@@ -117,7 +104,7 @@ static void test_two_writers(void **state)
 	struct db *db = open_db("d.sqlite");
 	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", ts_db_migs, 2 }, NULL, err, sizeof(err)), 0);
 	db_close(db);
-	char *path = xasprintf("%s/d.sqlite", tmp);
+	char *path = xasprintf("%s/d.sqlite", ts_tmp);
 	ts_db_two_writers(path);
 	free(path);
 	db = open_db("d.sqlite");
@@ -140,7 +127,7 @@ static void test_each(void **state)
 	struct db *db = open_db("e.sqlite");
 	assert_int_equal(db_migrate(db, &(struct db_schema){ "t_schema", ts_db_migs, 2 }, NULL, err, sizeof(err)), 0);
 	db_close(db);
-	char *path = xasprintf("%s/e.sqlite", tmp);
+	char *path = xasprintf("%s/e.sqlite", ts_tmp);
 	ts_db_each(path);
 	free(path);
 }
@@ -163,5 +150,5 @@ static void test_open_errors(void **state)
 	TS_ASSERT_HAS(err, "orch:***@127.0.140.250");
 }
 
-TS_MAIN(setup, teardown, test_exec_and_types, test_transactions, test_migrate_from_older,
-	test_two_writers, test_each, test_open_errors)
+TS_MAIN(ts_tmp_setup, ts_tmp_teardown, test_exec_and_types, test_transactions,
+	test_migrate_from_older, test_two_writers, test_each, test_open_errors)

@@ -19,19 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static char *tmp;
-
-static int setup(void **state)
-{
-	tmp = ts_mkdtemp("store");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	return ts_rmrf_free(&tmp);
-}
-
 static bool is_dir(const char *path)
 {
 	struct stat sb;
@@ -50,7 +37,7 @@ static void test_folder_naming(void **state)
 	struct run_result run = { 0 };
 	run.start_wall_us = 1796230200000000LL;
 	char err[512] = "";
-	struct store *st = store_create(tmp, "night ly/../x", &run, err, sizeof(err));
+	struct store *st = store_create(ts_tmp, "night ly/../x", &run, err, sizeof(err));
 	assert_non_null(st);
 
 	time_t t = (time_t)(run.start_wall_us / 1000000);
@@ -60,7 +47,7 @@ static void test_folder_naming(void **state)
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
 	assert_string_equal(run.run_id, stamp);
 	/* the scenario name is one path component, whatever it holds */
-	char *want = xasprintf("%s/night_ly_.._x/%s", tmp, stamp);
+	char *want = xasprintf("%s/night_ly_.._x/%s", ts_tmp, stamp);
 	assert_string_equal(store_path(st), want);
 	assert_true(is_dir(want));
 	free(want);
@@ -68,8 +55,8 @@ static void test_folder_naming(void **state)
 	/* same second: -2, -3; nothing existing is reused */
 	struct run_result run2 = { .start_wall_us = run.start_wall_us };
 	struct run_result run3 = { .start_wall_us = run.start_wall_us };
-	struct store *st2 = store_create(tmp, "night ly/../x", &run2, err, sizeof(err));
-	struct store *st3 = store_create(tmp, "night ly/../x", &run3, err, sizeof(err));
+	struct store *st2 = store_create(ts_tmp, "night ly/../x", &run2, err, sizeof(err));
+	struct store *st3 = store_create(ts_tmp, "night ly/../x", &run3, err, sizeof(err));
 	assert_non_null(st2);
 	assert_non_null(st3);
 	char *id2 = xasprintf("%s-2", stamp), *id3 = xasprintf("%s-3", stamp);
@@ -87,7 +74,7 @@ static void test_folder_naming(void **state)
 
 static void test_create_fails(void **state)
 {
-	char *file = ts_write_file(tmp, "plainfile", "x");
+	char *file = ts_write_file(ts_tmp, "plainfile", "x");
 	struct run_result run = { 0 };
 	char err[512] = "";
 	assert_null(store_create(file, "s", &run, err, sizeof(err)));
@@ -106,7 +93,7 @@ static void test_save_and_finish(void **state)
 	run.orch_version = xstrdup("0.1.0");
 	run.start_wall_us = sample.start_wall_us;
 	char err[512] = "";
-	struct store *st = store_create(tmp, "nightly", &run, err, sizeof(err));
+	struct store *st = store_create(ts_tmp, "nightly", &run, err, sizeof(err));
 	assert_non_null(st);
 	const char *dir = store_path(st);
 
@@ -178,7 +165,7 @@ static void test_save_and_finish(void **state)
 	assert_int_equal(back.n_results, sample.n_results);
 	run_result_release(&back);
 
-	char *link = xasprintf("%s/nightly/latest", tmp);
+	char *link = xasprintf("%s/nightly/latest", ts_tmp);
 	char target[256] = "";
 	ssize_t n = readlink(link, target, sizeof(target) - 1);
 	assert_true(n > 0);
@@ -190,7 +177,7 @@ static void test_save_and_finish(void **state)
 
 	/* a second run moves the link */
 	struct run_result run2 = { .start_wall_us = run.start_wall_us };
-	struct store *st2 = store_create(tmp, "nightly", &run2, err, sizeof(err));
+	struct store *st2 = store_create(ts_tmp, "nightly", &run2, err, sizeof(err));
 	assert_non_null(st2);
 	assert_int_equal(store_finish(st2, &run2, err, sizeof(err)), 0);
 	assert_int_equal(store_link_latest(st2, err, sizeof(err)), 0);
@@ -199,7 +186,7 @@ static void test_save_and_finish(void **state)
 	assert_string_equal(target, run2.run_id);
 	/* no temporary files left behind */
 	char *out = NULL;
-	ts_run(&out, "find '%s' -name '*.tmp.*'", tmp);
+	ts_run(&out, "find '%s' -name '*.tmp.*'", ts_tmp);
 	assert_string_equal(out, "");
 	TS_FREE(out, link);
 	store_close(st2);
@@ -243,7 +230,7 @@ static void test_concurrent_saves(void **state)
 	struct run_result run = { 0 };
 	run.scenario = xstrdup("parallel");
 	char err[512] = "";
-	struct store *st = store_create(tmp, "parallel", &run, err, sizeof(err));
+	struct store *st = store_create(ts_tmp, "parallel", &run, err, sizeof(err));
 	assert_non_null(st);
 	pthread_t th[N_THREADS];
 	struct worker w[N_THREADS];
@@ -280,9 +267,9 @@ static void test_latest_folder_left_alone(void **state)
 {
 	struct run_result run = { 0 };
 	char err[512] = "";
-	struct store *st = store_create(tmp, "nightly", &run, err, sizeof(err));
+	struct store *st = store_create(ts_tmp, "nightly", &run, err, sizeof(err));
 	assert_non_null(st);
-	char *latest = xasprintf("%s/nightly/latest", tmp);
+	char *latest = xasprintf("%s/nightly/latest", ts_tmp);
 	assert_int_equal(mkdir(latest, 0755), 0);
 	free(ts_write_file(latest, "keep.txt", "mine"));
 	assert_int_equal(store_link_latest(st, err, sizeof(err)), -1);
@@ -303,7 +290,7 @@ static void test_journal_cut_line(void **state)
 	struct run_result run = { 0 };
 	run.scenario = xstrdup("cut");
 	char err[512] = "";
-	struct store *st = store_create(tmp, "cut", &run, err, sizeof(err));
+	struct store *st = store_create(ts_tmp, "cut", &run, err, sizeof(err));
 	assert_non_null(st);
 	for (int i = 0; i < 3; i++) {
 		struct test_result tr = { 0 };
@@ -355,7 +342,7 @@ static void save_many(size_t n, double *journal_per_result, double *rebuild_rati
 	struct run_result run = { 0 };
 	run.scenario = xstrdup("cost");
 	char err[512] = "";
-	struct store *st = store_create(tmp, "cost", &run, err, sizeof(err));
+	struct store *st = store_create(ts_tmp, "cost", &run, err, sizeof(err));
 	assert_non_null(st);
 	fake_now_us = 1000000000;
 	store_set_clock(st, fake_clock);
@@ -379,8 +366,8 @@ static void save_many(size_t n, double *journal_per_result, double *rebuild_rati
 	assert_true(stats.rebuilds >= 10);
 	store_close(st);
 	run_result_release(&run);
-	ts_rmrf_free(&tmp);
-	tmp = ts_mkdtemp("store");
+	ts_rmrf_free(&ts_tmp);
+	ts_tmp = ts_mkdtemp("store");
 }
 
 static void test_cost_per_result_is_flat(void **state)
@@ -440,7 +427,7 @@ static void test_trends_written_one_at_a_time(void **state)
 	if (pid == 0) {
 		long before = lab_vm_kib("VmHWM");
 		char err[256];
-		int rc = store_write_results(tmp, &run, err, sizeof(err));
+		int rc = store_write_results(ts_tmp, &run, err, sizeof(err));
 		long grew = lab_vm_kib("VmHWM") - before;
 		fprintf(stderr, "results.json with 25600 trend points: peak RSS grew %ld KiB\n", grew);
 		_exit(rc < 0 ? 2 : grew > RSS_BOUND_KIB ? 1 : 0);
@@ -451,7 +438,7 @@ static void test_trends_written_one_at_a_time(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 	struct run_result back = { 0 };
 	char err[256];
-	assert_int_equal(run_result_load(tmp, &back, err, sizeof(err)), 0);
+	assert_int_equal(run_result_load(ts_tmp, &back, err, sizeof(err)), 0);
 	assert_int_equal(back.n_trends, 2560);
 	assert_int_equal(back.n_results, 2560);
 	const struct metric_trend *t = run_result_find_trend(&back, "rs64", "t40", "v");
@@ -466,7 +453,7 @@ static void test_trends_written_one_at_a_time(void **state)
 
 int main(void)
 {
-	return TS_RUN_EACH(setup, teardown, test_folder_naming, test_create_fails,
+	return TS_RUN_EACH(ts_tmp_setup, ts_tmp_teardown, test_folder_naming, test_create_fails,
 		   test_save_and_finish, test_concurrent_saves, test_latest_folder_left_alone,
 		   test_journal_cut_line, test_cost_per_result_is_flat,
 		   test_trends_written_one_at_a_time);
