@@ -1,5 +1,6 @@
 /*
- * The local transport: /bin/sh -c in a new session, output streamed,
+ * The local transport: /bin/sh -c below a keeper of its own in a new
+ * session (a command's kill of its parent reaches the keeper), output streamed,
  * stdin pushed (a silent stdin pipe holds nothing up), the whole process
  * group killed on timeout, interrupt or when the output callback says stop,
  * and no zombie left behind.
@@ -83,16 +84,98 @@ static void test_output_and_exit(void **state)
 	assert_no_children();
 }
 
+/* The shell's parent is a keeper of its own, not us, leading the
+ * session and group the shell is in. */
 static void test_own_session(void **state)
 {
 	struct ts_collect c = { 0 };
 	struct transport_status st;
-	assert_int_equal(run("cut -d' ' -f1,5,6 /proc/$$/stat", 10000, -1, &c, &st), 0);
-	int pid = 0, pgid = 0, sid = 0;
-	assert_int_equal(sscanf(strbuf_str(&c.out), "%d %d %d", &pid, &pgid, &sid), 3);
-	assert_int_equal(pid, pgid);
-	assert_int_equal(pid, sid);
+	assert_int_equal(run("cut -d' ' -f1,4,5,6 /proc/$$/stat", 10000, -1, &c, &st), 0);
+	int pid = 0, ppid = 0, pgid = 0, sid = 0;
+	assert_int_equal(sscanf(strbuf_str(&c.out), "%d %d %d %d", &pid, &ppid, &pgid, &sid), 4);
+	assert_int_not_equal(ppid, getpid());
+	assert_int_equal(ppid, pgid);
+	assert_int_equal(ppid, sid);
+	assert_int_equal(st.pgid, pgid);
+	assert_false(st.parent_lost);
 	ts_collect_release(&c);
+	assert_no_children();
+}
+
+/* A command that kills its parent kills its keeper, not us: the exec
+ * says so (parent_lost, the signal) and the command is stopped. */
+static void test_kill_parent(void **state)
+{
+	(void)state;
+	struct ts_collect c = { 0 };
+	struct transport_status st;
+	assert_int_equal(run("kill -9 $PPID; echo after; sleep 5557; echo late", 10000, -1, &c,
+			     &st), 0);
+	assert_true(st.parent_lost);
+	assert_int_equal(st.parent_signal, SIGKILL);
+	assert_int_equal(st.exit_code, -1);
+	assert_false(st.timed_out);
+	assert_null(strstr(strbuf_str(&c.out), "late"));
+	ts_collect_release(&c);
+	assert_int_equal(count_sleepers(5557), 0);
+	assert_no_children();
+}
+
+/* A TERM that the shell does not survive is orch's, not an outsider's,
+ * and the shell's signal is told as it happened. */
+static void test_shell_signal(void **state)
+{
+	(void)state;
+	struct ts_collect c = { 0 };
+	struct transport_status st;
+	assert_int_equal(run("kill -TERM $$", 10000, -1, &c, &st), 0);
+	assert_false(st.parent_lost);
+	assert_int_equal(st.exit_code, -1);
+	assert_int_equal(st.signal, SIGTERM);
+	ts_collect_release(&c);
+	assert_no_children();
+}
+
+/* A timeout's TERM reaches the shell with its grace through the keeper
+ * (its trap runs), then the whole group is gone. */
+static void test_timeout_term_grace(void **state)
+{
+	(void)state;
+	struct ts_collect c = { 0 };
+	struct transport_status st;
+	assert_int_equal(run("trap 'echo trapped; exit 3' TERM; echo go; sleep 5558 & wait", 500, -1,
+			     &c, &st), 0);
+	assert_true(st.timed_out);
+	assert_false(st.parent_lost);
+	assert_string_equal(strbuf_str(&c.out), "go\ntrapped\n");
+	ts_collect_release(&c);
+	assert_int_equal(count_sleepers(5558), 0);
+	assert_no_children();
+}
+
+/* With a step id the shell itself carries ORCH_STEP_ID in its
+ * environment, not only what it starts. */
+static void test_step_id_in_shell_environ(void **state)
+{
+	(void)state;
+	struct transport *t = transport_local_new();
+	struct ts_collect c = { 0 };
+	struct transport_status st;
+	char err[256] = "";
+	struct transport_exec req = {
+		.command = "tr '\\000' '\\n' </proc/$$/environ | grep '^ORCH_STEP_ID='",
+		.timeout_ms = 10000,
+		.stdin_fd = -1,
+		.on_output = ts_collect_output,
+		.ctx = &c,
+		.step_id = "feedc0de12345678",
+		.minimal_env = true,
+	};
+	assert_int_equal(transport_exec(t, &req, &st, err, sizeof(err)), 0);
+	assert_int_equal(st.exit_code, 0);
+	assert_string_equal(strbuf_str(&c.out), "ORCH_STEP_ID=feedc0de12345678\n");
+	ts_collect_release(&c);
+	transport_free(t);
 	assert_no_children();
 }
 
@@ -219,6 +302,7 @@ static void test_silent_stdin_pipe(void **state)
 	assert_no_children();
 }
 
-TS_MAIN(NULL, NULL, test_output_and_exit, test_own_session, test_stdin_push, test_silent_stdin_pipe,
-	test_large_output, test_timeout_kills_group, test_interrupt, test_stop_from_callback,
-	test_capture)
+TS_MAIN(NULL, NULL, test_output_and_exit, test_own_session, test_kill_parent, test_shell_signal,
+	test_timeout_term_grace, test_step_id_in_shell_environ, test_stdin_push,
+	test_silent_stdin_pipe, test_large_output, test_timeout_kills_group, test_interrupt,
+	test_stop_from_callback, test_capture)

@@ -4,6 +4,7 @@
 #include "util/log.h"
 #include "util/units.h"
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,6 +204,42 @@ bool command_judge(const struct command_outcome *out, int64_t timeout_ms, const 
 	return command_judge_expect(out, timeout_ms, what, last_stderr, NULL, tr);
 }
 
+/* Whether a signal that kills is one orch sends when it stops a command
+ * (a timeout, Ctrl-C, a cleanup of leftovers): one orch did not send came
+ * from outside the run. A crash (SEGV, ABRT, ...) is the command's own. */
+static bool command_stop_signal(int sig)
+{
+	return sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGHUP;
+}
+
+/* A command killed by something other than its own run (its parent, or
+ * itself by a stop signal orch did not send): an error of the rig, never
+ * the command's verdict. True when it was (tr set). */
+static bool command_killed_outside(const struct command_outcome *out, const char *what,
+				   struct test_result *tr)
+{
+	const struct transport_status *st = &out->st;
+	if (st->stopped)
+		return false;
+	if (st->parent_lost) {
+		tr->status = STATUS_ERROR;
+		if (st->parent_signal > 0)
+			test_result_set_message(tr, "%s: its parent process was killed by signal %d "
+						"from outside the run (not by orch); orch stopped it",
+						what, st->parent_signal);
+		else
+			test_result_set_message(tr, "%s: its parent process ended before it (not "
+						"by orch); orch stopped it", what);
+		return true;
+	}
+	if (st->exit_code >= 0 || !command_stop_signal(st->signal))
+		return false;
+	tr->status = STATUS_ERROR;
+	test_result_set_message(tr, "%s was killed by signal %d from outside the run (orch "
+				"sent none)", what, st->signal);
+	return true;
+}
+
 bool command_judge_expect(const struct command_outcome *out, int64_t timeout_ms,
 			  const char *what, const char *last_stderr,
 			  const struct output_expect *x, struct test_result *tr)
@@ -236,6 +273,8 @@ bool command_judge_expect(const struct command_outcome *out, int64_t timeout_ms,
 							     : "its process group was killed");
 		return false;
 	}
+	if (command_killed_outside(out, what, tr))
+		return false;
 	if (out->st.exit_code < 0 || !output_expect_exit_ok(x, out->st.exit_code)) {
 		tr->status = STATUS_FAIL;
 		const char *tail = last_stderr && *last_stderr ? last_stderr : NULL;

@@ -70,7 +70,10 @@ char *command_prelude_text(const struct command_spec *spec, const char *end);
  * The verdict for a command that was expected to exit 0: sets tr->status,
  * exit_code and message ("exit status 3: <last stderr line>", "timed out
  * after 5s; remote process group killed", ...) and returns true when it
- * passed. what names the command in messages.
+ * passed. what names the command in messages. A command killed by KILL,
+ * TERM, INT or HUP that orch did not send (no timeout, Ctrl-C or stop of
+ * its own), or whose parent process was killed (transport_status's
+ * parent_lost), is an error that says so, never a pass or a failure.
  */
 bool command_judge(const struct command_outcome *out, int64_t timeout_ms, const char *what,
 		   const char *last_stderr, struct test_result *tr);

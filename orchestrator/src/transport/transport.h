@@ -28,7 +28,10 @@
  *
  * Leftovers: with step_id set, the command runs with ORCH_STEP_ID=<step_id>
  * in its environment, which every process it starts inherits (a daemon that
- * calls setsid and forks twice too). With reap also set, once the command
+ * calls setsid and forks twice too); on the local transport the command's
+ * shell itself has it in its environment (/proc/PID/environ), so whatever
+ * stops the processes carrying a token stops the shell too and the
+ * command ends by that signal, never as if it had run to its end. With reap also set, once the command
  * has ended (any way: exit, timeout, Ctrl-C) the processes of the board
  * user that still carry it in /proc/PID/environ (where the board has no
  * /proc: that are still in the command's process group) are listed in
@@ -105,6 +108,12 @@ struct transport_status {
 	bool timed_out;
 	bool interrupted;          /* Ctrl-C */
 	bool stopped;              /* on_output asked to stop */
+	/* local: the command's own parent (the keeper between orch and its
+	 * shell, transport_local.h) ended before the shell, killed by
+	 * parent_signal (0: unknown), and the transport did not stop it: the
+	 * command was then killed (exit_code -1) */
+	bool parent_lost;
+	int parent_signal;
 	int64_t duration_us;
 	long pgid;                 /* the command's process group on the board, 0 if unknown */
 	struct transport_leftovers leftovers;   /* with req->reap */

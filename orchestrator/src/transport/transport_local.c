@@ -56,38 +56,56 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-/* Child side: never returns. Only async-signal-safe calls after fork. An
- * exec failure is reported as errno on sync_fd (closed by a good exec). */
 /* The names a test's command keeps from orch's environment (minimal_env);
  * the test's own `env:` is set by its command line. */
 static const char *const kept_env[] = { "PATH", "HOME", "LANG", "TERM", NULL };
 
-/* The environment for a minimal_env child, built before the fork (the
- * child may not allocate): "NAME=value" pointers into environ, PATH given
- * a default when orch has none. */
 static char default_path[] = "PATH=/usr/local/bin:/usr/bin:/bin";
 
-static void minimal_env(char *envp[8])
+/* The command's environment, built before the fork (the child may not
+ * allocate): for minimal_env the kept names of environ (PATH given a
+ * default when orch has none), else all of environ; with a step id,
+ * ORCH_STEP_ID=<id> (step_var) in place of any orch has, so the shell
+ * itself carries the token, not only what it starts. NULL: environ as it
+ * is. Caller frees the array (its strings are borrowed). */
+static char **local_env_new(const struct transport_exec *req, char *step_var)
 {
-	size_t n = 0;
-	for (size_t i = 0; kept_env[i]; i++) {
-		size_t len = strlen(kept_env[i]);
+	if (!req->minimal_env && !step_var)
+		return NULL;
+	size_t n = 0, max = 2;
+	for (char **e = environ; e && *e; e++)
+		max++;
+	char **envp = xcalloc(max + 8, sizeof(*envp));
+	if (req->minimal_env) {
+		for (size_t i = 0; kept_env[i]; i++) {
+			size_t len = strlen(kept_env[i]);
+			size_t had = n;
+			for (char **e = environ; e && *e; e++)
+				if (strncmp(*e, kept_env[i], len) == 0 && (*e)[len] == '=') {
+					envp[n++] = *e;
+					break;
+				}
+			if (n == had && strcmp(kept_env[i], "PATH") == 0)
+				envp[n++] = default_path;
+		}
+	} else {
 		for (char **e = environ; e && *e; e++)
-			if (strncmp(*e, kept_env[i], len) == 0 && (*e)[len] == '=') {
+			if (strncmp(*e, "ORCH_STEP_ID=", 13) != 0)
 				envp[n++] = *e;
-				break;
-			}
-		if (n == i && strcmp(kept_env[i], "PATH") == 0)
-			envp[n++] = default_path;
 	}
+	if (step_var)
+		envp[n++] = step_var;
 	envp[n] = NULL;
+	return envp;
 }
 
+/* The command's shell: never returns. Only async-signal-safe calls after
+ * fork. An exec failure is reported as errno on sync_fd (closed by a good
+ * exec). */
 static void local_child(const char *command, char *const *envp, int in_fd, int out_fd,
 			int err_fd, int sync_fd)
 {
 	int e;
-	setsid();
 	if (in_fd < 0)
 		in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (in_fd < 0 || dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
@@ -122,25 +140,118 @@ fail:
 	_exit(127);
 }
 
-/* TERM to the whole group, KILL after the grace period, and always reap. */
-static void local_kill_and_reap(pid_t pid, int *wstatus)
+/* Every fd but keep closed (the keeper must not hold other commands'
+ * pipes open: it never execs, so O_CLOEXEC does not close them). */
+static void keeper_close_all_but(int keep)
 {
+	if (keep > 0 && close_range(0, (unsigned)keep - 1, 0) < 0)
+		for (int fd = 0; fd < keep; fd++)
+			close(fd);
+	if (close_range((unsigned)keep + 1, ~0U, 0) < 0) {
+		long max = sysconf(_SC_OPEN_MAX);
+		for (int fd = keep + 1; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
+			close(fd);
+	}
+}
+
+/* The keeper: the command's own parent, between orch and its shell, so
+ * that what the command does to $PPID reaches the keeper and never orch.
+ * It leads a new session (a stop of the group reaches all), forks the
+ * shell, closes everything but status_fd, waits for the shell and writes
+ * its wait status there. It ignores TERM, INT and HUP, so a stop of the
+ * group gives the shell its grace and the keeper still tells how the
+ * shell ended; KILL ends it, as the group's last stop does. Never returns;
+ * only async-signal-safe calls. */
+static void local_keeper(const char *command, char *const *envp, int in_fd, int out_fd,
+			 int err_fd, int sync_fd, int status_fd)
+{
+	setsid();
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	pid_t sh = fork();
+	if (sh == 0)
+		local_child(command, envp, in_fd, out_fd, err_fd, sync_fd);
+	if (sh < 0) {
+		int e = errno;
+		if (write(sync_fd, &e, sizeof(e)) < 0)
+			_exit(126);
+		_exit(127);
+	}
+	keeper_close_all_but(status_fd);
+	int ws = 0;
+	while (waitpid(sh, &ws, 0) < 0)
+		if (errno != EINTR)
+			_exit(125);
+	if (write(status_fd, &ws, sizeof(ws)) < 0)
+		_exit(126);
+	_exit(0);
+}
+
+/* One command's state on the controller side. */
+struct local_run {
+	const struct transport_exec *req;
+	struct transport_status *st;
+	int out_pipe[2], err_pipe[2], in_pipe[2], sync_pipe[2], status_pipe[2];
+	int wstatus;               /* the keeper's, then (local_reaped) the shell's */
+	bool keeper_lost;          /* the keeper ended without the shell's status */
+	int keeper_signal;         /* ...killed by this signal */
+	bool stop;                 /* on_output asked to stop */
+	pid_t pid;                 /* the command's keeper (its group) until reaped, else -1 */
+	char *buf, *inbuf;
+	size_t in_len, in_off;
+	bool in_eof;
+	int64_t in_sent;           /* bytes read from stdin_fd, for stdin_limit */
+	bool exited;               /* the keeper reaped already */
+	int64_t exited_ms;
+	int64_t dl;
+};
+
+/* After a waitpid of the keeper: its wait status becomes the shell's,
+ * as the keeper wrote it; a keeper that wrote none was killed first
+ * (parent_signal: by what, when not by the transport's own stop). */
+static void local_reaped(struct local_run *r)
+{
+	int ws = 0;
+	ssize_t n;
+	while ((n = read(r->status_pipe[0], &ws, sizeof(ws))) < 0 && errno == EINTR)
+		;
+	if (n == (ssize_t)sizeof(ws)) {
+		r->wstatus = ws;
+		return;
+	}
+	r->keeper_lost = true;
+	if (WIFSIGNALED(r->wstatus))
+		r->keeper_signal = WTERMSIG(r->wstatus);
+}
+
+/* TERM to the whole group, KILL after the grace period, and always reap. */
+static void local_kill_and_reap(struct local_run *r)
+{
+	pid_t pid = r->pid;
 	kill(-pid, SIGTERM);
 	int64_t dl = deadline_in_ms(LOCAL_KILL_GRACE_MS);
 	bool reaped = false;
 	while (!deadline_expired(dl) && !interrupt_hurry()) {
-		pid_t r = waitpid(pid, wstatus, WNOHANG);
-		if (r == pid || (r < 0 && errno != EINTR)) {
-			reaped = true;
+		pid_t w = waitpid(pid, &r->wstatus, WNOHANG);
+		if (w == pid || (w < 0 && errno != EINTR)) {
+			reaped = w == pid;
 			break;
 		}
 		usleep(10000);
 	}
-	/* The leader may be gone while others of its group linger: KILL them too. */
+	/* The keeper may be gone while others of its group linger: KILL them too. */
 	kill(-pid, SIGKILL);
-	if (!reaped)
-		while (waitpid(pid, wstatus, 0) < 0 && errno == EINTR)
+	if (!reaped) {
+		pid_t w;
+		while ((w = waitpid(pid, &r->wstatus, 0)) < 0 && errno == EINTR)
 			;
+		reaped = w == pid;
+	}
+	if (reaped)
+		local_reaped(r);
+	r->pid = -1;
 }
 
 /* write() that turns a closed pipe into EPIPE without a SIGPIPE for the process. */
@@ -171,56 +282,43 @@ static void deliver(const struct transport_exec *req, bool *stop, enum transport
 		*stop = true;
 }
 
-/* One command's state on the controller side. */
-struct local_run {
-	const struct transport_exec *req;
-	struct transport_status *st;
-	int out_pipe[2], err_pipe[2], in_pipe[2], sync_pipe[2];
-	int wstatus;
-	bool stop;                 /* on_output asked to stop */
-	pid_t pid;                 /* the command's shell until reaped, else -1 */
-	char *buf, *inbuf;
-	size_t in_len, in_off;
-	bool in_eof;
-	int64_t in_sent;           /* bytes read from stdin_fd, for stdin_limit */
-	bool exited;               /* reaped already (a step whose leftovers are reaped) */
-	int64_t exited_ms;
-	int64_t dl;
-};
 
-/* Pipes, fork, and the wait for the child's exec. 0, or -1 with err. */
+/* Pipes, the keeper's fork, and the wait for the shell's exec. 0, or -1
+ * with err. */
 static int local_start(struct local_run *r, char *err, size_t errlen)
 {
 	const struct transport_exec *req = r->req;
+	int ret = -1;
+	char *step_var = req->step_id ? xasprintf("ORCH_STEP_ID=%s", req->step_id) : NULL;
+	char **envp = local_env_new(req, step_var);
 	if (pipe2(r->out_pipe, O_CLOEXEC) < 0 || pipe2(r->err_pipe, O_CLOEXEC) < 0 ||
-	    pipe2(r->sync_pipe, O_CLOEXEC) < 0 ||
+	    pipe2(r->sync_pipe, O_CLOEXEC) < 0 || pipe2(r->status_pipe, O_CLOEXEC) < 0 ||
 	    (req->stdin_fd >= 0 && pipe2(r->in_pipe, O_CLOEXEC) < 0)) {
 		snprintf(err, errlen, "local exec: pipe: %s", strerror(errno));
-		return -1;
+		goto out;
 	}
-	char *envp[8];
-	if (req->minimal_env)
-		minimal_env(envp);
 	r->pid = fork();
 	if (r->pid < 0) {
 		snprintf(err, errlen, "local exec: fork: %s", strerror(errno));
-		return -1;
+		goto out;
 	}
 	if (r->pid == 0)
-		local_child(req->command, req->minimal_env ? envp : NULL, r->in_pipe[0],
-			    r->out_pipe[1], r->err_pipe[1], r->sync_pipe[1]);
-	r->st->pgid = r->pid;   /* it calls setsid() */
-	/* Wait for the exec: after it the child leads its own group, so a kill
-	 * cannot miss anything it starts. */
+		local_keeper(req->command, envp, r->in_pipe[0], r->out_pipe[1], r->err_pipe[1],
+			     r->sync_pipe[1], r->status_pipe[1]);
+	r->st->pgid = r->pid;   /* the keeper calls setsid() */
+	/* Wait for the exec: after it the shell is in the keeper's group, so a
+	 * kill cannot miss anything it starts. */
 	close_fd(&r->sync_pipe[1]);
+	close_fd(&r->status_pipe[1]);
 	int child_errno = 0;
 	ssize_t sn;
 	while ((sn = read(r->sync_pipe[0], &child_errno, sizeof(child_errno))) < 0 && errno == EINTR)
 		;
 	if (sn == (ssize_t)sizeof(child_errno)) {
 		snprintf(err, errlen, "local exec: /bin/sh: %s", strerror(child_errno));
-		return -1;
+		goto out;
 	}
+	fcntl(r->status_pipe[0], F_SETFL, fcntl(r->status_pipe[0], F_GETFL) | O_NONBLOCK);
 	close_fd(&r->out_pipe[1]);
 	close_fd(&r->err_pipe[1]);
 	close_fd(&r->in_pipe[0]);
@@ -229,22 +327,31 @@ static int local_start(struct local_run *r, char *err, size_t errlen)
 		r->inbuf = xmalloc(LOCAL_CHUNK);
 	}
 	r->buf = xmalloc(LOCAL_CHUNK);
-	return 0;
+	ret = 0;
+out:
+	free(envp);
+	free(step_var);
+	return ret;
 }
 
-/* Whether the pump must end now (and why, in st): the shell exited a
- * while ago, Ctrl-C, the deadline, a stop. */
+/* Whether the pump must end now (and why, in st): the keeper was
+ * killed, the shell of a step with a reap exited a while ago, Ctrl-C, the
+ * deadline, a stop. */
 static bool local_pump_ends(struct local_run *r)
 {
 	const struct transport_exec *req = r->req;
 	struct transport_status *st = r->st;
-	if (req->reap && !r->exited && waitpid(r->pid, &r->wstatus, WNOHANG) == r->pid) {
+	if (!r->exited && waitpid(r->pid, &r->wstatus, WNOHANG) == r->pid) {
 		r->exited = true;
 		r->exited_ms = clock_mono_ms();
+		local_reaped(r);
 	}
+	/* its keeper was killed: the command is stopped at once */
+	if (r->keeper_lost)
+		return true;
 	/* its shell exited: what it left behind holding the output open
 	 * does not hold the step up (the reap stops it) */
-	if (r->exited && clock_mono_ms() - r->exited_ms >= LOCAL_OUTPUT_GRACE_MS)
+	if (req->reap && r->exited && clock_mono_ms() - r->exited_ms >= LOCAL_OUTPUT_GRACE_MS)
 		return true;
 	if (interrupt_requested() && !req->cleanup) {
 		st->interrupted = true;
@@ -346,12 +453,32 @@ static int local_pump_once(struct local_run *r, char *err, size_t errlen)
 	return 0;
 }
 
-/* Both pipes closed: the shell is exiting; its waitpid is bounded by the
- * deadline too. 0 (st set), or -1 with err. */
+/* The status of a command that ended without a stop of ours: the
+ * shell's exit status or signal. A keeper killed before its shell ended
+ * is told as parent_lost, and its group (the shell may still run) is
+ * killed. */
+static void local_ended(struct local_run *r, pid_t group)
+{
+	struct transport_status *st = r->st;
+	st->exit_code = -1;
+	if (r->keeper_lost) {
+		st->parent_lost = true;
+		st->parent_signal = r->keeper_signal;
+		kill(-group, SIGKILL);
+	} else if (WIFEXITED(r->wstatus)) {
+		st->exit_code = WEXITSTATUS(r->wstatus);
+	} else if (WIFSIGNALED(r->wstatus)) {
+		st->signal = WTERMSIG(r->wstatus);
+	}
+}
+
+/* Both pipes closed: the shell is exiting; its keeper's waitpid is
+ * bounded by the deadline too. 0 (st set), or -1 with err. */
 static int local_wait_exit(struct local_run *r, char *err, size_t errlen)
 {
 	const struct transport_exec *req = r->req;
 	struct transport_status *st = r->st;
+	pid_t group = r->pid;
 	for (;;) {
 		pid_t w = waitpid(r->pid, &r->wstatus, WNOHANG);
 		if (w == r->pid)
@@ -364,20 +491,15 @@ static int local_wait_exit(struct local_run *r, char *err, size_t errlen)
 		if ((interrupt_requested() && !req->cleanup) || deadline_expired(r->dl)) {
 			st->interrupted = interrupt_requested() && !req->cleanup;
 			st->timed_out = !st->interrupted;
-			local_kill_and_reap(r->pid, &r->wstatus);
-			r->pid = -1;
+			local_kill_and_reap(r);
 			st->exit_code = -1;
 			return 0;
 		}
 		usleep(5000);
 	}
 	r->pid = -1;
-	if (WIFEXITED(r->wstatus)) {
-		st->exit_code = WEXITSTATUS(r->wstatus);
-	} else if (WIFSIGNALED(r->wstatus)) {
-		st->exit_code = -1;
-		st->signal = WTERMSIG(r->wstatus);
-	}
+	local_reaped(r);
+	local_ended(r, group);
 	return 0;
 }
 
@@ -389,23 +511,20 @@ static int local_finish(struct local_run *r, char *err, size_t errlen)
 		st->stopped = true;
 	bool ended = st->interrupted || st->timed_out || st->stopped;
 	if (r->exited && !ended) {
-		st->exit_code = WIFEXITED(r->wstatus) ? WEXITSTATUS(r->wstatus) : -1;
-		if (WIFSIGNALED(r->wstatus))
-			st->signal = WTERMSIG(r->wstatus);
+		local_ended(r, r->pid);
 		r->pid = -1;
 		return 0;
 	}
 	if (r->exited) {
-		kill(-r->pid, SIGKILL);   /* the group of a shell already reaped */
+		kill(-r->pid, SIGKILL);   /* the group of a keeper already reaped */
 		r->pid = -1;
 		st->exit_code = -1;
 		return 0;
 	}
 	if (ended) {
-		local_kill_and_reap(r->pid, &r->wstatus);
-		r->pid = -1;
+		local_kill_and_reap(r);
 		st->exit_code = -1;
-		if (WIFSIGNALED(r->wstatus))
+		if (!r->keeper_lost && WIFSIGNALED(r->wstatus))
 			st->signal = WTERMSIG(r->wstatus);
 		return 0;
 	}
@@ -415,12 +534,13 @@ static int local_finish(struct local_run *r, char *err, size_t errlen)
 static void local_release(struct local_run *r)
 {
 	if (r->pid > 0)
-		local_kill_and_reap(r->pid, &r->wstatus);
+		local_kill_and_reap(r);
 	for (int k = 0; k < 2; k++) {
 		close_fd(&r->out_pipe[k]);
 		close_fd(&r->err_pipe[k]);
 		close_fd(&r->in_pipe[k]);
 		close_fd(&r->sync_pipe[k]);
+		close_fd(&r->status_pipe[k]);
 	}
 	free(r->buf);
 	free(r->inbuf);
@@ -432,7 +552,7 @@ static int local_exec(struct transport *t, const struct transport_exec *req,
 	struct local_run r = {
 		.req = req, .st = st, .pid = -1, .dl = deadline_in_ms(req->timeout_ms),
 		.out_pipe = { -1, -1 }, .err_pipe = { -1, -1 }, .in_pipe = { -1, -1 },
-		.sync_pipe = { -1, -1 },
+		.sync_pipe = { -1, -1 }, .status_pipe = { -1, -1 },
 	};
 	int ret = -1;
 	int64_t start = clock_mono_us();
@@ -443,8 +563,7 @@ static int local_exec(struct transport *t, const struct transport_exec *req,
 		if (local_pump_ends(&r))
 			break;
 		if (local_pump_once(&r, err, errlen) < 0) {
-			local_kill_and_reap(r.pid, &r.wstatus);
-			r.pid = -1;
+			local_kill_and_reap(&r);
 			goto out;
 		}
 	}
