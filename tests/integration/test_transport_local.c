@@ -143,14 +143,22 @@ static void test_timeout_term_grace(void **state)
 	(void)state;
 	struct ts_collect c = { 0 };
 	struct transport_status st;
-	assert_int_equal(run("trap 'echo trapped; exit 3' TERM; echo go; sleep 5558 & wait", 500, -1,
-			     &c, &st), 0);
+	char *dir = ts_mkdtemp("localgrace");
+	char *cmd = xasprintf("trap 'echo trapped > %s/trap; exit 3' TERM; echo go; "
+			      "sleep 5558 & wait", dir);
+	assert_int_equal(run(cmd, 500, -1, &c, &st), 0);
 	assert_true(st.timed_out);
 	assert_false(st.parent_lost);
-	assert_string_equal(strbuf_str(&c.out), "go\ntrapped\n");
+	assert_string_equal(strbuf_str(&c.out), "go\n");
+	char *out = NULL;
+	ts_run(&out, "cat %s/trap", dir);
+	assert_string_equal(out ? out : "", "trapped\n");
+	free(out);
+	free(cmd);
 	ts_collect_release(&c);
 	assert_int_equal(count_sleepers(5558), 0);
 	assert_no_children();
+	ts_rmrf_free(&dir);
 }
 
 /* With a step id the shell itself carries ORCH_STEP_ID in its
