@@ -217,12 +217,5 @@ static void test_token_kill_is_error_never_pass(void **state)
 	free(out);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_kill_parent_is_error),
-		cmocka_unit_test(test_sleep_killed_by_pid_is_error),
-		cmocka_unit_test(test_token_kill_is_error_never_pass),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+TS_MAIN(setup, teardown, test_kill_parent_is_error, test_sleep_killed_by_pid_is_error,
+	test_token_kill_is_error_never_pass)
