@@ -133,6 +133,14 @@ static void put(int fd, const char *s)
 
 /* Waits (10 s at most) until the capture has read n bytes; checks often,
  * for tests that time one read at a time. */
+/* A file for the capture to write (it closes it), emptied. */
+static FILE *out_file(const char *path)
+{
+	FILE *f = fopen(path, "we");
+	assert_non_null(f);
+	return f;
+}
+
 static void wait_bytes(struct serial_capture *c, uint64_t n)
 {
 	int64_t end = clock_mono_us() + 10 * 1000000;
@@ -179,7 +187,7 @@ static void test_first_byte_stamp(void **state)
 	assert_non_null(p);
 	char *log = xasprintf("%s/boot.log", f->dir), *raw = xasprintf("%s/boot.raw", f->dir);
 	struct seen s = { .mu = PTHREAD_MUTEX_INITIALIZER };
-	struct serial_capture_options o = { .log_path = log, .raw_path = raw,
+	struct serial_capture_options o = { .log = out_file(log), .raw = out_file(raw),
 					    .on_line = seen_line, .ctx = &s };
 	struct serial_capture *c = serial_capture_start(p, &o, err, sizeof(err));
 	assert_non_null(c);
@@ -640,7 +648,7 @@ static void test_slow_writer_bounded(void **state)
 	struct serial_port *p = serial_port_open(&t, err, sizeof(err));
 	assert_non_null(p);
 	struct seen s = { .mu = PTHREAD_MUTEX_INITIALIZER };
-	struct serial_capture_options o = { .log_path = fifo, .queue_max = 64 * 1024,
+	struct serial_capture_options o = { .log = out_file(fifo), .queue_max = 64 * 1024,
 					    .on_line = seen_line, .ctx = &s };
 	struct serial_capture *c = serial_capture_start(p, &o, err, sizeof(err));
 	assert_non_null(c);
@@ -681,7 +689,7 @@ static void test_port_vanishes(void **state)
 	struct serial_port *p = serial_port_open(&t, err, sizeof(err));
 	assert_non_null(p);
 	char *log = xasprintf("%s/lost.log", f->dir);
-	struct serial_capture_options o = { .log_path = log };
+	struct serial_capture_options o = { .log = out_file(log) };
 	struct serial_capture *c = serial_capture_start(p, &o, err, sizeof(err));
 	assert_non_null(c);
 	int board = open_board(f->a);
@@ -804,7 +812,7 @@ static void network_roundtrip(struct fx *f, const char *url, int baud)
 		fail_msg("%s", err);
 	struct seen s = { .mu = PTHREAD_MUTEX_INITIALIZER };
 	char *raw = xasprintf("%s/net.raw", f->dir);
-	struct serial_capture_options o = { .raw_path = raw, .on_line = seen_line, .ctx = &s };
+	struct serial_capture_options o = { .raw = out_file(raw), .on_line = seen_line, .ctx = &s };
 	int board = open_board(f->a);
 	/* orch -> board, with a 0xFF that telnet must escape */
 	const char out[] = "ping \xff pong\n";

@@ -241,11 +241,6 @@ struct artifact {
 	struct src_pos pos;
 };
 
-/* Whether a fetch's dest would land on a file orch writes in the test's
- * folder (stdout.log, stderr.log, ROLE.stdout.log, result.json, boot.log,
- * boot.raw, push.log, attempt-N/, and their .part files): refused. */
-bool artifact_dest_reserved(const char *dest);
-
 struct step {
 	char *on;                 /* role name */
 	char *run;                /* command, with {role.field} substitutions */

@@ -8,6 +8,7 @@
 #include "config/scenario_read.h"
 #include "config/selector.h"
 #include "util/fsutil.h"
+#include "util/log_dir.h"
 #include "util/strbuf.h"
 
 #include <ctype.h>
@@ -138,33 +139,6 @@ void scenario_read_env(struct cfg *c, const struct ynode *n, struct var **env, s
 }
 
 /* One push: or fetch: entry; false when it is unusable. */
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t a = strlen(s), b = strlen(suffix);
-	return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
-bool artifact_dest_reserved(const char *dest)
-{
-	static const char *const names[] = { "result.json", "boot.log", "boot.raw", "push.log",
-					     NULL };
-	while (dest[0] == '.' && dest[1] == '/')
-		dest += 2;
-	size_t n = strcspn(dest, "/");
-	char *first = xstrndup(dest, n);
-	bool bad = ends_with(first, "stdout.log") || ends_with(first, "stderr.log") ||
-		   strncmp(first, "attempt-", 8) == 0;
-	for (size_t i = 0; names[i] && !bad; i++)
-		bad = strcmp(first, names[i]) == 0;
-	/* NAME.part is where NAME is written first */
-	if (!bad && ends_with(first, ".part")) {
-		first[n - 5] = '\0';
-		bad = artifact_dest_reserved(first);
-	}
-	free(first);
-	return bad;
-}
-
 static bool read_artifact(struct cfg *c, const struct ynode *m, bool push, struct artifact *a)
 {
 	char f[96];
@@ -206,7 +180,7 @@ static bool read_artifact(struct cfg *c, const struct ynode *m, bool push, struc
 	if (!push && a->dest && (a->dest[0] == '/' || strstr(a->dest, "..") || !a->dest[0]))
 		cfg_error(c, dest ? dest : src, "fetch: 'dest' must be a path inside the test's "
 			  "folder, found '%s'", a->dest);
-	else if (!push && a->dest && artifact_dest_reserved(a->dest))
+	else if (!push && a->dest && log_dir_reserved(a->dest))
 		cfg_error(c, dest ? dest : src, "fetch: 'dest' '%s' is one of orch's own files in "
 			  "the test's folder; give it another name (dest: NAME)", a->dest);
 	const struct ynode *mode = ymap_get(m, "mode");

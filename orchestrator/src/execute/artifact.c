@@ -6,11 +6,11 @@
 #include "util/deadline.h"
 #include "util/fsutil.h"
 #include "util/interrupt.h"
+#include "util/log_dir.h"
 #include "util/shquote.h"
 #include "util/strbuf.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -416,20 +416,19 @@ int artifact_push(struct transport *t, const struct board *b, const struct artif
 static FILE *open_local(const char *test_dir, const char *dest, char **path, char **part,
 			char *err, size_t errlen)
 {
-	*path = xasprintf("%s/%s", test_dir, dest);
-	*part = xasprintf("%s.part", *path);
+	char *part_name = log_dir_part(dest);
+	*path = fs_path_join(test_dir, dest);
+	*part = fs_path_join(test_dir, part_name);
 	char *dir = fs_dirname(*path);
+	char why[512];
 	FILE *f = NULL;
 	if (fs_mkdir_p(dir, err, errlen) == 0) {
-		int fd = open(*part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-		f = fd >= 0 ? fdopen(fd, "wb") : NULL;
-		if (!f) {
-			snprintf(err, errlen, "fetch: cannot write '%s': %s", *part, strerror(errno));
-			if (fd >= 0)
-				close(fd);
-		}
+		f = log_dir_fopen(test_dir, part_name, LOG_DIR_PRIVATE, why, sizeof(why));
+		if (!f)
+			snprintf(err, errlen, "fetch: %s", why);
 	}
 	free(dir);
+	free(part_name);
 	return f;
 }
 
@@ -467,7 +466,7 @@ int artifact_fetch_max(struct transport *t, const struct board *b, const struct 
 	int ret = -1;
 	struct fetch_capture c = { .o = TRANSPORT_OUTPUT_INIT(0, 4096), .max = max };
 	cksum_init(&c.ck);
-	if (artifact_dest_reserved(a->dest) || a->dest[0] == '/' || strstr(a->dest, "..")) {
+	if (log_dir_reserved(a->dest) || a->dest[0] == '/' || strstr(a->dest, "..")) {
 		snprintf(err, errlen, "fetch of %s:%s: '%s' is not a name for a fetched file "
 			 "(one of orch's own, or outside the test's folder)", b->name, src, a->dest);
 		goto out;

@@ -14,12 +14,11 @@
 #include "execute/push_console.h"
 #include "config/substitute.h"
 #include "config/vars.h"
-#include "util/fsutil.h"
 #include "util/log.h"
+#include "util/log_dir.h"
 #include "util/shquote.h"
 #include "util/strbuf.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,15 +72,16 @@ static void push_record(const struct bench_target *bt, const char *remote, uint6
 				"board", bt->board->name, "to", remote, "bytes", (json_int_t)bytes,
 				"seconds", secs, "kib_per_s", secs > 0 ? (double)bytes / 1024.0 / secs : 0.0);
 	char *line = rec ? json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-	char *path = fs_path_join(bt->log_dir, "push.log");
-	FILE *f = line ? fopen(path, "ae") : NULL;
+	char err[512];
+	FILE *f = line ? log_dir_fopen(bt->log_dir, LOG_DIR_PUSH_LOG, LOG_DIR_APPEND, err,
+				       sizeof(err))
+		       : NULL;
 	if (f) {
 		fprintf(f, "%s\n", line);
 		fclose(f);
 	} else if (line) {
-		log_warn("cannot record the push in %s: %s", path, strerror(errno));
+		log_warn("cannot record the push: %s", err);
 	}
-	free(path);
 	free(line);
 	json_decref(rec);
 }
@@ -217,7 +217,8 @@ int execute_bench(struct exec_context *ctx, struct test_result *tr)
 	metric_collector_init(&mc, test, true);
 	struct command_spec spec = {
 		.command = command, .timeout_ms = test->timeout_ms, .stdin_fd = -1,
-		.dir = ctx->test_dir, .stdout_name = "stdout.log", .stderr_name = "stderr.log",
+		.dir = ctx->test_dir, .stdout_name = LOG_DIR_STDOUT,
+		.stderr_name = LOG_DIR_STDERR,
 		.line_fn = metric_collector_line, .line_ctx = &mc,
 		.long_fn = metric_collector_long, .reap = true,
 	};

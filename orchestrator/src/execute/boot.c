@@ -32,9 +32,9 @@
 #include "execute/metrics.h"
 #include "execute/output.h"
 #include "link/board_link.h"
+#include "util/log_dir.h"
 #include "util/secret.h"
 #include "util/deadline.h"
-#include "util/fsutil.h"
 #include "util/interrupt.h"
 #include "util/log.h"
 #include "util/shquote.h"
@@ -259,10 +259,26 @@ static int boot_error(struct test_result *tr, const char *fmt, ...)
 	return -1;
 }
 
+/* boot.log and boot.raw in the test's folder, emptied. 0, or -1 + err. */
+static int open_console_logs(const char *dir, struct serial_capture_options *opt, char *err,
+			     size_t errlen)
+{
+	opt->log = log_dir_fopen(dir, LOG_DIR_BOOT_LOG, LOG_DIR_TRUNCATE, err, errlen);
+	if (!opt->log)
+		return -1;
+	opt->raw = log_dir_fopen(dir, LOG_DIR_BOOT_RAW, LOG_DIR_TRUNCATE, err, errlen);
+	if (!opt->raw) {
+		fclose(opt->log);
+		opt->log = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 /* Listens to the console (after rebooting a board whose console is its
  * command transport): 0 with *cap, or -1 with tr an error. */
-static int boot_listen(struct exec_context *ctx, struct boot_watch *w, const char *log_path,
-		       const char *raw_path, struct serial_capture **cap, struct test_result *tr)
+static int boot_listen(struct exec_context *ctx, struct boot_watch *w,
+		       struct serial_capture **cap, struct test_result *tr)
 {
 	const struct board *b = ctx->item->board;
 	const struct boot_spec *spec = w->spec;
@@ -275,9 +291,10 @@ static int boot_listen(struct exec_context *ctx, struct boot_watch *w, const cha
 	if (board_link_console(ctx->link, &port, err, sizeof(err)) < 0) {
 		return boot_error(tr, "serial console of %s: %s", b->name, err);
 	}
-	struct serial_capture_options opt = {
-		.log_path = log_path, .raw_path = raw_path, .on_line = watch_line, .ctx = w,
-	};
+	struct serial_capture_options opt = { .on_line = watch_line, .ctx = w };
+	if (open_console_logs(ctx->test_dir, &opt, err, sizeof(err)) < 0) {
+		return boot_error(tr, "console capture: %s", err);
+	}
 	w->base_mono_us = clock_mono_us();
 	w->base_found = spec->base_src == NULL;
 	*cap = serial_capture_start(port, &opt, err, sizeof(err));
@@ -403,8 +420,9 @@ static void boot_finish(struct exec_context *ctx, struct boot_watch *w, struct s
 		tr->status = STATUS_ERROR;
 		test_result_set_message(tr, "%s", cerr);
 	} else if (cst.dropped_bytes > 0 && tr->status == STATUS_PASS) {
-		test_result_set_message(tr, "%llu console bytes not written to boot.log: the disk "
-					"was too slow", (unsigned long long)cst.dropped_bytes);
+		test_result_set_message(tr, "%llu console bytes not written to %s: the disk was "
+					"too slow", (unsigned long long)cst.dropped_bytes,
+					LOG_DIR_BOOT_LOG);
 	}
 }
 
@@ -414,8 +432,6 @@ int execute_boot(struct exec_context *ctx, struct test_result *tr)
 	const struct boot_spec *spec = &test->boot;
 	int64_t timeout_ms = spec->timeout_ms > 0 ? spec->timeout_ms : test->timeout_ms;
 	char err[512] = "";
-	char *log_path = fs_path_join(ctx->test_dir, "boot.log");
-	char *raw_path = fs_path_join(ctx->test_dir, "boot.raw");
 	struct serial_capture *cap = NULL;
 	struct boot_watch w = { .spec = spec };
 	pthread_mutex_init(&w.mu, NULL);
@@ -424,7 +440,7 @@ int execute_boot(struct exec_context *ctx, struct test_result *tr)
 	w.metrics_from_us = spec->trigger == BOOT_TRIGGER_NONE ? 0 : INT64_MAX;
 	tr->exit_code = -1;
 
-	if (boot_listen(ctx, &w, log_path, raw_path, &cap, tr) == 0 &&
+	if (boot_listen(ctx, &w, &cap, tr) == 0 &&
 	    boot_trigger(ctx, &w, cap, timeout_ms, tr) == 0) {
 		boot_finish(ctx, &w, cap, timeout_ms, tr);
 		cap = NULL;   /* stopped */
@@ -435,7 +451,5 @@ int execute_boot(struct exec_context *ctx, struct test_result *tr)
 	free(w.seen);
 	metric_collector_release(&w.mc);
 	pthread_mutex_destroy(&w.mu);
-	free(log_path);
-	free(raw_path);
 	return 0;
 }

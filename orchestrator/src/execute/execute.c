@@ -11,6 +11,7 @@
 #include "util/deadline.h"
 #include "util/log.h"
 #include "util/interrupt.h"
+#include "util/log_dir.h"
 #include "util/strbuf.h"
 #include <time.h>
 #include "util/fsutil.h"
@@ -181,7 +182,7 @@ static bool infra_retryable(const struct test *test, const struct test_result *t
  * folder relative to the run folder, or NULL when they could not move. */
 static char *keep_try_logs(struct exec_context *ctx, const struct test_result *tr, int n)
 {
-	char *sub = xasprintf("attempt-%d", n);
+	char *sub = log_dir_attempt(n);
 	char *dest = fs_path_join(ctx->test_dir, sub);
 	char err[256];
 	char *rel = NULL;
@@ -194,7 +195,7 @@ static char *keep_try_logs(struct exec_context *ctx, const struct test_result *t
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-		    !strncmp(e->d_name, "attempt-", 8))
+		    log_dir_is_attempt(e->d_name))
 			continue;
 		char *from = fs_path_join(ctx->test_dir, e->d_name);
 		char *to = fs_path_join(dest, e->d_name);

@@ -8,6 +8,7 @@
 #include "execute/multi_int.h"
 #include "config/substitute.h"
 #include "config/vars.h"
+#include "util/log_dir.h"
 #include "util/shquote.h"
 #include "util/strbuf.h"
 
@@ -80,15 +81,13 @@ void multi_log_names(const struct multi_run *mr, const struct role_binding *rb,
 		     const struct board *b, char **out_name, char **err_name)
 {
 	if (multi_is_own_board(mr, rb, b)) {
-		*out_name = xstrdup("stdout.log");
-		*err_name = xstrdup("stderr.log");
-	} else if (rb->n_boards > 1) {
-		*out_name = xasprintf("%s.%s.stdout.log", rb->role->name, b->name);
-		*err_name = xasprintf("%s.%s.stderr.log", rb->role->name, b->name);
-	} else {
-		*out_name = xasprintf("%s.stdout.log", rb->role->name);
-		*err_name = xasprintf("%s.stderr.log", rb->role->name);
+		*out_name = xstrdup(LOG_DIR_STDOUT);
+		*err_name = xstrdup(LOG_DIR_STDERR);
+		return;
 	}
+	const char *board = rb->n_boards > 1 ? b->name : NULL;
+	*out_name = log_dir_role_log(rb->role->name, board, false);
+	*err_name = log_dir_role_log(rb->role->name, board, true);
 }
 
 void multi_set_outcome(struct multi_run *mr, enum result_status st, const char *fmt, ...)

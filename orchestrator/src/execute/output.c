@@ -1,9 +1,8 @@
 #include "execute/output.h"
-#include "util/fsutil.h"
+#include "util/log_dir.h"
 #include "util/strbuf.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,11 +107,7 @@ static int open_log(const char *dir, const char *name, int *fd, char *err, size_
 	*fd = -1;
 	if (!name)
 		return 0;
-	char *path = fs_path_join(dir, name);
-	*fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (*fd < 0)
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-	free(path);
+	*fd = log_dir_open(dir, name, LOG_DIR_APPEND, err, errlen);
 	return *fd < 0 ? -1 : 0;
 }
 

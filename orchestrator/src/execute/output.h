@@ -31,8 +31,9 @@ typedef void (*output_long_fn)(void *ctx, enum transport_stream stream, const ch
 
 struct output_sink;
 
-/* Opens (appending) dir/stdout_name and dir/stderr_name; a NULL name
- * discards that stream. NULL with the reason in err. */
+/* Opens (appending, util/log_dir.h) dir/stdout_name and
+ * dir/stderr_name; a NULL name discards that stream. NULL with the reason
+ * in err. */
 struct output_sink *output_sink_open(const char *dir, const char *stdout_name,
 				     const char *stderr_name, char *err, size_t errlen);
 void output_sink_set_line_fn(struct output_sink *s, output_line_fn fn, void *ctx);

@@ -9,6 +9,7 @@
 #include "execute/timing.h"
 #include "config/substitute.h"
 #include "config/vars.h"
+#include "util/log_dir.h"
 #include "util/strbuf.h"
 
 #include <stdio.h>
@@ -99,8 +100,8 @@ int execute_run(struct exec_context *ctx, struct test_result *tr)
 		.timeout_ms = test->timeout_ms,
 		.stdin_fd = -1,
 		.dir = ctx->test_dir,
-		.stdout_name = "stdout.log",
-		.stderr_name = "stderr.log",
+		.stdout_name = LOG_DIR_STDOUT,
+		.stderr_name = LOG_DIR_STDERR,
 		.line_fn = metric_collector_line,
 		.line_ctx = &mc,
 		.long_fn = metric_collector_long,

@@ -24,7 +24,7 @@
 #include "execute/transfer_cpu.h"
 #include "config/vars.h"
 #include "util/deadline.h"
-#include "util/fsutil.h"
+#include "util/log_dir.h"
 #include "util/shquote.h"
 #include "util/strbuf.h"
 #include "util/units.h"
@@ -111,8 +111,8 @@ static void transfer_log(const char *dir, const char *fmt, ...) __attribute__((f
 /* A line for people in the test's stdout.log. */
 static void transfer_log(const char *dir, const char *fmt, ...)
 {
-	char *path = fs_path_join(dir, "stdout.log");
-	FILE *f = fopen(path, "ae");
+	char err[512];
+	FILE *f = log_dir_fopen(dir, LOG_DIR_STDOUT, LOG_DIR_APPEND, err, sizeof(err));
 	if (f) {
 		va_list ap;
 		va_start(ap, fmt);
@@ -120,7 +120,6 @@ static void transfer_log(const char *dir, const char *fmt, ...)
 		va_end(ap);
 		fclose(f);
 	}
-	free(path);
 }
 
 static double mib_per_s(uint64_t bytes, double secs)

@@ -4,6 +4,7 @@
 #include "store/store_int.h"
 #include "util/deadline.h"
 #include "util/fsutil.h"
+#include "util/log_dir.h"
 #include "util/strbuf.h"
 
 #include <errno.h>
@@ -305,7 +306,7 @@ static int save_result_json(struct store *st, const struct test_result *tr, char
 				: store_test_dir(st, tr->board, tr->test, err, errlen);
 	if (!dir)
 		return -1;
-	char *path = fs_path_join(dir, "result.json");
+	char *path = fs_path_join(dir, LOG_DIR_RESULT);
 	json_t *j = test_result_to_json(tr);
 	char *text = result_json_dump(j);
 	json_decref(j);

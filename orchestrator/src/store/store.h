@@ -4,7 +4,7 @@
  * The run folder (orch(1) THE RUN FOLDER, docs/results-json.md):
  *   RUNS_DIR/SCENARIO/YYYYMMDD-HHMMSS/   (a "-2", "-3" suffix if taken)
  *     run.json results.json journal.jsonl junit.xml summary.txt report.html
- *     BOARD/TEST/ stdout.log stderr.log result.json ...
+ *     BOARD/TEST/ stdout.log stderr.log result.json ... (util/log_dir.h)
  *   RUNS_DIR/SCENARIO/latest -> YYYYMMDD-HHMMSS
  *
  * The journal (journal.jsonl) is the run's record while it goes on: a

@@ -490,14 +490,6 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-static FILE *open_out(const char *path, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "we");
-	if (!f)
-		snprintf(err, errlen, "open %s: %s", path, strerror(errno));
-	return f;
-}
-
 /* The rings and the reader's stack, locked in memory where the process may. */
 static void region_alloc(struct serial_capture *c, struct strbuf *how)
 {
@@ -629,6 +621,8 @@ struct serial_capture *serial_capture_start(struct serial_port *port,
 {
 	struct serial_capture *c = xcalloc(1, sizeof(*c));
 	c->port = port;
+	c->log = opt->log;
+	c->raw = opt->raw;
 	c->user_fn = opt->on_line;
 	c->user_ctx = opt->ctx;
 	c->queue_max = opt->queue_max ? opt->queue_max : 4u << 20;
@@ -645,9 +639,6 @@ struct serial_capture *serial_capture_start(struct serial_port *port,
 	region_alloc(c, &how);
 	snprintf(c->sched, sizeof(c->sched), "%s", strbuf_str(&how));
 	strbuf_release(&how);
-	if ((opt->log_path && !(c->log = open_out(opt->log_path, err, errlen))) ||
-	    (opt->raw_path && !(c->raw = open_out(opt->raw_path, err, errlen))))
-		goto fail;
 	if (pipe(c->wake) < 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		goto fail;

@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "transport/serial_port.h"
 #include "transport/transport.h"
@@ -65,9 +66,12 @@ struct serial_line {
  * block (a regex match, a flag under a mutex, one write to stderr). */
 typedef void (*serial_line_fn)(void *ctx, const struct serial_line *line);
 
+/* The files are the caller's to open (the capture knows no folders) and
+ * the capture's to close: serial_capture_stop closes them, and so does a
+ * serial_capture_start that fails. */
 struct serial_capture_options {
-	const char *log_path;      /* timestamped lines, or NULL */
-	const char *raw_path;      /* raw bytes, or NULL */
+	FILE *log;                 /* timestamped lines, or NULL */
+	FILE *raw;                 /* raw bytes, or NULL */
 	int64_t base_mono_us;      /* time base for relative times; 0: capture start */
 	size_t queue_max;          /* bytes waiting for the disk; 0: 4 MiB */
 	serial_line_fn on_line;    /* may be NULL */
@@ -86,9 +90,9 @@ struct serial_capture_stats {
 
 struct serial_capture;
 
-/* Opens the files (truncated) and starts the reader and writer threads on
- * port, which it borrows until serial_capture_stop. Returns the capture, or
- * NULL with the reason in err. */
+/* Starts the reader and writer threads on port, which it borrows until
+ * serial_capture_stop, writing to opt's files, which it takes. Returns the
+ * capture, or NULL with the reason in err. */
 struct serial_capture *serial_capture_start(struct serial_port *port,
 					    const struct serial_capture_options *opt,
 					    char *err, size_t errlen);
