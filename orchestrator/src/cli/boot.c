@@ -6,6 +6,7 @@
 #include "util/deadline.h"
 #include "util/fsutil.h"
 #include "util/interrupt.h"
+#include "util/log_dir.h"
 #include "util/strbuf.h"
 #include "util/units.h"
 
@@ -293,7 +294,7 @@ static int run_boot_live(struct plan_item *item, struct board_link *link, const 
 		test_result_release(&job.tr);
 		return EXIT_INFRA;
 	}
-	char *log_path = fs_path_join(dir, "boot.log");
+	char *log_path = fs_path_join(dir, LOG_DIR_BOOT_LOG);
 	long off = 0;
 	struct strbuf pending = STRBUF_INIT;
 	for (;;) {
@@ -314,7 +315,7 @@ static int run_boot_live(struct plan_item *item, struct board_link *link, const 
 	if (job.tr.message)
 		fprintf(stderr, "orch: %s: %s: %s\n", board->name,
 			result_status_name(job.tr.status), job.tr.message);
-	fprintf(stderr, "orch: console log in %s/boot.log\n", dir);
+	fprintf(stderr, "orch: console log in %s/%s\n", dir, LOG_DIR_BOOT_LOG);
 	int ret;
 	if (interrupt_requested())
 		ret = EXIT_INTERRUPTED;

@@ -5,6 +5,7 @@
 #include "compare/range.h"
 #include "result/result_json.h"
 #include "util/fsutil.h"
+#include "util/log_dir.h"
 #include "util/nodeset.h"
 #include "util/strbuf.h"
 #include "util/valfmt.h"
@@ -250,11 +251,12 @@ static void html_header(struct strbuf *sb, const struct run_result *run,
 /* The logs people open first, then the rest by name, result.json last. */
 static int log_rank(const char *name)
 {
-	static const char *const order[] = { "stdout.log", "stderr.log", "boot.log" };
+	static const char *const order[] = { LOG_DIR_STDOUT, LOG_DIR_STDERR,
+					     LOG_DIR_BOOT_LOG };
 	for (int i = 0; i < 3; i++)
 		if (strcmp(name, order[i]) == 0)
 			return i;
-	return strcmp(name, "result.json") == 0 ? 4 : 3;
+	return strcmp(name, LOG_DIR_RESULT) == 0 ? 4 : 3;
 }
 
 static int cmp_log(const void *a, const void *b)
@@ -294,7 +296,8 @@ static char **log_files(const struct test_result *tr, const char *run_dir, const
 			return names;
 		}
 	}
-	const char *usual[] = { "stdout.log", "stderr.log", "boot.log", "result.json" };
+	const char *usual[] = { LOG_DIR_STDOUT, LOG_DIR_STDERR, LOG_DIR_BOOT_LOG,
+				LOG_DIR_RESULT };
 	for (size_t i = 0; i < 4; i++) {
 		if (i == 2 && !tr->n_phases && !tr->last_line)
 			continue;

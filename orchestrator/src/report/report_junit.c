@@ -5,6 +5,7 @@
 #include "result/result_json.h"
 #include "util/deadline.h"
 #include "util/fsutil.h"
+#include "util/log_dir.h"
 #include "util/strbuf.h"
 #include "util/valfmt.h"
 
@@ -243,8 +244,8 @@ static void junit_testcase(struct strbuf *sb, const struct range_lines *rl,
 
 	char *dir = report_log_dir(tr);
 	struct junit_log out, err;
-	junit_log_read(&out, run_dir, dir, "stdout.log");
-	junit_log_read(&err, run_dir, dir, "stderr.log");
+	junit_log_read(&out, run_dir, dir, LOG_DIR_STDOUT);
+	junit_log_read(&err, run_dir, dir, LOG_DIR_STDERR);
 	free(dir);
 
 	const char *msg = tr->message ? tr->message : "";

@@ -1,6 +1,7 @@
 #include "report/report_text.h"
 #include "compare/range.h"
 #include "util/fsutil.h"
+#include "util/log_dir.h"
 #include "util/strbuf.h"
 #include "util/units.h"
 #include "util/utf8.h"
@@ -93,7 +94,7 @@ char *report_push_text(const struct push_record *p)
 	else
 		snprintf(secs, sizeof(secs), "? s");
 	return xasprintf("pushed %s: %.1f KiB in %s (a transfer, not a board figure; "
-			 "see push.log)", p->file ? p->file : "?", (double)p->bytes / 1024.0, secs);
+			 "see " LOG_DIR_PUSH_LOG ")", p->file ? p->file : "?", (double)p->bytes / 1024.0, secs);
 }
 
 char *report_attempts_text(const struct test_result *tr)
@@ -174,7 +175,7 @@ static char *log_last_line(const char *run_dir, const char *log_dir, const char 
 
 char *report_last_line(const struct test_result *tr, const char *run_dir, const char **from)
 {
-	static const char *const logs[] = { "stderr.log", "stdout.log", "console.log" };
+	static const char *const logs[] = { LOG_DIR_STDERR, LOG_DIR_STDOUT };
 	*from = "console";
 	if (tr->last_line && *tr->last_line)
 		return xstrdup(tr->last_line);

@@ -26,9 +26,9 @@ void report_escape(struct strbuf *sb, const char *s, enum report_esc mode);
  * columns with "..." marking the cut; NULL reads as "". Caller frees. */
 char *report_clean_line(const char *s, size_t max);
 /* The last line a test printed: a boot test's last console line, else the
- * last non-blank line of its stderr.log, stdout.log or console.log in
- * RUN_DIR (NULL: none read); *from names where it came from. NULL when
- * there is none. Caller frees. */
+ * last non-blank line of its stderr.log or stdout.log in RUN_DIR (NULL:
+ * none read); *from names where it came from. NULL when there is none.
+ * Caller frees. */
 char *report_last_line(const struct test_result *tr, const char *run_dir, const char **from);
 /* Columns s takes on a terminal (one per code point). */
 size_t report_width(const char *s);
