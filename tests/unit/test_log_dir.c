@@ -14,7 +14,6 @@
 
 static void test_names(void **state)
 {
-	(void)state;
 	assert_string_equal(LOG_DIR_STDOUT, "stdout.log");
 	assert_string_equal(LOG_DIR_STDERR, "stderr.log");
 	assert_string_equal(LOG_DIR_RESULT, "result.json");
@@ -37,15 +36,13 @@ static void test_names(void **state)
 	assert_string_equal(p, "dumps/core.gz.part");
 	assert_true(log_dir_is_attempt(a));
 	assert_false(log_dir_is_attempt("attempts.txt"));
-	free(a);
-	free(p);
+	TS_FREE(a, p);
 }
 
 /* Every name a writer uses is refused as a fetch destination, with or
  * without folders and .part after it; names beside them are not. */
 static void test_reserved(void **state)
 {
-	(void)state;
 	static const char *const own[] = {
 		"stdout.log", "./stderr.log", "server.stdout.log", "client.b07.stderr.log",
 		"result.json", "boot.log", "boot.raw", "push.log", "attempt-1", "attempt-3/x.bin",
@@ -70,7 +67,6 @@ static void write_str(int fd, const char *s)
 
 static void test_open_modes(void **state)
 {
-	(void)state;
 	mode_t old = umask(022);
 	char *dir = ts_mkdtemp("log-dir");
 	char err[512] = "";
@@ -105,12 +101,9 @@ static void test_open_modes(void **state)
 
 	assert_int_equal(log_dir_open(dir, "no/such/boot.log", LOG_DIR_TRUNCATE, err,
 				      sizeof(err)), -1);
-	assert_non_null(strstr(err, "cannot open '"));
-	assert_non_null(strstr(err, "No such file or directory"));
-	free(part);
-	free(log);
+	TS_ASSERT_HAS(err, "cannot open '", "No such file or directory");
 	ts_rmrf(dir);
-	free(dir);
+	TS_FREE(part, log, dir);
 	umask(old);
 }
 
@@ -118,7 +111,6 @@ static void test_open_modes(void **state)
  * opened, and what it points at is left as it was. */
 static void test_symlink_refused(void **state)
 {
-	(void)state;
 	char *dir = ts_mkdtemp("log-dir");
 	char *victim = ts_write_file(dir, "victim", "keep me\n");
 	char *link = xasprintf("%s/%s", dir, LOG_DIR_BOOT_LOG);
@@ -134,24 +126,12 @@ static void test_symlink_refused(void **state)
 		free(want);
 		err[0] = '\0';
 		assert_null(log_dir_fopen(dir, LOG_DIR_BOOT_LOG, hows[i], err, sizeof(err)));
-		assert_non_null(strstr(err, "symbolic link"));
+		TS_ASSERT_HAS(err, "symbolic link");
 	}
 	char *text = ts_read_file(victim);
 	assert_string_equal(text, "keep me\n");
-	free(text);
-	free(link);
-	free(victim);
 	ts_rmrf(dir);
-	free(dir);
+	TS_FREE(text, link, victim, dir);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_names),
-		cmocka_unit_test(test_reserved),
-		cmocka_unit_test(test_open_modes),
-		cmocka_unit_test(test_symlink_refused),
-	};
-	return ts_run_group(tests, NULL, NULL);
-}
+TS_MAIN(NULL, NULL, test_names, test_reserved, test_open_modes, test_symlink_refused)
