@@ -6,6 +6,7 @@
 #include "ts_config.h"
 #include "config/config.h"
 #include "config/selector.h"
+#include "util/secret.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -868,8 +869,29 @@ static void test_to_json(void **state)
 	inventory_free(inv);
 }
 
+/* A scenario may spell a password out (an echo, a login line): run.json's
+ * copy of its commands shows *** there, as every report does. */
+static void test_to_json_masks_values(void **state)
+{
+	(void)state;
+	secret_known("Qx7-value-in-run");
+	struct inventory *inv = inv_ok(design_inventory);
+	struct scenario *sc = sc_ok("tests:\n  - name: t\n    run: 'echo Qx7-value-in-run; env'\n"
+				    "  - name: s\n    run: 'login Qx7-value-in-run'\n");
+	json_t *j = config_to_json(sc, inv, NULL);
+	char *text = json_dumps(j, JSON_SORT_KEYS);
+	assert_non_null(text);
+	TS_ASSERT_LACKS(text, "Qx7");
+	TS_ASSERT_HAS(text, "echo ***; env", "login ***");
+	free(text);
+	json_decref(j);
+	scenario_free(sc);
+	inventory_free(inv);
+}
+
 TS_MAIN(set_home, NULL, test_inventory_design, test_inventory_merge_and_paths,
 	test_inventory_controllers, test_inventory_ssh_transfer, test_scenario_transfer,
 	test_scenario_transfer_path_ciphers, test_inventory_errors, test_inventory_dash_host,
 	test_inventory_structure_errors, test_scenario_design, test_scenario_defaults,
-	test_scenario_errors, test_scenario_structure_errors, test_check_against, test_to_json)
+	test_scenario_errors, test_scenario_structure_errors, test_check_against, test_to_json,
+	test_to_json_masks_values)

@@ -1,8 +1,13 @@
 /*
  * config_to_json(): the resolved model for run.json. Only names and paths
- * leave here: password_env is the name of a variable, never its value.
+ * leave here: password_env is the name of a variable, never its value,
+ * and a password a scenario spells out (an echo, a login) shows "***".
  */
 #include "config/config.h"
+#include "util/secret.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 static const char *const host_key_str[] = { "strict", "accept-new", "off" };
 static const char *const parity_str[] = { "none", "odd", "even" };
@@ -12,16 +17,32 @@ static const char *const kind_str[] = { "run", "bench", "boot", "steps", "transf
 static const char *const trigger_str[] = { "power-cycle", "reboot", "none" };
 
 /* Sets key to a string, or null for NULL. */
+/* A JSON string of v with every known secret masked; NULL for NULL. */
+static json_t *masked_string(const char *v)
+{
+	json_t *out = NULL;
+	char *copy = v ? strdup(v) : NULL;
+	if (!copy)
+		goto out;
+	secret_mask(copy);
+	out = json_string(copy);
+out:
+	free(copy);
+	return out;
+}
+
+/* Sets key to a string (secrets masked), or null for NULL. */
 static void set_str(json_t *o, const char *key, const char *v)
 {
-	json_object_set_new(o, key, v ? json_string(v) : json_null());
+	json_t *s = masked_string(v);
+	json_object_set_new(o, key, s ? s : json_null());
 }
 
 static json_t *strv(char *const *v, size_t n)
 {
 	json_t *a = json_array();
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, json_string(v[i]));
+		json_array_append_new(a, masked_string(v[i]));
 	return a;
 }
 
