@@ -154,6 +154,27 @@ static void test_junit_structure(void **state)
 	run_result_release(&run);
 }
 
+/* Suites and testcases in natural order, whatever order the run ended in:
+ * b2 before b10, t2 before t10. */
+static void test_junit_natural_order(void **state)
+{
+	struct run_result run = { 0 };
+	const char *order[][2] = { { "b10", "t10" }, { "b2", "t10" }, { "b10", "t2" }, { "b2", "t2" } };
+	for (size_t i = 0; i < 4; i++)
+		run_result_add(&run, order[i][0], order[i][1])->status = STATUS_PASS;
+	char *x = report_junit(&run);
+	const char *b2 = strstr(x, "<testsuite name=\"b2\""), *b10 = strstr(x, "<testsuite name=\"b10\"");
+	assert_non_null(b2);
+	assert_non_null(b10);
+	assert_true(b2 < b10);
+	const char *t2 = strstr(b2, "name=\"t2\""), *t10 = strstr(b2, "name=\"t10\"");
+	assert_non_null(t2);
+	assert_non_null(t10);
+	assert_true(t2 < t10 && t10 < b10);
+	free(x);
+	run_result_release(&run);
+}
+
 /* With --baseline a regression fails its test (status fail, no message of
  * its own): JUnit says so as <failure type="regression"> with orch's words,
  * not as an empty failure; a test that failed by itself keeps its own. */
@@ -672,7 +693,7 @@ static void test_summary_wraps_first_figure(void **state)
 }
 
 TS_MAIN(NULL, NULL, test_summary, test_history_words, test_summary_wraps_first_figure,
-	test_summary_escaping, test_junit_structure, test_junit_baseline_regression,
+	test_summary_escaping, test_junit_structure, test_junit_natural_order, test_junit_baseline_regression,
 	test_html_written_in_sections, test_html_trends_scaled,
 	test_junit_validates, test_html, test_write_all, test_junit_with_logs, test_scaled_values,
 	test_empty_run, test_verdict_everywhere)

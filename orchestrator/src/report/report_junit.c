@@ -376,16 +376,18 @@ char *report_junit_in(const struct run_result *run, const char *run_dir)
 
 	struct range_lines rl;
 	range_lines_of_run(run, &rl);
+	/* suites and their testcases in natural order (b2 before b10) */
+	const struct test_result **r = run_result_natural(run);
 	bool *done = xcalloc(run->n_results + 1, sizeof(*done));
 	for (size_t i = 0; i < run->n_results; i++) {
 		if (done[i])
 			continue;
-		const char *board = run->results[i].board ? run->results[i].board : "";
+		const char *board = r[i]->board ? r[i]->board : "";
 		size_t tests = 0, failures = 0, errors = 0, skipped = 0;
 		double time_s = 0;
 		int64_t first = 0;
 		for (size_t j = i; j < run->n_results; j++) {
-			const struct test_result *tr = &run->results[j];
+			const struct test_result *tr = r[j];
 			if (strcmp(tr->board ? tr->board : "", board) != 0)
 				continue;
 			tests++;
@@ -409,7 +411,7 @@ char *report_junit_in(const struct run_result *run, const char *run_dir)
 		strbuf_puts(&sb, ">\n");
 		junit_suite_properties(&sb, run, board);
 		for (size_t j = i; j < run->n_results; j++) {
-			const struct test_result *tr = &run->results[j];
+			const struct test_result *tr = r[j];
 			if (strcmp(tr->board ? tr->board : "", board) != 0)
 				continue;
 			done[j] = true;
@@ -418,6 +420,7 @@ char *report_junit_in(const struct run_result *run, const char *run_dir)
 		strbuf_puts(&sb, "  </testsuite>\n");
 	}
 	free(done);
+	free(r);
 	range_lines_release(&rl);
 	strbuf_puts(&sb, "</testsuites>\n");
 	return strbuf_detach(&sb);
