@@ -42,18 +42,15 @@ static int group_setup(void **state)
 	char *text = xasprintf("%svars: { dir: '%s' }\n", sc, tmp);
 	free(ts_write_file(tmp, "rack.yaml", text));
 	free(text);
+	char *in_tmp = xasprintf("cd %s &&", tmp);
 	for (int night = 1; night <= N_NIGHTS; night++) {
 		if (night == N_NIGHTS)
 			free(ts_write_file(tmp, "step", ""));
-		char *out = NULL;
-		int rc = ts_run(&out, "cd %s && %s run rack.yaml -q -o runs --label n%d 2>&1", tmp,
-				ORCH_BIN, night);
-		if (rc != 0)
-			fprintf(stderr, "night %d: exit %d\n%s\n", night, rc, out);
-		free(out);
-		if (rc != 0)
-			return -1;
+		char *args = xasprintf("run rack.yaml -q -o runs --label n%d", night);
+		free(ts_orch_want(0, in_tmp, args));
+		free(args);
 	}
+	free(in_tmp);
 	return 0;
 }
 

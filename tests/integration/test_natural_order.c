@@ -6,6 +6,7 @@
  * results.json keeps the run's own order (the finish stage's).
  */
 #include "testsupport.h"
+#include "ts_orch.h"
 #include "util/strbuf.h"
 
 #include <stdlib.h>
@@ -27,15 +28,10 @@ static int group_setup(void **state)
 			   "  - name: t2\n    run: \"echo speed 100\"\n"
 			   "    metrics: [ { name: rate, regex: 'speed (\\d+)', unit: MB/s, "
 			   "better: higher } ]\n"));
-	for (int k = 1; k <= 2; k++) {
-		char *out = NULL;
-		int rc = ts_run(&out, "cd %s && %s run rack.yaml -q -o runs%d 2>&1", tmp, ORCH_BIN, k);
-		if (rc != 0)
-			fprintf(stderr, "run %d: exit %d\n%s\n", k, rc, out);
-		free(out);
-		if (rc != 0)
-			return -1;
-	}
+	char *in_tmp = xasprintf("cd %s &&", tmp);
+	free(ts_orch_want(0, in_tmp, "run rack.yaml -q -o runs1"));
+	free(ts_orch_want(0, in_tmp, "run rack.yaml -q -o runs2"));
+	free(in_tmp);
 	return 0;
 }
 
